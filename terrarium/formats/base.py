@@ -1,0 +1,77 @@
+"""The contract every call format keeps: render an example call, parse a stream of text.
+
+One format definition drives the prompt's call-syntax examples, the streaming parser and
+the grammar, so what the model is shown is exactly what is accepted.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpec:
+    """Something the model may call: a tool, or a typed send on a channel."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+
+
+@dataclass(frozen=True, slots=True)
+class TextEvent:
+    """Plain text, emitted as soon as it is known not to be part of a call."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallEvent:
+    """A complete call. ``args`` is the validated model, or None with ``error`` set."""
+
+    name: str
+    raw_args: Mapping[str, Any]
+    args: BaseModel | None = None
+    error: str | None = None
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeEvent:
+    """Something the model should be told (unknown call name, malformed call)."""
+
+    text: str
+
+
+ParseEvent = TextEvent | CallEvent | NoticeEvent
+
+
+class StreamParser(ABC):
+    """Fed arbitrary chunks; any split of the same text yields the same events."""
+
+    @abstractmethod
+    def feed(self, chunk: str) -> list[ParseEvent]: ...
+
+    @abstractmethod
+    def close(self) -> list[ParseEvent]: ...
+
+
+@dataclass(slots=True)
+class CallFormat(ABC):
+    """A call syntax: ``bracket``, ``xml`` or ``native``."""
+
+    name: ClassVar[str]
+    textual: ClassVar[bool] = True  # False for native (calls travel as API tool_calls)
+    specs: Mapping[str, CallSpec] = field(default_factory=dict)
+
+    @abstractmethod
+    def render_call(self, name: str, args: Mapping[str, Any]) -> str:
+        """Text of one call exactly as the parser accepts it (used for prompt examples)."""
+
+    @abstractmethod
+    def new_parser(self) -> StreamParser: ...
