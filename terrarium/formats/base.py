@@ -75,3 +75,13 @@ class CallFormat(ABC):
 
     @abstractmethod
     def new_parser(self) -> StreamParser: ...
+
+
+def send_call_name(channel: str) -> str:
+    """The call a creature makes to send on ``channel``; its arguments are the schema's fields."""
+    return f"send_{channel}"
+
+
+def output_call_name(output: str) -> str:
+    """The call that writes to a non-default named output (argument: ``text``)."""
+    return f"output_{output}"
