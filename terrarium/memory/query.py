@@ -1,0 +1,36 @@
+"""Turn arbitrary model text into a safe FTS5 MATCH expression.
+
+A model's search string may contain quotes, parentheses, ``AND``/``OR``/``NEAR``, ``*``,
+column filters (``text:``) or stray unicode. Any of those passed to MATCH verbatim can raise
+an FTS5 syntax error, so we keep only word characters, quote each term (which makes
+operators literal words) and OR the terms together so a fact matching any of them is found
+and BM25 ranks facts matching more of them higher.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Word runs in any script; underscores split words the same way the unicode61 tokenizer does.
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+MAX_TERMS = 32
+"""Bound on OR-ed terms so a pasted essay cannot make a pathological query."""
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct search terms of ``text``, in first-seen order, casefolded."""
+    seen: dict[str, None] = {}
+    for match in _WORD.finditer(text):
+        term = match.group(0).casefold()
+        if term not in seen:
+            seen[term] = None
+            if len(seen) >= MAX_TERMS:
+                break
+    return list(seen)
+
+
+def sanitize_query(text: str) -> str:
+    """An FTS5 expression that cannot fail to parse; ``""`` when there is nothing to search."""
+    # Terms hold only word characters, so wrapping them in double quotes needs no escaping.
+    return " OR ".join(f'"{term}"' for term in query_terms(text))

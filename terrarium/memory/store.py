@@ -1,0 +1,305 @@
+"""The memory store: facts creatures keep, found again by SQLite FTS5 with BM25 ranking.
+
+Why SQLite FTS5: it ships with Python, ranks with BM25 out of the box, and one file both
+persists memories across runs (``--resume``) and survives a crash (WAL journal).
+
+Threading: one connection per store, opened with ``check_same_thread=False`` and guarded by
+a ``threading.Lock``. The plain methods (``write``, ``search``, ...) block briefly, so code
+on the event loop calls the ``a``-prefixed twins (``awrite``, ``asearch``, ...), which run
+the same method in a worker thread through ``anyio.to_thread.run_sync``; the lock makes
+concurrent calls from several threads or tasks safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+from typing import Literal
+
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict
+
+from terrarium.errors import TerrariumError
+from terrarium.memory.query import sanitize_query
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    id INTEGER PRIMARY KEY,
+    creature TEXT NOT NULL,
+    text TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',
+    source TEXT,
+    ts REAL NOT NULL,
+    fingerprint TEXT NOT NULL,
+    UNIQUE (creature, fingerprint)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+    text, tags, content='memories', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS memories_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, text, tags)
+    VALUES ('delete', old.id, old.text, old.tags);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, text, tags)
+    VALUES ('delete', old.id, old.text, old.tags);
+    INSERT INTO memories_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags);
+END;
+"""
+
+# BM25 column weights: a word in the fact itself counts more than the same word as a tag.
+_TEXT_WEIGHT = 1.0
+_TAGS_WEIGHT = 0.5
+
+_SPACES = re.compile(r"\s+")
+
+
+class MemoryHit(BaseModel):
+    """One remembered fact; ``score`` is the negated BM25 rank, so higher is better."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    text: str
+    score: float
+    ts: float
+    creature: str
+    tags: tuple[str, ...] = ()
+    source: str | None = None
+
+
+class MemoryWrite(BaseModel):
+    """What a write did: the fact's id and whether it was new (False: already known)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    created: bool
+
+
+def normalize_fact(text: str) -> str:
+    """The text as stored: surrounding space trimmed, inner runs of whitespace collapsed."""
+    return _SPACES.sub(" ", text).strip()
+
+
+def _fingerprint(text: str) -> str:
+    """Identity of a fact for deduplication: case and spacing do not make a new fact."""
+    return hashlib.sha256(normalize_fact(text).casefold().encode("utf-8")).hexdigest()
+
+
+def _clean_tags(tags: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted({t.strip() for t in tags if t.strip()}))
+
+
+class MemoryStore:
+    """Facts per creature, full-text searchable; a file path persists them across runs."""
+
+    def __init__(
+        self,
+        path: Path | str | Literal[":memory:"] = ":memory:",
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        if str(path) == ":memory:":
+            self.path: Path | None = None
+            target = ":memory:"
+        else:
+            self.path = Path(path)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            target = str(self.path)
+        try:
+            self._conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+            if self.path is not None:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise TerrariumError(
+                f"The memory store at {target} could not be opened: {exc}.",
+                suggestion="Check that the file is a terrarium memory database, or move it away.",
+            ) from exc
+
+    def _migrate(self) -> None:
+        (version,) = self._conn.execute("PRAGMA user_version").fetchone()
+        if version > SCHEMA_VERSION:
+            raise TerrariumError(
+                f"The memory store was written by a newer terrarium (schema {version}, "
+                f"this one knows {SCHEMA_VERSION})."
+            )
+        with self._conn:
+            self._conn.executescript(_SCHEMA)
+            self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def write(
+        self,
+        text: str,
+        *,
+        creature: str,
+        tags: Iterable[str] = (),
+        source: str | None = None,
+    ) -> int:
+        """Remember ``text`` for ``creature``; an identical fact returns its existing id."""
+        return self.write_detailed(text, creature=creature, tags=tags, source=source).id
+
+    def write_detailed(
+        self,
+        text: str,
+        *,
+        creature: str,
+        tags: Iterable[str] = (),
+        source: str | None = None,
+    ) -> MemoryWrite:
+        """Like :meth:`write`, also saying whether the fact was new.
+
+        A repeated fact keeps its id and first timestamp; new tags are merged into it.
+        """
+        fact = normalize_fact(text)
+        if not fact:
+            raise TerrariumError("A memory must have some text; an empty fact was not stored.")
+        new_tags = _clean_tags(tags)
+        fp = _fingerprint(fact)
+        with self._lock, self._conn:
+            row = self._conn.execute(
+                "SELECT id, tags FROM memories WHERE creature = ? AND fingerprint = ?",
+                (creature, fp),
+            ).fetchone()
+            if row is not None:
+                mem_id, old_json = row
+                merged = _clean_tags([*json.loads(old_json), *new_tags])
+                if merged != tuple(json.loads(old_json)):
+                    self._conn.execute(
+                        "UPDATE memories SET tags = ? WHERE id = ?",
+                        (json.dumps(list(merged)), mem_id),
+                    )
+                return MemoryWrite(id=mem_id, created=False)
+            cur = self._conn.execute(
+                "INSERT INTO memories (creature, text, tags, source, ts, fingerprint)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (creature, fact, json.dumps(list(new_tags)), source, self._clock(), fp),
+            )
+            assert cur.lastrowid is not None
+            return MemoryWrite(id=cur.lastrowid, created=True)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 5, creature: str | None = None) -> list[MemoryHit]:
+        """Facts matching any word of ``query``, best BM25 first; ``[]`` for an empty query.
+
+        ``query`` may be any text: it is reduced to quoted words OR-ed together, so it
+        cannot raise an FTS syntax error. ``creature=None`` searches every creature's facts.
+        """
+        expr = sanitize_query(query)
+        if not expr or limit <= 0:
+            return []
+        sql = (
+            "SELECT m.id, m.text, bm25(memories_fts, ?, ?) AS rank, m.ts, m.creature,"
+            " m.tags, m.source"
+            " FROM memories_fts JOIN memories AS m ON m.id = memories_fts.rowid"
+            " WHERE memories_fts MATCH ?"
+        )
+        params: list[object] = [_TEXT_WEIGHT, _TAGS_WEIGHT, expr]
+        if creature is not None:
+            sql += " AND m.creature = ?"
+            params.append(creature)
+        sql += " ORDER BY rank, m.id LIMIT ?"
+        params.append(limit)
+        with self._lock:
+            rows = self._conn.execute(sql, params).fetchall()
+        return [self._hit(r, score=-r[2]) for r in rows]
+
+    def recent(self, limit: int = 10, *, creature: str | None = None) -> list[MemoryHit]:
+        """The newest facts first (score 0); for showing what a creature knows lately."""
+        sql = "SELECT id, text, 0.0, ts, creature, tags, source FROM memories"
+        params: list[object] = []
+        if creature is not None:
+            sql += " WHERE creature = ?"
+            params.append(creature)
+        sql += " ORDER BY ts DESC, id DESC LIMIT ?"
+        params.append(max(limit, 0))
+        with self._lock:
+            rows = self._conn.execute(sql, params).fetchall()
+        return [self._hit(r, score=0.0) for r in rows]
+
+    def count(self, *, creature: str | None = None) -> int:
+        """How many distinct facts are stored (for one creature, or all)."""
+        with self._lock:
+            if creature is None:
+                (n,) = self._conn.execute("SELECT count(*) FROM memories").fetchone()
+            else:
+                (n,) = self._conn.execute(
+                    "SELECT count(*) FROM memories WHERE creature = ?", (creature,)
+                ).fetchone()
+        return int(n)
+
+    @staticmethod
+    def _hit(row: tuple[object, ...], *, score: float) -> MemoryHit:
+        mem_id, text, _rank, ts, creature, tags_json, source = row
+        return MemoryHit(
+            id=mem_id,
+            text=text,
+            score=score,
+            ts=ts,
+            creature=creature,
+            tags=tuple(json.loads(str(tags_json))),
+            source=source,
+        )
+
+    # -- async twins for the event loop ------------------------------------------------------
+
+    async def awrite(
+        self,
+        text: str,
+        *,
+        creature: str,
+        tags: Iterable[str] = (),
+        source: str | None = None,
+    ) -> MemoryWrite:
+        """:meth:`write_detailed` in a worker thread, so the event loop never blocks on disk."""
+        call = partial(
+            self.write_detailed, text, creature=creature, tags=tuple(tags), source=source
+        )
+        return await anyio.to_thread.run_sync(call)
+
+    async def asearch(
+        self, query: str, *, limit: int = 5, creature: str | None = None
+    ) -> list[MemoryHit]:
+        """:meth:`search` in a worker thread."""
+        call = partial(self.search, query, limit=limit, creature=creature)
+        return await anyio.to_thread.run_sync(call)
+
+    async def arecent(self, limit: int = 10, *, creature: str | None = None) -> list[MemoryHit]:
+        """:meth:`recent` in a worker thread."""
+        return await anyio.to_thread.run_sync(partial(self.recent, limit, creature=creature))
+
+    async def acount(self, *, creature: str | None = None) -> int:
+        """:meth:`count` in a worker thread."""
+        return await anyio.to_thread.run_sync(partial(self.count, creature=creature))
