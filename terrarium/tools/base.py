@@ -64,8 +64,13 @@ class Tool:
             lines.append("Arguments:")
             for fname in sorted(fields):
                 f = fields[fname]
-                ann = getattr(f.annotation, "__name__", str(f.annotation))
-                req = "required" if f.is_required() else f"optional, default {f.default!r}"
+                ann = f.annotation
+                # Generic aliases (list[str]) keep their parameters; plain classes show a name.
+                ann_text = (
+                    str(ann) if hasattr(ann, "__origin__") else getattr(ann, "__name__", str(ann))
+                )
+                default = f.get_default(call_default_factory=True)
+                req = "required" if f.is_required() else f"optional, default {default!r}"
                 desc = f" — {f.description}" if f.description else ""
-                lines.append(f"- {fname} ({ann}, {req}){desc}")
+                lines.append(f"- {fname} ({ann_text}, {req}){desc}")
         return "\n".join(lines)

@@ -1,0 +1,150 @@
+"""Which tools exist: the built-ins, tools named by dotted path, and a creature's registry.
+
+A creature's ``ToolRegistry`` is the one source the prompt (index, docs, guidance), the
+call parsers and grammar (``specs()``) and the ``info`` tool all read, so they agree.
+Registering a name twice is an error that names both owners, so a clash between, say, a
+creature's own tool and a built-in is found at load rather than silently shadowed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Iterator
+
+from terrarium.errors import RegistryError, TerrariumError
+from terrarium.formats.base import CallSpec
+from terrarium.tools.base import Tool
+from terrarium.tools.files import ReadFileTool, WriteFileTool
+from terrarium.tools.info import InfoTool
+from terrarium.tools.memory import MemorySearchTool, MemoryWriteTool
+
+BUILTIN_TOOLS: dict[str, type[Tool]] = {
+    cls.name: cls
+    for cls in (InfoTool, MemorySearchTool, MemoryWriteTool, ReadFileTool, WriteFileTool)
+}
+"""Built-in tools by name; a creature's ``tools:`` list may name any of these."""
+
+
+def known_tool_names() -> list[str]:
+    """The built-in tool names, sorted (for validation messages and suggestions)."""
+    return sorted(BUILTIN_TOOLS)
+
+
+def _did_you_mean(name: str, choices: list[str]) -> str | None:
+    close = difflib.get_close_matches(name, choices, n=1)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+def resolve_tool(ref: str) -> type[Tool]:
+    """The tool class for a built-in name or a ``package.module:ClassName`` reference."""
+    ref = ref.strip()
+    if ":" not in ref:
+        if ref in BUILTIN_TOOLS:
+            return BUILTIN_TOOLS[ref]
+        raise TerrariumError(
+            f"There is no built-in tool named {ref!r}; known tools are "
+            f"{', '.join(known_tool_names())}, or use 'package.module:ClassName'.",
+            suggestion=_did_you_mean(ref, known_tool_names()),
+        )
+    module_name, _, attr = ref.partition(":")
+    if not module_name or not attr or ":" in attr:
+        raise TerrariumError(
+            f"The tool reference {ref!r} is malformed; write it as 'package.module:ClassName'."
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise TerrariumError(
+            f"The tool reference {ref!r} names module {module_name!r}, "
+            f"which could not be imported ({exc})."
+        ) from exc
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            public = sorted(
+                n
+                for n, v in vars(module).items()
+                if isinstance(v, type) and issubclass(v, Tool) and v is not Tool
+            )
+            raise TerrariumError(
+                f"Module {module_name!r} has no attribute {attr!r} for tool reference {ref!r}.",
+                suggestion=_did_you_mean(attr, public),
+            )
+        obj = getattr(obj, part)
+    if not (isinstance(obj, type) and issubclass(obj, Tool)) or obj is Tool:
+        raise TerrariumError(
+            f"The tool reference {ref!r} points at {obj!r}, which is not a Tool subclass."
+        )
+    if not isinstance(getattr(obj, "name", None), str) or not getattr(obj, "summary", None):
+        raise TerrariumError(
+            f"The tool class {ref!r} must set the class attributes 'name' and 'summary'."
+        )
+    return obj
+
+
+class ToolRegistry:
+    """The tools one creature may call, each with the owner that registered it."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, type[Tool]] = {}
+        self._owners: dict[str, str] = {}
+
+    def register(self, tool_cls: type[Tool], owner: str) -> None:
+        """Add a tool; ``owner`` says who asked (e.g. ``"builtin"``, a config file path)."""
+        name = tool_cls.name
+        if name in self._tools:
+            raise RegistryError(
+                f"The tool {name!r} is registered twice: first by {self._owners[name]}, "
+                f"then by {owner}."
+            )
+        self._tools[name] = tool_cls
+        self._owners[name] = owner
+
+    def get(self, name: str) -> type[Tool]:
+        """The tool class called ``name``; a RegistryError with a suggestion if unknown."""
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise RegistryError(
+                f"This creature has no tool named {name!r}; it has "
+                f"{', '.join(self.names()) or 'no tools'}.",
+                suggestion=_did_you_mean(name, self.names()),
+            ) from None
+
+    def owner(self, name: str) -> str:
+        """Who registered ``name``."""
+        self.get(name)
+        return self._owners[name]
+
+    def names(self) -> list[str]:
+        """Registered tool names, sorted, so everything derived from them is deterministic."""
+        return sorted(self._tools)
+
+    def tools(self) -> list[type[Tool]]:
+        """Registered tool classes in name order."""
+        return [self._tools[n] for n in self.names()]
+
+    def specs(self) -> list[CallSpec]:
+        """One CallSpec per tool in name order, for call formats and grammars."""
+        return [
+            CallSpec(name=t.name, description=t.summary, args_model=t.args_model)
+            for t in self.tools()
+        ]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @classmethod
+    def from_refs(cls, refs: list[str], owner: str) -> ToolRegistry:
+        """A registry of the tools named by ``refs`` (built-in names or dotted paths)."""
+        reg = cls()
+        for ref in refs:
+            reg.register(resolve_tool(ref), owner)
+        return reg
