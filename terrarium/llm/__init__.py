@@ -1,0 +1,1 @@
+"""Models: the OpenAI-compatible streaming client, the embedded llama.cpp server, scripts."""
