@@ -156,3 +156,19 @@ def test_extra_argument_refused(layout: dict[str, Path]) -> None:
 def test_concurrency_flags() -> None:
     assert ReadFileTool.concurrency_safe is True
     assert WriteFileTool.concurrency_safe is False
+
+
+def test_fifo_refused(layout: dict[str, Path]) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    os.mkfifo(layout["data"] / "pipe")
+    res = call(ReadFileTool, {"path": "data/pipe"}, ctx_for(layout))
+    assert not res.ok and "not a regular file" in res.text
+
+
+def test_display_relative_when_cwd_is_a_symlink(layout: dict[str, Path], tmp_path: Path) -> None:
+    alias = tmp_path / "alias"
+    os.symlink(layout["work"], alias)
+    ctx = ToolContext(creature="t", cwd=alias, writable=(Path("out"),))
+    res = call(WriteFileTool, {"path": "out/z.txt", "content": "z"}, ctx)
+    assert res.ok and res.text == "Wrote 1 bytes to out/z.txt."

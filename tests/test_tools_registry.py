@@ -303,3 +303,17 @@ def test_run_tool_lets_cancellation_through(tmp_path: Path) -> None:
 
     anyio.run(main)
     assert results == []
+
+
+def test_run_tool_constructor_failure(tmp_path: Path) -> None:
+    class Broken(Tool):
+        name: ClassVar[str] = "broken"
+        summary: ClassVar[str] = "cannot be built"
+
+        def __init__(self) -> None:
+            raise RuntimeError("no config")
+
+    res = call(Broken, {}, ToolContext(creature="c", cwd=tmp_path))
+    assert res == ToolResult(
+        ok=False, text="The tool broken could not be started: RuntimeError: no config"
+    )

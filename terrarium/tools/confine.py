@@ -21,10 +21,12 @@ from terrarium.errors import ToolError
 
 def display(path: Path, cwd: Path) -> str:
     """A path as the model should see it: relative to cwd when it lies under it."""
-    try:
-        return str(path.relative_to(cwd)) or "."
-    except ValueError:
-        return str(path)
+    for base in (cwd, Path(os.path.realpath(cwd))):
+        try:
+            return str(path.relative_to(base)) or "."
+        except ValueError:
+            continue
+    return str(path)
 
 
 def _resolve_roots(roots: Iterable[Path], cwd: Path) -> list[Path]:

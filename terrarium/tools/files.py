@@ -40,6 +40,9 @@ class WriteFileArgs(BaseModel):
 def _read(path: Path, shown: str, max_bytes: int) -> str:
     if path.is_dir():
         raise ToolError(f"{shown} is a directory; read_file reads one file.")
+    if path.exists() and not path.is_file():
+        # FIFOs and devices could block the worker thread forever or stream without end.
+        raise ToolError(f"{shown} is not a regular file and was not read.")
     try:
         size = path.stat().st_size
         with path.open("rb") as fh:
@@ -59,6 +62,8 @@ def _read(path: Path, shown: str, max_bytes: int) -> str:
 def _write(path: Path, shown: str, content: str, append: bool) -> str:
     if path.is_dir():
         raise ToolError(f"{shown} is a directory; write_file writes one file.")
+    if path.exists() and not path.is_file():
+        raise ToolError(f"{shown} is not a regular file and was not written.")
     data = content.encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

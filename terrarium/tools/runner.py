@@ -41,8 +41,13 @@ async def run_tool(
     ctx: ToolContext,
 ) -> ToolResult:
     """Validate ``args`` against the tool's model, run it, and never raise (but on cancel)."""
-    instance = tool() if isinstance(tool, type) else tool
-    name = getattr(instance, "name", type(instance).__name__)
+    name = getattr(tool, "name", getattr(tool, "__name__", type(tool).__name__))
+    try:
+        instance = tool() if isinstance(tool, type) else tool
+    except Exception as exc:
+        return ToolResult(
+            ok=False, text=f"The tool {name} could not be started: {type(exc).__name__}: {exc}"
+        )
     try:
         model = instance.args_model
         if isinstance(args, model):
