@@ -1,0 +1,46 @@
+"""Tools: the contract, the built-ins, the registry, and a runner that never raises.
+
+Why one package: a tool's single definition (name, argument model, docs, guidance) feeds
+the prompt, the call parsers, the grammar and the controller loop, so they cannot drift.
+This ``__init__`` imports nothing, so ``terrarium.tools.base`` stays cheap to import.
+
+Modules
+    ``base``      ``Tool``, ``ToolContext``, ``NoArgs``, ``GuidanceBucket`` (the contract).
+    ``registry``  ``ToolRegistry``, ``BUILTIN_TOOLS``, ``resolve_tool``, ``known_tool_names``.
+    ``runner``    ``run_tool(tool, args, ctx) -> ToolResult(ok, text)``.
+    ``state``     keys of ``ToolContext.state`` the built-ins read, with typed accessors.
+    ``info``      ``InfoTool`` (``info``).
+    ``memory``    ``MemoryWriteTool`` (``memory_write``), ``MemorySearchTool`` (``memory_search``).
+    ``files``     ``ReadFileTool`` (``read_file``), ``WriteFileTool`` (``write_file``).
+    ``confine``   the path-confinement rule the file tools share.
+
+Writing a tool
+    Subclass ``Tool``; set ``name``, ``summary`` (one line for the prompt index),
+    ``documentation`` (what ``info`` shows after the summary), ``args_model`` (a pydantic
+    model with ``extra="forbid"``; field descriptions become the argument docs), optionally
+    ``guidance`` and ``guidance_bucket``, and ``concurrency_safe = True`` only if two calls
+    may run at once without harm (read-only tools). Implement ``async def run(self, args,
+    ctx) -> str``; refuse bad input by raising ``terrarium.errors.ToolError`` with a
+    sentence the model can act on. Blocking I/O belongs in ``anyio.to_thread.run_sync``.
+    A creature names the tool in ``tools:`` as ``package.module:ClassName``.
+
+Wiring a creature (what the controller does)
+    ::
+
+        registry = ToolRegistry.from_refs(["info", "read_file", "my.pkg:Tool"], owner=path)
+        ctx = ToolContext(creature="router", cwd=root, readable=(root,), writable=(out,),
+                          state={STATE_TOOLS: registry, STATE_MEMORY: store})
+        result = await run_tool(registry.get(call.name), call.raw_args, ctx)
+        # result.ok False: result.text says what went wrong, for the model to read
+
+    ``ToolContext.state`` keys (constants in ``state``): ``"tools"`` → the creature's
+    ``ToolRegistry`` (needed by ``info``); ``"memory"`` → a ``terrarium.memory.MemoryStore``
+    (needed by the memory tools); ``"memory_shared"`` → ``True`` to let ``memory_search``
+    see every creature's facts instead of only the caller's.
+
+File confinement
+    Relative paths resolve against ``ctx.cwd``; any ``..`` component is refused; the path is
+    resolved through symlinks and must lie inside a resolved root of ``ctx.readable``
+    (``read_file``; writable roots count as readable) or ``ctx.writable`` (``write_file``).
+    A symlink inside a root that leads outside is refused; one that stays inside works.
+"""
