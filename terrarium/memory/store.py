@@ -42,6 +42,8 @@ CREATE TABLE IF NOT EXISTS memories (
     fingerprint TEXT NOT NULL,
     UNIQUE (creature, fingerprint)
 );
+CREATE INDEX IF NOT EXISTS memories_by_ts ON memories (ts, id);
+CREATE INDEX IF NOT EXISTS memories_by_creature_ts ON memories (creature, ts, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
     text, tags, content='memories', content_rowid='id',
     tokenize='porter unicode61 remove_diacritics 2'
