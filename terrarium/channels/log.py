@@ -1,0 +1,438 @@
+"""The durable log: one SQLite file (WAL) holding runs, messages, consumption, refusals,
+turns and events, so a run can be inspected (``timeline``) and resumed (``unconsumed``).
+
+The connection is shared between the event loop and the writer thread, guarded by a lock.
+Writes that must happen before a delivery go through :class:`terrarium.channels.writer.LogWriter`,
+which groups concurrent senders into one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from terrarium.channels.envelope import Envelope, new_message_id
+from terrarium.channels.events import Event, event_to_dict
+from terrarium.errors import RuntimeFailure
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs(
+  run_id TEXT PRIMARY KEY, terrarium TEXT NOT NULL, path TEXT,
+  started REAL NOT NULL, ended REAL, status TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS messages(
+  id TEXT PRIMARY KEY, run_id TEXT NOT NULL, channel TEXT NOT NULL, sender TEXT NOT NULL,
+  schema_name TEXT NOT NULL, payload TEXT NOT NULL, ts REAL NOT NULL, reply_to TEXT,
+  correlation_id TEXT, receivers TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS messages_run ON messages(run_id);
+CREATE TABLE IF NOT EXISTS consumptions(
+  message_id TEXT NOT NULL, receiver TEXT NOT NULL, run_id TEXT NOT NULL,
+  consumed_at REAL NOT NULL, PRIMARY KEY(message_id, receiver)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS refusals(
+  id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, ts REAL NOT NULL, sender TEXT NOT NULL,
+  channel TEXT NOT NULL, reason TEXT NOT NULL, payload TEXT);
+CREATE TABLE IF NOT EXISTS turns(
+  id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, creature TEXT NOT NULL,
+  turn_index INTEGER NOT NULL, prefix_hash TEXT, prompt_tokens INTEGER,
+  cached_tokens INTEGER, completion_tokens INTEGER, calls TEXT, outputs TEXT, error TEXT,
+  started REAL NOT NULL, ended REAL);
+CREATE TABLE IF NOT EXISTS events(
+  id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL,
+  creature TEXT, data TEXT NOT NULL);
+"""
+
+MESSAGE_SQL = (
+    "INSERT INTO messages(id, run_id, channel, sender, schema_name, payload, ts, reply_to,"
+    " correlation_id, receivers) VALUES (?,?,?,?,?,?,?,?,?,?)"
+)
+CONSUME_SQL = (
+    "INSERT OR IGNORE INTO consumptions(message_id, receiver, run_id, consumed_at) VALUES (?,?,?,?)"
+)
+REFUSAL_SQL = (
+    "INSERT INTO refusals(run_id, ts, sender, channel, reason, payload) VALUES (?,?,?,?,?,?)"
+)
+EVENT_SQL = "INSERT INTO events(run_id, ts, kind, creature, data) VALUES (?,?,?,?,?)"
+TURN_SQL = (
+    "INSERT INTO turns(run_id, creature, turn_index, prefix_hash, prompt_tokens,"
+    " cached_tokens, completion_tokens, calls, outputs, error, started, ended)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+RunStatus = Literal["running", "completed", "failed", "interrupted"]
+
+
+def message_row(run_id: str, env: Envelope, receivers: Sequence[str]) -> tuple[Any, ...]:
+    """The ``messages`` row for one envelope and the creatures meant to receive it."""
+    return (
+        env.id,
+        run_id,
+        env.channel,
+        env.sender,
+        env.schema_name,
+        _dumps(env.payload),
+        env.ts,
+        env.reply_to,
+        env.correlation_id,
+        _dumps(list(receivers)),
+    )
+
+
+def refusal_row(
+    run_id: str, sender: str, channel: str, reason: str, payload: Any
+) -> tuple[Any, ...]:
+    return (run_id, time.time(), sender, channel, reason, _dumps(payload))
+
+
+def event_row(run_id: str, event: Event) -> tuple[Any, ...]:
+    data = event_to_dict(event)
+    return (run_id, event.ts, event.kind, data.get("creature"), _dumps(data))
+
+
+class RunInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    terrarium: str
+    path: str | None
+    started: float
+    ended: float | None
+    status: str
+
+
+class TurnRecord(BaseModel):
+    """One creature turn as the runtime reports it at turn end."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    creature: str
+    turn_index: int
+    prefix_hash: str | None = None
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    calls: list[Any] = Field(default_factory=list)
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    started: float
+    ended: float | None = None
+
+
+class RefusalRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    ts: float
+    sender: str
+    channel: str
+    reason: str
+    payload: Any = None
+
+
+class TimelineEntry(BaseModel):
+    """One line of ``terrarium log RUN_ID``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ts: float
+    kind: str
+    actor: str
+    channel: str | None = None
+    detail: str = ""
+
+
+def turn_row(run_id: str, turn: TurnRecord) -> tuple[Any, ...]:
+    return (
+        run_id,
+        turn.creature,
+        turn.turn_index,
+        turn.prefix_hash,
+        turn.prompt_tokens,
+        turn.cached_tokens,
+        turn.completion_tokens,
+        _dumps(turn.calls),
+        _dumps(turn.outputs),
+        turn.error,
+        turn.started,
+        turn.ended,
+    )
+
+
+class DurableLog:
+    """An SQLite event log in WAL mode with ``synchronous=NORMAL``.
+
+    NORMAL in WAL mode keeps the database consistent across a process crash (what resume
+    needs) and skips the fsync per commit; a power loss may lose the last transactions.
+    """
+
+    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path), check_same_thread=False, isolation_level=None
+            )
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(f"PRAGMA synchronous={synchronous}")
+            self._conn.executescript(_SCHEMA)
+        except sqlite3.Error as e:
+            raise RuntimeFailure(f"The event log {self.path} could not be opened: {e}.") from e
+
+    # -- writing -----------------------------------------------------------------------
+
+    def write_batch(self, ops: Iterable[tuple[str, Sequence[tuple[Any, ...]]]]) -> None:
+        """Run every ``(sql, rows)`` pair in ONE transaction (committed before returning)."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                for sql, rows in ops:
+                    conn.executemany(sql, rows)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _write(self, sql: str, row: tuple[Any, ...]) -> int:
+        with self._lock:
+            cur = self._conn.execute(sql, row)
+            return cur.rowcount
+
+    def start_run(
+        self, terrarium: str, path: str | Path | None = None, *, run_id: str | None = None
+    ) -> str:
+        """Record a new run and return its id (time-ordered, like message ids)."""
+        rid = run_id or new_message_id()
+        self._write(
+            "INSERT INTO runs(run_id, terrarium, path, started, status) VALUES (?,?,?,?,?)",
+            (rid, terrarium, str(path) if path is not None else None, time.time(), "running"),
+        )
+        return rid
+
+    def set_run_status(self, run_id: str, status: RunStatus) -> None:
+        ended = None if status == "running" else time.time()
+        self._write("UPDATE runs SET status=?, ended=? WHERE run_id=?", (status, ended, run_id))
+
+    def record_message(self, run_id: str, env: Envelope, receivers: Sequence[str]) -> None:
+        self._write(MESSAGE_SQL, message_row(run_id, env, receivers))
+
+    def mark_consumed(self, run_id: str, message_id: str, receiver: str) -> bool:
+        """Idempotent; True only the first time this receiver consumes this message."""
+        return self._write(CONSUME_SQL, (message_id, receiver, run_id, time.time())) == 1
+
+    def record_refusal(
+        self, run_id: str, sender: str, channel: str, reason: str, payload: Any = None
+    ) -> None:
+        self._write(REFUSAL_SQL, refusal_row(run_id, sender, channel, reason, payload))
+
+    def record_turn(self, run_id: str, turn: TurnRecord) -> None:
+        self._write(TURN_SQL, turn_row(run_id, turn))
+
+    def record_event(self, run_id: str, event: Event) -> None:
+        self._write(EVENT_SQL, event_row(run_id, event))
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def run(self, run_id: str) -> RunInfo:
+        rows = self._query(
+            "SELECT run_id, terrarium, path, started, ended, status FROM runs WHERE run_id=?",
+            (run_id,),
+        )
+        if not rows:
+            raise RuntimeFailure(f"There is no run {run_id!r} in the event log {self.path}.")
+        return _run_info(rows[0])
+
+    def runs(self) -> list[RunInfo]:
+        rows = self._query(
+            "SELECT run_id, terrarium, path, started, ended, status FROM runs ORDER BY started"
+        )
+        return [_run_info(r) for r in rows]
+
+    def has_message(self, message_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM messages WHERE id=?", (message_id,)))
+
+    def message(self, message_id: str) -> tuple[Envelope, tuple[str, ...]]:
+        rows = self._query(f"SELECT {_ENV_COLS} FROM messages WHERE id=?", (message_id,))
+        if not rows:
+            raise RuntimeFailure(f"There is no message {message_id!r} in the event log.")
+        return _envelope(rows[0]), tuple(json.loads(rows[0][-1]))
+
+    def messages(self, run_id: str) -> list[tuple[Envelope, tuple[str, ...]]]:
+        rows = self._query(
+            f"SELECT {_ENV_COLS} FROM messages WHERE run_id=? ORDER BY id", (run_id,)
+        )
+        return [(_envelope(r), tuple(json.loads(r[-1]))) for r in rows]
+
+    def consumed_ids(self, run_id: str, receiver: str) -> set[str]:
+        rows = self._query(
+            "SELECT message_id FROM consumptions WHERE run_id=? AND receiver=?",
+            (run_id, receiver),
+        )
+        return {r[0] for r in rows}
+
+    def consumption_count(self, run_id: str) -> int:
+        return self._query("SELECT count(*) FROM consumptions WHERE run_id=?", (run_id,))[0][0]
+
+    def unconsumed(self, run_id: str, receiver: str) -> list[Envelope]:
+        """Messages meant for ``receiver`` it has not consumed, oldest first (for resume)."""
+        rows = self._query(
+            f"SELECT {_ENV_COLS_M} FROM messages m, json_each(m.receivers) r"
+            " WHERE m.run_id=? AND r.value=? AND NOT EXISTS (SELECT 1 FROM consumptions c"
+            " WHERE c.message_id=m.id AND c.receiver=?) ORDER BY m.id",
+            (run_id, receiver, receiver),
+        )
+        return [_envelope(r) for r in rows]
+
+    def refusals(self, run_id: str) -> list[RefusalRecord]:
+        rows = self._query(
+            "SELECT ts, sender, channel, reason, payload FROM refusals WHERE run_id=? ORDER BY id",
+            (run_id,),
+        )
+        return [
+            RefusalRecord(
+                ts=r[0],
+                sender=r[1],
+                channel=r[2],
+                reason=r[3],
+                payload=json.loads(r[4]) if r[4] else None,
+            )
+            for r in rows
+        ]
+
+    def turns(self, run_id: str) -> list[TurnRecord]:
+        rows = self._query(
+            "SELECT creature, turn_index, prefix_hash, prompt_tokens, cached_tokens,"
+            " completion_tokens, calls, outputs, error, started, ended FROM turns"
+            " WHERE run_id=? ORDER BY id",
+            (run_id,),
+        )
+        return [
+            TurnRecord(
+                creature=r[0],
+                turn_index=r[1],
+                prefix_hash=r[2],
+                prompt_tokens=r[3] or 0,
+                cached_tokens=r[4] or 0,
+                completion_tokens=r[5] or 0,
+                calls=json.loads(r[6] or "[]"),
+                outputs=json.loads(r[7] or "{}"),
+                error=r[8],
+                started=r[9],
+                ended=r[10],
+            )
+            for r in rows
+        ]
+
+    def events(self, run_id: str) -> list[dict[str, Any]]:
+        rows = self._query("SELECT data FROM events WHERE run_id=? ORDER BY id", (run_id,))
+        return [json.loads(r[0]) for r in rows]
+
+    def timeline(self, run_id: str) -> list[TimelineEntry]:
+        """Everything that happened in a run, in time order (messages, consumption,
+        refusals, turns, events)."""
+        self.run(run_id)  # a clear error for an unknown run
+        out: list[TimelineEntry] = []
+        for env, receivers in self.messages(run_id):
+            out.append(
+                TimelineEntry(
+                    ts=env.ts,
+                    kind="message",
+                    actor=env.sender,
+                    channel=env.channel,
+                    detail=f"{env.id} → {', '.join(receivers) or '-'}: {_dumps(env.payload)}",
+                )
+            )
+        for mid, receiver, channel, ts in self._query(
+            "SELECT c.message_id, c.receiver, m.channel, c.consumed_at FROM consumptions c"
+            " LEFT JOIN messages m ON m.id=c.message_id WHERE c.run_id=?",
+            (run_id,),
+        ):
+            out.append(
+                TimelineEntry(ts=ts, kind="consumed", actor=receiver, channel=channel, detail=mid)
+            )
+        for ref in self.refusals(run_id):
+            out.append(
+                TimelineEntry(
+                    ts=ref.ts,
+                    kind="refused",
+                    actor=ref.sender,
+                    channel=ref.channel,
+                    detail=ref.reason,
+                )
+            )
+        for t in self.turns(run_id):
+            tokens = f"prompt={t.prompt_tokens} cached={t.cached_tokens} out={t.completion_tokens}"
+            detail = f"#{t.turn_index} {tokens}" + (f" error: {t.error}" if t.error else "")
+            out.append(TimelineEntry(ts=t.started, kind="turn", actor=t.creature, detail=detail))
+        for ts, kind, creature, data in self._query(
+            "SELECT ts, kind, creature, data FROM events WHERE run_id=? ORDER BY id", (run_id,)
+        ):
+            out.append(
+                TimelineEntry(ts=ts, kind=kind, actor=creature or "-", detail=_event_detail(data))
+            )
+        out.sort(key=lambda e: e.ts)
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> DurableLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_ENV_FIELDS = "id, channel, sender, schema_name, payload, ts, reply_to, correlation_id, receivers"
+_ENV_COLS = _ENV_FIELDS
+_ENV_COLS_M = ", ".join(f"m.{c.strip()}" for c in _ENV_FIELDS.split(","))
+
+
+def _envelope(row: tuple[Any, ...]) -> Envelope:
+    return Envelope(
+        id=row[0],
+        channel=row[1],
+        sender=row[2],
+        schema_name=row[3],
+        payload=json.loads(row[4]),
+        ts=row[5],
+        reply_to=row[6],
+        correlation_id=row[7],
+    )
+
+
+def _run_info(r: tuple[Any, ...]) -> RunInfo:
+    return RunInfo(run_id=r[0], terrarium=r[1], path=r[2], started=r[3], ended=r[4], status=r[5])
+
+
+def _event_detail(data: str) -> str:
+    d = json.loads(data)
+    for k in ("kind", "ts", "creature"):
+        d.pop(k, None)
+    return " ".join(f"{k}={v}" for k, v in d.items())
+
+
+def format_timeline(entries: Sequence[TimelineEntry], run: RunInfo | None = None) -> str:
+    """Human-readable timeline: one line per entry, times relative to the run start."""
+    lines: list[str] = []
+    start = run.started if run else (entries[0].ts if entries else 0.0)
+    if run is not None:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.started))
+        lines.append(f"run {run.run_id}  {run.terrarium}  started {stamp}  status {run.status}")
+    for e in entries:
+        chan = f" [{e.channel}]" if e.channel else ""
+        lines.append(f"{e.ts - start:+10.3f}s  {e.kind:<16} {e.actor}{chan}  {e.detail}".rstrip())
+    if not entries:
+        lines.append("(nothing recorded)")
+    return "\n".join(lines)

@@ -1,0 +1,110 @@
+"""The transport interface: how envelopes reach a creature's inbox.
+
+The hub decides *who* gets a message (permissions, schema, queue/broadcast routing, the
+log); a transport only moves envelopes into per-creature inboxes and tells whether an
+inbox has room. A networked broker can implement these two classes and replace the
+in-process one without creatures noticing: they only ever see a ``Receiver``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Iterable
+
+import anyio
+
+from terrarium.channels.envelope import Envelope
+
+
+class Receiver(ABC):
+    """One creature's merged inbox over every channel it listens to.
+
+    Order: envelopes come out in the order they were put in (one FIFO per creature across
+    all its channels); replayed envelopes (resume) come first.
+    """
+
+    def __init__(self, creature: str) -> None:
+        self.creature = creature
+        self._replay: deque[Envelope] = deque()
+
+    def replay(self, envelopes: Iterable[Envelope]) -> None:
+        """Queue envelopes recovered from the log ahead of live traffic (unbounded, once)."""
+        self._replay.extend(envelopes)
+
+    @abstractmethod
+    def _receive_live_nowait(self) -> Envelope: ...
+
+    @abstractmethod
+    async def _receive_live(self) -> Envelope: ...
+
+    @abstractmethod
+    def pending(self) -> int:
+        """Envelopes waiting in this inbox right now."""
+
+    def receive_nowait(self) -> Envelope:
+        """Next envelope without waiting; raises ``anyio.WouldBlock`` or ``anyio.EndOfStream``."""
+        if self._replay:
+            return self._replay.popleft()
+        return self._receive_live_nowait()
+
+    async def receive(self) -> Envelope:
+        """Next envelope, waiting for one. Raises ``anyio.EndOfStream`` once the hub closed.
+
+        Takes what is already there without yielding to the event loop (the receive
+        only suspends when the inbox is empty): this keeps bursts cheap.
+        """
+        if self._replay:
+            return self._replay.popleft()
+        try:
+            return self._receive_live_nowait()
+        except anyio.WouldBlock:
+            return await self._receive_live()
+
+    async def receive_batch(self, max_items: int = 256) -> list[Envelope]:
+        """Wait for at least one envelope, then take up to ``max_items`` already there."""
+        first = await self.receive()
+        out = [first]
+        nowait = self.receive_nowait
+        try:
+            while len(out) < max_items:
+                out.append(nowait())
+        except (anyio.WouldBlock, anyio.EndOfStream):
+            pass
+        return out
+
+    def __aiter__(self) -> Receiver:
+        return self
+
+    async def __anext__(self) -> Envelope:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+
+class Transport(ABC):
+    """Moves envelopes into inboxes; every inbox is opened before anything is sent."""
+
+    @abstractmethod
+    def open_inbox(self, creature: str, capacity: int) -> Receiver:
+        """Create ``creature``'s inbox holding at most ``capacity`` live envelopes."""
+
+    @abstractmethod
+    def inbox(self, creature: str) -> Receiver: ...
+
+    @abstractmethod
+    def try_deliver(self, creature: str, envelope: Envelope) -> bool:
+        """Put ``envelope`` in the inbox now; False (nothing done) when it is full."""
+
+    @abstractmethod
+    async def deliver(self, creature: str, envelope: Envelope) -> None:
+        """Put ``envelope`` in the inbox, waiting while it is full (backpressure)."""
+
+    @abstractmethod
+    def has_room(self, creature: str) -> bool:
+        """Whether a delivery to ``creature`` would succeed without waiting."""
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Close every inbox; receivers see end of stream after draining."""
