@@ -1,0 +1,82 @@
+"""Turning a creature's ``controller:`` settings into a ready :class:`ChatModel`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from terrarium.errors import ConfigError, Location, ModelError
+from terrarium.llm.base import ChatModel
+from terrarium.llm.embedded import EmbeddedServer
+from terrarium.llm.openai_client import OpenAIClient
+from terrarium.llm.scripted import ScriptedModel
+from terrarium.llm.settings import ControllerSettings
+
+
+def make_model(
+    settings: ControllerSettings | Mapping[str, Any] | None,
+    *,
+    embedded: EmbeddedServer | None = None,
+    slot: int | None = None,
+    base_dir: Path | None = None,
+) -> ChatModel:
+    """Build the model a creature uses.
+
+    ``embedded`` is the team's shared running server (required for ``provider: embedded``);
+    ``slot`` pins the creature to its own llama.cpp slot; ``base_dir`` resolves a relative
+    ``script`` path (the directory of the creature's config.yaml).
+    """
+    if settings is None:
+        settings = ControllerSettings()
+    elif not isinstance(settings, ControllerSettings):
+        try:
+            settings = ControllerSettings.model_validate(dict(settings))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise ConfigError(
+                f"invalid controller settings: {first['msg']}",
+                location=Location(key_path=("controller", *first["loc"])),
+            ) from exc
+    s = settings
+    if s.provider == "scripted":
+        if not s.script:
+            raise ConfigError(
+                "provider scripted needs a script file",
+                location=Location(key_path=("controller", "script")),
+                suggestion="add `script: path/to/script.yaml`",
+            )
+        path = Path(s.script)
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        return ScriptedModel.from_file(path)
+    common: dict[str, Any] = {
+        "temperature": s.temperature,
+        "max_tokens": s.max_tokens,
+        "connect_timeout": s.connect_timeout,
+        "read_timeout": s.read_timeout,
+        "max_retries": s.max_retries,
+    }
+    if s.provider == "embedded":
+        if embedded is None:
+            raise ModelError(
+                "this creature uses the embedded model but no embedded server was started",
+                suggestion="start an EmbeddedServer and pass it as embedded=",
+            )
+        return embedded.client(slot, **common)
+    if not s.base_url:
+        raise ConfigError(
+            "provider openai needs a base_url",
+            location=Location(key_path=("controller", "base_url")),
+            suggestion="e.g. base_url: http://localhost:11434/v1",
+        )
+    return OpenAIClient(
+        base_url=s.base_url,
+        model=s.model or "",
+        api_key_env=s.api_key_env,
+        llama_cpp=s.llama_cpp,
+        id_slot=slot if s.llama_cpp else None,
+        **common,
+    )

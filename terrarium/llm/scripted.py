@@ -1,0 +1,302 @@
+"""A scripted model: replays written responses and records every request it was given.
+
+Tests and deterministic demos need a model whose answers are known in advance and whose
+inputs (the exact prompts) can be inspected afterwards; this one streams like a real backend,
+including native tool calls, usage with cached tokens, and injected faults.
+
+Script file format (YAML), either a list of steps or a mapping::
+
+    default_reply: "I have nothing more to say."   # optional; else running out is an error
+    chunk: 8                                       # characters per streamed delta
+    chunk_delay: 0.0                               # seconds between deltas
+    steps:
+      - reply: "Hello!"                            # no match: taken in order
+      - match: "weather"                           # substring of the latest user/tool message
+        reply: "It is sunny."
+      - match: {regex: "^\\d+$"}                   # or a regular expression
+        reply: "That is a number."
+      - tool_calls: [{name: get_time, arguments: {tz: UTC}}]
+      - fault: error                               # this call raises ModelError
+      - {reply: "cut short", fault: truncate}      # streams part, then raises ModelError
+      - {reply: "slow", delay: 0.5, chunk: 2, repeat: true}  # repeat: never used up
+
+A call takes the first unused step (in file order) whose ``match`` accepts the latest
+user or tool message; a step without ``match`` accepts anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from terrarium.errors import ConfigError, Location, ModelError
+from terrarium.llm.types import ChatMessage, ChatRequest, StreamDelta, ToolCallDelta, Usage
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+class MatchSpec(BaseModel):
+    """How a step recognises its input: a substring, or a regular expression (search)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    contains: str | None = Field(default=None, description="Substring of the latest message.")
+    regex: str | None = Field(default=None, description="Regular expression searched for.")
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"the regex {v!r} does not compile: {exc}") from exc
+        return v
+
+    def accepts(self, text: str) -> bool:
+        if self.contains is not None and self.contains not in text:
+            return False
+        return not (self.regex is not None and re.search(self.regex, text) is None)
+
+
+class ScriptedToolCall(BaseModel):
+    """A native tool call the scripted model emits."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+    id: str | None = None
+
+    def arguments_json(self) -> str:
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(self.arguments, sort_keys=True)
+
+
+class ScriptStep(BaseModel):
+    """One scripted response."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    match: MatchSpec | None = Field(
+        default=None, description="Substring (or {contains, regex}) the latest message needs."
+    )
+    reply: str = Field(default="", description="Text streamed back.")
+    tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
+    fault: Literal["error", "truncate"] | None = Field(
+        default=None, description="error: raise ModelError; truncate: stream half, then raise."
+    )
+    delay: float = Field(default=0.0, ge=0, description="Seconds before the first delta.")
+    chunk: int | None = Field(default=None, ge=1, description="Characters per delta.")
+    chunk_delay: float | None = Field(default=None, ge=0, description="Seconds between deltas.")
+    repeat: bool = Field(default=False, description="Keep the step after use.")
+
+    @field_validator("match", mode="before")
+    @classmethod
+    def _plain_string_is_substring(cls, v: Any) -> Any:
+        return {"contains": v} if isinstance(v, str) else v
+
+    def accepts(self, text: str) -> bool:
+        return self.match is None or self.match.accepts(text)
+
+
+class ScriptFile(BaseModel):
+    """The whole script file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    steps: list[ScriptStep] = Field(default_factory=list)
+    default_reply: str | None = None
+    chunk: int = Field(default=8, ge=1)
+    chunk_delay: float = Field(default=0.0, ge=0)
+
+
+StepLike = str | ScriptStep | dict[str, Any]
+
+
+def latest_input(messages: Sequence[ChatMessage]) -> str:
+    """The text a step is matched against: the newest user or tool message."""
+    for msg in reversed(messages):
+        if msg.role in ("user", "tool"):
+            return msg.content or ""
+    return ""
+
+
+def _pseudo_tokens(messages: Sequence[ChatMessage]) -> list[str]:
+    """A deterministic stand-in for tokenization, so usage and caching figures are testable."""
+    out: list[str] = []
+    for m in messages:
+        out.append(f"<{m.role}>")
+        out.extend(_TOKEN.findall(m.content or ""))
+        for call in m.tool_calls or []:
+            out.extend(_TOKEN.findall(call.function.name + call.function.arguments))
+    return out
+
+
+class ScriptedModel:
+    """Replays scripted responses; ``requests`` holds a copy of every request received."""
+
+    def __init__(
+        self,
+        steps: Iterable[StepLike] = (),
+        *,
+        default_reply: str | None = None,
+        chunk_size: int = 8,
+        chunk_delay: float = 0.0,
+        fail_on: Iterable[int] = (),
+        name: str = "scripted",
+        source: Path | None = None,
+    ) -> None:
+        self.steps: list[ScriptStep] = [self._coerce(s) for s in steps]
+        self._used = [False] * len(self.steps)
+        self.default_reply = default_reply
+        self.chunk_size = max(1, chunk_size)
+        self.chunk_delay = chunk_delay
+        self.fail_on = frozenset(fail_on)
+        self.name = name
+        self.source = source
+        self.requests: list[ChatRequest] = []
+        self.last_usage: Usage | None = None
+        self._previous_tokens: list[str] = []
+
+    @staticmethod
+    def _coerce(step: StepLike) -> ScriptStep:
+        if isinstance(step, ScriptStep):
+            return step
+        if isinstance(step, str):
+            return ScriptStep(reply=step)
+        return ScriptStep.model_validate(step)
+
+    @classmethod
+    def from_file(cls, path: str | Path, **overrides: Any) -> ScriptedModel:
+        """Load a script file (format in the module docstring); errors name the file and key."""
+        path = Path(path)
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(
+                f"the model script cannot be read ({exc.strerror})",
+                location=Location(file=path),
+            ) from exc
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise ConfigError(
+                f"the model script is not valid YAML: {getattr(exc, 'problem', exc)}",
+                location=Location(
+                    file=path,
+                    line=mark.line + 1 if mark else 0,
+                    column=mark.column + 1 if mark else 0,
+                ),
+            ) from exc
+        if raw is None:
+            raw = {}
+        if isinstance(raw, list):
+            raw = {"steps": raw}
+        if isinstance(raw, dict) and isinstance(raw.get("steps"), list):
+            raw["steps"] = [{"reply": s} if isinstance(s, str) else s for s in raw["steps"]]
+        try:
+            script = ScriptFile.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise ConfigError(
+                f"the model script is invalid: {first['msg']}",
+                location=Location(file=path, key_path=tuple(first["loc"])),
+            ) from exc
+        kwargs: dict[str, Any] = {
+            "default_reply": script.default_reply,
+            "chunk_size": script.chunk,
+            "chunk_delay": script.chunk_delay,
+            "name": f"scripted:{path.name}",
+            "source": path,
+        }
+        kwargs.update(overrides)
+        return cls(script.steps, **kwargs)
+
+    def describe(self) -> str:
+        where = f" from {self.source}" if self.source else ""
+        left = self._used.count(False)
+        return f"scripted model{where} ({left} of {len(self.steps)} steps left)"
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    def _pick(self, text: str) -> ScriptStep:
+        for i, step in enumerate(self.steps):
+            if not self._used[i] and step.accepts(text):
+                if not step.repeat:
+                    self._used[i] = True
+                return step
+        if self.default_reply is not None:
+            return ScriptStep(reply=self.default_reply)
+        where = f" (script {self.source})" if self.source else ""
+        if any(not used for used in self._used):
+            raise ModelError(
+                f"no scripted step matches call {self.calls}{where}; the latest message "
+                f"was {text[:80]!r}",
+                suggestion="add a step whose match accepts it, or set default_reply",
+            )
+        raise ModelError(
+            f"the scripted model ran out of steps at call {self.calls}{where}",
+            suggestion="add a step to the script, or set default_reply",
+        )
+
+    def _usage(self, request: ChatRequest, completion: str) -> Usage:
+        tokens = _pseudo_tokens(request.messages)
+        cached = 0
+        for a, b in zip(tokens, self._previous_tokens, strict=False):
+            if a != b:
+                break
+            cached += 1
+        self._previous_tokens = tokens
+        return Usage(
+            prompt_tokens=len(tokens),
+            completion_tokens=len(_TOKEN.findall(completion)),
+            cached_tokens=cached,
+            prompt_n=len(tokens) - cached,
+        )
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        """Stream the chosen step in chunks; faults and delays happen as scripted."""
+        self.last_usage = None
+        self.requests.append(request.model_copy(deep=True))
+        if self.calls in self.fail_on:
+            raise ModelError(f"the scripted model failed on call {self.calls}, as scripted")
+        step = self._pick(latest_input(request.messages))
+        if step.fault == "error":
+            raise ModelError(f"the scripted model failed on call {self.calls}, as scripted")
+        if step.delay:
+            await anyio.sleep(step.delay)
+        size = step.chunk or self.chunk_size
+        pause = self.chunk_delay if step.chunk_delay is None else step.chunk_delay
+        text = step.reply
+        if step.fault == "truncate":
+            text = text[: len(text) // 2]
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        for n, piece in enumerate(pieces):
+            if n and pause:
+                await anyio.sleep(pause)
+            yield StreamDelta(text=piece)
+        if step.fault == "truncate":
+            raise ModelError(
+                f"the scripted stream was cut off mid-response on call {self.calls}, as scripted"
+            )
+        for idx, call in enumerate(step.tool_calls):
+            call_id = call.id or f"call_{self.calls}_{idx}"
+            yield StreamDelta(tool_calls=[ToolCallDelta(index=idx, id=call_id, name=call.name)])
+            args = call.arguments_json()
+            for i in range(0, len(args), size):
+                yield StreamDelta(
+                    tool_calls=[ToolCallDelta(index=idx, arguments=args[i : i + size])]
+                )
+        finish = "tool_calls" if step.tool_calls else "stop"
+        yield StreamDelta(finish_reason=finish)
+        self.last_usage = self._usage(request, step.reply)

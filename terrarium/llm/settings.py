@@ -1,0 +1,73 @@
+"""The ``controller:`` block of a creature's config.yaml: which model and how to call it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ControllerSettings(BaseModel):
+    """LLM settings of one creature. Unknown keys are errors.
+
+    With ``provider: embedded`` (the default) the in-process llama.cpp model is used and
+    ``base_url``/``model``/``api_key_env`` are ignored; ``openai`` talks to any
+    OpenAI-compatible server; ``scripted`` replays the ``script`` file.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: Literal["embedded", "openai", "scripted"] = Field(
+        default="embedded",
+        description="Backend: embedded llama.cpp (default), an OpenAI-compatible server, "
+        "or a scripted replay.",
+    )
+    base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible API root including /v1, e.g. http://localhost:11434/v1.",
+    )
+    model: str | None = Field(default=None, description="Model name sent to the server.")
+    api_key_env: str | None = Field(
+        default=None,
+        description="Name of the environment variable holding the API key (never the key).",
+    )
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0, description="Sampling temperature.")
+    max_tokens: int = Field(default=256, ge=1, description="Most tokens one response may use.")
+    context_window: int | None = Field(
+        default=None,
+        ge=256,
+        description="Model context in tokens; the conversation cap follows it "
+        "(embedded: tokens per slot, default 4096).",
+    )
+    connect_timeout: float = Field(default=10.0, gt=0, description="Seconds to connect.")
+    read_timeout: float = Field(
+        default=120.0, gt=0, description="Seconds of server silence before the call fails."
+    )
+    max_retries: int = Field(
+        default=4, ge=0, description="Retries on connection errors, 408, 429 and 5xx."
+    )
+    script: str | None = Field(
+        default=None, description="Script file for provider scripted (relative to the config)."
+    )
+    grammar: bool | None = Field(
+        default=None,
+        description="Constrain output with a grammar derived from the registry "
+        "(llama.cpp backends; default on for embedded).",
+    )
+    llama_cpp: bool = Field(
+        default=False,
+        description="The openai backend is a llama.cpp server: send id_slot, cache_prompt "
+        "and grammar.",
+    )
+
+    @property
+    def use_grammar(self) -> bool:
+        """Whether grammar-constrained decoding applies to this creature."""
+        if self.grammar is not None:
+            return self.grammar and (self.provider == "embedded" or self.llama_cpp)
+        return self.provider == "embedded"
+
+    @property
+    def effective_context_window(self) -> int:
+        """The context the conversation budget should follow."""
+        return self.context_window or 4096
