@@ -7,11 +7,17 @@ the grammar, so what the model is shown is exactly what is accepted.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
+
+from terrarium.errors import TerrariumError
+
+
+class FormatError(TerrariumError):
+    """A call cannot be rendered in a format, or a format was asked for something it lacks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +57,24 @@ class NoticeEvent:
 ParseEvent = TextEvent | CallEvent | NoticeEvent
 
 
+def coalesce(events: Iterable[ParseEvent]) -> list[ParseEvent]:
+    """Merge adjacent TextEvents and drop empty ones.
+
+    Parsers may cut plain text at any chunk boundary; after coalescing, every split of the
+    same response yields exactly the same list of events (the split-invariance contract).
+    """
+    out: list[ParseEvent] = []
+    for ev in events:
+        if isinstance(ev, TextEvent):
+            if not ev.text:
+                continue
+            if out and isinstance(out[-1], TextEvent):
+                out[-1] = TextEvent(out[-1].text + ev.text)
+                continue
+        out.append(ev)
+    return out
+
+
 class StreamParser(ABC):
     """Fed arbitrary chunks; any split of the same text yields the same events."""
 
@@ -75,6 +99,19 @@ class CallFormat(ABC):
 
     @abstractmethod
     def new_parser(self) -> StreamParser: ...
+
+    @abstractmethod
+    def syntax_help(self, example_name: str, example_args: Mapping[str, Any]) -> str:
+        """One paragraph teaching the syntax, with an example rendered by :meth:`render_call`.
+
+        Generated rather than hand-written so the prompt can never show a call the parser
+        would refuse.
+        """
+
+    def parse(self, text: str) -> list[ParseEvent]:
+        """Parse a whole response at once (coalesced); handy for tests and replays."""
+        parser = self.new_parser()
+        return coalesce([*parser.feed(text), *parser.close()])
 
 
 def send_call_name(channel: str) -> str:

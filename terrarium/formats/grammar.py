@@ -1,0 +1,187 @@
+"""GBNF grammars for llama.cpp, generated from the same specs the parsers and prompt use.
+
+A grammar lets free text interleave with well-formed calls of the known names only. Each
+call lists its arguments in declaration order (optional ones may be left out), and typed
+arguments are constrained: enum/Literal values as alternatives, bools as ``true``/``false``,
+integers and floats as bounded digit runs, lists and objects as single-line JSON. Plain text
+may not contain anything that starts a tag (``[/`` for bracket, ``<`` + letter for xml), so
+a small model cannot drift into a malformed or unknown call: the only way to open one is a
+complete known call.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+
+from terrarium.formats.base import CallFormat, CallSpec, FormatError
+from terrarium.formats.bracket import BracketFormat
+from terrarium.formats.convert import FieldKind, field_kind
+from terrarium.formats.xml import XmlFormat
+
+MAX_INT_DIGITS = 12
+MAX_FRACTION_DIGITS = 8
+
+
+def gbnf_literal(text: str) -> str:
+    """A GBNF string literal for ``text``."""
+    out = text.replace("\\", "\\\\").replace('"', '\\"')
+    out = out.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    return f'"{out}"'
+
+
+_SHARED = {
+    "ws": r"[ \t\n]*",
+    "bool": '"true" | "false"',
+    "int": f'"-"? [0-9]{{1,{MAX_INT_DIGITS}}}',
+    "float": f'"-"? [0-9]{{1,{MAX_INT_DIGITS}}} ("." [0-9]{{1,{MAX_FRACTION_DIGITS}}})?',
+    # single-line JSON whose strings hold no tag-starting characters
+    "jval": 'jobj | jarr | jstr | float | "true" | "false" | "null"',
+    "jobj": '"{" " "? ( jstr ":" " "? jval ( "," " "? jstr ":" " "? jval )* )? "}"',
+    "jarr": '"[" ( jval ( "," " "? jval )* )? "]"',
+    "jstr": r'"\"" ( [^"\\\n<&\[] | "\\" ["\\/bfnrt] )* "\""',
+}
+
+_BRACKET = {
+    # text may not contain "[/" (only calls start with it) nor "[[" (keeps "[" + "/" honest)
+    "text": r'( [^\[] | "[" [^/\[] )*',
+    # a value char; "[" only when it cannot begin a closing tag
+    "bchar": r'[^\n\[] | "[" [^\n\[/a-zA-Z_]',
+    "bfirst": r'[^\n\[@] | "[" [^\n\[/a-zA-Z_] | "@" [^\n\[@]',
+    "bstr": r'bchar* ( "\n" ( bfirst bchar* )? )*',
+}
+
+_XML = {
+    # text may not contain "<" followed by a name start (only calls start like that)
+    "text": r'( [^<] | "<" [^a-zA-Z_<] )*',
+    "ent": '"&" ( "lt" | "gt" | "amp" | "quot" | "apos" ) ";"',
+    "astr": r'( [^"&<\n] | ent )*',
+    "xstr": r'( [^<&] | ent | "<" [^/<&] )*',
+}
+
+
+@dataclass(slots=True)
+class _Builder:
+    rules: dict[str, str] = field(default_factory=dict)
+
+    def add(self, name: str, body: str) -> str:
+        self.rules[name] = body
+        return name
+
+    def render(self, shared: dict[str, str]) -> str:
+        lines = [f"root ::= {self.rules.pop('root')}"]
+        lines += [f"{k} ::= {v}" for k, v in self.rules.items()]
+        lines += [f"{k} ::= {v}" for k, v in {**_SHARED, **shared}.items()]
+        return "\n".join(lines) + "\n"
+
+
+def _plain(choice: object) -> object:
+    return choice.value if isinstance(choice, enum.Enum) else choice
+
+
+def _scalar(kind: FieldKind) -> str | None:
+    """GBNF for a value written without quotes, or None when the kind is free text/JSON."""
+    if kind.kind == "bool":
+        return "bool"
+    if kind.kind == "int":
+        return "int"
+    if kind.kind == "float":
+        return "float"
+    if kind.kind == "choice":
+        values = [_plain(c) for c in kind.choices]
+        texts = ["true" if v is True else "false" if v is False else str(v) for v in values]
+        return "( " + " | ".join(gbnf_literal(t) for t in texts) + " )"
+    return None
+
+
+def _json(kind: FieldKind) -> str:
+    if kind.container == "list":
+        item = _scalar(kind.item) if kind.item is not None else None
+        if kind.item is not None and kind.item.kind == "str":
+            item = "jstr"
+        if item is None:
+            return "jarr"
+        if kind.item is not None and kind.item.kind == "choice":
+            values = [_plain(c) for c in kind.item.choices]
+            alts = [gbnf_literal(json.dumps(v)) for v in values]
+            item = "( " + " | ".join(alts) + " )"
+        return f'"[" ( {item} ( "," " "? {item} )* )? "]"'
+    return "jobj"
+
+
+def _fields(spec: CallSpec) -> list[tuple[str, FieldKind, bool]]:
+    return [
+        (fname, field_kind(info.annotation), not info.is_required())
+        for fname, info in spec.args_model.model_fields.items()
+    ]
+
+
+def _bracket_call(b: _Builder, i: int, spec: CallSpec) -> str:
+    parts = [gbnf_literal(f"[/{spec.name}]\n")]
+    for j, (fname, kind, optional) in enumerate(_fields(spec)):
+        if kind.kind == "json":
+            value = _json(kind)
+        else:
+            value = _scalar(kind) or "bstr"
+        rule = b.add(f"call-{i}-{j}", f'{gbnf_literal(f"@@{fname}=")} {value} "\\n"')
+        parts.append(rule + ("?" if optional else ""))
+    parts.append(gbnf_literal(f"[{spec.name}/]"))
+    return b.add(f"call-{i}", " ".join(parts))
+
+
+def _xml_call(b: _Builder, i: int, spec: CallSpec) -> str:
+    """Arguments in order: a run of attributes, then (after ``>``) a run of child elements."""
+    fields = _fields(spec)
+    n = len(fields)
+    close = gbnf_literal(f"</{spec.name}>")
+    b.add(f"call-{i}-attr-{n}", f'( "/>" | ">" ws {close} )')
+    b.add(f"call-{i}-kids-{n}", close)
+    for j in range(n - 1, -1, -1):
+        fname, kind, optional = fields[j]
+        scalar = _scalar(kind)
+        if kind.kind == "json":
+            child_value = _json(kind)
+        else:
+            child_value = scalar or "xstr"
+        kid = f"{gbnf_literal(f'<{fname}>')} {child_value} {gbnf_literal(f'</{fname}>')} ws"
+        kid_alts = [f"{kid} call-{i}-kids-{j + 1}"]
+        attr_alts = []
+        if kind.kind != "json":
+            attr_value = scalar or "astr"
+            attr_alts.append(
+                f'{gbnf_literal(f" {fname}=")} "\\"" {attr_value} "\\"" call-{i}-attr-{j + 1}'
+            )
+        attr_alts.append(f'">" ws call-{i}-kids-{j}')
+        if optional:
+            kid_alts.append(f"call-{i}-kids-{j + 1}")
+            attr_alts.append(f"call-{i}-attr-{j + 1}")
+        b.add(f"call-{i}-kids-{j}", " | ".join(kid_alts))
+        b.add(f"call-{i}-attr-{j}", " | ".join(attr_alts))
+    return b.add(f"call-{i}", f"{gbnf_literal(f'<{spec.name}')} call-{i}-attr-0")
+
+
+def grammar_for(fmt: CallFormat, allow_text: bool = True) -> str:
+    """GBNF accepting text interleaved with well-formed known calls (or calls only)."""
+    if isinstance(fmt, BracketFormat):
+        make, shared = _bracket_call, _BRACKET
+    elif isinstance(fmt, XmlFormat):
+        make, shared = _xml_call, _XML
+    else:
+        raise FormatError(
+            f"The '{fmt.name}' format has no text grammar: its calls travel as API tool "
+            "calls, so constrain them with the tools' JSON schemas instead."
+        )
+    b = _Builder()
+    b.add("root", "")
+    names = [
+        make(b, i, spec) for i, spec in enumerate(sorted(fmt.specs.values(), key=lambda s: s.name))
+    ]
+    if not names:
+        if not allow_text:
+            raise FormatError("A calls-only grammar needs at least one known call.")
+        b.rules["root"] = "text"
+        return b.render(shared)
+    b.add("call", " | ".join(names))
+    b.rules["root"] = "text ( call text )*" if allow_text else "ws call ( ws call )* ws"
+    return b.render(shared)
