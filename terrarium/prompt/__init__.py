@@ -1,0 +1,58 @@
+"""The prompt aggregator: deterministic two-zone prompts from facts the runtime owns."""
+
+from terrarium.prompt.budget import (
+    TRUNCATED_MARKER,
+    EstimateTokenizer,
+    LlamaCppTokenizer,
+    TailBudgets,
+    Tokenizer,
+)
+from terrarium.prompt.builder import INFO_TOOL, PromptBuilder, ToolView
+from terrarium.prompt.built import BuiltPrompt, SectionInfo
+from terrarium.prompt.hints import HINT_KEYS
+from terrarium.prompt.inputs import (
+    ChannelView,
+    FieldView,
+    NamedOutputView,
+    PromptInputs,
+    PromptPlugin,
+    Skill,
+    StaticPlugin,
+    TeamMember,
+)
+from terrarium.prompt.registry import Registry, SectionRegistry, VariableRegistry
+from terrarium.prompt.report import format_prompt_report, format_section_map
+from terrarium.prompt.tail import TAIL_ORDER, TailState, Turn, fold_summary
+from terrarium.prompt.templates import compile_template
+
+__all__ = [
+    "HINT_KEYS",
+    "INFO_TOOL",
+    "TAIL_ORDER",
+    "TRUNCATED_MARKER",
+    "BuiltPrompt",
+    "ChannelView",
+    "EstimateTokenizer",
+    "FieldView",
+    "LlamaCppTokenizer",
+    "NamedOutputView",
+    "PromptBuilder",
+    "PromptInputs",
+    "PromptPlugin",
+    "Registry",
+    "SectionInfo",
+    "SectionRegistry",
+    "Skill",
+    "StaticPlugin",
+    "TailBudgets",
+    "TailState",
+    "TeamMember",
+    "Tokenizer",
+    "ToolView",
+    "Turn",
+    "VariableRegistry",
+    "compile_template",
+    "fold_summary",
+    "format_prompt_report",
+    "format_section_map",
+]

@@ -1,0 +1,218 @@
+"""The variable tail: what changes from step to step, ordered from least to most mutable.
+
+Loaded skill bodies change rarely, memory now and then, recalled facts per query, the
+conversation every turn, the status line (step, date) and the one-shot notice every step.
+Each section has a token cap; the conversation gets what the context window leaves and folds
+its oldest turns into one deterministic summary line before anything fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from terrarium.errors import PromptError
+from terrarium.prompt.budget import TailBudgets, Tokenizer, truncate_to
+from terrarium.prompt.inputs import Skill
+
+Role = Literal["system", "user", "assistant", "tool"]
+TAIL_ORDER: tuple[str, ...] = (
+    "loaded_skills",
+    "memory",
+    "recalled",
+    "conversation",
+    "status",
+    "notice",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One conversation message as the chat API sees it."""
+
+    role: Role
+    content: str
+    name: str | None = None
+    tool_call_id: str | None = None
+
+    def message(self) -> dict[str, str]:
+        msg = {"role": self.role, "content": self.content}
+        if self.name is not None:
+            msg["name"] = self.name
+        if self.tool_call_id is not None:
+            msg["tool_call_id"] = self.tool_call_id
+        return msg
+
+    def line(self) -> str:
+        who = self.role if self.name is None else f"{self.role} {self.name}"
+        return f"[{who}] {self.content}"
+
+
+@dataclass(frozen=True, slots=True)
+class TailState:
+    """Per-step input to :meth:`PromptBuilder.build`."""
+
+    step: int
+    now: datetime | None = None
+    loaded_skills: Sequence[str] = ()
+    memory: str = ""
+    recalled: Sequence[str] = ()
+    conversation: Sequence[Turn] = ()
+    notice: str | None = None
+
+
+@dataclass(slots=True)
+class Tail:
+    """The assembled tail: section texts, conversation messages, token counts, flags."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=dict)
+    turns: tuple[Turn, ...] = ()
+    folded: int = 0
+    summary: str = ""
+    truncated: tuple[str, ...] = ()
+
+
+def fold_summary(turns: Sequence[Turn]) -> str:
+    """One deterministic line standing in for ``turns`` (counts by role, first user ask)."""
+    counts: dict[str, int] = {}
+    first_user = ""
+    for t in turns:
+        counts[t.role] = counts.get(t.role, 0) + 1
+        if not first_user and t.role == "user":
+            first_user = " ".join(t.content.split())
+    by_role = ", ".join(f"{counts[r]} {r}" for r in ("user", "assistant", "tool", "system")
+                        if r in counts)
+    n = len(turns)
+    text = f"[earlier: {n} turn{'s' if n != 1 else ''} folded ({by_role})"
+    if first_user:
+        ask = first_user if len(first_user) <= 80 else first_user[:79] + "…"
+        text += f"; the user first asked: {ask!r}"
+    return text + "]"
+
+
+class TailAssembler:
+    """Builds tails for one creature run; caches turn token counts across steps."""
+
+    def __init__(
+        self,
+        skills: Mapping[str, Skill],
+        tokenizer: Tokenizer,
+        budgets: TailBudgets,
+        available: int,
+    ) -> None:
+        self._skills = skills
+        self._tok = tokenizer
+        self._b = budgets
+        self._available = available  # context window minus prefix, reserve and margin
+        self._turn_tokens: dict[str, int] = {}
+
+    def _count_turn(self, t: Turn) -> int:
+        c = self._turn_tokens.get(t.content)
+        if c is None:
+            if len(self._turn_tokens) > 8192:
+                self._turn_tokens.clear()
+            c = self._tok.count(t.content)
+            self._turn_tokens[t.content] = c
+        return c + self._b.turn_overhead
+
+    def _skills_text(self, names: Sequence[str]) -> str:
+        parts = []
+        for name in names:
+            skill = self._skills.get(name)
+            if skill is None:
+                known = ", ".join(sorted(self._skills)) or "(none)"
+                raise PromptError(
+                    f"The loaded skill {name!r} is not one of this creature's skills; "
+                    f"its skills are: {known}."
+                )
+            parts.append(f"### Skill: {skill.name}\n{skill.body.strip()}")
+        return "## Loaded skills\n" + "\n\n".join(parts) if parts else ""
+
+    def build(self, state: TailState) -> Tail:
+        b = self._b
+        tail = Tail()
+        texts = tail.texts
+        tokens = tail.tokens
+        flags: list[str] = []
+        raw = {
+            "loaded_skills": self._skills_text(state.loaded_skills),
+            "memory": f"## Memory\n{state.memory.strip()}" if state.memory.strip() else "",
+            "recalled": (
+                "## Recalled\n" + "\n".join(f"- {r.strip()}" for r in state.recalled)
+                if state.recalled
+                else ""
+            ),
+            "status": _status(state),
+            "notice": f"## Notice\n{state.notice.strip()}" if state.notice else "",
+        }
+        caps = {
+            "loaded_skills": b.loaded_skills,
+            "memory": b.memory,
+            "recalled": b.recalled,
+            "status": b.status,
+            "notice": b.notice,
+        }
+        other = 0
+        for name, text in raw.items():
+            if not text:
+                continue
+            cut, was_cut = truncate_to(text, caps[name], self._tok)
+            if was_cut:
+                flags.append(name)
+            if cut:
+                texts[name] = cut
+                n = self._tok.count(cut)
+                tokens[name] = n
+                other += n
+        cap = self._available - other
+        if b.conversation is not None:
+            cap = min(cap, b.conversation)
+        turns = tuple(state.conversation)
+        if turns:
+            kept, summary, folded = self._fit(turns, cap)
+            tail.turns = kept
+            tail.summary = summary
+            tail.folded = folded
+            if folded:
+                flags.append("conversation")
+            lines = [summary] if summary else []
+            lines += [t.line() for t in kept]
+            texts["conversation"] = "## Conversation\n" + "\n".join(lines)
+            tokens["conversation"] = (
+                sum(self._count_turn(t) for t in kept)
+                + (self._tok.count(summary) + b.turn_overhead if summary else 0)
+            )
+        ordered = {k: texts[k] for k in TAIL_ORDER if k in texts}
+        tail.texts = ordered
+        tail.tokens = {k: tokens[k] for k in ordered}
+        tail.truncated = tuple(k for k in TAIL_ORDER if k in flags)
+        return tail
+
+    def _fit(self, turns: tuple[Turn, ...], cap: int) -> tuple[tuple[Turn, ...], str, int]:
+        costs = [self._count_turn(t) for t in turns]
+        total = sum(costs)
+        if total <= cap:
+            return turns, "", 0
+        # Fold the oldest turns, fewest first, keeping at least the newest turn.
+        for k in range(1, len(turns)):
+            total -= costs[k - 1]
+            summary = fold_summary(turns[:k])
+            if total + self._tok.count(summary) + self._b.turn_overhead <= cap:
+                return turns[k:], summary, k
+        raise PromptError(
+            f"The conversation cannot fit the context window: even with "
+            f"{len(turns) - 1} older turns folded, the newest turn needs {costs[-1]} tokens "
+            f"and only {cap} are left after the prefix, the other tail sections, the reply "
+            f"reserve and the margin.",
+            suggestion="raise the context window, shorten the persona, or lower tail caps",
+        )
+
+
+def _status(state: TailState) -> str:
+    text = f"## Status\nStep {state.step}"
+    if state.now is not None:
+        text += f" · {state.now.isoformat(timespec='seconds')}"
+    return text
