@@ -221,7 +221,10 @@ def _soft_cut(text: str, config: SegmenterConfig) -> int:
     breaks = [m.end() for m in _SOFT_BREAK.finditer(window) if m.end() >= floor]
     if breaks:
         return breaks[-1]
-    space = max(window.rfind(" "), window.rfind("\n"), window.rfind("\t"))
+    # text[max_chars] exists (the cut only happens past max_chars): a word ending exactly
+    # at the limit still fits.
+    edge = text[: config.max_chars + 1]
+    space = max(edge.rfind(" "), edge.rfind("\n"), edge.rfind("\t"))
     if space >= max(config.min_chars, 1):
         return space
     return config.max_chars
