@@ -40,6 +40,8 @@ class ToolView:
 
     name: str
     summary: str
+
+
 _BY_NAME = attrgetter("name")
 
 
@@ -87,9 +89,7 @@ class PromptBuilder:
         self.section_registry = SectionRegistry()
         self._register_facts()
         self._render_prefix()
-        self._tail = TailAssembler(
-            self._skill_map, self.tokenizer, self.budgets, self._available()
-        )
+        self._tail = TailAssembler(self._skill_map, self.tokenizer, self.budgets, self._available())
 
     # -- registries ------------------------------------------------------------------
     def _register_facts(self) -> None:
@@ -187,11 +187,13 @@ class PromptBuilder:
             info_tool=has_info,
             info_example=info_example,
             example_call=(
-                "" if self.native or not example_name
+                ""
+                if self.native or not example_name
                 else self.fmt.render_call(example_name, example_args)
             ),
             syntax_help=(
-                "" if self.native or not example_name
+                ""
+                if self.native or not example_name
                 else syntax_help_of(self.fmt, example_name, example_args)
             ),
             has_sends=any(c.can_send for c in self.channels),
@@ -205,12 +207,12 @@ class PromptBuilder:
         parts: list[tuple[str, str]] = [("persona", persona)]
         parts.append(("tools", tools_section(self.tools, dynamic, info_note)))
         parts.append(("tool_guidance", guidance_section(self.tools)))
+        parts.append(("skills", skills_section(self.skills, i.skill_index_budget_bytes, reach)))
         parts.append(
-            ("skills", skills_section(self.skills, i.skill_index_budget_bytes, reach))
-        )
-        parts.append(
-            ("channels",
-             channels_section(i.creature, self.channels, self.team, self.fmt, self.native))
+            (
+                "channels",
+                channels_section(i.creature, self.channels, self.team, self.fmt, self.native),
+            )
         )
         parts += [(f"hint:{k}", text) for k, text in resolve_hints(i.hint_overrides, facts)]
         parts.append(("outputs", outputs_section(self.named_outputs, self.fmt, self.native)))

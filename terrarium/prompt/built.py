@@ -150,4 +150,3 @@ class BuiltPrompt:
     def to_json(self) -> str:
         """Stable JSON (fixed key order, UTF-8 kept readable) for ``terrarium prompt --json``."""
         return _json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
-

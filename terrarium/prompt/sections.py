@@ -26,9 +26,7 @@ def tool_full_doc(tool: type[Tool]) -> str:
     return tool.full_doc().strip()
 
 
-def tools_section(
-    tools: Sequence[type[Tool]], dynamic: bool, info_note: str
-) -> str:
+def tools_section(tools: Sequence[type[Tool]], dynamic: bool, info_note: str) -> str:
     """Dynamic: a one-line index plus the ``info`` note; static: every tool's full docs."""
     if not tools:
         return ""
@@ -160,9 +158,7 @@ def channels_section(
     return "\n".join(lines)
 
 
-def outputs_section(
-    outputs: Sequence[NamedOutputView], fmt: CallFormat, native: bool
-) -> str:
+def outputs_section(outputs: Sequence[NamedOutputView], fmt: CallFormat, native: bool) -> str:
     """Where text goes: the default output takes plain text, others need their call."""
     if not outputs:
         return ""

@@ -83,8 +83,9 @@ def fold_summary(turns: Sequence[Turn]) -> str:
         counts[t.role] = counts.get(t.role, 0) + 1
         if not first_user and t.role == "user":
             first_user = " ".join(t.content.split())
-    by_role = ", ".join(f"{counts[r]} {r}" for r in ("user", "assistant", "tool", "system")
-                        if r in counts)
+    by_role = ", ".join(
+        f"{counts[r]} {r}" for r in ("user", "assistant", "tool", "system") if r in counts
+    )
     n = len(turns)
     text = f"[earlier: {n} turn{'s' if n != 1 else ''} folded ({by_role})"
     if first_user:
@@ -181,9 +182,8 @@ class TailAssembler:
             lines = [summary] if summary else []
             lines += [t.line() for t in kept]
             texts["conversation"] = "## Conversation\n" + "\n".join(lines)
-            tokens["conversation"] = (
-                sum(self._count_turn(t) for t in kept)
-                + (self._tok.count(summary) + b.turn_overhead if summary else 0)
+            tokens["conversation"] = sum(self._count_turn(t) for t in kept) + (
+                self._tok.count(summary) + b.turn_overhead if summary else 0
             )
         ordered = {k: texts[k] for k in TAIL_ORDER if k in texts}
         tail.texts = ordered
