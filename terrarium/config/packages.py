@@ -1,0 +1,113 @@
+"""``kohaku.yaml`` packages: where they are and how ``@package/path`` resolves.
+
+The search path is, in order: this repository's own package (shipped inside the wheel),
+every folder named in ``TERRARIUM_PATH`` (``os.pathsep``-separated), and the folders above
+the file being loaded that hold a ``kohaku.yaml``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from terrarium.config.located import did_you_mean, from_validation_error
+from terrarium.config.models import HINT_KEYS, KohakuPackage
+from terrarium.config.yamlio import load_yaml
+from terrarium.errors import ConfigError, Location
+from terrarium.paths import data_root
+
+MANIFEST = "kohaku.yaml"
+
+
+@dataclass(slots=True)
+class Package:
+    name: str
+    root: Path
+    manifest: KohakuPackage
+
+    def channel_dirs(self) -> list[Path]:
+        dirs = []
+        for entry in self.manifest.channels or ["channels"]:
+            p = (self.root / entry).resolve()
+            dirs.append(p if p.is_dir() else p.parent)
+        return list(dict.fromkeys(dirs))
+
+
+@dataclass(slots=True)
+class PackageIndex:
+    """Packages by name, in search order (the first one found under a name wins)."""
+
+    packages: dict[str, Package] = field(default_factory=dict)
+    errors: list[ConfigError] = field(default_factory=list)
+
+    def add_root(self, root: Path) -> Package | None:
+        manifest = root / MANIFEST
+        if not manifest.is_file():
+            return None
+        for pkg in self.packages.values():
+            if pkg.root == root.resolve():
+                return pkg
+        try:
+            doc = load_yaml(manifest)
+        except ConfigError as exc:
+            self.errors.append(exc)
+            return None
+        try:
+            model = KohakuPackage.model_validate(doc.data)
+        except ValidationError as exc:
+            self.errors.extend(from_validation_error(doc, exc, KohakuPackage, doc.data))
+            return None
+        for key in model.framework_hints:
+            if key not in HINT_KEYS:
+                self.errors.append(doc.error(
+                    ("framework_hints", key), f"unknown framework hint {key!r}",
+                    did_you_mean(key, HINT_KEYS) or f"known hints: {', '.join(HINT_KEYS)}"))
+        pkg = Package(model.name, root.resolve(), model)
+        self.packages.setdefault(model.name, pkg)
+        return pkg
+
+    def owning(self, path: Path) -> Package | None:
+        """The nearest package whose root holds ``path``."""
+        best: Package | None = None
+        for pkg in self.packages.values():
+            if path.resolve().is_relative_to(pkg.root) and (
+                best is None or len(pkg.root.parts) > len(best.root.parts)
+            ):
+                best = pkg
+        return best
+
+    def resolve_ref(self, ref: str, base_dir: Path, location: Location) -> Path:
+        """``@pkg/sub/path`` → a path inside that package; anything else is relative."""
+        if not ref.startswith("@"):
+            return (base_dir / ref).resolve()
+        name, _, rest = ref[1:].partition("/")
+        pkg = self.packages.get(name)
+        if pkg is None:
+            known = sorted(self.packages)
+            raise ConfigError(
+                f"unknown package {name!r} in reference {ref!r}",
+                location=location,
+                suggestion=did_you_mean(name, known)
+                or f"known packages: {', '.join(known) or 'none'}; add its folder to "
+                "TERRARIUM_PATH",
+            )
+        if not rest:
+            raise ConfigError(f"reference {ref!r} names a package but no path inside it",
+                              location=location, suggestion=f"write @{name}/creatures/NAME")
+        return (pkg.root / rest).resolve()
+
+
+def build_index(start: Path) -> PackageIndex:
+    """Index the packages visible from ``start`` (a file or folder being loaded)."""
+    index = PackageIndex()
+    index.add_root(data_root())
+    for entry in os.environ.get("TERRARIUM_PATH", "").split(os.pathsep):
+        if entry:
+            index.add_root(Path(entry).expanduser())
+    here = start.resolve()
+    for folder in [here, *here.parents] if here.is_dir() else here.parents:
+        index.add_root(folder)
+    return index

@@ -1,0 +1,350 @@
+"""Loading a whole team and checking every cross reference before anything starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from terrarium.config.creature import LoadedCreature, config_file, load_creature
+from terrarium.config.located import did_you_mean, from_validation_error
+from terrarium.config.models import ChannelDecl, ChannelSchemaFile, TerrariumFile
+from terrarium.config.packages import MANIFEST, PackageIndex, build_index
+from terrarium.config.schema_lang import (
+    MessageType,
+    compile_message_type,
+    import_model,
+    message_type_from_model,
+)
+from terrarium.config.yamlio import YamlDoc, load_yaml
+from terrarium.errors import ConfigError, ConfigErrors, Location
+
+TERRARIUM_FILE = "terrarium.yaml"
+
+
+@dataclass(slots=True)
+class ChannelDef:
+    name: str
+    type: Literal["queue", "broadcast"]
+    description: str
+    capacity: int
+    message_type: MessageType | None
+    listeners: tuple[str, ...] = ()
+    senders: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class CreatureDef:
+    """A creature as placed in a team: its merged config and its wiring."""
+
+    name: str
+    loaded: LoadedCreature
+    listen: tuple[str, ...] = ()
+    can_send: tuple[str, ...] = ()
+    output_wiring: tuple[str, ...] = ()
+    hint_overrides: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def config(self) -> Any:
+        return self.loaded.config
+
+    @property
+    def folder(self) -> Path:
+        return self.loaded.folder
+
+
+@dataclass(slots=True)
+class Team:
+    """A validated team: nothing is started until one of these exists."""
+
+    name: str
+    path: Path
+    creatures: dict[str, CreatureDef]
+    channels: dict[str, ChannelDef]
+    input_channel: str | None = None
+    root: CreatureDef | None = None
+    index: PackageIndex | None = None
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent if self.path.is_file() else self.path
+
+    @property
+    def entry(self) -> str | None:
+        """The creature that hears the user: the input channel's first listener."""
+        if self.input_channel:
+            listeners = self.channels[self.input_channel].listeners
+            return listeners[0] if listeners else None
+        return next(iter(self.creatures), None)
+
+
+class SchemaIndex:
+    """Finds and compiles channel message schemas by name, once each."""
+
+    def __init__(self, dirs: list[Path]) -> None:
+        self.dirs = list(dict.fromkeys(dirs))
+        self._cache: dict[str, MessageType | None] = {}
+        self.failed: set[str] = set()  # found but broken: already reported, not "unknown"
+
+    def names(self) -> list[str]:
+        found = {p.stem for d in self.dirs if d.is_dir() for p in d.glob("*.yaml")}
+        return sorted(found)
+
+    def lookup(self, name: str, errors: list[ConfigError]) -> MessageType | None:
+        if name in self._cache:
+            return self._cache[name]
+        result: MessageType | None = None
+        for d in self.dirs:
+            path = d / f"{name}.yaml"
+            if path.is_file():
+                result = load_schema_file(path, errors)
+                if result is None:
+                    self.failed.add(name)
+                break
+        self._cache[name] = result
+        return result
+
+
+def load_schema_file(path: Path, errors: list[ConfigError]) -> MessageType | None:
+    try:
+        doc = load_yaml(path)
+    except ConfigError as exc:
+        errors.append(exc)
+        return None
+    try:
+        parsed = ChannelSchemaFile.model_validate(doc.data)
+    except ValidationError as exc:
+        errors.extend(from_validation_error(doc, exc, ChannelSchemaFile, doc.data))
+        return None
+    return compile_message_type(doc, doc.data, (), parsed.name or path.stem, errors)
+
+
+def _resolve_schema(
+    decl: ChannelDecl, cname: str, doc: YamlDoc, schemas: SchemaIndex, errors: list[ConfigError]
+) -> MessageType | None:
+    ref = decl.message_schema
+    kp = ("terrarium", "channels", cname, "schema")
+    if ref is None:
+        return None
+    if isinstance(ref, dict):
+        n = len(errors)
+        mt = compile_message_type(doc, ref, kp, f"{cname}_message", errors)
+        return mt if len(errors) == n else None
+    if "." in ref or ":" in ref:
+        try:
+            return message_type_from_model(ref, import_model(ref))
+        except ValueError as exc:
+            errors.append(doc.error(kp, f"cannot use schema {ref!r}: {exc}"))
+            return None
+    n = len(errors)
+    mt = schemas.lookup(ref, errors)
+    if mt is None and len(errors) == n and ref not in schemas.failed:
+        known = schemas.names()
+        errors.append(doc.error(kp, f"unknown channel schema {ref!r}",
+                                did_you_mean(ref, known)
+                                or f"known schemas: {', '.join(known) or 'none'}; add "
+                                f"channels/{ref}.yaml"))
+    return mt
+
+
+def _schema_dirs(folder: Path, index: PackageIndex) -> list[Path]:
+    dirs = [folder / "channels"]
+    owner = index.owning(folder)
+    if owner:
+        dirs.extend(owner.channel_dirs())
+    for pkg in index.packages.values():
+        dirs.extend(pkg.channel_dirs())
+    return dirs
+
+
+def _hint_overrides(index: PackageIndex, lc: LoadedCreature) -> dict[str, str]:
+    owner = index.owning(lc.path)
+    merged = dict(owner.manifest.framework_hints) if owner else {}
+    merged.update(lc.config.framework_hint_overrides)
+    return merged
+
+
+def load_team(path: Path) -> Team:
+    """Load and validate a terrarium (folder or terrarium.yaml); raise ConfigErrors."""
+    path = path.resolve()
+    tpath = path / TERRARIUM_FILE if path.is_dir() else path
+    errors: list[ConfigError] = []
+    index = build_index(tpath.parent)
+    errors.extend(index.errors)
+    try:
+        doc = load_yaml(tpath)
+    except ConfigError as exc:
+        raise ConfigErrors([*errors, exc]) from None
+    try:
+        spec = TerrariumFile.model_validate(doc.data).terrarium
+    except ValidationError as exc:
+        raise ConfigErrors(
+            [*errors, *from_validation_error(doc, exc, TerrariumFile, doc.data)]
+        ) from None
+
+    schemas = SchemaIndex(_schema_dirs(tpath.parent, index))
+    channels: dict[str, ChannelDef] = {}
+    for cname, decl in spec.channels.items():
+        if not cname.isidentifier():
+            errors.append(doc.error(("terrarium", "channels", cname),
+                                    f"channel name {cname!r} must be an identifier"))
+        mt = _resolve_schema(decl, cname, doc, schemas, errors)
+        channels[cname] = ChannelDef(cname, decl.type, decl.description, decl.capacity, mt)
+
+    creatures: dict[str, CreatureDef] = {}
+    listeners: dict[str, list[str]] = {c: [] for c in channels}
+    senders: dict[str, list[str]] = {c: [] for c in channels}
+    first_seen: dict[str, int] = {}
+    for i, entry in enumerate(spec.creatures):
+        ekp = ("terrarium", "creatures", i)
+        if entry.name in first_seen:
+            errors.append(doc.error((*ekp, "name"), f"creature name {entry.name!r} is used twice "
+                                    f"(first at creatures[{first_seen[entry.name]}])",
+                                    "give each creature a unique name"))
+            continue
+        first_seen[entry.name] = i
+        if not entry.name.isidentifier():
+            errors.append(doc.error((*ekp, "name"),
+                                    f"creature name {entry.name!r} must be an identifier"))
+        try:
+            cpath = config_file(index.resolve_ref(entry.config, tpath.parent,
+                                                  doc.location((*ekp, "config"))))
+        except ConfigError as exc:
+            errors.append(exc)
+            continue
+        if not cpath.is_file():
+            errors.append(doc.error((*ekp, "config"), f"creature config not found: {cpath}",
+                                    "point `config` at a creature folder holding config.yaml"))
+            continue
+        lc = load_creature(cpath, index, errors)
+        for role, names, table in (("listen", entry.channels.listen, listeners),
+                                   ("can_send", entry.channels.can_send, senders),
+                                   ("output_wiring", entry.output_wiring, senders)):
+            for j, ch in enumerate(names):
+                kp = (*ekp, "channels", role, j) if role != "output_wiring" else (*ekp, role, j)
+                if ch not in channels:
+                    errors.append(doc.error(kp, f"unknown channel {ch!r} in {role}",
+                                            did_you_mean(ch, list(channels))
+                                            or f"declare it under terrarium.channels "
+                                            f"(declared: {', '.join(channels) or 'none'})"))
+                elif entry.name not in table[ch]:
+                    table[ch].append(entry.name)
+        for j, ch in enumerate(entry.output_wiring):
+            mt = channels[ch].message_type if ch in channels else None
+            if mt is not None and "text" not in {f.name for f in mt.fields}:
+                errors.append(doc.error((*ekp, "output_wiring", j),
+                                        f"channel {ch!r} has schema {mt.name!r} without a `text` "
+                                        "field, so turn-end text cannot be delivered on it"))
+        if lc is not None:
+            creatures[entry.name] = CreatureDef(
+                entry.name, lc, tuple(entry.channels.listen), tuple(entry.channels.can_send),
+                tuple(entry.output_wiring), _hint_overrides(index, lc))
+
+    if spec.input_channel is not None:
+        ikp = ("terrarium", "input_channel")
+        if spec.input_channel not in channels:
+            errors.append(doc.error(ikp, f"unknown input channel {spec.input_channel!r}",
+                                    did_you_mean(spec.input_channel, list(channels))))
+        else:
+            senders[spec.input_channel].append("user")
+            mt = channels[spec.input_channel].message_type
+            if mt is not None and "text" not in {f.name for f in mt.fields}:
+                errors.append(doc.error(ikp, f"input channel {spec.input_channel!r} has schema "
+                                        f"{mt.name!r} without a `text` field for user input"))
+    for cname, ch in channels.items():
+        ch.listeners = tuple(listeners[cname])
+        ch.senders = tuple(senders[cname])
+        if ch.senders and not ch.listeners:
+            errors.append(doc.error(("terrarium", "channels", cname),
+                                    f"channel {cname!r} can be sent on (by "
+                                    f"{', '.join(ch.senders)}) but nobody listens to it",
+                                    "add it to some creature's channels.listen"))
+        elif ch.type == "broadcast" and ch.senders and set(ch.listeners) <= set(ch.senders) \
+                and len(ch.listeners) == 1 and ch.listeners == ch.senders:
+            errors.append(doc.error(("terrarium", "channels", cname),
+                                    f"broadcast channel {cname!r} is only heard by its only "
+                                    "sender, so every send would reach nobody"))
+
+    root: CreatureDef | None = None
+    if spec.root is not None:
+        try:
+            rpath = config_file(index.resolve_ref(spec.root.config, tpath.parent,
+                                                  doc.location(("terrarium", "root", "config"))))
+            lc = load_creature(rpath, index, errors) if rpath.is_file() else None
+            if not rpath.is_file():
+                errors.append(doc.error(("terrarium", "root", "config"),
+                                        f"root creature config not found: {rpath}"))
+            if lc is not None:
+                root = CreatureDef("root", lc, hint_overrides=_hint_overrides(index, lc))
+        except ConfigError as exc:
+            errors.append(exc)
+    if errors:
+        raise ConfigErrors(errors)
+    return Team(spec.name, tpath, creatures, channels, spec.input_channel, root, index)
+
+
+def load_single_creature(path: Path) -> Team:
+    """A creature folder run on its own: a team of one, no channels."""
+    path = config_file(path.resolve())
+    errors: list[ConfigError] = []
+    index = build_index(path.parent)
+    errors.extend(index.errors)
+    lc = load_creature(path, index, errors)
+    if errors or lc is None:
+        raise ConfigErrors(errors or [ConfigError("could not load the creature",
+                                                  location=Location(path))])
+    name = lc.config.name or path.parent.name
+    cdef = CreatureDef(name, lc, hint_overrides=_hint_overrides(index, lc))
+    return Team(name, path, {name: cdef}, {}, None, None, index)
+
+
+def load_package(path: Path) -> tuple[PackageIndex, list[Team]]:
+    """Validate a kohaku.yaml package: every creature, terrarium and schema it lists."""
+    root = path.parent if path.is_file() else path
+    index = build_index(root)
+    errors = list(index.errors)
+    pkg = index.add_root(root)
+    if pkg is None:
+        raise ConfigErrors(errors or [ConfigError(f"no {MANIFEST} in {root}",
+                                                  location=Location(root))])
+    teams: list[Team] = []
+    for ch in pkg.manifest.channels:
+        p = root / ch
+        for f in sorted(p.glob("*.yaml")) if p.is_dir() else [p]:
+            load_schema_file(f, errors)
+    for c in pkg.manifest.creatures:
+        load_creature(root / c, index, errors)
+    for t in pkg.manifest.terrariums:
+        try:
+            teams.append(load_team(root / t))
+        except ConfigErrors as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise ConfigErrors(errors)
+    return index, teams
+
+
+def load_any(path: Path) -> Team | tuple[PackageIndex, list[Team]]:
+    """What ``terrarium validate PATH`` loads: a terrarium, a creature, or a package."""
+    p = path.resolve()
+    if not p.exists():
+        raise ConfigErrors([ConfigError(f"path not found: {path}", location=Location(path),
+                                        suggestion="give a terrarium or creature folder")])
+    if p.is_dir():
+        if (p / TERRARIUM_FILE).is_file():
+            return load_team(p)
+        if (p / "config.yaml").is_file():
+            return load_single_creature(p)
+        if (p / MANIFEST).is_file():
+            return load_package(p)
+        raise ConfigErrors([ConfigError(
+            f"{path} holds no {TERRARIUM_FILE}, config.yaml or {MANIFEST}",
+            location=Location(p), suggestion="give a terrarium, creature or package folder")])
+    if p.name == MANIFEST:
+        return load_package(p)
+    doc_first = p.read_text(encoding="utf-8", errors="replace").lstrip().startswith("terrarium:")
+    if p.name == TERRARIUM_FILE or doc_first:
+        return load_team(p)
+    return load_single_creature(p)

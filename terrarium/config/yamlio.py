@@ -1,0 +1,122 @@
+"""YAML loading that remembers where every key and value came from.
+
+pyyaml's composer gives node marks; we build plain Python data from the node tree and keep
+a map from key path to (line, column), so any later error can point at the exact spot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from terrarium.errors import ConfigError, Location
+
+KeyPath = tuple[str | int, ...]
+
+_SCALAR_LOADER = yaml.SafeLoader("")
+
+
+@dataclass(slots=True)
+class YamlDoc:
+    """Parsed YAML plus the position of every node, keyed by its path."""
+
+    path: Path
+    data: Any
+    marks: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
+
+    def location(self, key_path: Sequence[str | int]) -> Location:
+        """Location of the deepest existing prefix of ``key_path`` (never fails)."""
+        kp = tuple(key_path)
+        probe = kp
+        while probe and probe not in self.marks:
+            probe = probe[:-1]
+        line, col = self.marks.get(probe, (1, 1))
+        return Location(file=self.path, line=line, column=col, key_path=kp)
+
+    def error(
+        self, key_path: Sequence[str | int], message: str, suggestion: str | None = None
+    ) -> ConfigError:
+        return ConfigError(message, location=self.location(key_path), suggestion=suggestion)
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
+    doc.marks.setdefault(kp, _mark(node))
+    if isinstance(node, yaml.MappingNode):
+        out: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise ConfigError(
+                    "a mapping key must be a plain scalar, not a list or mapping",
+                    location=Location(doc.path, *_mark(key_node), key_path=kp),
+                )
+            key = _SCALAR_LOADER.construct_object(key_node)
+            if key in out:
+                first = doc.marks.get((*kp, key), (0, 0))[0]
+                raise ConfigError(
+                    f"key {key!r} appears twice in the same mapping (first on line {first})",
+                    location=Location(doc.path, *_mark(key_node), key_path=(*kp, key)),
+                    suggestion="remove or merge one of the two entries",
+                )
+            # the key's own line is the most useful place to point at
+            doc.marks[(*kp, key)] = _mark(key_node)
+            out[key] = _build(value_node, (*kp, key), doc)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_build(item, (*kp, i), doc) for i, item in enumerate(node.value)]
+    return _SCALAR_LOADER.construct_object(node)
+
+
+def parse_yaml(text: str, path: Path) -> YamlDoc:
+    """Parse one YAML document; syntax errors become a ConfigError with line and column."""
+    doc = YamlDoc(path=path, data=None)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        problem = exc.problem or "invalid YAML"
+        ctx = f" ({exc.context})" if exc.context else ""
+        raise ConfigError(
+            f"YAML syntax error: {problem}{ctx}",
+            location=Location(path, line, col),
+            suggestion="check indentation, colons and quotes around this line",
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"YAML error: {exc}", location=Location(path)) from None
+    if node is None:
+        raise ConfigError(
+            "the file is empty", location=Location(path, 1, 1),
+            suggestion="a configuration file must be a YAML mapping of keys to values",
+        )
+    try:
+        doc.data = _build(node, (), doc)
+    except yaml.YAMLError as exc:  # e.g. a malformed timestamp scalar
+        raise ConfigError(f"YAML error: {exc}", location=Location(path, *_mark(node))) from None
+    return doc
+
+
+def load_yaml(path: Path, *, expect_mapping: bool = True) -> YamlDoc:
+    """Read and parse ``path``; a missing file, empty file or non-mapping is a ConfigError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"file not found: {path}", location=Location(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the file: {exc}", location=Location(path)) from None
+    doc = parse_yaml(text, path)
+    if expect_mapping and not isinstance(doc.data, dict):
+        kind = type(doc.data).__name__
+        raise ConfigError(
+            f"the top level must be a mapping of keys to values, not a {kind}",
+            location=Location(path, 1, 1),
+            suggestion="write `key: value` lines at the top level",
+        )
+    return doc
