@@ -48,7 +48,8 @@ _BRACKET = {
     "text": r'( [^\[] | "[" [^/\[] )*',
     # a value char; "[" only when it cannot begin a closing tag
     "bchar": r'[^\n\[] | "[" [^\n\[/a-zA-Z_]',
-    "bfirst": r'[^\n\[@] | "[" [^\n\[/a-zA-Z_] | "@" [^\n\[@]',
+    # a continuation line may not start with "@@" (next argument) or "[" (closing tag)
+    "bfirst": r'[^\n\[@] | "@" [^\n\[@]',
     "bstr": r'bchar* ( "\n" ( bfirst bchar* )? )*',
 }
 
@@ -57,7 +58,8 @@ _XML = {
     "text": r'( [^<] | "<" [^a-zA-Z_<] )*',
     "ent": '"&" ( "lt" | "gt" | "amp" | "quot" | "apos" ) ";"',
     "astr": r'( [^"&<\n] | ent )*',
-    "xstr": r'( [^<&] | ent | "<" [^/<&] )*',
+    # "<" only before a non-name character, so a small model cannot start nesting tags
+    "xstr": r'( [^<&] | ent | "<" [^/<&a-zA-Z_] )*',
 }
 
 
