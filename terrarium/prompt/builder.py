@@ -168,7 +168,8 @@ class PromptBuilder:
                 f"one-line index per tool, but has no {INFO_TOOL!r} tool to read full docs.",
                 suggestion=f"add the {INFO_TOOL!r} tool or use skill_mode 'static'",
             )
-        info_example = self._info_example() if has_info else ""
+        example_name, example_args = self._example_call()
+        info_example = self._info_example(example_name) if has_info else ""
         if has_info:
             info_note = (
                 f"Full documentation of a tool comes from an `{INFO_TOOL}` call with the "
@@ -179,7 +180,6 @@ class PromptBuilder:
             info_note = ""
             reach = "Ask for a skill by name and its full text is loaded into your context."
 
-        example_name, example_args = self._example_call()
         facts = HintFacts(
             native=self.native,
             skill_mode=i.skill_mode,
@@ -234,11 +234,13 @@ class PromptBuilder:
         self.prefix_texts: dict[str, str] = dict(kept)
         self.prefix_tokens = count(self.prefix)
 
-    def _info_example(self) -> str:
+    def _info_example(self, example_name: str) -> str:
+        """An info call about the same tool the hints use as their example."""
         if self.native:
             return ""
         info = next(t for t in self.tools if t.name == INFO_TOOL)
-        target = next((t.name for t in self.tools if t.name != INFO_TOOL), INFO_TOOL)
+        tool_names = {t.name for t in self.tools}
+        target = example_name if example_name in tool_names else INFO_TOOL
         args = dict(model_example(info.args_model))
         str_keys = [k for k, v in args.items() if isinstance(v, str)]
         if str_keys:

@@ -1,0 +1,161 @@
+"""The variable tail: prefix stability, order, caps, folding, chat messages."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from terrarium.errors import PromptError
+from terrarium.prompt import (
+    TAIL_ORDER,
+    TRUNCATED_MARKER,
+    EstimateTokenizer,
+    PromptBuilder,
+    TailBudgets,
+    TailState,
+    Turn,
+    fold_summary,
+)
+
+try:
+    from golden.prompt_inputs import FakeFormat, make_inputs
+except ImportError:  # pragma: no cover
+    from tests.golden.prompt_inputs import FakeFormat, make_inputs
+
+
+def builder(**over: object) -> PromptBuilder:
+    budgets = over.pop("budgets", None)
+    return PromptBuilder(make_inputs(**over), FakeFormat(), EstimateTokenizer(), budgets)  # type: ignore[arg-type]
+
+
+def test_prefix_stable_over_50_steps_and_tail_order_kept() -> None:
+    b = builder()
+    first = b.build(TailState(step=0))
+    prefix_bytes = first.prefix.encode("utf-8")
+    turns: list[Turn] = []
+    t0 = datetime(2025, 1, 1, tzinfo=UTC)
+    for step in range(50):
+        turns.append(Turn("user", f"question {step}: what about topic {step}?"))
+        turns.append(Turn("assistant", f"answer {step}"))
+        state = TailState(
+            step=step,
+            now=t0 + timedelta(minutes=step),
+            loaded_skills=("greeting",) if step % 3 else ("greeting", "weather"),
+            memory=f"memory revision {step}",
+            recalled=[f"fact {step}", f"fact {step + 1}"],
+            conversation=tuple(turns),
+            notice=f"timer {step} fired" if step % 5 == 0 else None,
+        )
+        built = b.build(state)
+        assert built.prefix.encode("utf-8") == prefix_bytes
+        assert built.prefix_hash == first.prefix_hash
+        assert built.messages()[0] == {"role": "system", "content": first.prefix}
+        order = list(built.tail_sections)
+        assert order == [k for k in TAIL_ORDER if k in order]
+        assert order[:4] == ["loaded_skills", "memory", "recalled", "conversation"]
+        assert ("notice" in order) == (step % 5 == 0)
+        assert f"Step {step}" in built.tail_sections["status"]
+        assert built.text().startswith(first.prefix)
+
+
+def test_messages_put_volatile_context_after_history() -> None:
+    b = builder()
+    conv = (Turn("user", "hi"), Turn("assistant", "hey"), Turn("tool", "42", "clock", "c1"))
+    built = b.build(TailState(step=1, memory="m", notice="n", conversation=conv))
+    msgs = built.messages()
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "tool", "system"]
+    assert msgs[3] == {"role": "tool", "content": "42", "name": "clock", "tool_call_id": "c1"}
+    assert msgs[-1]["content"].startswith("## Memory\nm")
+    assert msgs[-1]["content"].endswith("## Notice\nn")
+    # step N+1 with one more turn: every message before the context block is reused as-is
+    nxt = b.build(TailState(step=2, memory="changed", conversation=(*conv, Turn("user", "more"))))
+    assert nxt.messages()[:4] == msgs[:4]
+
+
+def test_section_caps_truncate_with_marker_and_flag() -> None:
+    b = builder(budgets=TailBudgets(memory=20, recalled=15))
+    built = b.build(
+        TailState(step=1, memory="word " * 500, recalled=["r" * 400, "s"], notice="short")
+    )
+    assert built.truncated == ("memory", "recalled")
+    assert built.tail_sections["memory"].endswith(TRUNCATED_MARKER)
+    tok = EstimateTokenizer()
+    assert tok.count(built.tail_sections["memory"]) <= 20
+    assert tok.count(built.tail_sections["recalled"]) <= 15
+    assert not built.tail_sections["notice"].endswith(TRUNCATED_MARKER)
+    info = {s.name: s for s in built.sections}
+    assert info["memory"].zone == "tail" and info["memory"].tokens <= 20
+
+
+def test_no_truncation_no_flags() -> None:
+    built = builder().build(TailState(step=1, memory="small"))
+    assert built.truncated == () and built.folded_turns == 0
+
+
+def test_old_turns_fold_into_one_summary_line() -> None:
+    turns = tuple(
+        Turn("user" if i % 2 == 0 else "assistant", f"turn {i} " + "blah " * 40) for i in range(40)
+    )
+    b = builder(budgets=TailBudgets(conversation=600))
+    built = b.build(TailState(step=7, conversation=turns))
+    assert built.folded_turns > 0
+    assert "conversation" in built.truncated
+    conv = built.tail_sections["conversation"]
+    lines = conv.splitlines()
+    assert lines[1].startswith(f"[earlier: {built.folded_turns} turns folded (")
+    assert "the user first asked: 'turn 0 blah" in lines[1]
+    assert lines[-1].startswith("[assistant] turn 39")  # newest kept
+    msgs = built.messages()
+    assert msgs[1]["role"] == "system" and msgs[1]["content"].startswith("[earlier:")
+    assert len(msgs) == 2 + (40 - built.folded_turns) + 1  # + status context message
+    # deterministic
+    again = builder(budgets=TailBudgets(conversation=600)).build(
+        TailState(step=7, conversation=turns)
+    )
+    assert again.tail_sections == built.tail_sections
+    # fewest turns folded: one fewer fold would not fit
+    tok = EstimateTokenizer()
+    kept = turns[built.folded_turns - 1 :]
+    cost = sum(tok.count(t.content) + 4 for t in kept)
+    summary = fold_summary(turns[: built.folded_turns - 1])
+    assert cost + tok.count(summary) + 4 > 600
+
+
+def test_conversation_cap_follows_context_window() -> None:
+    turns = tuple(Turn("user", "word " * 100) for _ in range(30))
+    small = builder(context_window=3000).build(TailState(step=1, conversation=turns))
+    large = builder(context_window=30000).build(TailState(step=1, conversation=turns))
+    assert small.folded_turns > 0 and large.folded_turns == 0
+    b = TailBudgets()
+    assert small.tokens <= 3000 - b.reply_reserve - b.margin
+
+
+def test_prompt_error_only_when_newest_turn_cannot_fit() -> None:
+    b = builder(budgets=TailBudgets(conversation=50))
+    with pytest.raises(PromptError, match="cannot fit the context window"):
+        b.build(TailState(step=1, conversation=(Turn("user", "x"), Turn("user", "word " * 200))))
+
+
+def test_prefix_larger_than_window_fails_at_construction() -> None:
+    with pytest.raises(PromptError, match="leaves nothing"):
+        builder(context_window=500)
+
+
+def test_unknown_loaded_skill_is_an_error_listing_skills() -> None:
+    with pytest.raises(PromptError, match="'nope' is not one of this creature's skills"):
+        builder().build(TailState(step=1, loaded_skills=("nope",)))
+
+
+def test_loaded_skill_bodies_in_tail_not_prefix() -> None:
+    built = builder().build(TailState(step=1, loaded_skills=("weather",)))
+    assert "Say the temperature first." in built.tail_sections["loaded_skills"]
+    assert "Say the temperature first." not in built.prefix
+
+
+def test_estimate_tokenizer_documented_formula() -> None:
+    tok = EstimateTokenizer()
+    assert tok.count("") == 0
+    assert tok.count("abcdefgh") == 2  # 8 bytes / 4
+    assert tok.count("a b c d e") == 5  # one per word beats 9/4
+    assert tok.count("é" * 4) == 2  # UTF-8 bytes, not characters
