@@ -174,6 +174,6 @@ def outputs_section(outputs: Sequence[NamedOutputView], fmt: CallFormat, native:
             if native:
                 lines.append(f"  Write to it with the `{call}` call (argument: text).")
             else:
-                lines.append("  Write to it with:")
-                lines.append("  " + fmt.render_call(call, {"text": "..."}).replace("\n", "\n  "))
+                lines.append("  Write to it with (the call starts at the line start):")
+                lines.append(fmt.render_call(call, {"text": "..."}))
     return "\n".join(lines)
