@@ -83,11 +83,15 @@ def main() -> None:
     ttfa = anyio.run(ttfa_through_output, synth, runs)
     print(f"first short sentence {SHORT!r} ({short_audio:.2f} s audio), median of {runs}:")
     print(f"  piper PiperVoice.synthesize (baseline) {median_ms(raw)}")
-    print(f"  PiperSynthesizer.synthesize            {median_ms(ours)}  "
-          f"ratio {statistics.median(ours) / statistics.median(raw):.2f}x baseline")
-    print(f"  TTSOutput time to first audio          {median_ms(ttfa)}  "
-          f"ratio {statistics.median(ttfa) / statistics.median(raw):.2f}x baseline, "
-          f"framework share {(statistics.median(ttfa) - statistics.median(raw)) * 1000:.1f} ms")
+    print(
+        f"  PiperSynthesizer.synthesize            {median_ms(ours)}  "
+        f"ratio {statistics.median(ours) / statistics.median(raw):.2f}x baseline"
+    )
+    print(
+        f"  TTSOutput time to first audio          {median_ms(ttfa)}  "
+        f"ratio {statistics.median(ttfa) / statistics.median(raw):.2f}x baseline, "
+        f"framework share {(statistics.median(ttfa) - statistics.median(raw)) * 1000:.1f} ms"
+    )
 
     sentences = split_sentences(PARAGRAPH)
     para_runs = max(5, runs // 3)
@@ -105,16 +109,24 @@ def main() -> None:
         stream_t.append(time.perf_counter() - t)
     rtf_whole = statistics.median(whole_t) / whole_audio
     rtf_stream = statistics.median(stream_t) / stream_audio
-    print(f"paragraph: {len(PARAGRAPH)} chars, {len(sentences)} sentences, "
-          f"{stream_audio:.2f} s audio, median of {para_runs}:")
-    print(f"  whole paragraph in one call (baseline) {median_ms(whole_t)}  RTF {rtf_whole:.3f} "
-          f"({1 / rtf_whole:.1f}x faster than real time)")
-    print(f"  sentence by sentence (streaming)       {median_ms(stream_t)}  RTF {rtf_stream:.3f} "
-          f"({1 / rtf_stream:.1f}x faster than real time), ratio "
-          f"{statistics.median(stream_t) / statistics.median(whole_t):.2f}x baseline")
-    print(f"  first sentence ready after             {median_ms(first_t)}  vs whole paragraph "
-          f"{median_ms(whole_t)} ({statistics.median(whole_t) / statistics.median(first_t):.1f}x "
-          "sooner)")
+    print(
+        f"paragraph: {len(PARAGRAPH)} chars, {len(sentences)} sentences, "
+        f"{stream_audio:.2f} s audio, median of {para_runs}:"
+    )
+    print(
+        f"  whole paragraph in one call (baseline) {median_ms(whole_t)}  RTF {rtf_whole:.3f} "
+        f"({1 / rtf_whole:.1f}x faster than real time)"
+    )
+    print(
+        f"  sentence by sentence (streaming)       {median_ms(stream_t)}  RTF {rtf_stream:.3f} "
+        f"({1 / rtf_stream:.1f}x faster than real time), ratio "
+        f"{statistics.median(stream_t) / statistics.median(whole_t):.2f}x baseline"
+    )
+    print(
+        f"  first sentence ready after             {median_ms(first_t)}  vs whole paragraph "
+        f"{median_ms(whole_t)} ({statistics.median(whole_t) / statistics.median(first_t):.1f}x "
+        "sooner)"
+    )
 
 
 if __name__ == "__main__":

@@ -78,8 +78,11 @@ async def test_piper_through_tts_output_writes_a_wav(tmp_path: Path) -> None:
         seconds = wav.getnframes() / wav.getframerate()
     assert 0.5 < seconds < plausible_max_seconds(text)
     assert seconds == pytest.approx(result.metrics.audio_seconds)
-    assert result.spoken == ["Good evening!", "The forecast says rain, so take a coat.",
-                             "See you soon."]
+    assert result.spoken == [
+        "Good evening!",
+        "The forecast says rain, so take a coat.",
+        "See you soon.",
+    ]
     m = result.metrics
     assert m.time_to_first_audio is not None and m.real_time_factor is not None
     assert m.real_time_factor > 0  # its value is a timing: bench/tts.py reports it

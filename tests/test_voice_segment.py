@@ -13,79 +13,175 @@ from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter, split_se
 
 CASES: list[tuple[str, str, list[str]]] = [
     # plain endings
-    ("two sentences", "Hello there friend. How are you today?",
-     ["Hello there friend.", "How are you today?"]),
+    (
+        "two sentences",
+        "Hello there friend. How are you today?",
+        ["Hello there friend.", "How are you today?"],
+    ),
     ("exclamation", "That is wonderful! I am so glad.", ["That is wonderful!", "I am so glad."]),
-    ("question then answer", "Is it raining? Yes, it is raining hard.",
-     ["Is it raining?", "Yes, it is raining hard."]),
-    ("interrobang run", "You did what?! That is amazing news.",
-     ["You did what?!", "That is amazing news."]),
+    (
+        "question then answer",
+        "Is it raining? Yes, it is raining hard.",
+        ["Is it raining?", "Yes, it is raining hard."],
+    ),
+    (
+        "interrobang run",
+        "You did what?! That is amazing news.",
+        ["You did what?!", "That is amazing news."],
+    ),
     ("no terminator", "this text never ends properly", ["this text never ends properly"]),
     ("trailing spaces", "The end is near.   ", ["The end is near."]),
-    ("leading spaces", "   Starting with spaces. And then more.",
-     ["Starting with spaces.", "And then more."]),
+    (
+        "leading spaces",
+        "   Starting with spaces. And then more.",
+        ["Starting with spaces.", "And then more."],
+    ),
     ("empty", "", []),
     ("only spaces", "   \n  ", []),
     # abbreviations
-    ("Dr. title", "Dr. Smith will see you now. Please wait.",
-     ["Dr. Smith will see you now.", "Please wait."]),
-    ("Mr. and Mrs.", "Mr. and Mrs. Jones arrived late. They apologized.",
-     ["Mr. and Mrs. Jones arrived late.", "They apologized."]),
-    ("e.g. mid sentence", "Use fruit, e.g. apples or pears, in the pie. It tastes great.",
-     ["Use fruit, e.g. apples or pears, in the pie.", "It tastes great."]),
-    ("i.e. mid sentence", "Pick the blue one, i.e. the cheaper one. Thanks a lot.",
-     ["Pick the blue one, i.e. the cheaper one.", "Thanks a lot."]),
-    ("e.g. before capital", "Visit a capital, e.g. Paris or Rome, this year.",
-     ["Visit a capital, e.g. Paris or Rome, this year."]),
-    ("etc. mid sentence", "Bring pens, paper, etc. and a snack please.",
-     ["Bring pens, paper, etc. and a snack please."]),
-    ("etc. at sentence end", "Bring pens, paper, etc. Then we can start the class.",
-     ["Bring pens, paper, etc.", "Then we can start the class."]),
-    ("U.S. mid sentence", "The U.S. economy grew last year. Analysts were surprised.",
-     ["The U.S. economy grew last year.", "Analysts were surprised."]),
-    ("U.S. at sentence end", "She moved to the U.S. It was a big change for her.",
-     ["She moved to the U.S.", "It was a big change for her."]),
-    ("vs.", "It was Ali vs. Frazier that night. The crowd roared.",
-     ["It was Ali vs. Frazier that night.", "The crowd roared."]),
-    ("middle initial", "John F. Kennedy gave a speech. People listened closely.",
-     ["John F. Kennedy gave a speech.", "People listened closely."]),
-    ("St. and Prof.", "Prof. Lee lives on St. James Street. She walks to work.",
-     ["Prof. Lee lives on St. James Street.", "She walks to work."]),
-    ("a.m.", "The meeting is at 9 a.m. tomorrow morning. Be on time.",
-     ["The meeting is at 9 a.m. tomorrow morning.", "Be on time."]),
+    (
+        "Dr. title",
+        "Dr. Smith will see you now. Please wait.",
+        ["Dr. Smith will see you now.", "Please wait."],
+    ),
+    (
+        "Mr. and Mrs.",
+        "Mr. and Mrs. Jones arrived late. They apologized.",
+        ["Mr. and Mrs. Jones arrived late.", "They apologized."],
+    ),
+    (
+        "e.g. mid sentence",
+        "Use fruit, e.g. apples or pears, in the pie. It tastes great.",
+        ["Use fruit, e.g. apples or pears, in the pie.", "It tastes great."],
+    ),
+    (
+        "i.e. mid sentence",
+        "Pick the blue one, i.e. the cheaper one. Thanks a lot.",
+        ["Pick the blue one, i.e. the cheaper one.", "Thanks a lot."],
+    ),
+    (
+        "e.g. before capital",
+        "Visit a capital, e.g. Paris or Rome, this year.",
+        ["Visit a capital, e.g. Paris or Rome, this year."],
+    ),
+    (
+        "etc. mid sentence",
+        "Bring pens, paper, etc. and a snack please.",
+        ["Bring pens, paper, etc. and a snack please."],
+    ),
+    (
+        "etc. at sentence end",
+        "Bring pens, paper, etc. Then we can start the class.",
+        ["Bring pens, paper, etc.", "Then we can start the class."],
+    ),
+    (
+        "U.S. mid sentence",
+        "The U.S. economy grew last year. Analysts were surprised.",
+        ["The U.S. economy grew last year.", "Analysts were surprised."],
+    ),
+    (
+        "U.S. at sentence end",
+        "She moved to the U.S. It was a big change for her.",
+        ["She moved to the U.S.", "It was a big change for her."],
+    ),
+    (
+        "vs.",
+        "It was Ali vs. Frazier that night. The crowd roared.",
+        ["It was Ali vs. Frazier that night.", "The crowd roared."],
+    ),
+    (
+        "middle initial",
+        "John F. Kennedy gave a speech. People listened closely.",
+        ["John F. Kennedy gave a speech.", "People listened closely."],
+    ),
+    (
+        "St. and Prof.",
+        "Prof. Lee lives on St. James Street. She walks to work.",
+        ["Prof. Lee lives on St. James Street.", "She walks to work."],
+    ),
+    (
+        "a.m.",
+        "The meeting is at 9 a.m. tomorrow morning. Be on time.",
+        ["The meeting is at 9 a.m. tomorrow morning.", "Be on time."],
+    ),
     # numbers
-    ("decimal", "Pi is about 3.14159 in value. Remember that.",
-     ["Pi is about 3.14159 in value.", "Remember that."]),
-    ("price", "It costs $4.99 at the store. That is cheap.",
-     ["It costs $4.99 at the store.", "That is cheap."]),
-    ("version and domain", "Install version 2.0.1 from example.com today. It works.",
-     ["Install version 2.0.1 from example.com today.", "It works."]),
-    ("number ends sentence", "The answer is 42. Nobody knows why it is.",
-     ["The answer is 42.", "Nobody knows why it is."]),
-    ("numbered list", "1. Buy some milk\n2. Walk the dog\n\nThat is the plan for today.",
-     ["1. Buy some milk\n2. Walk the dog", "That is the plan for today."]),
+    (
+        "decimal",
+        "Pi is about 3.14159 in value. Remember that.",
+        ["Pi is about 3.14159 in value.", "Remember that."],
+    ),
+    (
+        "price",
+        "It costs $4.99 at the store. That is cheap.",
+        ["It costs $4.99 at the store.", "That is cheap."],
+    ),
+    (
+        "version and domain",
+        "Install version 2.0.1 from example.com today. It works.",
+        ["Install version 2.0.1 from example.com today.", "It works."],
+    ),
+    (
+        "number ends sentence",
+        "The answer is 42. Nobody knows why it is.",
+        ["The answer is 42.", "Nobody knows why it is."],
+    ),
+    (
+        "numbered list",
+        "1. Buy some milk\n2. Walk the dog\n\nThat is the plan for today.",
+        ["1. Buy some milk\n2. Walk the dog", "That is the plan for today."],
+    ),
     # ellipses
-    ("ellipsis pause", "Well... let me think about that. Okay, I know.",
-     ["Well... let me think about that.", "Okay, I know."]),
-    ("ellipsis end", "I was going to say something... But I forgot it.",
-     ["I was going to say something...", "But I forgot it."]),
-    ("unicode ellipsis", "And then it happened… Nobody saw it coming.",
-     ["And then it happened…", "Nobody saw it coming."]),
-    ("unicode ellipsis pause", "Hmm… maybe tomorrow would be better for us.",
-     ["Hmm… maybe tomorrow would be better for us."]),
+    (
+        "ellipsis pause",
+        "Well... let me think about that. Okay, I know.",
+        ["Well... let me think about that.", "Okay, I know."],
+    ),
+    (
+        "ellipsis end",
+        "I was going to say something... But I forgot it.",
+        ["I was going to say something...", "But I forgot it."],
+    ),
+    (
+        "unicode ellipsis",
+        "And then it happened… Nobody saw it coming.",
+        ["And then it happened…", "Nobody saw it coming."],
+    ),
+    (
+        "unicode ellipsis pause",
+        "Hmm… maybe tomorrow would be better for us.",
+        ["Hmm… maybe tomorrow would be better for us."],
+    ),
     # quotes and brackets
-    ("closing quote", 'He said "hi there." Then he left the room.',
-     ['He said "hi there."', "Then he left the room."]),
-    ("curly quote", "She whispered “good night.” The lights went out.",
-     ["She whispered “good night.”", "The lights went out."]),
-    ("closing paren", "We left early (it was late.) Nobody minded at all.",
-     ["We left early (it was late.)", "Nobody minded at all."]),
-    ("quote question", 'She asked "are you coming?" I said no to her.',
-     ['She asked "are you coming?"', "I said no to her."]),
-    ("bold closer", "**This is important.** Please read it twice.",
-     ["**This is important.**", "Please read it twice."]),
-    ("opening quote starts next", 'It was late. "Go home," she said softly.',
-     ["It was late.", '"Go home," she said softly.']),
+    (
+        "closing quote",
+        'He said "hi there." Then he left the room.',
+        ['He said "hi there."', "Then he left the room."],
+    ),
+    (
+        "curly quote",
+        "She whispered “good night.” The lights went out.",
+        ["She whispered “good night.”", "The lights went out."],
+    ),
+    (
+        "closing paren",
+        "We left early (it was late.) Nobody minded at all.",
+        ["We left early (it was late.)", "Nobody minded at all."],
+    ),
+    (
+        "quote question",
+        'She asked "are you coming?" I said no to her.',
+        ['She asked "are you coming?"', "I said no to her."],
+    ),
+    (
+        "bold closer",
+        "**This is important.** Please read it twice.",
+        ["**This is important.**", "Please read it twice."],
+    ),
+    (
+        "opening quote starts next",
+        'It was late. "Go home," she said softly.',
+        ["It was late.", '"Go home," she said softly.'],
+    ),
     # CJK
     ("cjk", "你好吗？我很好。谢谢你。", ["你好吗？", "我很好。", "谢谢你。"]),
     ("japanese", "今日は晴れです。明日は雨でしょう！", ["今日は晴れです。", "明日は雨でしょう！"]),
@@ -93,19 +189,34 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("mixed cjk english", "This is English. 这是中文。", ["This is English.", "这是中文。"]),
     # minimum length merges short fragments
     ("short merges", "Hi! How are you doing today?", ["Hi! How are you doing today?"]),
-    ("several short", "Yes. No. Maybe so. I really cannot decide now.",
-     ["Yes. No. Maybe so.", "I really cannot decide now."]),
+    (
+        "several short",
+        "Yes. No. Maybe so. I really cannot decide now.",
+        ["Yes. No. Maybe so.", "I really cannot decide now."],
+    ),
     ("short tail stays", "This is a full sentence. Ok.", ["This is a full sentence.", "Ok."]),
     # paragraphs
-    ("paragraph break", "First paragraph without a stop\n\nSecond paragraph here.",
-     ["First paragraph without a stop", "Second paragraph here."]),
-    ("single newline is space", "A line that wraps\nonto the next line. Done now, yes.",
-     ["A line that wraps\nonto the next line.", "Done now, yes."]),
+    (
+        "paragraph break",
+        "First paragraph without a stop\n\nSecond paragraph here.",
+        ["First paragraph without a stop", "Second paragraph here."],
+    ),
+    (
+        "single newline is space",
+        "A line that wraps\nonto the next line. Done now, yes.",
+        ["A line that wraps\nonto the next line.", "Done now, yes."],
+    ),
     # lowercase after a period is not a sentence end
-    ("lowercase continues", "See fig. three for details. It is clear.",
-     ["See fig. three for details.", "It is clear."]),
-    ("url question mark", "Open example.com/?q=1 in a browser. It loads fast.",
-     ["Open example.com/?q=1 in a browser.", "It loads fast."]),
+    (
+        "lowercase continues",
+        "See fig. three for details. It is clear.",
+        ["See fig. three for details.", "It is clear."],
+    ),
+    (
+        "url question mark",
+        "Open example.com/?q=1 in a browser. It loads fast.",
+        ["Open example.com/?q=1 in a browser.", "It loads fast."],
+    ),
 ]
 
 
@@ -157,8 +268,10 @@ def test_cjk_sentence_needs_no_space() -> None:
 
 def test_max_wait_cuts_at_last_comma() -> None:
     cfg = SegmenterConfig(min_chars=5, max_chars=60)
-    text = ("this clause keeps going and going, with no end in sight, and it still goes on "
-            "and on without stopping")
+    text = (
+        "this clause keeps going and going, with no end in sight, and it still goes on "
+        "and on without stopping"
+    )
     out = split_sentences(text, cfg)
     assert out[0] == "this clause keeps going and going, with no end in sight,"
     assert " ".join(out) == " ".join(text.split())
@@ -219,8 +332,9 @@ _ALPHABET = st.sampled_from(
     cuts=st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=8),
     max_chars=st.integers(min_value=12, max_value=80),
 )
-def test_any_split_gives_the_same_sentences(parts: list[str], cuts: list[int],
-                                            max_chars: int) -> None:
+def test_any_split_gives_the_same_sentences(
+    parts: list[str], cuts: list[int], max_chars: int
+) -> None:
     text = "".join(parts)
     cfg = SegmenterConfig(min_chars=4, max_chars=max_chars)
     whole = split_sentences(text, cfg)

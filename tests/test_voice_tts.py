@@ -155,10 +155,15 @@ async def test_utterances_play_one_after_another() -> None:
         await speak(tts, "a", "First reply here. It has two sentences.")
         await speak(tts, "b", "Second reply is here.")
     assert [e for e in sink.log if e[0] != "played"] == [
-        ("begin", "a"), ("finish", "a"), ("begin", "b"), ("finish", "b"),
+        ("begin", "a"),
+        ("finish", "a"),
+        ("begin", "b"),
+        ("finish", "b"),
     ]
     assert [t for k, t in sink.log if k == "played"] == [
-        "First reply here.", "It has two sentences.", "Second reply is here.",
+        "First reply here.",
+        "It has two sentences.",
+        "Second reply is here.",
     ]
 
 
@@ -262,8 +267,7 @@ async def test_metrics_and_observer_events() -> None:
     clock = FakeClock()
     synth = FakeSynth(clock, cost=0.05)
     events: list[object] = []
-    async with TTSOutput(synth, GatedSink(gated=False), observer=events.append,
-                         clock=clock) as tts:
+    async with TTSOutput(synth, GatedSink(gated=False), observer=events.append, clock=clock) as tts:
         await tts.begin("m")
         clock.now += 0.2
         await tts.write("Hello there, my")

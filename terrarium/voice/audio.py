@@ -116,9 +116,7 @@ class NullAudioSink:
     async def play(self, clip: AudioClip) -> None:
         if self._info is None:
             raise VoiceError("play() was called with no open utterance; call begin() first.")
-        self._info = self._info.model_copy(
-            update={"duration": self._info.duration + clip.duration}
-        )
+        self._info = self._info.model_copy(update={"duration": self._info.duration + clip.duration})
 
     async def finish(self) -> UtteranceAudio:
         info, self._info = self._info, None
@@ -174,9 +172,7 @@ class DeviceSink:
             await anyio.to_thread.run_sync(self._sd.wait, abandon_on_cancel=True)
         finally:
             self._sd.stop()  # on a barge-in this also releases the abandoned wait()
-        self._info = self._info.model_copy(
-            update={"duration": self._info.duration + clip.duration}
-        )
+        self._info = self._info.model_copy(update={"duration": self._info.duration + clip.duration})
 
     async def finish(self) -> UtteranceAudio:
         info, self._info = self._info, None

@@ -51,7 +51,10 @@ class PrintOutput:
     """Writes the streamed text to a text stream or a callback, one line per utterance."""
 
     def __init__(
-        self, stream: TextIO | None = None, *, callback: Callable[[str], None] | None = None,
+        self,
+        stream: TextIO | None = None,
+        *,
+        callback: Callable[[str], None] | None = None,
         prefix: str = "",
     ) -> None:
         self._stream = stream
@@ -121,9 +124,7 @@ class CollectOutput:
     async def interrupt(self) -> CutReport | None:
         if self._current is None:
             return None
-        report = CutReport(
-            utterance_id=self._current, spoken_text=self.utterances[self._current]
-        )
+        report = CutReport(utterance_id=self._current, spoken_text=self.utterances[self._current])
         self.cut.append(report)
         self._current = None
         return report

@@ -202,9 +202,7 @@ class TTSOutput:
         synth_send, synth_recv = anyio.create_memory_object_stream[_Sentence | _End](
             self._queue_size
         )
-        play_send, play_recv = anyio.create_memory_object_stream[_Clip | _End](
-            self._playback_size
-        )
+        play_send, play_recv = anyio.create_memory_object_stream[_Clip | _End](self._playback_size)
         async with AsyncExitStack() as stack:
             tg = await stack.enter_async_context(anyio.create_task_group())
             tg.start_soon(self._synth_worker, synth_recv, play_send)
@@ -434,9 +432,7 @@ class TTSOutput:
             cut_text=unplayed,
         )
 
-    def _finish(
-        self, utt: _Utterance, audio: UtteranceAudio | None, cut: CutReport | None
-    ) -> None:
+    def _finish(self, utt: _Utterance, audio: UtteranceAudio | None, cut: CutReport | None) -> None:
         if utt.done.is_set():
             return
         utt.result = UtteranceResult(
