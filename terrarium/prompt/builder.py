@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
@@ -43,6 +44,16 @@ class ToolView:
 
 
 _BY_NAME = attrgetter("name")
+
+
+@lru_cache(maxsize=1024)
+def _tool_view(tool: type[Tool]) -> ToolView:
+    return ToolView(tool.name, tool.summary)
+
+
+@lru_cache(maxsize=1024)
+def _tool_owner(tool: type[Tool]) -> str:
+    return f"tool class {tool.__module__}.{tool.__qualname__}"
 
 
 def _plugin_key(p: Any) -> tuple[int, str]:
@@ -95,29 +106,27 @@ class PromptBuilder:
     def _register_facts(self) -> None:
         i = self.inputs
         calls: Registry[str] = Registry("call name")
-        tools: list[type[Tool]] = []
-        for t in i.tools:
-            calls.register(t.name, "tool", f"tool class {_owner_of(t)}")
-            tools.append(t)
+        calls.register_many((t.name, "tool", _tool_owner(t)) for t in i.tools)
         channels = Registry[Any]("channel")
-        for c in i.channels:
-            channels.register(c.name, c, "terrarium wiring")
-            if c.can_send:
-                calls.register(send_call_name(c.name), "send", f"channel {c.name!r}")
+        channels.register_many((c.name, c, "terrarium wiring") for c in i.channels)
+        calls.register_many(
+            (send_call_name(c.name), "send", f"channel {c.name!r}")
+            for c in i.channels
+            if c.can_send
+        )
         skills: Registry[Skill] = Registry("skill")
-        for s in i.skills:
-            skills.register(s.name, s, f"skill source {s.source}")
+        skills.register_many((s.name, s, s.source) for s in i.skills)
         outputs = Registry[Any]("named output")
-        for o in i.named_outputs:
-            outputs.register(o.name, o, "output.named_outputs")
-            if not o.default:
-                calls.register(output_call_name(o.name), "output", f"named output {o.name!r}")
+        outputs.register_many((o.name, o, "output.named_outputs") for o in i.named_outputs)
+        calls.register_many(
+            (output_call_name(o.name), "output", f"named output {o.name!r}")
+            for o in i.named_outputs
+            if not o.default
+        )
         plugins = Registry[Any]("prompt plugin")
-        for p in i.plugins:
-            plugins.register(p.name, p, f"plugin {_owner_of(p)}")
+        plugins.register_many((p.name, p, f"plugin {_owner_of(p)}") for p in i.plugins)
         team = Registry[Any]("team member")
-        for m in i.team:
-            team.register(m.name, m, "terrarium wiring")
+        team.register_many((m.name, m, "terrarium wiring") for m in i.team)
         defaults = [o for o in i.named_outputs if o.default]
         if len(defaults) > 1:
             raise PromptError(
@@ -126,13 +135,13 @@ class PromptBuilder:
                 "plain text."
             )
 
-        self.tools = tuple(sorted(tools, key=_BY_NAME))
+        self.tools = tuple(sorted(i.tools, key=_BY_NAME))
         self.channels = tuple(sorted(i.channels, key=_BY_NAME))
         self.skills = tuple(sorted(i.skills, key=_BY_NAME))
         self.named_outputs = tuple(sorted(i.named_outputs, key=_BY_NAME))
         self.plugins = tuple(sorted(i.plugins, key=_plugin_key))
         self.team = tuple(sorted(i.team, key=_BY_NAME))
-        self._skill_map = {s.name: s for s in self.skills}
+        self._skill_map = skills.as_dict()
         self.call_names = tuple(calls.names())
 
         reg = self.variables.register
@@ -142,7 +151,7 @@ class PromptBuilder:
         reg("model", i.model, "controller")
         reg("context_window", i.context_window, "controller")
         reg("cwd", str(i.cwd), "runtime")
-        reg("tools", tuple(ToolView(t.name, t.summary) for t in self.tools), "tools")
+        reg("tools", tuple(map(_tool_view, self.tools)), "tools")
         reg("channels", self.channels, "channels")
         reg("team", self.team, "terrarium")
         reg("named_outputs", self.named_outputs, "output")

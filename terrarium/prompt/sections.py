@@ -57,29 +57,28 @@ def skills_section(skills: Sequence[Skill], budget: int, reach: str) -> str:
     if not skills:
         return ""
     header = f"## Skills\n{reach}\n"
-    lines = [f"- {s.name}: {s.summary}\n" for s in skills]
-    sizes = [len(line.encode("utf-8")) for line in lines]
     used = len(header.encode("utf-8"))
-    total = used + sum(sizes)
-    if total <= budget:
-        return (header + "".join(lines)).rstrip("\n")
-    n = len(lines)
-    best = -1
-    for kept in range(n):  # largest kept such that header + lines + overflow line fits
-        footer = _overflow(n - kept, skills[kept - 1].name if kept else None)
-        if used + len(footer.encode("utf-8")) <= budget:
-            best = kept
-        used += sizes[kept]
+    lines: list[str] = []
+    cum: list[int] = [used]  # cum[k]: bytes of header + the first k lines
+    for s in skills:  # build lines only while they can still fit
+        line = f"- {s.name}: {s.summary}\n"
+        used += len(line.encode("utf-8"))
         if used > budget:
             break
-    if best < 0:
-        raise PromptError(
-            f"The skill index budget of {budget} bytes cannot hold even the skill index "
-            f"header and its overflow line.",
-            suggestion="raise skill_index_budget_bytes (the default is 4096)",
-        )
-    footer = _overflow(n - best, skills[best - 1].name if best else None)
-    return (header + "".join(lines[:best]) + footer).rstrip("\n")
+        lines.append(line)
+        cum.append(used)
+    n = len(skills)
+    if len(lines) == n:
+        return (header + "".join(lines)).rstrip("\n")
+    for kept in range(len(lines), -1, -1):  # usually the first or second try fits
+        footer = _overflow(n - kept, skills[kept - 1].name if kept else None)
+        if cum[kept] + len(footer.encode("utf-8")) <= budget:
+            return (header + "".join(lines[:kept]) + footer).rstrip("\n")
+    raise PromptError(
+        f"The skill index budget of {budget} bytes cannot hold even the skill index "
+        f"header and its overflow line.",
+        suggestion="raise skill_index_budget_bytes (the default is 4096)",
+    )
 
 
 def _overflow(left_out: int, last_shown: str | None) -> str:
@@ -174,6 +173,6 @@ def outputs_section(outputs: Sequence[NamedOutputView], fmt: CallFormat, native:
             if native:
                 lines.append(f"  Write to it with the `{call}` call (argument: text).")
             else:
-                lines.append("  Write to it with (the call starts at the line start):")
+                lines.append("  Write to it with:")
                 lines.append(fmt.render_call(call, {"text": "..."}))
     return "\n".join(lines)

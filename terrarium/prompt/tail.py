@@ -173,7 +173,7 @@ class TailAssembler:
             cap = min(cap, b.conversation)
         turns = tuple(state.conversation)
         if turns:
-            kept, summary, folded = self._fit(turns, cap)
+            kept, summary, folded, conv_tokens = self._fit(turns, cap)
             tail.turns = kept
             tail.summary = summary
             tail.folded = folded
@@ -182,26 +182,26 @@ class TailAssembler:
             lines = [summary] if summary else []
             lines += [t.line() for t in kept]
             texts["conversation"] = "## Conversation\n" + "\n".join(lines)
-            tokens["conversation"] = sum(self._count_turn(t) for t in kept) + (
-                self._tok.count(summary) + b.turn_overhead if summary else 0
-            )
+            tokens["conversation"] = conv_tokens
         ordered = {k: texts[k] for k in TAIL_ORDER if k in texts}
         tail.texts = ordered
         tail.tokens = {k: tokens[k] for k in ordered}
         tail.truncated = tuple(k for k in TAIL_ORDER if k in flags)
         return tail
 
-    def _fit(self, turns: tuple[Turn, ...], cap: int) -> tuple[tuple[Turn, ...], str, int]:
+    def _fit(self, turns: tuple[Turn, ...], cap: int) -> tuple[tuple[Turn, ...], str, int, int]:
+        """(kept turns, summary line, turns folded, tokens used)."""
         costs = [self._count_turn(t) for t in turns]
         total = sum(costs)
         if total <= cap:
-            return turns, "", 0
+            return turns, "", 0, total
         # Fold the oldest turns, fewest first, keeping at least the newest turn.
         for k in range(1, len(turns)):
             total -= costs[k - 1]
             summary = fold_summary(turns[:k])
-            if total + self._tok.count(summary) + self._b.turn_overhead <= cap:
-                return turns[k:], summary, k
+            used = total + self._tok.count(summary) + self._b.turn_overhead
+            if used <= cap:
+                return turns[k:], summary, k, used
         raise PromptError(
             f"The conversation cannot fit the context window: even with "
             f"{len(turns) - 1} older turns folded, the newest turn needs {costs[-1]} tokens "

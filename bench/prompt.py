@@ -1,0 +1,190 @@
+"""Prompt aggregator benchmark: full assembly and tail-only rebuild.
+
+Creature: 40 tools, 200 skills, 12 channels, 8 plugins, 50 conversation turns, bracket
+format. Prints the median of N runs in microseconds, and the ratio against a baseline
+measured in the same run: a cold assembly (template and tool-doc caches cleared first),
+i.e. what the first creature start pays.
+
+    python bench/prompt.py [--runs 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from terrarium.formats import get_format
+from terrarium.prompt import (
+    ChannelView,
+    FieldView,
+    NamedOutputView,
+    PromptBuilder,
+    PromptInputs,
+    Skill,
+    StaticPlugin,
+    TailState,
+    TeamMember,
+    Turn,
+)
+from terrarium.prompt.examples import model_example
+from terrarium.prompt.sections import tool_full_doc
+from terrarium.prompt.templates import compile_template
+from terrarium.tools.base import Tool
+
+PERSONA = """You are {{ creature }}, a helpful creature running on {{ model }} in {{ cwd }}.
+You have {{ tools|length }} tools and {{ skills|length }} skills.
+{% for c in channels %}{% if c.listen %}- you hear {{ c.name }}
+{% endif %}{% endfor %}Be concise.
+"""
+
+
+def make_tools(n: int) -> tuple[type[Tool], ...]:
+    class InfoArgs(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        name: str = Field(description="tool or skill name")
+
+    tools: list[type[Tool]] = [
+        type("Info", (Tool,), {"name": "info", "summary": "Full docs.", "args_model": InfoArgs})
+    ]
+    for i in range(n - 1):
+        args = create_model(  # type: ignore[call-overload]
+            f"Args{i}",
+            __config__=ConfigDict(extra="forbid"),
+            query=(str, Field(description="what")),
+            limit=(int, Field(5, description="how many")),
+        )
+        tools.append(
+            type(
+                f"Tool{i}",
+                (Tool,),
+                {
+                    "name": f"tool_{i:02d}",
+                    "summary": f"Does thing number {i} well.",
+                    "documentation": f"Long documentation for tool {i}. " * 3,
+                    "args_model": args,
+                    "guidance": f"Use tool_{i:02d} when thing {i} matters." if i % 3 else "",
+                    "guidance_bucket": ("first", "normal", "last")[i % 3],
+                },
+            )
+        )
+    return tuple(tools)
+
+
+def make_inputs(skill_mode: str = "dynamic") -> PromptInputs:
+    channels = tuple(
+        ChannelView(
+            name=f"chan_{i:02d}",
+            type="queue" if i % 2 else "broadcast",
+            description=f"Channel {i} carries messages of kind {i}.",
+            schema_name=f"Msg{i}",
+            fields=(
+                FieldView("text", "str", True, "the text"),
+                FieldView("priority", "int", False, "priority", 0),
+                FieldView("tags", "list[str]", False, "tags"),
+            ),
+            listen=i % 3 != 0,
+            can_send=i % 2 == 0,
+            listeners=("a", "b"),
+            senders=("c",),
+        )
+        for i in range(12)
+    )
+    return PromptInputs(
+        creature="router",
+        persona_source=PERSONA,
+        persona_file=Path("creatures/router/prompts/system.md"),
+        tool_format="bracket",
+        skill_mode=skill_mode,  # type: ignore[arg-type]
+        tools=make_tools(40),
+        skills=tuple(
+            Skill(f"skill_{i:03d}", f"How to handle situation {i}.", f"Body {i}.", "pkg")
+            for i in range(200)
+        ),
+        channels=channels,
+        team=tuple(TeamMember(f"member_{i}", f"Member {i}.") for i in range(6)),
+        named_outputs=(
+            NamedOutputView("tts", "tts", "spoken", default=True),
+            NamedOutputView("log", "file", "log"),
+        ),
+        plugins=tuple(
+            StaticPlugin(f"plugin_{i}", i % 3, f"Plugin {i} says hello.") for i in range(8)
+        ),
+        model="smollm2-135m",
+        context_window=32768,
+        cwd=Path("/srv"),
+    )
+
+
+STATE = TailState(
+    step=50,
+    loaded_skills=("skill_001", "skill_002"),
+    memory="The user likes jazz. " * 5,
+    recalled=("fact one", "fact two", "fact three"),
+    conversation=tuple(
+        Turn("user" if i % 2 == 0 else "assistant", f"Message {i} about topic {i % 7}. " * 4)
+        for i in range(50)
+    ),
+    notice="A timer fired.",
+)
+
+
+def clear_caches() -> None:
+    compile_template.cache_clear()
+    tool_full_doc.cache_clear()
+    model_example.cache_clear()
+
+
+def median_us(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter_ns()
+        fn()
+        times.append(time.perf_counter_ns() - t0)
+    return statistics.median(times) / 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=200)
+    runs = ap.parse_args().runs
+    fmt = get_format("bracket")
+    for mode in ("dynamic", "static"):
+        inputs = make_inputs(mode)
+        builder = PromptBuilder(inputs, fmt)
+        builder.build(STATE)  # warm caches (templates, tool docs, examples, turn counts)
+
+        def full(inputs: PromptInputs = inputs) -> object:
+            return PromptBuilder(inputs, fmt).build(STATE)
+
+        def cold(inputs: PromptInputs = inputs) -> object:
+            clear_caches()
+            return PromptBuilder(inputs, fmt).build(STATE)
+
+        def tail(builder: PromptBuilder = builder) -> object:
+            return builder.build(STATE)
+
+        cold_us = median_us(cold, max(20, runs // 4))
+        full_us = median_us(full, runs)
+        tail_us = median_us(tail, runs)
+        prefix = builder.prefix
+        print(
+            f"[{mode}] prefix {len(prefix.encode())} B, {builder.prefix_tokens} tok; "
+            f"{len(builder.prefix_sections)} prefix sections"
+        )
+        print(f"[{mode}] full assembly (warm caches) median {full_us:8.1f} µs  (target ≤ 200)")
+        print(f"[{mode}] tail-only rebuild           median {tail_us:8.1f} µs  (target ≤ 50)")
+        print(
+            f"[{mode}] baseline cold assembly      median {cold_us:8.1f} µs  "
+            f"→ warm is {cold_us / full_us:.1f}× faster; tail is {full_us / tail_us:.1f}× "
+            "cheaper than full"
+        )
+    clear_caches()
+
+
+if __name__ == "__main__":
+    main()
