@@ -37,7 +37,7 @@ class FieldKind:
     optional: bool = False
     choices: tuple[Any, ...] = ()  # for "choice": the allowed values, in declaration order
     container: str = ""  # for "json": "list" or "object"
-    item: FieldKind | None = None  # for a list: its element kind
+    item: FieldKind | None = None  # for a list: its element kind; for a dict: its value kind
 
 
 def field_kind(annotation: Any) -> FieldKind:
@@ -70,7 +70,9 @@ def field_kind(annotation: Any) -> FieldKind:
         item = field_kind(args[0]) if len(args) == 1 else None
         return FieldKind("json", optional, container="list", item=item)
     if origin is dict or annotation is dict:
-        return FieldKind("json", optional, container="object")
+        args = typing.get_args(annotation)
+        item = field_kind(args[1]) if len(args) == 2 else None
+        return FieldKind("json", optional, container="object", item=item)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return FieldKind("json", optional, container="object")
     return FieldKind("any", optional)
@@ -125,7 +127,7 @@ def convert_value(call: str, arg: str, value: Any, kind: FieldKind) -> Any:
         )
     if kind.kind == "json":
         try:
-            return json.loads(text)
+            return json.loads(text, strict=False)  # tolerate raw tabs inside strings
         except json.JSONDecodeError:
             shape = '["a", "b"]' if kind.container == "list" else '{"key": "value"}'
             noun = "list" if kind.container == "list" else "object"

@@ -34,8 +34,9 @@ def gbnf_literal(text: str) -> str:
 _SHARED = {
     "ws": r"[ \t\n]*",
     "bool": '"true" | "false"',
-    "int": f'"-"? [0-9]{{1,{MAX_INT_DIGITS}}}',
-    "float": f'"-"? [0-9]{{1,{MAX_INT_DIGITS}}} ("." [0-9]{{1,{MAX_FRACTION_DIGITS}}})?',
+    # no leading zeros: the same digits must also be valid inside JSON lists and objects
+    "int": f'"-"? ( "0" | [1-9] [0-9]{{0,{MAX_INT_DIGITS - 1}}} )',
+    "float": f'int ( "." [0-9]{{1,{MAX_FRACTION_DIGITS}}} )?',
     # single-line JSON whose strings hold no tag-starting characters
     "jval": 'jobj | jarr | jstr | float | "true" | "false" | "null"',
     "jobj": '"{" " "? ( jstr ":" " "? jval ( "," " "? jstr ":" " "? jval )* )? "}"',
@@ -97,19 +98,24 @@ def _scalar(kind: FieldKind) -> str | None:
     return None
 
 
-def _json(kind: FieldKind) -> str:
+def _json(kind: FieldKind | None) -> str:
+    """GBNF for a single-line JSON value of ``kind`` (untyped parts fall back to ``jval``)."""
+    if kind is None or kind.kind == "any":
+        return "jval"
+    if kind.kind == "str":
+        return "jstr"
+    if kind.kind == "choice":
+        alts = [gbnf_literal(json.dumps(_plain(c))) for c in kind.choices]
+        return "( " + " | ".join(alts) + " )"
+    if kind.kind in ("bool", "int", "float"):
+        return kind.kind
+    item = _json(kind.item)
     if kind.container == "list":
-        item = _scalar(kind.item) if kind.item is not None else None
-        if kind.item is not None and kind.item.kind == "str":
-            item = "jstr"
-        if item is None:
-            return "jarr"
-        if kind.item is not None and kind.item.kind == "choice":
-            values = [_plain(c) for c in kind.item.choices]
-            alts = [gbnf_literal(json.dumps(v)) for v in values]
-            item = "( " + " | ".join(alts) + " )"
-        return f'"[" ( {item} ( "," " "? {item} )* )? "]"'
-    return "jobj"
+        return f'( "[" ( {item} ( "," " "? {item} )* )? "]" )'
+    if kind.item is None:
+        return "jobj"
+    pair = f'jstr ":" " "? {item}'
+    return f'( "{{" " "? ( {pair} ( "," " "? {pair} )* )? "}}" )'
 
 
 def _fields(spec: CallSpec) -> list[tuple[str, FieldKind, bool]]:
@@ -143,9 +149,9 @@ def _xml_call(b: _Builder, i: int, spec: CallSpec) -> str:
         fname, kind, optional = fields[j]
         scalar = _scalar(kind)
         if kind.kind == "json":
-            child_value = _json(kind)
+            child_value = f'"\\n"? {_json(kind)} "\\n"?'
         else:
-            child_value = scalar or "xstr"
+            child_value = f'"\\n"? {scalar} "\\n"?' if scalar else "xstr"
         kid = f"{gbnf_literal(f'<{fname}>')} {child_value} {gbnf_literal(f'</{fname}>')} ws"
         kid_alts = [f"{kid} call-{i}-kids-{j + 1}"]
         attr_alts = []

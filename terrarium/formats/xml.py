@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
+
 from terrarium.formats.base import CallFormat, CallSpec, StreamParser
 from terrarium.formats.convert import value_to_text
 from terrarium.formats.scan import (
@@ -200,7 +202,10 @@ class XmlSyntax(TagSyntax):
         return args, " ".join(problems) or None
 
 
-LONG_VALUE = 60  # longer values are written as child elements in rendered examples
+# Rendered examples put short scalar values in attributes and the rest (long, multi-line or
+# JSON values, and everything after the first such) in child elements: the same shape the
+# grammar allows when arguments come in declaration order.
+LONG_VALUE = 60
 
 
 @dataclass(slots=True)
@@ -216,8 +221,12 @@ class XmlFormat(CallFormat):
             if value is None:
                 continue
             text = value_to_text(value)
-            if "\n" in text or len(text) > LONG_VALUE:
-                children.append(f"<{key}>\n{escape_child(text)}\n</{key}>")
+            structured = isinstance(value, (list, tuple, set, frozenset, dict, BaseModel))
+            if children or structured or "\n" in text or len(text) > LONG_VALUE:
+                inner = escape_child(text)
+                if "\n" in text:
+                    inner = f"\n{inner}\n"
+                children.append(f"<{key}>{inner}</{key}>")
             else:
                 attrs.append(f' {key}="{escape_attr(text)}"')
         head = f"<{name}{''.join(attrs)}"
