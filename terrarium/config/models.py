@@ -82,6 +82,12 @@ class CreatureConfig(Strict):
         4096, ge=64, description="UTF-8 byte budget of the skill index."
     )
     max_iterations: int = Field(6, ge=1, le=100, description="Model rounds per turn at most.")
+    tool_choice: Literal["auto", "required"] = Field(
+        "auto", description="required: every reply must be calls only (grammar-enforced)."
+    )
+    memory_recall: int = Field(
+        0, ge=0, le=50, description="Facts recalled from memory into the prompt tail each turn."
+    )
     readable_paths: list[str] = Field(
         default_factory=list, description="Roots `read_file` may read (relative to this file)."
     )

@@ -49,6 +49,9 @@ class Tool:
     guidance: ClassVar[str] = ""
     guidance_bucket: ClassVar[GuidanceBucket] = "normal"
     concurrency_safe: ClassVar[bool] = False
+    # False for tools whose result is only an acknowledgement (a write): when every call of
+    # a round is like that, the turn ends without another model round.
+    needs_followup: ClassVar[bool] = True
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         raise NotImplementedError

@@ -105,6 +105,7 @@ class WriteFileTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = WriteFileArgs
     concurrency_safe: ClassVar[bool] = False
+    needs_followup = False
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, WriteFileArgs)

@@ -48,6 +48,7 @@ class MemoryWriteTool(Tool):
         "as one short sentence."
     )
     concurrency_safe: ClassVar[bool] = False
+    needs_followup = False
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, MemoryWriteArgs)

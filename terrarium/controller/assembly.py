@@ -1,0 +1,142 @@
+"""From a validated team to one creature's parts: prompt inputs, tools, calls and format.
+
+This is the only place where config facts become prompt facts, so the prompt, the parser
+and the grammar are all fed from the same registry (tools + channel sends + outputs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from terrarium.config import CreatureDef, Team
+from terrarium.config.creature import parse_skill
+from terrarium.formats import CallFormat, CallSpec, get_format, output_call_name, send_call_name
+from terrarium.llm.settings import ControllerSettings
+from terrarium.prompt.inputs import (
+    ChannelView,
+    FieldView,
+    NamedOutputView,
+    PromptInputs,
+    Skill,
+    StaticPlugin,
+    TeamMember,
+)
+from terrarium.tools.registry import ToolRegistry
+
+DEFAULT_PERSONA = "You are {{ creature }}, a creature in a terrarium team.\n"
+
+
+class TextMessage(BaseModel):
+    """The payload of an untyped channel or a non-default named output."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="The text to send.")
+
+
+@dataclass(slots=True)
+class CreatureParts:
+    """Everything a creature's controller needs that comes from configuration."""
+
+    name: str
+    cdef: CreatureDef
+    settings: ControllerSettings
+    registry: ToolRegistry
+    fmt: CallFormat
+    inputs: PromptInputs
+    sends: dict[str, str]  # call name -> channel
+    outputs: dict[str, str]  # call name -> named output (non-default ones)
+    default_output: str | None
+
+    @property
+    def specs(self) -> dict[str, CallSpec]:
+        return dict(self.fmt.specs)
+
+
+def _channel_views(team: Team, cdef: CreatureDef) -> tuple[ChannelView, ...]:
+    views = []
+    for cname in sorted(set(cdef.listen) | set(cdef.can_send)):
+        ch = team.channels[cname]
+        mt = ch.message_type
+        fields = tuple(
+            FieldView(f.name, f.type_label, f.required, f.description, f.default)
+            for f in (mt.fields if mt else ())
+        ) or (FieldView("text", "str", True, "The text to send."),)
+        views.append(ChannelView(
+            name=cname, type=ch.type, description=ch.description,
+            schema_name=mt.name if mt else "text", fields=fields,
+            listen=cname in cdef.listen, can_send=cname in cdef.can_send,
+            listeners=ch.listeners, senders=ch.senders,
+        ))
+    return tuple(views)
+
+
+def assemble(team: Team, name: str) -> CreatureParts:
+    """Build a creature's parts; raises TerrariumError subclasses on inconsistencies."""
+    cdef = team.root if (name == "root" and team.root) else team.creatures[name]
+    cfg = cdef.config
+    settings = cfg.controller or ControllerSettings()
+    registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}")
+    specs: list[CallSpec] = list(registry.specs())
+    sends: dict[str, str] = {}
+    for cname in sorted(cdef.can_send):
+        mt = team.channels[cname].message_type
+        call = send_call_name(cname)
+        desc = team.channels[cname].description or f"Send a message on {cname}."
+        specs.append(CallSpec(call, desc, mt.model if mt else TextMessage))
+        sends[call] = cname
+    outputs: dict[str, str] = {}
+    views = []
+    for oname, out in sorted(cfg.output.named_outputs.items()):
+        is_default = oname == cfg.output.default
+        views.append(NamedOutputView(oname, out.type, out.description, is_default))
+        if not is_default:
+            call = output_call_name(oname)
+            specs.append(CallSpec(call, out.description or f"Write to {oname}.", TextMessage))
+            outputs[call] = oname
+    fmt = get_format(cfg.tool_format, specs)
+    if cfg.system_prompt_file:
+        persona_file: Path | None = Path(cfg.system_prompt_file)
+        persona = persona_file.read_text(encoding="utf-8")
+    else:
+        persona_file, persona = None, DEFAULT_PERSONA
+    skills = []
+    for path in cfg.skills:
+        doc = parse_skill(Path(path))
+        skills.append(Skill(doc.name, doc.summary, doc.body, str(doc.source)))
+    plugins = tuple(
+        StaticPlugin(p.name, p.priority,
+                     p.text if p.text is not None else Path(str(p.file)).read_text("utf-8"))
+        for p in cfg.prompt_plugins
+    )
+    members = tuple(
+        TeamMember(other.name, other.config.description)
+        for other in team.creatures.values() if other.name != cdef.name
+    )
+    model_label = settings.model or (
+        "SmolLM2-135M-Instruct" if settings.provider == "embedded" else settings.provider
+    )
+    inputs = PromptInputs(
+        creature=cdef.name,
+        persona_source=persona,
+        persona_file=persona_file,
+        tool_format=cfg.tool_format,
+        skill_mode=cfg.skill_mode,
+        tools=tuple(registry.tools()),
+        skills=tuple(skills),
+        channels=_channel_views(team, cdef),
+        team=members,
+        hint_overrides=dict(cdef.hint_overrides),
+        named_outputs=tuple(views),
+        plugins=plugins,
+        skill_index_budget_bytes=cfg.skill_index_budget_bytes,
+        model=model_label,
+        context_window=settings.effective_context_window,
+        cwd=cdef.folder,
+        extra_variables=dict(cfg.variables),
+    )
+    return CreatureParts(cdef.name, cdef, settings, registry, fmt, inputs, sends, outputs,
+                         cfg.output.default)

@@ -1,0 +1,567 @@
+"""The terrarium runtime: wires a validated team, runs its creatures, supervises, records.
+
+One task group holds everything: the channel hub (with its log writer), the event recorder,
+each TTS output's workers, and one supervised loop per creature. A creature wakes on its
+inbox; the entry creature also hears the user through the input channel. Every message is
+logged before delivery and marked consumed when the turn that read it ends, so a run killed
+at any point can be resumed with ``run_id=`` and each message is consumed exactly once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+import anyio.abc
+from pydantic import ValidationError
+
+from terrarium.channels.bus import EventBus
+from terrarium.channels.envelope import Envelope
+from terrarium.channels.events import (
+    CreatureState,
+    CreatureStateName,
+    ErrorEvent,
+    Event,
+    GenericEvent,
+    OutputText,
+    Restart,
+    TurnEnded,
+    TurnStarted,
+    event_to_dict,
+)
+from terrarium.channels.hub import ChannelHub, describe_validation_error
+from terrarium.channels.log import EVENT_SQL, DurableLog, TurnRecord, event_row
+from terrarium.channels.spec import ChannelSpec, CreatureWiring
+from terrarium.config import Team
+from terrarium.controller.assembly import CreatureParts, assemble
+from terrarium.controller.loop import Controller, Hooks, Incoming, TurnResult
+from terrarium.errors import ChannelRefusal, RuntimeFailure
+from terrarium.llm.base import ChatModel
+from terrarium.llm.embedded import EmbeddedServer
+from terrarium.llm.factory import make_model
+from terrarium.memory import MemoryStore
+from terrarium.prompt.built import BuiltPrompt
+from terrarium.runtime.api import CreatureStatus, TranscriptEntry
+from terrarium.runtime.outputs import FileOutput
+from terrarium.voice.sink import OutputSink, PrintOutput
+
+logger = logging.getLogger("terrarium.runtime")
+
+USER = "user"
+LOG_FILE = "terrarium.sqlite3"
+TRANSCRIPT_LIMIT = 2000
+
+
+@dataclass(slots=True)
+class Supervision:
+    """Restart policy: exponential backoff with jitter, then give up."""
+
+    max_failures: int = 3
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+
+    def delay(self, attempt: int) -> float:
+        d = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
+        return d * (0.8 + 0.4 * random.random())
+
+
+@dataclass(slots=True)
+class RuntimeOptions:
+    """How a run is set up; every field has a sensible default."""
+
+    runs_dir: Path = field(default_factory=lambda: Path("runs"))
+    resume: str | None = None
+    audio: str = "wav"  # wav | device | none
+    supervision: Supervision = field(default_factory=Supervision)
+    models: Mapping[str, ChatModel] | None = None  # override per creature (tests, demos)
+    synthesizer: Any = None  # override the Piper voice (tests)
+    send_timeout: float | None = 30.0
+    clock: Callable[[], datetime | None] | None = None
+    on_event: Callable[[Event], None] | None = None
+    print_outputs: bool = False
+    stdout: Any = None
+
+
+@dataclass(slots=True)
+class _Creature:
+    name: str
+    parts: CreatureParts
+    controller: Controller | None = None
+    turn_scope: anyio.CancelScope | None = None
+    failures: int = 0
+    stopped: bool = False
+    wake: anyio.Event = field(default_factory=anyio.Event)
+
+
+class TeamRuntime:
+    """Run a validated team: ``async with TeamRuntime(team) as rt: await rt.send_user(...)``."""
+
+    def __init__(self, team: Team, options: RuntimeOptions | None = None) -> None:
+        self.team = team
+        self.options = options or RuntimeOptions()
+        self.bus = EventBus()
+        self.run_id = ""
+        self.log_path: Path | None = None
+        self.run_dir: Path | None = None
+        self.log: DurableLog | None = None
+        self.hub: ChannelHub | None = None
+        self.memory: MemoryStore | None = None
+        self.embedded: EmbeddedServer | None = None
+        self.sinks: dict[str, dict[str, OutputSink]] = {}
+        self.tts: list[Any] = []
+        self._statuses: dict[str, CreatureStatus] = {}
+        self._transcripts: dict[str, deque[TranscriptEntry]] = {}
+        self._creatures: dict[str, _Creature] = {}
+        self._active_turns = 0
+        self._stack: AsyncExitStack | None = None
+        self._tg: anyio.abc.TaskGroup | None = None
+        self.turns_total = 0
+        self.results: list[tuple[str, TurnResult]] = []
+        self.voice_events: list[Any] = []
+        self.resumed: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+    async def __aenter__(self) -> TeamRuntime:
+        opts = self.options
+        team = self.team
+        for name in sorted(team.creatures):
+            parts = assemble(team, name)
+            self._creatures[name] = _Creature(name, parts)
+            model = parts.settings.model or parts.settings.provider
+            self._statuses[name] = CreatureStatus(name, model)
+            self._transcripts[name] = deque(maxlen=TRANSCRIPT_LIMIT)
+        opts.runs_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = opts.runs_dir / LOG_FILE
+        self.log = DurableLog(self.log_path)
+        if opts.resume:
+            info = self.log.run(opts.resume)  # raises when unknown
+            self.run_id = info.run_id
+            self.log.set_run_status(self.run_id, "running")
+        else:
+            self.run_id = self.log.start_run(team.name, team.path)
+        self.run_dir = opts.runs_dir / self.run_id
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.memory = MemoryStore(self.run_dir / "memory.sqlite3")
+
+        stack = AsyncExitStack()
+        await stack.__aenter__()
+        try:
+            await self._start(stack)
+        except BaseException:
+            await stack.__aexit__(None, None, None)
+            raise
+        self._stack = stack
+        return self
+
+    async def _start(self, stack: AsyncExitStack) -> None:
+        opts = self.options
+        team = self.team
+        specs = [
+            ChannelSpec(name=c.name, kind=c.type, description=c.description,
+                        schema_name=c.message_type.name if c.message_type else "",
+                        validator=c.message_type.model if c.message_type else None,
+                        capacity=c.capacity)
+            for c in team.channels.values()
+        ]
+        wirings = [
+            CreatureWiring(name=c.name, listen=c.listen,
+                           can_send=tuple(dict.fromkeys([*c.can_send, *c.output_wiring])))
+            for c in team.creatures.values()
+        ]
+        # the user may type into the input channel and compose messages to any channel
+        wirings.append(CreatureWiring(name=USER, can_send=tuple(sorted(team.channels))))
+        self.hub = ChannelHub(specs, wirings, log=self.log, run_id=self.run_id,
+                              terrarium_name=team.name, bus=self.bus,
+                              send_timeout=opts.send_timeout)
+        await stack.enter_async_context(self.hub)
+        tg = await stack.enter_async_context(anyio.create_task_group())
+        self._tg = tg
+        recorder = self.bus.subscribe(capacity=4096)
+        tg.start_soon(self._record_events, recorder)
+
+        needs_embedded = [
+            c for c in self._creatures.values()
+            if c.parts.settings.provider == "embedded"
+            and not (opts.models and c.name in opts.models)
+        ]
+        if needs_embedded:
+            self.embedded = EmbeddedServer(slots=len(needs_embedded))
+            await stack.enter_async_context(self.embedded)
+        slot_of = {c.name: i for i, c in enumerate(needs_embedded)}
+        tokenizer = None
+        for c in self._creatures.values():
+            sinks = await self._make_sinks(c, stack)
+            self.sinks[c.name] = sinks
+            c.controller = self._make_controller(c, sinks, slot_of.get(c.name), tokenizer)
+        if opts.resume:
+            self.resumed = self.hub.resume()
+        for c in self._creatures.values():
+            tg.start_soon(self._creature_loop, c)
+        self.bus.publish(GenericEvent(name="run_started", data={
+            "run_id": self.run_id, "terrarium": team.name, "path": str(team.path)}))
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        stack, self._stack = self._stack, None
+        if stack is None:
+            return None
+        status = "completed" if e is None else (
+            "interrupted" if isinstance(e, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
+            else "failed")
+        if self._tg is not None:
+            self._tg.cancel_scope.cancel()
+        try:
+            result = await stack.__aexit__(et, e, tb)
+        finally:
+            if self.log is not None:
+                self.log.set_run_status(self.run_id, status)  # type: ignore[arg-type]
+                self.log.close()
+            if self.memory is not None:
+                self.memory.close()
+        return result
+
+    # ------------------------------------------------------------------ wiring helpers
+    async def _make_sinks(self, c: _Creature, stack: AsyncExitStack) -> dict[str, OutputSink]:
+        out: dict[str, OutputSink] = {}
+        opts = self.options
+        for oname, spec in sorted(c.parts.cdef.config.output.named_outputs.items()):
+            if spec.type == "tts":
+                out[oname] = await self._make_tts(c.name, spec.voice, stack)
+            elif spec.type == "file":
+                out[oname] = FileOutput(Path(str(spec.path)))
+            else:
+                out[oname] = PrintOutput(opts.stdout, prefix=f"{c.name}> ")
+        return out
+
+    async def _make_tts(self, creature: str, voice: str | None, stack: AsyncExitStack) -> Any:
+        from terrarium.voice import TTSOutput, default_audio_sink
+        from terrarium.voice.audio import NullAudioSink, WavFileSink
+
+        opts = self.options
+        assert self.run_dir is not None
+        audio_dir = self.run_dir / "audio"
+        if opts.audio == "none":
+            sink: Any = NullAudioSink()
+        elif opts.audio == "device":
+            sink = default_audio_sink(audio_dir)
+        else:
+            sink = WavFileSink(audio_dir)
+        synth = opts.synthesizer
+        if synth is None and voice:
+            from terrarium.voice.synth import PiperSynthesizer
+
+            synth = PiperSynthesizer(Path(voice))
+
+        def observe(ev: Any) -> None:
+            self.voice_events.append(ev)
+            data = ev.model_dump(mode="json")
+            self.bus.publish(GenericEvent(name=f"voice.{ev.kind}", creature=creature, data=data))
+
+        tts = TTSOutput(synth, sink, observer=observe)
+        await stack.enter_async_context(tts)
+        self.tts.append(tts)
+        return tts
+
+    def _make_controller(
+        self, c: _Creature, sinks: Mapping[str, OutputSink], slot: int | None, tokenizer: Any
+    ) -> Controller:
+        opts = self.options
+        if opts.models and c.name in opts.models:
+            model = opts.models[c.name]
+        else:
+            model = make_model(c.parts.settings, embedded=self.embedded, slot=slot,
+                               base_dir=c.parts.cdef.folder)
+        name = c.name
+        status = self._statuses[name]
+
+        def on_state(state: CreatureStateName) -> None:
+            if status.state != state:
+                status.state = state
+                self.bus.publish(CreatureState(creature=name, state=state))
+
+        def on_entry(entry: TranscriptEntry) -> None:
+            self._transcripts[name].append(entry)
+            self.bus.publish(GenericEvent(name="transcript", creature=name, data={
+                "kind": entry.kind, "text": entry.text, "turn": entry.turn,
+                "name": entry.name, "detail": entry.detail, "ts": entry.ts}))
+
+        def on_prompt(built: BuiltPrompt) -> None:
+            self.bus.publish(GenericEvent(name="prompt", creature=name, data={
+                "prefix_hash": built.prefix_hash, "tokens": built.tokens}))
+
+        def on_text(output: str, text: str) -> None:
+            self.bus.publish(OutputText(creature=name, output=output, text=text))
+
+        async def send(channel: str, payload: dict[str, Any]) -> int:
+            assert self.hub is not None
+            res = await self.hub.send(name, channel, payload)
+            return res.count
+
+        return Controller(
+            c.parts, model, sinks=sinks, send=send, memory=self.memory, tokenizer=tokenizer,
+            hooks=Hooks(on_state, on_entry, on_prompt, on_text), slot=slot,
+            clock=opts.clock or datetime.now,
+        )
+
+    async def _record_events(self, sub: Any) -> None:
+        """Write events to the log in small batches; per-token output deltas are skipped."""
+        log = self.log
+        assert log is not None
+        async for ev in sub:
+            batch = [ev, *sub.drain()]
+            rows = [event_row(self.run_id, e) for e in batch if not isinstance(e, OutputText)]
+            if rows:
+                with contextlib.suppress(Exception):
+                    log.write_batch([(EVENT_SQL, rows)])
+            if self.options.on_event:
+                for e in batch:
+                    self.options.on_event(e)
+
+    # ------------------------------------------------------------------ creature loops
+    async def _creature_loop(self, c: _Creature) -> None:
+        wiring_listens = bool(c.parts.cdef.listen)
+        if not wiring_listens:
+            return
+        assert self.hub is not None
+        inbox = self.hub.subscribe(c.name)
+        while not c.stopped:
+            try:
+                env = await inbox.receive()
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                return
+            await self._supervised_turn(c, env)
+            if c.stopped:
+                return
+
+    async def _supervised_turn(self, c: _Creature, env: Envelope) -> None:
+        sup = self.options.supervision
+        status = self._statuses[c.name]
+        incoming = [Incoming(text=str(env.payload.get("text", "")), channel=env.channel,
+                             sender=env.sender, payload=env.payload, message_id=env.id)]
+        while True:
+            try:
+                result = await self._turn(c, incoming)
+            except Exception as exc:  # a failing turn must not take the team down
+                c.failures += 1
+                msg = f"{type(exc).__name__}: {getattr(exc, 'message', exc)}"
+                status.last_error = msg
+                self.bus.publish(ErrorEvent(creature=c.name, message=msg))
+                self._record_turn(c, None, error=msg)
+                if c.failures >= sup.max_failures:
+                    status.state = "failed"
+                    self.bus.publish(CreatureState(creature=c.name, state="failed"))
+                    logger.error("creature %s failed %d times; giving up", c.name, c.failures)
+                    c.stopped = True
+                    return
+                delay = sup.delay(c.failures)
+                status.restarts += 1
+                status.state = "restarting"
+                self.bus.publish(CreatureState(creature=c.name, state="restarting"))
+                self.bus.publish(Restart(creature=c.name, attempt=c.failures, delay=delay))
+                await anyio.sleep(delay)
+                c.controller = self._rebuild(c)
+                continue
+            c.failures = 0
+            assert self.hub is not None
+            await self.hub.mark_consumed(c.name, env.id)
+            if result is not None:
+                await self._wire_output(c, result)
+            return
+
+    def _rebuild(self, c: _Creature) -> Controller:
+        old = c.controller
+        assert old is not None
+        new = Controller(c.parts, old.model, sinks=old.sinks, send=old.send, memory=old.memory,
+                         hooks=old.hooks, slot=old.slot, clock=old.clock)
+        new.conversation = list(old.conversation)  # keep what it heard; drop the broken turn
+        new.turns = old.turns
+        return new
+
+    async def _turn(self, c: _Creature, incoming: Sequence[Incoming]) -> TurnResult | None:
+        ctl = c.controller
+        assert ctl is not None
+        status = self._statuses[c.name]
+        self._active_turns += 1
+        started = time.time()
+        idx = ctl.turns + 1
+        self.bus.publish(TurnStarted(creature=c.name, turn_index=idx))
+        result: TurnResult | None = None
+        try:
+            with anyio.CancelScope() as scope:
+                c.turn_scope = scope
+                result = await ctl.run_turn(incoming)
+            c.turn_scope = None
+            if scope.cancelled_caught:
+                self._entry(c.name, "notice", "turn cut short by a new user utterance")
+                self._record_turn(c, None, error="cut by barge-in", started=started)
+                return None
+            status.turns += 1
+            status.tokens_in += result.prompt_tokens
+            status.tokens_out += result.completion_tokens
+            status.cached_tokens += result.cached_tokens
+            self.turns_total += 1
+            self.results.append((c.name, result))
+            self._record_turn(c, result, started=started)
+            self.bus.publish(TurnEnded(creature=c.name, turn_index=idx,
+                                       prompt_tokens=result.prompt_tokens,
+                                       cached_tokens=result.cached_tokens,
+                                       completion_tokens=result.completion_tokens))
+            return result
+        finally:
+            c.turn_scope = None
+            self._active_turns -= 1
+
+    def _entry(self, creature: str, kind: Any, text: str) -> None:
+        entry = TranscriptEntry(kind, text, time.time())
+        self._transcripts[creature].append(entry)
+        self.bus.publish(GenericEvent(name="transcript", creature=creature,
+                                      data={"kind": kind, "text": text, "ts": entry.ts}))
+
+    def _record_turn(self, c: _Creature, result: TurnResult | None, *, error: str | None = None,
+                     started: float | None = None) -> None:
+        if self.log is None:
+            return
+        ctl = c.controller
+        rec = TurnRecord(
+            creature=c.name,
+            turn_index=ctl.turns if ctl else 0,
+            prefix_hash=result.prefix_hash if result else None,
+            prompt_tokens=result.prompt_tokens if result else 0,
+            cached_tokens=result.cached_tokens if result else 0,
+            completion_tokens=result.completion_tokens if result else 0,
+            calls=[{"name": r.name, "ok": r.ok, "args": r.args, "result": r.result}
+                   for r in (result.calls if result else [])],
+            outputs={"text": result.text} if result and result.text else {},
+            error=error,
+            started=started or time.time(),
+            ended=time.time(),
+        )
+        with contextlib.suppress(Exception):
+            self.log.record_turn(self.run_id, rec)
+
+    async def _wire_output(self, c: _Creature, result: TurnResult) -> None:
+        text = result.text.strip()
+        if not text or self.hub is None:
+            return
+        for ch in c.parts.cdef.output_wiring:
+            try:
+                await self.hub.send(c.name, ch, {"text": text})
+            except ChannelRefusal as exc:
+                self._entry(c.name, "error", f"output wiring to {ch} refused: {exc.message}")
+
+    # ------------------------------------------------------------------ TeamHandle
+    @property
+    def statuses(self) -> Mapping[str, CreatureStatus]:
+        return self._statuses
+
+    def transcript(self, creature: str) -> Sequence[TranscriptEntry]:
+        return tuple(self._transcripts.get(creature, ()))
+
+    def prompt(self, creature: str) -> BuiltPrompt | None:
+        c = self._creatures.get(creature)
+        return c.controller.last_prompt if c and c.controller else None
+
+    def prefix_prompt(self, creature: str) -> BuiltPrompt | None:
+        """The prompt as it would be built now (step 0 tail), even before any turn."""
+        from terrarium.prompt.tail import TailState
+
+        c = self._creatures.get(creature)
+        if c is None or c.controller is None:
+            return None
+        return c.controller.last_prompt or c.controller.builder.build(TailState(step=0))
+
+    def check_payload(self, channel: str, payload: Mapping[str, Any]) -> str | None:
+        ch = self.team.channels.get(channel)
+        if ch is None:
+            return f"There is no channel {channel!r}."
+        if not ch.listeners:
+            return f"Nobody listens on {channel!r}."
+        if ch.message_type is None:
+            return None
+        try:
+            ch.message_type.model.model_validate(dict(payload))
+        except ValidationError as exc:
+            return (f"The payload does not match the schema {ch.message_type.name!r}: "
+                    f"{describe_validation_error(exc)}.")
+        return None
+
+    async def send(self, channel: str, payload: Mapping[str, Any]) -> None:
+        if self.hub is None:
+            raise RuntimeFailure("the team is not running")
+        await self.hub.send(USER, channel, dict(payload))
+
+    async def send_user(self, text: str) -> None:
+        """User input: barge in on any speech, then send on the input channel."""
+        if not self.team.input_channel:
+            raise RuntimeFailure(
+                f"terrarium {self.team.name!r} has no input_channel, so user text has "
+                "nowhere to go", suggestion="set terrarium.input_channel in terrarium.yaml")
+        await self.barge_in()
+        await self.send(self.team.input_channel, {"text": text})
+
+    async def barge_in(self) -> None:
+        """Stop current speech, clear what is queued, and cut the speaking turns short."""
+        for name, sinks in self.sinks.items():
+            for oname, sink in sinks.items():
+                cut = await sink.interrupt()
+                if cut is not None and (cut.interrupted_sentence or cut.cut_text
+                                        or cut.also_cut):
+                    self.bus.publish(GenericEvent(name="speech_cut", creature=name,
+                                                  data={"output": oname,
+                                                        **cut.model_dump(mode="json")}))
+            c = self._creatures[name]
+            if sinks and c.turn_scope is not None and any(
+                s.type == "tts" for s in c.parts.cdef.config.output.named_outputs.values()
+            ):
+                c.turn_scope.cancel()
+
+    async def stop_creature(self, name: str) -> None:
+        c = self._creatures[name]
+        c.stopped = True
+        if c.turn_scope is not None:
+            c.turn_scope.cancel()
+        self._statuses[name].state = "stopped"
+        self.bus.publish(CreatureState(creature=name, state="stopped"))
+
+    # ------------------------------------------------------------------ waiting
+    def busy(self) -> bool:
+        """Whether anything is still moving: a turn, an undelivered message, or speech."""
+        if self._active_turns:
+            return True
+        if self.hub is not None:
+            for c in self._creatures.values():
+                if c.stopped or not c.parts.cdef.listen:
+                    continue
+                if self.hub.subscribe(c.name).pending():
+                    return True
+        return False
+
+    async def wait_idle(self, *, poll: float = 0.01, settle: int = 3) -> None:
+        """Return once the team has been quiet for ``settle`` polls in a row."""
+        quiet = 0
+        while quiet < settle:
+            await anyio.sleep(poll)
+            quiet = 0 if self.busy() else quiet + 1
+        for t in self.tts:
+            await t.drain()
+
+    async def events(self) -> AsyncIterator[Event]:
+        with self.bus.subscribe() as sub:
+            async for ev in sub:
+                yield ev
+
+
+def event_summary(ev: Event) -> dict[str, Any]:
+    return event_to_dict(ev)
