@@ -11,6 +11,7 @@ i.e. what the first creature start pays.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import time
 from collections.abc import Callable
@@ -32,8 +33,9 @@ from terrarium.prompt import (
     Turn,
 )
 from terrarium.prompt.examples import model_example
-from terrarium.prompt.sections import tool_full_doc
+from terrarium.prompt.sections import clear_section_caches, tool_full_doc
 from terrarium.prompt.templates import compile_template
+from terrarium.prompt.views import clear_view_caches
 from terrarium.tools.base import Tool
 
 PERSONA = """You are {{ creature }}, a helpful creature running on {{ model }} in {{ cwd }}.
@@ -134,6 +136,8 @@ STATE = TailState(
 
 
 def clear_caches() -> None:
+    clear_view_caches()
+    clear_section_caches()
     compile_template.cache_clear()
     tool_full_doc.cache_clear()
     model_example.cache_clear()
@@ -161,6 +165,17 @@ def main() -> None:
         def full(inputs: PromptInputs = inputs) -> object:
             return PromptBuilder(inputs, fmt).build(STATE)
 
+        def fresh(inputs: PromptInputs = inputs) -> object:
+            copy = dataclasses.replace(
+                inputs,
+                tools=tuple(list(inputs.tools)),
+                skills=tuple(list(inputs.skills)),
+                channels=tuple(list(inputs.channels)),
+                team=tuple(list(inputs.team)),
+                named_outputs=tuple(list(inputs.named_outputs)),
+            )
+            return PromptBuilder(copy, fmt).build(STATE)
+
         def cold(inputs: PromptInputs = inputs) -> object:
             clear_caches()
             return PromptBuilder(inputs, fmt).build(STATE)
@@ -170,6 +185,7 @@ def main() -> None:
 
         cold_us = median_us(cold, max(20, runs // 4))
         full_us = median_us(full, runs)
+        fresh_us = median_us(fresh, runs)
         tail_us = median_us(tail, runs)
         prefix = builder.prefix
         print(
@@ -177,6 +193,9 @@ def main() -> None:
             f"{len(builder.prefix_sections)} prefix sections"
         )
         print(f"[{mode}] full assembly (warm caches) median {full_us:8.1f} µs  (target ≤ 200)")
+        print(
+            f"[{mode}] full assembly (new input tuples) {fresh_us:6.1f} µs  (sorted views rebuilt)"
+        )
         print(f"[{mode}] tail-only rebuild           median {tail_us:8.1f} µs  (target ≤ 50)")
         print(
             f"[{mode}] baseline cold assembly      median {cold_us:8.1f} µs  "

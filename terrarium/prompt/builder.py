@@ -19,7 +19,7 @@ from terrarium.prompt.budget import EstimateTokenizer, TailBudgets, Tokenizer
 from terrarium.prompt.built import BuiltPrompt, SectionInfo
 from terrarium.prompt.examples import fields_example, model_example
 from terrarium.prompt.hints import HintFacts, resolve_hints, syntax_help_of
-from terrarium.prompt.inputs import PromptInputs, Skill
+from terrarium.prompt.inputs import PromptInputs
 from terrarium.prompt.registry import Registry, SectionRegistry, VariableRegistry
 from terrarium.prompt.sections import (
     channels_section,
@@ -30,6 +30,7 @@ from terrarium.prompt.sections import (
 )
 from terrarium.prompt.tail import TailAssembler, TailState
 from terrarium.prompt.templates import compile_template
+from terrarium.prompt.views import skills_view, sorted_view, tool_owner, tools_view
 from terrarium.tools.base import Tool
 
 INFO_TOOL = "info"
@@ -49,11 +50,6 @@ _BY_NAME = attrgetter("name")
 @lru_cache(maxsize=1024)
 def _tool_view(tool: type[Tool]) -> ToolView:
     return ToolView(tool.name, tool.summary)
-
-
-@lru_cache(maxsize=1024)
-def _tool_owner(tool: type[Tool]) -> str:
-    return f"tool class {tool.__module__}.{tool.__qualname__}"
 
 
 def _plugin_key(p: Any) -> tuple[int, str]:
@@ -105,24 +101,25 @@ class PromptBuilder:
     # -- registries ------------------------------------------------------------------
     def _register_facts(self) -> None:
         i = self.inputs
+        self.tools, tool_names = tools_view(i.tools)
+        self.skills, self._skill_map = skills_view(i.skills)
         calls: Registry[str] = Registry("call name")
-        calls.register_many((t.name, "tool", _tool_owner(t)) for t in i.tools)
-        channels = Registry[Any]("channel")
-        channels.register_many((c.name, c, "terrarium wiring") for c in i.channels)
         calls.register_many(
             (send_call_name(c.name), "send", f"channel {c.name!r}")
             for c in i.channels
             if c.can_send
         )
-        skills: Registry[Skill] = Registry("skill")
-        skills.register_many((s.name, s, s.source) for s in i.skills)
-        outputs = Registry[Any]("named output")
-        outputs.register_many((o.name, o, "output.named_outputs") for o in i.named_outputs)
         calls.register_many(
             (output_call_name(o.name), "output", f"named output {o.name!r}")
             for o in i.named_outputs
             if not o.default
         )
+        if not tool_names.isdisjoint(calls.as_dict()):  # slow path only to name the clash
+            calls.register_many((t.name, "tool", tool_owner(t)) for t in self.tools)
+        channels = Registry[Any]("channel")
+        channels.register_many((c.name, c, "terrarium wiring") for c in i.channels)
+        outputs = Registry[Any]("named output")
+        outputs.register_many((o.name, o, "output.named_outputs") for o in i.named_outputs)
         plugins = Registry[Any]("prompt plugin")
         plugins.register_many((p.name, p, f"plugin {_owner_of(p)}") for p in i.plugins)
         team = Registry[Any]("team member")
@@ -135,14 +132,11 @@ class PromptBuilder:
                 "plain text."
             )
 
-        self.tools = tuple(sorted(i.tools, key=_BY_NAME))
-        self.channels = tuple(sorted(i.channels, key=_BY_NAME))
-        self.skills = tuple(sorted(i.skills, key=_BY_NAME))
-        self.named_outputs = tuple(sorted(i.named_outputs, key=_BY_NAME))
+        self.channels = sorted_view(i.channels)
+        self.named_outputs = sorted_view(i.named_outputs)
         self.plugins = tuple(sorted(i.plugins, key=_plugin_key))
-        self.team = tuple(sorted(i.team, key=_BY_NAME))
-        self._skill_map = skills.as_dict()
-        self.call_names = tuple(calls.names())
+        self.team = sorted_view(i.team)
+        self.call_names = tuple(sorted(tool_names.union(calls.as_dict())))
 
         reg = self.variables.register
         reg("creature", i.creature, "config")

@@ -52,7 +52,30 @@ def guidance_section(tools: Sequence[type[Tool]]) -> str:
     return "## Tool guidance\n\n" + "\n\n".join(body)
 
 
+_SKILL_INDEX: dict[int, tuple[Sequence[Skill], dict[tuple[int, str], str]]] = {}
+
+
 def skills_section(skills: Sequence[Skill], budget: int, reach: str) -> str:
+    """Skill index, memoized on the identity of the (immutable, sorted) skills tuple."""
+    hit = _SKILL_INDEX.get(id(skills))
+    if hit is None or hit[0] is not skills:
+        if len(_SKILL_INDEX) > 256:
+            _SKILL_INDEX.clear()
+        hit = _SKILL_INDEX[id(skills)] = (skills, {})
+    text = hit[1].get((budget, reach))
+    if text is None:
+        text = hit[1][(budget, reach)] = _skills_section(skills, budget, reach)
+    return text
+
+
+def clear_section_caches() -> None:
+    """For benchmarks measuring the cold path."""
+    _SKILL_INDEX.clear()
+    _CHANNEL_BLOCKS.clear()
+    tool_full_doc.cache_clear()
+
+
+def _skills_section(skills: Sequence[Skill], budget: int, reach: str) -> str:
     """Skill index within ``budget`` UTF-8 bytes, header and overflow line included."""
     if not skills:
         return ""
@@ -98,6 +121,43 @@ def _field_line(f: Any) -> str:
     return f"- {f.name} ({f.type_label}, {req}){desc}"
 
 
+_CHANNEL_BLOCKS: dict[tuple[ChannelView, type, bool], str] = {}
+
+
+def _channel_block(c: ChannelView, fmt: CallFormat, native: bool) -> str:
+    """One channel's description; a pure function of the (frozen) view and the format class."""
+    key = (c, type(fmt), native)
+    hit = _CHANNEL_BLOCKS.get(key)
+    if hit is not None:
+        return hit
+    roles = [r for r, on in (("you listen", c.listen), ("you send", c.can_send)) if on]
+    lines = [f"### `{c.name}` ({c.type}; {', '.join(roles)})"]
+    if c.description:
+        lines.append(c.description.strip())
+    if c.fields:
+        lines.append(f"Message schema `{c.schema_name}`:")
+        lines += [_field_line(f) for f in c.fields]
+    who = []
+    if c.listeners:
+        who.append("Listeners: " + ", ".join(sorted(c.listeners)) + ".")
+    if c.senders:
+        who.append("Senders: " + ", ".join(sorted(c.senders)) + ".")
+    if who:
+        lines.append(" ".join(who))
+    if c.can_send:
+        call = send_call_name(c.name)
+        if native:
+            lines.append(f"Send with the `{call}` call; its arguments are the schema fields.")
+        else:
+            lines.append("Send with:")
+            lines.append(fmt.render_call(call, fields_example(c.fields)))
+    text = "\n".join(lines)
+    if len(_CHANNEL_BLOCKS) > 1024:
+        _CHANNEL_BLOCKS.clear()
+    _CHANNEL_BLOCKS[key] = text
+    return text
+
+
 def channels_section(
     creature: str,
     channels: Sequence[ChannelView],
@@ -124,28 +184,8 @@ def channels_section(
             "A broadcast channel delivers every message to every listener except its sender."
         )
     for c in mine:
-        roles = [r for r, on in (("you listen", c.listen), ("you send", c.can_send)) if on]
         lines.append("")
-        lines.append(f"### `{c.name}` ({c.type}; {', '.join(roles)})")
-        if c.description:
-            lines.append(c.description.strip())
-        if c.fields:
-            lines.append(f"Message schema `{c.schema_name}`:")
-            lines += [_field_line(f) for f in c.fields]
-        who = []
-        if c.listeners:
-            who.append("Listeners: " + ", ".join(sorted(c.listeners)) + ".")
-        if c.senders:
-            who.append("Senders: " + ", ".join(sorted(c.senders)) + ".")
-        if who:
-            lines.append(" ".join(who))
-        if c.can_send:
-            call = send_call_name(c.name)
-            if native:
-                lines.append(f"Send with the `{call}` call; its arguments are the schema fields.")
-            else:
-                lines.append("Send with:")
-                lines.append(fmt.render_call(call, fields_example(c.fields)))
+        lines.append(_channel_block(c, fmt, native))
     others = [m for m in team if m.name != creature]
     if others:
         lines.append("")

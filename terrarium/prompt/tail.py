@@ -191,7 +191,15 @@ class TailAssembler:
 
     def _fit(self, turns: tuple[Turn, ...], cap: int) -> tuple[tuple[Turn, ...], str, int, int]:
         """(kept turns, summary line, turns folded, tokens used)."""
-        costs = [self._count_turn(t) for t in turns]
+        cache, count, overhead = self._turn_tokens, self._tok.count, self._b.turn_overhead
+        if len(cache) > 8192:
+            cache.clear()
+        costs: list[int] = []
+        for t in turns:  # inlined _count_turn: this loop runs every step over every turn
+            c = cache.get(t.content)
+            if c is None:
+                c = cache[t.content] = count(t.content)
+            costs.append(c + overhead)
         total = sum(costs)
         if total <= cap:
             return turns, "", 0, total
