@@ -43,7 +43,7 @@ _CHILD_OPEN_RE = re.compile(r"<([A-Za-z_][A-Za-z0-9_.\-]*)\s*(/?)>")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 _WS = frozenset(" \t\r\n")
 # values of unknown tags may not hold these, so a stray "<b" cannot swallow a real call
-_UNKNOWN_VALUE_STOP = frozenset("<>\n")
+_UNKNOWN_STOP_RE = re.compile(r"[<>\n]")
 
 
 def _entity(m: re.Match[str]) -> str:
@@ -151,11 +151,12 @@ class XmlSyntax(TagSyntax):
                 return OpenMatch("fail", end=i)
             i += 1
             vstart = i
-            while i < n and buf[i] != quote:
-                if not is_known and buf[i] in _UNKNOWN_VALUE_STOP:
-                    return OpenMatch("fail", end=i)
-                i += 1
-            if i == n:
+            i = buf.find(quote, i)
+            if not is_known:
+                stop = _UNKNOWN_STOP_RE.search(buf, vstart, n if i < 0 else i)
+                if stop is not None:
+                    return OpenMatch("fail", end=stop.start())
+            if i < 0:
                 return more()
             if key in attrs:
                 dupes.append(key)

@@ -511,6 +511,10 @@ class TeamRuntime:
         await self.barge_in()
         await self.send(self.team.input_channel, {"text": text})
 
+    async def ask(self, creature: str, text: str) -> TurnResult | None:
+        """Give ``creature`` user text directly (single-creature runs, the root creature)."""
+        return await self._turn(self._creatures[creature], [Incoming(text=text)])
+
     async def barge_in(self) -> None:
         """Stop current speech, clear what is queued, and cut the speaking turns short."""
         for name, sinks in self.sinks.items():

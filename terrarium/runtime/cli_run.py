@@ -1,0 +1,104 @@
+"""``terrarium run``: drive a team (or one creature) from --input or stdin lines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+
+from terrarium.config import Team, load_any
+from terrarium.errors import TerrariumError
+from terrarium.runtime.console import ConsolePrinter
+from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+
+
+async def _lines(args: argparse.Namespace) -> AsyncIterator[str]:
+    if args.input:
+        for text in args.input:
+            yield text
+        return
+    interactive = sys.stdin.isatty()
+    while True:
+        if interactive:
+            print("you> ", end="", flush=True)
+        line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        if not line:
+            return
+        if line.strip():
+            yield line.rstrip("\n")
+
+
+def load_runnable(path: Path) -> Team:
+    result = load_any(path)
+    if not isinstance(result, Team):
+        raise TerrariumError(f"{path} is a package; run one of its terrariums or creatures",
+                             suggestion="e.g. terrarium run examples/voice_assistant")
+    return result
+
+
+async def _until_idle_or_limit(rt: TeamRuntime, max_turns: int | None) -> bool:
+    """Wait for the team to go quiet; True when the turn limit was reached."""
+    async with anyio.create_task_group() as tg:
+        hit = False
+
+        async def watch() -> None:
+            nonlocal hit
+            while max_turns is not None:
+                if rt.turns_total >= max_turns:
+                    hit = True
+                    tg.cancel_scope.cancel()
+                    return
+                await anyio.sleep(0.02)
+
+        tg.start_soon(watch)
+        await rt.wait_idle()
+        tg.cancel_scope.cancel()
+    return hit
+
+
+async def run_command(args: argparse.Namespace) -> int:
+    team = load_runnable(Path(args.path))
+    opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
+    if args.tui:
+        from terrarium.tui import run_team_with_monitor
+
+        return await run_team_with_monitor(team, opts)
+    single = not team.channels and len(team.creatures) == 1
+    stdout_outputs = frozenset(
+        (c.name, o) for c in team.creatures.values()
+        for o, spec in c.config.output.named_outputs.items() if spec.type == "stdout")
+    printer = ConsolePrinter(verbose=args.verbose, printed_elsewhere=stdout_outputs)
+    timed_out = False
+    async with TeamRuntime(team, opts) as rt:
+        print(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}", flush=True)
+        if rt.resumed:
+            total = sum(rt.resumed.values())
+            print(f"resuming: {total} unconsumed message(s) redelivered", flush=True)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(printer.run, rt.bus)
+            with anyio.move_on_after(args.timeout) as scope:
+                if args.resume and await _until_idle_or_limit(rt, args.max_turns):
+                    tg.cancel_scope.cancel()
+                async for text in _lines(args):
+                    if single:
+                        name = next(iter(team.creatures))
+                        result = await rt.ask(name, text)
+                        if result is not None and not rt.sinks.get(name):
+                            print(f"{name}> {result.text.strip()}", flush=True)
+                    else:
+                        await rt.send_user(text)
+                        if await _until_idle_or_limit(rt, args.max_turns):
+                            print(f"stopping: --max-turns {args.max_turns} reached")
+                            break
+            timed_out = scope.cancelled_caught
+            await anyio.sleep(0.05)  # let the printer show the last events
+            tg.cancel_scope.cancel()
+        if timed_out:
+            print(f"stopping: --timeout {args.timeout:g} s reached")
+        print(f"run {rt.run_id}: {rt.turns_total} turn(s); `terrarium log {rt.run_id}"
+              f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}` "
+              "shows the timeline", flush=True)
+    return 0

@@ -1,0 +1,93 @@
+"""What ``terrarium run`` prints while a team works: streamed outputs, audio, problems.
+
+Runs as a bus subscriber, so a slow terminal never slows the team (it is told what it
+missed instead).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from terrarium.channels.bus import EventBus
+from terrarium.channels.events import (
+    CreatureState,
+    ErrorEvent,
+    Event,
+    GenericEvent,
+    MessageRefused,
+    MessageSent,
+    Missed,
+    OutputText,
+    Restart,
+)
+
+
+class ConsolePrinter:
+    """Formats events as short lines; streamed text is printed as it arrives."""
+
+    def __init__(
+        self, out: TextIO | None = None, *, verbose: bool = False,
+        printed_elsewhere: frozenset[tuple[str, str]] = frozenset(),
+    ) -> None:
+        self.out = out or sys.stdout
+        self.verbose = verbose
+        self.skip = printed_elsewhere  # (creature, output) pairs a stdout sink already prints
+        self._open: tuple[str, str] | None = None
+
+    def _line(self, text: str) -> None:
+        if self._open is not None:
+            self.out.write("\n")
+            self._open = None
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def handle(self, ev: Event) -> None:
+        if isinstance(ev, OutputText):
+            if (ev.creature, ev.output) in self.skip:
+                return
+            key = (ev.creature, ev.output)
+            if self._open != key:
+                if self._open is not None:
+                    self.out.write("\n")
+                self.out.write(f"{ev.creature} ({ev.output})> ")
+                self._open = key
+            self.out.write(ev.text)
+            self.out.flush()
+        elif isinstance(ev, GenericEvent) and ev.name == "voice.utterance_written":
+            self._line(_audio_line(ev.data))
+        elif isinstance(ev, GenericEvent) and ev.name == "speech_cut":
+            cut = ev.data.get("cut_text") or []
+            self._line(f"  [barge-in] {ev.creature} stopped; {len(cut)} sentence(s) cut")
+        elif isinstance(ev, MessageRefused):
+            self._line(f"  [refused] {ev.sender} -> {ev.channel}: {ev.reason}")
+        elif isinstance(ev, ErrorEvent):
+            self._line(f"  [error] {ev.creature}: {ev.message}")
+        elif isinstance(ev, Restart):
+            self._line(f"  [restart] {ev.creature} attempt {ev.attempt} in {ev.delay:.1f} s")
+        elif isinstance(ev, CreatureState) and ev.state == "failed":
+            self._line(f"  [failed] {ev.creature} gave up after repeated failures")
+        elif isinstance(ev, Missed):
+            self._line(f"  [console] {ev.count} events not shown (terminal too slow)")
+        elif self.verbose and isinstance(ev, MessageSent):
+            self._line(f"  [{ev.channel}] {ev.sender} -> {', '.join(ev.delivered_to)}")
+
+    async def run(self, bus: EventBus) -> None:
+        with bus.subscribe(capacity=4096) as sub:
+            async for ev in sub:
+                self.handle(ev)
+
+
+def _audio_line(data: dict[str, Any]) -> str:
+    m = data.get("metrics") or {}
+
+    def ms(key: str) -> str:
+        v = m.get(key)
+        return "-" if v is None else f"{v * 1000:.0f} ms"
+
+    audio = m.get("audio_seconds") or 0.0
+    rtf = (m.get("synth_seconds") or 0.0) / audio if audio else 0.0
+    cut = " (cut)" if data.get("aborted") else ""
+    return (f"  [audio] {data.get('path')} {data.get('duration', 0):.2f} s{cut} | first token "
+            f"{ms('time_to_first_token')}, first sentence {ms('time_to_first_sentence')}, "
+            f"first audio {ms('time_to_first_audio')}, synthesis RTF {rtf:.3f}")

@@ -1,0 +1,375 @@
+"""MonitorApp: watch and steer a running (or replayed) team in the terminal.
+
+The app reads the TeamHandle's views and folds bus events; it never calls into the runtime
+on the runtime's behalf, and the bus drops (and counts) events rather than wait for us, so
+a slow terminal can never slow the team down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any, ClassVar
+
+import anyio
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
+
+from terrarium.channels.bus import EventSubscription
+from terrarium.config import Team
+from terrarium.errors import ChannelRefusal
+from terrarium.runtime.api import TeamHandle
+from terrarium.tui.composer import ComposeScreen
+from terrarium.tui.creature_view import CreatureView
+from terrarium.tui.payloads import PayloadReader
+from terrarium.tui.replay import ReplayHandle
+from terrarium.tui.state import Changes, MonitorState
+from terrarium.tui.team_panel import TeamPanel
+from terrarium.tui.text import STATE_LABELS, STATE_STYLES, PromptView, topology_text
+from terrarium.tui.traffic_panel import TrafficPanel
+
+EVENT_BUFFER = 4096
+REFRESH_SECONDS = 0.1  # events are taken in batches at most this often
+JUMP = 10
+
+
+class MonitorApp(App[int]):
+    """Tabs: Team (creatures + channel traffic), Creature (transcript, prompt), Topology."""
+
+    TITLE = "terrarium"
+    CSS = """
+    #overview-box { height: 1fr; }
+    #team { margin-bottom: 0; }
+    #topology-scroll { height: 1fr; }
+    #notice { height: auto; max-height: 3; padding: 0 1; color: $warning; }
+    #notice.-error { color: $error; text-style: bold; }
+    #replay-bar { height: 1; padding: 0 1; background: $boost; }
+    #say { dock: bottom; }
+    TabPane { padding: 0; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "tab('overview')", "Team", key_display="1"),
+        Binding("2", "tab('creature')", "Creature", key_display="2"),
+        Binding("3", "tab('topology')", "Topology", key_display="3"),
+        Binding("n", "next_creature", "Next creature"),
+        Binding("p", "toggle_prompt", "Prompt"),
+        Binding("s", "focus_say", "Say"),
+        Binding("c", "compose", "Compose"),
+        Binding("slash", "focus_filter", "Filter", key_display="/"),
+        Binding("escape", "unfocus", "Back", show=False),
+        Binding("left_square_bracket", "step(-1)", "Step back", key_display="["),
+        Binding("right_square_bracket", "step(1)", "Step", key_display="]"),
+        Binding("left_curly_bracket", "step(-10)", "Jump back", key_display="{"),
+        Binding("right_curly_bracket", "step(10)", "Jump", key_display="}"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        handle: TeamHandle,
+        *,
+        read_only: bool = False,
+        deterministic: bool = False,
+    ) -> None:
+        """``deterministic`` hides run ids and times (snapshot tests, screenshots)."""
+        super().__init__()
+        self.handle = handle
+        self.replay = handle if isinstance(handle, ReplayHandle) else None
+        self.read_only = read_only or self.replay is not None
+        self.deterministic = deterministic
+        self.team: Team = handle.team
+        self.state = MonitorState(self.team)
+        self.selected: str | None = None
+        self._payloads = PayloadReader(handle.log_path) if handle.log_path else None
+        # Subscribe now, not on mount: nothing published from here on is lost to us.
+        self._sub: EventSubscription | None = (
+            None if self.replay is not None else handle.bus.subscribe(EVENT_BUFFER)
+        )
+
+    # -- layout ------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◉")
+        with TabbedContent(id="tabs", initial="overview"):
+            with TabPane("Team", id="overview"):
+                with Vertical(id="overview-box"):
+                    yield TeamPanel(id="team")
+                    yield TrafficPanel(self.state, id="traffic")
+            with TabPane("Creature", id="creature"):
+                yield CreatureView(id="creature-view")
+            with TabPane("Topology", id="topology"):
+                with VerticalScroll(id="topology-scroll"):
+                    yield Static(Text(self._topology()), id="topology-text")
+        if self.replay is not None:
+            yield Static("", id="replay-bar", markup=False)
+        yield Static("", id="notice", markup=False)
+        entry = self.team.input_channel
+        yield Input(
+            placeholder=f"say to {entry} (s, enter to send)" if entry else "this team takes no "
+            "user input",
+            id="say",
+            compact=True,
+            disabled=self.read_only or entry is None,
+        )
+        yield Footer()
+
+    def _topology(self) -> str:
+        text = topology_text(self.team)
+        note = getattr(self.handle, "team_note", None)
+        return f"{note}\n\n{text}" if note else text
+
+    def on_mount(self) -> None:
+        self.title = f"terrarium · {self.team.name}"
+        if self.replay is not None:
+            self.sub_title = "replay" if self.deterministic else f"replay {self.handle.run_id}"
+        else:
+            self.sub_title = "" if self.deterministic else self.handle.run_id
+        names = sorted(self.handle.statuses)
+        self.selected = self.team.entry if self.team.entry in names else (names[0] if names
+                                                                          else None)
+        self.query_one(TeamPanel).show(self.handle.statuses)
+        if self.selected:
+            self._show_creature(self.selected)
+        if self.replay is not None:
+            self._refold_replay()
+        else:
+            self._consume()
+            self.set_interval(1.0, self._tick)
+        self.query_one(TeamPanel).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide keys that do nothing here (steps outside a replay, input in a replay)."""
+        if action == "step":
+            return self.replay is not None
+        if action in ("compose", "focus_say"):
+            return not self.read_only
+        return True
+
+    # -- events ------------------------------------------------------------------------
+
+    @work(exclusive=True, group="events")
+    async def _consume(self) -> None:
+        """Take events in batches; the bus never waits for this loop."""
+        sub = self._sub
+        if sub is None:
+            return
+        try:
+            while True:
+                try:
+                    first = await sub.receive()
+                except (anyio.EndOfStream, anyio.ClosedResourceError):
+                    return
+                batch = [first, *sub.drain()]
+                self._apply(self.state.apply_all(batch))
+                await anyio.sleep(REFRESH_SECONDS)
+        finally:
+            sub.close()
+
+    def _apply(self, changes: Changes) -> None:
+        if changes.traffic and self._payloads is not None:
+            self.state.fill_payloads(self._payloads)
+        traffic = self.query_one(TrafficPanel)
+        if changes.traffic:
+            traffic.sync()
+        traffic.refresh_payloads()
+        if changes.creatures or changes.transcripts:
+            self.query_one(TeamPanel).show(self.handle.statuses)
+        sel = self.selected
+        if sel is not None and (sel in changes.transcripts or sel in changes.creatures):
+            self._sync_creature()
+        if sel is not None and sel in changes.prompts:
+            self._sync_prompt()
+        if changes.missed:
+            self.notice(f"The monitor fell behind and skipped {self.state.missed} events; "
+                        "the panels were refreshed from the runtime.")
+
+    def _tick(self) -> None:
+        """Statuses are live objects: pick up counters that changed without an event."""
+        self.query_one(TeamPanel).show(self.handle.statuses)
+        if self._payloads is not None:
+            self.state.fill_payloads(self._payloads)
+            self.query_one(TrafficPanel).refresh_payloads()
+        if self.selected is not None:
+            self._sync_creature()
+
+    # -- creature view -----------------------------------------------------------------
+
+    def _show_creature(self, name: str) -> None:
+        self.selected = name
+        view = self.query_one(CreatureView)
+        view.select(name)
+        self._sync_creature()
+        self._sync_prompt()
+
+    def _sync_creature(self) -> None:
+        name = self.selected
+        if name is None:
+            return
+        view = self.query_one(CreatureView)
+        st = self.handle.statuses.get(name)
+        title = Text(name, style="bold")
+        if st is not None:
+            title.append("  ")
+            title.append(STATE_LABELS.get(st.state, st.state), style=STATE_STYLES.get(st.state))
+            title.append(f"  {st.model} · turns {st.turns} · restarts {st.restarts}")
+            if st.last_error:
+                title.append(f"  last error: {st.last_error}", style="red")
+        view.set_title(title)
+        width = max(self.size.width - 4, 40)
+        view.transcript.sync(self.handle.transcript(name), self.state.streaming.get(name, ""),
+                             width)
+
+    def _sync_prompt(self) -> None:
+        name = self.selected
+        if name is None:
+            return
+        self.query_one(CreatureView).inspector.show(self.prompt_view(name), name)
+
+    def prompt_view(self, name: str) -> PromptView | None:
+        if self.replay is not None:
+            return self.replay.prompt_view(name)
+        built = self.handle.prompt(name)
+        return PromptView.from_built(built) if built is not None else None
+
+    @on(DataTable.RowSelected, "#team")
+    def _creature_chosen(self, event: DataTable.RowSelected) -> None:
+        name = str(event.row_key.value)
+        self._show_creature(name)
+        self.query_one("#tabs", TabbedContent).active = "creature"
+
+    # -- input -------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#say")
+    async def _say(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text or self.read_only:
+            return
+        channel = self.team.input_channel
+        if channel is not None:
+            reason = self.handle.check_payload(channel, {"text": text})
+            if reason is not None:
+                self.notice(reason, error=True)
+                return
+        try:
+            await self.handle.send_user(text)
+        except ChannelRefusal as exc:
+            self.notice(f"Refused: {exc.message}", error=True)
+            return
+        event.input.value = ""
+        self.notice(f"sent to {channel}")
+
+    def notice(self, text: str, *, error: bool = False) -> None:
+        bar = self.query_one("#notice", Static)
+        bar.update(text)
+        bar.set_class(error, "-error")
+
+    # -- actions -----------------------------------------------------------------------
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one("#tabs", TabbedContent).active = tab
+
+    def action_next_creature(self) -> None:
+        names = sorted(self.handle.statuses)
+        if not names:
+            return
+        i = names.index(self.selected) + 1 if self.selected in names else 0
+        self._show_creature(names[i % len(names)])
+        self.query_one("#tabs", TabbedContent).active = "creature"
+
+    def action_toggle_prompt(self) -> None:
+        self.query_one("#tabs", TabbedContent).active = "creature"
+        self.query_one(CreatureView).toggle_prompt()
+        self._sync_prompt()
+
+    def action_focus_say(self) -> None:
+        self.query_one("#say", Input).focus()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#tabs", TabbedContent).active = "overview"
+        self.query_one("#traffic-filter", Input).focus()
+
+    def action_unfocus(self) -> None:
+        self.query_one(TeamPanel).focus()
+
+    def action_compose(self) -> None:
+        if self.read_only:
+            return
+        channel = self.team.input_channel
+
+        def sent(result: str | None) -> None:
+            if result:
+                self.notice(f"sent to {result}")
+
+        self.push_screen(ComposeScreen(self.handle, channel), sent)
+
+    def action_step(self, delta: int) -> None:
+        if self.replay is None:
+            return
+        self.replay.step(delta)
+        self._refold_replay()
+
+    # -- replay ------------------------------------------------------------------------
+
+    def _refold_replay(self) -> None:
+        """Rebuild every panel from the events up to the replay cursor."""
+        replay = self.replay
+        assert replay is not None
+        self.state = MonitorState(self.team)
+        self.state.apply_all(replay.applied())
+        self.state.fill_payloads(
+            lambda mid: ("", replay.payloads[mid]) if mid in replay.payloads else None)
+        traffic = self.query_one(TrafficPanel)
+        traffic.state = self.state
+        traffic.rebuild()
+        self.query_one(TeamPanel).show(replay.statuses)
+        if self.selected is not None:
+            self.query_one(CreatureView).transcript.reset()
+            self._sync_creature()
+            self._sync_prompt()
+        self.query_one("#replay-bar", Static).update(self._replay_bar())
+
+    def _replay_bar(self) -> Text:
+        replay = self.replay
+        assert replay is not None
+        width = 30
+        filled = round(width * replay.position / replay.total) if replay.total else width
+        bar = Text("replay ")
+        bar.append("█" * filled, style="bold")
+        bar.append("░" * (width - filled), style="dim")
+        bar.append(f" event {replay.position}/{replay.total}")
+        if not self.deterministic:
+            bar.append(f"  +{replay.elapsed:.1f}s")
+        bar.append("   [ ] step  { } jump")
+        return bar
+
+
+def run_monitor(handle: TeamHandle, *, read_only: bool = False) -> int:
+    """Run the monitor in the foreground over an existing handle (e.g. a ReplayHandle)."""
+    result = MonitorApp(handle, read_only=read_only).run()
+    return result or 0
+
+
+def monitor_replay(log_path: Any, run_id: str) -> int:
+    """``terrarium monitor RUN_ID``: replay a recorded run read-only."""
+    return run_monitor(ReplayHandle(log_path, run_id), read_only=True)
+
+
+RuntimeFactory = Callable[[Team], AbstractAsyncContextManager[TeamHandle]]
+
+
+async def run_team_with_monitor(team: Team, runtime_factory: RuntimeFactory) -> int:
+    """``terrarium run PATH --tui``: run the team and the monitor in one event loop.
+
+    ``runtime_factory(team)`` must give an async context manager yielding a TeamHandle
+    (``TeamRuntime`` does). The runtime's tasks live in its own task group while the app
+    runs here; quitting the app leaves the context, which stops the team.
+    """
+    async with runtime_factory(team) as handle:
+        app = MonitorApp(handle)
+        result = await app.run_async()
+    return result or 0

@@ -1,0 +1,211 @@
+"""A recorded run, replayed read-only from the durable log as a TeamHandle.
+
+``terrarium monitor RUN_ID`` shows a finished (or still running) run with the same panels
+as a live one. Statuses, transcripts and channel traffic are rebuilt by folding the logged
+events up to a cursor, so the monitor can step through the run like a time slider.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from terrarium.channels import events as ev
+from terrarium.channels.bus import EventBus
+from terrarium.channels.log import DurableLog, RunInfo
+from terrarium.config import Team, load_any
+from terrarium.errors import ChannelRefusal, TerrariumError
+from terrarium.prompt.built import BuiltPrompt
+from terrarium.runtime.api import CreatureStatus, TranscriptEntry
+from terrarium.tui.text import PromptView, model_label
+
+_EVENT_TYPES: dict[str, type[ev.Event]] = {
+    cls.kind: cls
+    for cls in (
+        ev.CreatureState, ev.MessageSent, ev.MessageDelivered, ev.MessageRefused,
+        ev.TurnStarted, ev.TurnEnded, ev.ErrorEvent, ev.Restart, ev.OutputText,
+        ev.GenericEvent, ev.Missed,
+    )
+}
+_ENTRY_KINDS = frozenset(
+    ("user", "message_in", "assistant", "tool_call", "tool_result", "notice", "output", "error")
+)
+READ_ONLY = "This is a replay of a recorded run, so nothing can be sent."
+
+
+def event_from_dict(data: Mapping[str, Any]) -> ev.Event | None:
+    """Rebuild a typed event from its logged JSON form; None for an unknown kind."""
+    cls = _EVENT_TYPES.get(str(data.get("kind")))
+    if cls is None:
+        return None
+    names = {f.name for f in dataclasses.fields(cls)}
+    kwargs = {k: v for k, v in data.items() if k in names}
+    if "delivered_to" in kwargs:
+        kwargs["delivered_to"] = tuple(kwargs["delivered_to"] or ())
+    try:
+        return cls(**kwargs)
+    except TypeError:
+        return None
+
+
+def _empty_team(run: RunInfo) -> Team:
+    return Team(run.terrarium, Path(run.path or "."), {}, {})
+
+
+def load_recorded_team(run: RunInfo) -> tuple[Team, str | None]:
+    """The team at the run's recorded path, or an empty stand-in and the reason why."""
+    if not run.path:
+        return _empty_team(run), "The run did not record its terrarium path."
+    try:
+        loaded = load_any(Path(run.path))
+    except TerrariumError as exc:
+        first = exc.render().splitlines()[0]
+        return _empty_team(run), f"The terrarium at {run.path} no longer loads: {first}"
+    if not isinstance(loaded, Team):
+        return _empty_team(run), f"{run.path} is a package, not one terrarium."
+    return loaded, None
+
+
+class ReplayHandle:
+    """TeamHandle over a recorded run; ``seek``/``step`` move the cursor through its events."""
+
+    def __init__(self, log_path: Path | str, run_id: str, *, team: Team | None = None) -> None:
+        self.log_path: Path | None = Path(log_path)
+        self.run_id = run_id
+        self.bus = EventBus()
+        with DurableLog(self.log_path) as log:
+            self.run = log.run(run_id)
+            raw_events = log.events(run_id)
+            messages = log.messages(run_id)
+            refusals = log.refusals(run_id)
+        self.team_note: str | None = None
+        if team is None:
+            team, self.team_note = load_recorded_team(self.run)
+        self.team = team
+        self.payloads: dict[str, dict[str, Any]] = {env.id: env.payload for env, _ in messages}
+        events = [e for e in (event_from_dict(d) for d in raw_events) if e is not None]
+        if not any(isinstance(e, ev.MessageSent) for e in events):
+            events += [ev.MessageSent(ts=env.ts, message_id=env.id, channel=env.channel,
+                                      sender=env.sender, delivered_to=tuple(rcv))
+                       for env, rcv in messages]
+        if not any(isinstance(e, ev.MessageRefused) for e in events):
+            events += [ev.MessageRefused(ts=r.ts, sender=r.sender, channel=r.channel,
+                                         reason=r.reason) for r in refusals]
+        events.sort(key=lambda e: e.ts)  # stable: same-time events keep their log order
+        self.events: tuple[ev.Event, ...] = tuple(events)
+        names = set(team.creatures)
+        for e in self.events:
+            creature = getattr(e, "creature", None)
+            if isinstance(creature, str):
+                names.add(creature)
+        self._names = sorted(names)
+        self.position = 0
+        self._reset()
+        self.seek(len(self.events))
+
+    # -- cursor ------------------------------------------------------------------------
+
+    @property
+    def total(self) -> int:
+        return len(self.events)
+
+    def _reset(self) -> None:
+        self._statuses = {
+            n: CreatureStatus(n, model_label(self.team, n) if n in self.team.creatures else "?")
+            for n in self._names
+        }
+        self._transcripts: dict[str, list[TranscriptEntry]] = {n: [] for n in self._names}
+        self._prompts: dict[str, PromptView] = {}
+        self.position = 0
+
+    def seek(self, position: int) -> int:
+        """Show the run as it was after ``position`` events; returns the clamped position."""
+        position = max(0, min(position, self.total))
+        if position < self.position:
+            self._reset()
+        for e in self.events[self.position:position]:
+            self._fold(e)
+        self.position = position
+        return position
+
+    def step(self, delta: int) -> int:
+        return self.seek(self.position + delta)
+
+    def applied(self) -> Sequence[ev.Event]:
+        """The events up to the cursor, in order (the monitor folds them again for traffic)."""
+        return self.events[: self.position]
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds from the run's start to the event under the cursor."""
+        if not self.position:
+            return 0.0
+        return max(self.events[self.position - 1].ts - self.run.started, 0.0)
+
+    def _fold(self, e: ev.Event) -> None:
+        creature = getattr(e, "creature", None)
+        st = self._statuses.get(creature) if isinstance(creature, str) else None
+        if isinstance(e, ev.CreatureState) and st is not None:
+            st.state = e.state
+        elif isinstance(e, ev.TurnEnded) and st is not None:
+            st.turns += 1
+            st.tokens_in += e.prompt_tokens
+            st.tokens_out += e.completion_tokens
+            st.cached_tokens += e.cached_tokens
+            if e.error:
+                st.last_error = e.error
+        elif isinstance(e, ev.Restart) and st is not None:
+            st.restarts += 1
+            st.state = "restarting"
+        elif isinstance(e, ev.ErrorEvent) and st is not None:
+            st.last_error = e.message
+        elif isinstance(e, ev.GenericEvent) and isinstance(creature, str):
+            if e.name == "transcript":
+                self._transcripts.setdefault(creature, []).append(_entry(e))
+            elif e.name == "prompt":
+                view = PromptView.from_dict(creature, e.data)
+                if view is not None:
+                    self._prompts[creature] = view
+
+    # -- TeamHandle --------------------------------------------------------------------
+
+    @property
+    def statuses(self) -> Mapping[str, CreatureStatus]:
+        return self._statuses
+
+    def transcript(self, creature: str) -> Sequence[TranscriptEntry]:
+        return tuple(self._transcripts.get(creature, ()))
+
+    def prompt(self, creature: str) -> BuiltPrompt | None:
+        """Replays hold no live prompt object; see ``prompt_view`` for the logged map."""
+        return None
+
+    def prompt_view(self, creature: str) -> PromptView | None:
+        return self._prompts.get(creature)
+
+    def check_payload(self, channel: str, payload: Mapping[str, Any]) -> str | None:
+        return READ_ONLY
+
+    async def send_user(self, text: str) -> None:
+        raise ChannelRefusal(READ_ONLY)
+
+    async def send(self, channel: str, payload: Mapping[str, Any]) -> None:
+        raise ChannelRefusal(READ_ONLY)
+
+
+def _entry(e: ev.GenericEvent) -> TranscriptEntry:
+    d = e.data
+    kind = d.get("kind", "notice")
+    turn = d.get("turn", 0)
+    return TranscriptEntry(
+        kind=kind if kind in _ENTRY_KINDS else "notice",
+        text=str(d.get("text", "")),
+        ts=e.ts,
+        turn=turn if isinstance(turn, int) else 0,
+        name=d.get("name") if isinstance(d.get("name"), str) else None,
+        detail=d.get("detail") if isinstance(d.get("detail"), str) else None,
+        data={k: v for k, v in d.items()
+              if k not in ("kind", "text", "turn", "name", "detail")},
+    )

@@ -1,0 +1,233 @@
+"""Plain-text renderings the monitor shows: topology, payload previews, status cells, prompts.
+
+Kept free of Textual so they can be tested directly and reused by other front ends; every
+list is sorted so the screen never depends on set or dict iteration order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from terrarium.config import Team
+from terrarium.runtime.api import CreatureStatus, TranscriptEntry
+
+STATE_LABELS: dict[str, str] = {
+    "idle": "idle",
+    "thinking": "thinking",
+    "calling_tool": "calling tool",
+    "speaking": "speaking",
+    "restarting": "restarting",
+    "failed": "failed",
+    "stopped": "stopped",
+}
+
+STATE_STYLES: dict[str, str] = {
+    "idle": "dim",
+    "thinking": "bold yellow",
+    "calling_tool": "bold magenta",
+    "speaking": "bold green",
+    "restarting": "bold reverse yellow",
+    "failed": "bold reverse red",
+    "stopped": "dim italic",
+}
+
+
+def one_line(text: str, width: int) -> str:
+    """Collapse whitespace and cut to ``width`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    if width <= 0:
+        return ""
+    return flat if len(flat) <= width else flat[: max(width - 1, 0)] + "…"
+
+
+def payload_preview(payload: Mapping[str, Any] | None, width: int = 60) -> str:
+    """``key=value`` pairs in key order on one line (a single ``text`` field shows bare)."""
+    if payload is None:
+        return ""
+    if list(payload) == ["text"] and isinstance(payload["text"], str):
+        return one_line(payload["text"], width)
+    parts = []
+    for key in sorted(payload):
+        value = payload[key]
+        shown = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        parts.append(f"{key}={shown}")
+    return one_line(" ".join(parts), width)
+
+
+def model_label(team: Team, creature: str) -> str:
+    """What a creature runs on, from its config (provider, plus model name when given)."""
+    cdef = team.creatures.get(creature)
+    controller = getattr(cdef.config, "controller", None) if cdef is not None else None
+    if controller is None:
+        return "embedded"
+    if controller.provider == "scripted":
+        return "scripted"
+    return f"{controller.provider}:{controller.model}" if controller.model else controller.provider
+
+
+def ratio_text(status: CreatureStatus) -> str:
+    return f"{status.cached_ratio * 100:.0f}%" if status.tokens_in else "-"
+
+
+def status_cells(status: CreatureStatus) -> tuple[str, str, str, str, str, str, str]:
+    """The team table's cells for one creature, in column order."""
+    state = STATE_LABELS.get(status.state, status.state)
+    if status.restarts:
+        state += f" ↻{status.restarts}"
+    return (
+        status.name,
+        state,
+        status.model,
+        str(status.turns),
+        str(status.tokens_in),
+        str(status.tokens_out),
+        ratio_text(status),
+    )
+
+
+def topology_text(team: Team) -> str:
+    """Who listens and who sends, per channel and per creature, as a readable text graph."""
+    lines = [f"team {team.name}"]
+    if team.input_channel:
+        lines.append(f"user ──▶ {team.input_channel}  (input channel; entry: {team.entry})")
+    lines.append("")
+    lines.append("channels")
+    if not team.channels:
+        lines.append("  (none)")
+    for name in sorted(team.channels):
+        ch = team.channels[name]
+        schema = ch.message_type.name if ch.message_type is not None else "any"
+        senders = ", ".join(sorted(ch.senders)) or "nobody"
+        listeners = ", ".join(sorted(ch.listeners)) or "nobody"
+        lines.append(f"  {senders} ──▶ [{name}] ──▶ {listeners}")
+        about = f": {ch.description}" if ch.description else ""
+        lines.append(f"      {ch.type}, schema {schema}{about}")
+        if ch.message_type is not None:
+            for f in ch.message_type.fields:
+                req = "" if f.required else " (optional)"
+                lines.append(f"        · {f.name}: {f.type_label}{req}")
+    lines.append("")
+    lines.append("creatures")
+    for name in sorted(team.creatures):
+        c = team.creatures[name]
+        lines.append(f"  {name}  ({model_label(team, name)})")
+        lines.append(f"      listens: {', '.join(sorted(c.listen)) or '-'}")
+        lines.append(f"      sends:   {', '.join(sorted(c.can_send)) or '-'}")
+        if c.output_wiring:
+            lines.append(f"      output → {', '.join(sorted(c.output_wiring))}")
+    return "\n".join(lines)
+
+
+ENTRY_MARKS: dict[str, str] = {
+    "user": "user ▸",
+    "message_in": "in ◂",
+    "assistant": "says",
+    "tool_call": "call",
+    "tool_result": "result",
+    "notice": "note",
+    "output": "out ▸",
+    "error": "ERROR",
+}
+
+
+def entry_title(entry: TranscriptEntry, width: int = 70) -> str:
+    """One line naming a transcript entry: turn, kind, the tool/channel and the text."""
+    mark = ENTRY_MARKS.get(entry.kind, entry.kind)
+    name = f" {entry.name}" if entry.name else ""
+    head = f"#{entry.turn} {mark}{name}: "
+    return head + one_line(entry.text, max(width - len(head), 10))
+
+
+@dataclass(frozen=True, slots=True)
+class SectionView:
+    name: str
+    zone: str
+    bytes: int
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class PromptView:
+    """What the prompt inspector shows; built from a BuiltPrompt or from a logged dict."""
+
+    creature: str
+    step: int
+    prefix_hash: str
+    sections: tuple[SectionView, ...]
+    texts: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_built(cls, built: Any) -> PromptView:
+        sections = tuple(SectionView(s.name, s.zone, s.bytes, s.tokens) for s in built.sections)
+        texts = {**built.prefix_texts, **built.tail_sections}
+        return cls(built.creature, built.step, built.prefix_hash, sections, texts)
+
+    @classmethod
+    def from_dict(cls, creature: str, data: Mapping[str, Any]) -> PromptView | None:
+        """From a logged ``prompt`` event (BuiltPrompt.to_dict shape); None without a map."""
+        raw = data.get("sections")
+        if not isinstance(raw, list):
+            return None
+        sections = tuple(
+            SectionView(
+                str(s.get("name", "?")),
+                str(s.get("zone", "?")),
+                int(s.get("bytes", 0)),
+                int(s.get("tokens", 0)),
+            )
+            for s in raw
+            if isinstance(s, Mapping)
+        )
+        texts: dict[str, str] = {}
+        for key in ("prefix_texts", "texts"):
+            if isinstance(data.get(key), Mapping):
+                texts.update({str(k): str(v) for k, v in data[key].items()})
+        if isinstance(data.get("tail"), Mapping):
+            texts.update({str(k): str(v) for k, v in data["tail"].items()})
+        step = data.get("step", 0)
+        return cls(
+            creature,
+            int(step) if isinstance(step, int) else 0,
+            str(data.get("prefix_hash", "")),
+            sections,
+            texts,
+        )
+
+    @property
+    def prefix_bytes(self) -> int:
+        return sum(s.bytes for s in self.sections if s.zone == "prefix")
+
+    @property
+    def tail_bytes(self) -> int:
+        return sum(s.bytes for s in self.sections if s.zone == "tail")
+
+    def summary(self) -> str:
+        """Header plus the section map: one row per section with zone, bytes, tokens."""
+        pre = [s for s in self.sections if s.zone == "prefix"]
+        tail = [s for s in self.sections if s.zone != "prefix"]
+        lines = [
+            f"prompt of {self.creature} · step {self.step} · prefix hash {self.prefix_hash}",
+            f"prefix {self.prefix_bytes} B / {sum(s.tokens for s in pre)} tok · "
+            f"tail {self.tail_bytes} B / {sum(s.tokens for s in tail)} tok",
+            f"{'section':<22} {'zone':<6} {'bytes':>7} {'tokens':>7}",
+        ]
+        for s in self.sections:
+            lines.append(f"{s.name:<22} {s.zone:<6} {s.bytes:>7} {s.tokens:>7}")
+        return "\n".join(lines)
+
+    def body(self) -> str:
+        """The assembled prompt with a boundary line before each section."""
+        chunks: list[str] = []
+        for s in self.sections:
+            chunks.append(f"───── {s.name} · {s.zone} · {s.bytes} B · {s.tokens} tok ─────")
+            text = self.texts.get(s.name)
+            chunks.append(text.rstrip("\n") if text is not None else "(text not recorded)")
+        return "\n".join(chunks)
+
+
+def transcript_plain(entries: Sequence[TranscriptEntry], width: int = 70) -> str:
+    """A transcript as plain lines (for logs and tests)."""
+    return "\n".join(entry_title(e, width) for e in entries)
