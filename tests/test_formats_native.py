@@ -212,3 +212,17 @@ def test_field_kinds() -> None:
     assert tags.item.kind == "str"
     assert field_kind(int | None).optional
     assert field_kind(int | str).kind == "any"
+
+
+@pytest.mark.parametrize("bad", ["send message", "9lives", "", "a/b", "x]"])
+def test_call_names_that_no_text_format_could_parse_are_refused(bad: str) -> None:
+    with pytest.raises(FormatError, match="cannot be a call name"):
+        get_format("bracket", [CallSpec(bad, "x", Send)])
+
+
+def test_a_closed_parser_refuses_more_text() -> None:
+    parser = get_format("bracket", SPECS).new_parser()
+    parser.close()
+    assert parser.close() == []
+    with pytest.raises(FormatError, match="already closed"):
+        parser.feed("more")

@@ -6,6 +6,7 @@ config may use for ``tool_format``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 from terrarium.formats.base import (
@@ -33,6 +34,7 @@ _FORMATS: dict[str, type[CallFormat]] = {
     NativeFormat.name: NativeFormat,
 }
 FORMAT_NAMES: tuple[str, ...] = tuple(sorted(_FORMATS))
+_CALL_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 
 
 def spec_map(specs: Mapping[str, CallSpec] | Iterable[CallSpec]) -> dict[str, CallSpec]:
@@ -46,6 +48,11 @@ def spec_map(specs: Mapping[str, CallSpec] | Iterable[CallSpec]) -> dict[str, Ca
         items = list(specs)
     out: dict[str, CallSpec] = {}
     for spec in sorted(items, key=lambda s: s.name):
+        if not _CALL_NAME_RE.fullmatch(spec.name):
+            raise FormatError(
+                f"'{spec.name}' cannot be a call name; use letters, digits, '_', '-' or '.', "
+                "starting with a letter or '_'."
+            )
         if spec.name in out:
             raise FormatError(f"The call '{spec.name}' was given twice.")
         out[spec.name] = spec

@@ -25,6 +25,7 @@ from typing import Literal
 from terrarium.formats.base import (
     CallEvent,
     CallSpec,
+    FormatError,
     NoticeEvent,
     ParseEvent,
     StreamParser,
@@ -120,7 +121,7 @@ class TagStreamParser(StreamParser):
 
     def feed(self, chunk: str) -> list[ParseEvent]:
         if self._closed:
-            raise RuntimeError("This parser was already closed; start a new one per response.")
+            raise FormatError("This parser was already closed; start a new one per response.")
         self._buf += chunk
         return self._run(final=False)
 
