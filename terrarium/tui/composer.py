@@ -37,8 +37,8 @@ def build_payload(fields: Sequence[FieldInfo], raw: Mapping[str, str]) -> dict[s
     out: dict[str, Any] = {}
     for info in fields:
         text = raw.get(info.name, "")
-        if text == "" and not info.required:
-            continue
+        if text == "" and (not info.required or not _is_text(info)):
+            continue  # left out: the schema check names a missing required field
         if _is_text(info):
             out[info.name] = text
             continue
