@@ -159,3 +159,8 @@ def test_estimate_tokenizer_documented_formula() -> None:
     assert tok.count("abcdefgh") == 2  # 8 bytes / 4
     assert tok.count("a b c d e") == 5  # one per word beats 9/4
     assert tok.count("é" * 4) == 2  # UTF-8 bytes, not characters
+
+
+def test_prefix_tokens_never_below_whole_count() -> None:
+    b = builder()
+    assert b.prefix_tokens >= EstimateTokenizer().count(b.prefix)

@@ -7,7 +7,8 @@ errs on the high side, so budgets computed with it leave room rather than overfl
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+import weakref
+from typing import Any, Protocol, runtime_checkable
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,6 +39,18 @@ class EstimateTokenizer:
         by_bytes = (n + 3) // 4
         words = text.count(" ") + text.count("\n") + 1
         return by_bytes if by_bytes > words else words
+
+
+DEFAULT_TOKENIZER = EstimateTokenizer()
+_TURN_CACHES: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+
+
+def count_cache_for(tokenizer: Tokenizer) -> dict[str, int]:
+    """A text → count memo shared by every builder using this tokenizer (turns recur)."""
+    try:
+        return _TURN_CACHES.setdefault(tokenizer, {})
+    except TypeError:  # not weak-referenceable: a private cache is still correct
+        return {}
 
 
 class LlamaCppTokenizer:

@@ -15,11 +15,18 @@ from typing import Any
 
 from terrarium.errors import PromptError
 from terrarium.formats.base import CallFormat, output_call_name, send_call_name
-from terrarium.prompt.budget import EstimateTokenizer, TailBudgets, Tokenizer
+from terrarium.prompt.budget import DEFAULT_TOKENIZER, TailBudgets, Tokenizer
 from terrarium.prompt.built import BuiltPrompt, SectionInfo
 from terrarium.prompt.examples import fields_example, model_example
 from terrarium.prompt.hints import HintFacts, resolve_hints, syntax_help_of
-from terrarium.prompt.inputs import PromptInputs
+from terrarium.prompt.inputs import (
+    ChannelView,
+    FieldView,
+    NamedOutputView,
+    PromptInputs,
+    Skill,
+    TeamMember,
+)
 from terrarium.prompt.registry import Registry, SectionRegistry, VariableRegistry
 from terrarium.prompt.sections import (
     channels_section,
@@ -29,7 +36,7 @@ from terrarium.prompt.sections import (
     tools_section,
 )
 from terrarium.prompt.tail import TailAssembler, TailState
-from terrarium.prompt.templates import compile_template
+from terrarium.prompt.templates import compile_template, register_data_view
 from terrarium.prompt.views import skills_view, sorted_view, tool_owner, tools_view
 from terrarium.tools.base import Tool
 
@@ -45,6 +52,8 @@ class ToolView:
 
 
 _BY_NAME = attrgetter("name")
+for _view in (ToolView, ChannelView, FieldView, Skill, TeamMember, NamedOutputView):
+    register_data_view(_view)
 
 
 @lru_cache(maxsize=1024)
@@ -84,7 +93,7 @@ class PromptBuilder:
     ) -> None:
         self.inputs = inputs
         self.fmt = fmt
-        self.tokenizer: Tokenizer = tokenizer or EstimateTokenizer()
+        self.tokenizer: Tokenizer = tokenizer or DEFAULT_TOKENIZER
         self.budgets = budgets or TailBudgets()
         self.native = inputs.tool_format == "native"
         if fmt.name != inputs.tool_format or fmt.textual == self.native:
@@ -235,7 +244,11 @@ class PromptBuilder:
             for name, text in kept
         )
         self.prefix_texts: dict[str, str] = dict(kept)
-        self.prefix_tokens = count(self.prefix)
+        # Section counts plus two per blank-line separator: for the estimate this is never
+        # below counting the whole, and it avoids counting the 10+ KB prefix a second time.
+        self.prefix_tokens = sum(info.tokens for info in self.prefix_sections) + 2 * (
+            len(self.prefix_sections) - 1
+        )
 
     def _info_example(self, example_name: str) -> str:
         """An info call about the same tool the hints use as their example."""

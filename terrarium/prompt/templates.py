@@ -20,7 +20,28 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from terrarium.errors import Location, TemplateError
 
-_ENV = SandboxedEnvironment(
+# Plain frozen data views the aggregator hands to templates; their public attributes are data,
+# so the sandbox's per-access safety analysis can be skipped for them (a hot path).
+_DATA_VIEW_TYPES: set[type] = set()
+
+
+def register_data_view(cls: type) -> type:
+    """Mark a frozen, method-free dataclass as safe to read attributes from directly."""
+    _DATA_VIEW_TYPES.add(cls)
+    return cls
+
+
+class _Sandbox(SandboxedEnvironment):
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) in _DATA_VIEW_TYPES and not attribute.startswith("_"):
+            try:
+                return getattr(obj, attribute)
+            except AttributeError:
+                pass
+        return super().getattr(obj, attribute)
+
+
+_ENV = _Sandbox(
     undefined=StrictUndefined,
     autoescape=False,
     keep_trailing_newline=True,
