@@ -7,6 +7,7 @@ list is sorted so the screen never depends on set or dict iteration order.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,6 +122,8 @@ def topology_text(team: Team) -> str:
     return "\n".join(lines)
 
 
+_INCOMING_HEADER = re.compile(r"^\[message on channel [^\]]*\]\s*")
+
 ENTRY_MARKS: dict[str, str] = {
     "user": "user ▸",
     "message_in": "in ◂",
@@ -137,8 +140,14 @@ def entry_title(entry: TranscriptEntry, width: int = 70) -> str:
     """One line naming a transcript entry: turn, kind, the tool/channel and the text."""
     mark = ENTRY_MARKS.get(entry.kind, entry.kind)
     name = f" {entry.name}" if entry.name else ""
+    text = entry.text
+    if entry.kind == "message_in":
+        text = _INCOMING_HEADER.sub("", text, count=1)  # the framing the model sees
+        sender = entry.data.get("sender")
+        if isinstance(sender, str):
+            name += f" from {sender}"
     head = f"#{entry.turn} {mark}{name}: "
-    return head + one_line(entry.text, max(width - len(head), 10))
+    return head + one_line(text, max(width - len(head), 10))
 
 
 @dataclass(frozen=True, slots=True)
