@@ -32,7 +32,7 @@ def write(root: Path, files: dict[str, str]) -> None:
 def test_voice_assistant_validates(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", str(ROOT / "examples" / "voice_assistant")]) == 0
     out = capsys.readouterr().out
-    for word in ("router", "speaker", "memory", "to_speaker", "speech_request", "broadcast"):
+    for word in ("router", "speaker", "to_speaker", "speech_request", "utterance", "tts"):
         assert word in out
 
 

@@ -19,7 +19,7 @@ from typing import Literal
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.formats import (
     CallEvent,
@@ -255,7 +255,7 @@ def sample(rules: dict[str, object], rng: random.Random) -> str:
 class Send(BaseModel):
     model_config = ConfigDict(extra="forbid")
     channel: str
-    text: str
+    text: str = Field(json_schema_extra={"multiline": True})
 
 
 class Mode(enum.Enum):
@@ -407,3 +407,16 @@ def test_no_specs_grammar_is_text_only() -> None:
 @pytest.mark.parametrize("text", ['a"b', "back\\slash", "new\nline\ttab", ""])
 def test_gbnf_literal_escapes(text: str) -> None:
     assert accepts({"root": _Reader(gbnf_literal(text)).alt()}, text)
+
+
+class Note(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str
+
+
+@pytest.mark.parametrize("name", ["bracket", "xml"])
+def test_free_text_values_are_one_line_unless_multiline(name: str) -> None:
+    fmt = get_format(name, [CallSpec("note", "Note.", Note)])
+    rules = read_gbnf(grammar_for(fmt, allow_text=False))
+    assert accepts(rules, fmt.render_call("note", {"text": "one line"}))
+    assert not accepts(rules, fmt.render_call("note", {"text": "two\nlines"}))

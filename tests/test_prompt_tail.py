@@ -59,17 +59,21 @@ def test_prefix_stable_over_50_steps_and_tail_order_kept() -> None:
         assert built.text().startswith(first.prefix)
 
 
-def test_messages_put_volatile_context_after_history() -> None:
+def test_messages_put_volatile_context_before_newest_user_message() -> None:
     b = builder()
-    conv = (Turn("user", "hi"), Turn("assistant", "hey"), Turn("tool", "42", "clock", "c1"))
+    conv = (Turn("user", "hi"), Turn("assistant", "hey"), Turn("tool", "42", "clock", "c1"),
+            Turn("user", "and now?"))
     built = b.build(TailState(step=1, memory="m", notice="n", conversation=conv))
     msgs = built.messages()
-    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "tool", "system"]
+    roles = [m["role"] for m in msgs]
+    assert roles == ["system", "user", "assistant", "tool", "system", "user"]
     assert msgs[3] == {"role": "tool", "content": "42", "name": "clock", "tool_call_id": "c1"}
-    assert msgs[-1]["content"].startswith("## Memory\nm")
-    assert msgs[-1]["content"].endswith("## Notice\nn")
-    # step N+1 with one more turn: every message before the context block is reused as-is
-    nxt = b.build(TailState(step=2, memory="changed", conversation=(*conv, Turn("user", "more"))))
+    assert msgs[4]["content"].startswith("## Memory\nm")
+    assert msgs[4]["content"].endswith("## Notice\nn")
+    assert msgs[-1] == {"role": "user", "content": "and now?"}
+    # next step with more turns: every message before the old context block is reused as-is
+    more = (*conv, Turn("assistant", "ok"), Turn("user", "more"))
+    nxt = b.build(TailState(step=2, memory="changed", conversation=more))
     assert nxt.messages()[:4] == msgs[:4]
 
 

@@ -85,6 +85,9 @@ class CreatureConfig(Strict):
     tool_choice: Literal["auto", "required"] = Field(
         "auto", description="required: every reply must be calls only (grammar-enforced)."
     )
+    memory_record: bool = Field(
+        False, description="Write the text of every message this creature receives to memory."
+    )
     memory_recall: int = Field(
         0, ge=0, le=50, description="Facts recalled from memory into the prompt tail each turn."
     )

@@ -23,7 +23,9 @@ from terrarium.errors import ConfigError
 SCALARS: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool}
 TYPE_WORDS = (*SCALARS, "list[T]", "enum", "object")
 _LIST = re.compile(r"^list\[(.+)\]$")
-_FIELD_KEYS = ("type", "description", "required", "default", "values", "fields", "items")
+_FIELD_KEYS = (
+    "type", "description", "required", "default", "values", "fields", "items", "multiline"
+)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -76,7 +78,7 @@ class _Compiler:
             return None
         defs: dict[str, Any] = {}
         infos: list[FieldInfo] = []
-        for fname in sorted(spec, key=str):
+        for fname in spec:  # declaration order: grammars and examples follow it
             fkp = (*kp, fname)
             if not isinstance(fname, str) or not _NAME.match(fname):
                 self.fail(fkp, f"field name {fname!r} is not a valid identifier")
@@ -86,7 +88,10 @@ class _Compiler:
                 continue
             ann, label, required, default, desc = compiled
             field_default = ... if required else default
-            defs[fname] = (ann, Field(field_default, description=desc or None))
+            raw = spec[fname]
+            extra = {"multiline": True} if isinstance(raw, dict) and raw.get("multiline") else None
+            defs[fname] = (ann, Field(field_default, description=desc or None,
+                                      json_schema_extra=extra))
             infos.append(FieldInfo(fname, label, required, desc, None if required else default))
         if len(defs) != len(spec):
             return None
@@ -148,6 +153,9 @@ class _Compiler:
     ) -> tuple[Any, str, bool, Any, str] | None:
         if isinstance(spec, str):  # shorthand: `text: str`
             spec = {"type": spec}
+        if isinstance(spec, dict) and not isinstance(spec.get("multiline", False), bool):
+            self.fail((*kp, "multiline"), "`multiline` must be true or false")
+            return None
         if not isinstance(spec, dict):
             self.fail(kp, "a field spec must be a type name or a mapping with `type`")
             return None

@@ -128,12 +128,16 @@ class _Output:
     started: bool = False
     spoken: list[str] = field(default_factory=list)
 
+    async def open(self) -> None:
+        """Open the utterance when the turn starts, so its metrics count from there."""
+        if self.sink is not None and not self.started:
+            self.started = True
+            await self.sink.begin(self.utterance)
+
     async def write(self, text: str) -> None:
         if self.sink is not None:
-            if not self.started:
-                self.started = True
+            if not self.spoken:
                 self.ctl._state("speaking")
-                await self.sink.begin(self.utterance)
             await self.sink.write(text)
             self.spoken.append(text)
         if self.ctl.hooks.on_text and self.name:
@@ -175,10 +179,12 @@ class Controller:
         cfg = parts.cdef.config
         self.max_iterations: int = cfg.max_iterations
         self.recall_limit: int = cfg.memory_recall
+        self.record: bool = cfg.memory_record
         required = cfg.tool_choice == "required" and bool(parts.fmt.specs)
         self.grammar: str | None = None
         if parts.settings.use_grammar and parts.fmt.textual:
-            self.grammar = grammar_for(parts.fmt, allow_text=not required)
+            spoken = any(o.kind == "tts" and o.default for o in parts.inputs.named_outputs)
+            self.grammar = grammar_for(parts.fmt, allow_text=not required, plain_text=spoken)
         self.native_tools = openai_tools(parts.fmt.specs) if not parts.fmt.textual else None
         state: dict[str, Any] = {STATE_TOOLS: parts.registry}
         if memory is not None:
@@ -215,9 +221,15 @@ class Controller:
             self._entry(kind, rendered, name=item.channel,
                         data={"sender": item.sender, "message_id": item.message_id})
         recalled = await self._recall(inputs)
+        if self.record and self.memory is not None:
+            for item in inputs:
+                if item.search_text.strip():
+                    await self.memory.awrite(item.search_text, creature=self.parts.name,
+                                             source=item.channel or "user")
         default = self.parts.default_output
         sink = self.sinks.get(default) if default else None
         out = _Output(self, default, sink, f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}")
+        await out.open()
         try:
             for _ in range(self.max_iterations):
                 result.rounds += 1

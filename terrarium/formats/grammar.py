@@ -52,6 +52,7 @@ _BRACKET = {
     # a continuation line may not start with "@@" (next argument) or "[" (closing tag)
     "bfirst": r'[^\n\[@] | "@" [^\n\[@]',
     "bstr": r'bchar* ( "\n" ( bfirst bchar* )? )*',
+    "bline": "bchar*",
 }
 
 _XML = {
@@ -61,6 +62,7 @@ _XML = {
     "astr": r'( [^"&<\n] | ent )*',
     # "<" only before a non-name character, so a small model cannot start nesting tags
     "xstr": r'( [^<&] | ent | "<" [^/<&a-zA-Z_] )*',
+    "xline": r'( [^<&\n] | ent | "<" [^/<&a-zA-Z_\n] )*',
 }
 
 
@@ -125,13 +127,22 @@ def _fields(spec: CallSpec) -> list[tuple[str, FieldKind, bool]]:
     ]
 
 
+def is_multiline(spec: CallSpec, fname: str) -> bool:
+    """Free-text values are one line unless the field says ``multiline`` (file contents…).
+
+    One-line values keep a small model from running on into text that belongs elsewhere.
+    """
+    extra = spec.args_model.model_fields[fname].json_schema_extra
+    return isinstance(extra, dict) and bool(extra.get("multiline"))
+
+
 def _bracket_call(b: _Builder, i: int, spec: CallSpec) -> str:
     parts = [gbnf_literal(f"[/{spec.name}]\n")]
     for j, (fname, kind, optional) in enumerate(_fields(spec)):
         if kind.kind == "json":
             value = _json(kind)
         else:
-            value = _scalar(kind) or "bstr"
+            value = _scalar(kind) or ("bstr" if is_multiline(spec, fname) else "bline")
         rule = b.add(f"call-{i}-{j}", f'{gbnf_literal(f"@@{fname}=")} {value} "\\n"')
         parts.append(rule + ("?" if optional else ""))
     parts.append(gbnf_literal(f"[{spec.name}/]"))
@@ -151,7 +162,8 @@ def _xml_call(b: _Builder, i: int, spec: CallSpec) -> str:
         if kind.kind == "json":
             child_value = f'"\\n"? {_json(kind)} "\\n"?'
         else:
-            child_value = f'"\\n"? {scalar} "\\n"?' if scalar else "xstr"
+            free = "xstr" if is_multiline(spec, fname) else "xline"
+            child_value = f'"\\n"? {scalar} "\\n"?' if scalar else free
         kid = f"{gbnf_literal(f'<{fname}>')} {child_value} {gbnf_literal(f'</{fname}>')} ws"
         kid_alts = [f"{kid} call-{i}-kids-{j + 1}"]
         attr_alts = []
@@ -169,8 +181,17 @@ def _xml_call(b: _Builder, i: int, spec: CallSpec) -> str:
     return b.add(f"call-{i}", f"{gbnf_literal(f'<{spec.name}')} call-{i}-attr-0")
 
 
-def grammar_for(fmt: CallFormat, allow_text: bool = True) -> str:
-    """GBNF accepting text interleaved with well-formed known calls (or calls only)."""
+# Spoken prose: letters, digits, plain punctuation, Latin accents. No markdown marks
+# (# * _ ` [ ] < > | ~), no newlines and no emoji, so nothing unspeakable can be written.
+PLAIN_TEXT = r"[a-zA-Z0-9 ,.;:!?'\"()%$&+=/\u00C0-\u017F-]*"
+
+
+def grammar_for(fmt: CallFormat, allow_text: bool = True, *, plain_text: bool = False) -> str:
+    """GBNF accepting text interleaved with well-formed known calls (or exactly one call).
+
+    ``plain_text`` restricts the text between calls to speakable prose (see PLAIN_TEXT):
+    used for creatures whose text goes to a voice.
+    """
     if isinstance(fmt, BracketFormat):
         make, shared = _bracket_call, _BRACKET
     elif isinstance(fmt, XmlFormat):
@@ -180,6 +201,8 @@ def grammar_for(fmt: CallFormat, allow_text: bool = True) -> str:
             f"The '{fmt.name}' format has no text grammar: its calls travel as API tool "
             "calls, so constrain them with the tools' JSON schemas instead."
         )
+    if plain_text:
+        shared = {**shared, "text": PLAIN_TEXT}
     b = _Builder()
     b.add("root", "")
     names = [
@@ -191,5 +214,5 @@ def grammar_for(fmt: CallFormat, allow_text: bool = True) -> str:
         b.rules["root"] = "text"
         return b.render(shared)
     b.add("call", " | ".join(names))
-    b.rules["root"] = "text ( call text )*" if allow_text else "ws call ( ws call )* ws"
+    b.rules["root"] = "text ( call text )*" if allow_text else "ws call ws"
     return b.render(shared)

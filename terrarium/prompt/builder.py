@@ -159,8 +159,23 @@ class PromptBuilder:
         reg("team", self.team, "terrarium")
         reg("named_outputs", self.named_outputs, "output")
         reg("skills", self.skills, "skills")
+        reg("call", self._render_example_call, "format")
         for name, value in i.extra_variables.items():
             reg(name, value, "extra_variables")
+
+    def _render_example_call(self, name: str, args: dict[str, Any] | None = None) -> str:
+        """``{{ call("name", {...}) }}`` in a persona: an example written by the format itself.
+
+        Only known calls may be shown, and the text is exactly what the parser accepts, so a
+        few-shot example in a persona cannot drift from the creature's real call syntax.
+        """
+        if name not in self.call_names:
+            raise PromptError(
+                f"The persona of {self.inputs.creature!r} shows an example call {name!r}, "
+                f"which this creature cannot make.",
+                suggestion=f"known calls: {', '.join(self.call_names) or 'none'}",
+            )
+        return self.fmt.render_call(name, dict(args or {}))
 
     # -- prefix ----------------------------------------------------------------------
     def _render_prefix(self) -> None:

@@ -111,15 +111,23 @@ class BuiltPrompt:
         )
 
     def messages(self) -> list[dict[str, str]]:
-        """Chat messages: system prefix, (fold summary), turns, then the context block."""
+        """Chat messages: system prefix, (fold summary), turns, with the context block placed
+        just before the newest user message.
+
+        Cache: the prefix and all earlier turns stay byte-identical from step to step; only
+        the context block and the newest message are evaluated again. Small models answer
+        far better when the user's words come last rather than a block of status text.
+        """
         out = [{"role": "system", "content": self.prefix}]
         if self._tail.summary:
             out.append({"role": "system", "content": self._tail.summary})
-        out += [t.message() for t in self._tail.turns]
+        turns = [t.message() for t in self._tail.turns]
         ctx = self.context_message()
         if ctx:
-            out.append({"role": "system", "content": ctx})
-        return out
+            last_user = max((i for i, t in enumerate(turns) if t["role"] == "user"),
+                            default=len(turns))
+            turns.insert(last_user, {"role": "system", "content": ctx})
+        return out + turns
 
     def render_text(self) -> str:
         """The full prompt with a visible boundary line before each section."""

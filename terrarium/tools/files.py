@@ -33,7 +33,7 @@ class WriteFileArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str = Field(description="file to write, relative to the working directory")
-    content: str = Field(description="the text to write")
+    content: str = Field(description="the text to write", json_schema_extra={"multiline": True})
     append: bool = Field(default=False, description="add to the end instead of replacing")
 
 

@@ -41,6 +41,7 @@ class MonitorApp(App[int]):
     """Tabs: Team (creatures + channel traffic), Creature (transcript, prompt), Topology."""
 
     TITLE = "terrarium"
+    ENABLE_COMMAND_PALETTE = False  # its footer slot is worth more to the keys
     CSS = """
     #overview-box { height: 1fr; }
     #team { margin-bottom: 0; }
@@ -48,25 +49,26 @@ class MonitorApp(App[int]):
     #notice { height: auto; max-height: 3; padding: 0 1; color: $warning; }
     #notice.-error { color: $error; text-style: bold; }
     #replay-bar { height: 1; padding: 0 1; background: $boost; }
-    #say { dock: bottom; }
+    #tabs { height: 1fr; }
+    #say { height: 1; }
     TabPane { padding: 0; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "tab('overview')", "Team", key_display="1"),
-        Binding("2", "tab('creature')", "Creature", key_display="2"),
-        Binding("3", "tab('topology')", "Topology", key_display="3"),
-        Binding("n", "next_creature", "Next creature"),
-        Binding("p", "toggle_prompt", "Prompt"),
-        Binding("s", "focus_say", "Say"),
-        Binding("c", "compose", "Compose"),
-        Binding("slash", "focus_filter", "Filter", key_display="/"),
-        Binding("escape", "unfocus", "Back", show=False),
-        Binding("left_square_bracket", "step(-1)", "Step back", key_display="["),
-        Binding("right_square_bracket", "step(1)", "Step", key_display="]"),
-        Binding("left_curly_bracket", "step(-10)", "Jump back", key_display="{"),
-        Binding("right_curly_bracket", "step(10)", "Jump", key_display="}"),
-        Binding("q", "quit", "Quit"),
+        Binding("1", "tab('overview')", "team"),
+        Binding("2", "tab('creature')", "creature"),
+        Binding("3", "tab('topology')", "topology"),
+        Binding("n", "next_creature", "next"),
+        Binding("p", "toggle_prompt", "prompt"),
+        Binding("s", "focus_say", "say"),
+        Binding("c", "compose", "compose"),
+        Binding("slash", "focus_filter", "filter", key_display="/"),
+        Binding("escape", "unfocus", "back", show=False),
+        Binding("left_square_bracket", "step(-1)", "step", key_display="[ ]"),
+        Binding("right_square_bracket", "step(1)", "step", show=False),
+        Binding("left_curly_bracket", "step(-10)", "jump", key_display="{ }"),
+        Binding("right_curly_bracket", "step(10)", "jump", show=False),
+        Binding("q", "quit", "quit"),
     ]
 
     def __init__(
@@ -109,14 +111,16 @@ class MonitorApp(App[int]):
             yield Static("", id="replay-bar", markup=False)
         yield Static("", id="notice", markup=False)
         entry = self.team.input_channel
-        yield Input(
+        say = Input(
             placeholder=f"say to {entry} (s, enter to send)" if entry else "this team takes no "
             "user input",
             id="say",
             compact=True,
             disabled=self.read_only or entry is None,
         )
-        yield Footer()
+        say.display = not self.read_only
+        yield say
+        yield Footer(compact=True)
 
     def _topology(self) -> str:
         text = topology_text(self.team)

@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static, TabbedContent, TabPane
 
 from terrarium.runtime.api import TranscriptEntry
-from terrarium.tui.text import PromptView, entry_title
+from terrarium.tui.text import PromptView, entry_title, one_line
 
 ENTRY_STYLES: dict[str, str] = {
     "user": "bold cyan",
@@ -80,6 +80,7 @@ class TranscriptView(VerticalScroll):
         style = ENTRY_STYLES.get(entry.kind, "")
         if entry.kind == "tool_result" and entry.name in self._open_calls:
             call = self._open_calls.pop(entry.name or "")
+            call.title = Content(f"{call.title} → {one_line(entry.text, 30)}")
             result = Static(Text(f"result: {_body(entry)}", style=style), markup=False)
             try:
                 call.query_one(Collapsible.Contents).mount(result)

@@ -141,6 +141,8 @@ def entry_title(entry: TranscriptEntry, width: int = 70) -> str:
     mark = ENTRY_MARKS.get(entry.kind, entry.kind)
     name = f" {entry.name}" if entry.name else ""
     text = entry.text
+    if entry.kind == "tool_call" and entry.detail:
+        text = entry.detail  # the arguments say more than the repeated name
     if entry.kind == "message_in":
         text = _INCOMING_HEADER.sub("", text, count=1)  # the framing the model sees
         sender = entry.data.get("sender")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 
 from terrarium.tui.state import MonitorState, TrafficRow
 from terrarium.tui.text import one_line, payload_preview
@@ -27,12 +29,23 @@ def route_text(row: TrafficRow) -> Text:
     return text
 
 
-def detail_text(row: TrafficRow) -> Text:
+def detail_text(row: TrafficRow, width: int = PREVIEW_WIDTH) -> Text:
     if row.refused is not None:
-        return Text(one_line(row.refused, PREVIEW_WIDTH + 20), style="bold red")
+        return Text(one_line(row.refused, width), style="bold red")
     if row.payload is None:
         return Text("…", style="dim")
-    return Text(payload_preview(row.payload, PREVIEW_WIDTH))
+    return Text(payload_preview(row.payload, width))
+
+
+def full_detail(row: TrafficRow) -> Text:
+    """Everything about one row, for the line under the table (nothing cut)."""
+    text = route_text(row)
+    text.append(f"  ({row.schema})", style="dim")
+    if row.refused is not None:
+        text.append(f"\nrefused: {row.refused}", style="bold red")
+    elif row.payload is not None:
+        text.append("\n" + json.dumps(row.payload, ensure_ascii=False, sort_keys=True))
+    return text
 
 
 class TrafficPanel(Vertical):
@@ -42,6 +55,8 @@ class TrafficPanel(Vertical):
     TrafficPanel { height: 1fr; }
     TrafficPanel > #traffic-filter { height: 1; margin: 0 0; }
     TrafficPanel > DataTable { height: 1fr; }
+    TrafficPanel > #traffic-detail { height: auto; max-height: 3; background: $boost;
+                                     padding: 0 1; }
     """
 
     def __init__(self, state: MonitorState, *, id: str | None = None) -> None:
@@ -56,6 +71,18 @@ class TrafficPanel(Vertical):
         yield Input(placeholder="filter by channel or creature (/ to focus)",
                     id="traffic-filter", compact=True)
         yield DataTable(id="traffic-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="traffic-detail", markup=False)
+
+    @property
+    def preview_width(self) -> int:
+        """Room left for the payload column, so rows fit without scrolling sideways."""
+        return max(self.app.size.width - 56, 16)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        key = event.row_key.value
+        row = next((r for r in self.state.traffic if str(r.seq) == key), None)
+        self.query_one("#traffic-detail", Static).update(full_detail(row) if row else "")
 
     @property
     def table(self) -> DataTable[Text]:
@@ -79,6 +106,7 @@ class TrafficPanel(Vertical):
 
     def rebuild(self) -> None:
         self.table.clear()
+        self.query_one("#traffic-detail", Static).update("")
         self._pending.clear()
         self._last_seq = 0
         self._first_seq = self.state.traffic[0].seq if self.state.traffic else 0
@@ -96,7 +124,7 @@ class TrafficPanel(Vertical):
                 continue
             schema = Text(row.schema, style="dim")
             table.add_row(Text(str(row.seq), justify="right"), route_text(row), schema,
-                          detail_text(row), key=str(row.seq))
+                          detail_text(row, self.preview_width), key=str(row.seq))
             if row.payload is None and row.refused is None:
                 self._pending.add(row.seq)
             self._last_seq = row.seq
@@ -112,5 +140,5 @@ class TrafficPanel(Vertical):
         for row in self.state.rows(self.filter):
             if row.seq in self._pending and row.payload is not None:
                 self._pending.discard(row.seq)
-                table.update_cell(str(row.seq), "payload / reason", detail_text(row),
-                                  update_width=True)
+                table.update_cell(str(row.seq), "payload / reason",
+                                  detail_text(row, self.preview_width), update_width=True)

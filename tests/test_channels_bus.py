@@ -1,0 +1,91 @@
+"""Event bus: publish never blocks; a slow subscriber is told what it missed."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from terrarium.channels import EventBus, GenericEvent, Missed, TurnStarted
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def ev(i: int) -> GenericEvent:
+    return GenericEvent(name="tick", data={"i": i})
+
+
+async def test_slow_subscriber_gets_missed_and_publisher_never_blocks() -> None:
+    bus = EventBus()
+    slow = bus.subscribe(capacity=4)
+    fast = bus.subscribe(capacity=1000)
+    for i in range(10):
+        bus.publish(ev(i))  # sync: cannot wait
+    assert [e.data["i"] for e in fast.drain()] == list(range(10))
+    got = slow.drain()
+    assert [e.data["i"] for e in got[:4]] == [0, 1, 2, 3]
+    assert got[4:] == [Missed(count=6, ts=got[4].ts)]
+    assert slow.total_missed == 6
+    # after the gap, new events flow again
+    bus.publish(ev(10))
+    assert [e.data["i"] for e in slow.drain()] == [10]
+
+
+async def test_missed_is_placed_where_the_gap_is() -> None:
+    bus = EventBus()
+    sub = bus.subscribe(capacity=3)
+    for i in range(5):
+        bus.publish(ev(i))  # 0,1,2 fit; 3,4 missed
+    assert sub.receive_nowait().data["i"] == 0
+    assert sub.receive_nowait().data["i"] == 1
+    bus.publish(ev(5))  # room for 2: Missed(2) then 5
+    out = sub.drain()
+    assert out[0].data["i"] == 2
+    assert isinstance(out[1], Missed) and out[1].count == 2
+    assert out[2].data["i"] == 5
+
+
+async def test_slow_consumer_task_under_load() -> None:
+    bus = EventBus()
+    sub = bus.subscribe(capacity=8)
+    seen: list[int] = []
+    missed = 0
+    done = anyio.Event()
+
+    async def consumer() -> None:
+        nonlocal missed
+        async for e in sub:
+            if isinstance(e, Missed):
+                missed += e.count
+            else:
+                seen.append(e.data["i"])
+                if e.data["i"] == 199:
+                    done.set()
+                    return
+            await anyio.sleep(0)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(consumer)
+        for i in range(200):
+            bus.publish(ev(i))
+            if i % 50 == 0:
+                await anyio.sleep(0)
+        await done.wait()
+    assert len(seen) + missed == 200
+    assert missed > 0
+    assert seen == sorted(seen)
+
+
+async def test_filter_and_close() -> None:
+    bus = EventBus()
+    sub = bus.subscribe(accept=lambda e: isinstance(e, TurnStarted))
+    bus.publish(ev(1))
+    bus.publish(TurnStarted(creature="a", turn_index=0))
+    assert [e.kind for e in sub.drain()] == ["turn_started"]
+    sub.close()
+    assert not bus.active
+    bus.publish(ev(2))
