@@ -122,7 +122,7 @@ def topology_text(team: Team) -> str:
     return "\n".join(lines)
 
 
-_INCOMING_HEADER = re.compile(r"^\[message on channel [^\]]*\]\s*")
+_INCOMING_HEADER = re.compile(r"^\[message on channel [^\]]*?from `([^`]*)`[^\]]*\]\s*")
 
 ENTRY_MARKS: dict[str, str] = {
     "user": "user ▸",
@@ -144,8 +144,9 @@ def entry_title(entry: TranscriptEntry, width: int = 70) -> str:
     if entry.kind == "tool_call" and entry.detail:
         text = entry.detail  # the arguments say more than the repeated name
     if entry.kind == "message_in":
+        header = _INCOMING_HEADER.match(text)
         text = _INCOMING_HEADER.sub("", text, count=1)  # the framing the model sees
-        sender = entry.data.get("sender")
+        sender = entry.data.get("sender") or (header.group(1) if header else None)
         if isinstance(sender, str):
             name += f" from {sender}"
     head = f"#{entry.turn} {mark}{name}: "
