@@ -14,6 +14,7 @@ from terrarium.prompt import (
     PromptBuilder,
     TailBudgets,
     TailState,
+    Tokenizer,
     Turn,
     fold_summary,
 )
@@ -168,3 +169,27 @@ def test_estimate_tokenizer_documented_formula() -> None:
 def test_prefix_tokens_never_below_whole_count() -> None:
     b = builder()
     assert b.prefix_tokens >= EstimateTokenizer().count(b.prefix)
+
+
+def test_model_tokenizer_from_llm_is_the_one_prompt_tokenizer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import terrarium.prompt as prompt_pkg
+    from terrarium.llm.tokenizer import LlamaTokenizer
+
+    assert not hasattr(prompt_pkg, "LlamaCppTokenizer")
+    tok = LlamaTokenizer("http://127.0.0.1:9/v1")
+    try:
+        assert isinstance(tok, Tokenizer)
+        asked: list[str] = []
+
+        def fake_tokenize(text: str) -> list[int]:  # one "token" per character
+            asked.append(text)
+            return list(range(len(text)))
+
+        monkeypatch.setattr(tok, "tokenize", fake_tokenize)
+        b = PromptBuilder(make_inputs(), FakeFormat(), tok)
+        assert b.prefix_sections[0].tokens == len(b.prefix_texts["persona"])
+        assert asked  # the builder really counted through the model's tokenizer
+    finally:
+        tok.close()

@@ -3,7 +3,6 @@
 from terrarium.prompt.budget import (
     TRUNCATED_MARKER,
     EstimateTokenizer,
-    LlamaCppTokenizer,
     TailBudgets,
     Tokenizer,
 )
@@ -34,7 +33,6 @@ __all__ = [
     "ChannelView",
     "EstimateTokenizer",
     "FieldView",
-    "LlamaCppTokenizer",
     "NamedOutputView",
     "PromptBuilder",
     "PromptInputs",

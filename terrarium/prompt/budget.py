@@ -1,8 +1,10 @@
 """Token counting and per-section caps for the prompt's variable tail.
 
-Exact counts come from the backend's tokenizer when one is available (llama.cpp serves
-``/tokenize``); otherwise :class:`EstimateTokenizer` gives a cheap, documented estimate that
-errs on the high side, so budgets computed with it leave room rather than overflow.
+Exact counts come from the backend's tokenizer when one is available
+(:class:`terrarium.llm.tokenizer.LlamaTokenizer` asks a llama.cpp server's ``/tokenize``; it
+satisfies :class:`Tokenizer`); otherwise :class:`EstimateTokenizer` gives a cheap, documented
+estimate that errs on the high side, so budgets computed with it leave room rather than
+overflow.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import weakref
 from typing import Any, Protocol, runtime_checkable
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 TRUNCATED_MARKER = "[truncated]"
@@ -51,32 +52,6 @@ def count_cache_for(tokenizer: Tokenizer) -> dict[str, int]:
         return _TURN_CACHES.setdefault(tokenizer, {})
     except TypeError:  # not weak-referenceable: a private cache is still correct
         return {}
-
-
-class LlamaCppTokenizer:
-    """Exact counts from a llama.cpp server's ``POST /tokenize``, memoized per text.
-
-    Falls back to nothing: a failing server raises, because a silently wrong budget is worse
-    than an error the runtime can route to the estimate on purpose.
-    """
-
-    def __init__(self, base_url: str, client: httpx.Client | None = None) -> None:
-        self._client = client or httpx.Client(base_url=base_url, timeout=10.0)
-        self._cache: dict[str, int] = {}
-
-    def count(self, text: str) -> int:
-        if not text:
-            return 0
-        hit = self._cache.get(text)
-        if hit is not None:
-            return hit
-        resp = self._client.post("/tokenize", json={"content": text, "add_special": False})
-        resp.raise_for_status()
-        n = len(resp.json()["tokens"])
-        if len(self._cache) > 4096:
-            self._cache.clear()
-        self._cache[text] = n
-        return n
 
 
 class TailBudgets(BaseModel):
