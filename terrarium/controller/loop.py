@@ -230,6 +230,7 @@ class Controller:
         sink = self.sinks.get(default) if default else None
         out = _Output(self, default, sink, f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}")
         await out.open()
+        last_text = ""  # the turn-end text: the latest round's plain text, never call syntax
         try:
             for _ in range(self.max_iterations):
                 result.rounds += 1
@@ -265,6 +266,7 @@ class Controller:
                 result.notices.extend(notices)
                 self._remember_round(text, done, native_calls)
                 if text.strip():
+                    last_text = text
                     self._entry("assistant", text)
                 for n in notices:
                     self._entry("notice", n)
@@ -282,7 +284,7 @@ class Controller:
                 with anyio.CancelScope(shield=True):
                     await sink.end()
             self._state("idle")
-        result.text = "".join(out.spoken) if sink is not None else self._final_text()
+        result.text = "".join(out.spoken) if sink is not None else last_text
         return result
 
     async def _one_round(self, request: ChatRequest, out: _Output) -> _Round:
@@ -320,14 +322,6 @@ class Controller:
                     await handle([fmt.call_from_native(nc["name"], nc["arguments"],
                                                        nc["id"] or f"call_{i}")])
         return rnd
-
-    def _final_text(self) -> str:
-        for t in reversed(self.conversation):
-            if t.role == "assistant":
-                return t.content
-            if t.role == "user" and not t.content.startswith("Result of "):
-                break
-        return ""
 
     def _remember_round(
         self, text: str, records: list[CallRecord], native: dict[int, dict[str, str]]

@@ -1,0 +1,139 @@
+"""Tools used by the controller and runtime tests (referenced by dotted path in configs).
+
+They record what happened on class-level state so a test can check ordering and overlap
+without timing anything: parallelism is proven by a rendezvous that only completes when
+every concurrency-safe call is running at once.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import anyio
+import anyio.lowlevel
+from pydantic import BaseModel, ConfigDict, Field
+
+from terrarium.errors import ToolError
+from terrarium.tools.base import Tool, ToolContext
+
+
+class LabelArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(description="A name for this call.")
+
+
+class FlagArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    loud: bool = Field(description="Whether to shout.")
+    word: str = Field(default="hi", description="The word.")
+
+
+class Lookup(Tool):
+    """Returns a fact whose text the scripted model can match on in the next round."""
+
+    name = "lookup"
+    summary = "Look up a fact by label."
+    documentation = "Returns the fact stored under a label. Labels are short words."
+    args_model = LabelArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, LabelArgs)
+        return f"fact-{args.label}: the sky is green"
+
+
+class Explode(Tool):
+    """Always fails, once with a ToolError and once with an unexpected exception."""
+
+    name = "explode"
+    summary = "A tool that fails."
+    args_model = LabelArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, LabelArgs)
+        if args.label == "typed":
+            raise ToolError(f"the fuse {args.label!r} is wet")
+        raise RuntimeError("kaboom")
+
+
+class Shout(Tool):
+    """Echoes the converted boolean so a test sees what the tool received."""
+
+    name = "shout"
+    summary = "Say a word, loudly or not."
+    args_model = FlagArgs
+    received: ClassVar[list[tuple[object, str]]] = []
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, FlagArgs)
+        Shout.received.append((args.loud, args.word))
+        return args.word.upper() if args.loud else args.word
+
+
+class Rendezvous(Tool):
+    """Concurrency-safe: waits until ``expected`` calls are inside ``run`` at the same time."""
+
+    name = "meet"
+    summary = "Meet the others (safe to run in parallel)."
+    args_model = LabelArgs
+    concurrency_safe = True
+    expected: ClassVar[int] = 3
+    arrived: ClassVar[list[str]] = []
+    peak: ClassVar[int] = 0
+    inside: ClassVar[int] = 0
+    everyone: ClassVar[anyio.Event | None] = None
+
+    @classmethod
+    def reset(cls, expected: int) -> None:
+        cls.expected = expected
+        cls.arrived = []
+        cls.peak = 0
+        cls.inside = 0
+        cls.everyone = anyio.Event()
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, LabelArgs)
+        cls = Rendezvous
+        assert cls.everyone is not None
+        cls.inside += 1
+        cls.peak = max(cls.peak, cls.inside)
+        cls.arrived.append(args.label)
+        if len(cls.arrived) >= cls.expected:
+            cls.everyone.set()
+        # a serial run would wait here forever; the guard turns that into a failed call
+        with anyio.move_on_after(5) as guard:
+            await cls.everyone.wait()
+        cls.inside -= 1
+        if guard.cancelled_caught:
+            raise ToolError(f"{args.label} met nobody")
+        return f"{args.label} met {len(cls.arrived)}"
+
+
+class Ordered(Tool):
+    """Not concurrency-safe: records entry and exit, yielding in between."""
+
+    name = "step"
+    summary = "Do one step (must run in order)."
+    args_model = LabelArgs
+    events: ClassVar[list[str]] = []
+    inside: ClassVar[int] = 0
+    peak: ClassVar[int] = 0
+
+    @classmethod
+    def reset(cls) -> None:
+        cls.events = []
+        cls.inside = 0
+        cls.peak = 0
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, LabelArgs)
+        cls = Ordered
+        cls.inside += 1
+        cls.peak = max(cls.peak, cls.inside)
+        cls.events.append(f"start {args.label}")
+        for _ in range(5):
+            await anyio.lowlevel.checkpoint()
+        cls.events.append(f"end {args.label}")
+        cls.inside -= 1
+        return f"did {args.label}"
