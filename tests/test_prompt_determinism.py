@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from terrarium.config import load_team
+from terrarium.controller.assembly import assemble
 from terrarium.prompt import PromptBuilder, Skill, StaticPlugin, TailState, Turn
+from terrarium.prompt.examples import model_example
+from terrarium.prompt.sections import clear_section_caches
+from terrarium.prompt.templates import compile_template
+from terrarium.prompt.views import clear_view_caches
 
 try:
     from golden.prompt_inputs import CHANNELS, PLUGINS, SKILLS, TOOLS, FakeFormat, make_inputs
@@ -78,3 +87,37 @@ def test_shuffled_registration_gives_identical_bytes(
 
 def test_rebuilding_from_scratch_is_byte_identical() -> None:
     assert reference() == REFERENCE
+
+
+VOICE_ASSISTANT = Path(__file__).resolve().parent.parent / "examples" / "voice_assistant"
+
+
+def _clear_prompt_caches() -> None:
+    clear_view_caches()
+    clear_section_caches()
+    compile_template.cache_clear()
+    model_example.cache_clear()
+
+
+def _voice_prefixes() -> dict[str, tuple[str, str]]:
+    """Load the team from disk and assemble every creature from scratch (no shared caches)."""
+    _clear_prompt_caches()
+    team = load_team(VOICE_ASSISTANT)
+    out = {}
+    for name in sorted(team.creatures):
+        parts = assemble(team, name)
+        b = PromptBuilder(parts.inputs, parts.fmt)
+        out[name] = (b.prefix_hash, b.prefix)
+    return out
+
+
+def test_voice_assistant_prefix_hash_identical_across_independent_loads() -> None:
+    first = _voice_prefixes()
+    second = _voice_prefixes()
+    assert set(first) == set(second) == {"router", "speaker"}
+    for creature in ("router", "speaker"):
+        assert second[creature] == first[creature]
+        # the exposed hash is the hash of exactly these bytes
+        digest = hashlib.sha256(first[creature][1].encode("utf-8")).hexdigest()
+        assert first[creature][0] == digest
+    assert first["router"][0] != first["speaker"][0]

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from terrarium.config import Team, load_team
+from terrarium.controller.assembly import assemble
 from terrarium.formats import get_format
 from terrarium.prompt import PromptBuilder, TailState, Turn, format_prompt_report
 
@@ -75,3 +79,24 @@ def test_mismatch_fails_with_diff(monkeypatch: pytest.MonkeyPatch) -> None:
     text = format_prompt_report(built, json=False).replace("router", "r0uter", 1)
     with pytest.raises(pytest.fail.Exception, match="differs from the golden file"):
         assert_golden("prompt_router_fake", text)
+
+
+VOICE_ASSISTANT = Path(__file__).resolve().parent.parent / "examples" / "voice_assistant"
+
+
+@pytest.fixture(scope="module")
+def voice_team() -> Team:
+    return load_team(VOICE_ASSISTANT)
+
+
+@pytest.mark.parametrize("creature", ["router", "speaker"])
+def test_golden_voice_assistant_prefix_and_step0_report(voice_team: Team, creature: str) -> None:
+    """The flagship team's real prompts, pinned: a persona, channel or hint change shows up
+    here as a reviewed diff. Step 0 with ``now=None`` keeps dates out of the files."""
+    parts = assemble(voice_team, creature)
+    builder = PromptBuilder(parts.inputs, parts.fmt)
+    assert_golden(f"prompt_voice_{creature}_prefix", builder.prefix)
+    report = format_prompt_report(builder.build(TailState(step=0)), json=False)
+    assert re.search(r"\d{4}-\d{2}-\d{2}", report) is None  # no date, no per-run data
+    assert str(VOICE_ASSISTANT.parent.parent) not in report  # no machine-specific paths
+    assert_golden(f"prompt_voice_{creature}_step0_report", report)
