@@ -2,7 +2,9 @@
 
 Every function returns "" when the creature has nothing for that section, so the builder can
 drop empty sections entirely (no header over nothing). Inputs are already sorted by the
-builder; nothing here depends on registration order.
+builder; nothing here depends on registration order. Being pure functions of frozen tuples,
+the sections are memoized on the identity of those tuples (see ``views.IdentityMemo``): a
+creature restart returns the very same string objects, whose hashes Python has cached.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from terrarium.errors import PromptError
 from terrarium.formats.base import CallFormat, output_call_name, send_call_name
 from terrarium.prompt.examples import fields_example
 from terrarium.prompt.inputs import ChannelView, NamedOutputView, Skill, TeamMember
+from terrarium.prompt.views import identity_memo
 from terrarium.tools.base import Tool
 
 _BUCKETS = ("first", "normal", "last")
@@ -26,6 +29,7 @@ def tool_full_doc(tool: type[Tool]) -> str:
     return tool.full_doc().strip()
 
 
+@identity_memo
 def tools_section(tools: Sequence[type[Tool]], dynamic: bool, info_note: str) -> str:
     """Dynamic: a one-line index plus the ``info`` note; static: every tool's full docs."""
     if not tools:
@@ -39,6 +43,7 @@ def tools_section(tools: Sequence[type[Tool]], dynamic: bool, info_note: str) ->
     return "## Tools\n\n" + "\n\n".join(tool_full_doc(t) for t in tools)
 
 
+@identity_memo
 def guidance_section(tools: Sequence[type[Tool]]) -> str:
     """Each tool's own guidance, bucketed first/normal/last, alphabetical inside a bucket."""
     blocks: dict[str, list[str]] = {b: [] for b in _BUCKETS}
@@ -158,6 +163,7 @@ def _channel_block(c: ChannelView, fmt: CallFormat, native: bool) -> str:
     return text
 
 
+@identity_memo
 def channels_section(
     creature: str,
     channels: Sequence[ChannelView],
@@ -197,6 +203,7 @@ def channels_section(
     return "\n".join(lines)
 
 
+@identity_memo
 def outputs_section(outputs: Sequence[NamedOutputView], fmt: CallFormat, native: bool) -> str:
     """Where text goes: the default output takes plain text, others need their call."""
     if not outputs:
