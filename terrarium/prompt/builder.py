@@ -3,6 +3,10 @@
 The prefix (persona → tools → guidance → skills → channels → hints → outputs → plugins) is
 rendered at construction, so template and registry mistakes fail before the first turn and a
 llama.cpp slot can reuse the cached prefix on every step. Only :meth:`build` runs per step.
+
+A restart with the same frozen inputs is cheap: views, sections, call facts and the joined,
+hashed and counted prefix are memoized on the identity of the input tuples, while every
+duplicate check still runs on the first sight of a tuple and the persona is rendered anew.
 """
 
 from __future__ import annotations
