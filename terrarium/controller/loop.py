@@ -239,6 +239,7 @@ class Controller:
                     conversation=tuple(self.conversation), notice=self._pending_notice))
                 self._pending_notice = None
                 self.step += 1
+                self._pin_context(built)
                 self.last_prompt = built
                 result.prefix_hash = built.prefix_hash
                 if self.hooks.on_prompt:
@@ -286,6 +287,20 @@ class Controller:
             self._state("idle")
         result.text = "".join(out.spoken) if sink is not None else last_text
         return result
+
+    def _pin_context(self, built: BuiltPrompt) -> None:
+        """Keep this step's context block in the history, where the request showed it.
+
+        ``messages()`` puts the volatile context (recalled facts, status, notice) just before
+        the newest user message. Pinning it there means the next request repeats these exact
+        bytes, so the model server's prompt cache covers everything but the new input.
+        """
+        ctx = built.context_message()
+        if not ctx:
+            return
+        newest_user = max((i for i, t in enumerate(self.conversation) if t.role == "user"),
+                          default=len(self.conversation))
+        self.conversation.insert(newest_user, Turn("system", ctx))
 
     async def _one_round(self, request: ChatRequest, out: _Output) -> _Round:
         """Stream one model response; calls start as soon as each one closes."""

@@ -1,0 +1,184 @@
+"""Voice benchmark: time to first audio through router → speaker → Piper, on the embedded model.
+
+For each utterance: t0 = the user's text is sent; first audio = the first sentence of the
+speaker's reply has been synthesized and handed to the audio sink. The model calls are timed
+by a thin proxy, so the framework's own share can be separated out:
+
+    framework share = time to first audio − router model time (request → routing call closed)
+                      − speaker model time to its first sentence − synthesis of that sentence
+
+Prints every utterance, then p50/p90 of time to first audio and of the framework share, and
+the share of each part. Run: ``python bench/voice.py [--utterances 12] [--warmup 2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from terrarium.channels.events import GenericEvent
+from terrarium.config import load_team
+from terrarium.controller.assembly import assemble
+from terrarium.formats import CallEvent
+from terrarium.llm.embedded import EmbeddedServer
+from terrarium.llm.types import ChatRequest, StreamDelta
+from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+from terrarium.voice import SentenceSegmenter
+
+ROOT = Path(__file__).resolve().parent.parent
+UTTERANCES = [
+    "Hi, my name is Ada.",
+    "I love green tea in the morning.",
+    "What is the weather like on Mars?",
+    "Tell me a short fact about cats.",
+    "Can you recommend a good book?",
+    "What is my name?",
+    "How do I boil an egg?",
+    "Say something nice about Mondays.",
+    "What should I cook for dinner?",
+    "Give me a tip for sleeping better.",
+    "What drink do I like in the morning?",
+    "Thanks, that is all for now.",
+]
+
+
+@dataclass
+class Call:
+    start: float
+    deltas: list[tuple[float, str]] = field(default_factory=list)
+    end: float = 0.0
+
+
+class TimedModel:
+    """Forwards to a real model and records when each delta arrived."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.calls: list[Call] = []
+
+    @property
+    def last_usage(self) -> Any:
+        return self.inner.last_usage
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        call = Call(time.perf_counter())
+        self.calls.append(call)
+        async for delta in self.inner.stream(request):
+            call.deltas.append((time.perf_counter(), delta.text))
+            yield delta
+        call.end = time.perf_counter()
+
+
+def call_closed_time(call: Call, fmt: Any) -> float:
+    """When the router's routing call was complete: the runtime sends it at that moment."""
+    parser = fmt.new_parser()
+    for t, text in call.deltas:
+        if any(isinstance(ev, CallEvent) for ev in parser.feed(text)):
+            return t
+    return call.end
+
+
+def first_sentence_time(call: Call) -> float | None:
+    seg = SentenceSegmenter()
+    for t, text in call.deltas:
+        if seg.feed(text):
+            return t
+    return call.end if call.deltas else None
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+
+async def main(n: int, warmup: int, verbose: bool) -> None:
+    team = load_team(ROOT / "examples" / "voice_assistant")
+    router_fmt = assemble(team, "router").fmt
+    async with EmbeddedServer(slots=2) as server:
+        router = TimedModel(server.client(0))
+        speaker = TimedModel(server.client(1))
+        first_audio: dict[str, float] = {}
+        synth_ms: dict[str, float] = {}
+
+        def on_event(ev: Any) -> None:
+            if isinstance(ev, GenericEvent) and ev.name == "voice.sentence_synthesized":
+                uid = ev.data["utterance_id"]
+                if uid not in first_audio:
+                    first_audio[uid] = time.perf_counter()
+                    synth_ms[uid] = ev.data["synth_ms"]
+
+        with tempfile.TemporaryDirectory() as tmp:
+            opts = RuntimeOptions(runs_dir=Path(tmp), models={"router": router,
+                                                               "speaker": speaker},
+                                  on_event=on_event)
+            async with TeamRuntime(team, opts) as rt:
+                rows = []
+                for i in range(n + warmup):
+                    text = UTTERANCES[i % len(UTTERANCES)]
+                    before_r, before_s = len(router.calls), len(speaker.calls)
+                    seen = set(first_audio)
+                    t0 = time.perf_counter()
+                    await rt.send_user(text)
+                    await rt.wait_idle(poll=0.005)
+                    new = [u for u in first_audio if u not in seen]
+                    r_calls = router.calls[before_r:]
+                    s_calls = speaker.calls[before_s:]
+                    if not new or not r_calls or not s_calls:
+                        print(f"{i:>2} no audio for {text!r} (router calls {len(r_calls)}, "
+                              f"speaker calls {len(s_calls)})")
+                        continue
+                    uid = new[0]
+                    ttfa = (first_audio[uid] - t0) * 1000
+                    r_model = (call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start) * 1000
+                    s_first = first_sentence_time(s_calls[0])
+                    s_model = ((s_first or s_calls[0].end) - s_calls[0].start) * 1000
+                    share = ttfa - r_model - s_model - synth_ms[uid]
+                    tag = "warm-up" if i < warmup else ""
+                    if verbose:
+                        for who, m in (("router", router), ("speaker", speaker)):
+                            u = m.last_usage
+                            if u is not None:
+                                print(f"     {who}: prompt {u.prompt_tokens} cached "
+                                      f"{u.cached_tokens} evaluated {u.prompt_n} in "
+                                      f"{u.prompt_ms or 0:.0f} ms; generated "
+                                      f"{u.completion_tokens} in {u.predicted_ms or 0:.0f} ms")
+                    print(f"{i:>2} ttfa {ttfa:7.0f} ms | router model {r_model:6.0f} | speaker "
+                          f"first sentence {s_model:6.0f} | synth {synth_ms[uid]:5.0f} | "
+                          f"framework {share:6.1f} ms {tag}")
+                    if i >= warmup:
+                        rows.append((ttfa, r_model, s_model, synth_ms[uid], share))
+    if not rows:
+        print("no measurements")
+        return
+    cols = list(zip(*rows, strict=True))
+    names = ["time to first audio", "router model", "speaker to first sentence",
+             "first-sentence synthesis", "framework share"]
+    print(f"\n{len(rows)} utterances (after {warmup} warm-up), embedded SmolLM2-135M + Piper:")
+    for name, col in zip(names, cols, strict=True):
+        vals = list(col)
+        print(f"  {name:<26} p50 {pct(vals, 0.5):7.1f} ms   p90 {pct(vals, 0.9):7.1f} ms   "
+              f"mean {statistics.fmean(vals):7.1f} ms")
+    ttfa50 = pct(list(cols[0]), 0.5)
+    print(f"  framework share of time to first audio (p50): "
+          f"{pct(list(cols[4]), 0.5) / ttfa50 * 100:.1f} %")
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--utterances", type=int, default=12)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("-v", "--verbose", action="store_true", help="print token usage per call")
+    a = p.parse_args()
+    anyio.run(main, a.utterances, a.warmup, a.verbose)
