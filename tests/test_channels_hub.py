@@ -39,15 +39,17 @@ class Note(BaseModel):
 
 
 def queue_hub(listeners: int, senders: int = 1, capacity: int = 64, **kw) -> ChannelHub:
-    spec = ChannelSpec(name="work", kind="queue", schema_name="note", validator=Note,
-                       capacity=capacity)
+    spec = ChannelSpec(
+        name="work", kind="queue", schema_name="note", validator=Note, capacity=capacity
+    )
     wiring = [CreatureWiring(name=f"l{i}", listen=("work",)) for i in range(listeners)]
     wiring += [CreatureWiring(name=f"s{i}", can_send=("work",)) for i in range(senders)]
     return ChannelHub([spec], wiring, **kw)
 
 
-async def run_queue_schedule(seed: int, listeners: int, senders: int, per_sender: int,
-                             capacity: int) -> None:
+async def run_queue_schedule(
+    seed: int, listeners: int, senders: int, per_sender: int, capacity: int
+) -> None:
     rng = random.Random(seed)
     hub = queue_hub(listeners, senders, capacity=capacity)
     got: list[tuple[str, int]] = []
@@ -79,7 +81,9 @@ async def run_queue_schedule(seed: int, listeners: int, senders: int, per_sender
     assert set(ns.values()) == {1}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     seed=st.integers(0, 10_000),
     listeners=st.integers(1, 5),
@@ -104,15 +108,17 @@ async def test_queue_round_robin_is_fair_among_listeners() -> None:
 async def test_queue_skips_a_full_listener() -> None:
     hub = queue_hub(2, capacity=2)
     async with hub:
-        got = [(await hub.send("s0", "work", {"text": "t", "n": k})).delivered_to[0]
-               for k in range(4)]
+        got = [
+            (await hub.send("s0", "work", {"text": "t", "n": k})).delivered_to[0] for k in range(4)
+        ]
         assert Counter(got) == {"l0": 2, "l1": 2}
         # drain l1 only: the next sends all go to l1 although it is l0's turn
         inbox1 = hub.subscribe("l1")
         inbox1.receive_nowait()
         inbox1.receive_nowait()
-        got = [(await hub.send("s0", "work", {"text": "t", "n": k})).delivered_to[0]
-               for k in range(2)]
+        got = [
+            (await hub.send("s0", "work", {"text": "t", "n": k})).delivered_to[0] for k in range(2)
+        ]
         assert got == ["l1", "l1"]
 
 
@@ -132,8 +138,10 @@ async def test_broadcast_fans_out_and_excludes_sender() -> None:
 
 async def test_merged_inbox_keeps_order_across_channels() -> None:
     specs = [ChannelSpec(name="a"), ChannelSpec(name="b")]
-    wiring = [CreatureWiring(name="r", listen=("a", "b")),
-              CreatureWiring(name="s", can_send=("a", "b"))]
+    wiring = [
+        CreatureWiring(name="r", listen=("a", "b")),
+        CreatureWiring(name="s", can_send=("a", "b")),
+    ]
     async with ChannelHub(specs, wiring) as hub:
         for k in range(6):
             await hub.send("s", "ab"[k % 2], {"k": k})
@@ -196,16 +204,39 @@ def refusal_team(log: DurableLog, bus: EventBus) -> ChannelHub:
 @pytest.mark.parametrize(
     ("sender", "channel", "payload", "reason"),
     [
-        ("b", "work", {"text": "x"}, "Creature 'b' may not send on channel 'work'; it may send on: no channel."),
-        ("a", "work", {"text": 3, "extra": 1},
-         "The payload does not match the schema 'note' of channel 'work': "
-         "field 'text': Input should be a valid string; "
-         "field 'extra': Extra inputs are not permitted."),
+        (
+            "b",
+            "work",
+            {"text": "x"},
+            "Creature 'b' may not send on channel 'work'; it may send on: no channel.",
+        ),
+        (
+            "a",
+            "work",
+            {"text": 3, "extra": 1},
+            "The payload does not match the schema 'note' of channel 'work': "
+            "field 'text': Input should be a valid string; "
+            "field 'extra': Extra inputs are not permitted.",
+        ),
         ("a", "wrok", {"text": "x"}, "Channel 'wrok' does not exist. Did you mean 'work'?"),
-        ("a", "news", {"text": "x"},
-         "Channel 'news' has no listener other than 'a' itself, so nobody would receive the message."),
-        ("a", "void", {"text": "x"}, "Channel 'void' has no listener, so nobody would receive the message."),
-        ("zed", "work", {"text": "x"}, "'zed' is not a creature of this team, so it may not send on 'work'."),
+        (
+            "a",
+            "news",
+            {"text": "x"},
+            "Channel 'news' has no listener other than 'a' itself, so nobody would receive the message.",
+        ),
+        (
+            "a",
+            "void",
+            {"text": "x"},
+            "Channel 'void' has no listener, so nobody would receive the message.",
+        ),
+        (
+            "zed",
+            "work",
+            {"text": "x"},
+            "'zed' is not a creature of this team, so it may not send on 'work'.",
+        ),
     ],
 )
 async def test_every_refusal_is_raised_logged_and_published(

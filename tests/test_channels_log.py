@@ -127,9 +127,18 @@ async def test_timeline_lists_messages_consumption_refusals_turns(tmp_path: Path
         now = time.time()
         log.record_turn(
             hub.run_id,
-            TurnRecord(creature="w1", turn_index=0, prefix_hash="abc", prompt_tokens=10,
-                       cached_tokens=8, completion_tokens=3, calls=[{"name": "x"}],
-                       outputs={"tts": "hi"}, started=now, ended=now + 0.1),
+            TurnRecord(
+                creature="w1",
+                turn_index=0,
+                prefix_hash="abc",
+                prompt_tokens=10,
+                cached_tokens=8,
+                completion_tokens=3,
+                calls=[{"name": "x"}],
+                outputs={"tts": "hi"},
+                started=now,
+                ended=now + 0.1,
+            ),
         )
         log.record_event(hub.run_id, GenericEvent(name="note", creature="w1", data={"x": 1}))
         log.set_run_status(hub.run_id, "completed")
