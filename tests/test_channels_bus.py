@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from terrarium.channels import EventBus, GenericEvent, Missed, TurnStarted
@@ -66,14 +67,14 @@ async def test_slow_consumer_task_under_load() -> None:
             if len(seen) + missed == 200:  # the final Missed comes once drained
                 done.set()
                 return
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(consumer)
         for i in range(200):
             bus.publish(ev(i))
             if i % 50 == 0:
-                await anyio.sleep(0)
+                await anyio.lowlevel.checkpoint()
         await done.wait()
     assert len(seen) + missed == 200
     assert missed > 0

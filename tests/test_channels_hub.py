@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import anyio
+import anyio.lowlevel
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -59,7 +60,7 @@ async def run_queue_schedule(
         async def sender(i: int) -> None:
             for k in range(per_sender):
                 if rng.random() < 0.3:
-                    await anyio.sleep(0)
+                    await anyio.lowlevel.checkpoint()
                 await hub.send(f"s{i}", "work", {"text": "x", "n": i * per_sender + k})
 
         async def listener(name: str) -> None:
@@ -69,7 +70,7 @@ async def run_queue_schedule(
                     env = await inbox.receive()
                     got.append((name, env.payload["n"]))
                     for _ in range(rng.randrange(3)):
-                        await anyio.sleep(0)
+                        await anyio.lowlevel.checkpoint()
 
         async with anyio.create_task_group() as tg:
             for i in range(listeners):
@@ -162,13 +163,13 @@ async def test_backpressure_blocks_sender_until_drained() -> None:
 
         tg.start_soon(sender)
         for _ in range(20):
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
         assert progress == [0, 1]  # buffer of 2 is full; the third send waits
         inbox = hub.subscribe("l0")
         assert inbox.pending() == 2
         assert (await inbox.receive()).payload["n"] == 0
         for _ in range(20):
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
         assert progress == [0, 1, 2]
         rest = [(await inbox.receive()).payload["n"] for _ in range(4)]
         assert rest == [1, 2, 3, 4]
@@ -223,7 +224,8 @@ def refusal_team(log: DurableLog, bus: EventBus) -> ChannelHub:
             "a",
             "news",
             {"text": "x"},
-            "Channel 'news' has no listener other than 'a' itself, so nobody would receive the message.",
+            "Channel 'news' has no listener other than 'a' itself, "
+            "so nobody would receive the message.",
         ),
         (
             "a",

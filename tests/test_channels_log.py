@@ -37,6 +37,7 @@ WIRING = [
 async def test_every_message_is_committed_before_delivery(tmp_path: Path, offload: bool) -> None:
     db = tmp_path / "log.db"
     checked: list[bool] = []
+    all_in = anyio.Event()
     with DurableLog(db) as log:
         hub = ChannelHub(SPECS, WIRING, log=log, offload_log=offload)
         reader = DurableLog(db)  # a second connection only sees committed rows
@@ -45,6 +46,8 @@ async def test_every_message_is_committed_before_delivery(tmp_path: Path, offloa
             async def worker(name: str) -> None:
                 async for env in hub.subscribe(name):
                     checked.append(reader.has_message(env.id))
+                    if len(checked) == 5 * (20 + 10 * 2):
+                        all_in.set()
 
             tg.start_soon(worker, "w1")
             tg.start_soon(worker, "w2")
@@ -56,8 +59,7 @@ async def test_every_message_is_committed_before_delivery(tmp_path: Path, offloa
             async with anyio.create_task_group() as senders:
                 for k in range(5):
                     senders.start_soon(boss, k)
-            while len(checked) < 5 * (20 + 10 * 2):
-                await anyio.sleep(0.001)
+            await all_in.wait()
             tg.cancel_scope.cancel()
         reader.close()
         assert len(checked) == 200 and all(checked)
