@@ -21,6 +21,9 @@ from terrarium.formats.convert import FieldKind, field_kind
 from terrarium.formats.xml import XmlFormat
 
 MAX_INT_DIGITS = 12
+# A one-line free-text value ends within this many characters, so a small model that
+# rambles inside a value is still forced to close the call within a modest token budget.
+MAX_LINE_CHARS = 200
 MAX_FRACTION_DIGITS = 8
 
 
@@ -52,7 +55,7 @@ _BRACKET = {
     # a continuation line may not start with "@@" (next argument) or "[" (closing tag)
     "bfirst": r'[^\n\[@] | "@" [^\n\[@]',
     "bstr": r'bchar* ( "\n" ( bfirst bchar* )? )*',
-    "bline": "bchar*",
+    "bline": f"bchar{{0,{MAX_LINE_CHARS}}}",
 }
 
 _XML = {
@@ -62,7 +65,7 @@ _XML = {
     "astr": r'( [^"&<\n] | ent )*',
     # "<" only before a non-name character, so a small model cannot start nesting tags
     "xstr": r'( [^<&] | ent | "<" [^/<&a-zA-Z_] )*',
-    "xline": r'( [^<&\n] | ent | "<" [^/<&a-zA-Z_\n] )*',
+    "xline": r'( [^<&\n] | ent | "<" [^/<&a-zA-Z_\n] )' + f"{{0,{MAX_LINE_CHARS}}}",
 }
 
 

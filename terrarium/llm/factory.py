@@ -16,6 +16,10 @@ from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.settings import ControllerSettings
 
 
+# SmolLM2-135M falls into token loops under a grammar without a little repetition penalty.
+EMBEDDED_FREQUENCY_PENALTY = 0.5
+
+
 def make_model(
     settings: ControllerSettings | Mapping[str, Any] | None,
     *,
@@ -59,6 +63,10 @@ def make_model(
         "read_timeout": s.read_timeout,
         "max_retries": s.max_retries,
     }
+    if s.frequency_penalty is not None:
+        common["frequency_penalty"] = s.frequency_penalty
+    elif s.provider == "embedded":
+        common["frequency_penalty"] = EMBEDDED_FREQUENCY_PENALTY
     if s.provider == "embedded":
         if embedded is None:
             raise ModelError(

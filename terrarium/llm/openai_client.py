@@ -59,6 +59,7 @@ class OpenAIClient:
         api_key_env: str | None = None,
         temperature: float = 0.2,
         max_tokens: int = 256,
+        frequency_penalty: float | None = None,
         connect_timeout: float = 10.0,
         read_timeout: float = 120.0,
         max_retries: int = 4,
@@ -76,6 +77,7 @@ class OpenAIClient:
         self.api_key_env = api_key_env
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.frequency_penalty = frequency_penalty
         self.timeout = httpx.Timeout(
             connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
         )
@@ -137,6 +139,8 @@ class OpenAIClient:
             ),
             "max_tokens": request.max_tokens or self.max_tokens,
         }
+        if self.frequency_penalty is not None:
+            body["frequency_penalty"] = self.frequency_penalty
         if request.stop:
             body["stop"] = list(request.stop)
         if request.seed is not None:

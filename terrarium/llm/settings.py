@@ -54,6 +54,13 @@ class ControllerSettings(BaseModel):
         description="Constrain output with a grammar derived from the registry "
         "(llama.cpp backends; default on for embedded).",
     )
+    frequency_penalty: float | None = Field(
+        default=None,
+        ge=-2.0,
+        le=2.0,
+        description="Penalty on repeated tokens (OpenAI field; default 0.5 for embedded, "
+        "where a small model otherwise loops).",
+    )
     llama_cpp: bool = Field(
         default=False,
         description="The openai backend is a llama.cpp server: send id_slot, cache_prompt "

@@ -223,14 +223,15 @@ class TeamRuntime:
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
         try:
-            result = await stack.__aexit__(et, e, tb)
+            # never swallow the body's exception, whatever an inner context manager says
+            await stack.__aexit__(et, e, tb)
         finally:
             if self.log is not None:
                 self.log.set_run_status(self.run_id, status)  # type: ignore[arg-type]
                 self.log.close()
             if self.memory is not None:
                 self.memory.close()
-        return result
+        return None
 
     # ------------------------------------------------------------------ wiring helpers
     async def _make_sinks(self, c: _Creature, stack: AsyncExitStack) -> dict[str, OutputSink]:
