@@ -37,6 +37,12 @@ REFRESH_SECONDS = 0.1  # events are taken in batches at most this often
 JUMP = 10
 
 
+class SayInput(Input):
+    """The user's line to the entry channel; shows how to get back to the panels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.unfocus", "back")]
+
+
 class MonitorApp(App[int]):
     """Tabs: Team (creatures + channel traffic), Creature (transcript, prompt), Topology."""
 
@@ -111,7 +117,7 @@ class MonitorApp(App[int]):
             yield Static("", id="replay-bar", markup=False)
         yield Static("", id="notice", markup=False)
         entry = self.team.input_channel
-        say = Input(
+        say = SayInput(
             placeholder=f"say to {entry} (s, enter to send)" if entry else "this team takes no "
             "user input",
             id="say",

@@ -23,6 +23,7 @@ class TeamPanel(DataTable[Text]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._names: list[str] = []
+        self._shown: dict[str, tuple[str, ...]] = {}  # plain cells last drawn, per creature
 
     def on_mount(self) -> None:
         for col in COLUMNS:
@@ -36,11 +37,16 @@ class TeamPanel(DataTable[Text]):
             self.clear()
             for name in names:
                 self.add_row(*self._cells(statuses[name]), key=name)
+                self._shown[name] = (*status_cells(statuses[name]), statuses[name].state)
             self._names = names
             if names:
                 self.move_cursor(row=min(max(keep, 0), len(names) - 1))
             return
         for name in names:
+            plain = (*status_cells(statuses[name]), statuses[name].state)
+            if self._shown.get(name) == plain:
+                continue  # unchanged: the periodic refresh costs nothing
+            self._shown[name] = plain
             for col, cell in zip(COLUMNS, self._cells(statuses[name]), strict=True):
                 self.update_cell(name, col, cell, update_width=True)
 
