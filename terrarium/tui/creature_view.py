@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static, TabbedContent, TabPane
 
 from terrarium.runtime.api import TranscriptEntry
-from terrarium.tui.text import PromptView, entry_title, one_line
+from terrarium.tui.text import PromptView, entry_full, entry_title, one_line
 
 ENTRY_STYLES: dict[str, str] = {
     "user": "bold cyan",
@@ -94,7 +94,13 @@ class TranscriptView(VerticalScroll):
             if entry.kind == "tool_call":
                 self._open_calls[entry.name or ""] = box
             return box
-        return Static(Text(title, style=style), markup=False, classes=f"entry-{entry.kind}")
+        if entry.kind == "message_in" and title.endswith("…"):
+            box = Collapsible(Static(Text(entry_full(entry)), markup=False),
+                              title=Content(title), collapsed=True, classes="entry-message_in")
+            return box
+        # replies and notices wrap in full: they are what a watcher reads
+        return Static(Text(entry_full(entry), style=style), markup=False,
+                      classes=f"entry-{entry.kind}")
 
 
 class PromptInspector(VerticalScroll):

@@ -136,8 +136,8 @@ ENTRY_MARKS: dict[str, str] = {
 }
 
 
-def entry_title(entry: TranscriptEntry, width: int = 70) -> str:
-    """One line naming a transcript entry: turn, kind, the tool/channel and the text."""
+def _entry_parts(entry: TranscriptEntry) -> tuple[str, str]:
+    """The head (``#turn mark name``) and the text worth showing for one entry."""
     mark = ENTRY_MARKS.get(entry.kind, entry.kind)
     name = f" {entry.name}" if entry.name else ""
     text = entry.text
@@ -149,8 +149,19 @@ def entry_title(entry: TranscriptEntry, width: int = 70) -> str:
         sender = entry.data.get("sender") or (header.group(1) if header else None)
         if isinstance(sender, str):
             name += f" from {sender}"
-    head = f"#{entry.turn} {mark}{name}: "
+    return f"#{entry.turn} {mark}{name}: ", text
+
+
+def entry_title(entry: TranscriptEntry, width: int = 70) -> str:
+    """One line naming a transcript entry: turn, kind, the tool/channel and the text."""
+    head, text = _entry_parts(entry)
     return head + one_line(text, max(width - len(head), 10))
+
+
+def entry_full(entry: TranscriptEntry) -> str:
+    """The whole entry (head and untruncated text), for wrapping on screen."""
+    head, text = _entry_parts(entry)
+    return head + text.strip()
 
 
 @dataclass(frozen=True, slots=True)
