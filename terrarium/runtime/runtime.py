@@ -124,6 +124,7 @@ class TeamRuntime:
         self._transcripts: dict[str, deque[TranscriptEntry]] = {}
         self._creatures: dict[str, _Creature] = {}
         self._active_turns = 0
+        self._recovering = 0  # creatures waiting out a restart backoff still count as busy
         self._stack: AsyncExitStack | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self.turns_total = 0
@@ -356,7 +357,8 @@ class TeamRuntime:
                 result = await self._turn(c, incoming)
             except Exception as exc:  # a failing turn must not take the team down
                 c.failures += 1
-                msg = f"{type(exc).__name__}: {getattr(exc, 'message', exc)}"
+                cause = _root_cause(exc)
+                msg = f"{type(cause).__name__}: {getattr(cause, 'message', cause)}"
                 status.last_error = msg
                 self.bus.publish(ErrorEvent(creature=c.name, message=msg))
                 self._record_turn(c, None, error=msg)
@@ -371,8 +373,12 @@ class TeamRuntime:
                 status.state = "restarting"
                 self.bus.publish(CreatureState(creature=c.name, state="restarting"))
                 self.bus.publish(Restart(creature=c.name, attempt=c.failures, delay=delay))
-                await anyio.sleep(delay)
-                c.controller = self._rebuild(c)
+                self._recovering += 1
+                try:
+                    await anyio.sleep(delay)
+                    c.controller = self._rebuild(c)
+                finally:
+                    self._recovering -= 1
                 continue
             c.failures = 0
             assert self.hub is not None
@@ -543,7 +549,7 @@ class TeamRuntime:
     # ------------------------------------------------------------------ waiting
     def busy(self) -> bool:
         """Whether anything is still moving: a turn, an undelivered message, or speech."""
-        if self._active_turns:
+        if self._active_turns or self._recovering:
             return True
         if self.hub is not None:
             for c in self._creatures.values():
@@ -566,6 +572,13 @@ class TeamRuntime:
         with self.bus.subscribe() as sub:
             async for ev in sub:
                 yield ev
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The first real error inside task-group wrappers, so a failure reads as a sentence."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 def event_summary(ev: Event) -> dict[str, Any]:
