@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -301,12 +302,15 @@ async def test_no_retry_on_other_4xx(status: int) -> None:
 
 
 async def test_connection_refused_is_retried_then_reported() -> None:
-    async with FakeOpenAI([]) as s:
-        port = s.port
-    sleeper = SleepLog()
-    c = OpenAIClient(base_url=f"http://127.0.0.1:{port}/v1", sleep=sleeper, max_retries=2)
-    with pytest.raises(ModelError) as info:
-        await complete(c, request())
+    # a bound socket that never listens refuses connections, and nobody else can take
+    # its port meanwhile (a closed server's port could be reused by a parallel process)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        port = holder.getsockname()[1]
+        sleeper = SleepLog()
+        c = OpenAIClient(base_url=f"http://127.0.0.1:{port}/v1", sleep=sleeper, max_retries=2)
+        with pytest.raises(ModelError) as info:
+            await complete(c, request())
     assert len(sleeper.waits) == 2
     assert "could not connect" in str(info.value)
 
