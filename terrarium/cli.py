@@ -115,6 +115,16 @@ def cmd_log(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_monitor(args: argparse.Namespace) -> int:
+    from terrarium.runtime.runtime import LOG_FILE
+    from terrarium.tui import monitor_replay
+
+    path = Path(args.runs_dir) / LOG_FILE
+    if not path.is_file():
+        raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")
+    return monitor_replay(path, args.run_id)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import anyio
 
@@ -162,6 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("run_id", nargs="?", help="run id (omit to list runs)")
     lg.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
     lg.set_defaults(func=cmd_log)
+
+    mo = sub.add_parser("monitor", help="replay a recorded run in the monitor (read-only)")
+    mo.add_argument("run_id", help="run id (see `terrarium log`)")
+    mo.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
+    mo.set_defaults(func=cmd_monitor)
     return p
 
 

@@ -15,7 +15,6 @@ from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.settings import ControllerSettings
 
-
 # SmolLM2-135M falls into token loops under a grammar without a little repetition penalty.
 EMBEDDED_FREQUENCY_PENALTY = 0.5
 

@@ -65,7 +65,7 @@ async def run_command(args: argparse.Namespace) -> int:
     if args.tui:
         from terrarium.tui import run_team_with_monitor
 
-        return await run_team_with_monitor(team, opts)
+        return await run_team_with_monitor(team, lambda t: TeamRuntime(t, opts))
     single = not team.channels and len(team.creatures) == 1
     stdout_outputs = frozenset(
         (c.name, o) for c in team.creatures.values()

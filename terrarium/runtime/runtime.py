@@ -38,7 +38,6 @@ from terrarium.channels.events import (
     Restart,
     TurnEnded,
     TurnStarted,
-    event_to_dict,
 )
 from terrarium.channels.hub import ChannelHub, describe_validation_error
 from terrarium.channels.log import EVENT_SQL, DurableLog, TurnRecord, event_row
@@ -301,7 +300,9 @@ class TeamRuntime:
 
         def on_prompt(built: BuiltPrompt) -> None:
             self.bus.publish(GenericEvent(name="prompt", creature=name, data={
-                "prefix_hash": built.prefix_hash, "tokens": built.tokens}))
+                "prefix_hash": built.prefix_hash, "tokens": built.tokens,
+                "sections": [{"name": s.name, "zone": s.zone, "bytes": s.bytes,
+                              "tokens": s.tokens} for s in built.sections]}))
 
         def on_text(output: str, text: str) -> None:
             self.bus.publish(OutputText(creature=name, output=output, text=text))
@@ -581,5 +582,8 @@ def _root_cause(exc: BaseException) -> BaseException:
     return exc
 
 
-def event_summary(ev: Event) -> dict[str, Any]:
-    return event_to_dict(ev)
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (possibly nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
