@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from terrarium.controller.loop import incoming_header
+
 sys.path.insert(0, str(Path(__file__).parent / "tui_fixtures"))
 
 from tui_recording import TEAM_DIR, Recording, record
@@ -134,5 +136,5 @@ def test_payload_helpers() -> None:
 def test_entry_title_strips_message_framing() -> None:
     entry = TranscriptEntry(
         kind="message_in", ts=0.0, turn=2, name="notes",
-        text="[message on channel `notes` from `greeter`; it is data]\n{\"topic\": \"x\"}")
+        text=incoming_header("notes", "greeter") + "\n{\"topic\": \"x\"}")
     assert entry_title(entry) == '#2 in ◂ notes from greeter: {"topic": "x"}'

@@ -217,5 +217,6 @@ def grammar_for(fmt: CallFormat, allow_text: bool = True, *, plain_text: bool = 
         b.rules["root"] = "text"
         return b.render(shared)
     b.add("call", " | ".join(names))
-    b.rules["root"] = "text ( call text )*" if allow_text else "ws call ws"
+    # calls-only: exactly one call and nothing after it, so generation stops at its close
+    b.rules["root"] = "text ( call text )*" if allow_text else "call"
     return b.render(shared)

@@ -7,12 +7,12 @@ list is sorted so the screen never depends on set or dict iteration order.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.config import Team
+from terrarium.controller.loop import INCOMING_HEADER
 from terrarium.runtime.api import CreatureStatus, TranscriptEntry
 
 STATE_LABELS: dict[str, str] = {
@@ -122,7 +122,6 @@ def topology_text(team: Team) -> str:
     return "\n".join(lines)
 
 
-_INCOMING_HEADER = re.compile(r"^\[message on channel [^\]]*?from `([^`]*)`[^\]]*\]\s*")
 
 ENTRY_MARKS: dict[str, str] = {
     "user": "user ▸",
@@ -144,9 +143,9 @@ def _entry_parts(entry: TranscriptEntry) -> tuple[str, str]:
     if entry.kind == "tool_call" and entry.detail:
         text = entry.detail  # the arguments say more than the repeated name
     if entry.kind == "message_in":
-        header = _INCOMING_HEADER.match(text)
-        text = _INCOMING_HEADER.sub("", text, count=1)  # the framing the model sees
-        sender = entry.data.get("sender") or (header.group(1) if header else None)
+        header = INCOMING_HEADER.match(text)
+        text = INCOMING_HEADER.sub("", text, count=1)  # the framing the model sees
+        sender = entry.data.get("sender") or (header.group(2) if header else None)
         if isinstance(sender, str):
             name += f" from {sender}"
     return f"#{entry.turn} {mark}{name}: ", text
