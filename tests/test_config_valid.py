@@ -135,3 +135,14 @@ def test_all_errors_reported_not_just_first(tmp_path: Path) -> None:
 def test_load_any_rejects_empty_folder(tmp_path: Path) -> None:
     with pytest.raises(ConfigErrors, match=r"holds no terrarium\.yaml"):
         load_any(tmp_path)
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in (ROOT / "examples").iterdir()
+                                           if p.is_dir()))
+def test_every_example_validates(example: str) -> None:
+    assert main(["validate", str(ROOT / "examples" / example)]) == 0
+
+
+def test_loaders_accept_plain_strings() -> None:
+    team = load_team(str(ROOT / "examples" / "voice_assistant"))
+    assert sorted(team.creatures) == ["router", "speaker"]

@@ -166,9 +166,9 @@ def _hint_overrides(index: PackageIndex, lc: LoadedCreature) -> dict[str, str]:
     return merged
 
 
-def load_team(path: Path) -> Team:
+def load_team(path: Path | str) -> Team:
     """Load and validate a terrarium (folder or terrarium.yaml); raise ConfigErrors."""
-    path = path.resolve()
+    path = Path(path).resolve()
     tpath = path / TERRARIUM_FILE if path.is_dir() else path
     errors: list[ConfigError] = []
     index = build_index(tpath.parent)
@@ -285,9 +285,9 @@ def load_team(path: Path) -> Team:
     return Team(spec.name, tpath, creatures, channels, spec.input_channel, root, index)
 
 
-def load_single_creature(path: Path) -> Team:
+def load_single_creature(path: Path | str) -> Team:
     """A creature folder run on its own: a team of one, no channels."""
-    path = config_file(path.resolve())
+    path = config_file(Path(path).resolve())
     errors: list[ConfigError] = []
     index = build_index(path.parent)
     errors.extend(index.errors)
@@ -326,8 +326,9 @@ def load_package(path: Path) -> tuple[PackageIndex, list[Team]]:
     return index, teams
 
 
-def load_any(path: Path) -> Team | tuple[PackageIndex, list[Team]]:
+def load_any(path: Path | str) -> Team | tuple[PackageIndex, list[Team]]:
     """What ``terrarium validate PATH`` loads: a terrarium, a creature, or a package."""
+    path = Path(path)
     p = path.resolve()
     if not p.exists():
         raise ConfigErrors([ConfigError(f"path not found: {path}", location=Location(path),
