@@ -79,7 +79,7 @@ class Supervision:
 class RuntimeOptions:
     """How a run is set up; every field has a sensible default."""
 
-    runs_dir: Path = field(default_factory=lambda: Path("runs"))
+    runs_dir: Path | str = field(default_factory=lambda: Path("runs"))
     resume: str | None = None
     audio: str = "wav"  # wav | device | none
     supervision: Supervision = field(default_factory=Supervision)
@@ -109,6 +109,7 @@ class TeamRuntime:
     def __init__(self, team: Team, options: RuntimeOptions | None = None) -> None:
         self.team = team
         self.options = options or RuntimeOptions()
+        self.options.runs_dir = Path(self.options.runs_dir)
         self.bus = EventBus()
         self.run_id = ""
         self.log_path: Path | None = None

@@ -13,9 +13,8 @@ from terrarium.errors import ToolError
 from terrarium.tools.base import ToolContext
 
 if TYPE_CHECKING:
-    from terrarium.tools.registry import ToolRegistry
-
     from terrarium.memory.store import MemoryStore
+    from terrarium.tools.registry import ToolRegistry
 
 STATE_TOOLS = "tools"
 """``ToolContext.state[STATE_TOOLS]``: the ToolRegistry of tools this creature may call."""
