@@ -137,3 +137,10 @@ def test_sigkill_mid_run_then_resume_consumes_each_message_once(tmp_path: Path) 
         assert len(counts) == 3 and all(n == 1 for *_, n in counts)
         done_turns = sorted(t.creature for t in log.turns(run_id) if t.error is None)
         assert done_turns == ["a", "b", "c"]  # each message was worked on once
+
+
+def test_a_team_that_cannot_start_exits_with_the_reason(tmp_path: Path) -> None:
+    res = terrarium("run", str(FIXTURES / "tiny_window"), "--input", "hi",
+                    "--runs-dir", str(tmp_path), "--audio", "none")
+    assert res.returncode == 1
+    assert "error: The prefix of 'solo' needs" in res.stderr

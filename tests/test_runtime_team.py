@@ -14,6 +14,7 @@ import pytest
 from terrarium.channels.events import CreatureState, Event, Restart
 from terrarium.channels.log import DurableLog
 from terrarium.config import load_team
+from terrarium.errors import PromptError
 from terrarium.llm.scripted import ScriptedModel
 from terrarium.runtime.runtime import LOG_FILE, RuntimeOptions, Supervision, TeamRuntime
 
@@ -152,3 +153,21 @@ def test_every_message_is_consumed_once_per_receiver(tmp_path: Path, team: str) 
         rows = log._query("SELECT message_id, receiver, count(*) FROM consumptions"
                           " WHERE run_id=? GROUP BY message_id, receiver", (rt.run_id,))
         assert rows and all(n == 1 for _, _, n in rows)
+
+
+def test_a_creature_that_cannot_start_fails_the_start_instead_of_hanging(
+    tmp_path: Path,
+) -> None:
+    team = load_team(FIXTURES / "tiny_window")
+    opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none")
+
+    async def go() -> None:
+        with anyio.fail_after(20):
+            async with TeamRuntime(team, opts):
+                pytest.fail("the team started although its prompt cannot fit")
+
+    with pytest.raises(PromptError, match="leaves nothing of the 256-token context window"):
+        anyio.run(go)
+    with open_log(tmp_path) as log:
+        [run] = log.runs()
+        assert run.status == "failed"

@@ -160,7 +160,16 @@ class TeamRuntime:
         try:
             await self._start(stack)
         except BaseException:
+            # the recorder and writer tasks run until cancelled: without this, a creature
+            # that fails to assemble would leave startup waiting on them forever
+            if self._tg is not None:
+                self._tg.cancel_scope.cancel()
             await stack.__aexit__(None, None, None)
+            if self.log is not None:
+                self.log.set_run_status(self.run_id, "failed")
+                self.log.close()
+            if self.memory is not None:
+                self.memory.close()
             raise
         self._stack = stack
         return self
