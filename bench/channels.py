@@ -1,0 +1,157 @@
+"""Channel throughput: messages per second through the hub vs raw anyio streams.
+
+Prints, for queue and broadcast with 1 → 10 listeners, schema validation on and off, with
+and without the durable log, the median of several runs and the ratio against a raw anyio
+memory-object-stream baseline measured in the same run.
+
+    python bench/channels.py [--runs 5] [--messages 50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+from pydantic import BaseModel, ConfigDict
+
+from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog
+
+
+class Note(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str
+    n: int = 0
+    urgent: bool = False
+
+
+PAYLOAD = {"text": "hello there", "n": 7}
+
+
+async def raw_baseline(n: int) -> float:
+    """One producer awaiting ``send``, one consumer iterating: plain anyio."""
+    send, recv = anyio.create_memory_object_stream[dict](64)
+
+    async def consume() -> None:
+        async with recv:
+            async for _ in recv:
+                pass
+
+    t = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(consume)
+        async with send:
+            for _ in range(n):
+                await send.send(PAYLOAD)
+    return n / (time.perf_counter() - t)
+
+
+async def hub_run(
+    n: int,
+    *,
+    kind: str,
+    listeners: int,
+    validate: bool,
+    log_path: Path | None = None,
+    senders: int = 1,
+    offload: bool = False,
+) -> float:
+    spec = ChannelSpec(name="c", kind=kind, schema_name="note", validator=Note, capacity=64)
+    wiring = [CreatureWiring(name=f"l{i}", listen=("c",)) for i in range(listeners)]
+    wiring += [CreatureWiring(name=f"s{i}", can_send=("c",)) for i in range(senders)]
+    log = DurableLog(log_path) if log_path else None
+    hub = ChannelHub([spec], wiring, log=log, validate=validate, offload_log=offload)
+    expected = n if kind == "queue" else n * listeners
+    received = 0
+    all_in = anyio.Event()
+
+    async def listener(name: str) -> None:
+        nonlocal received
+        inbox = hub.subscribe(name)
+        while True:
+            batch = await inbox.receive_batch(512)  # await first: `+=` would race
+            received += len(batch)
+            if received >= expected:
+                all_in.set()
+
+    async def sender(name: str, count: int) -> None:
+        send = hub.send
+        for _ in range(count):
+            await send(name, "c", PAYLOAD)
+
+    t = time.perf_counter()
+    async with hub, anyio.create_task_group() as tg:
+        for i in range(listeners):
+            tg.start_soon(listener, f"l{i}")
+        async with anyio.create_task_group() as stg:
+            for i in range(senders):
+                stg.start_soon(sender, f"s{i}", n // senders)
+        await all_in.wait()
+        elapsed = time.perf_counter() - t
+        tg.cancel_scope.cancel()
+    if log is not None:
+        log.close()
+    return (n // senders) * senders / elapsed
+
+
+def median_rate(runs: int, fn: Callable[[], Awaitable[float]]) -> float:
+    return statistics.median(anyio.run(fn) for _ in range(runs))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--messages", type=int, default=50_000)
+    ap.add_argument("--log-messages", type=int, default=20_000)
+    args = ap.parse_args()
+    runs, n, nl = args.runs, args.messages, args.log_messages
+
+    base = median_rate(runs, lambda: raw_baseline(n))
+    print(f"raw anyio memory stream (await send / async for), 1→1: {base:>10,.0f} msg/s  (1.00x)")
+    print(f"{'scenario':<58} {'msg/s':>10} {'vs raw':>7}")
+
+    def row(label: str, rate: float, unit: str = "msg/s") -> None:
+        print(f"{label:<58} {rate:>10,.0f} {rate / base:>6.2f}x")
+
+    for kind in ("queue", "broadcast"):
+        for validate in (True, False):
+            for listeners in (1, 2, 5, 10):
+                rate = median_rate(
+                    runs,
+                    lambda k=kind, v=validate, li=listeners: hub_run(
+                        n, kind=k, listeners=li, validate=v
+                    ),
+                )
+                label = f"{kind:<9} validate={'on ' if validate else 'off'} listeners={listeners:<2}"
+                if kind == "broadcast":
+                    label += f" ({rate * listeners:,.0f} deliveries/s)"
+                row(label, rate)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, listeners in (("queue", 1), ("queue", 10), ("broadcast", 10)):
+            for senders in (1, 32):
+                for offload in (False, True):
+                    rates = []
+                    for r in range(runs):
+                        db = Path(tmp) / f"{kind}-{listeners}-{senders}-{offload}-{r}.db"
+                        rates.append(
+                            anyio.run(
+                                lambda db=db, k=kind, li=listeners, s=senders, o=offload: hub_run(
+                                    nl, kind=k, listeners=li, validate=True, log_path=db,
+                                    senders=s, offload=o,
+                                )
+                            )
+                        )
+                    label = (
+                        f"{kind:<9} +log {'thread' if offload else 'inline'} "
+                        f"senders={senders:<2} listeners={listeners:<2}"
+                    )
+                    row(label, statistics.median(rates))
+
+
+if __name__ == "__main__":
+    main()
