@@ -59,13 +59,15 @@ async def hub_run(
     log_path: Path | None = None,
     senders: int = 1,
     offload: bool = False,
+    batch: int = 1,
 ) -> float:
     spec = ChannelSpec(name="c", kind=kind, schema_name="note", validator=Note, capacity=64)
     wiring = [CreatureWiring(name=f"l{i}", listen=("c",)) for i in range(listeners)]
     wiring += [CreatureWiring(name=f"s{i}", can_send=("c",)) for i in range(senders)]
     log = DurableLog(log_path) if log_path else None
     hub = ChannelHub([spec], wiring, log=log, validate=validate, offload_log=offload)
-    expected = n if kind == "queue" else n * listeners
+    sent = (n // senders // batch) * batch * senders
+    expected = sent if kind == "queue" else sent * listeners
     received = 0
     all_in = anyio.Event()
 
@@ -79,6 +81,11 @@ async def hub_run(
                 all_in.set()
 
     async def sender(name: str, count: int) -> None:
+        if batch > 1:
+            chunk = [PAYLOAD] * batch
+            for _ in range(count // batch):
+                await hub.send_many(name, "c", chunk)
+            return
         send = hub.send
         for _ in range(count):
             await send(name, "c", PAYLOAD)
@@ -95,7 +102,7 @@ async def hub_run(
         tg.cancel_scope.cancel()
     if log is not None:
         log.close()
-    return (n // senders) * senders / elapsed
+    return (n // senders // batch) * batch * senders / elapsed
 
 
 def median_rate(runs: int, fn: Callable[[], Awaitable[float]]) -> float:
@@ -126,29 +133,50 @@ def main() -> None:
                         n, kind=k, listeners=li, validate=v
                     ),
                 )
-                label = f"{kind:<9} validate={'on ' if validate else 'off'} listeners={listeners:<2}"
+                label = (
+                    f"{kind:<9} validate={'on ' if validate else 'off'} listeners={listeners:<2}"
+                )
                 if kind == "broadcast":
                     label += f" ({rate * listeners:,.0f} deliveries/s)"
                 row(label, rate)
 
+    for kind in ("queue", "broadcast"):
+        for listeners in (1, 10):
+            rate = median_rate(
+                runs,
+                lambda k=kind, li=listeners: hub_run(
+                    n, kind=k, listeners=li, validate=True, batch=64
+                ),
+            )
+            row(f"{kind:<9} validate=on  listeners={listeners:<2} send_many(64)", rate)
+
     with tempfile.TemporaryDirectory() as tmp:
         for kind, listeners in (("queue", 1), ("queue", 10), ("broadcast", 10)):
-            for senders in (1, 32):
+            for senders, batch in ((1, 1), (32, 1), (1, 64), (8, 64)):
                 for offload in (False, True):
                     rates = []
                     for r in range(runs):
                         db = Path(tmp) / f"{kind}-{listeners}-{senders}-{offload}-{r}.db"
                         rates.append(
                             anyio.run(
-                                lambda db=db, k=kind, li=listeners, s=senders, o=offload: hub_run(
-                                    nl, kind=k, listeners=li, validate=True, log_path=db,
-                                    senders=s, offload=o,
+                                lambda db=db, k=kind, li=listeners, s=senders, o=offload, b=batch: (
+                                    hub_run(
+                                        nl,
+                                        kind=k,
+                                        listeners=li,
+                                        validate=True,
+                                        log_path=db,
+                                        senders=s,
+                                        offload=o,
+                                        batch=b,
+                                    )
                                 )
                             )
                         )
                     label = (
                         f"{kind:<9} +log {'thread' if offload else 'inline'} "
                         f"senders={senders:<2} listeners={listeners:<2}"
+                        + (f" send_many({batch})" if batch > 1 else "")
                     )
                     row(label, statistics.median(rates))
 

@@ -158,3 +158,30 @@ def test_unknown_run_is_a_sentence(tmp_path: Path) -> None:
 
     with DurableLog(tmp_path / "log.db") as log, pytest.raises(RuntimeFailure, match="no run"):
         log.timeline("nope")
+
+
+async def test_send_many_logs_once_then_delivers_and_refuses_whole_batch(tmp_path: Path) -> None:
+    from pydantic import BaseModel
+
+    from terrarium.errors import ChannelRefusal
+
+    class Job(BaseModel):
+        i: int
+
+    specs = [
+        ChannelSpec(name="work", kind="queue", schema_name="job", validator=Job),
+        ChannelSpec(name="news", kind="broadcast"),
+    ]
+    with DurableLog(tmp_path / "log.db") as log:
+        hub = ChannelHub(specs, WIRING, log=log)
+        async with hub:
+            res = await hub.send_many("boss", "work", [{"i": i} for i in range(10)])
+            assert [r.delivered_to for r in res] == [("w1",), ("w2",)] * 5
+            assert hub.writer is not None and hub.writer.commits == 1
+            for name in ("w1", "w2"):
+                for env in await hub.subscribe(name).receive_batch():
+                    assert log.has_message(env.id)
+            with pytest.raises(ChannelRefusal, match=r"Payload #1 does not match"):
+                await hub.send_many("boss", "work", [{"i": 1}, {"i": "x"}])
+        assert len(log.messages(hub.run_id)) == 10
+        assert len(log.refusals(hub.run_id)) == 1

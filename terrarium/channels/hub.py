@@ -277,16 +277,88 @@ class ChannelHub:
             delivered = await self._deliver_all(env, targets, wait_limit)
         else:
             delivered = await self._deliver_one(route, env, wait_limit)
-        bus = self.bus
-        if bus._subs:
-            bus.publish(
-                MessageSent(
-                    message_id=env.id, channel=channel, sender=sender, delivered_to=delivered
-                )
-            )
-            for r in delivered:
-                bus.publish(MessageDelivered(message_id=env.id, channel=channel, receiver=r))
+        if self.bus._subs:
+            self._announce(env, delivered)
         return SendResult(env, delivered)
+
+    async def send_many(
+        self,
+        sender: str,
+        channel: str,
+        payloads: Iterable[Mapping[str, Any] | BaseModel],
+        *,
+        reply_to: str | None = None,
+        correlation_id: str | None = None,
+        wait_limit: float | None = -1.0,
+    ) -> list[SendResult]:
+        """Send several payloads in order as one batch: one schema pass, one log commit.
+
+        All or nothing for refusals: the first invalid payload refuses the whole batch
+        (its index is named) before anything is logged or delivered.
+        """
+        route = self._routes.get((sender, channel))
+        if route is None:
+            await self._refuse(sender, channel, self._route_problem(sender, channel), None)
+        targets = route.targets
+        if not targets:
+            await self._refuse(sender, channel, self._no_listener(sender, channel), None)
+        items = [p.model_dump() if isinstance(p, BaseModel) else p for p in payloads]
+        validate = route.validate
+        if validate is not None:
+            bodies = []
+            for i, p in enumerate(items):
+                try:
+                    bodies.append(validate(p))
+                except ValidationError as e:
+                    reason = (
+                        f"Payload #{i} does not match the schema {route.schema_name!r} of "
+                        f"channel {channel!r}: {describe_validation_error(e)}."
+                    )
+                    await self._refuse(sender, channel, reason, p)
+        else:
+            bodies = [p if type(p) is dict else dict(p) for p in items]
+        now = time.time()
+        schema = route.schema_name
+        envs = [
+            Envelope.trusted(
+                new_message_id(), channel, sender, schema, b, now, reply_to, correlation_id
+            )
+            for b in bodies
+        ]
+        out: list[SendResult] = []
+        if self._writer is not None:
+            if route.broadcast:
+                plan = [(e, targets) for e in envs]
+            else:  # round-robin without the room check: the whole batch is planned at once
+                n = len(targets)
+                plan = []
+                for e in envs:
+                    plan.append((e, (targets[route.rr],)))
+                    route.rr = (route.rr + 1) % n
+            run_id = self.run_id
+            await self._writer.write_many(MESSAGE_SQL, [message_row(run_id, e, t) for e, t in plan])
+            for e, t in plan:
+                out.append(SendResult(e, await self._deliver_all(e, t, wait_limit)))
+        elif route.broadcast:
+            for e in envs:
+                out.append(SendResult(e, await self._deliver_all(e, targets, wait_limit)))
+        else:
+            for e in envs:
+                out.append(SendResult(e, await self._deliver_one(route, e, wait_limit)))
+        if self.bus._subs:
+            for r in out:
+                self._announce(r.envelope, r.delivered_to)
+        return out
+
+    def _announce(self, env: Envelope, delivered: tuple[str, ...]) -> None:
+        publish = self.bus.publish
+        publish(
+            MessageSent(
+                message_id=env.id, channel=env.channel, sender=env.sender, delivered_to=delivered
+            )
+        )
+        for r in delivered:
+            publish(MessageDelivered(message_id=env.id, channel=env.channel, receiver=r))
 
     async def _deliver_one(
         self, route: _Route, env: Envelope, wait_limit: float | None
