@@ -74,6 +74,25 @@ def _channel_views(team: Team, cdef: CreatureDef) -> tuple[ChannelView, ...]:
     return tuple(views)
 
 
+_MEMBERS: list[tuple[dict[str, CreatureDef], tuple[TeamMember, ...]]] = []
+
+
+def _all_members(team: Team) -> tuple[TeamMember, ...]:
+    """Every creature as a TeamMember, built once per team and shared by all its creatures.
+
+    Each creature lists its N-1 teammates; building fresh objects for each made a team of
+    1,000 creatures hold a million of them (~46 KB per creature). A one-entry cache keyed
+    by the identity of the team's creature map is enough: teams are assembled in one pass.
+    """
+    if _MEMBERS:
+        creatures, members = _MEMBERS[0]
+        if creatures is team.creatures and len(members) == len(creatures):
+            return members
+    members = tuple(TeamMember(c.name, c.config.description) for c in team.creatures.values())
+    _MEMBERS[:] = [(team.creatures, members)]
+    return members
+
+
 def assemble(team: Team, name: str) -> CreatureParts:
     """Build a creature's parts; raises TerrariumError subclasses on inconsistencies."""
     cdef = team.root if (name == "root" and team.root) else team.creatures[name]
@@ -112,10 +131,7 @@ def assemble(team: Team, name: str) -> CreatureParts:
                      p.text if p.text is not None else Path(str(p.file)).read_text("utf-8"))
         for p in cfg.prompt_plugins
     )
-    members = tuple(
-        TeamMember(other.name, other.config.description)
-        for other in team.creatures.values() if other.name != cdef.name
-    )
+    members = tuple(m for m in _all_members(team) if m.name != cdef.name)
     model_label = settings.model or (
         "SmolLM2-135M-Instruct" if settings.provider == "embedded" else settings.provider
     )
