@@ -73,25 +73,57 @@ def _read(db: Path, sql: str) -> list[tuple[object, ...]]:
         return []  # not created yet, or mid-checkpoint: ask again
 
 
+def start_slow(team: Path, runs: Path) -> subprocess.Popen[bytes]:
+    # SIGINT back to its default, so the child installs Python's KeyboardInterrupt handler
+    # even when this test runs under a shell that ignores SIGINT for background jobs
+    return subprocess.Popen(
+        [sys.executable, "-m", "terrarium", "run", str(team), "--input", "hello",
+         "--runs-dir", str(runs), "--audio", "none"],
+        cwd=ROOT, env=ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def wait_until_b_thinks(proc: subprocess.Popen[bytes], db: Path) -> None:
+    """Until a has consumed the user's message and sent work to b (whose model is slow)."""
+    deadline = time.monotonic() + LIMIT
+    while not _read(db, "SELECT 1 FROM consumptions c JOIN messages m ON m.id=c.message_id"
+                        " WHERE m.channel='inbox'") or not _read(
+            db, "SELECT 1 FROM messages WHERE channel='work'"):
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        assert time.monotonic() < deadline, "the run never got going"
+        time.sleep(0.02)
+
+
+def test_ctrl_c_stops_cleanly_and_flushes_the_log(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    db = runs / LOG_FILE
+    proc = start_slow(FIXTURES / "slowtrio", runs)
+    try:
+        wait_until_b_thinks(proc, db)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=LIMIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    with DurableLog(db) as log:
+        [run] = log.runs()
+        assert run.status == "interrupted"
+        assert [e.channel for e, _ in log.messages(run.run_id)] == ["inbox", "work"]
+        assert [t.creature for t in log.turns(run.run_id)] == ["a"]
+        assert [e.channel for e in log.unconsumed(run.run_id, "b")] == ["work"]
+
+
 def test_sigkill_mid_run_then_resume_consumes_each_message_once(tmp_path: Path) -> None:
     team = tmp_path / "slowtrio"
     shutil.copytree(FIXTURES / "slowtrio", team)
     runs = tmp_path / "runs"
     db = runs / LOG_FILE
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "terrarium", "run", str(team), "--input", "hello",
-         "--runs-dir", str(runs), "--audio", "none"],
-        cwd=ROOT, env=ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE)
+    proc = start_slow(team, runs)
     try:
-        deadline = time.monotonic() + LIMIT
-        # a has consumed the user's message and sent work to b, whose model is thinking
-        while not _read(db, "SELECT 1 FROM consumptions c JOIN messages m ON m.id=c.message_id"
-                            " WHERE m.channel='inbox'") or not _read(
-                db, "SELECT 1 FROM messages WHERE channel='work'"):
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            assert time.monotonic() < deadline, "the run never got going"
-            time.sleep(0.02)
+        wait_until_b_thinks(proc, db)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=LIMIT)
     finally:
