@@ -17,6 +17,7 @@ import yaml
 from terrarium.config import load_single_creature
 from terrarium.controller.assembly import CreatureParts, assemble
 from terrarium.controller.loop import Controller, Incoming, TurnResult
+from terrarium.errors import ModelError
 from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.types import ChatRequest
 from terrarium.memory import MemoryStore
@@ -231,3 +232,11 @@ def test_conversation_carries_over_between_turns(tmp_path: Path) -> None:
     second = request_text(model.requests[1])
     assert "turn one" in second and "First answer." in second
     assert model.requests[0].messages[0] == model.requests[1].messages[0]  # stable prefix
+
+
+@pytest.mark.parametrize("fault", ["error", "truncate"])
+def test_model_failure_raises_the_model_error_itself(tmp_path: Path, fault: str) -> None:
+    parts = make_parts(tmp_path, tools=[f"{TOOLS}:Lookup"])
+    model = ScriptedModel([{"reply": "Half a sentence and more", "fault": fault}])
+    with pytest.raises(ModelError, match="as scripted"):
+        run(Controller(parts, model), "anything")

@@ -176,3 +176,13 @@ def test_a_team_that_cannot_start_exits_with_the_reason(tmp_path: Path) -> None:
                     "--runs-dir", str(tmp_path), "--audio", "none")
     assert res.returncode == 1
     assert "error: The prefix of 'solo' needs" in res.stderr
+
+
+def test_a_model_failure_in_a_single_creature_run_reads_as_a_sentence(tmp_path: Path) -> None:
+    res = terrarium("run", str(FIXTURES / "mute"), "--input", "hello",
+                    "--runs-dir", str(tmp_path), "--audio", "none")
+    assert res.returncode == 1
+    assert res.stderr.startswith("error: no scripted step matches call 1"), res.stderr
+    assert "Traceback" not in res.stderr and "ExceptionGroup" not in res.stderr
+    with DurableLog(tmp_path / LOG_FILE) as log:
+        assert log.runs()[0].status == "failed"

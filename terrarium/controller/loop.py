@@ -313,6 +313,7 @@ class Controller:
         rnd = _Round()
         seq_lock = anyio.Lock()
         parser = self.parts.fmt.new_parser()
+        failure: Exception | None = None
         async with anyio.create_task_group() as tg:
 
             async def handle(events: Sequence[Any]) -> None:
@@ -327,21 +328,31 @@ class Controller:
                     elif isinstance(ev, NoticeEvent):
                         rnd.notices.append(ev.text)
 
-            async for delta in self.model.stream(request):
-                if delta.text:
-                    await handle(parser.feed(delta.text))
-                for tc in delta.tool_calls:
-                    nc = rnd.native.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
-                    nc["id"] = tc.id or nc["id"]
-                    nc["name"] = tc.name or nc["name"]
-                    nc["arguments"] += tc.arguments
-            await handle(parser.close())
+            try:
+                async for delta in self.model.stream(request):
+                    if delta.text:
+                        await handle(parser.feed(delta.text))
+                    for tc in delta.tool_calls:
+                        nc = rnd.native.setdefault(tc.index,
+                                                   {"id": "", "name": "", "arguments": ""})
+                        nc["id"] = tc.id or nc["id"]
+                        nc["name"] = tc.name or nc["name"]
+                        nc["arguments"] += tc.arguments
+            except Exception as exc:
+                # re-raised below, outside the task group, so callers get the ModelError
+                # itself rather than an ExceptionGroup; calls already started are cancelled
+                failure = exc
+                tg.cancel_scope.cancel()
+            if failure is None:
+                await handle(parser.close())
             fmt = self.parts.fmt
-            if rnd.native and isinstance(fmt, NativeFormat):
+            if failure is None and rnd.native and isinstance(fmt, NativeFormat):
                 for i in sorted(rnd.native):
                     nc = rnd.native[i]
                     await handle([fmt.call_from_native(nc["name"], nc["arguments"],
                                                        nc["id"] or f"call_{i}")])
+        if failure is not None:
+            raise failure
         return rnd
 
     def _remember_round(

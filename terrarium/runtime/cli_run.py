@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -59,7 +60,32 @@ async def _until_idle_or_limit(rt: TeamRuntime, max_turns: int | None) -> bool:
     return hit
 
 
+def _only_error(group: BaseExceptionGroup[Any]) -> BaseException | None:
+    """The one real error inside nested task-group wrappers (cancellations aside), if one."""
+    cancelled = anyio.get_cancelled_exc_class()
+    leaves: list[BaseException] = []
+    todo: list[BaseException] = [group]
+    while todo:
+        exc = todo.pop()
+        if isinstance(exc, BaseExceptionGroup):
+            todo.extend(exc.exceptions)
+        elif not isinstance(exc, cancelled):
+            leaves.append(exc)
+    return leaves[0] if len(leaves) == 1 else None
+
+
 async def run_command(args: argparse.Namespace) -> int:
+    """Run, and let a failure surface as its own error (a sentence), not as a group."""
+    try:
+        return await _run_command(args)
+    except BaseExceptionGroup as group:
+        only = _only_error(group)
+        if only is None:
+            raise
+        raise only from None
+
+
+async def _run_command(args: argparse.Namespace) -> int:
     team = load_runnable(Path(args.path))
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
     if args.tui:
