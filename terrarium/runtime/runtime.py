@@ -14,7 +14,7 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -371,6 +371,7 @@ class TeamRuntime:
                 cause = _root_cause(exc)
                 msg = f"{type(cause).__name__}: {getattr(cause, 'message', cause)}"
                 status.last_error = msg
+                self._entry(c.name, "error", f"turn failed: {msg}")
                 self.bus.publish(ErrorEvent(creature=c.name, message=msg))
                 self._record_turn(c, None, error=msg)
                 if c.failures >= sup.max_failures:
@@ -579,11 +580,6 @@ class TeamRuntime:
         for t in self.tts:
             await t.drain()
 
-    async def events(self) -> AsyncIterator[Event]:
-        with self.bus.subscribe() as sub:
-            async for ev in sub:
-                yield ev
-
 
 def _root_cause(exc: BaseException) -> BaseException:
     """The first real error inside task-group wrappers, so a failure reads as a sentence."""
@@ -591,9 +587,3 @@ def _root_cause(exc: BaseException) -> BaseException:
         exc = exc.exceptions[0]
     return exc
 
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real error inside (possibly nested) exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
