@@ -33,12 +33,13 @@ def write(root: Path, files: dict[str, str]) -> None:
 def test_single_creature_makes_a_well_formed_tool_call(tmp_path: Path) -> None:
     write(tmp_path, {"note/config.yaml": (
         "name: note\nsystem_prompt_file: p.md\ntools: [memory_write]\nskill_mode: static\n"
-        "tool_choice: required\nmax_iterations: 1\ncontroller: {max_tokens: 96}\n"),
+        "tool_choice: required\nmax_iterations: 1\ncontroller: {max_tokens: 96, temperature: 0}\n"),
         "note/p.md": "You are {{ creature }}. Save what the user says with memory_write.\n"})
     team = load_single_creature(tmp_path / "note")
 
     async def go() -> None:
-        async with TeamRuntime(team, RuntimeOptions(runs_dir=tmp_path / "runs")) as rt:
+        opts = RuntimeOptions(runs_dir=tmp_path / "runs", clock=lambda: None)
+        async with TeamRuntime(team, opts) as rt:
             result = await rt.ask("note", "My favourite colour is green.")
             assert result is not None
             assert [c.name for c in result.calls] == ["memory_write"]
@@ -49,7 +50,7 @@ def test_single_creature_makes_a_well_formed_tool_call(tmp_path: Path) -> None:
 
 
 def test_three_creature_team_on_the_embedded_model(tmp_path: Path) -> None:
-    base = "controller: {max_tokens: 96}\ntool_choice: required\nmax_iterations: 1\n"
+    base = "controller: {max_tokens: 96, temperature: 0}\ntool_choice: required\nmax_iterations: 1\n"
     write(tmp_path, {
         "terrarium.yaml": (
             "terrarium:\n  name: relay\n  input_channel: inbox\n  creatures:\n"
@@ -61,12 +62,14 @@ def test_three_creature_team_on_the_embedded_model(tmp_path: Path) -> None:
             "    bc: {schema: {fields: {summary: str}}}\n"),
         "a/config.yaml": "name: a\n" + base,
         "b/config.yaml": "name: b\n" + base,
-        "c/config.yaml": "name: c\ncontroller: {max_tokens: 24}\n",
+        "c/config.yaml": "name: c\ncontroller: {max_tokens: 24, temperature: 0}\n",
     })
     team = load_team(tmp_path)
 
     async def go() -> str:
-        async with TeamRuntime(team, RuntimeOptions(runs_dir=tmp_path / "runs")) as rt:
+        # greedy decoding and no date in the tail: the same prompt gives the same reply
+        opts = RuntimeOptions(runs_dir=tmp_path / "runs", clock=lambda: None)
+        async with TeamRuntime(team, opts) as rt:
             await rt.send_user("Tell the team about tea.")
             with anyio.fail_after(240):
                 await rt.wait_idle()
@@ -86,7 +89,7 @@ def test_voice_assistant_speaks_a_plausible_wav(tmp_path: Path) -> None:
     team = load_team(ROOT / "examples" / "voice_assistant")
 
     async def go() -> tuple[str, Path]:
-        async with TeamRuntime(team, RuntimeOptions(runs_dir=tmp_path)) as rt:
+        async with TeamRuntime(team, RuntimeOptions(runs_dir=tmp_path, clock=lambda: None)) as rt:
             await rt.send_user("Hello! My name is Ada and I like green tea.")
             with anyio.fail_after(240):
                 await rt.wait_idle()

@@ -27,7 +27,7 @@ from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.formats import CallEvent, NoticeEvent, TextEvent, grammar_for, openai_tools
 from terrarium.formats.native import NativeFormat
 from terrarium.llm.base import ChatModel
-from terrarium.llm.types import ChatMessage, ChatRequest, ToolCall, ToolCallFunction, Usage
+from terrarium.llm.types import ChatMessage, ChatRequest, Usage
 from terrarium.memory import MemoryStore
 from terrarium.prompt.budget import Tokenizer
 from terrarium.prompt.builder import PromptBuilder
@@ -118,6 +118,7 @@ class Hooks:
 @dataclass(slots=True)
 class _Round:
     text: list[str] = field(default_factory=list)
+    raw: list[str] = field(default_factory=list)  # every text delta, calls included
     records: list[CallRecord | None] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     native: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -259,8 +260,7 @@ class Controller:
                 )
                 self._state("thinking")
                 rnd = await self._one_round(request, out)
-                records, notices, native_calls = rnd.records, rnd.notices, rnd.native
-                round_text = rnd.text
+                records, notices = rnd.records, rnd.notices
                 usage = self.model.last_usage
                 if usage is not None:
                     result.usages.append(usage)
@@ -268,10 +268,11 @@ class Controller:
                     result.cached_tokens += usage.cached_tokens
                     result.completion_tokens += usage.completion_tokens
                 done = [r for r in records if r is not None]
-                text = "".join(round_text)
+                text = "".join(rnd.text)
                 result.calls.extend(done)
                 result.notices.extend(notices)
-                self._remember_round(text, done, native_calls)
+                follow_up = bool(notices) or any(r.needs_followup for r in done)
+                self._remember_round(rnd, done, follow_up)
                 if text.strip():
                     last_text = text
                     self._entry("assistant", text)
@@ -279,9 +280,7 @@ class Controller:
                     self._entry("notice", n)
                 if notices:
                     self._pending_notice = "\n".join(notices)
-                if not done and not notices:
-                    break
-                if not any(r.needs_followup for r in done) and not notices:
+                if not follow_up:
                     break
             else:
                 result.hit_max_iterations = True
@@ -331,6 +330,7 @@ class Controller:
             try:
                 async for delta in self.model.stream(request):
                     if delta.text:
+                        rnd.raw.append(delta.text)
                         await handle(parser.feed(delta.text))
                     for tc in delta.tool_calls:
                         nc = rnd.native.setdefault(tc.index,
@@ -355,24 +355,22 @@ class Controller:
             raise failure
         return rnd
 
-    def _remember_round(
-        self, text: str, records: list[CallRecord], native: dict[int, dict[str, str]]
-    ) -> None:
-        if native:
-            calls = [ToolCall(id=r.call_id or f"call_{i}",
-                              function=ToolCallFunction(name=r.name, arguments=json.dumps(r.args)))
-                     for i, r in enumerate(records)]
-            msg = ChatMessage(role="assistant", content=text, tool_calls=calls)
-            self.conversation.append(Turn("assistant", msg.content or ""))
-            for r in records:
-                self.conversation.append(Turn("tool", r.result, tool_call_id=r.call_id))
-            return
-        if text or records:
-            raw = text if text.strip() else ""
-            if records and not raw:
-                raw = "\n".join(self.parts.fmt.render_call(r.name, r.args) for r in records)
+    def _remember_round(self, rnd: _Round, records: list[CallRecord], follow_up: bool) -> None:
+        """Add this round to the history exactly as the model wrote it.
+
+        Text formats keep the raw generated text (calls included), so the next request
+        repeats the model's own tokens and the server's cache covers them. Native calls are
+        written down with the format's own rendering. Results are added only when another
+        round will read them: a turn that ended on successful sends needs no receipt.
+        """
+        if self.parts.fmt.textual:
+            raw = "".join(rnd.raw)
+        else:
+            shown = [self.parts.fmt.render_call(r.name, r.args) for r in records]
+            raw = "\n".join(p for p in ["".join(rnd.text), *shown] if p)
+        if raw:
             self.conversation.append(Turn("assistant", raw))
-        if records:
+        if records and follow_up:
             lines = [f"Result of {r.name}: {r.result}" for r in records]
             self.conversation.append(Turn("user", "\n".join(lines)))
 
