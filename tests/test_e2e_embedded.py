@@ -50,7 +50,8 @@ def test_single_creature_makes_a_well_formed_tool_call(tmp_path: Path) -> None:
 
 
 def test_three_creature_team_on_the_embedded_model(tmp_path: Path) -> None:
-    base = "controller: {max_tokens: 96, temperature: 0}\ntool_choice: required\nmax_iterations: 1\n"
+    base = ("controller: {max_tokens: 96, temperature: 0}\ntool_choice: required\n"
+            "max_iterations: 1\n")
     write(tmp_path, {
         "terrarium.yaml": (
             "terrarium:\n  name: relay\n  input_channel: inbox\n  creatures:\n"
