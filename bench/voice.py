@@ -29,6 +29,7 @@ from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
 from terrarium.formats import CallEvent
 from terrarium.llm.embedded import EmbeddedServer
+from terrarium.llm.factory import make_model
 from terrarium.llm.types import ChatRequest, StreamDelta
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.voice import SentenceSegmenter
@@ -107,8 +108,11 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
     team = load_team(ROOT / "examples" / "voice_assistant")
     router_fmt = assemble(team, "router").fmt
     async with EmbeddedServer(slots=2) as server:
-        router = TimedModel(server.client(0))
-        speaker = TimedModel(server.client(1))
+        # the same clients the runtime would make (config max_tokens, penalties, slots)
+        router = TimedModel(make_model(assemble(team, "router").settings, embedded=server,
+                                       slot=0))
+        speaker = TimedModel(make_model(assemble(team, "speaker").settings, embedded=server,
+                                        slot=1))
         first_audio: dict[str, float] = {}
         synth_ms: dict[str, float] = {}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -18,6 +19,7 @@ from terrarium.prompt import (
     Turn,
     fold_summary,
 )
+from terrarium.prompt.tail import FOLD_BLOCK
 
 try:
     from golden.prompt_inputs import FakeFormat, make_inputs
@@ -119,12 +121,28 @@ def test_old_turns_fold_into_one_summary_line() -> None:
         TailState(step=7, conversation=turns)
     )
     assert again.tail_sections == built.tail_sections
-    # fewest turns folded: one fewer fold would not fit
+    # folded in whole blocks, and the fewest blocks: one block fewer would not fit
+    assert built.folded_turns % FOLD_BLOCK == 0
     tok = EstimateTokenizer()
-    kept = turns[built.folded_turns - 1 :]
+    fewer = built.folded_turns - FOLD_BLOCK
+    kept = turns[fewer:]
     cost = sum(tok.count(t.content) + 4 for t in kept)
-    summary = fold_summary(turns[: built.folded_turns - 1])
-    assert cost + tok.count(summary) + 4 > 600
+    summary = fold_summary(turns[:fewer]) if fewer else ""
+    assert cost + (tok.count(summary) + 4 if fewer else 0) > 600
+
+
+def test_fold_boundary_stays_put_while_the_conversation_grows() -> None:
+    """The summary line must not change every step, or the server cache is lost each time."""
+    turns = [Turn("user" if i % 2 == 0 else "assistant", f"turn {i} " + "blah " * 20)
+             for i in range(60)]
+    b = builder(budgets=TailBudgets(conversation=600))
+    boundaries = []
+    for n in range(30, 61):
+        built = b.build(TailState(step=n, conversation=tuple(turns[:n])))
+        boundaries.append(built.folded_turns)
+    changes = sum(1 for a, c in itertools.pairwise(boundaries) if a != c)
+    assert boundaries[-1] > boundaries[0] > 0
+    assert changes <= (boundaries[-1] - boundaries[0]) // FOLD_BLOCK
 
 
 def test_conversation_cap_follows_context_window() -> None:

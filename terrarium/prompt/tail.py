@@ -75,6 +75,10 @@ class Tail:
     truncated: tuple[str, ...] = ()
 
 
+FOLD_BLOCK = 8
+"""Old turns fold this many at a time (see ``TailAssembler._fit``)."""
+
+
 def fold_summary(turns: Sequence[Turn]) -> str:
     """One deterministic line standing in for ``turns`` (counts by role, first user ask)."""
     counts: dict[str, int] = {}
@@ -203,11 +207,18 @@ class TailAssembler:
         total = sum(costs)
         if total <= cap:
             return turns, "", 0, total
-        # Fold the oldest turns, fewest first, keeping at least the newest turn.
-        for k in range(1, len(turns)):
-            total -= costs[k - 1]
+        # Fold the oldest turns in blocks of FOLD_BLOCK, keeping at least the newest turn.
+        # Blocks keep the fold boundary still for several steps: a boundary that moved every
+        # step would change the summary line each time and void the model server's cache
+        # for the whole conversation after it.
+        n = len(turns)
+        candidates = [*range(FOLD_BLOCK, n, FOLD_BLOCK), n - 1]
+        running, folded_cost = 0, 0
+        for k in sorted(set(candidates)):
+            folded_cost = sum(costs[:k])
+            running = total - folded_cost
             summary = fold_summary(turns[:k])
-            used = total + self._tok.count(summary) + self._b.turn_overhead
+            used = running + self._tok.count(summary) + self._b.turn_overhead
             if used <= cap:
                 return turns[k:], summary, k, used
         raise PromptError(
