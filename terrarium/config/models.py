@@ -85,8 +85,16 @@ class CreatureConfig(Strict):
     tool_choice: Literal["auto", "required"] = Field(
         "auto", description="required: every reply must be calls only (grammar-enforced)."
     )
+    history_turns: int | None = Field(
+        None, ge=0, description="Keep only this many earlier messages at each turn's start "
+        "(0: every turn starts fresh; default: all that fit the window, old ones folded)."
+    )
     memory_record: bool = Field(
         False, description="Write the text of every message this creature receives to memory."
+    )
+    memory_recent: int = Field(
+        0, ge=0, le=50, description="The newest facts this creature recorded, recalled into "
+        "the prompt tail each turn (recent exchanges, even without history)."
     )
     memory_recall: int = Field(
         0, ge=0, le=50, description="Facts recalled from memory into the prompt tail each turn."

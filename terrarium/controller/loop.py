@@ -185,7 +185,9 @@ class Controller:
         self.turns = 0
         cfg = parts.cdef.config
         self.max_iterations: int = cfg.max_iterations
+        self.history_turns: int | None = cfg.history_turns
         self.recall_limit: int = cfg.memory_recall
+        self.recent_limit: int = cfg.memory_recent
         self.record: bool = cfg.memory_record
         required = cfg.tool_choice == "required" and bool(parts.fmt.specs)
         self.grammar: str | None = None
@@ -221,6 +223,10 @@ class Controller:
         """Run one turn over ``inputs``; tool and send failures go back to the model."""
         self.turns += 1
         result = TurnResult(text="")
+        if self.history_turns is not None:
+            # a short history is also a short context: faster prompt evaluation and decoding
+            keep = self.history_turns
+            self.conversation = self.conversation[len(self.conversation) - keep:] if keep else []
         for item in inputs:
             rendered = item.render()
             self.conversation.append(Turn("user", rendered))
@@ -375,11 +381,19 @@ class Controller:
             self.conversation.append(Turn("user", "\n".join(lines)))
 
     async def _recall(self, inputs: Sequence[Incoming]) -> tuple[str, ...]:
-        if not self.recall_limit or self.memory is None:
+        """Recent records first (oldest to newest), then the best matches not among them."""
+        if self.memory is None or not (self.recall_limit or self.recent_limit):
             return ()
-        query = " ".join(i.search_text for i in inputs)
-        hits = await self.memory.asearch(query, limit=self.recall_limit)
-        return tuple(h.text for h in hits)
+        out: list[str] = []
+        if self.recent_limit:
+            recent = await self.memory.arecent(self.recent_limit, creature=self.parts.name)
+            out += [f"recently: {h.text}" for h in reversed(recent)]
+        if self.recall_limit:
+            query = " ".join(i.search_text for i in inputs)
+            seen = {line.removeprefix("recently: ") for line in out}
+            hits = await self.memory.asearch(query, limit=self.recall_limit)
+            out += [h.text for h in hits if h.text not in seen]
+        return tuple(out)
 
     async def _run_call(
         self, ev: CallEvent, idx: int, records: list[CallRecord | None], seq_lock: anyio.Lock
