@@ -278,6 +278,10 @@ def load_team(path: Path | str) -> Team:
                                         f"root creature config not found: {rpath}"))
             if lc is not None:
                 root = CreatureDef("root", lc, hint_overrides=_hint_overrides(index, lc))
+            if "root" in creatures:
+                errors.append(doc.error(("terrarium", "root"), "a creature is already named "
+                                        "'root', the name the root creature takes",
+                                        "rename that creature"))
         except ConfigError as exc:
             errors.append(exc)
     if errors:

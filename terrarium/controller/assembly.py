@@ -99,6 +99,11 @@ def assemble(team: Team, name: str) -> CreatureParts:
     cfg = cdef.config
     settings = cfg.controller or ControllerSettings()
     registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}")
+    if team.root is not None and cdef is team.root:
+        from terrarium.runtime.team_tools import TEAM_TOOLS
+
+        for tool in TEAM_TOOLS:
+            registry.register(tool, owner="the terrarium (root creature)")
     specs: list[CallSpec] = list(registry.specs())
     sends: dict[str, str] = {}
     for cname in sorted(cdef.can_send):

@@ -53,11 +53,13 @@ from terrarium.memory import MemoryStore
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus, TranscriptEntry
 from terrarium.runtime.outputs import FileOutput
+from terrarium.runtime.team_tools import STATE_TEAM
 from terrarium.voice.sink import OutputSink, PrintOutput
 
 logger = logging.getLogger("terrarium.runtime")
 
 USER = "user"
+ROOT = "root"
 LOG_FILE = "terrarium.sqlite3"
 TRANSCRIPT_LIMIT = 2000
 
@@ -100,6 +102,8 @@ class _Creature:
     turn_scope: anyio.CancelScope | None = None
     failures: int = 0
     stopped: bool = False
+    generation: int = 0  # bumped by start_creature so an older loop winds down
+    wait_scope: anyio.CancelScope | None = None
     wake: anyio.Event = field(default_factory=anyio.Event)
 
 
@@ -136,7 +140,8 @@ class TeamRuntime:
     async def __aenter__(self) -> TeamRuntime:
         opts = self.options
         team = self.team
-        for name in sorted(team.creatures):
+        names = sorted(team.creatures) + ([ROOT] if team.root is not None else [])
+        for name in names:
             parts = assemble(team, name)
             self._creatures[name] = _Creature(name, parts)
             model = parts.settings.model or parts.settings.provider
@@ -191,6 +196,8 @@ class TeamRuntime:
         ]
         # the user may type into the input channel and compose messages to any channel
         wirings.append(CreatureWiring(name=USER, can_send=tuple(sorted(team.channels))))
+        if team.root is not None:  # the operator may send on any channel too
+            wirings.append(CreatureWiring(name=ROOT, can_send=tuple(sorted(team.channels))))
         self.hub = ChannelHub(specs, wirings, log=self.log, run_id=self.run_id,
                               terrarium_name=team.name, bus=self.bus,
                               send_timeout=opts.send_timeout)
@@ -214,6 +221,8 @@ class TeamRuntime:
             sinks = await self._make_sinks(c, stack)
             self.sinks[c.name] = sinks
             c.controller = self._make_controller(c, sinks, slot_of.get(c.name), tokenizer)
+            if c.name == ROOT and team.root is not None:
+                c.controller.tool_ctx.state[STATE_TEAM] = self
         if opts.resume:
             self.resumed = self.hub.resume()
         for c in self._creatures.values():
@@ -344,19 +353,24 @@ class TeamRuntime:
 
     # ------------------------------------------------------------------ creature loops
     async def _creature_loop(self, c: _Creature) -> None:
-        wiring_listens = bool(c.parts.cdef.listen)
-        if not wiring_listens:
+        """Wake on the inbox, one message per turn, until stopped (or a newer loop starts)."""
+        if not c.parts.cdef.listen:
             return
         assert self.hub is not None
         inbox = self.hub.subscribe(c.name)
-        while not c.stopped:
-            try:
-                env = await inbox.receive()
-            except (anyio.EndOfStream, anyio.ClosedResourceError):
+        generation = c.generation
+        while not c.stopped and c.generation == generation:
+            with anyio.CancelScope() as scope:
+                c.wait_scope = scope
+                try:
+                    env = await inbox.receive()
+                except (anyio.EndOfStream, anyio.ClosedResourceError):
+                    return
+                finally:
+                    c.wait_scope = None
+            if scope.cancelled_caught:  # stopped while idle: nothing was taken
                 return
             await self._supervised_turn(c, env)
-            if c.stopped:
-                return
 
     async def _supervised_turn(self, c: _Creature, env: Envelope) -> None:
         sup = self.options.supervision
@@ -379,6 +393,9 @@ class TeamRuntime:
                     self.bus.publish(CreatureState(creature=c.name, state="failed"))
                     logger.error("creature %s failed %d times; giving up", c.name, c.failures)
                     c.stopped = True
+                    # keep its message first in line for start_creature (and in the log)
+                    assert self.hub is not None
+                    self.hub.subscribe(c.name).replay([env])
                     return
                 delay = sup.delay(c.failures)
                 status.restarts += 1
@@ -522,7 +539,13 @@ class TeamRuntime:
         await self.hub.send(USER, channel, dict(payload))
 
     async def send_user(self, text: str) -> None:
-        """User input: barge in on any speech, then send on the input channel."""
+        """User input: barge in on any speech, then send on the input channel.
+
+        A team with a root creature and no input channel gives the text to the root.
+        """
+        if not self.team.input_channel and self.team.root is not None:
+            await self.ask(ROOT, text)
+            return
         if not self.team.input_channel:
             raise RuntimeFailure(
                 f"terrarium {self.team.name!r} has no input_channel, so user text has "
@@ -550,11 +573,39 @@ class TeamRuntime:
             ):
                 c.turn_scope.cancel()
 
+    def _creature(self, name: str) -> _Creature:
+        c = self._creatures.get(name)
+        if c is None:
+            known = ", ".join(sorted(self.team.creatures))
+            raise RuntimeFailure(f"there is no creature {name!r}", suggestion=f"one of: {known}")
+        return c
+
+    async def send_as_root(self, channel: str, payload: Mapping[str, Any]) -> int:
+        """A send by the root creature (team tool); returns how many listeners it reached."""
+        if self.hub is None:
+            raise RuntimeFailure("the team is not running")
+        return (await self.hub.send(ROOT, channel, dict(payload))).count
+
+    async def start_creature(self, name: str) -> None:
+        """Start a stopped or failed creature again; its unread messages are still there."""
+        c = self._creature(name)
+        if name == ROOT or not c.stopped:
+            raise RuntimeFailure(f"{name!r} is already running")
+        c.stopped = False
+        c.generation += 1
+        c.failures = 0
+        self._statuses[name].state = "idle"
+        self.bus.publish(CreatureState(creature=name, state="idle"))
+        assert self._tg is not None
+        self._tg.start_soon(self._creature_loop, c)
+
     async def stop_creature(self, name: str) -> None:
-        c = self._creatures[name]
+        c = self._creature(name)
+        if name == ROOT:
+            raise RuntimeFailure("the root creature cannot stop itself")
         c.stopped = True
-        if c.turn_scope is not None:
-            c.turn_scope.cancel()
+        if c.wait_scope is not None:  # idle: stop now; a turn in progress finishes first
+            c.wait_scope.cancel()
         self._statuses[name].state = "stopped"
         self.bus.publish(CreatureState(creature=name, state="stopped"))
 
