@@ -88,6 +88,8 @@ def test_three_creature_team_on_the_embedded_model(tmp_path: Path) -> None:
 @pytest.mark.tts
 def test_voice_assistant_speaks_a_plausible_wav(tmp_path: Path) -> None:
     team = load_team(ROOT / "examples" / "voice_assistant")
+    for creature in team.creatures.values():  # greedy decoding: the same run every time
+        creature.config.controller.temperature = 0.0
 
     async def go() -> tuple[str, Path]:
         async with TeamRuntime(team, RuntimeOptions(runs_dir=tmp_path, clock=lambda: None)) as rt:
