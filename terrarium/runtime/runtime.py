@@ -90,7 +90,6 @@ class RuntimeOptions:
     send_timeout: float | None = 30.0
     clock: Callable[[], datetime | None] | None = None
     on_event: Callable[[Event], None] | None = None
-    print_outputs: bool = False
     stdout: Any = None
 
 
@@ -216,11 +215,10 @@ class TeamRuntime:
             self.embedded = EmbeddedServer(slots=len(needs_embedded))
             await stack.enter_async_context(self.embedded)
         slot_of = {c.name: i for i, c in enumerate(needs_embedded)}
-        tokenizer = None
         for c in self._creatures.values():
             sinks = await self._make_sinks(c, stack)
             self.sinks[c.name] = sinks
-            c.controller = self._make_controller(c, sinks, slot_of.get(c.name), tokenizer)
+            c.controller = self._make_controller(c, sinks, slot_of.get(c.name))
             if c.name == ROOT and team.root is not None:
                 c.controller.tool_ctx.state[STATE_TEAM] = self
         if opts.resume:
@@ -295,8 +293,11 @@ class TeamRuntime:
         return tts
 
     def _make_controller(
-        self, c: _Creature, sinks: Mapping[str, OutputSink], slot: int | None, tokenizer: Any
+        self, c: _Creature, sinks: Mapping[str, OutputSink], slot: int | None
     ) -> Controller:
+        """A creature's controller. Token budgets use the documented estimate: exact counts
+        (``EmbeddedServer.tokenizer()``) cost an HTTP round trip per new text, which would
+        sit on every step's critical path."""
         opts = self.options
         if opts.models and c.name in opts.models:
             model = opts.models[c.name]
@@ -332,7 +333,7 @@ class TeamRuntime:
             return res.count
 
         return Controller(
-            c.parts, model, sinks=sinks, send=send, memory=self.memory, tokenizer=tokenizer,
+            c.parts, model, sinks=sinks, send=send, memory=self.memory,
             hooks=Hooks(on_state, on_entry, on_prompt, on_text), slot=slot,
             clock=opts.clock or datetime.now,
         )
