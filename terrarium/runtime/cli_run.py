@@ -108,17 +108,24 @@ async def _run_command(args: argparse.Namespace) -> int:
             with anyio.move_on_after(args.timeout) as scope:
                 if args.resume and await _until_idle_or_limit(rt, args.max_turns):
                     tg.cancel_scope.cancel()
+                live = not single and not args.input and sys.stdin.isatty()
                 async for text in _lines(args):
                     if single:
                         name = next(iter(team.creatures))
                         result = await rt.ask(name, text)
                         if result is not None and not rt.sinks.get(name):
                             print(f"{name}> {result.text.strip()}", flush=True)
+                    elif live:
+                        # a person at a terminal may speak while the assistant talks:
+                        # send at once, which barges in on the current speech
+                        await rt.send_user(text)
                     else:
                         await rt.send_user(text)
                         if await _until_idle_or_limit(rt, args.max_turns):
                             print(f"stopping: --max-turns {args.max_turns} reached")
                             break
+                if live:
+                    await _until_idle_or_limit(rt, args.max_turns)
             timed_out = scope.cancelled_caught
             await anyio.sleep(0.05)  # let the printer show the last events
             tg.cancel_scope.cancel()
