@@ -59,6 +59,8 @@ def test_second_utterance_cuts_speech_and_is_spoken(tmp_path: Path) -> None:
     assert any("sunny" in t for t in synthesized)
     assert not any("The end came much later" in t for t in synthesized)
     assert written  # the weather utterance was played to the end
+    shown = [e.text for e in rt.transcript("speaker") if e.kind == "output"]
+    assert shown and all("first audio" in t and "RTF" in t for t in shown)  # metrics shown
     with DurableLog(tmp_path / LOG_FILE) as log:
         logged = [e for e in log.events(rt.run_id) if e.get("name") == "speech_cut"]
         assert len(logged) == 1 and logged[0]["creature"] == "speaker"

@@ -132,7 +132,6 @@ class TeamRuntime:
         self._tg: anyio.abc.TaskGroup | None = None
         self.turns_total = 0
         self.results: list[tuple[str, TurnResult]] = []
-        self.voice_events: list[Any] = []
         self.resumed: dict[str, int] = {}
 
     # ------------------------------------------------------------------ lifecycle
@@ -264,7 +263,7 @@ class TeamRuntime:
         return out
 
     async def _make_tts(self, creature: str, voice: str | None, stack: AsyncExitStack) -> Any:
-        from terrarium.voice import TTSOutput, default_audio_sink
+        from terrarium.voice import TTSOutput, UtteranceWritten, default_audio_sink
         from terrarium.voice.audio import NullAudioSink, WavFileSink
 
         opts = self.options
@@ -283,9 +282,13 @@ class TeamRuntime:
             synth = PiperSynthesizer(Path(voice))
 
         def observe(ev: Any) -> None:
-            self.voice_events.append(ev)
             data = ev.model_dump(mode="json")
             self.bus.publish(GenericEvent(name=f"voice.{ev.kind}", creature=creature, data=data))
+            if isinstance(ev, UtteranceWritten):  # the per-utterance figures, in the transcript
+                where = f"{ev.path} " if ev.path else ""
+                cut = " (cut)" if ev.aborted else ""
+                self._entry(creature, "output",
+                            f"audio {where}{ev.duration:.2f} s{cut}; {ev.metrics.summary()}")
 
         tts = TTSOutput(synth, sink, observer=observe)
         await stack.enter_async_context(tts)
