@@ -464,10 +464,13 @@ class TeamRuntime:
             self._active_turns -= 1
 
     def _entry(self, creature: str, kind: Any, text: str) -> None:
-        entry = TranscriptEntry(kind, text, time.time())
+        """A transcript line from the runtime itself, numbered with the creature's turn."""
+        c = self._creatures.get(creature)
+        turn = c.controller.turns if c is not None and c.controller is not None else 0
+        entry = TranscriptEntry(kind, text, time.time(), turn)
         self._transcripts[creature].append(entry)
-        self.bus.publish(GenericEvent(name="transcript", creature=creature,
-                                      data={"kind": kind, "text": text, "ts": entry.ts}))
+        self.bus.publish(GenericEvent(name="transcript", creature=creature, data={
+            "kind": kind, "text": text, "ts": entry.ts, "turn": turn}))
 
     def _record_turn(self, c: _Creature, result: TurnResult | None, *, error: str | None = None,
                      started: float | None = None) -> None:
