@@ -68,7 +68,14 @@ def cmd_prompt(args: argparse.Namespace) -> int:
         raise TerrariumError(f"there is no creature {args.creature!r} in {result.name!r}",
                              suggestion=f"creatures: {known}")
     parts = assemble(result, args.creature)
-    built = PromptBuilder(parts.inputs, parts.fmt).build(TailState(step=args.step))
+    if args.exact:  # the model's own tokenizer, through the embedded llama.cpp server
+        from terrarium.llm.embedded import EmbeddedServer
+
+        with EmbeddedServer(slots=1) as server:
+            builder = PromptBuilder(parts.inputs, parts.fmt, server.tokenizer())
+            built = builder.build(TailState(step=args.step))
+    else:
+        built = PromptBuilder(parts.inputs, parts.fmt).build(TailState(step=args.step))
     print(format_prompt_report(built, json=args.json))
     return 0
 
@@ -162,6 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("creature", help="creature name")
     pr.add_argument("--step", type=int, default=0, help="tail as of this step (default 0)")
     pr.add_argument("--json", action="store_true", help="machine-readable output")
+    pr.add_argument("--exact", action="store_true", help="count tokens with the embedded "
+                    "model's tokenizer (starts it) instead of the estimate")
     pr.set_defaults(func=cmd_prompt)
 
     m = sub.add_parser("models", help="show (or pull) the embedded model and voice")

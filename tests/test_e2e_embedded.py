@@ -110,3 +110,19 @@ def test_voice_assistant_speaks_a_plausible_wav(tmp_path: Path) -> None:
         seconds = w.getnframes() / w.getframerate()
     words = len(text.split())
     assert 0.5 < seconds < words / 1.2 + 2.0, (seconds, text)
+
+
+def test_prompt_report_with_exact_token_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    from terrarium.cli import main
+
+    path = str(ROOT / "examples" / "voice_assistant")
+    assert main(["prompt", path, "speaker", "--json"]) == 0
+    estimate = capsys.readouterr().out
+    assert main(["prompt", path, "speaker", "--json", "--exact"]) == 0
+    exact = capsys.readouterr().out
+    import json
+
+    a, b = json.loads(estimate), json.loads(exact)
+    assert a["prefix_hash"] == b["prefix_hash"]  # same bytes, counted two ways
+    assert [s["bytes"] for s in a["sections"]] == [s["bytes"] for s in b["sections"]]
+    assert all(s["tokens"] > 0 for s in b["sections"])
