@@ -91,8 +91,9 @@ def call_closed_time(call: Call, fmt: Any) -> float:
     return call.end
 
 
-def first_sentence_time(call: Call) -> float | None:
-    seg = SentenceSegmenter()
+def first_sentence_time(call: Call, first_clause: int | None) -> float | None:
+    """When the speaker's first spoken piece was complete (same segmenter rules as its tts)."""
+    seg = SentenceSegmenter(first_clause_chars=first_clause)
     for t, text in call.deltas:
         if seg.feed(text):
             return t
@@ -107,6 +108,7 @@ def pct(values: list[float], q: float) -> float:
 async def main(n: int, warmup: int, verbose: bool) -> None:
     team = load_team(ROOT / "examples" / "voice_assistant")
     router_fmt = assemble(team, "router").fmt
+    tts = team.creatures["speaker"].config.output.named_outputs["tts"]
     async with EmbeddedServer(slots=2) as server:
         # the same clients the runtime would make (config max_tokens, penalties, slots)
         router = TimedModel(make_model(assemble(team, "router").settings, embedded=server,
@@ -146,7 +148,7 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
                     uid = new[0]
                     ttfa = (first_audio[uid] - t0) * 1000
                     r_model = (call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start) * 1000
-                    s_first = first_sentence_time(s_calls[0])
+                    s_first = first_sentence_time(s_calls[0], tts.first_clause_chars)
                     s_model = ((s_first or s_calls[0].end) - s_calls[0].start) * 1000
                     share = ttfa - r_model - s_model - synth_ms[uid]
                     tag = "warm-up" if i < warmup else ""

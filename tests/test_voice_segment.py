@@ -342,3 +342,33 @@ def test_any_split_gives_the_same_sentences(
     assert run(list(text), cfg) == whole
     # nothing is lost or invented: the characters come out in order
     assert "".join("".join(whole).split()) == "".join(text.split())
+
+
+FIRST_CLAUSE_CASES = [
+    ("Well, I think the weather today is lovely, and tomorrow too. Yes.",
+     ["Well, I think the weather today is lovely,", "and tomorrow too.", "Yes."]),
+    ("Hi there, friend. How are you, today?", ["Hi there, friend.", "How are you, today?"]),
+    ("Sure. Paris is the capital of France, as you know.",
+     ["Sure. Paris is the capital of France, as you know."]),  # a sentence end came first
+    ("It costs 3,000 dollars, which is a lot; really.",
+     ["It costs 3,000 dollars,", "which is a lot; really."]),  # "3,000" is no clause break
+    ("No clause breaks at all here so it waits for the end.",
+     ["No clause breaks at all here so it waits for the end."]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FIRST_CLAUSE_CASES)
+def test_first_clause_may_end_early_and_streaming_agrees(text: str, expected: list[str]) -> None:
+    whole = SentenceSegmenter(first_clause_chars=16)
+    assert whole.feed(text) + whole.flush() == expected
+    streamed = SentenceSegmenter(first_clause_chars=16)
+    got: list[str] = []
+    for ch in text:
+        got += streamed.feed(ch)
+    assert got + streamed.flush() == expected
+
+
+def test_first_clause_rule_is_off_by_default() -> None:
+    seg = SentenceSegmenter()
+    text = "Well, I think the weather today is lovely, and tomorrow too."
+    assert seg.feed(text) + seg.flush() == [text]

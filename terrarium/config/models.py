@@ -32,6 +32,10 @@ class NamedOutput(Strict):
     voice: str | None = Field(
         None, description="For `tts` outputs: path of a Piper .onnx voice (default: bundled joe)."
     )
+    first_clause_chars: int | None = Field(
+        None, ge=4, description="For `tts` outputs: let the first piece of a reply end at a "
+        "comma once it is this long, so speech starts sooner."
+    )
 
 
 class OutputConfig(Strict):

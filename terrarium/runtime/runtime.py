@@ -255,15 +255,23 @@ class TeamRuntime:
         opts = self.options
         for oname, spec in sorted(c.parts.cdef.config.output.named_outputs.items()):
             if spec.type == "tts":
-                out[oname] = await self._make_tts(c.name, spec.voice, stack)
+                out[oname] = await self._make_tts(c.name, spec.voice, spec.first_clause_chars,
+                                                  stack)
             elif spec.type == "file":
                 out[oname] = FileOutput(Path(str(spec.path)))
             else:
                 out[oname] = PrintOutput(opts.stdout, prefix=f"{c.name}> ")
         return out
 
-    async def _make_tts(self, creature: str, voice: str | None, stack: AsyncExitStack) -> Any:
-        from terrarium.voice import TTSOutput, UtteranceWritten, default_audio_sink
+    async def _make_tts(
+        self, creature: str, voice: str | None, first_clause: int | None, stack: AsyncExitStack
+    ) -> Any:
+        from terrarium.voice import (
+            SegmenterConfig,
+            TTSOutput,
+            UtteranceWritten,
+            default_audio_sink,
+        )
         from terrarium.voice.audio import NullAudioSink, WavFileSink
 
         opts = self.options
@@ -290,7 +298,8 @@ class TeamRuntime:
                 self._entry(creature, "output",
                             f"audio {where}{ev.duration:.2f} s{cut}; {ev.metrics.summary()}")
 
-        tts = TTSOutput(synth, sink, observer=observe)
+        segmenter = SegmenterConfig(first_clause_chars=first_clause)
+        tts = TTSOutput(synth, sink, segmenter=segmenter, observer=observe)
         await stack.enter_async_context(tts)
         self.tts.append(tts)
         return tts

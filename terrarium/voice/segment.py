@@ -109,6 +109,13 @@ class SegmenterConfig(BaseModel):
         description="A clause this long without a sentence end is cut and spoken anyway.",
     )
 
+    first_clause_chars: int | None = Field(
+        default=None,
+        ge=4,
+        description="If set, the first piece of an utterance may end at a clause break "
+        "(comma, semicolon, colon, dash) once it is this long, so speech starts sooner.",
+    )
+
     @model_validator(mode="after")
     def _min_below_max(self) -> SegmenterConfig:
         if self.min_chars >= self.max_chars:
@@ -125,6 +132,7 @@ class SentenceSegmenter:
         if overrides:  # re-validate the combination
             self.config = SegmenterConfig.model_validate(self.config.model_dump())
         self._pending = ""
+        self._emitted = False  # the first piece may end early (``first_clause_chars``)
 
     @property
     def pending(self) -> str:
@@ -148,15 +156,35 @@ class SentenceSegmenter:
 
     def _drain(self, *, final: bool) -> list[str]:
         out: list[str] = []
+        first = self.config.first_clause_chars
         while self._pending:
             cut = next_cut(self._pending, self.config, final=final)
+            if first is not None and not self._emitted:
+                early = first_clause_cut(self._pending, first)
+                if early is not None and (cut is None or early < cut):
+                    cut = early
             if cut is None:
                 break
             sentence = self._pending[:cut].strip()
             self._pending = self._pending[cut:].lstrip()
             if sentence:
                 out.append(sentence)
+                self._emitted = True
         return out
+
+
+def first_clause_cut(text: str, min_chars: int) -> int | None:
+    """End of the first clause at least ``min_chars`` long, if no sentence end comes first.
+
+    A break counts only once the whitespace after it has arrived (``_SOFT_BREAK``), so the
+    answer never changes as more text streams in.
+    """
+    for m in _SOFT_BREAK.finditer(text):
+        if any(ch in TERMINATORS or ch == "\n" for ch in text[: m.start()]):
+            return None
+        if spoken_length(text[: m.end()]) >= min_chars:
+            return m.end()
+    return None
 
 
 def next_cut(text: str, config: SegmenterConfig, *, final: bool) -> int | None:
