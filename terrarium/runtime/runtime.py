@@ -2,9 +2,11 @@
 
 One task group holds everything: the channel hub (with its log writer), the event recorder,
 each TTS output's workers, and one supervised loop per creature. A creature wakes on its
-inbox; the entry creature also hears the user through the input channel. Every message is
-logged before delivery and marked consumed when the turn that read it ends, so a run killed
-at any point can be resumed with ``run_id=`` and each message is consumed exactly once.
+inbox; the user speaks through the input channel (or to the optional root creature, which
+operates the team with team tools). Every message is logged before delivery and marked
+consumed when the turn that read it ends, so a run killed at any point can be resumed with
+``RuntimeOptions(resume=RUN_ID)`` (``terrarium run --resume``) and each message is consumed
+exactly once.
 """
 
 from __future__ import annotations
@@ -627,7 +629,10 @@ class TeamRuntime:
 
     # ------------------------------------------------------------------ waiting
     def busy(self) -> bool:
-        """Whether anything is still moving: a turn, an undelivered message, or speech."""
+        """Whether anything is still moving: a turn, a restart backoff, or an unread message.
+
+        Speech still being synthesized is waited for by :meth:`wait_idle` (``drain``).
+        """
         if self._active_turns or self._recovering:
             return True
         if self.hub is not None:
