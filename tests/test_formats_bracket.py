@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import enum
-from typing import Literal
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.formats import (
     CallEvent,
-    CallSpec,
     FormatError,
     NoticeEvent,
     ParseEvent,
@@ -20,42 +15,9 @@ from terrarium.formats import (
     coalesce,
     get_format,
 )
+from tests.formats_fixtures import SPECS, Configure, Mode, Nothing, Send, only_call
+from tests.formats_fixtures import feed_split as split_feed
 
-
-class Send(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    channel: str = Field(description="where to send")
-    text: str = Field(description="what to say")
-
-
-class Mode(enum.Enum):
-    FAST = "fast"
-    SLOW = "slow"
-
-
-class Configure(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    flag: bool
-    count: int = 0
-    ratio: float = 1.0
-    mode: Mode = Mode.FAST
-    level: Literal["low", "high"] = "low"
-    tags: list[str] = []
-    extra: dict[str, int] = {}
-    note: str | None = None
-    limit: int | None = 5
-
-
-class Nothing(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-SPECS = [
-    CallSpec("send_message", "Send a message.", Send),
-    CallSpec("configure", "Change settings.", Configure),
-    CallSpec("info", "Show docs.", Nothing),
-    CallSpec("send", "A name that is a prefix of another.", Send),
-]
 FMT = get_format("bracket", SPECS)
 
 
@@ -64,20 +26,7 @@ def parse(text: str) -> list[ParseEvent]:
 
 
 def feed_split(text: str, cuts: list[int]) -> list[ParseEvent]:
-    parser = FMT.new_parser()
-    events: list[ParseEvent] = []
-    last = 0
-    for cut in [*cuts, len(text)]:
-        events += parser.feed(text[last:cut])
-        last = cut
-    events += parser.close()
-    return coalesce(events)
-
-
-def only_call(events: list[ParseEvent]) -> CallEvent:
-    calls = [e for e in events if isinstance(e, CallEvent)]
-    assert len(calls) == 1, events
-    return calls[0]
+    return split_feed(FMT, text, cuts)
 
 
 SEND = "[/send_message]\n@@channel=general\n@@text=hello\nworld\n[send_message/]"

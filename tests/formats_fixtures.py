@@ -1,0 +1,64 @@
+"""Call specs and helpers shared by the text-format parser tests (bracket and xml)."""
+
+from __future__ import annotations
+
+import enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from terrarium.formats import CallEvent, CallFormat, CallSpec, ParseEvent, coalesce
+
+
+class Send(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    channel: str = Field(description="where to send")
+    text: str = Field(description="what to say")
+
+
+class Mode(enum.Enum):
+    FAST = "fast"
+    SLOW = "slow"
+
+
+class Configure(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    flag: bool
+    count: int = 0
+    ratio: float = 1.0
+    mode: Mode = Mode.FAST
+    level: Literal["low", "high"] = "low"
+    tags: list[str] = []
+    extra: dict[str, int] = {}
+    note: str | None = None
+    limit: int | None = 5
+
+
+class Nothing(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+SPECS = [
+    CallSpec("send_message", "Send a message.", Send),
+    CallSpec("configure", "Change settings.", Configure),
+    CallSpec("info", "Show docs.", Nothing),
+    CallSpec("send", "A name that is a prefix of another.", Send),
+]
+
+
+def feed_split(fmt: CallFormat, text: str, cuts: list[int]) -> list[ParseEvent]:
+    """Parse ``text`` fed in pieces cut at ``cuts``; the events coalesced."""
+    parser = fmt.new_parser()
+    events: list[ParseEvent] = []
+    last = 0
+    for cut in [*cuts, len(text)]:
+        events += parser.feed(text[last:cut])
+        last = cut
+    events += parser.close()
+    return coalesce(events)
+
+
+def only_call(events: list[ParseEvent]) -> CallEvent:
+    calls = [e for e in events if isinstance(e, CallEvent)]
+    assert len(calls) == 1, events
+    return calls[0]
