@@ -54,7 +54,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
-    from terrarium.config import load_team
     from terrarium.controller.assembly import assemble
     from terrarium.prompt.builder import PromptBuilder
     from terrarium.prompt.report import format_prompt_report
@@ -62,7 +61,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 
     result = load_any(Path(args.path))
     if not isinstance(result, Team):
-        result = load_team(Path(args.path))
+        raise TerrariumError(f"{args.path} is a package; give one of its terrariums or creatures",
+                             suggestion="e.g. terrarium prompt examples/voice_assistant router")
     if args.creature not in result.creatures:
         known = ", ".join(sorted(result.creatures))
         raise TerrariumError(f"there is no creature {args.creature!r} in {result.name!r}",

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from terrarium.config.located import did_you_mean
 from terrarium.config.yamlio import KeyPath, YamlDoc
 from terrarium.errors import ConfigError
 
@@ -53,13 +54,6 @@ class MessageType:
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-def _suggest(word: str, options: tuple[str, ...] | list[str]) -> str | None:
-    import difflib
-
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f"did you mean {close[0]!r}?" if close else None
 
 
 class _Compiler:
@@ -145,7 +139,7 @@ class _Compiler:
             )
             return None
         self.fail((*kp, "type"), f"unknown field type {tname!r}",
-                  _suggest(tname, list(TYPE_WORDS)) or f"one of: {', '.join(TYPE_WORDS)}")
+                  did_you_mean(tname, list(TYPE_WORDS)) or f"one of: {', '.join(TYPE_WORDS)}")
         return None
 
     def compile_field(
@@ -162,7 +156,8 @@ class _Compiler:
         bad = [k for k in spec if k not in _FIELD_KEYS]
         for k in bad:
             self.fail((*kp, k), f"unknown key {k!r} in a field spec",
-                      _suggest(str(k), _FIELD_KEYS) or f"allowed keys: {', '.join(_FIELD_KEYS)}")
+                      did_you_mean(str(k), _FIELD_KEYS)
+                      or f"allowed keys: {', '.join(_FIELD_KEYS)}")
         if bad:
             return None
         typed = self.compile_type(spec, kp, name)
@@ -191,7 +186,7 @@ def compile_message_type(doc: YamlDoc, data: dict[str, Any], kp: KeyPath,
     for k in data:
         if k not in allowed:
             errors.append(doc.error((*kp, k), f"unknown key {k!r} in a message schema",
-                                    _suggest(str(k), allowed)
+                                    did_you_mean(str(k), allowed)
                                     or f"allowed keys: {', '.join(allowed)}"))
             return None
     comp = _Compiler(doc, errors)
