@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from terrarium.config.located import did_you_mean, from_validation_error
-from terrarium.config.models import HINT_KEYS, CreatureConfig
+from terrarium.config.located import did_you_mean, from_validation_error, unknown_hint
+from terrarium.config.models import CreatureConfig
 from terrarium.config.packages import PackageIndex
 from terrarium.config.yamlio import KeyPath, YamlDoc, load_yaml
 from terrarium.errors import ConfigError
@@ -265,10 +265,8 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
             errors.append(lc.where("output", "named_outputs", oname).error(
                 f"file output {oname!r} needs a `path`"))
     for key in cfg.framework_hint_overrides:
-        if key not in HINT_KEYS:
-            errors.append(lc.where("framework_hint_overrides", key).error(
-                f"unknown framework hint {key!r}",
-                did_you_mean(key, HINT_KEYS) or f"known hints: {', '.join(HINT_KEYS)}"))
+        if problem := unknown_hint(key):
+            errors.append(lc.where("framework_hint_overrides", key).error(*problem))
     names = [p.name for p in cfg.prompt_plugins]
     for i, p in enumerate(cfg.prompt_plugins):
         if names.count(p.name) > 1 and names.index(p.name) != i:

@@ -118,3 +118,13 @@ def from_validation_error(
         seen.add((full, sentence))
         out.append(doc.error(full, sentence, suggestion))
     return out
+
+
+def unknown_hint(key: str) -> tuple[str, str] | None:
+    """(sentence, suggestion) when ``key`` is not a framework hint key, else None."""
+    from terrarium.config.models import HINT_KEYS
+
+    if key in HINT_KEYS:
+        return None
+    return (f"unknown framework hint {key!r}",
+            did_you_mean(key, HINT_KEYS) or f"known hints: {', '.join(HINT_KEYS)}")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from terrarium.config.located import did_you_mean, from_validation_error
-from terrarium.config.models import HINT_KEYS, KohakuPackage
+from terrarium.config.located import did_you_mean, from_validation_error, unknown_hint
+from terrarium.config.models import KohakuPackage
 from terrarium.config.yamlio import load_yaml
 from terrarium.errors import ConfigError, Location
 from terrarium.paths import data_root
@@ -61,10 +61,8 @@ class PackageIndex:
             self.errors.extend(from_validation_error(doc, exc, KohakuPackage, doc.data))
             return None
         for key in model.framework_hints:
-            if key not in HINT_KEYS:
-                self.errors.append(doc.error(
-                    ("framework_hints", key), f"unknown framework hint {key!r}",
-                    did_you_mean(key, HINT_KEYS) or f"known hints: {', '.join(HINT_KEYS)}"))
+            if problem := unknown_hint(key):
+                self.errors.append(doc.error(("framework_hints", key), *problem))
         pkg = Package(model.name, root.resolve(), model)
         self.packages.setdefault(model.name, pkg)
         return pkg

@@ -527,15 +527,6 @@ class TeamRuntime:
         c = self._creatures.get(creature)
         return c.controller.last_prompt if c and c.controller else None
 
-    def prefix_prompt(self, creature: str) -> BuiltPrompt | None:
-        """The prompt as it would be built now (step 0 tail), even before any turn."""
-        from terrarium.prompt.tail import TailState
-
-        c = self._creatures.get(creature)
-        if c is None or c.controller is None:
-            return None
-        return c.controller.last_prompt or c.controller.builder.build(TailState(step=0))
-
     def check_payload(self, channel: str, payload: Mapping[str, Any]) -> str | None:
         ch = self.team.channels.get(channel)
         if ch is None:
