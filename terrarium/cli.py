@@ -68,14 +68,15 @@ def cmd_prompt(args: argparse.Namespace) -> int:
         raise TerrariumError(f"there is no creature {args.creature!r} in {result.name!r}",
                              suggestion=f"creatures: {known}")
     parts = assemble(result, args.creature)
+    state = TailState(step=args.step, status=parts.cdef.config.prompt_status)
     if args.exact:  # the model's own tokenizer, through the embedded llama.cpp server
         from terrarium.llm.embedded import EmbeddedServer
 
         with EmbeddedServer(slots=1) as server:
             builder = PromptBuilder(parts.inputs, parts.fmt, server.tokenizer())
-            built = builder.build(TailState(step=args.step))
+            built = builder.build(state)
     else:
-        built = PromptBuilder(parts.inputs, parts.fmt).build(TailState(step=args.step))
+        built = PromptBuilder(parts.inputs, parts.fmt).build(state)
     print(format_prompt_report(built, json=args.json))
     return 0
 

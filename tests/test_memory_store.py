@@ -105,11 +105,21 @@ def test_hostile_queries_never_raise(store: MemoryStore, query: str) -> None:
     assert store.count() == 2  # nothing was dropped or injected
 
 
+def test_function_words_do_not_match_every_fact(store: MemoryStore) -> None:
+    name = store.write("Hi, my name is Ada.", creature="a")
+    store.write("I love green tea in the morning.", creature="a")
+    assert store.search("What is the weather like on Mars?") == []
+    assert [h.id for h in store.search("What is my name?")] == [name]
+
+
 def test_operators_become_plain_words(store: MemoryStore) -> None:
     mid = store.write("apple pie", creature="a")
     other = store.write("NEAR the river AND the sea", creature="a")
-    # 'AND' is just a word now: it matches the second fact, and 'apple' matches the first.
-    assert {h.id for h in store.search("apple AND")} == {mid, other}
+    # 'NEAR' is just a word now: it matches the second fact, and 'apple' matches the first.
+    assert {h.id for h in store.search("apple NEAR")} == {mid, other}
+    # 'AND' is a word too, but a stop word: alone it is searched, beside 'apple' it is not
+    assert [h.id for h in store.search("AND")] == [other]
+    assert [h.id for h in store.search("apple AND")] == [mid]
     assert [h.id for h in store.search("(apple")] == [mid]
     assert [h.id for h in store.search("text:apple*")] == [mid]
     assert [h.id for h in store.search("café")] == []
@@ -125,7 +135,7 @@ def test_empty_query_returns_nothing(store: MemoryStore) -> None:
 
 
 def test_sanitize_quotes_and_ors_terms() -> None:
-    assert sanitize_query('a "b" (C)') == '"a" OR "b" OR "c"'
+    assert sanitize_query('x "b" (C)') == '"x" OR "b" OR "c"'
     assert query_terms("Tea tea TEA") == ["tea"]
     assert len(query_terms(" ".join(f"w{i}" for i in range(100)))) == 32
 

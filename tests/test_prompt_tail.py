@@ -80,6 +80,19 @@ def test_messages_put_volatile_context_before_newest_user_message() -> None:
     assert nxt.messages()[:4] == msgs[:4]
 
 
+def test_status_block_can_be_left_out() -> None:
+    b = builder()
+    conv = (Turn("user", "hi"),)
+    now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    with_status = b.build(TailState(step=3, now=now, conversation=conv))
+    without = b.build(TailState(step=3, now=now, conversation=conv, status=False))
+    assert "status" in with_status.tail_sections
+    assert "status" not in without.tail_sections
+    # nothing volatile is left, so no context message sits before the user's words
+    assert [m["role"] for m in without.messages()] == ["system", "user"]
+    assert [m["role"] for m in with_status.messages()] == ["system", "system", "user"]
+
+
 def test_section_caps_truncate_with_marker_and_flag() -> None:
     b = builder(budgets=TailBudgets(memory=20, recalled=15))
     built = b.build(

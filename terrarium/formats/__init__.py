@@ -24,7 +24,7 @@ from terrarium.formats.base import (
 )
 from terrarium.formats.bracket import BracketFormat
 from terrarium.formats.convert import validate_call
-from terrarium.formats.grammar import grammar_for
+from terrarium.formats.grammar import ValueFrame, grammar_for, value_frame
 from terrarium.formats.native import NativeFormat, openai_tools
 from terrarium.formats.xml import XmlFormat
 
@@ -81,6 +81,7 @@ __all__ = [
     "ParseEvent",
     "StreamParser",
     "TextEvent",
+    "ValueFrame",
     "XmlFormat",
     "coalesce",
     "get_format",
@@ -90,4 +91,5 @@ __all__ = [
     "send_call_name",
     "spec_map",
     "validate_call",
+    "value_frame",
 ]

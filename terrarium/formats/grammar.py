@@ -220,3 +220,51 @@ def grammar_for(fmt: CallFormat, allow_text: bool = True, *, plain_text: bool = 
     # calls-only: exactly one call and nothing after it, so generation stops at its close
     b.rules["root"] = "text ( call text )*" if allow_text else "call"
     return b.render(shared)
+
+
+@dataclass(frozen=True, slots=True)
+class ValueFrame:
+    """The fixed text around the one value a calls-only creature writes.
+
+    When every reply must be exactly one call of one tool whose only argument is a line of
+    free text, all but that value is known in advance. The model is asked for the value
+    alone: the call's opening is given as the start of its reply (evaluated with the prompt,
+    about half the cost per token of generating it) and the runtime adds the closing instead
+    of waiting for the model to write it. ``grammar`` constrains the value.
+    """
+
+    call: str
+    field: str
+    prefix: str
+    suffix: str
+    grammar: str
+
+
+_SENTINEL = "\x00value\x00"
+# attribute values as the xml parser reads them, capped like other one-line values
+_XML_ATTR = r'( [^"&<\n] | ent )' + f"{{0,{MAX_LINE_CHARS}}}"
+
+
+def value_frame(fmt: CallFormat) -> ValueFrame | None:
+    """The frame of a one-call, one-line-argument format, or None when it does not apply."""
+    if len(fmt.specs) != 1:
+        return None
+    spec = next(iter(fmt.specs.values()))
+    fields = _fields(spec)
+    if len(fields) != 1:
+        return None
+    fname, kind, _ = fields[0]
+    if kind.kind != "str" or is_multiline(spec, fname):
+        return None
+    if isinstance(fmt, BracketFormat):
+        rule, shared = "bline", _BRACKET
+    elif isinstance(fmt, XmlFormat):
+        rule, shared = "xattr", {**_XML, "xattr": _XML_ATTR}
+    else:
+        return None
+    prefix, found, suffix = fmt.render_call(spec.name, {fname: _SENTINEL}).partition(_SENTINEL)
+    if not found:
+        return None
+    b = _Builder()
+    b.add("root", rule)
+    return ValueFrame(spec.name, fname, prefix, suffix, b.render(shared))

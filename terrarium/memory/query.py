@@ -17,6 +17,16 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_TERMS = 32
 """Bound on OR-ed terms so a pasted essay cannot make a pathological query."""
 
+STOP_WORDS = frozenset("""
+a an the and or but if so than then of to in on at by for from with about as into over
+is am are was were be been being do does did have has had will would can could shall
+should may might must i me you he she it we they them him her us its what which who whom
+how why when where that this these those there here not no yes just very too also some
+any all please
+""".split())
+"""English function words: OR-ed into a query they match nearly every fact, so they are
+left out (unless the query has nothing else)."""
+
 
 def query_terms(text: str) -> list[str]:
     """The distinct search terms of ``text``, in first-seen order, casefolded."""
@@ -25,9 +35,8 @@ def query_terms(text: str) -> list[str]:
         term = match.group(0).casefold()
         if term not in seen:
             seen[term] = None
-            if len(seen) >= MAX_TERMS:
-                break
-    return list(seen)
+    content = [t for t in seen if t not in STOP_WORDS] or list(seen)
+    return content[:MAX_TERMS]
 
 
 def sanitize_query(text: str) -> str:

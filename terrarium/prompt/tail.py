@@ -61,6 +61,7 @@ class TailState:
     recalled: Sequence[str] = ()
     conversation: Sequence[Turn] = ()
     notice: str | None = None
+    status: bool = True
 
 
 @dataclass(slots=True)
@@ -150,7 +151,7 @@ class TailAssembler:
                 if state.recalled
                 else ""
             ),
-            "status": _status(state),
+            "status": _status(state) if state.status else "",
             "notice": f"## Notice\n{state.notice.strip()}" if state.notice else "",
         }
         caps = {
