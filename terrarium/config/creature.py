@@ -97,6 +97,12 @@ def _absolutize(data: dict[str, Any], doc: YamlDoc, origins: dict[KeyPath, Origi
                 for k in ("path", "voice"):
                     if isinstance(spec.get(k), str):
                         spec[k] = fix(spec[k], ("output", "named_outputs", oname, k))
+    fill = data.get("send_fill")
+    if isinstance(fill, dict):  # checked against the team's wiring later: remember the file
+        for cname, fields in fill.items():
+            origins[("send_fill", cname)] = Origin(doc, ("send_fill", cname))
+            for fname in fields if isinstance(fields, dict) else ():
+                origins[("send_fill", cname, fname)] = Origin(doc, ("send_fill", cname, fname))
     plugins = data.get("prompt_plugins")
     if isinstance(plugins, list):
         for i, p in enumerate(plugins):
@@ -286,3 +292,12 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
         elif not Path(ctl.script).is_file():
             errors.append(lc.where("controller", "script").error(
                 f"script file not found: {ctl.script}"))
+    limits = {"recalled": ("memory_recall", cfg.memory_recall),
+              "recent": ("memory_recent", cfg.memory_recent)}
+    for cname, fields in cfg.send_fill.items():
+        for fname, source in fields.items():
+            key, limit = limits.get(source, ("", 1))
+            if not limit:  # the field would always be empty: surely not what was meant
+                errors.append(lc.where("send_fill", cname, fname).error(
+                    f"send_fill source {source!r} needs {key} > 0, or {fname!r} is always empty",
+                    f"set `{key}: N` (how many facts to fill in)"))

@@ -15,6 +15,7 @@ from terrarium.llm.settings import ControllerSettings
 
 HINT_KEYS = ("output_model", "execution_dynamic", "execution_static", "execution_native")
 OUTPUT_TYPES = ("tts", "stdout", "file")
+FillSource = Literal["input", "recalled", "recent"]
 
 
 class Strict(BaseModel):
@@ -102,6 +103,16 @@ class CreatureConfig(Strict):
     )
     memory_recall: int = Field(
         0, ge=0, le=50, description="Facts recalled from memory into the prompt tail each turn."
+    )
+    memory_in_prompt: bool = Field(
+        True, description="Show the recent and recalled facts in the prompt tail; false keeps "
+        "them out (a shorter prompt is faster) and leaves them to `send_fill`."
+    )
+    send_fill: dict[str, dict[str, FillSource]] = Field(
+        default_factory=dict, description="Message fields the runtime fills in, so the model "
+        "never writes them: channel → field → `input` (the text this turn answers, verbatim), "
+        "`recalled` (the memory matches, needs memory_recall) or `recent` (the newest "
+        "records, needs memory_recent)."
     )
     readable_paths: list[str] = Field(
         default_factory=list, description="Roots `read_file` may read (relative to this file)."

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from terrarium.config.creature import LoadedCreature, config_file, load_creature
 from terrarium.config.located import did_you_mean, from_validation_error
@@ -166,6 +166,40 @@ def _hint_overrides(index: PackageIndex, lc: LoadedCreature) -> dict[str, str]:
     return merged
 
 
+def check_send_fill(lc: LoadedCreature, name: str, can_send: list[str],
+                    channels: dict[str, ChannelDef], errors: list[ConfigError]) -> None:
+    """Each filled field must belong to a channel this creature sends on and hold text."""
+    for cname, fields in lc.config.send_fill.items():
+        if cname not in can_send:
+            reason = "is not a declared channel" if cname not in channels else \
+                f"creature {name!r} cannot send on (not in its channels.can_send)"
+            errors.append(lc.where("send_fill", cname).error(
+                f"send_fill names channel {cname!r}, which {reason}",
+                did_you_mean(cname, can_send)
+                or f"{name!r} can send on: {', '.join(can_send) or 'nothing'}"))
+            continue
+        mt = channels[cname].message_type
+        model = mt.model if mt is not None else None
+        known = [f.name for f in mt.fields] if mt is not None else ["text"]
+        for fname in fields:
+            if fname not in known:
+                errors.append(lc.where("send_fill", cname, fname).error(
+                    f"channel {cname!r} has no field {fname!r}",
+                    did_you_mean(fname, known) or f"its fields: {', '.join(known)}"))
+            elif model is not None and not _takes_text(model, fname):
+                errors.append(lc.where("send_fill", cname, fname).error(
+                    f"field {fname!r} of channel {cname!r} does not hold text, and send_fill "
+                    "fills in text", "fill only str fields"))
+
+
+def _takes_text(model: type[BaseModel], fname: str) -> bool:
+    try:
+        TypeAdapter(model.model_fields[fname].annotation).validate_python("text")
+    except ValidationError:
+        return False
+    return True
+
+
 def load_team(path: Path | str) -> Team:
     """Load and validate a terrarium (folder or terrarium.yaml); raise ConfigErrors."""
     path = Path(path).resolve()
@@ -238,6 +272,7 @@ def load_team(path: Path | str) -> Team:
                                         f"channel {ch!r} has schema {mt.name!r} without a `text` "
                                         "field, so turn-end text cannot be delivered on it"))
         if lc is not None:
+            check_send_fill(lc, entry.name, entry.channels.can_send, channels, errors)
             creatures[entry.name] = CreatureDef(
                 entry.name, lc, tuple(entry.channels.listen), tuple(entry.channels.can_send),
                 tuple(entry.output_wiring), _hint_overrides(index, lc))

@@ -6,10 +6,11 @@ and the grammar are all fed from the same registry (tools + channel sends + outp
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from terrarium.config import CreatureDef, Team
 from terrarium.config.creature import parse_skill
@@ -50,10 +51,23 @@ class CreatureParts:
     sends: dict[str, str]  # call name -> channel
     outputs: dict[str, str]  # call name -> named output (non-default ones)
     default_output: str | None
+    fills: dict[str, dict[str, str]] = field(default_factory=dict)  # send call -> field -> source
 
     @property
     def specs(self) -> dict[str, CallSpec]:
         return dict(self.fmt.specs)
+
+
+@lru_cache(maxsize=256)
+def without_fields(model: type[BaseModel], names: frozenset[str]) -> type[BaseModel]:
+    """``model`` minus the fields the runtime fills in: what the model itself must write.
+
+    The prompt's example, the parser and the grammar all read the call's args model, so none
+    of them asks for a filled field; the full message is checked against ``model`` at send.
+    """
+    kept = {n: (f.annotation, f) for n, f in model.model_fields.items() if n not in names}
+    return create_model(f"{model.__name__}Written", __config__=ConfigDict(extra="forbid"),
+                        **kept)
 
 
 def _channel_views(team: Team, cdef: CreatureDef) -> tuple[ChannelView, ...]:
@@ -61,10 +75,12 @@ def _channel_views(team: Team, cdef: CreatureDef) -> tuple[ChannelView, ...]:
     for cname in sorted(set(cdef.listen) | set(cdef.can_send)):
         ch = team.channels[cname]
         mt = ch.message_type
+        fill = cdef.config.send_fill.get(cname, {}) if cname in cdef.can_send else {}
         fields = tuple(
-            FieldView(f.name, f.type_label, f.required, f.description, f.default)
+            FieldView(f.name, f.type_label, f.required, f.description, f.default,
+                      fill.get(f.name, ""))
             for f in (mt.fields if mt else ())
-        ) or (FieldView("text", "str", True, "The text to send."),)
+        ) or (FieldView("text", "str", True, "The text to send.", None, fill.get("text", "")),)
         views.append(ChannelView(
             name=cname, type=ch.type, description=ch.description,
             schema_name=mt.name if mt else "text", fields=fields,
@@ -106,11 +122,16 @@ def assemble(team: Team, name: str) -> CreatureParts:
             registry.register(tool, owner="the terrarium (root creature)")
     specs: list[CallSpec] = list(registry.specs())
     sends: dict[str, str] = {}
+    fills: dict[str, dict[str, str]] = {}
     for cname in sorted(cdef.can_send):
         mt = team.channels[cname].message_type
         call = send_call_name(cname)
         desc = team.channels[cname].description or f"Send a message on {cname}."
-        specs.append(CallSpec(call, desc, mt.model if mt else TextMessage))
+        model = mt.model if mt else TextMessage
+        if fill := cfg.send_fill.get(cname):
+            fills[call] = dict(fill)
+            model = without_fields(model, frozenset(fill))
+        specs.append(CallSpec(call, desc, model))
         sends[call] = cname
     outputs: dict[str, str] = {}
     views = []
@@ -160,4 +181,4 @@ def assemble(team: Team, name: str) -> CreatureParts:
         extra_variables=dict(cfg.variables),
     )
     return CreatureParts(cdef.name, cdef, settings, registry, fmt, inputs, sends, outputs,
-                         cfg.output.default)
+                         cfg.output.default, fills)

@@ -189,6 +189,9 @@ class Controller:
         self.recall_limit: int = cfg.memory_recall
         self.recent_limit: int = cfg.memory_recent
         self.record: bool = cfg.memory_record
+        self.memory_in_prompt: bool = cfg.memory_in_prompt
+        self.fills = parts.fills  # send call -> field -> source (see send_fill)
+        self._fill_values: dict[str, str] = {}  # this turn's value of each source
         required = cfg.tool_choice == "required" and bool(parts.fmt.specs)
         self.grammar: str | None = None
         if parts.settings.use_grammar and parts.fmt.textual:
@@ -233,7 +236,12 @@ class Controller:
             kind: EntryKind = "user" if item.channel is None else "message_in"
             self._entry(kind, rendered, name=item.channel,
                         data={"sender": item.sender, "message_id": item.message_id})
-        recalled = await self._recall(inputs)
+        recent, matches = await self._recall(inputs)
+        if self.fills:
+            self._fill_values = {"input": "\n".join(i.search_text for i in inputs),
+                                 "recalled": " ".join(matches), "recent": " ".join(recent)}
+        recalled = ((*(f"recently: {t}" for t in recent), *matches)
+                    if self.memory_in_prompt else ())
         if self.record and self.memory is not None:
             for item in inputs:
                 if item.search_text.strip():
@@ -372,7 +380,7 @@ class Controller:
         if self.parts.fmt.textual:
             raw = "".join(rnd.raw)
         else:
-            shown = [self.parts.fmt.render_call(r.name, r.args) for r in records]
+            shown = [self.parts.fmt.render_call(r.name, self._written(r)) for r in records]
             raw = "\n".join(p for p in ["".join(rnd.text), *shown] if p)
         if raw:
             self.conversation.append(Turn("assistant", raw))
@@ -380,26 +388,43 @@ class Controller:
             lines = [f"Result of {r.name}: {r.result}" for r in records]
             self.conversation.append(Turn("user", "\n".join(lines)))
 
-    async def _recall(self, inputs: Sequence[Incoming]) -> tuple[str, ...]:
-        """Recent records first (oldest to newest), then the best matches not among them."""
-        if self.memory is None or not (self.recall_limit or self.recent_limit):
-            return ()
-        out: list[str] = []
+    async def _recall(self, inputs: Sequence[Incoming]) -> tuple[list[str], list[str]]:
+        """(recent records, oldest to newest; the best matches not among them)."""
+        recent: list[str] = []
+        matches: list[str] = []
+        if self.memory is None:
+            return recent, matches
         if self.recent_limit:
-            recent = await self.memory.arecent(self.recent_limit, creature=self.parts.name)
-            out += [f"recently: {h.text}" for h in reversed(recent)]
+            hits = await self.memory.arecent(self.recent_limit, creature=self.parts.name)
+            recent = [h.text for h in reversed(hits)]
         if self.recall_limit:
             query = " ".join(i.search_text for i in inputs)
-            seen = {line.removeprefix("recently: ") for line in out}
             hits = await self.memory.asearch(query, limit=self.recall_limit)
-            out += [h.text for h in hits if h.text not in seen]
-        return tuple(out)
+            matches = [h.text for h in hits if h.text not in recent]
+        return recent, matches
+
+    def _filled(self, call: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The full message of a send: the model's fields plus those the runtime fills in,
+        in the channel schema's order (receivers show fields in that order)."""
+        fill = {f: self._fill_values.get(src, "") for f, src in self.fills[call].items()}
+        merged = {**args, **fill}
+        channel = self.parts.sends[call]
+        names = next((tuple(f.name for f in c.fields) for c in self.parts.inputs.channels
+                      if c.name == channel), ())
+        return {**{n: merged[n] for n in names if n in merged}, **merged}
+
+    def _written(self, rec: CallRecord) -> dict[str, Any]:
+        """A call's arguments as the model wrote them (without the fields filled in)."""
+        fill = self.fills.get(rec.name) if rec.kind == "send" else None
+        return {k: v for k, v in rec.args.items() if k not in fill} if fill else rec.args
 
     async def _run_call(
         self, ev: CallEvent, idx: int, records: list[CallRecord | None], seq_lock: anyio.Lock
     ) -> None:
         parts = self.parts
         args = _args_dict(ev.args, ev.raw_args)
+        if ev.name in self.fills and ev.args is not None and ev.error is None:
+            args = self._filled(ev.name, args)  # the transcript and record show what is sent
         self._entry("tool_call", ev.name, name=ev.name, detail=json.dumps(args, sort_keys=True),
                     data={"args": args})
         if ev.error is not None or ev.args is None:

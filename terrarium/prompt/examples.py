@@ -36,8 +36,14 @@ def value_for_label(label: str) -> Any:
 
 
 def fields_example(fields: tuple[FieldView, ...]) -> dict[str, Any]:
-    """Example arguments for a channel send: every required field, in schema order."""
-    return {f.name: value_for_label(f.type_label) for f in fields if f.required}
+    """Example arguments for a channel send: every required field the sender writes, in
+    schema order. Fields the runtime fills in are not the model's to write; when they were
+    all the required ones, the example shows the optional fields left, never an empty call."""
+    written = [f for f in fields if not f.filled]
+    shown = [f for f in written if f.required]
+    if not shown and len(written) < len(fields):
+        shown = written
+    return {f.name: value_for_label(f.type_label) for f in shown}
 
 
 def _value_for_annotation(ann: Any) -> Any:

@@ -27,6 +27,7 @@ class FieldView:
     required: bool
     description: str = ""
     default: Any | None = None
+    filled: str = ""  # for the sender: the send_fill source the runtime fills it from
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,7 +118,16 @@ def _overflow(left_out: int, last_shown: str | None) -> str:
     )
 
 
+# how the prompt names a send_fill source: "filled in by the runtime from ..."
+FILL_WORDS = {"input": "the input", "recalled": "the recalled facts",
+              "recent": "the recent facts"}
+
+
 def _field_line(f: Any) -> str:
+    if f.filled:  # the sender never writes it, so neither required nor optional applies
+        desc = f": {f.description}" if f.description else ""
+        source = FILL_WORDS.get(f.filled, f.filled)
+        return f"- {f.name} ({f.type_label}){desc} — filled in by the runtime from {source}"
     req = "required" if f.required else "optional"
     if not f.required and f.default is not None:
         req += f", default {f.default!r}"
@@ -152,7 +161,9 @@ def _channel_block(c: ChannelView, fmt: CallFormat, native: bool) -> str:
     if c.can_send:
         call = send_call_name(c.name)
         if native:
-            lines.append(f"Send with the `{call}` call; its arguments are the schema fields.")
+            which = "fields not filled in by the runtime" if any(
+                f.filled for f in c.fields) else "fields"
+            lines.append(f"Send with the `{call}` call; its arguments are the schema {which}.")
         else:
             lines.append("Send with:")
             lines.append(fmt.render_call(call, fields_example(c.fields)))
