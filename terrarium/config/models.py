@@ -37,6 +37,10 @@ class NamedOutput(Strict):
         None, ge=4, description="For `tts` outputs: let the first piece of a reply end at a "
         "comma once it is this long, so speech starts sooner."
     )
+    yield_first_audio: bool = Field(
+        True, description="For `tts` outputs: pause the model while the first piece of a "
+        "reply is synthesized, when the model runs on this machine and can continue a reply."
+    )
 
 
 class OutputConfig(Strict):

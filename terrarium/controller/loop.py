@@ -12,7 +12,8 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +27,7 @@ from terrarium.controller.assembly import CreatureParts
 from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.formats import CallEvent, NoticeEvent, TextEvent, grammar_for, openai_tools
 from terrarium.formats.native import NativeFormat
-from terrarium.llm.base import ChatModel
+from terrarium.llm.base import ChatModel, supports_continuation
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
 from terrarium.memory import MemoryStore
 from terrarium.prompt.budget import Tokenizer
@@ -37,7 +38,7 @@ from terrarium.runtime.api import EntryKind, TranscriptEntry
 from terrarium.tools.base import ToolContext
 from terrarium.tools.runner import run_tool
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
-from terrarium.voice.sink import OutputSink
+from terrarium.voice.sink import FirstPieceSink, OutputSink
 
 SendFn = Callable[[str, dict[str, Any]], Awaitable[int]]
 """Send ``payload`` on a channel as this creature; returns receivers reached or raises."""
@@ -122,6 +123,97 @@ class _Round:
     records: list[CallRecord | None] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     native: dict[int, dict[str, str]] = field(default_factory=dict)
+    usage: Usage | None = None  # the model's usage for the round (both calls if it paused)
+
+
+@asynccontextmanager
+async def _closing(stream: AsyncIterator[Any]) -> AsyncIterator[AsyncIterator[Any]]:
+    """Close a model stream as soon as it is left, so the server stops generating at once."""
+    try:
+        yield stream
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+def _joined_usage(first: Usage | None, second: Usage | None) -> Usage | None:
+    """One round's usage over a paused stream and its continuation.
+
+    The continuation's prompt repeats the first call's prompt plus the reply so far, so the
+    round reports the first call's prompt, all the output, and the work both calls did.
+    """
+    if first is None or second is None:
+        return second or first
+
+    def add(a: float | None, b: float | None) -> float | None:
+        return None if a is None and b is None else (a or 0) + (b or 0)
+
+    known = first.prompt_tokens > 0  # a server without per-token timings reports nothing
+    prompt_n = add(first.prompt_n, second.prompt_n)
+    return Usage(
+        prompt_tokens=(first.prompt_tokens if known
+                       else max(0, second.prompt_tokens - first.completion_tokens)),
+        cached_tokens=(first.cached_tokens if known
+                       else max(0, second.cached_tokens - first.completion_tokens)),
+        completion_tokens=first.completion_tokens + second.completion_tokens,
+        prompt_n=None if prompt_n is None else int(prompt_n),
+        prompt_ms=add(first.prompt_ms, second.prompt_ms),
+        predicted_ms=add(first.predicted_ms, second.predicted_ms),
+        ttft_ms=first.ttft_ms if first.ttft_ms is not None else second.ttft_ms,
+        total_ms=add(first.total_ms, second.total_ms),
+        attempts=first.attempts + second.attempts,
+    )
+
+
+@dataclass(slots=True)
+class _FirstAudioPause:
+    """Pause the model while the reply's first piece is synthesized (once per round).
+
+    On a shared CPU the model's decoding slows the synthesis that sets the time to first
+    audio. So the stream is closed once the first piece is queued, and after its synthesis
+    the reply continues from a continuation request (the text so far as an assistant
+    prefill), which the server's prompt cache makes nearly free.
+    """
+
+    sink: FirstPieceSink
+    model: ChatModel
+    used: bool = False
+    first_usage: Usage | None = None
+
+    def ready(self, rnd: _Round) -> bool:
+        """Pause now: the first piece awaits synthesis and the parser holds nothing back."""
+        return (not self.used and not rnd.native and self.sink.first_piece_pending()
+                and "".join(rnd.text) == "".join(rnd.raw))
+
+    async def resume(self, request: ChatRequest, rnd: _Round) -> ChatRequest | None:
+        """Wait for the first piece's audio; then the request that continues the reply.
+
+        None when the paused call had already spent the whole ``max_tokens`` budget.
+        """
+        self.used = True
+        self.first_usage = self.model.last_usage  # may be None after a closed stream
+        await self.sink.wait_first_piece()
+        spent = self.first_usage.completion_tokens if self.first_usage is not None else 0
+        budget = request.max_tokens or getattr(self.model, "max_tokens", None)
+        update: dict[str, Any] = {}
+        if isinstance(budget, int) and spent:
+            if spent >= budget:
+                return None
+            update["max_tokens"] = budget - spent  # the same cap as one uninterrupted reply
+        messages = list(request.messages)
+        if messages and messages[-1].role == "assistant":
+            messages.pop()  # the request's own prefill: rnd.raw starts with it
+        messages.append(ChatMessage(role="assistant", content="".join(rnd.raw)))
+        update["messages"] = messages
+        return request.model_copy(update=update)
+
+    def usage(self, last: Usage | None) -> Usage | None:
+        if not self.used:
+            return last
+        if last is self.first_usage:  # no continuation was made
+            return last
+        return _joined_usage(self.first_usage, last)
 
 
 @dataclass(slots=True)
@@ -149,6 +241,14 @@ class _Output:
             self.spoken.append(text)
         if self.ctl.hooks.on_text and self.name:
             self.ctl.hooks.on_text(self.name, text)
+
+    def first_audio_pause(self, model: ChatModel) -> _FirstAudioPause | None:
+        """A pause for this round, when the sink asks for one and the model can continue."""
+        sink = self.sink
+        if (isinstance(sink, FirstPieceSink) and sink.yield_first_audio
+                and supports_continuation(model)):
+            return _FirstAudioPause(sink, model)
+        return None
 
 
 def _args_dict(args: BaseModel | None, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -275,7 +375,7 @@ class Controller:
                 self._state("thinking")
                 rnd = await self._one_round(request, out)
                 records, notices = rnd.records, rnd.notices
-                usage = self.model.last_usage
+                usage = rnd.usage
                 if usage is not None:
                     result.usages.append(usage)
                     result.prompt_tokens += usage.prompt_tokens
@@ -327,6 +427,7 @@ class Controller:
         seq_lock = anyio.Lock()
         parser = self.parts.fmt.new_parser()
         failure: Exception | None = None
+        pause = out.first_audio_pause(self.model)
         async with anyio.create_task_group() as tg:
 
             async def handle(events: Sequence[Any]) -> None:
@@ -342,16 +443,28 @@ class Controller:
                         rnd.notices.append(ev.text)
 
             try:
-                async for delta in self.model.stream(request):
-                    if delta.text:
-                        rnd.raw.append(delta.text)
-                        await handle(parser.feed(delta.text))
-                    for tc in delta.tool_calls:
-                        nc = rnd.native.setdefault(tc.index,
-                                                   {"id": "", "name": "", "arguments": ""})
-                        nc["id"] = tc.id or nc["id"]
-                        nc["name"] = tc.name or nc["name"]
-                        nc["arguments"] += tc.arguments
+                current: ChatRequest | None = request
+                while current is not None:
+                    paused = False
+                    async with _closing(self.model.stream(current)) as deltas:
+                        async for delta in deltas:
+                            if delta.text:
+                                rnd.raw.append(delta.text)
+                                await handle(parser.feed(delta.text))
+                            for tc in delta.tool_calls:
+                                nc = rnd.native.setdefault(
+                                    tc.index, {"id": "", "name": "", "arguments": ""})
+                                nc["id"] = tc.id or nc["id"]
+                                nc["name"] = tc.name or nc["name"]
+                                nc["arguments"] += tc.arguments
+                            if pause is not None and pause.ready(rnd):
+                                paused = True
+                                break
+                    current = None
+                    if paused and pause is not None:
+                        current = await pause.resume(request, rnd)
+                rnd.usage = (pause.usage(self.model.last_usage) if pause is not None
+                             else self.model.last_usage)
             except Exception as exc:
                 # re-raised below, outside the task group, so callers get the ModelError
                 # itself rather than an ExceptionGroup; calls already started are cancelled

@@ -14,6 +14,11 @@ class ChatModel(Protocol):
 
     ``stream`` is an async generator of deltas; when it finishes, ``last_usage`` holds the
     usage of that call. Errors are raised as :class:`terrarium.errors.ModelError`.
+
+    Optional capability, read with :func:`supports_continuation`: a model whose
+    ``supports_continuation`` is true continues a reply when the request ends with an
+    assistant message (a prefill), streaming only the new text. The controller uses it to
+    pause a local model while the first sentence of a reply is synthesized.
     """
 
     name: str
@@ -24,3 +29,8 @@ class ChatModel(Protocol):
     def describe(self) -> str:
         """A one-line human description (backend, model, slot); never contains secrets."""
         ...
+
+
+def supports_continuation(model: object) -> bool:
+    """Whether ``model`` can continue a reply from a trailing assistant message."""
+    return bool(getattr(model, "supports_continuation", False))

@@ -72,7 +72,9 @@ def make_model(
                 "this creature uses the embedded model but no embedded server was started",
                 suggestion="start an EmbeddedServer and pass it as embedded=",
             )
-        return embedded.client(slot, **common)
+        # continuation lets the controller pause this model while speech is synthesized:
+        # worth it only for a model sharing our CPU, and llama.cpp supports the prefill
+        return embedded.client(slot, continuation=True, **common)
     if not s.base_url:
         raise ConfigError(
             "provider openai needs a base_url",

@@ -42,6 +42,45 @@ class _StreamState:
     timings: dict[str, Any] | None = None
 
 
+class _EchoStrip:
+    """Drops a server's echo of a continuation's prefill, so callers get only new text.
+
+    llama.cpp streams only the new tokens, but answers a non-streamed request with prefill
+    plus continuation; text is held back only while it could still be that echo.
+    """
+
+    def __init__(self, prefill: str) -> None:
+        self.prefill = prefill
+        self.held = ""
+        self.deciding = True
+
+    def feed(self, text: str) -> str:
+        if not self.deciding:
+            return text
+        self.held += text
+        if self.held.startswith(self.prefill):
+            self.deciding = False
+            rest, self.held = self.held[len(self.prefill) :], ""
+            return rest
+        if self.prefill.startswith(self.held):
+            return ""
+        return self.flush()
+
+    def flush(self) -> str:
+        self.deciding = False
+        out, self.held = self.held, ""
+        return out
+
+    def apply(self, delta: StreamDelta) -> StreamDelta | None:
+        """The delta without echoed text; None when nothing of it is left to pass on."""
+        text = self.feed(delta.text)
+        if delta.tool_calls or delta.finish_reason:
+            text += self.flush()
+        elif not text:
+            return None
+        return delta.model_copy(update={"text": text})
+
+
 class OpenAIClient:
     """Streams chat completions from an OpenAI-compatible endpoint.
 
@@ -49,6 +88,11 @@ class OpenAIClient:
     The API key is read from the environment variable named by ``api_key_env`` at call time
     and is never stored in reprs, errors or usage records. With ``llama_cpp=True`` the
     llama.cpp extensions (``id_slot``, ``cache_prompt``, ``grammar``) go into the body.
+
+    ``continuation=True`` declares that the server continues a reply from a trailing
+    assistant message (llama.cpp does; the factory sets it for the embedded model only):
+    such a request streams only the new text, and with ``llama_cpp`` the stream carries
+    per-token timings, so a stream the caller closes early still reports its usage.
     """
 
     def __init__(
@@ -68,6 +112,7 @@ class OpenAIClient:
         backoff_cap: float = 8.0,
         llama_cpp: bool = False,
         id_slot: int | None = None,
+        continuation: bool = False,
         name: str | None = None,
         sleep: Sleep | None = None,
         retry_policy: RetryPolicy | None = None,
@@ -89,6 +134,7 @@ class OpenAIClient:
         )
         self.llama_cpp = llama_cpp
         self.id_slot = id_slot
+        self.continuation = continuation
         self.name = name or (model or "openai")
         self.last_usage: Usage | None = None
         self._sleep: Sleep = sleep or anyio.sleep
@@ -108,6 +154,11 @@ class OpenAIClient:
 
     def __repr__(self) -> str:
         return f"OpenAIClient({self.describe()!r})"
+
+    @property
+    def supports_continuation(self) -> bool:
+        """See :class:`terrarium.llm.base.ChatModel`: set by ``continuation=``."""
+        return self.continuation
 
     # -- request building ----------------------------------------------------------------
 
@@ -159,6 +210,8 @@ class OpenAIClient:
             body["cache_prompt"] = request.cache_prompt
             if request.grammar is not None:
                 body["grammar"] = request.grammar
+            if self.continuation:
+                body["timings_per_token"] = True  # usage even for a stream closed early
         return body
 
     def _headers(self) -> dict[str, str]:
@@ -206,8 +259,21 @@ class OpenAIClient:
                             retry_after = parse_retry_after(resp.headers.get("retry-after"))
                         else:
                             state = _StreamState()
-                            async for delta in self._deltas(resp, state, start):
-                                yield delta
+                            strip = self._echo_strip(request)
+                            try:
+                                async for delta in self._deltas(resp, state, start):
+                                    if strip is not None:
+                                        kept = strip.apply(delta)
+                                        if kept is None:
+                                            continue
+                                        delta = kept
+                                    yield delta
+                            except GeneratorExit:
+                                # the caller stopped reading: what was used so far
+                                self.last_usage = self._usage(state, start, attempt)
+                                raise
+                            if strip is not None and (tail := strip.flush()):
+                                yield StreamDelta(text=tail)
                             self.last_usage = self._usage(state, start, attempt)
                             return
                 except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
@@ -222,6 +288,15 @@ class OpenAIClient:
                 except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
                     problem = f"the connection broke ({type(exc).__name__}: {exc})"
                 await self._wait_or_give_up(attempt, start, problem, retry_after)
+
+    def _echo_strip(self, request: ChatRequest) -> _EchoStrip | None:
+        """For a continuation (a trailing assistant message): drop an echoed prefill."""
+        if not self.continuation or not request.messages:
+            return None
+        last = request.messages[-1]
+        if last.role != "assistant" or not last.content:
+            return None
+        return _EchoStrip(last.content)
 
     async def _wait_or_give_up(
         self, attempt: int, start: float, problem: str, retry_after: float | None

@@ -9,6 +9,7 @@ Script file format (YAML), either a list of steps or a mapping::
     default_reply: "I have nothing more to say."   # optional; else running out is an error
     chunk: 8                                       # characters per streamed delta
     chunk_delay: 0.0                               # seconds between deltas
+    continuation: false                            # continue replies from a prefill
     steps:
       - reply: "Hello!"                            # no match: taken in order
       - match: "weather"                           # substring of the latest user/tool message
@@ -22,6 +23,11 @@ Script file format (YAML), either a list of steps or a mapping::
 
 A call takes the first unused step (in file order) whose ``match`` accepts the latest
 user or tool message; a step without ``match`` accepts anything.
+
+Continuation (as llama.cpp does it; only with ``continuation: true``): a request ending
+with an assistant message whose text begins the step's reply gets only the rest of it.
+A continuation of the previous request (same messages plus the prefill) reuses that
+request's step instead of taking the next, so pausing a reply does not advance the script.
 """
 
 from __future__ import annotations
@@ -117,6 +123,7 @@ class ScriptFile(BaseModel):
     default_reply: str | None = None
     chunk: int = Field(default=8, ge=1)
     chunk_delay: float = Field(default=0.0, ge=0)
+    continuation: bool = False
 
 
 StepLike = str | ScriptStep | dict[str, Any]
@@ -154,6 +161,7 @@ class ScriptedModel:
         fail_on: Iterable[int] = (),
         name: str = "scripted",
         source: Path | None = None,
+        continuation: bool = False,
     ) -> None:
         self.steps: list[ScriptStep] = [self._coerce(s) for s in steps]
         self._used = [False] * len(self.steps)
@@ -165,7 +173,9 @@ class ScriptedModel:
         self.source = source
         self.requests: list[ChatRequest] = []
         self.last_usage: Usage | None = None
+        self.supports_continuation = continuation
         self._previous_tokens: list[str] = []
+        self._last_pick: tuple[list[ChatMessage], ScriptStep] | None = None
 
     @staticmethod
     def _coerce(step: StepLike) -> ScriptStep:
@@ -214,6 +224,7 @@ class ScriptedModel:
             "default_reply": script.default_reply,
             "chunk_size": script.chunk,
             "chunk_delay": script.chunk_delay,
+            "continuation": script.continuation,
             "name": f"scripted:{path.name}",
             "source": path,
         }
@@ -249,7 +260,25 @@ class ScriptedModel:
             suggestion="add a step to the script, or set default_reply",
         )
 
-    def _usage(self, request: ChatRequest, completion: str) -> Usage:
+    def _prefill(self, request: ChatRequest) -> str:
+        """The text this request asks to continue (a trailing assistant message), if any."""
+        last = request.messages[-1] if request.messages else None
+        if not self.supports_continuation or last is None or last.role != "assistant":
+            return ""
+        return last.content or ""
+
+    def _choose(self, request: ChatRequest, prefill: str) -> ScriptStep:
+        """The step for this call: the previous call's step when this one continues it."""
+        if prefill and self._last_pick is not None:
+            messages, step = self._last_pick
+            if messages == request.messages[:-1] and step.reply.startswith(prefill):
+                return step
+        step = self._pick(latest_input(request.messages))
+        self._last_pick = (list(request.messages), step)
+        return step
+
+    def _usage(self, request: ChatRequest, completion: str, already: str = "") -> Usage:
+        """Pseudo-token usage; ``already`` is a continued prefill, not counted as output."""
         tokens = _pseudo_tokens(request.messages)
         cached = 0
         for a, b in zip(tokens, self._previous_tokens, strict=False):
@@ -259,7 +288,9 @@ class ScriptedModel:
         self._previous_tokens = tokens
         return Usage(
             prompt_tokens=len(tokens),
-            completion_tokens=len(_TOKEN.findall(completion)),
+            completion_tokens=max(
+                0, len(_TOKEN.findall(completion)) - len(_TOKEN.findall(already))
+            ),
             cached_tokens=cached,
             prompt_n=len(tokens) - cached,
         )
@@ -270,7 +301,8 @@ class ScriptedModel:
         self.requests.append(request.model_copy(deep=True))
         if self.calls in self.fail_on:
             raise ModelError(f"the scripted model failed on call {self.calls}, as scripted")
-        step = self._pick(latest_input(request.messages))
+        prefill = self._prefill(request)
+        step = self._choose(request, prefill)
         if step.fault == "error":
             raise ModelError(f"the scripted model failed on call {self.calls}, as scripted")
         if step.delay:
@@ -280,11 +312,22 @@ class ScriptedModel:
         text = step.reply
         if step.fault == "truncate":
             text = text[: len(text) // 2]
+        if prefill and step.reply.startswith(prefill):
+            text = text[len(prefill) :]
+        else:
+            prefill = ""
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
-        for n, piece in enumerate(pieces):
-            if n and pause:
-                await anyio.sleep(pause)
-            yield StreamDelta(text=piece)
+        sent = prefill
+        try:
+            for n, piece in enumerate(pieces):
+                if n and pause:
+                    await anyio.sleep(pause)
+                sent += piece
+                yield StreamDelta(text=piece)
+        except GeneratorExit:
+            # the caller stopped reading: usage of what was streamed so far
+            self.last_usage = self._usage(request, sent, prefill)
+            raise
         if step.fault == "truncate":
             raise ModelError(
                 f"the scripted stream was cut off mid-response on call {self.calls}, as scripted"
@@ -299,4 +342,4 @@ class ScriptedModel:
                 )
         finish = "tool_calls" if step.tool_calls else "stop"
         yield StreamDelta(finish_reason=finish)
-        self.last_usage = self._usage(request, step.reply)
+        self.last_usage = self._usage(request, step.reply, prefill)

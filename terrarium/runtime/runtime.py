@@ -258,7 +258,7 @@ class TeamRuntime:
         for oname, spec in sorted(c.parts.cdef.config.output.named_outputs.items()):
             if spec.type == "tts":
                 out[oname] = await self._make_tts(c.name, spec.voice, spec.first_clause_chars,
-                                                  stack)
+                                                  stack, yield_first_audio=spec.yield_first_audio)
             elif spec.type == "file":
                 out[oname] = FileOutput(Path(str(spec.path)))
             else:
@@ -266,7 +266,8 @@ class TeamRuntime:
         return out
 
     async def _make_tts(
-        self, creature: str, voice: str | None, first_clause: int | None, stack: AsyncExitStack
+        self, creature: str, voice: str | None, first_clause: int | None, stack: AsyncExitStack,
+        *, yield_first_audio: bool = True,
     ) -> Any:
         from terrarium.voice import (
             SegmenterConfig,
@@ -301,7 +302,8 @@ class TeamRuntime:
                             f"audio {where}{ev.duration:.2f} s{cut}; {ev.metrics.summary()}")
 
         segmenter = SegmenterConfig(first_clause_chars=first_clause)
-        tts = TTSOutput(synth, sink, segmenter=segmenter, observer=observe)
+        tts = TTSOutput(synth, sink, segmenter=segmenter, observer=observe,
+                        yield_first_audio=yield_first_audio)
         await stack.enter_async_context(tts)
         self.tts.append(tts)
         return tts

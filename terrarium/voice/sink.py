@@ -47,6 +47,28 @@ class OutputSink(Protocol):
     async def interrupt(self) -> CutReport | None: ...
 
 
+@runtime_checkable
+class FirstPieceSink(Protocol):
+    """Optional companion of :class:`OutputSink` for outputs that synthesize speech.
+
+    On a shared CPU the model's decoding slows synthesis of the reply's first piece, which
+    is what sets the time to first audio. When ``yield_first_audio`` is true, the controller
+    stops reading the model once ``first_piece_pending()`` says the current utterance's first
+    piece is queued but not yet synthesized, awaits ``wait_first_piece()``, then continues
+    the reply with a continuation request.
+    """
+
+    yield_first_audio: bool
+
+    def first_piece_pending(self) -> bool:
+        """The current utterance's first piece is queued and not yet synthesized (nor cut)."""
+        ...
+
+    async def wait_first_piece(self) -> None:
+        """Return once that piece is synthesized; at once if it was cut or nothing waits."""
+        ...
+
+
 class PrintOutput:
     """Writes the streamed text to a text stream or a callback, one line per utterance."""
 

@@ -114,6 +114,7 @@ class _Utterance:
     playing: str | None = None
     cut: bool = False
     done: anyio.Event = field(default_factory=anyio.Event)
+    first_synthesized: anyio.Event = field(default_factory=anyio.Event)  # or cut, or finished
     result: UtteranceResult | None = None
 
 
@@ -145,7 +146,9 @@ class TTSOutput:
 
     ``synthesizer`` is a :class:`Synthesizer` (default: the shipped Piper voice) or a plain
     ``text -> AudioClip`` callable. Audio goes to ``audio_sink``, else to WAV files in
-    ``directory``, else nowhere (durations are still measured).
+    ``directory``, else nowhere (durations are still measured). ``yield_first_audio`` asks
+    the controller to pause a local model while a reply's first piece is synthesized (see
+    :class:`terrarium.voice.sink.FirstPieceSink`).
     """
 
     def __init__(
@@ -161,6 +164,7 @@ class TTSOutput:
         playback_size: int = 4,
         keep_results: int = 64,
         clock: Callable[[], float] = time.perf_counter,
+        yield_first_audio: bool = True,
     ) -> None:
         if synthesizer is None:
             from terrarium.voice.synth import default_synthesizer
@@ -178,6 +182,8 @@ class TTSOutput:
         self._queue_size = queue_size
         self._playback_size = playback_size
         self._keep = keep_results
+        self.yield_first_audio = yield_first_audio
+        self._synth_gone = False  # the synthesis worker has stopped: nothing to wait for
 
         self._writing: _Utterance | None = None
         self._writing_was_cut = False  # late deltas of a cut reply are dropped quietly
@@ -203,6 +209,7 @@ class TTSOutput:
             self._queue_size
         )
         play_send, play_recv = anyio.create_memory_object_stream[_Clip | _End](self._playback_size)
+        self._synth_gone = False
         async with AsyncExitStack() as stack:
             tg = await stack.enter_async_context(anyio.create_task_group())
             tg.start_soon(self._synth_worker, synth_recv, play_send)
@@ -226,6 +233,7 @@ class TTSOutput:
             await self.end()
         if exc is not None and self._tg is not None:
             self._tg.cancel_scope.cancel()
+        self._release_first_waiters()
         if self._synth_send is not None:
             self._synth_send.close()
             self._synth_send = None
@@ -303,6 +311,32 @@ class TTSOutput:
         self._emit(SpeechCut(utterance_id=report.utterance_id, report=report))
         return report
 
+    # --------------------------------------------------------------- FirstPieceSink
+
+    def first_piece_pending(self) -> bool:
+        """The utterance being written has queued its first piece, not yet synthesized."""
+        utt = self._writing
+        return (
+            self._synth_send is not None
+            and not self._synth_gone
+            and utt is not None
+            and not utt.cut
+            and bool(utt.queued)
+            and not utt.first_synthesized.is_set()
+        )
+
+    async def wait_first_piece(self) -> None:
+        """Wait until the writing utterance's first piece is audio (or was cut)."""
+        utt = self._writing
+        if utt is None or self._synth_send is None or self._synth_gone:
+            return
+        await utt.first_synthesized.wait()
+
+    def _release_first_waiters(self) -> None:
+        """Nobody may wait for a synthesis that will not happen (shutdown, a dead worker)."""
+        for utt in list(self._known.values()):
+            utt.first_synthesized.set()
+
     # --------------------------------------------------------------- results
 
     async def wait(self, utterance_id: str) -> UtteranceResult:
@@ -333,31 +367,41 @@ class TTSOutput:
         recv: MemoryObjectReceiveStream[_Sentence | _End],
         play: MemoryObjectSendStream[_Clip | _End],
     ) -> None:
-        async with recv, play:
-            async for item in recv:
-                if item.utt.cut:
-                    continue
-                if isinstance(item, _End):
-                    await play.send(item)
-                    continue
-                start = self._clock()
-                clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
-                elapsed = self._clock() - start
-                utt = item.utt
-                if utt.cut:
-                    continue
-                utt.metrics.synth_seconds += elapsed
-                utt.metrics.audio_seconds += clip.duration
-                self._emit(
-                    SentenceSynthesized(
-                        utterance_id=utt.id,
-                        index=item.index,
-                        text=item.text,
-                        synth_ms=elapsed * 1000.0,
-                        audio_seconds=clip.duration,
-                    )
-                )
-                await play.send(_Clip(utt, item.index, item.text, clip))
+        try:
+            async with recv, play:
+                async for item in recv:
+                    await self._synth_one(item, play)
+        finally:
+            self._synth_gone = True
+            self._release_first_waiters()
+
+    async def _synth_one(
+        self, item: _Sentence | _End, play: MemoryObjectSendStream[_Clip | _End]
+    ) -> None:
+        if item.utt.cut:
+            return
+        if isinstance(item, _End):
+            await play.send(item)
+            return
+        start = self._clock()
+        clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
+        elapsed = self._clock() - start
+        utt = item.utt
+        utt.first_synthesized.set()
+        if utt.cut:
+            return
+        utt.metrics.synth_seconds += elapsed
+        utt.metrics.audio_seconds += clip.duration
+        self._emit(
+            SentenceSynthesized(
+                utterance_id=utt.id,
+                index=item.index,
+                text=item.text,
+                synth_ms=elapsed * 1000.0,
+                audio_seconds=clip.duration,
+            )
+        )
+        await play.send(_Clip(utt, item.index, item.text, clip))
 
     async def _playback_worker(self, recv: MemoryObjectReceiveStream[_Clip | _End]) -> None:
         async with recv:
@@ -445,6 +489,7 @@ class TTSOutput:
         )
         if utt in self._active:
             self._active.remove(utt)
+        utt.first_synthesized.set()
         utt.done.set()
         self._emit(
             UtteranceWritten(
