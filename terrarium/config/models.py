@@ -94,6 +94,10 @@ class CreatureConfig(Strict):
     tool_choice: Literal["auto", "required"] = Field(
         "auto", description="required: every reply must be calls only (grammar-enforced)."
     )
+    prompt_status: bool = Field(
+        True, description="Show the status block (step number, date) in the prompt tail; "
+        "false saves its tokens on every turn of a latency-critical creature."
+    )
     history_turns: int | None = Field(
         None, ge=0, description="Keep only this many earlier messages at each turn's start "
         "(0: every turn starts fresh; default: all that fit the window, old ones folded)."
