@@ -18,6 +18,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,15 +71,23 @@ class TimedModel:
     def last_usage(self) -> Any:
         return self.inner.last_usage
 
+    @property
+    def supports_continuation(self) -> bool:
+        # forwarded: the controller starts replies for (value frames) and pauses (first
+        # audio) only models that can continue one
+        return bool(getattr(self.inner, "supports_continuation", False))
+
     def describe(self) -> str:
         return self.inner.describe()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
         call = Call(time.perf_counter())
         self.calls.append(call)
-        async for delta in self.inner.stream(request):
-            call.deltas.append((time.perf_counter(), delta.text))
-            yield delta
+        # closed with this wrapper, so a paused reply stops the server at once (as unwrapped)
+        async with aclosing(self.inner.stream(request)) as deltas:
+            async for delta in deltas:
+                call.deltas.append((time.perf_counter(), delta.text))
+                yield delta
         call.end = time.perf_counter()
 
 

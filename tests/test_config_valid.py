@@ -89,7 +89,8 @@ def test_schema_language_compiles(tmp_path: Path) -> None:
         ),
         "a/config.yaml": "name: a\n",
         "channels/rich.yaml": (
-            "fields:\n  text: str\n  mood: {type: enum, values: [calm, loud], default: calm}\n"
+            "fields:\n  text: {type: str, example: a calm hello}\n"
+            "  mood: {type: enum, values: [calm, loud], default: calm}\n"
             "  tags: {type: 'list[str]', default: []}\n"
             "  meta:\n    type: object\n    required: false\n"
             "    fields: {turn: {type: int}, ok: {type: bool}}\n"
@@ -111,6 +112,8 @@ def test_schema_language_compiles(tmp_path: Path) -> None:
         mt.model.model_validate({})
     labels = {f.name: f.type_label for f in mt.fields}
     assert labels["mood"] == "enum[calm|loud]" and labels["tags"] == "list[str]"
+    examples = {f.name: f.example for f in mt.fields}
+    assert examples["text"] == "a calm hello" and examples["mood"] is None
     dotted = team.channels["dotted"].message_type
     assert dotted is not None and dotted.model.__name__ == DottedMsg.__name__
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import pytest
@@ -31,6 +31,10 @@ class Count(BaseModel):
     n: int
 
 
+class Pick(BaseModel):
+    mood: Literal["happy", "sad"]
+
+
 class Body(BaseModel):
     body: str = Field(json_schema_extra={"multiline": True})
 
@@ -53,6 +57,21 @@ def test_frame_around_the_one_value_parses_back(fmt: str) -> None:
 def test_bracket_frame_text() -> None:
     frame = frame_of("bracket", One)
     assert (frame.prefix, frame.suffix) == ("[/send_0]\n@@summary=", "\n[send_0/]")
+    # the model ends its value with the suffix's first character; the grammar then ends
+    assert frame.grammar.startswith('root ::= bline "\\n"\n')
+    assert frame.close("done\n") == "[send_0/]"
+    assert frame.close("cut off by max_tokens") == "\n[send_0/]"
+
+
+@pytest.mark.parametrize("fmt", ["bracket", "xml"])
+def test_a_choice_is_framed_as_its_allowed_values(fmt: str) -> None:
+    frame = frame_of(fmt, Pick)
+    assert frame is not None
+    root = frame.grammar.splitlines()[0]
+    assert '"happy" | "sad"' in root
+    events = get_format(fmt, [CallSpec("send_0", "d", Pick)]).parse(
+        frame.prefix + "sad" + frame.suffix)
+    assert events[0].args == Pick(mood="sad")
 
 
 @pytest.mark.parametrize("models", [(One, One), (Two,), (Count,), (Body,)])
@@ -129,8 +148,9 @@ def run_r(tmp_path: Path, model: Any) -> tuple[list[dict[str, Any]], Controller]
     return sent, ctl
 
 
-def test_model_writes_only_the_value_and_the_call_is_sent(tmp_path: Path) -> None:
-    model = Continuing("the user says hi")
+@pytest.mark.parametrize("ending", ["", "\n"])
+def test_model_writes_only_the_value_and_the_call_is_sent(tmp_path: Path, ending: str) -> None:
+    model = Continuing("the user says hi" + ending)
     sent, ctl = run_r(tmp_path, model)
     assert sent == [{"channel": "notes", "summary": "the user says hi"}]
     frame = ctl.frame

@@ -2,9 +2,10 @@
 
 A message type is a mapping of fields; each field has a ``type`` (``str``, ``int``,
 ``float``, ``bool``, ``list[T]``, ``enum`` with ``values``, ``object`` with ``fields``),
-``required`` (default true unless a ``default`` is given), an optional ``default`` and a
-``description``. A channel may instead name a pydantic model by dotted Python path
-(``package.module:Model`` or ``package.module.Model``).
+``required`` (default true unless a ``default`` is given), an optional ``default``, a
+``description`` and an ``example`` (shown in the prompt's call examples instead of a
+placeholder such as ``...``, which a small model tends to copy). A channel may instead name
+a pydantic model by dotted Python path (``package.module:Model`` or ``package.module.Model``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from terrarium.config.located import did_you_mean
 from terrarium.config.yamlio import KeyPath, YamlDoc
@@ -25,7 +26,8 @@ SCALARS: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool
 TYPE_WORDS = (*SCALARS, "list[T]", "enum", "object")
 _LIST = re.compile(r"^list\[(.+)\]$")
 _FIELD_KEYS = (
-    "type", "description", "required", "default", "values", "fields", "items", "multiline"
+    "type", "description", "required", "default", "values", "fields", "items", "multiline",
+    "example",
 )
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -39,6 +41,7 @@ class FieldInfo:
     required: bool
     description: str
     default: Any
+    example: Any = None  # shown in the prompt's call examples instead of a placeholder
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +87,19 @@ class _Compiler:
             field_default = ... if required else default
             raw = spec[fname]
             extra = {"multiline": True} if isinstance(raw, dict) and raw.get("multiline") else None
+            example = raw.get("example") if isinstance(raw, dict) else None
+            if example is not None:
+                try:
+                    TypeAdapter(ann).validate_python(example)
+                except ValidationError:
+                    self.fail((*fkp, "example"), f"the example {example!r} is not a valid "
+                              f"{label}", "give an example value of the field's type")
+                    continue
             defs[fname] = (ann, Field(field_default, description=desc or None,
+                                      examples=[example] if example is not None else None,
                                       json_schema_extra=extra))
-            infos.append(FieldInfo(fname, label, required, desc, None if required else default))
+            infos.append(FieldInfo(fname, label, required, desc, None if required else default,
+                                   example))
         if len(defs) != len(spec):
             return None
         model = create_model(model_name, __base__=_Strict, **defs)
@@ -224,6 +237,8 @@ def message_type_from_model(ref: str, model: type[BaseModel]) -> MessageType:
         label = ann.__name__ if isinstance(ann, type) and not issubclass(ann, Enum) else str(ann)
         label = label.replace("typing.", "")
         default = None if f.is_required() else f.default
-        infos.append(FieldInfo(fname, label, f.is_required(), f.description or "", default))
+        example = f.examples[0] if f.examples else None
+        infos.append(FieldInfo(fname, label, f.is_required(), f.description or "", default,
+                               example))
     return MessageType(ref, (model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else "",
                        model, tuple(infos), ref)

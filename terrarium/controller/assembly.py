@@ -78,7 +78,7 @@ def _channel_views(team: Team, cdef: CreatureDef) -> tuple[ChannelView, ...]:
         fill = cdef.config.send_fill.get(cname, {}) if cname in cdef.can_send else {}
         fields = tuple(
             FieldView(f.name, f.type_label, f.required, f.description, f.default,
-                      fill.get(f.name, ""))
+                      fill.get(f.name, ""), f.example)
             for f in (mt.fields if mt else ())
         ) or (FieldView("text", "str", True, "The text to send.", None, fill.get("text", "")),)
         views.append(ChannelView(

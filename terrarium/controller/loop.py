@@ -526,8 +526,9 @@ class Controller:
                 tg.cancel_scope.cancel()
             if failure is None:
                 if frame is not None:
-                    rnd.raw.append(frame.suffix)
-                    await handle(parser.feed(frame.suffix))
+                    rest = frame.close("".join(rnd.raw))
+                    rnd.raw.append(rest)
+                    await handle(parser.feed(rest))
                 await handle(parser.close())
             fmt = self.parts.fmt
             if failure is None and rnd.native and isinstance(fmt, NativeFormat):

@@ -227,10 +227,11 @@ class ValueFrame:
     """The fixed text around the one value a calls-only creature writes.
 
     When every reply must be exactly one call of one tool whose only argument is a line of
-    free text, all but that value is known in advance. The model is asked for the value
-    alone: the call's opening is given as the start of its reply (evaluated with the prompt,
-    about half the cost per token of generating it) and the runtime adds the closing instead
-    of waiting for the model to write it. ``grammar`` constrains the value.
+    free text or one of a few fixed values, all but that value is known in advance. The model
+    is asked for the value alone: the call's opening is given as the start of its reply
+    (evaluated with the prompt, about half the cost per token of generating it) and the
+    runtime adds the closing instead of waiting for the model to write it. ``grammar``
+    constrains the value.
     """
 
     call: str
@@ -239,6 +240,16 @@ class ValueFrame:
     suffix: str
     grammar: str
 
+    @property
+    def end(self) -> str:
+        """The character that ends the value (the suffix's first): the model writes it to say
+        it is done, after which the grammar allows nothing more, so generation stops."""
+        return self.suffix[:1]
+
+    def close(self, value: str) -> str:
+        """What to add after the generated ``value`` to complete the call."""
+        return self.suffix[1:] if value.endswith(self.end) else self.suffix
+
 
 _SENTINEL = "\x00value\x00"
 # attribute values as the xml parser reads them, capped like other one-line values
@@ -246,7 +257,8 @@ _XML_ATTR = r'( [^"&<\n] | ent )' + f"{{0,{MAX_LINE_CHARS}}}"
 
 
 def value_frame(fmt: CallFormat) -> ValueFrame | None:
-    """The frame of a one-call, one-line-argument format, or None when it does not apply."""
+    """The frame of a format with one call of one argument that is a line of text or a
+    choice among fixed values; None when that is not the case."""
     if len(fmt.specs) != 1:
         return None
     spec = next(iter(fmt.specs.values()))
@@ -254,17 +266,21 @@ def value_frame(fmt: CallFormat) -> ValueFrame | None:
     if len(fields) != 1:
         return None
     fname, kind, _ = fields[0]
-    if kind.kind != "str" or is_multiline(spec, fname):
-        return None
     if isinstance(fmt, BracketFormat):
         rule, shared = "bline", _BRACKET
     elif isinstance(fmt, XmlFormat):
         rule, shared = "xattr", {**_XML, "xattr": _XML_ATTR}
     else:
         return None
+    if kind.kind == "choice":
+        rule = _scalar(kind) or rule  # one of the allowed values, written as the format does
+    elif kind.kind != "str" or is_multiline(spec, fname):
+        return None
     prefix, found, suffix = fmt.render_call(spec.name, {fname: _SENTINEL}).partition(_SENTINEL)
     if not found:
         return None
+    if not suffix:
+        return None
     b = _Builder()
-    b.add("root", rule)
+    b.add("root", f"{rule} {gbnf_literal(suffix[0])}")
     return ValueFrame(spec.name, fname, prefix, suffix, b.render(shared))

@@ -43,7 +43,8 @@ def fields_example(fields: tuple[FieldView, ...]) -> dict[str, Any]:
     shown = [f for f in written if f.required]
     if not shown and len(written) < len(fields):
         shown = written
-    return {f.name: value_for_label(f.type_label) for f in shown}
+    return {f.name: f.example if f.example is not None else value_for_label(f.type_label)
+            for f in shown}
 
 
 def _value_for_annotation(ann: Any) -> Any:

@@ -28,6 +28,7 @@ class FieldView:
     description: str = ""
     default: Any | None = None
     filled: str = ""  # for the sender: the send_fill source the runtime fills it from
+    example: Any = None  # the schema's example value, shown instead of a placeholder
 
 
 @dataclass(frozen=True, slots=True)
