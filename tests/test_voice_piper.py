@@ -63,6 +63,14 @@ def test_piper_sentence_has_plausible_duration_and_config_sample_rate() -> None:
 
 
 @pytest.mark.tts
+def test_piper_threads_sleep_between_sentences() -> None:
+    synth = default_synthesizer()
+    synth.load()
+    opts = synth._voice.session.get_session_options()
+    assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+@pytest.mark.tts
 @pytest.mark.anyio
 async def test_piper_through_tts_output_writes_a_wav(tmp_path: Path) -> None:
     text = "**Good evening!** The forecast says rain, so take a coat. See you soon."

@@ -140,7 +140,7 @@ class PiperSynthesizer:
                     "The piper-tts package is not installed.",
                     suggestion="install it with `pip install piper-tts`",
                 ) from exc
-            self._voice = PiperVoice.load(self.model_path)
+            self._voice = _load_voice(PiperVoice, Path(self.model_path))
             self._syn_config = SynthesisConfig(
                 length_scale=self._length_scale, speaker_id=self._speaker_id
             )
@@ -154,6 +154,27 @@ class PiperSynthesizer:
             c.audio_int16_bytes for c in self._voice.synthesize(text, syn_config=self._syn_config)
         ]
         return AudioClip(pcm=b"".join(chunks), sample_rate=self.sample_rate)
+
+
+def _load_voice(voice_class: Any, model_path: Path) -> Any:
+    """A Piper voice whose onnxruntime threads sleep, not spin, between sentences.
+
+    By default onnxruntime's worker threads busy-wait for more work after every run. The
+    model server needs those cores right after a sentence is synthesized: measured here, the
+    router's prompt evaluation took 187 ms right after a synthesis against 141 ms without.
+    """
+    import onnxruntime
+    from piper.config import PiperConfig
+
+    opts = onnxruntime.SessionOptions()
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    session = onnxruntime.InferenceSession(
+        str(model_path), sess_options=opts, providers=["CPUExecutionProvider"]
+    )
+    config_path = model_path.with_name(model_path.name + ".json")
+    config = PiperConfig.from_dict(json.loads(config_path.read_text(encoding="utf-8")))
+    return voice_class(session=session, config=config)
 
 
 @lru_cache(maxsize=1)
