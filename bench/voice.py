@@ -31,9 +31,9 @@ from terrarium.controller.assembly import assemble
 from terrarium.formats import CallEvent
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
-from terrarium.llm.types import ChatRequest, StreamDelta
+from terrarium.llm.types import ChatMessage, ChatRequest, StreamDelta
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
-from terrarium.voice import SentenceSegmenter
+from terrarium.voice import SegmenterConfig, SentenceSegmenter
 
 ROOT = Path(__file__).resolve().parent.parent
 UTTERANCES = [
@@ -100,9 +100,9 @@ def call_closed_time(call: Call, fmt: Any) -> float:
     return call.end
 
 
-def first_sentence_time(call: Call, first_clause: int | None) -> float | None:
+def first_sentence_time(call: Call, config: SegmenterConfig) -> float | None:
     """When the speaker's first spoken piece was complete (same segmenter rules as its tts)."""
-    seg = SentenceSegmenter(first_clause_chars=first_clause)
+    seg = SentenceSegmenter(config)
     for t, text in call.deltas:
         if seg.feed(text):
             return t
@@ -114,11 +114,39 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
+CALIBRATION_SYSTEM = "You are a helpful assistant who answers briefly. " * 40
+
+
+async def calibrate(server: EmbeddedServer, slot: int, rounds: int = 3) -> tuple[float, float]:
+    """This machine's speed right now: ms per evaluated prompt token and per generated token.
+
+    The host's speed drifts between runs (the same request took 141 ms and 202 ms minutes
+    apart), so the run's own figures are printed beside a fixed request timed in the same run.
+    """
+    client = server.client(slot, temperature=0.0, max_tokens=16)
+    evals, gens = [], []
+    for i in range(rounds + 1):
+        words = " ".join(f"w{i}x{j}" for j in range(12))  # ~32 fresh tokens
+        req = ChatRequest(messages=[ChatMessage(role="system", content=CALIBRATION_SYSTEM),
+                                    ChatMessage(role="user", content=words)],
+                          cache_prompt=True)
+        async for _ in client.stream(req):
+            pass
+        u = client.last_usage
+        if i and u is not None and u.prompt_n and u.completion_tokens:
+            evals.append((u.prompt_ms or 0) / u.prompt_n)
+            gens.append((u.predicted_ms or 0) / u.completion_tokens)
+    return statistics.median(evals), statistics.median(gens)
+
+
 async def main(n: int, warmup: int, verbose: bool) -> None:
     team = load_team(ROOT / "examples" / "voice_assistant")
     router_fmt = assemble(team, "router").fmt
     tts = team.creatures["speaker"].config.output.named_outputs["tts"]
-    async with EmbeddedServer(slots=2) as server:
+    segmenter = SegmenterConfig(first_clause_chars=tts.first_clause_chars,
+                                first_piece_max_chars=tts.first_piece_max_chars)
+    async with EmbeddedServer(slots=3) as server:  # slot 2: the speed calibration
+        before = await calibrate(server, 2)
         # the same clients the runtime would make (config max_tokens, penalties, slots)
         router = TimedModel(make_model(assemble(team, "router").settings, embedded=server,
                                        slot=0))
@@ -126,6 +154,7 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
                                         slot=1))
         first_audio: dict[str, float] = {}
         synth_ms: dict[str, float] = {}
+        first_piece: dict[str, str] = {}
 
         def on_event(ev: Any) -> None:
             if isinstance(ev, GenericEvent) and ev.name == "voice.sentence_synthesized":
@@ -133,6 +162,7 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
                 if uid not in first_audio:
                     first_audio[uid] = time.perf_counter()
                     synth_ms[uid] = ev.data["synth_ms"]
+                    first_piece[uid] = ev.data.get("text", "")
 
         with tempfile.TemporaryDirectory() as tmp:
             opts = RuntimeOptions(runs_dir=Path(tmp), models={"router": router,
@@ -157,7 +187,7 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
                     uid = new[0]
                     ttfa = (first_audio[uid] - t0) * 1000
                     r_model = (call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start) * 1000
-                    s_first = first_sentence_time(s_calls[0], tts.first_clause_chars)
+                    s_first = first_sentence_time(s_calls[0], segmenter)
                     s_model = ((s_first or s_calls[0].end) - s_calls[0].start) * 1000
                     share = ttfa - r_model - s_model - synth_ms[uid]
                     tag = "warm-up" if i < warmup else ""
@@ -169,11 +199,14 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
                                       f"{u.cached_tokens} evaluated {u.prompt_n} in "
                                       f"{u.prompt_ms or 0:.0f} ms; generated "
                                       f"{u.completion_tokens} in {u.predicted_ms or 0:.0f} ms")
+                    if verbose:
+                        print(f"     first piece: {first_piece[uid]!r}")
                     print(f"{i:>2} ttfa {ttfa:7.0f} ms | router model {r_model:6.0f} | speaker "
                           f"first sentence {s_model:6.0f} | synth {synth_ms[uid]:5.0f} | "
                           f"framework {share:6.1f} ms {tag}")
                     if i >= warmup:
                         rows.append((ttfa, r_model, s_model, synth_ms[uid], share))
+        after = await calibrate(server, 2)
     if not rows:
         print("no measurements")
         return
@@ -188,6 +221,9 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
     ttfa50 = pct(list(cols[0]), 0.5)
     print(f"  framework share of time to first audio (p50): "
           f"{pct(list(cols[4]), 0.5) / ttfa50 * 100:.1f} %")
+    print(f"  machine speed in this run (fixed request, before / after): prompt evaluation "
+          f"{before[0]:.2f} / {after[0]:.2f} ms per token, generation {before[1]:.2f} / "
+          f"{after[1]:.2f} ms per token")
 
 
 if __name__ == "__main__":

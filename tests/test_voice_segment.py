@@ -372,3 +372,27 @@ def test_first_clause_rule_is_off_by_default() -> None:
     seg = SentenceSegmenter()
     text = "Well, I think the weather today is lovely, and tomorrow too."
     assert seg.feed(text) + seg.flush() == [text]
+
+
+FIRST_PIECE_CAP_CASES = [
+    # a long opening clause is cut at its last word break within the cap
+    ("The user wants to know what they should eat for dinner tonight. Then more.",
+     ["The user wants to know what they", "should eat for dinner tonight.", "Then more."]),
+    # a sentence end within the cap: the ordinary rules
+    ("Sure thing. Let me think about what you could cook tonight.",
+     ["Sure thing.", "Let me think about what you could cook tonight."]),
+    # a clause break comes first: the first-clause rule wins
+    ("Well, my friend, that is a question with a long and winding answer.",
+     ["Well, my friend,", "that is a question with a long and winding answer."]),
+    # only the first piece is capped
+    ("Yes. And then the rest of this long sentence goes on without any break at all.",
+     ["Yes.", "And then the rest of this long sentence goes on without any break at all."]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FIRST_PIECE_CAP_CASES)
+def test_first_piece_cap_cuts_a_long_opening_clause(text: str, expected: list[str]) -> None:
+    cfg = SegmenterConfig(first_clause_chars=12, first_piece_max_chars=36, min_chars=3)
+    assert split_sentences(text, cfg) == expected
+    for sizes in ([1], [2, 5, 1], [7]):
+        assert run(chunked(text, sizes), cfg) == expected

@@ -37,6 +37,11 @@ class NamedOutput(Strict):
         None, ge=4, description="For `tts` outputs: let the first piece of a reply end at a "
         "comma once it is this long, so speech starts sooner."
     )
+    first_piece_max_chars: int | None = Field(
+        None, ge=8, description="For `tts` outputs: a reply's first piece still without a "
+        "break at this length is cut at its last word break (a long opening clause would "
+        "hold back the first audio)."
+    )
     yield_first_audio: bool = Field(
         True, description="For `tts` outputs: pause the model while the first piece of a "
         "reply is synthesized, when the model runs on this machine and can continue a reply."

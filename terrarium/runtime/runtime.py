@@ -257,8 +257,10 @@ class TeamRuntime:
         opts = self.options
         for oname, spec in sorted(c.parts.cdef.config.output.named_outputs.items()):
             if spec.type == "tts":
-                out[oname] = await self._make_tts(c.name, spec.voice, spec.first_clause_chars,
-                                                  stack, yield_first_audio=spec.yield_first_audio)
+                out[oname] = await self._make_tts(
+                    c.name, spec.voice, spec.first_clause_chars, stack,
+                    yield_first_audio=spec.yield_first_audio,
+                    first_piece_max=spec.first_piece_max_chars)
             elif spec.type == "file":
                 out[oname] = FileOutput(Path(str(spec.path)))
             else:
@@ -267,7 +269,7 @@ class TeamRuntime:
 
     async def _make_tts(
         self, creature: str, voice: str | None, first_clause: int | None, stack: AsyncExitStack,
-        *, yield_first_audio: bool = True,
+        *, yield_first_audio: bool = True, first_piece_max: int | None = None,
     ) -> Any:
         from terrarium.voice import (
             SegmenterConfig,
@@ -301,7 +303,8 @@ class TeamRuntime:
                 self._entry(creature, "output",
                             f"audio {where}{ev.duration:.2f} s{cut}; {ev.metrics.summary()}")
 
-        segmenter = SegmenterConfig(first_clause_chars=first_clause)
+        segmenter = SegmenterConfig(first_clause_chars=first_clause,
+                                    first_piece_max_chars=first_piece_max)
         tts = TTSOutput(synth, sink, segmenter=segmenter, observer=observe,
                         yield_first_audio=yield_first_audio)
         await stack.enter_async_context(tts)

@@ -116,6 +116,13 @@ class SegmenterConfig(BaseModel):
         "(comma, semicolon, colon, dash) once it is this long, so speech starts sooner.",
     )
 
+    first_piece_max_chars: int | None = Field(
+        default=None,
+        ge=8,
+        description="If set, a first piece still without a break at this length is cut at "
+        "its last word break, so a long opening clause does not hold back the first audio.",
+    )
+
     @model_validator(mode="after")
     def _min_below_max(self) -> SegmenterConfig:
         if self.min_chars >= self.max_chars:
@@ -154,13 +161,21 @@ class SentenceSegmenter:
         """Forget pending text (after a barge-in)."""
         self._pending = ""
 
+    def _first_piece_cut(self) -> int | None:
+        """An earlier end for the utterance's first piece (clause break, or length cap)."""
+        text, cfg = self._pending, self.config
+        cut = first_clause_cut(text, cfg.first_clause_chars) if cfg.first_clause_chars else None
+        cap = cfg.first_piece_max_chars
+        if cut is None and cap is not None and len(text) > cap:
+            cut = word_cut(text, cap, cfg.min_chars)
+        return cut
+
     def _drain(self, *, final: bool) -> list[str]:
         out: list[str] = []
-        first = self.config.first_clause_chars
         while self._pending:
             cut = next_cut(self._pending, self.config, final=final)
-            if first is not None and not self._emitted:
-                early = first_clause_cut(self._pending, first)
+            if not self._emitted:
+                early = self._first_piece_cut()
                 if early is not None and (cut is None or early < cut):
                     cut = early
             if cut is None:
@@ -185,6 +200,19 @@ def first_clause_cut(text: str, min_chars: int) -> int | None:
         if spoken_length(text[: m.end()]) >= min_chars:
             return m.end()
     return None
+
+
+def word_cut(text: str, limit: int, min_chars: int) -> int | None:
+    """The last word break within the first ``limit`` characters (None if there is none).
+
+    Depends only on ``text[: limit + 1]``, so the answer is the same however the text
+    streams in, once more than ``limit`` characters have arrived.
+    """
+    if any(ch in TERMINATORS or ch == "\n" for ch in text[:limit]):
+        return None  # a sentence end comes first: the ordinary rules apply
+    edge = text[: limit + 1]
+    space = edge.rfind(" ")
+    return space if space >= max(min_chars, 1) else None
 
 
 def next_cut(text: str, config: SegmenterConfig, *, final: bool) -> int | None:
