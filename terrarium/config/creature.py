@@ -103,6 +103,10 @@ def _absolutize(data: dict[str, Any], doc: YamlDoc, origins: dict[KeyPath, Origi
             origins[("send_fill", cname)] = Origin(doc, ("send_fill", cname))
             for fname in fields if isinstance(fields, dict) else ():
                 origins[("send_fill", cname, fname)] = Origin(doc, ("send_fill", cname, fname))
+    templates = data.get("message_templates")
+    if isinstance(templates, dict):  # checked against the channel schemas later
+        for cname in templates:
+            origins[("message_templates", cname)] = Origin(doc, ("message_templates", cname))
     plugins = data.get("prompt_plugins")
     if isinstance(plugins, list):
         for i, p in enumerate(plugins):

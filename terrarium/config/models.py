@@ -127,6 +127,11 @@ class CreatureConfig(Strict):
         "`recalled` (the memory matches, needs memory_recall) or `recent` (the newest "
         "records, needs memory_recent)."
     )
+    message_templates: dict[str, str] = Field(
+        default_factory=dict, description="How messages on a channel this creature listens to "
+        "reach its model: channel → Jinja template over the message's fields (default: a "
+        "`[channel from sender]` header and `key: value` lines)."
+    )
     readable_paths: list[str] = Field(
         default_factory=list, description="Roots `read_file` may read (relative to this file)."
     )

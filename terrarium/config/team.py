@@ -19,7 +19,7 @@ from terrarium.config.schema_lang import (
     message_type_from_model,
 )
 from terrarium.config.yamlio import YamlDoc, load_yaml
-from terrarium.errors import ConfigError, ConfigErrors, Location
+from terrarium.errors import ConfigError, ConfigErrors, Location, TerrariumError
 
 TERRARIUM_FILE = "terrarium.yaml"
 
@@ -192,6 +192,38 @@ def check_send_fill(lc: LoadedCreature, name: str, can_send: list[str],
                     "fills in text", "fill only str fields"))
 
 
+def check_message_templates(lc: LoadedCreature, name: str, listen: list[str],
+                            channels: dict[str, ChannelDef],
+                            errors: list[ConfigError]) -> None:
+    """Each template must be for a channel this creature listens to and render its fields."""
+    from terrarium.controller.incoming import (
+        MESSAGE_TEMPLATE_EXTRAS,
+        compile_message_template,
+        sample_payload,
+    )
+
+    for cname, source in lc.config.message_templates.items():
+        where = lc.where("message_templates", cname)
+        if cname not in listen:
+            reason = "is not a declared channel" if cname not in channels else \
+                f"creature {name!r} does not listen to (not in its channels.listen)"
+            errors.append(where.error(
+                f"message_templates names channel {cname!r}, which {reason}",
+                did_you_mean(cname, listen)
+                or f"{name!r} listens to: {', '.join(listen) or 'nothing'}"))
+            continue
+        mt = channels[cname].message_type
+        fields = [f.name for f in mt.fields] if mt is not None else ["text"]
+        try:
+            template = compile_message_template(source, cname)
+            template.check_variables([*fields, *MESSAGE_TEMPLATE_EXTRAS])
+            template.render(sample_payload(mt))
+        except TerrariumError as exc:
+            errors.append(where.error(
+                f"the message template for channel {cname!r} does not work: {exc.message}",
+                f"it may use the message's fields: {', '.join(fields)}"))
+
+
 def _takes_text(model: type[BaseModel], fname: str) -> bool:
     try:
         TypeAdapter(model.model_fields[fname].annotation).validate_python("text")
@@ -273,6 +305,7 @@ def load_team(path: Path | str) -> Team:
                                         "field, so turn-end text cannot be delivered on it"))
         if lc is not None:
             check_send_fill(lc, entry.name, entry.channels.can_send, channels, errors)
+            check_message_templates(lc, entry.name, entry.channels.listen, channels, errors)
             creatures[entry.name] = CreatureDef(
                 entry.name, lc, tuple(entry.channels.listen), tuple(entry.channels.can_send),
                 tuple(entry.output_wiring), _hint_overrides(index, lc))

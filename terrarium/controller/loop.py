@@ -9,7 +9,6 @@ Plain text streams to the creature's default named output while it arrives.
 from __future__ import annotations
 
 import json
-import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -24,6 +23,13 @@ from pydantic import BaseModel
 
 from terrarium.channels.events import CreatureStateName
 from terrarium.controller.assembly import CreatureParts
+from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
+    INCOMING_HEADER,
+    Incoming,
+    compile_message_template,
+    incoming_header,
+    render_payload,
+)
 from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.formats import (
     CallEvent,
@@ -52,64 +58,6 @@ SendFn = Callable[[str, dict[str, Any]], Awaitable[int]]
 """Send ``payload`` on a channel as this creature; returns receivers reached or raises."""
 
 CallKind = Literal["tool", "send", "output", "invalid"]
-
-
-INCOMING_HEADER = re.compile(r"^\[([A-Za-z_][A-Za-z0-9_]*) from ([^\]\n]*)\]\n?")
-
-
-def incoming_header(channel: str, sender: str) -> str:
-    """The line that marks a channel message and says who sent it.
-
-    Short on purpose: it is evaluated on every message. That channel content is data, not
-    instructions, is said once in the cached prompt prefix (the ``output_model`` hint).
-    """
-    return f"[{channel} from {sender}]"
-
-
-def render_payload(payload: Mapping[str, Any]) -> str:
-    """A message's fields as ``key: value`` lines, in the schema's order.
-
-    Fewer tokens than JSON (no quotes or braces) for the usual flat messages; empty strings
-    are left out. Anything a line cannot carry (nested values, line breaks) falls back to JSON.
-    """
-    flat = all(
-        isinstance(v, int | float | bool) or (isinstance(v, str) and "\n" not in v)
-        for v in payload.values()
-    )
-    if not flat:
-        return json.dumps(dict(payload), ensure_ascii=False)
-    lines = []
-    for key, value in payload.items():
-        if value == "":
-            continue
-        text = json.dumps(value) if isinstance(value, bool) else str(value)
-        lines.append(f"{key}: {text}")
-    return "\n".join(lines)
-
-
-@dataclass(slots=True)
-class Incoming:
-    """One input to a turn: user text, or a message that arrived on a channel."""
-
-    text: str
-    channel: str | None = None
-    sender: str | None = None
-    payload: Mapping[str, Any] | None = None
-    message_id: str | None = None
-
-    def render(self) -> str:
-        """The header naming channel and sender, then the payload's fields."""
-        if self.channel is None:
-            return self.text
-        body = render_payload(self.payload or {})
-        return incoming_header(self.channel, self.sender or "?") + "\n" + body
-
-    @property
-    def search_text(self) -> str:
-        """The words worth looking up in memory for this input."""
-        if self.payload:
-            return " ".join(str(v) for v in self.payload.values() if isinstance(v, str))
-        return self.text
 
 
 @dataclass(slots=True)
@@ -326,6 +274,10 @@ class Controller:
         self.fills = parts.fills  # send call -> field -> source (see send_fill)
         self._fill_values: dict[str, str] = {}  # this turn's value of each source
         self.status: bool = cfg.prompt_status
+        self.message_templates = {
+            channel: compile_message_template(source, channel)
+            for channel, source in cfg.message_templates.items()
+        }
         required = cfg.tool_choice == "required" and bool(parts.fmt.specs)
         self.grammar: str | None = None
         if parts.settings.use_grammar and parts.fmt.textual:
@@ -370,7 +322,7 @@ class Controller:
             keep = self.history_turns
             self.conversation = self.conversation[len(self.conversation) - keep:] if keep else []
         for item in inputs:
-            rendered = item.render()
+            rendered = item.render(self.message_templates.get(item.channel or ""))
             self.conversation.append(Turn("user", rendered))
             kind: EntryKind = "user" if item.channel is None else "message_in"
             self._entry(kind, rendered, name=item.channel,
