@@ -13,6 +13,8 @@ from terrarium.controller.incoming import Incoming, compile_message_template, re
 from terrarium.controller.loop import Controller
 from terrarium.errors import TemplateError
 from terrarium.llm.scripted import ScriptedModel
+from terrarium.prompt.builder import PromptBuilder
+from terrarium.prompt.tail import TailState
 
 TEAM = """\
 terrarium:
@@ -91,3 +93,15 @@ def test_template_sees_channel_and_sender() -> None:
 def test_template_may_not_reach_private_attributes() -> None:
     with pytest.raises(TemplateError):
         compile_message_template("{{ text.__class__ }}", "c")
+
+
+def test_header_hint_left_out_when_every_listened_channel_is_templated(tmp_path: Path) -> None:
+    team = load_team(team_dir(tmp_path, TEMPLATE))
+    hint = "arrive as new input headed [channel from sender]"
+
+    def prefix(name: str) -> str:
+        parts = assemble(team, name)
+        return PromptBuilder(parts.inputs, parts.fmt).build(TailState(step=0)).prefix
+
+    assert hint not in prefix("b")
+    assert hint in prefix("a")

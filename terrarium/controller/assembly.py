@@ -86,6 +86,7 @@ def _channel_views(team: Team, cdef: CreatureDef) -> tuple[ChannelView, ...]:
             schema_name=mt.name if mt else "text", fields=fields,
             listen=cname in cdef.listen, can_send=cname in cdef.can_send,
             listeners=ch.listeners, senders=ch.senders,
+            templated=cname in cdef.listen and cname in cdef.config.message_templates,
         ))
     return tuple(views)
 

@@ -140,7 +140,8 @@ def _call_facts(
         example_call=fmt.render_call(example_name, example_args) if show else "",
         syntax_help=syntax_help_of(fmt, example_name, example_args) if show else "",
         has_sends=any(c.can_send for c in channels),
-        listens=any(c.listen for c in channels),
+        # how channel messages look is said only for those not worded by a template
+        listens=any(c.listen and not c.templated for c in channels),
         default_output=next((f"`{o.name}` output ({o.kind})" for o in outputs if o.default), ""),
         extra_outputs=any(not o.default for o in outputs),
     )

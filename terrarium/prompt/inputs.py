@@ -44,6 +44,7 @@ class ChannelView:
     can_send: bool = False
     listeners: tuple[str, ...] = ()
     senders: tuple[str, ...] = ()
+    templated: bool = False  # the listener words these messages itself (message_templates)
 
 
 @dataclass(frozen=True, slots=True)
