@@ -403,6 +403,26 @@ class Controller:
         result.text = "".join(out.spoken) if sink is not None else last_text
         return result
 
+    async def warm_prefix(self) -> Usage | None:
+        """Have the model server evaluate this creature's prompt prefix ahead of its first turn.
+
+        Only for a server that keeps a prompt cache per slot (llama.cpp): the first turn then
+        evaluates only its new input, like every later one. Returns the request's usage, or
+        None when there is nothing to warm.
+        """
+        if not getattr(self.model, "llama_cpp", False):
+            return None
+        built = self.builder.build(TailState(step=0, status=False))
+        first = built.messages()[0]
+        if first.get("role") != "system":
+            return None
+        request = ChatRequest(messages=[ChatMessage.model_validate(first)], max_tokens=1,
+                              id_slot=self.slot, cache_prompt=True)
+        async with _closing(self.model.stream(request)) as deltas:
+            async for _ in deltas:
+                pass
+        return self.model.last_usage
+
     def _pin_context(self, built: BuiltPrompt) -> None:
         """Keep this step's context block in the history, where the request showed it.
 

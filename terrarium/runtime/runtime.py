@@ -92,6 +92,9 @@ class RuntimeOptions:
     send_timeout: float | None = 30.0
     clock: Callable[[], datetime | None] | None = None
     on_event: Callable[[Event], None] | None = None
+    # evaluate each creature's prompt prefix and load its voice at start, so the first
+    # utterance is as fast as the next ones (llama.cpp prompt cache; Piper's first synthesis)
+    warm_up: bool = True
     stdout: Any = None
 
 
@@ -379,6 +382,8 @@ class TeamRuntime:
         assert self.hub is not None
         inbox = self.hub.subscribe(c.name)
         generation = c.generation
+        if self.options.warm_up and c.generation == 0:
+            await self._warm(c)
         while not c.stopped and c.generation == generation:
             with anyio.CancelScope() as scope:
                 c.wait_scope = scope
@@ -391,6 +396,24 @@ class TeamRuntime:
             if scope.cancelled_caught:  # stopped while idle: nothing was taken
                 return
             await self._supervised_turn(c, env)
+
+    async def _warm(self, c: _Creature) -> None:
+        """Warm the creature's prompt prefix and voices; a failure only costs the speed-up."""
+        try:
+            if c.controller is not None:
+                usage = await c.controller.warm_prefix()
+                if usage is not None:
+                    self._entry(c.name, "notice", f"prompt prefix warmed: {usage.prompt_n} "
+                                f"tokens in {usage.prompt_ms or 0:.0f} ms")
+            for sink in self.sinks.get(c.name, {}).values():
+                warm = getattr(sink, "warm", None)
+                if warm is not None:
+                    seconds = await warm()
+                    self._entry(c.name, "notice", f"voice warmed in {seconds * 1000:.0f} ms")
+        except Exception as exc:  # the first turn will simply be slower
+            cause = _root_cause(exc)
+            self._entry(c.name, "notice", f"warm-up skipped: {type(cause).__name__}: "
+                        f"{getattr(cause, 'message', cause)}")
 
     async def _supervised_turn(self, c: _Creature, env: Envelope) -> None:
         sup = self.options.supervision

@@ -239,6 +239,16 @@ class TTSOutput:
             self._synth_send = None
         return await stack.__aexit__(exc_type, exc, tb)
 
+    async def warm(self) -> float:
+        """Load the voice and synthesize a throwaway word, so the first reply is not slower.
+
+        Returns the seconds it took (the first synthesis of a process costs several times a
+        later one). Nothing is played or recorded.
+        """
+        start = self._clock()
+        await anyio.to_thread.run_sync(self.synthesizer.synthesize, "Hello.")
+        return self._clock() - start
+
     # --------------------------------------------------------------- OutputSink
 
     async def begin(self, utterance_id: str) -> None:
