@@ -369,7 +369,8 @@ def test_yield_first_audio_reaches_the_tts_output(tmp_path: Path, flag: bool) ->
     (team / "speaker" / "config.yaml").write_text(yaml.safe_dump({
         "name": "speaker", "controller": {"provider": "scripted", "script": "script.yaml"},
         "output": {"default": "speech", "named_outputs": {"speech": {
-            "type": "tts", "description": "Spoken.", "yield_first_audio": flag}}}}))
+            "type": "tts", "description": "Spoken.", "yield_first_audio": flag,
+            "first_clause_chars": 12, "first_piece_max_chars": 28}}}}))
     (team / "speaker" / "script.yaml").write_text("continuation: true\nsteps: [Hi.]\n")
     from terrarium.config import load_team
 
@@ -377,10 +378,12 @@ def test_yield_first_audio_reaches_the_tts_output(tmp_path: Path, flag: bool) ->
                           synthesizer=CallableSynthesizer(
                               lambda t: AudioClip(pcm=b"", sample_rate=RATE), RATE))
 
-    async def go() -> tuple[bool, bool]:
+    async def go() -> tuple[bool, bool, tuple[int | None, int | None]]:
         async with TeamRuntime(load_team(team), opts) as rt:
             (tts,) = rt.tts
             model = rt._creatures["speaker"].controller.model  # type: ignore[attr-defined]
-            return tts.yield_first_audio, bool(model.supports_continuation)
+            seg = tts._segmenter_config  # the first-piece rules reach the segmenter too
+            return (tts.yield_first_audio, bool(model.supports_continuation),
+                    (seg.first_clause_chars, seg.first_piece_max_chars))
 
-    assert anyio.run(go) == (flag, True)
+    assert anyio.run(go) == (flag, True, (12, 28))
