@@ -105,6 +105,7 @@ class _Round:
     notices: list[str] = field(default_factory=list)
     native: dict[int, dict[str, str]] = field(default_factory=dict)
     usage: Usage | None = None  # the model's usage for the round (both calls if it paused)
+    finish_reason: str | None = None  # of the round's last model call ("length": cut off)
 
 
 @asynccontextmanager
@@ -222,6 +223,11 @@ class _Output:
             self.spoken.append(text)
         if self.ctl.hooks.on_text and self.name:
             self.ctl.hooks.on_text(self.name, text)
+
+    async def drop_unfinished(self) -> str:
+        """A reply cut off by the length limit: its sink forgets the unfinished last words."""
+        drop = getattr(self.sink, "drop_unfinished", None)
+        return await drop() if drop is not None and self.started else ""
 
     def first_audio_pause(self, model: ChatModel) -> _FirstAudioPause | None:
         """A pause for this round, when the sink asks for one and the model can continue."""
@@ -358,7 +364,7 @@ class Controller:
                 if self.hooks.on_prompt:
                     self.hooks.on_prompt(built)
                 messages = [ChatMessage.model_validate(m) for m in built.messages()]
-                frame = self.frame if getattr(self.model, "supports_continuation", False) else None
+                frame = self.frame if supports_continuation(self.model) else None
                 if frame is not None:
                     messages.append(ChatMessage(role="assistant", content=frame.prefix))
                 request = ChatRequest(
@@ -391,6 +397,10 @@ class Controller:
                 if notices:
                     self._pending_notice = "\n".join(notices)
                 if not follow_up:
+                    if rnd.finish_reason == "length":
+                        dropped = await out.drop_unfinished()
+                        if dropped:
+                            self._entry("notice", f"not spoken, cut off by max_tokens: {dropped!r}")
                     break
             else:
                 result.hit_max_iterations = True
@@ -474,6 +484,8 @@ class Controller:
                     paused = False
                     async with _closing(self.model.stream(current)) as deltas:
                         async for delta in deltas:
+                            if delta.finish_reason:
+                                rnd.finish_reason = delta.finish_reason
                             if delta.text:
                                 rnd.raw.append(delta.text)
                                 await handle(parser.feed(delta.text))

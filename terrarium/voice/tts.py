@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from terrarium.voice.audio import AudioSink, NullAudioSink, UtteranceAudio, WavFileSink
 from terrarium.voice.errors import VoiceError
 from terrarium.voice.metrics import UtteranceMetrics
-from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
+from terrarium.voice.segment import CLOSERS, TERMINATORS, SegmenterConfig, SentenceSegmenter
 from terrarium.voice.sink import CutReport
 from terrarium.voice.speakable import FenceFilter, to_speakable
 from terrarium.voice.synth import AudioClip, CallableSynthesizer, Synthesizer
@@ -290,6 +290,23 @@ class TTSOutput:
         for sentence in sentences:
             await self._enqueue(utt, sentence)
         await self._send(_End(utt))
+
+    async def drop_unfinished(self) -> str:
+        """Forget the unfinished last words of the reply being written; return them.
+
+        For a reply the model's length limit cut off mid-sentence: speaking the fragment
+        ("It is also very") sounds broken. A last sentence that ends properly is kept.
+        """
+        utt = self._require_writing()
+        if utt is None:
+            return ""
+        for sentence in utt.segmenter.feed(utt.fence.flush()):
+            await self._enqueue(utt, sentence)
+        rest = utt.segmenter.pending.strip()
+        if not rest or rest.rstrip("".join(CLOSERS))[-1:] in TERMINATORS:
+            return ""  # it ends like a sentence: end() speaks it
+        utt.segmenter.reset()
+        return rest
 
     async def interrupt(self) -> CutReport | None:
         """Barge-in: stop the sentence playing, drop everything queued, report the cut."""
