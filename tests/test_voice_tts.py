@@ -380,3 +380,34 @@ async def test_text_sinks_follow_the_output_protocol() -> None:
     await cb.write("hey")
     assert await cb.interrupt() is not None
     assert lines == ["hey", " [cut]\n"]
+
+
+def test_device_sink_plays_each_clip_and_counts_its_duration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+    import types
+
+    from terrarium.voice import audio as audio_module
+
+    played: list[tuple[int, int]] = []
+    fake = types.ModuleType("sounddevice")
+    fake.play = lambda samples, rate: played.append((len(samples), rate))  # type: ignore[attr-defined]
+    fake.wait = lambda: None  # type: ignore[attr-defined]
+    fake.stop = lambda: None  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sounddevice", fake)
+    monkeypatch.setattr(audio_module, "device_unavailable_reason", lambda: None)
+
+    async def go() -> tuple[float, bool]:
+        sink = audio_module.DeviceSink()
+        await sink.begin("u1", 16000)
+        await sink.play(audio_module.AudioClip(pcm=b"\x00\x00" * 1600, sample_rate=16000))
+        first = await sink.finish()
+        await sink.begin("u2", 16000)
+        await sink.play(audio_module.AudioClip(pcm=b"\x00\x00" * 800, sample_rate=16000))
+        cut = await sink.abort()
+        return first.duration + cut.duration, cut.aborted
+
+    total, aborted = anyio.run(go)
+    assert played == [(1600, 16000), (800, 16000)]
+    assert abs(total - 0.15) < 1e-9 and aborted

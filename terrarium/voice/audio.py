@@ -145,8 +145,11 @@ def device_unavailable_reason() -> str | None:
     return None
 
 
-class DeviceSink:
-    """Plays through the default sound device (optional ``sounddevice`` dependency)."""
+class DeviceSink(NullAudioSink):
+    """Plays through the default sound device (optional ``sounddevice`` dependency).
+
+    The utterance bookkeeping (duration, finish, abort) is :class:`NullAudioSink`'s.
+    """
 
     def __init__(self) -> None:
         reason = device_unavailable_reason()
@@ -154,11 +157,8 @@ class DeviceSink:
             raise AudioDeviceUnavailable(reason)
         import sounddevice
 
+        super().__init__()
         self._sd: Any = sounddevice
-        self._info: UtteranceAudio | None = None
-
-    async def begin(self, utterance_id: str, sample_rate: int) -> None:
-        self._info = UtteranceAudio(utterance_id=utterance_id, sample_rate=sample_rate)
 
     async def play(self, clip: AudioClip) -> None:
         """Start playback and wait for it; cancellation (barge-in) stops the device."""
@@ -172,18 +172,11 @@ class DeviceSink:
             await anyio.to_thread.run_sync(self._sd.wait, abandon_on_cancel=True)
         finally:
             self._sd.stop()  # on a barge-in this also releases the abandoned wait()
-        self._info = self._info.model_copy(update={"duration": self._info.duration + clip.duration})
-
-    async def finish(self) -> UtteranceAudio:
-        info, self._info = self._info, None
-        if info is None:
-            raise VoiceError("No utterance is open on the sound device.")
-        return info
+        await super().play(clip)
 
     async def abort(self) -> UtteranceAudio:
         self._sd.stop()
-        info = await self.finish()
-        return info.model_copy(update={"aborted": True})
+        return await super().abort()
 
 
 class TeeSink:
