@@ -6,6 +6,7 @@ the column and the key path so a user can jump straight to the mistake.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,3 +168,15 @@ class ErrorSink:
 
     def __bool__(self) -> bool:
         return bool(self.errors)
+
+
+def closest_name(word: str, options: Iterable[str]) -> str | None:
+    """The option most like ``word`` (a likely typo), or None when nothing is close."""
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.5)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str | None:
+    """``"did you mean 'x'?"`` for the closest option, or None (for error suggestions)."""
+    close = closest_name(word, options)
+    return f"did you mean {close!r}?" if close else None

@@ -23,7 +23,6 @@ Semantics
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import logging
 import time
 import typing
@@ -50,7 +49,7 @@ from terrarium.channels.memory import MemoryTransport
 from terrarium.channels.spec import ChannelSpec, CreatureWiring, SendResult
 from terrarium.channels.transport import Receiver, Transport
 from terrarium.channels.writer import LogWriter
-from terrarium.errors import ChannelRefusal, RegistryError, RuntimeFailure
+from terrarium.errors import ChannelRefusal, RegistryError, RuntimeFailure, closest_name
 
 logger = logging.getLogger("terrarium.channels")
 
@@ -421,8 +420,8 @@ class ChannelHub:
 
     def _route_problem(self, sender: str, channel: str) -> str:
         if channel not in self.specs:
-            close = difflib.get_close_matches(channel, list(self.specs), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            close = closest_name(channel, self.specs)
+            hint = f" Did you mean {close!r}?" if close else ""
             return f"Channel {channel!r} does not exist.{hint}"
         w = self.wiring.get(sender)
         if w is None:

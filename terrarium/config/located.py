@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from collections.abc import Sequence
@@ -11,13 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from terrarium.config.yamlio import KeyPath, YamlDoc
-from terrarium.errors import ConfigError
-
-
-def did_you_mean(word: str, options: Sequence[str]) -> str | None:
-    """``"did you mean 'x'?"`` for the closest option, or None."""
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.5)
-    return f"did you mean {close[0]!r}?" if close else None
+from terrarium.errors import ConfigError, did_you_mean
 
 
 def _unwrap(ann: Any) -> list[Any]:

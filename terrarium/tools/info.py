@@ -6,12 +6,11 @@ byte-stable prefix small; the model calls ``info`` when it needs the details.
 
 from __future__ import annotations
 
-import difflib
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from terrarium.errors import ToolError
+from terrarium.errors import ToolError, closest_name
 from terrarium.tools.base import Tool, ToolContext
 from terrarium.tools.state import registry_of
 
@@ -43,8 +42,8 @@ class InfoTool(Tool):
         names = registry.names()
         if wanted in names:
             return registry.get(wanted).full_doc()
-        close = difflib.get_close_matches(wanted, names, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        close = closest_name(wanted, names)
+        hint = f" Did you mean {close!r}?" if close else ""
         raise ToolError(
             f"There is no tool named {wanted!r}.{hint} Known tools: {', '.join(names)}."
         )

@@ -8,11 +8,10 @@ creature's own tool and a built-in is found at load rather than silently shadowe
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Iterator
 
-from terrarium.errors import RegistryError, TerrariumError
+from terrarium.errors import RegistryError, TerrariumError, did_you_mean
 from terrarium.formats.base import CallSpec
 from terrarium.tools.base import Tool
 from terrarium.tools.files import ReadFileTool, WriteFileTool
@@ -31,11 +30,6 @@ def known_tool_names() -> list[str]:
     return sorted(BUILTIN_TOOLS)
 
 
-def _did_you_mean(name: str, choices: list[str]) -> str | None:
-    close = difflib.get_close_matches(name, choices, n=1)
-    return f"did you mean {close[0]!r}?" if close else None
-
-
 def resolve_tool(ref: str) -> type[Tool]:
     """The tool class for a built-in name or a ``package.module:ClassName`` reference."""
     ref = ref.strip()
@@ -45,7 +39,7 @@ def resolve_tool(ref: str) -> type[Tool]:
         raise TerrariumError(
             f"There is no built-in tool named {ref!r}; known tools are "
             f"{', '.join(known_tool_names())}, or use 'package.module:ClassName'.",
-            suggestion=_did_you_mean(ref, known_tool_names()),
+            suggestion=did_you_mean(ref, known_tool_names()),
         )
     module_name, _, attr = ref.partition(":")
     if not module_name or not attr or ":" in attr:
@@ -69,7 +63,7 @@ def resolve_tool(ref: str) -> type[Tool]:
             )
             raise TerrariumError(
                 f"Module {module_name!r} has no attribute {attr!r} for tool reference {ref!r}.",
-                suggestion=_did_you_mean(attr, public),
+                suggestion=did_you_mean(attr, public),
             )
         obj = getattr(obj, part)
     if not (isinstance(obj, type) and issubclass(obj, Tool)) or obj is Tool:
@@ -109,7 +103,7 @@ class ToolRegistry:
             raise RegistryError(
                 f"This creature has no tool named {name!r}; it has "
                 f"{', '.join(self.names()) or 'no tools'}.",
-                suggestion=_did_you_mean(name, self.names()),
+                suggestion=did_you_mean(name, self.names()),
             ) from None
 
     def owner(self, name: str) -> str:
