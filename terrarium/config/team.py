@@ -166,27 +166,46 @@ def _hint_overrides(index: PackageIndex, lc: LoadedCreature) -> dict[str, str]:
     return merged
 
 
+def _field_names(mt: MessageType | None) -> list[str]:
+    """A channel's message fields; an untyped channel carries just ``text``."""
+    return [f.name for f in mt.fields] if mt is not None else ["text"]
+
+
+_WIRING_WORDS = {  # wiring key → (what the creature cannot do, what it can)
+    "can_send": ("cannot send on", "can send on"),
+    "listen": ("does not listen to", "listens to"),
+}
+
+
+def _unwired(lc: LoadedCreature, key: str, cname: str, name: str, wired: list[str],
+             role: str, channels: dict[str, ChannelDef]) -> ConfigError | None:
+    """The error for a per-channel setting (``key``) naming a channel the creature's
+    ``role`` wiring does not include; None when it does."""
+    if cname in wired:
+        return None
+    cannot, can = _WIRING_WORDS[role]
+    reason = "is not a declared channel" if cname not in channels else \
+        f"creature {name!r} {cannot} (not in its channels.{role})"
+    return lc.where(key, cname).error(
+        f"{key} names channel {cname!r}, which {reason}",
+        did_you_mean(cname, wired) or f"{name!r} {can}: {', '.join(wired) or 'nothing'}")
+
+
 def check_send_fill(lc: LoadedCreature, name: str, can_send: list[str],
                     channels: dict[str, ChannelDef], errors: list[ConfigError]) -> None:
     """Each filled field must belong to a channel this creature sends on and hold text."""
     for cname, fields in lc.config.send_fill.items():
-        if cname not in can_send:
-            reason = "is not a declared channel" if cname not in channels else \
-                f"creature {name!r} cannot send on (not in its channels.can_send)"
-            errors.append(lc.where("send_fill", cname).error(
-                f"send_fill names channel {cname!r}, which {reason}",
-                did_you_mean(cname, can_send)
-                or f"{name!r} can send on: {', '.join(can_send) or 'nothing'}"))
+        if (err := _unwired(lc, "send_fill", cname, name, can_send, "can_send", channels)):
+            errors.append(err)
             continue
         mt = channels[cname].message_type
-        model = mt.model if mt is not None else None
-        known = [f.name for f in mt.fields] if mt is not None else ["text"]
+        known = _field_names(mt)
         for fname in fields:
             if fname not in known:
                 errors.append(lc.where("send_fill", cname, fname).error(
                     f"channel {cname!r} has no field {fname!r}",
                     did_you_mean(fname, known) or f"its fields: {', '.join(known)}"))
-            elif model is not None and not _takes_text(model, fname):
+            elif mt is not None and not _takes_text(mt.model, fname):
                 errors.append(lc.where("send_fill", cname, fname).error(
                     f"field {fname!r} of channel {cname!r} does not hold text, and send_fill "
                     "fills in text", "fill only str fields"))
@@ -196,30 +215,24 @@ def check_message_templates(lc: LoadedCreature, name: str, listen: list[str],
                             channels: dict[str, ChannelDef],
                             errors: list[ConfigError]) -> None:
     """Each template must be for a channel this creature listens to and render its fields."""
-    from terrarium.controller.incoming import (
+    from terrarium.controller.incoming import (  # the runtime's own renderer, tried here
         MESSAGE_TEMPLATE_EXTRAS,
         compile_message_template,
         sample_payload,
     )
 
     for cname, source in lc.config.message_templates.items():
-        where = lc.where("message_templates", cname)
-        if cname not in listen:
-            reason = "is not a declared channel" if cname not in channels else \
-                f"creature {name!r} does not listen to (not in its channels.listen)"
-            errors.append(where.error(
-                f"message_templates names channel {cname!r}, which {reason}",
-                did_you_mean(cname, listen)
-                or f"{name!r} listens to: {', '.join(listen) or 'nothing'}"))
+        if (err := _unwired(lc, "message_templates", cname, name, listen, "listen", channels)):
+            errors.append(err)
             continue
         mt = channels[cname].message_type
-        fields = [f.name for f in mt.fields] if mt is not None else ["text"]
+        fields = _field_names(mt)
         try:
             template = compile_message_template(source, cname)
             template.check_variables([*fields, *MESSAGE_TEMPLATE_EXTRAS])
             template.render(sample_payload(mt))
         except TerrariumError as exc:
-            errors.append(where.error(
+            errors.append(lc.where("message_templates", cname).error(
                 f"the message template for channel {cname!r} does not work: {exc.message}",
                 f"it may use the message's fields: {', '.join(fields)}"))
 

@@ -66,7 +66,7 @@ def sample_payload(message_type: MessageType | None) -> dict[str, Any]:
     """A payload of placeholder values for every field, to try a template before any run."""
     fields = {f.name: value_for_label(f.type_label) for f in message_type.fields} \
         if message_type is not None else {"text": "..."}
-    return {**fields, "channel": "channel", "sender": "sender"}
+    return {**fields, **{name: name for name in MESSAGE_TEMPLATE_EXTRAS}}
 
 
 @dataclass(slots=True)

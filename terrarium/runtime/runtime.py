@@ -45,6 +45,7 @@ from terrarium.channels.hub import ChannelHub, describe_validation_error
 from terrarium.channels.log import EVENT_SQL, DurableLog, TurnRecord, event_row
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
 from terrarium.config import Team
+from terrarium.config.models import NamedOutput
 from terrarium.controller.assembly import CreatureParts, assemble
 from terrarium.controller.loop import Controller, Hooks, Incoming, TurnResult
 from terrarium.errors import ChannelRefusal, RuntimeFailure
@@ -260,20 +261,15 @@ class TeamRuntime:
         opts = self.options
         for oname, spec in sorted(c.parts.cdef.config.output.named_outputs.items()):
             if spec.type == "tts":
-                out[oname] = await self._make_tts(
-                    c.name, spec.voice, spec.first_clause_chars, stack,
-                    yield_first_audio=spec.yield_first_audio,
-                    first_piece_max=spec.first_piece_max_chars)
+                out[oname] = await self._make_tts(c.name, spec, stack)
             elif spec.type == "file":
                 out[oname] = FileOutput(Path(str(spec.path)))
             else:
                 out[oname] = PrintOutput(opts.stdout, prefix=f"{c.name}> ")
         return out
 
-    async def _make_tts(
-        self, creature: str, voice: str | None, first_clause: int | None, stack: AsyncExitStack,
-        *, yield_first_audio: bool = True, first_piece_max: int | None = None,
-    ) -> Any:
+    async def _make_tts(self, creature: str, spec: NamedOutput, stack: AsyncExitStack) -> Any:
+        """The ``tts`` output ``spec`` describes, started on ``stack``."""
         from terrarium.voice import (
             SegmenterConfig,
             TTSOutput,
@@ -292,10 +288,10 @@ class TeamRuntime:
         else:
             sink = WavFileSink(audio_dir)
         synth = opts.synthesizer
-        if synth is None and voice:
+        if synth is None and spec.voice:
             from terrarium.voice.synth import PiperSynthesizer
 
-            synth = PiperSynthesizer(Path(voice))
+            synth = PiperSynthesizer(Path(spec.voice))
 
         def observe(ev: Any) -> None:
             data = ev.model_dump(mode="json")
@@ -306,10 +302,10 @@ class TeamRuntime:
                 self._entry(creature, "output",
                             f"audio {where}{ev.duration:.2f} s{cut}; {ev.metrics.summary()}")
 
-        segmenter = SegmenterConfig(first_clause_chars=first_clause,
-                                    first_piece_max_chars=first_piece_max)
+        segmenter = SegmenterConfig(first_clause_chars=spec.first_clause_chars,
+                                    first_piece_max_chars=spec.first_piece_max_chars)
         tts = TTSOutput(synth, sink, segmenter=segmenter, observer=observe,
-                        yield_first_audio=yield_first_audio)
+                        yield_first_audio=spec.yield_first_audio)
         await stack.enter_async_context(tts)
         self.tts.append(tts)
         return tts

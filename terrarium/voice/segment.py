@@ -210,9 +210,7 @@ def word_cut(text: str, limit: int, min_chars: int) -> int | None:
     """
     if any(ch in TERMINATORS or ch == "\n" for ch in text[:limit]):
         return None  # a sentence end comes first: the ordinary rules apply
-    edge = text[: limit + 1]
-    space = edge.rfind(" ")
-    return space if space >= max(min_chars, 1) else None
+    return _last_space(text, limit, min_chars)
 
 
 def next_cut(text: str, config: SegmenterConfig, *, final: bool) -> int | None:
@@ -334,13 +332,16 @@ def _soft_cut(text: str, config: SegmenterConfig) -> int:
     breaks = [m.end() for m in _SOFT_BREAK.finditer(window) if m.end() >= floor]
     if breaks:
         return breaks[-1]
-    # text[max_chars] exists (the cut only happens past max_chars): a word ending exactly
-    # at the limit still fits.
-    edge = text[: config.max_chars + 1]
+    space = _last_space(text, config.max_chars, config.min_chars)
+    return space if space is not None else config.max_chars
+
+
+def _last_space(text: str, limit: int, min_chars: int) -> int | None:
+    """Index of the last whitespace in ``text[: limit + 1]`` (a word ending exactly at the
+    limit still fits), if at least ``min_chars`` in; else None."""
+    edge = text[: limit + 1]
     space = max(edge.rfind(" "), edge.rfind("\n"), edge.rfind("\t"))
-    if space >= max(config.min_chars, 1):
-        return space
-    return config.max_chars
+    return space if space >= max(min_chars, 1) else None
 
 
 def split_sentences(text: str, config: SegmenterConfig | None = None) -> list[str]:
