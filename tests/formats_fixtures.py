@@ -62,3 +62,20 @@ def only_call(events: list[ParseEvent]) -> CallEvent:
     calls = [e for e in events if isinstance(e, CallEvent)]
     assert len(calls) == 1, events
     return calls[0]
+
+
+def assert_every_two_way_split_agrees(fmt: CallFormat, text: str) -> None:
+    """Cut once at every position: the events equal those of the whole text."""
+    whole = fmt.parse(text)
+    for i in range(len(text) + 1):
+        assert feed_split(fmt, text, [i]) == whole, i
+
+
+def assert_char_and_three_way_splits_agree(fmt: CallFormat, text: str) -> None:
+    """Char by char, and cut twice at a grid of positions: the events never change."""
+    whole = fmt.parse(text)
+    assert feed_split(fmt, text, list(range(1, len(text)))) == whole
+    step = max(1, len(text) // 9)
+    for i in range(0, len(text) + 1, step):
+        for j in range(i, len(text) + 1, step):
+            assert feed_split(fmt, text, [i, j]) == whole, (i, j)

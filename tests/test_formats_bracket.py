@@ -15,7 +15,16 @@ from terrarium.formats import (
     coalesce,
     get_format,
 )
-from tests.formats_fixtures import SPECS, Configure, Mode, Nothing, Send, only_call
+from tests.formats_fixtures import (
+    SPECS,
+    Configure,
+    Mode,
+    Nothing,
+    Send,
+    assert_char_and_three_way_splits_agree,
+    assert_every_two_way_split_agrees,
+    only_call,
+)
 from tests.formats_fixtures import feed_split as split_feed
 
 FMT = get_format("bracket", SPECS)
@@ -47,19 +56,12 @@ REPRESENTATIVE = [
 
 @pytest.mark.parametrize("text", REPRESENTATIVE)
 def test_every_two_way_split_gives_the_same_events(text: str) -> None:
-    whole = parse(text)
-    for i in range(len(text) + 1):
-        assert feed_split(text, [i]) == whole, i
+    assert_every_two_way_split_agrees(FMT, text)
 
 
 @pytest.mark.parametrize("text", REPRESENTATIVE)
 def test_char_by_char_and_three_way_splits_give_the_same_events(text: str) -> None:
-    whole = parse(text)
-    assert feed_split(text, list(range(1, len(text)))) == whole
-    step = max(1, len(text) // 9)
-    for i in range(0, len(text) + 1, step):
-        for j in range(i, len(text) + 1, step):
-            assert feed_split(text, [i, j]) == whole, (i, j)
+    assert_char_and_three_way_splits_agree(FMT, text)
 
 
 @settings(max_examples=150, deadline=None)
