@@ -9,7 +9,6 @@ accepts these grammars was checked by hand against the embedded model (see the r
 
 from __future__ import annotations
 
-import enum
 import random
 import re
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from terrarium.formats import (
     grammar_for,
 )
 from terrarium.formats.grammar import gbnf_literal
+from tests.formats_fixtures import Mode, Nothing
 
 # --- a tiny GBNF engine -------------------------------------------------------------------
 
@@ -258,11 +258,6 @@ class Send(BaseModel):
     text: str = Field(json_schema_extra={"multiline": True})
 
 
-class Mode(enum.Enum):
-    FAST = "fast"
-    SLOW = "slow"
-
-
 class Configure(BaseModel):
     model_config = ConfigDict(extra="forbid")
     flag: bool
@@ -276,8 +271,6 @@ class Configure(BaseModel):
     note: str | None = None
 
 
-class Nothing(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 SPECS = [

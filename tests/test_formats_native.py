@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import enum
 import json
 from typing import Literal
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from terrarium.formats import (
     FORMAT_NAMES,
@@ -23,17 +22,7 @@ from terrarium.formats import (
     validate_call,
 )
 from terrarium.formats.convert import field_kind
-
-
-class Send(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    channel: str = Field(description="where to send")
-    text: str = Field(description="what to say")
-
-
-class Mode(enum.Enum):
-    FAST = "fast"
-    SLOW = "slow"
+from tests.formats_fixtures import Mode, Send
 
 
 class Configure(BaseModel):
