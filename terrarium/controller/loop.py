@@ -41,7 +41,7 @@ from terrarium.formats import (
     value_frame,
 )
 from terrarium.formats.native import NativeFormat
-from terrarium.llm.base import ChatModel, supports_continuation
+from terrarium.llm.base import ChatModel, keeps_prompt_cache, supports_continuation
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
 from terrarium.memory import MemoryStore
 from terrarium.prompt.budget import Tokenizer
@@ -278,6 +278,10 @@ class Controller:
         self.record: bool = cfg.memory_record
         self.memory_in_prompt: bool = cfg.memory_in_prompt
         self.fills = parts.fills  # send call -> field -> source (see send_fill)
+        views = {c.name: c for c in parts.inputs.channels}
+        self._field_order = {  # send call -> the channel schema's field order
+            call: tuple(f.name for f in views[parts.sends[call]].fields) for call in self.fills
+        }
         self._fill_values: dict[str, str] = {}  # this turn's value of each source
         self.status: bool = cfg.prompt_status
         self.message_templates = {
@@ -420,7 +424,7 @@ class Controller:
         evaluates only its new input, like every later one. Returns the request's usage, or
         None when there is nothing to warm.
         """
-        if not getattr(self.model, "llama_cpp", False):
+        if not keeps_prompt_cache(self.model):
             return None
         built = self.builder.build(TailState(step=0, status=False))
         first = built.messages()[0]
@@ -563,10 +567,7 @@ class Controller:
         in the channel schema's order (receivers show fields in that order)."""
         fill = {f: self._fill_values.get(src, "") for f, src in self.fills[call].items()}
         merged = {**args, **fill}
-        channel = self.parts.sends[call]
-        names = next((tuple(f.name for f in c.fields) for c in self.parts.inputs.channels
-                      if c.name == channel), ())
-        return {**{n: merged[n] for n in names if n in merged}, **merged}
+        return {**{n: merged[n] for n in self._field_order[call] if n in merged}, **merged}
 
     def _written(self, rec: CallRecord) -> dict[str, Any]:
         """A call's arguments as the model wrote them (without the fields filled in)."""

@@ -19,6 +19,10 @@ class ChatModel(Protocol):
     ``supports_continuation`` is true continues a reply when the request ends with an
     assistant message (a prefill), streaming only the new text. The controller uses it to
     pause a local model while the first sentence of a reply is synthesized.
+
+    Another, read with :func:`keeps_prompt_cache`: a model whose ``llama_cpp`` is true
+    talks to a server that keeps each slot's evaluated prompt, so the runtime can have a
+    creature's prompt prefix evaluated before its first turn.
     """
 
     name: str
@@ -34,3 +38,8 @@ class ChatModel(Protocol):
 def supports_continuation(model: object) -> bool:
     """Whether ``model`` can continue a reply from a trailing assistant message."""
     return bool(getattr(model, "supports_continuation", False))
+
+
+def keeps_prompt_cache(model: object) -> bool:
+    """Whether ``model``'s server keeps a per-slot prompt cache (llama.cpp)."""
+    return bool(getattr(model, "llama_cpp", False))
