@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from voice import UTTERANCES  # bench/voice.py, beside this script
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
@@ -19,19 +20,11 @@ from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
 
 ROOT = Path(__file__).resolve().parent.parent
+# the voice benchmark's utterances (labelled in order), then a few more
+VOICE_LABELS = ["greeting", "statement", "question", "request", "question", "question",
+                "question", "request", "question", "request", "question", "thanks"]
 LABELLED = [
-    ("Hi, my name is Ada.", "greeting"),
-    ("I love green tea in the morning.", "statement"),
-    ("What is the weather like on Mars?", "question"),
-    ("Tell me a short fact about cats.", "request"),
-    ("Can you recommend a good book?", "question"),
-    ("What is my name?", "question"),
-    ("How do I boil an egg?", "question"),
-    ("Say something nice about Mondays.", "request"),
-    ("What should I cook for dinner?", "question"),
-    ("Give me a tip for sleeping better.", "request"),
-    ("What drink do I like in the morning?", "question"),
-    ("Thanks, that is all for now.", "thanks"),
+    *zip(UTTERANCES, VOICE_LABELS, strict=True),
     ("Good morning!", "greeting"),
     ("Thanks a lot.", "thanks"),
     ("Bye for now.", "goodbye"),
