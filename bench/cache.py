@@ -18,7 +18,7 @@ import time
 
 import anyio
 
-from terrarium.llm.assemble import complete
+from terrarium.llm.completion import complete
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.types import ChatMessage, ChatRequest
 

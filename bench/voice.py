@@ -25,9 +25,9 @@ from typing import Any
 
 import anyio
 
-from terrarium.channels.events import GenericEvent
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
+from terrarium.events import GenericEvent
 from terrarium.formats import CallEvent
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model

@@ -141,6 +141,33 @@ def collect(errors: Iterable[ConfigError]) -> None:
         raise ConfigErrors(errs)
 
 
+class FormatError(TerrariumError):
+    """A call cannot be rendered in a format, or a format was asked for something it lacks."""
+
+
+class ConversionError(ValueError):
+    """One call argument's value did not fit its type; the message is a full sentence.
+
+    A ValueError (not a TerrariumError) so pydantic validators can raise it as-is.
+    """
+
+
+class VoiceError(TerrariumError):
+    """Speech output could not be produced (misuse of a sink, a failed audio device)."""
+
+
+class VoiceFileMissing(VoiceError):
+    """The Piper voice model is not installed."""
+
+
+class AudioDeviceUnavailable(VoiceError):
+    """No sound device can be used; audio goes to WAV files instead."""
+
+
+class PayloadProblem(ValueError):
+    """A field's text typed in the monitor could not be read as its type."""
+
+
 @dataclass(slots=True)
 class ErrorSink:
     """Accumulates config errors so validation can report all of them, not just the first."""

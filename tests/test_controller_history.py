@@ -6,7 +6,7 @@ from pathlib import Path
 
 from terrarium.controller.loop import Controller
 from terrarium.llm.scripted import ScriptedModel
-from terrarium.memory import MemoryStore
+from terrarium.store import MemoryStore
 from tests.test_controller_loop import make_parts, request_text, run
 
 

@@ -20,7 +20,7 @@ from terrarium.controller.loop import Controller, Incoming, TurnResult
 from terrarium.errors import ModelError
 from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.types import ChatRequest
-from terrarium.memory import MemoryStore
+from terrarium.store import MemoryStore
 from tests.runtime_fixtures.tools import Ordered, Rendezvous, Shout
 
 TOOLS = "tests.runtime_fixtures.tools"

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from terrarium.errors import FormatError
 from terrarium.formats import (
     CallEvent,
-    FormatError,
     NoticeEvent,
     ParseEvent,
     TextEvent,

@@ -11,8 +11,8 @@ import pytest
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
 from terrarium.controller.loop import Controller, Hooks, Incoming
+from terrarium.events import TranscriptEntry
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
-from terrarium.runtime.api import TranscriptEntry
 from terrarium.voice import AudioClip, CallableSynthesizer, TTSOutput
 
 VOICE = Path(__file__).parent / "runtime_fixtures" / "voice"

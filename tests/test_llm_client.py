@@ -13,7 +13,7 @@ import pytest
 from anyio.abc import SocketStream, TaskGroup
 
 from terrarium.errors import ModelError
-from terrarium.llm.assemble import complete
+from terrarium.llm.completion import complete
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.types import ChatMessage, ChatRequest
 

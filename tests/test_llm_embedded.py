@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from terrarium.errors import ModelError
-from terrarium.llm.assemble import complete
+from terrarium.llm.completion import complete
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.types import ChatMessage, ChatRequest
 

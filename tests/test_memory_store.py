@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from terrarium.errors import TerrariumError
-from terrarium.memory import MemoryStore, query_terms, sanitize_query
+from terrarium.store import MemoryStore, query_terms, sanitize_query
 
 
 def _clock() -> itertools.count[float]:

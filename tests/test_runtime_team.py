@@ -11,10 +11,10 @@ from typing import Any
 import anyio
 import pytest
 
-from terrarium.channels.events import CreatureState, Event, Restart
 from terrarium.channels.log import DurableLog
 from terrarium.config import load_team
 from terrarium.errors import PromptError
+from terrarium.events import CreatureState, Event, Restart
 from terrarium.llm.scripted import ScriptedModel
 from terrarium.runtime.runtime import LOG_FILE, RuntimeOptions, Supervision, TeamRuntime
 

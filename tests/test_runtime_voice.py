@@ -11,9 +11,9 @@ from pathlib import Path
 
 import anyio
 
-from terrarium.channels.events import Event, GenericEvent
 from terrarium.channels.log import DurableLog
 from terrarium.config import load_team
+from terrarium.events import Event, GenericEvent
 from terrarium.runtime.runtime import LOG_FILE, RuntimeOptions, TeamRuntime
 from terrarium.voice import AudioClip, CallableSynthesizer
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from terrarium.errors import RegistryError, TerrariumError, ToolError
 from terrarium.formats.base import CallSpec
-from terrarium.memory import MemoryStore
+from terrarium.store import MemoryStore
 from terrarium.tools.base import Tool, ToolContext
 from terrarium.tools.files import ReadFileTool
 from terrarium.tools.info import InfoTool

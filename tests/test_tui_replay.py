@@ -14,12 +14,11 @@ sys.path.insert(0, str(Path(__file__).parent / "tui_fixtures"))
 
 from tui_recording import TEAM_DIR, Recording, record
 
-from terrarium.channels.events import MessageRefused, MessageSent, Missed
 from terrarium.config import load_team
-from terrarium.errors import ChannelRefusal
-from terrarium.runtime.api import TranscriptEntry
+from terrarium.errors import ChannelRefusal, PayloadProblem
+from terrarium.events import MessageRefused, MessageSent, Missed, TranscriptEntry
 from terrarium.tui import MonitorApp, ReplayHandle
-from terrarium.tui.composer import PayloadProblem, build_payload, parse_json_payload
+from terrarium.tui.composer import build_payload, parse_json_payload
 from terrarium.tui.state import MonitorState
 from terrarium.tui.text import entry_title, payload_preview, topology_text
 

@@ -19,12 +19,12 @@ import pytest
 import yaml
 
 from terrarium.controller.loop import Controller, Hooks, Incoming, TurnResult
+from terrarium.events import TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.types import ChatMessage, ChatRequest, StreamDelta
-from terrarium.runtime.api import TranscriptEntry
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.voice import AudioClip, CallableSynthesizer, NullAudioSink, TTSOutput
 from terrarium.voice.sink import CollectOutput, FirstPieceSink

@@ -3,7 +3,27 @@ and the event bus."""
 
 from terrarium.channels.bus import DEFAULT_EVENT_CAPACITY, EventBus, EventSubscription
 from terrarium.channels.envelope import Envelope, new_message_id
-from terrarium.channels.events import (
+from terrarium.channels.hub import ChannelHub, compile_validator, describe_validation_error
+from terrarium.channels.local import LocalReceiver, LocalTransport
+from terrarium.channels.log import (
+    DurableLog,
+    RefusalRecord,
+    RunInfo,
+    TimelineEntry,
+    TurnRecord,
+    format_timeline,
+)
+from terrarium.channels.spec import (
+    DEFAULT_CAPACITY,
+    ChannelKind,
+    ChannelSpec,
+    CreatureWiring,
+    SendResult,
+    wiring_from_mapping,
+)
+from terrarium.channels.transport import Receiver, Transport
+from terrarium.channels.writer import LogWriter
+from terrarium.events import (
     CreatureState,
     CreatureStateName,
     ErrorEvent,
@@ -19,26 +39,6 @@ from terrarium.channels.events import (
     TurnStarted,
     event_to_dict,
 )
-from terrarium.channels.hub import ChannelHub, compile_validator, describe_validation_error
-from terrarium.channels.log import (
-    DurableLog,
-    RefusalRecord,
-    RunInfo,
-    TimelineEntry,
-    TurnRecord,
-    format_timeline,
-)
-from terrarium.channels.memory import MemoryReceiver, MemoryTransport
-from terrarium.channels.spec import (
-    DEFAULT_CAPACITY,
-    ChannelKind,
-    ChannelSpec,
-    CreatureWiring,
-    SendResult,
-    wiring_from_mapping,
-)
-from terrarium.channels.transport import Receiver, Transport
-from terrarium.channels.writer import LogWriter
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -56,9 +56,9 @@ __all__ = [
     "EventBus",
     "EventSubscription",
     "GenericEvent",
+    "LocalReceiver",
+    "LocalTransport",
     "LogWriter",
-    "MemoryReceiver",
-    "MemoryTransport",
     "MessageDelivered",
     "MessageRefused",
     "MessageSent",

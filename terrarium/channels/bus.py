@@ -13,7 +13,7 @@ from collections.abc import Callable
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from terrarium.channels.events import Event, Missed
+from terrarium.events import Event, Missed
 
 DEFAULT_EVENT_CAPACITY = 1024
 

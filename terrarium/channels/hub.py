@@ -36,7 +36,7 @@ from pydantic import BaseModel, ValidationError
 
 from terrarium.channels.bus import EventBus
 from terrarium.channels.envelope import Envelope, new_message_id
-from terrarium.channels.events import MessageDelivered, MessageRefused, MessageSent
+from terrarium.channels.local import LocalTransport
 from terrarium.channels.log import (
     CONSUME_SQL,
     MESSAGE_SQL,
@@ -45,11 +45,11 @@ from terrarium.channels.log import (
     message_row,
     refusal_row,
 )
-from terrarium.channels.memory import MemoryTransport
 from terrarium.channels.spec import ChannelSpec, CreatureWiring, SendResult
 from terrarium.channels.transport import Receiver, Transport
 from terrarium.channels.writer import LogWriter
 from terrarium.errors import ChannelRefusal, RegistryError, RuntimeFailure, closest_name
+from terrarium.events import MessageDelivered, MessageRefused, MessageSent
 
 logger = logging.getLogger("terrarium.channels")
 
@@ -147,7 +147,7 @@ class ChannelHub:
                         f"Creature {w.name!r} is wired to channel {ch!r}, which does not exist."
                     )
             self.wiring[w.name] = w
-        self.transport = transport or MemoryTransport()
+        self.transport = transport or LocalTransport()
         self.bus = bus or EventBus()
         self.validate = validate
         self.send_timeout = send_timeout

@@ -19,8 +19,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.channels.envelope import Envelope, new_message_id
-from terrarium.channels.events import Event, event_to_dict
 from terrarium.errors import RuntimeFailure
+from terrarium.events import Event, event_to_dict
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs(

@@ -21,7 +21,6 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel
 
-from terrarium.channels.events import CreatureStateName
 from terrarium.controller.assembly import CreatureParts
 from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     INCOMING_HEADER,
@@ -31,6 +30,7 @@ from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     render_payload,
 )
 from terrarium.errors import ChannelRefusal, TerrariumError
+from terrarium.events import CreatureStateName, EntryKind, TranscriptEntry
 from terrarium.formats import (
     CallEvent,
     NoticeEvent,
@@ -43,12 +43,11 @@ from terrarium.formats import (
 from terrarium.formats.native import NativeFormat
 from terrarium.llm.base import ChatModel, keeps_prompt_cache, supports_continuation
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
-from terrarium.memory import MemoryStore
 from terrarium.prompt.budget import Tokenizer
 from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.prompt.tail import TailState, Turn
-from terrarium.runtime.api import EntryKind, TranscriptEntry
+from terrarium.store import MemoryStore
 from terrarium.tools.base import ToolContext
 from terrarium.tools.runner import run_tool
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from terrarium.errors import FormatError
 from terrarium.formats.base import (
     CallEvent,
     CallFormat,
     CallSpec,
-    FormatError,
     NoticeEvent,
     ParseEvent,
     StreamParser,
@@ -75,7 +75,6 @@ __all__ = [
     "CallEvent",
     "CallFormat",
     "CallSpec",
-    "FormatError",
     "NativeFormat",
     "NoticeEvent",
     "ParseEvent",

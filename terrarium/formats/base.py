@@ -13,12 +13,6 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from terrarium.errors import TerrariumError
-
-
-class FormatError(TerrariumError):
-    """A call cannot be rendered in a format, or a format was asked for something it lacks."""
-
 
 @dataclass(frozen=True, slots=True)
 class CallSpec:

@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from terrarium.formats.base import CallFormat, CallSpec, FormatError, StreamParser
+from terrarium.errors import FormatError
+from terrarium.formats.base import CallFormat, CallSpec, StreamParser
 from terrarium.formats.convert import value_to_text
 from terrarium.formats.scan import (
     NAME_CHARS,

@@ -18,6 +18,7 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ValidationError
 
+from terrarium.errors import ConversionError
 from terrarium.formats.base import CallEvent, CallSpec
 
 Kind = Literal["str", "bool", "int", "float", "choice", "json", "any"]
@@ -77,9 +78,6 @@ def field_kind(annotation: Any) -> FieldKind:
         return FieldKind("json", optional, container="object")
     return FieldKind("any", optional)
 
-
-class ConversionError(ValueError):
-    """One argument's value did not fit its type; the message is a full sentence."""
 
 
 def _describe_choices(choices: tuple[Any, ...]) -> str:

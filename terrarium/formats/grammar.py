@@ -15,7 +15,8 @@ import enum
 import json
 from dataclasses import dataclass, field
 
-from terrarium.formats.base import CallFormat, CallSpec, FormatError
+from terrarium.errors import FormatError
+from terrarium.formats.base import CallFormat, CallSpec
 from terrarium.formats.bracket import BracketFormat
 from terrarium.formats.convert import FieldKind, field_kind
 from terrarium.formats.xml import XmlFormat

@@ -22,10 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from terrarium.errors import FormatError
 from terrarium.formats.base import (
     CallEvent,
     CallSpec,
-    FormatError,
     NoticeEvent,
     ParseEvent,
     StreamParser,

@@ -3,8 +3,8 @@
 Import the pieces from here; the embedded server loads ``xllamacpp`` only when started.
 """
 
-from terrarium.llm.assemble import Completion, DeltaAccumulator, complete
 from terrarium.llm.base import ChatModel
+from terrarium.llm.completion import Completion, DeltaAccumulator, complete
 from terrarium.llm.embedded import EmbeddedServer, model_info, model_path, pull_model
 from terrarium.llm.factory import make_model
 from terrarium.llm.openai_client import OpenAIClient

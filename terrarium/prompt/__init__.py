@@ -19,7 +19,7 @@ from terrarium.prompt.inputs import (
     StaticPlugin,
     TeamMember,
 )
-from terrarium.prompt.registry import Registry, SectionRegistry, VariableRegistry
+from terrarium.prompt.owners import Registry, SectionRegistry, VariableRegistry
 from terrarium.prompt.report import format_prompt_report, format_section_map
 from terrarium.prompt.tail import TAIL_ORDER, TailState, Turn, fold_summary
 from terrarium.prompt.templates import compile_template

@@ -33,7 +33,7 @@ from terrarium.prompt.inputs import (
     Skill,
     TeamMember,
 )
-from terrarium.prompt.registry import Registry, SectionRegistry, VariableRegistry
+from terrarium.prompt.owners import Registry, SectionRegistry, VariableRegistry
 from terrarium.prompt.sections import (
     channels_section,
     clear_section_caches,

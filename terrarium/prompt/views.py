@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from terrarium.formats.base import CallFormat
 from terrarium.prompt.inputs import ChannelView, NamedOutputView, PromptPlugin, Skill, TeamMember
-from terrarium.prompt.registry import Registry
+from terrarium.prompt.owners import Registry
 from terrarium.tools.base import Tool
 
 K = TypeVar("K")

@@ -7,18 +7,14 @@ the runtime's internals, and the runtime never waits for it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.events import CreatureStateName
 from terrarium.config import Team
+from terrarium.events import CreatureStateName, TranscriptEntry
 from terrarium.prompt.built import BuiltPrompt
-
-EntryKind = Literal[
-    "user", "message_in", "assistant", "tool_call", "tool_result", "notice", "output", "error"
-]
 
 
 @dataclass(slots=True)
@@ -38,19 +34,6 @@ class CreatureStatus:
     @property
     def cached_ratio(self) -> float:
         return self.cached_tokens / self.tokens_in if self.tokens_in else 0.0
-
-
-@dataclass(slots=True)
-class TranscriptEntry:
-    """One line of a creature's transcript; ``detail`` holds collapsible extra text."""
-
-    kind: EntryKind
-    text: str
-    ts: float
-    turn: int = 0
-    name: str | None = None  # tool or channel name
-    detail: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
 
 
 class TeamHandle(Protocol):

@@ -10,7 +10,7 @@ import sys
 from typing import Any, TextIO
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.events import (
+from terrarium.events import (
     CreatureState,
     ErrorEvent,
     Event,

@@ -30,17 +30,6 @@ from pydantic import ValidationError
 
 from terrarium.channels.bus import EventBus
 from terrarium.channels.envelope import Envelope
-from terrarium.channels.events import (
-    CreatureState,
-    CreatureStateName,
-    ErrorEvent,
-    Event,
-    GenericEvent,
-    OutputText,
-    Restart,
-    TurnEnded,
-    TurnStarted,
-)
 from terrarium.channels.hub import ChannelHub, describe_validation_error
 from terrarium.channels.log import EVENT_SQL, DurableLog, TurnRecord, event_row
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
@@ -49,14 +38,26 @@ from terrarium.config.models import NamedOutput
 from terrarium.controller.assembly import CreatureParts, assemble
 from terrarium.controller.loop import Controller, Hooks, Incoming, TurnResult
 from terrarium.errors import ChannelRefusal, RuntimeFailure
+from terrarium.events import (
+    CreatureState,
+    CreatureStateName,
+    ErrorEvent,
+    Event,
+    GenericEvent,
+    OutputText,
+    Restart,
+    TranscriptEntry,
+    TurnEnded,
+    TurnStarted,
+)
 from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
-from terrarium.memory import MemoryStore
 from terrarium.prompt.built import BuiltPrompt
-from terrarium.runtime.api import CreatureStatus, TranscriptEntry
+from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.outputs import FileOutput
 from terrarium.runtime.team_tools import STATE_TEAM
+from terrarium.store import MemoryStore
 from terrarium.voice.sink import OutputSink, PrintOutput
 
 logger = logging.getLogger("terrarium.runtime")

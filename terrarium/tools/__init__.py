@@ -34,7 +34,7 @@ Wiring a creature (what the controller does)
         # result.ok False: result.text says what went wrong, for the model to read
 
     ``ToolContext.state`` keys (constants in ``state``): ``"tools"`` → the creature's
-    ``ToolRegistry`` (needed by ``info``); ``"memory"`` → a ``terrarium.memory.MemoryStore``
+    ``ToolRegistry`` (needed by ``info``); ``"memory"`` → a ``terrarium.store.MemoryStore``
     (needed by the memory tools); ``"memory_shared"`` → ``True`` to let ``memory_search``
     see every creature's facts instead of only the caller's.
 

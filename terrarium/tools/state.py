@@ -13,7 +13,7 @@ from terrarium.errors import ToolError
 from terrarium.tools.base import ToolContext
 
 if TYPE_CHECKING:
-    from terrarium.memory.store import MemoryStore
+    from terrarium.store.facts import MemoryStore
     from terrarium.tools.registry import ToolRegistry
 
 STATE_TOOLS = "tools"
@@ -42,7 +42,7 @@ def registry_of(ctx: ToolContext) -> ToolRegistry:
 
 def memory_of(ctx: ToolContext) -> MemoryStore:
     """The memory store, or a ToolError saying memory is not enabled for this creature."""
-    from terrarium.memory.store import MemoryStore
+    from terrarium.store.facts import MemoryStore
 
     store = ctx.state.get(STATE_MEMORY)
     if not isinstance(store, MemoryStore):

@@ -20,12 +20,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from terrarium.config import FieldInfo, Team
-from terrarium.errors import ChannelRefusal
+from terrarium.errors import ChannelRefusal, PayloadProblem
 from terrarium.runtime.api import TeamHandle
-
-
-class PayloadProblem(ValueError):
-    """A field's text could not be read as its type."""
 
 
 def _is_text(info: FieldInfo) -> bool:

@@ -13,7 +13,7 @@ from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static, TabbedContent, TabPane
 
-from terrarium.runtime.api import TranscriptEntry
+from terrarium.events import TranscriptEntry
 from terrarium.tui.text import PromptView, entry_full, entry_title, one_line
 
 ENTRY_STYLES: dict[str, str] = {

@@ -12,13 +12,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from terrarium.channels import events as ev
+from terrarium import events as ev
 from terrarium.channels.bus import EventBus
 from terrarium.channels.log import DurableLog, RunInfo
 from terrarium.config import Team, load_any
 from terrarium.errors import ChannelRefusal, TerrariumError
+from terrarium.events import TranscriptEntry
 from terrarium.prompt.built import BuiltPrompt
-from terrarium.runtime.api import CreatureStatus, TranscriptEntry
+from terrarium.runtime.api import CreatureStatus
 from terrarium.tui.text import PromptView, model_label
 
 _EVENT_TYPES: dict[str, type[ev.Event]] = {

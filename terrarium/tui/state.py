@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from terrarium.channels.events import (
+from terrarium.config import Team
+from terrarium.events import (
     CreatureState,
     Event,
     GenericEvent,
@@ -25,7 +26,6 @@ from terrarium.channels.events import (
     TurnEnded,
     TurnStarted,
 )
-from terrarium.config import Team
 
 MAX_TRAFFIC = 500
 MAX_STREAM_CHARS = 4000

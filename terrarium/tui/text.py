@@ -13,7 +13,8 @@ from typing import Any
 
 from terrarium.config import Team
 from terrarium.controller.loop import INCOMING_HEADER
-from terrarium.runtime.api import CreatureStatus, TranscriptEntry
+from terrarium.events import TranscriptEntry
+from terrarium.runtime.api import CreatureStatus
 
 STATE_LABELS: dict[str, str] = {
     "idle": "idle",

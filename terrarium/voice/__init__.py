@@ -4,6 +4,7 @@ Import the pieces from here; heavy dependencies (piper, onnxruntime, sounddevice
 when a voice is actually used.
 """
 
+from terrarium.errors import AudioDeviceUnavailable, VoiceError, VoiceFileMissing
 from terrarium.voice.audio import (
     AudioSink,
     DeviceSink,
@@ -14,7 +15,6 @@ from terrarium.voice.audio import (
     default_audio_sink,
     device_unavailable_reason,
 )
-from terrarium.voice.errors import AudioDeviceUnavailable, VoiceError, VoiceFileMissing
 from terrarium.voice.metrics import UtteranceMetrics
 from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter, split_sentences
 from terrarium.voice.sink import CollectOutput, CutReport, OutputSink, PrintOutput

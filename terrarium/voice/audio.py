@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 import anyio
 from pydantic import BaseModel, ConfigDict
 
-from terrarium.voice.errors import AudioDeviceUnavailable, VoiceError
+from terrarium.errors import AudioDeviceUnavailable, VoiceError
 from terrarium.voice.synth import AudioClip
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")

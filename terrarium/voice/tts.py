@@ -27,8 +27,8 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from pydantic import BaseModel, ConfigDict, Field
 
+from terrarium.errors import VoiceError
 from terrarium.voice.audio import AudioSink, NullAudioSink, UtteranceAudio, WavFileSink
-from terrarium.voice.errors import VoiceError
 from terrarium.voice.metrics import UtteranceMetrics
 from terrarium.voice.segment import CLOSERS, TERMINATORS, SegmenterConfig, SentenceSegmenter
 from terrarium.voice.sink import CutReport

@@ -17,12 +17,12 @@ import anyio
 from pydantic import ValidationError
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.events import Event
 from terrarium.channels.hub import describe_validation_error
 from terrarium.config import Team, load_team
 from terrarium.errors import ChannelRefusal
+from terrarium.events import Event, TranscriptEntry
 from terrarium.prompt.built import BuiltPrompt
-from terrarium.runtime.api import CreatureStatus, TranscriptEntry
+from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 
 TEAM_DIR = Path(__file__).parent / "team"

@@ -16,6 +16,24 @@ CreatureStateName = Literal[
 ]
 
 
+EntryKind = Literal[
+    "user", "message_in", "assistant", "tool_call", "tool_result", "notice", "output", "error"
+]
+
+
+@dataclass(slots=True)
+class TranscriptEntry:
+    """One line of a creature's transcript; ``detail`` holds collapsible extra text."""
+
+    kind: EntryKind
+    text: str
+    ts: float
+    turn: int = 0
+    name: str | None = None  # tool or channel name
+    detail: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """Base of every event; ``kind`` names the type in logs and JSON."""

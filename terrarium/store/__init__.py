@@ -1,7 +1,7 @@
 """Long-term memory for creatures: an SQLite FTS5 store ranked by BM25."""
 
-from terrarium.memory.query import query_terms, sanitize_query
-from terrarium.memory.store import MemoryHit, MemoryStore, MemoryWrite, normalize_fact
+from terrarium.store.facts import MemoryHit, MemoryStore, MemoryWrite, normalize_fact
+from terrarium.store.query import query_terms, sanitize_query
 
 __all__ = [
     "MemoryHit",

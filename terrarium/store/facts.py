@@ -27,7 +27,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict
 
 from terrarium.errors import TerrariumError
-from terrarium.memory.query import sanitize_query
+from terrarium.store.query import sanitize_query
 
 SCHEMA_VERSION = 1
 

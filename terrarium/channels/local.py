@@ -10,7 +10,7 @@ from terrarium.channels.transport import Receiver, Transport
 from terrarium.errors import RuntimeFailure
 
 
-class MemoryReceiver(Receiver):
+class LocalReceiver(Receiver):
     """A creature's inbox backed by the receive side of a memory object stream."""
 
     def __init__(self, creature: str, stream: MemoryObjectReceiveStream[Envelope]) -> None:
@@ -27,19 +27,19 @@ class MemoryReceiver(Receiver):
         return self._stream.statistics().current_buffer_used + len(self._replay)
 
 
-class MemoryTransport(Transport):
+class LocalTransport(Transport):
     """Inboxes in this process; the zero-copy default (envelopes are shared, immutable)."""
 
     def __init__(self) -> None:
         self._senders: dict[str, MemoryObjectSendStream[Envelope]] = {}
-        self._receivers: dict[str, MemoryReceiver] = {}
+        self._receivers: dict[str, LocalReceiver] = {}
 
     def open_inbox(self, creature: str, capacity: int) -> Receiver:
         if creature in self._receivers:
             raise RuntimeFailure(f"The inbox of creature {creature!r} is already open.")
         send, recv = anyio.create_memory_object_stream[Envelope](capacity)
         self._senders[creature] = send
-        rec = MemoryReceiver(creature, recv)
+        rec = LocalReceiver(creature, recv)
         self._receivers[creature] = rec
         return rec
 
