@@ -118,6 +118,36 @@ class OutputText(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TranscriptAppended(Event):
+    """A line was added to a creature's transcript (by its controller or the runtime)."""
+
+    kind: ClassVar[str] = "transcript"
+    creature: str
+    entry: TranscriptEntry
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSectionInfo:
+    """One section of a built prompt as a watcher sees it: no text, only its measures."""
+
+    name: str
+    zone: str
+    bytes: int
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptBuilt(Event):
+    """A creature's prompt was built for a model call (its section map, not its text)."""
+
+    kind: ClassVar[str] = "prompt"
+    creature: str
+    prefix_hash: str
+    tokens: int
+    sections: tuple[PromptSectionInfo, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GenericEvent(Event):
     """Anything else worth showing; ``name`` says what, ``data`` is JSON-ready."""
 

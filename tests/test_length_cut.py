@@ -10,8 +10,8 @@ import pytest
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
-from terrarium.controller.loop import Controller, Hooks, Incoming
-from terrarium.events import TranscriptEntry
+from terrarium.controller.loop import Controller, Incoming
+from terrarium.events import Event, TranscriptAppended
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
 from terrarium.voice import AudioClip, CallableSynthesizer, TTSOutput
 
@@ -41,15 +41,16 @@ def speak(reply: str, finish: str) -> tuple[list[str], list[str], str]:
     parts = assemble(load_team(VOICE), "speaker")
     notices: list[str] = []
 
-    def entry(e: TranscriptEntry) -> None:
-        if e.kind == "notice":
+    def entry(ev: Event) -> None:
+        e = ev.entry if isinstance(ev, TranscriptAppended) else None
+        if e is not None and e.kind == "notice":
             notices.append(e.text)
 
     async def go() -> tuple[list[str], str]:
         synth = CallableSynthesizer(lambda t: AudioClip(pcm=b"\x00\x00", sample_rate=RATE), RATE)
         async with TTSOutput(synth) as tts:
             ctl = Controller(parts, CutOff(reply, finish), sinks={"speech": tts},
-                             hooks=Hooks(on_entry=entry))
+                             emit=entry)
             with anyio.fail_after(10):
                 result = await ctl.run_turn([Incoming(text="hello")])
                 await tts.drain()

@@ -18,8 +18,8 @@ import anyio
 import pytest
 import yaml
 
-from terrarium.controller.loop import Controller, Hooks, Incoming, TurnResult
-from terrarium.events import TranscriptEntry
+from terrarium.controller.loop import Controller, Incoming, TurnResult
+from terrarium.events import Event, TranscriptAppended, TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
 from terrarium.llm.openai_client import OpenAIClient
@@ -101,7 +101,11 @@ class Setup:
             "default": "speech",
             "named_outputs": {"speech": {"type": "tts", "description": "Spoken."}}}, **config)
         self.ctl = Controller(parts, self.model, sinks={"speech": self.tts},
-                              hooks=Hooks(on_entry=self.entries.append))
+                              emit=self._on_event)
+
+    def _on_event(self, ev: Event) -> None:
+        if isinstance(ev, TranscriptAppended):
+            self.entries.append(ev.entry)
 
     async def turn(self, text: str = "hi") -> TurnResult:
         async with self.tts:

@@ -30,7 +30,17 @@ from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     render_payload,
 )
 from terrarium.errors import ChannelRefusal, TerrariumError
-from terrarium.events import CreatureStateName, EntryKind, TranscriptEntry
+from terrarium.events import (
+    CreatureState,
+    CreatureStateName,
+    EntryKind,
+    Event,
+    OutputText,
+    PromptBuilt,
+    PromptSectionInfo,
+    TranscriptAppended,
+    TranscriptEntry,
+)
 from terrarium.formats import (
     CallEvent,
     NoticeEvent,
@@ -86,14 +96,8 @@ class TurnResult:
     hit_max_iterations: bool = False
 
 
-@dataclass(slots=True)
-class Hooks:
-    """How the loop tells its owner what happens; all optional and non-blocking."""
-
-    on_state: Callable[[CreatureStateName], None] | None = None
-    on_entry: Callable[[TranscriptEntry], None] | None = None
-    on_prompt: Callable[[BuiltPrompt], None] | None = None
-    on_text: Callable[[str, str], None] | None = None  # (output name, delta)
+Emit = Callable[[Event], None]
+"""How the loop tells its owner what happens: typed events, non-blocking."""
 
 
 @dataclass(slots=True)
@@ -220,8 +224,8 @@ class _Output:
                 self.ctl._state("speaking")
             await self.sink.write(text)
             self.spoken.append(text)
-        if self.ctl.hooks.on_text and self.name:
-            self.ctl.hooks.on_text(self.name, text)
+        if self.name:
+            self.ctl.emit(OutputText(creature=self.ctl.parts.name, output=self.name, text=text))
 
     async def drop_unfinished(self) -> str:
         """A reply cut off by the length limit: its sink forgets the unfinished last words."""
@@ -235,6 +239,10 @@ class _Output:
                 and supports_continuation(model)):
             return _FirstAudioPause(sink, model)
         return None
+
+
+def _ignore(event: Event) -> None:
+    """The emitter of a controller nobody watches."""
 
 
 def _args_dict(args: BaseModel | None, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -253,7 +261,7 @@ class Controller:
         send: SendFn | None = None,
         memory: MemoryStore | None = None,
         tokenizer: Tokenizer | None = None,
-        hooks: Hooks | None = None,
+        emit: Emit | None = None,
         slot: int | None = None,
         clock: Callable[[], datetime | None] | None = None,
     ) -> None:
@@ -262,7 +270,7 @@ class Controller:
         self.sinks = dict(sinks or {})
         self.send = send
         self.memory = memory
-        self.hooks = hooks or Hooks()
+        self.emit: Emit = emit or _ignore
         self.slot = slot
         self.clock = clock or (lambda: None)
         self.builder = PromptBuilder(parts.inputs, parts.fmt, tokenizer)
@@ -314,12 +322,11 @@ class Controller:
 
     # -- reporting -------------------------------------------------------------------
     def _state(self, state: CreatureStateName) -> None:
-        if self.hooks.on_state:
-            self.hooks.on_state(state)
+        self.emit(CreatureState(creature=self.parts.name, state=state))
 
     def _entry(self, kind: EntryKind, text: str, **kw: Any) -> None:
-        if self.hooks.on_entry:
-            self.hooks.on_entry(TranscriptEntry(kind, text, time.time(), self.turns, **kw))
+        entry = TranscriptEntry(kind, text, time.time(), self.turns, **kw)
+        self.emit(TranscriptAppended(creature=self.parts.name, entry=entry))
 
     # -- one turn --------------------------------------------------------------------
     async def run_turn(self, inputs: Sequence[Incoming]) -> TurnResult:
@@ -364,8 +371,10 @@ class Controller:
                 self._pin_context(built)
                 self.last_prompt = built
                 result.prefix_hash = built.prefix_hash
-                if self.hooks.on_prompt:
-                    self.hooks.on_prompt(built)
+                self.emit(PromptBuilt(
+                    creature=self.parts.name, prefix_hash=built.prefix_hash, tokens=built.tokens,
+                    sections=tuple(PromptSectionInfo(i.name, i.zone, i.bytes, i.tokens)
+                                   for i in built.sections)))
                 messages = [ChatMessage.model_validate(m) for m in built.messages()]
                 frame = self.frame if supports_continuation(self.model) else None
                 if frame is not None:
@@ -632,8 +641,7 @@ class Controller:
         await sink.begin(utt)
         await sink.write(text)
         await sink.end()
-        if self.hooks.on_text:
-            self.hooks.on_text(oname, text)
+        self.emit(OutputText(creature=self.parts.name, output=oname, text=text))
         return CallRecord(ev.name, "output", args, True, f"Written to {oname}.", False,
                           ev.call_id)
 

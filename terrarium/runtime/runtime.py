@@ -36,16 +36,17 @@ from terrarium.channels.spec import ChannelSpec, CreatureWiring
 from terrarium.config import Team
 from terrarium.config.models import NamedOutput
 from terrarium.controller.assembly import CreatureParts, assemble
-from terrarium.controller.loop import Controller, Hooks, Incoming, TurnResult
+from terrarium.controller.loop import Controller, Incoming, TurnResult
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.events import (
     CreatureState,
-    CreatureStateName,
     ErrorEvent,
     Event,
     GenericEvent,
     OutputText,
+    PromptBuilt,
     Restart,
+    TranscriptAppended,
     TranscriptEntry,
     TurnEnded,
     TurnStarted,
@@ -326,25 +327,23 @@ class TeamRuntime:
         name = c.name
         status = self._statuses[name]
 
-        def on_state(state: CreatureStateName) -> None:
-            if status.state != state:
-                status.state = state
-                self.bus.publish(CreatureState(creature=name, state=state))
-
-        def on_entry(entry: TranscriptEntry) -> None:
-            self._transcripts[name].append(entry)
-            self.bus.publish(GenericEvent(name="transcript", creature=name, data={
-                "kind": entry.kind, "text": entry.text, "turn": entry.turn,
-                "name": entry.name, "detail": entry.detail, "ts": entry.ts}))
-
-        def on_prompt(built: BuiltPrompt) -> None:
-            self.bus.publish(GenericEvent(name="prompt", creature=name, data={
-                "prefix_hash": built.prefix_hash, "tokens": built.tokens,
-                "sections": [{"name": s.name, "zone": s.zone, "bytes": s.bytes,
-                              "tokens": s.tokens} for s in built.sections]}))
-
-        def on_text(output: str, text: str) -> None:
-            self.bus.publish(OutputText(creature=name, output=output, text=text))
+        def emit(ev: Event) -> None:
+            if isinstance(ev, CreatureState):
+                if status.state == ev.state:
+                    return
+                status.state = ev.state
+            elif isinstance(ev, TranscriptAppended):
+                entry = ev.entry
+                self._transcripts[name].append(entry)
+                ev = GenericEvent(name="transcript", creature=name, data={
+                    "kind": entry.kind, "text": entry.text, "turn": entry.turn,
+                    "name": entry.name, "detail": entry.detail, "ts": entry.ts})
+            elif isinstance(ev, PromptBuilt):
+                ev = GenericEvent(name="prompt", creature=name, data={
+                    "prefix_hash": ev.prefix_hash, "tokens": ev.tokens,
+                    "sections": [{"name": s.name, "zone": s.zone, "bytes": s.bytes,
+                                  "tokens": s.tokens} for s in ev.sections]})
+            self.bus.publish(ev)
 
         async def send(channel: str, payload: dict[str, Any]) -> int:
             assert self.hub is not None
@@ -353,7 +352,7 @@ class TeamRuntime:
 
         return Controller(
             c.parts, model, sinks=sinks, send=send, memory=self.memory,
-            hooks=Hooks(on_state, on_entry, on_prompt, on_text), slot=slot,
+            emit=emit, slot=slot,
             clock=opts.clock or datetime.now,
         )
 
@@ -460,7 +459,7 @@ class TeamRuntime:
         old = c.controller
         assert old is not None
         new = Controller(c.parts, old.model, sinks=old.sinks, send=old.send, memory=old.memory,
-                         hooks=old.hooks, slot=old.slot, clock=old.clock)
+                         emit=old.emit, slot=old.slot, clock=old.clock)
         new.conversation = list(old.conversation)  # keep what it heard; drop the broken turn
         new.turns = old.turns
         return new
