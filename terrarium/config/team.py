@@ -20,6 +20,8 @@ from terrarium.config.schema_lang import (
 )
 from terrarium.config.yamlio import YamlDoc, load_yaml
 from terrarium.errors import ConfigError, ConfigErrors, Location, TerrariumError
+from terrarium.prompt.examples import value_for_label
+from terrarium.prompt.templates import MESSAGE_TEMPLATE_EXTRAS, compile_message_template
 
 TERRARIUM_FILE = "terrarium.yaml"
 
@@ -215,12 +217,6 @@ def check_message_templates(lc: LoadedCreature, name: str, listen: list[str],
                             channels: dict[str, ChannelDef],
                             errors: list[ConfigError]) -> None:
     """Each template must be for a channel this creature listens to and render its fields."""
-    from terrarium.controller.incoming import (  # the runtime's own renderer, tried here
-        MESSAGE_TEMPLATE_EXTRAS,
-        compile_message_template,
-        sample_payload,
-    )
-
     for cname, source in lc.config.message_templates.items():
         if (err := _unwired(lc, "message_templates", cname, name, listen, "listen", channels)):
             errors.append(err)
@@ -230,11 +226,18 @@ def check_message_templates(lc: LoadedCreature, name: str, listen: list[str],
         try:
             template = compile_message_template(source, cname)
             template.check_variables([*fields, *MESSAGE_TEMPLATE_EXTRAS])
-            template.render(sample_payload(mt))
+            template.render(_sample_payload(mt))
         except TerrariumError as exc:
             errors.append(lc.where("message_templates", cname).error(
                 f"the message template for channel {cname!r} does not work: {exc.message}",
                 f"it may use the message's fields: {', '.join(fields)}"))
+
+
+def _sample_payload(message_type: MessageType | None) -> dict[str, Any]:
+    """A payload of placeholder values for every field, to try a template before any run."""
+    fields = {f.name: value_for_label(f.type_label) for f in message_type.fields} \
+        if message_type is not None else {"text": "..."}
+    return {**fields, **{name: name for name in MESSAGE_TEMPLATE_EXTRAS}}
 
 
 def _takes_text(model: type[BaseModel], fname: str) -> bool:

@@ -13,18 +13,13 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from terrarium.prompt.examples import value_for_label
-from terrarium.prompt.templates import CompiledTemplate, compile_template
-
-if TYPE_CHECKING:
-    from terrarium.config.schema_lang import MessageType
+# the compiler lives in prompt so that config can try a template at load (re-exported here)
+from terrarium.prompt.templates import CompiledTemplate
+from terrarium.prompt.templates import compile_message_template as compile_message_template
 
 INCOMING_HEADER = re.compile(r"^\[([A-Za-z_][A-Za-z0-9_]*) from ([^\]\n]*)\]\n?")
-
-MESSAGE_TEMPLATE_EXTRAS = ("channel", "sender")
-"""Variables a message template may use besides the message's own fields."""
 
 
 def incoming_header(channel: str, sender: str) -> str:
@@ -55,18 +50,6 @@ def render_payload(payload: Mapping[str, Any]) -> str:
         text = json.dumps(value) if isinstance(value, bool) else str(value)
         lines.append(f"{key}: {text}")
     return "\n".join(lines)
-
-
-def compile_message_template(source: str, channel: str) -> CompiledTemplate:
-    """A checked, sandboxed template for one channel's messages (see ``message_templates``)."""
-    return compile_template(source, f"<message template for {channel}>")
-
-
-def sample_payload(message_type: MessageType | None) -> dict[str, Any]:
-    """A payload of placeholder values for every field, to try a template before any run."""
-    fields = {f.name: value_for_label(f.type_label) for f in message_type.fields} \
-        if message_type is not None else {"text": "..."}
-    return {**fields, **{name: name for name in MESSAGE_TEMPLATE_EXTRAS}}
 
 
 @dataclass(slots=True)

@@ -153,3 +153,16 @@ def compile_template(source: str, file: str = "<persona>") -> CompiledTemplate:
     code = _ENV.compile(tree, name=file, filename=file)
     template = _ENV.template_class.from_code(_ENV, code, _ENV.make_globals(None))
     return CompiledTemplate(file=file, template=template, needs=needs)
+
+
+MESSAGE_TEMPLATE_EXTRAS = ("channel", "sender")
+"""Variables a message template may use besides the message's own fields."""
+
+
+def compile_message_template(source: str, channel: str) -> CompiledTemplate:
+    """A checked, sandboxed template for one channel's messages (see ``message_templates``).
+
+    It lives here, not beside the controller that renders with it, so that config can try a
+    template at load with the very compiler the controller uses, without importing upward.
+    """
+    return compile_template(source, f"<message template for {channel}>")

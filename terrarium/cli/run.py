@@ -10,10 +10,17 @@ from typing import Any
 
 import anyio
 
+from terrarium.cli.console import ConsolePrinter
 from terrarium.config import Team, load_any
 from terrarium.errors import TerrariumError
-from terrarium.runtime.console import ConsolePrinter
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+
+__all__ = ["cmd_run", "load_runnable", "run_command"]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """The ``run`` command: one event loop for the whole run."""
+    return anyio.run(run_command, args)
 
 
 async def _lines(args: argparse.Namespace) -> AsyncIterator[str]:
@@ -89,6 +96,7 @@ async def _run_command(args: argparse.Namespace) -> int:
     team = load_runnable(Path(args.path))
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
     if args.tui:
+        # imported here only because Textual is slow to load and only --tui needs it
         from terrarium.tui import run_team_with_monitor
 
         return await run_team_with_monitor(team, lambda t: TeamRuntime(t, opts))

@@ -1,0 +1,84 @@
+"""The ``terrarium`` command line: its arguments, and which command each one runs.
+
+The commands themselves live beside this module (``run`` drives a team; ``inspect`` looks at
+configs, prompts, models and recorded runs), so this one only parses and dispatches, and
+turns a terrarium error into a sentence and an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, cmd_validate
+from terrarium.cli.run import cmd_run
+from terrarium.errors import ConfigErrors, TerrariumError
+
+__all__ = ["EXIT_CONFIG", "build_parser", "main"]
+
+EXIT_CONFIG = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="terrarium", description="Run teams of LLM agents defined in YAML."
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    v = sub.add_parser("validate", help="check a terrarium, creature or package; start nothing")
+    v.add_argument("path", help="terrarium folder, creature folder, or kohaku.yaml package")
+    v.set_defaults(func=cmd_validate)
+
+    r = sub.add_parser("run", help="run a terrarium or a single creature")
+    r.add_argument("path", help="terrarium folder or creature folder")
+    r.add_argument("--input", action="append", default=[], metavar="TEXT",
+                   help="user input (repeatable); without it, lines are read from stdin")
+    r.add_argument("--resume", metavar="RUN_ID", help="resume a run: deliver what was not "
+                   "consumed, exactly once per receiver")
+    r.add_argument("--max-turns", type=int, default=None, help="stop after this many turns")
+    r.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
+    r.add_argument("--runs-dir", default="runs", help="where run logs and audio go (runs/)")
+    r.add_argument("--audio", choices=("wav", "device", "none"), default="wav",
+                   help="where speech goes: WAV files (default), the sound device, nowhere")
+    r.add_argument("--tui", action="store_true", help="watch the team in the monitor")
+    r.add_argument("-v", "--verbose", action="store_true", help="also print channel traffic")
+    r.set_defaults(func=cmd_run)
+
+    pr = sub.add_parser("prompt", help="print a creature's assembled prompt and section map")
+    pr.add_argument("path", help="terrarium or creature folder")
+    pr.add_argument("creature", help="creature name")
+    pr.add_argument("--step", type=int, default=0, help="tail as of this step (default 0)")
+    pr.add_argument("--json", action="store_true", help="machine-readable output")
+    pr.add_argument("--exact", action="store_true", help="count tokens with the embedded "
+                    "model's tokenizer (starts it) instead of the estimate")
+    pr.set_defaults(func=cmd_prompt)
+
+    m = sub.add_parser("models", help="show (or pull) the embedded model and voice")
+    m.add_argument("action", nargs="?", choices=("info", "pull"), default="info")
+    m.set_defaults(func=cmd_models)
+
+    lg = sub.add_parser("log", help="list runs, or print one run's timeline")
+    lg.add_argument("run_id", nargs="?", help="run id (omit to list runs)")
+    lg.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
+    lg.set_defaults(func=cmd_log)
+
+    mo = sub.add_parser("monitor", help="replay a recorded run in the monitor (read-only)")
+    mo.add_argument("run_id", help="run id (see `terrarium log`)")
+    mo.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
+    mo.set_defaults(func=cmd_monitor)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ConfigErrors as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_CONFIG
+    except TerrariumError as exc:
+        print(f"error: {exc.render()}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,1 @@
+"""One creature's turn loop: assembly from config, the incoming-message renderer, the loop."""

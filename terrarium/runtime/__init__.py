@@ -1,0 +1,1 @@
+"""Wiring, supervision and recording of a running team; ``TeamRuntime`` is the facade."""
