@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from terrarium.config.models import CreatureConfig
 from terrarium.formats import get_format
 from terrarium.prompt import (
     ChannelView,
@@ -39,6 +40,8 @@ from terrarium.prompt import (
 )
 from terrarium.prompt.builder import clear_prompt_caches
 from terrarium.tools.base import Tool
+
+SKILL_INDEX_BUDGET: int = CreatureConfig.model_fields["skill_index_budget_bytes"].default
 
 PERSONA = """You are {{ creature }}, a helpful creature running on {{ model }} in {{ cwd }}.
 You have {{ tools|length }} tools and {{ skills|length }} skills.
@@ -102,7 +105,6 @@ def make_inputs(skill_mode: str = "dynamic") -> PromptInputs:
         creature="router",
         persona_source=PERSONA,
         persona_file=Path("creatures/router/prompts/system.md"),
-        tool_format="bracket",
         skill_mode=skill_mode,  # type: ignore[arg-type]
         tools=make_tools(40),
         skills=tuple(
@@ -118,6 +120,7 @@ def make_inputs(skill_mode: str = "dynamic") -> PromptInputs:
         plugins=tuple(
             StaticPlugin(f"plugin_{i}", i % 3, f"Plugin {i} says hello.") for i in range(8)
         ),
+        skill_index_budget_bytes=SKILL_INDEX_BUDGET,
         model="smollm2-135m",
         context_window=32768,
         cwd=Path("/srv"),

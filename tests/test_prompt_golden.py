@@ -45,7 +45,7 @@ def test_golden_router_fake_format_report() -> None:
     ("fmt", "mode"), [("bracket", "dynamic"), ("xml", "static"), ("native", "dynamic")]
 )
 def test_golden_router_real_formats(fmt: str, mode: str) -> None:
-    b = PromptBuilder(make_inputs(tool_format=fmt, skill_mode=mode), get_format(fmt))
+    b = PromptBuilder(make_inputs(skill_mode=mode), get_format(fmt))
     assert_golden(f"prompt_router_{fmt}_{mode}", b.prefix)
 
 

@@ -153,16 +153,11 @@ def test_unwired_channels_only_means_no_channel_prose() -> None:
 
 
 def test_native_format_has_no_text_call_syntax() -> None:
-    b = PromptBuilder(make_inputs(tool_format="native"), FakeNative())
+    b = PromptBuilder(make_inputs(), FakeNative())
     assert "CALL" not in b.prefix
     assert "hint:execution_native" in names(b)
     assert "never write a call as text" in b.prefix_texts["hint:execution_native"]
     assert "`send_speak` call" in b.prefix_texts["channels"]
-
-
-def test_format_mismatch_is_refused() -> None:
-    with pytest.raises(PromptError, match="'native' call format"):
-        PromptBuilder(make_inputs(tool_format="native"), FakeFormat())
 
 
 def test_no_tools_text_without_tools() -> None:

@@ -1,14 +1,19 @@
 """From a validated team to one creature's parts: prompt inputs, tools, calls and format.
 
 This is the only place where config facts become prompt facts, so the prompt, the parser
-and the grammar are all fed from the same registry (tools + channel sends + outputs).
+and the grammar are all fed from the same registry (tools + channel sends + outputs). It is
+also the one route of every config key the controller loop reads: :class:`LoopSettings`,
+built here once; the loop never reads the creature's config itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -26,6 +31,17 @@ from terrarium.prompt.inputs import (
     TeamMember,
 )
 from terrarium.tools.registry import ToolRegistry
+from terrarium.tools.team import TEAM_TOOLS
+
+__all__ = [
+    "DEFAULT_PERSONA",
+    "CreatureParts",
+    "LoopSettings",
+    "TextMessage",
+    "assemble",
+    "loop_settings",
+    "without_fields",
+]
 
 DEFAULT_PERSONA = "You are {{ creature }}, a creature in a terrarium team.\n"
 
@@ -36,6 +52,49 @@ class TextMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str = Field(description="The text to send.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoopSettings:
+    """The config keys the controller loop reads, read once from the validated config.
+
+    No defaults here: every default lives in the pydantic config models
+    (:class:`~terrarium.config.models.CreatureConfig`, ``ControllerSettings``).
+    """
+
+    max_iterations: int
+    history_turns: int | None
+    memory_recall: int
+    memory_recent: int
+    memory_record: bool
+    memory_in_prompt: bool
+    prompt_status: bool
+    message_templates: Mapping[str, str]  # channel -> Jinja source
+    tool_choice: Literal["auto", "required"]
+    use_grammar: bool
+    cwd: Path
+    readable: tuple[Path, ...]  # the writable roots are readable too
+    writable: tuple[Path, ...]
+
+
+def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettings:
+    """The loop's settings for one creature."""
+    cfg = cdef.config
+    return LoopSettings(
+        max_iterations=cfg.max_iterations,
+        history_turns=cfg.history_turns,
+        memory_recall=cfg.memory_recall,
+        memory_recent=cfg.memory_recent,
+        memory_record=cfg.memory_record,
+        memory_in_prompt=cfg.memory_in_prompt,
+        prompt_status=cfg.prompt_status,
+        message_templates=MappingProxyType(dict(cfg.message_templates)),
+        tool_choice=cfg.tool_choice,
+        use_grammar=settings.use_grammar,
+        cwd=cdef.folder,
+        readable=tuple(Path(p) for p in [*cfg.readable_paths, *cfg.writable_paths]),
+        writable=tuple(Path(p) for p in cfg.writable_paths),
+    )
 
 
 @dataclass(slots=True)
@@ -51,6 +110,7 @@ class CreatureParts:
     sends: dict[str, str]  # call name -> channel
     outputs: dict[str, str]  # call name -> named output (non-default ones)
     default_output: str | None
+    loop: LoopSettings  # the config keys the controller loop reads
     fills: dict[str, dict[str, str]] = field(default_factory=dict)  # send call -> field -> source
 
     @property
@@ -117,8 +177,6 @@ def assemble(team: Team, name: str) -> CreatureParts:
     settings = cfg.controller or ControllerSettings()
     registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}")
     if team.root is not None and cdef is team.root:
-        from terrarium.runtime.team_tools import TEAM_TOOLS
-
         for tool in TEAM_TOOLS:
             registry.register(tool, owner="the terrarium (root creature)")
     specs: list[CallSpec] = list(registry.specs())
@@ -166,7 +224,6 @@ def assemble(team: Team, name: str) -> CreatureParts:
         creature=cdef.name,
         persona_source=persona,
         persona_file=persona_file,
-        tool_format=cfg.tool_format,
         skill_mode=cfg.skill_mode,
         tools=tuple(registry.tools()),
         skills=tuple(skills),
@@ -182,4 +239,4 @@ def assemble(team: Team, name: str) -> CreatureParts:
         extra_variables=dict(cfg.variables),
     )
     return CreatureParts(cdef.name, cdef, settings, registry, fmt, inputs, sends, outputs,
-                         cfg.output.default, fills)
+                         cfg.output.default, loop_settings(cdef, settings), fills)

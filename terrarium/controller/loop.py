@@ -4,6 +4,11 @@ A turn: build the prompt (cached prefix + fresh tail) → stream the model → s
 as soon as it closes (concurrency-safe tools at once, the others in order) → feed results
 back → repeat until the model answers without calls or ``max_iterations`` is reached.
 Plain text streams to the creature's default named output while it arrives.
+
+Beside it, each in its own module: memory recall and record (``recall``), the fields the
+runtime fills into sends (``fill``), the turn's default output (``output``); the
+first-audio pause is the tts sink's (``terrarium.voice.first_audio``). The config keys the
+loop reads come only from ``parts.loop`` (:class:`~terrarium.controller.assembly.LoopSettings`).
 """
 
 from __future__ import annotations
@@ -15,13 +20,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any, Literal
 
 import anyio
 from pydantic import BaseModel
 
 from terrarium.controller.assembly import CreatureParts
+from terrarium.controller.fill import SendFill
 from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     INCOMING_HEADER,
     Incoming,
@@ -29,6 +34,8 @@ from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     incoming_header,
     render_payload,
 )
+from terrarium.controller.output import TurnOutput
+from terrarium.controller.recall import recall, record
 from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.events import (
     CreatureState,
@@ -61,7 +68,9 @@ from terrarium.store import MemoryStore
 from terrarium.tools.base import ToolContext
 from terrarium.tools.runner import run_tool
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
-from terrarium.voice.sink import FirstPieceSink, OutputSink
+from terrarium.voice.sink import OutputSink
+
+__all__ = ["CallKind", "CallRecord", "Controller", "Emit", "Incoming", "SendFn", "TurnResult"]
 
 SendFn = Callable[[str, dict[str, Any]], Awaitable[int]]
 """Send ``payload`` on a channel as this creature; returns receivers reached or raises."""
@@ -122,125 +131,6 @@ async def _closing(stream: AsyncIterator[Any]) -> AsyncIterator[AsyncIterator[An
             await aclose()
 
 
-def _joined_usage(first: Usage | None, second: Usage | None) -> Usage | None:
-    """One round's usage over a paused stream and its continuation.
-
-    The continuation's prompt repeats the first call's prompt plus the reply so far, so the
-    round reports the first call's prompt, all the output, and the work both calls did.
-    """
-    if first is None or second is None:
-        return second or first
-
-    def add(a: float | None, b: float | None) -> float | None:
-        return None if a is None and b is None else (a or 0) + (b or 0)
-
-    known = first.prompt_tokens > 0  # a server without per-token timings reports nothing
-    prompt_n = add(first.prompt_n, second.prompt_n)
-    return Usage(
-        prompt_tokens=(first.prompt_tokens if known
-                       else max(0, second.prompt_tokens - first.completion_tokens)),
-        cached_tokens=(first.cached_tokens if known
-                       else max(0, second.cached_tokens - first.completion_tokens)),
-        completion_tokens=first.completion_tokens + second.completion_tokens,
-        prompt_n=None if prompt_n is None else int(prompt_n),
-        prompt_ms=add(first.prompt_ms, second.prompt_ms),
-        predicted_ms=add(first.predicted_ms, second.predicted_ms),
-        ttft_ms=first.ttft_ms if first.ttft_ms is not None else second.ttft_ms,
-        total_ms=add(first.total_ms, second.total_ms),
-        attempts=first.attempts + second.attempts,
-    )
-
-
-@dataclass(slots=True)
-class _FirstAudioPause:
-    """Pause the model while the reply's first piece is synthesized (once per round).
-
-    On a shared CPU the model's decoding slows the synthesis that sets the time to first
-    audio. So the stream is closed once the first piece is queued, and after its synthesis
-    the reply continues from a continuation request (the text so far as an assistant
-    prefill), which the server's prompt cache makes nearly free.
-    """
-
-    sink: FirstPieceSink
-    model: ChatModel
-    used: bool = False
-    first_usage: Usage | None = None
-
-    def ready(self, rnd: _Round) -> bool:
-        """Pause now: the first piece awaits synthesis and the parser holds nothing back."""
-        return (not self.used and not rnd.native and self.sink.first_piece_pending()
-                and "".join(rnd.text) == "".join(rnd.raw))
-
-    async def resume(self, request: ChatRequest, rnd: _Round) -> ChatRequest | None:
-        """Wait for the first piece's audio; then the request that continues the reply.
-
-        None when the paused call had already spent the whole ``max_tokens`` budget.
-        """
-        self.used = True
-        self.first_usage = self.model.last_usage  # may be None after a closed stream
-        await self.sink.wait_first_piece()
-        spent = self.first_usage.completion_tokens if self.first_usage is not None else 0
-        budget = request.max_tokens or getattr(self.model, "max_tokens", None)
-        update: dict[str, Any] = {}
-        if isinstance(budget, int) and spent:
-            if spent >= budget:
-                return None
-            update["max_tokens"] = budget - spent  # the same cap as one uninterrupted reply
-        messages = list(request.messages)
-        if messages and messages[-1].role == "assistant":
-            messages.pop()  # the request's own prefill: rnd.raw starts with it
-        messages.append(ChatMessage(role="assistant", content="".join(rnd.raw)))
-        update["messages"] = messages
-        return request.model_copy(update=update)
-
-    def usage(self, last: Usage | None) -> Usage | None:
-        if not self.used:
-            return last
-        if last is self.first_usage:  # no continuation was made
-            return last
-        return _joined_usage(self.first_usage, last)
-
-
-@dataclass(slots=True)
-class _Output:
-    """The turn's default output: opened on the first text, streamed as it arrives."""
-
-    ctl: Controller
-    name: str | None
-    sink: OutputSink | None
-    utterance: str
-    started: bool = False
-    spoken: list[str] = field(default_factory=list)
-
-    async def open(self) -> None:
-        """Open the utterance when the turn starts, so its metrics count from there."""
-        if self.sink is not None and not self.started:
-            self.started = True
-            await self.sink.begin(self.utterance)
-
-    async def write(self, text: str) -> None:
-        if self.sink is not None:
-            if not self.spoken:
-                self.ctl._state("speaking")
-            await self.sink.write(text)
-            self.spoken.append(text)
-        if self.name:
-            self.ctl.emit(OutputText(creature=self.ctl.parts.name, output=self.name, text=text))
-
-    async def drop_unfinished(self) -> str:
-        """A reply cut off by the length limit: its sink forgets the unfinished last words."""
-        drop = getattr(self.sink, "drop_unfinished", None)
-        return await drop() if drop is not None and self.started else ""
-
-    def first_audio_pause(self, model: ChatModel) -> _FirstAudioPause | None:
-        """A pause for this round, when the sink asks for one and the model can continue."""
-        sink = self.sink
-        if (isinstance(sink, FirstPieceSink) and sink.yield_first_audio
-                and supports_continuation(model)):
-            return _FirstAudioPause(sink, model)
-        return None
-
-
 def _ignore(event: Event) -> None:
     """The emitter of a controller nobody watches."""
 
@@ -277,27 +167,15 @@ class Controller:
         self.conversation: list[Turn] = []
         self.step = 0
         self.turns = 0
-        cfg = parts.cdef.config
-        self.max_iterations: int = cfg.max_iterations
-        self.history_turns: int | None = cfg.history_turns
-        self.recall_limit: int = cfg.memory_recall
-        self.recent_limit: int = cfg.memory_recent
-        self.record: bool = cfg.memory_record
-        self.memory_in_prompt: bool = cfg.memory_in_prompt
-        self.fills = parts.fills  # send call -> field -> source (see send_fill)
-        views = {c.name: c for c in parts.inputs.channels}
-        self._field_order = {  # send call -> the channel schema's field order
-            call: tuple(f.name for f in views[parts.sends[call]].fields) for call in self.fills
-        }
-        self._fill_values: dict[str, str] = {}  # this turn's value of each source
-        self.status: bool = cfg.prompt_status
+        cfg = self.settings = parts.loop  # every config key the loop reads, and only these
+        self.fill = SendFill(parts.fills, parts.inputs.channels, parts.sends)
         self.message_templates = {
             channel: compile_message_template(source, channel)
             for channel, source in cfg.message_templates.items()
         }
         required = cfg.tool_choice == "required" and bool(parts.fmt.specs)
         self.grammar: str | None = None
-        if parts.settings.use_grammar and parts.fmt.textual:
+        if cfg.use_grammar and parts.fmt.textual:
             spoken = any(o.kind == "tts" and o.default for o in parts.inputs.named_outputs)
             self.grammar = grammar_for(parts.fmt, allow_text=not required, plain_text=spoken)
         # one call of one one-line argument: the model need only write the value (used when
@@ -309,12 +187,8 @@ class Controller:
         state: dict[str, Any] = {STATE_TOOLS: parts.registry}
         if memory is not None:
             state[STATE_MEMORY] = memory
-        folder = parts.cdef.folder
         self.tool_ctx = ToolContext(
-            creature=parts.name,
-            cwd=folder,
-            readable=tuple(Path(p) for p in [*cfg.readable_paths, *cfg.writable_paths]),
-            writable=tuple(Path(p) for p in cfg.writable_paths),
+            creature=parts.name, cwd=cfg.cwd, readable=cfg.readable, writable=cfg.writable,
             state=state,
         )
         self.last_prompt: BuiltPrompt | None = None
@@ -333,9 +207,10 @@ class Controller:
         """Run one turn over ``inputs``; tool and send failures go back to the model."""
         self.turns += 1
         result = TurnResult(text="")
-        if self.history_turns is not None:
+        cfg = self.settings
+        if cfg.history_turns is not None:
             # a short history is also a short context: faster prompt evaluation and decoding
-            keep = self.history_turns
+            keep = cfg.history_turns
             self.conversation = self.conversation[len(self.conversation) - keep:] if keep else []
         for item in inputs:
             rendered = item.render(self.message_templates.get(item.channel or ""))
@@ -343,29 +218,25 @@ class Controller:
             kind: EntryKind = "user" if item.channel is None else "message_in"
             self._entry(kind, rendered, name=item.channel,
                         data={"sender": item.sender, "message_id": item.message_id})
-        recent, matches = await self._recall(inputs)
-        if self.fills:
-            self._fill_values = {"input": "\n".join(i.search_text for i in inputs),
-                                 "recalled": " ".join(matches), "recent": " ".join(recent)}
-        recalled = ((*(f"recently: {t}" for t in recent), *matches)
-                    if self.memory_in_prompt else ())
-        if self.record and self.memory is not None:
-            for item in inputs:
-                if item.search_text.strip():
-                    await self.memory.awrite(item.search_text, creature=self.parts.name,
-                                             source=item.channel or "user")
+        facts = await recall(self.memory, inputs, creature=self.parts.name,
+                              recent=cfg.memory_recent, matches=cfg.memory_recall)
+        self.fill.begin_turn(inputs, facts)
+        recalled = facts.prompt_lines() if cfg.memory_in_prompt else ()
+        if cfg.memory_record and self.memory is not None:
+            await record(self.memory, inputs, creature=self.parts.name)
         default = self.parts.default_output
         sink = self.sinks.get(default) if default else None
-        out = _Output(self, default, sink, f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}")
+        out = TurnOutput(self.emit, self.parts.name, default, sink,
+                         f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}")
         await out.open()
         last_text = ""  # the turn-end text: the latest round's plain text, never call syntax
         try:
-            for _ in range(self.max_iterations):
+            for _ in range(cfg.max_iterations):
                 result.rounds += 1
                 built = self.builder.build(TailState(
                     step=self.step, now=self.clock(), recalled=recalled,
                     conversation=tuple(self.conversation), notice=self._pending_notice,
-                    status=self.status))
+                    status=cfg.prompt_status))
                 self._pending_notice = None
                 self.step += 1
                 self._pin_context(built)
@@ -416,7 +287,7 @@ class Controller:
                     break
             else:
                 result.hit_max_iterations = True
-                self._entry("notice", f"stopped after max_iterations={self.max_iterations}")
+                self._entry("notice", f"stopped after max_iterations={cfg.max_iterations}")
         finally:
             if out.started and sink is not None:
                 with anyio.CancelScope(shield=True):
@@ -460,7 +331,7 @@ class Controller:
         self.conversation.insert(newest_user, Turn("system", ctx))
 
     async def _one_round(
-        self, request: ChatRequest, out: _Output, frame: ValueFrame | None = None
+        self, request: ChatRequest, out: TurnOutput, frame: ValueFrame | None = None
     ) -> _Round:
         """Stream one model response; calls start as soon as each one closes.
 
@@ -547,7 +418,9 @@ class Controller:
         if self.parts.fmt.textual:
             raw = "".join(rnd.raw)
         else:
-            shown = [self.parts.fmt.render_call(r.name, self._written(r)) for r in records]
+            shown = [self.parts.fmt.render_call(
+                r.name, self.fill.written(r.name, r.args) if r.kind == "send" else r.args)
+                for r in records]
             raw = "\n".join(p for p in ["".join(rnd.text), *shown] if p)
         if raw:
             self.conversation.append(Turn("assistant", raw))
@@ -555,40 +428,13 @@ class Controller:
             lines = [f"Result of {r.name}: {r.result}" for r in records]
             self.conversation.append(Turn("user", "\n".join(lines)))
 
-    async def _recall(self, inputs: Sequence[Incoming]) -> tuple[list[str], list[str]]:
-        """(recent records, oldest to newest; the best matches not among them)."""
-        recent: list[str] = []
-        matches: list[str] = []
-        if self.memory is None:
-            return recent, matches
-        if self.recent_limit:
-            hits = await self.memory.arecent(self.recent_limit, creature=self.parts.name)
-            recent = [h.text for h in reversed(hits)]
-        if self.recall_limit:
-            query = " ".join(i.search_text for i in inputs)
-            hits = await self.memory.asearch(query, limit=self.recall_limit)
-            matches = [h.text for h in hits if h.text not in recent]
-        return recent, matches
-
-    def _filled(self, call: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The full message of a send: the model's fields plus those the runtime fills in,
-        in the channel schema's order (receivers show fields in that order)."""
-        fill = {f: self._fill_values.get(src, "") for f, src in self.fills[call].items()}
-        merged = {**args, **fill}
-        return {**{n: merged[n] for n in self._field_order[call] if n in merged}, **merged}
-
-    def _written(self, rec: CallRecord) -> dict[str, Any]:
-        """A call's arguments as the model wrote them (without the fields filled in)."""
-        fill = self.fills.get(rec.name) if rec.kind == "send" else None
-        return {k: v for k, v in rec.args.items() if k not in fill} if fill else rec.args
-
     async def _run_call(
         self, ev: CallEvent, idx: int, records: list[CallRecord | None], seq_lock: anyio.Lock
     ) -> None:
         parts = self.parts
         args = _args_dict(ev.args, ev.raw_args)
-        if ev.name in self.fills and ev.args is not None and ev.error is None:
-            args = self._filled(ev.name, args)  # the transcript and record show what is sent
+        if ev.name in self.fill and ev.args is not None and ev.error is None:
+            args = self.fill.filled(ev.name, args)  # the transcript and record show what is sent
         self._entry("tool_call", ev.name, name=ev.name, detail=json.dumps(args, sort_keys=True),
                     data={"args": args})
         if ev.error is not None or ev.args is None:

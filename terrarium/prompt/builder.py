@@ -279,12 +279,7 @@ class PromptBuilder:
         self.fmt = fmt
         self.tokenizer: Tokenizer = tokenizer or DEFAULT_TOKENIZER
         self.budgets = budgets or TailBudgets()
-        self.native = inputs.tool_format == "native"
-        if fmt.name != inputs.tool_format or fmt.textual == self.native:
-            raise PromptError(
-                f"The creature {inputs.creature!r} uses the {inputs.tool_format!r} call format "
-                f"but was given the {fmt.name!r} format."
-            )
+        self.native = not fmt.textual
         self.variables = VariableRegistry()
         self.section_registry = SectionRegistry()
         self._register_facts()
@@ -313,7 +308,7 @@ class PromptBuilder:
         self.variables.register_many(
             [
                 ("creature", i.creature, "config"),
-                ("tool_format", i.tool_format, "config"),
+                ("tool_format", self.fmt.name, "config"),
                 ("skill_mode", i.skill_mode, "config"),
                 ("model", i.model, "controller"),
                 ("context_window", i.context_window, "controller"),

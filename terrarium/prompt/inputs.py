@@ -13,7 +13,6 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from terrarium.tools.base import Tool
 
-ToolFormatName = Literal["bracket", "xml", "native"]
 SkillMode = Literal["dynamic", "static"]
 ChannelType = Literal["queue", "broadcast"]
 
@@ -99,12 +98,15 @@ class TeamMember:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PromptInputs:
-    """Everything one creature's prompt is assembled from (per creature run)."""
+    """Everything one creature's prompt is assembled from (per creature run).
+
+    The call format is not among them: the builder is given the format object itself and
+    reads its name from there, so the two cannot disagree.
+    """
 
     creature: str
     persona_source: str
     persona_file: Path | None = None
-    tool_format: ToolFormatName
     skill_mode: SkillMode
     tools: tuple[type[Tool], ...] = ()
     skills: tuple[Skill, ...] = ()
@@ -113,7 +115,7 @@ class PromptInputs:
     hint_overrides: Mapping[str, str] = field(default_factory=dict)
     named_outputs: tuple[NamedOutputView, ...] = ()
     plugins: tuple[PromptPlugin, ...] = ()
-    skill_index_budget_bytes: int = 4096
+    skill_index_budget_bytes: int  # the default lives in the config model
     model: str
     context_window: int
     cwd: Path

@@ -105,7 +105,7 @@ def _skills_section(skills: Sequence[Skill], budget: int, reach: str) -> str:
     raise PromptError(
         f"The skill index budget of {budget} bytes cannot hold even the skill index "
         f"header and its overflow line.",
-        suggestion="raise skill_index_budget_bytes (the default is 4096)",
+        suggestion="raise skill_index_budget_bytes in the creature's config",
     )
 
 

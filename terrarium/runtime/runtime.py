@@ -56,10 +56,9 @@ from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
-from terrarium.runtime.outputs import FileOutput
-from terrarium.runtime.team_tools import STATE_TEAM
 from terrarium.store import MemoryStore
-from terrarium.voice.sink import OutputSink, PrintOutput
+from terrarium.tools.team import STATE_TEAM
+from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
 logger = logging.getLogger("terrarium.runtime")
 

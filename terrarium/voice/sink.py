@@ -1,19 +1,32 @@
-"""The named-output contract: how a creature's streamed text reaches a sink.
+"""The named-output contract, and the sinks that only write text (stdout, file, memory).
 
 The controller loop calls ``begin`` once per reply, ``write`` for every text delta, ``end``
-when the reply is complete, and ``interrupt`` when the user barges in. ``PrintOutput`` and
-``CollectOutput`` are the text-only sinks; ``TTSOutput`` (in ``tts.py``) speaks.
+when the reply is complete, and ``interrupt`` when the user barges in. Every named output
+type shares this one contract: ``PrintOutput`` (``stdout``), ``FileOutput`` (``file``) and
+``CollectOutput`` (tests) are here; ``TTSOutput`` (``tts``, in ``tts.py``) speaks, and the
+first-audio pause it asks for (``FirstPieceSink``) lives beside it in ``first_audio.py``.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol, TextIO, runtime_checkable
 
+import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import VoiceError
+
+__all__ = [
+    "CollectOutput",
+    "CutReport",
+    "FileOutput",
+    "FirstPieceSink",
+    "OutputSink",
+    "PrintOutput",
+]
 
 
 class CutReport(BaseModel):
@@ -114,6 +127,31 @@ class PrintOutput:
         self._emit(" [cut]\n")
         self._current = None
         return report
+
+
+class FileOutput:
+    """Appends each utterance to a file, one line per utterance."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._buf: list[str] = []
+
+    async def begin(self, utterance_id: str) -> None:
+        self._buf = []
+
+    async def write(self, text: str) -> None:
+        self._buf.append(text)
+
+    async def end(self) -> None:
+        text = "".join(self._buf).strip()
+        self._buf = []
+        if text:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            async with await anyio.open_file(self.path, "a", encoding="utf-8") as f:
+                await f.write(text + "\n")
+
+    async def interrupt(self) -> CutReport | None:
+        return None
 
 
 class CollectOutput:

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from terrarium.config.models import CreatureConfig
 from terrarium.formats.base import CallFormat, ParseEvent, StreamParser
 from terrarium.prompt import (
     ChannelView,
@@ -110,6 +111,8 @@ class ClockTool(Tool):
 
 TOOLS: tuple[type[Tool], ...] = (InfoTool, SearchTool, WriteNoteTool, ClockTool)
 
+SKILL_INDEX_BUDGET: int = CreatureConfig.model_fields["skill_index_budget_bytes"].default
+
 SKILLS = (
     Skill("weather", "How to phrase a weather report.", "Say the temperature first.", "pkg"),
     Skill("greeting", "How to greet.", "Greet once, briefly.", "pkg"),
@@ -191,7 +194,6 @@ def make_inputs(**over: Any) -> PromptInputs:
         creature="router",
         persona_source=PERSONA,
         persona_file=Path("creatures/router/prompts/system.md"),
-        tool_format="bracket",
         skill_mode="dynamic",
         tools=TOOLS,
         skills=SKILLS,
@@ -200,6 +202,7 @@ def make_inputs(**over: Any) -> PromptInputs:
         hint_overrides={},
         named_outputs=OUTPUTS,
         plugins=PLUGINS,
+        skill_index_budget_bytes=SKILL_INDEX_BUDGET,
         model="smollm2-135m",
         context_window=8192,
         cwd=Path("/srv/terrarium"),

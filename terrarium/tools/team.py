@@ -1,24 +1,71 @@
 """Team tools for the optional root creature: see the team, send, stop and start creatures.
 
-They reach the running team through ``ToolContext.state["team"]`` (a ``TeamRuntime``), set
-only for the root; any other creature naming them gets a clear refusal instead.
+They reach the running team through ``ToolContext.state["team"]``, set only for the root;
+any other creature naming them gets a clear refusal instead. What they call on it is the
+small :class:`TeamControl` protocol (the runtime's ``TeamRuntime`` fits it), so the tools
+sit with the other tools and both assembly and the runtime import them from below.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import ChannelRefusal, ToolError
 from terrarium.tools.base import NoArgs, Tool, ToolContext
 
+__all__ = [
+    "STATE_TEAM",
+    "TEAM_TOOLS",
+    "CreatureNameArgs",
+    "CreatureNumbers",
+    "StartCreatureTool",
+    "StopCreatureTool",
+    "TeamControl",
+    "TeamSendArgs",
+    "TeamSendTool",
+    "TeamStatusTool",
+]
+
 STATE_TEAM = "team"
+"""The ``ToolContext.state`` key of the running team (a :class:`TeamControl`)."""
 
 
-def _team(ctx: ToolContext) -> Any:
-    team = ctx.state.get(STATE_TEAM)
+class CreatureNumbers(Protocol):
+    """One creature's live numbers, as ``team_status`` reports them."""
+
+    @property
+    def state(self) -> str: ...
+    @property
+    def turns(self) -> int: ...
+    @property
+    def tokens_in(self) -> int: ...
+    @property
+    def tokens_out(self) -> int: ...
+    @property
+    def restarts(self) -> int: ...
+    @property
+    def last_error(self) -> str | None: ...
+
+
+class TeamControl(Protocol):
+    """What the team tools call on the running team."""
+
+    @property
+    def statuses(self) -> Mapping[str, CreatureNumbers]: ...
+
+    async def send_as_root(self, channel: str, payload: Mapping[str, Any]) -> int: ...
+
+    async def stop_creature(self, name: str) -> None: ...
+
+    async def start_creature(self, name: str) -> None: ...
+
+
+def _team(ctx: ToolContext) -> TeamControl:
+    team: TeamControl | None = ctx.state.get(STATE_TEAM)
     if team is None:
         raise ToolError("team tools work only for the terrarium's root creature")
     return team

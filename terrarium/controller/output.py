@@ -1,0 +1,54 @@
+"""A turn's default output: the named output that receives the creature's plain text.
+
+Opened when the turn starts (so its metrics count from there), written as text streams,
+and reported as typed events: the first spoken words set the creature ``speaking``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from terrarium.events import CreatureState, Event, OutputText
+from terrarium.llm.base import ChatModel
+from terrarium.voice.first_audio import FirstAudioPause, first_audio_pause
+from terrarium.voice.sink import OutputSink
+
+__all__ = ["TurnOutput"]
+
+
+@dataclass(slots=True)
+class TurnOutput:
+    """The turn's default output: opened on the first text, streamed as it arrives."""
+
+    emit: Callable[[Event], None]
+    creature: str
+    name: str | None
+    sink: OutputSink | None
+    utterance: str
+    started: bool = False
+    spoken: list[str] = field(default_factory=list)
+
+    async def open(self) -> None:
+        """Open the utterance when the turn starts, so its metrics count from there."""
+        if self.sink is not None and not self.started:
+            self.started = True
+            await self.sink.begin(self.utterance)
+
+    async def write(self, text: str) -> None:
+        if self.sink is not None:
+            if not self.spoken:
+                self.emit(CreatureState(creature=self.creature, state="speaking"))
+            await self.sink.write(text)
+            self.spoken.append(text)
+        if self.name:
+            self.emit(OutputText(creature=self.creature, output=self.name, text=text))
+
+    async def drop_unfinished(self) -> str:
+        """A reply cut off by the length limit: its sink forgets the unfinished last words."""
+        drop = getattr(self.sink, "drop_unfinished", None)
+        return await drop() if drop is not None and self.started else ""
+
+    def first_audio_pause(self, model: ChatModel) -> FirstAudioPause | None:
+        """A pause for this round, when the sink asks for one and the model can continue."""
+        return first_audio_pause(self.sink, model)
