@@ -2,8 +2,8 @@
 
 Creature: 40 tools, 200 skills, 12 channels, 8 plugins, 50 conversation turns, bracket
 format. Prints the median of N runs in microseconds, and the ratio against a baseline
-measured in the same run: a cold assembly (every aggregator memo cleared first, see
-``clear_prompt_caches``), i.e. what the first creature start pays. Baseline and measured runs
+measured in the same run: a cold assembly (a new, empty ``PromptCache``), i.e. what the first
+creature start pays. Baseline and measured runs
 are interleaved round-robin so machine load (other work on the 2 cores) hits them alike.
 
 "warm" is a creature (re)start with the same frozen inputs; "new input tuples" rebuilds the
@@ -31,6 +31,7 @@ from terrarium.prompt import (
     FieldView,
     NamedOutputView,
     PromptBuilder,
+    PromptCache,
     PromptInputs,
     Skill,
     StaticPlugin,
@@ -38,7 +39,6 @@ from terrarium.prompt import (
     TeamMember,
     Turn,
 )
-from terrarium.prompt.builder import clear_prompt_caches
 from terrarium.tools.base import Tool
 
 SKILL_INDEX_BUDGET: int = CreatureConfig.model_fields["skill_index_budget_bytes"].default
@@ -160,13 +160,14 @@ def main() -> None:
     fmt = get_format("bracket")
     for mode in ("dynamic", "static"):
         inputs = make_inputs(mode)
-        builder = PromptBuilder(inputs, fmt)
+        cache = PromptCache()  # what the runtime shares across a team's creatures
+        builder = PromptBuilder(inputs, fmt, cache=cache)
         builder.build(STATE)  # warm caches (templates, tool docs, examples, turn counts)
 
-        def full(inputs: PromptInputs = inputs) -> object:
-            return PromptBuilder(inputs, fmt).build(STATE)
+        def full(inputs: PromptInputs = inputs, cache: PromptCache = cache) -> object:
+            return PromptBuilder(inputs, fmt, cache=cache).build(STATE)
 
-        def fresh(inputs: PromptInputs = inputs) -> object:
+        def fresh(inputs: PromptInputs = inputs, cache: PromptCache = cache) -> object:
             copy = dataclasses.replace(
                 inputs,
                 tools=tuple(list(inputs.tools)),
@@ -175,11 +176,10 @@ def main() -> None:
                 team=tuple(list(inputs.team)),
                 named_outputs=tuple(list(inputs.named_outputs)),
             )
-            return PromptBuilder(copy, fmt).build(STATE)
+            return PromptBuilder(copy, fmt, cache=cache).build(STATE)
 
         def cold(inputs: PromptInputs = inputs) -> object:
-            clear_prompt_caches()
-            return PromptBuilder(inputs, fmt).build(STATE)
+            return PromptBuilder(inputs, fmt, cache=PromptCache()).build(STATE)
 
         def tail(builder: PromptBuilder = builder) -> object:
             return builder.build(STATE)
@@ -204,7 +204,6 @@ def main() -> None:
             f"→ warm is {cold_us / full_us:.1f}× faster; tail is {full_us / tail_us:.1f}× "
             "cheaper than full"
         )
-    clear_prompt_caches()
 
 
 if __name__ == "__main__":

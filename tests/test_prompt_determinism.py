@@ -11,10 +11,6 @@ from hypothesis import strategies as st
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
 from terrarium.prompt import PromptBuilder, Skill, StaticPlugin, TailState, Turn
-from terrarium.prompt.examples import model_example
-from terrarium.prompt.sections import clear_section_caches
-from terrarium.prompt.templates import compile_template
-from terrarium.prompt.views import clear_view_caches
 
 try:
     from golden.prompt_inputs import CHANNELS, PLUGINS, SKILLS, TOOLS, FakeFormat, make_inputs
@@ -92,21 +88,14 @@ def test_rebuilding_from_scratch_is_byte_identical() -> None:
 VOICE_ASSISTANT = Path(__file__).resolve().parent.parent / "examples" / "voice_assistant"
 
 
-def _clear_prompt_caches() -> None:
-    clear_view_caches()
-    clear_section_caches()
-    compile_template.cache_clear()
-    model_example.cache_clear()
-
-
 def _voice_prefixes() -> dict[str, tuple[str, str]]:
-    """Load the team from disk and assemble every creature from scratch (no shared caches)."""
-    _clear_prompt_caches()
+    """Load the team from disk and assemble every creature from scratch (no shared caches:
+    each ``assemble`` without a cache makes a new one, which its builder then uses)."""
     team = load_team(VOICE_ASSISTANT)
     out = {}
     for name in sorted(team.creatures):
         parts = assemble(team, name)
-        b = PromptBuilder(parts.inputs, parts.fmt)
+        b = PromptBuilder(parts.inputs, parts.fmt, cache=parts.cache)
         out[name] = (b.prefix_hash, b.prefix)
     return out
 

@@ -6,8 +6,7 @@ import pytest
 
 from terrarium.errors import RegistryError
 from terrarium.formats import get_format
-from terrarium.prompt import EstimateTokenizer, PromptBuilder, TailState
-from terrarium.prompt.builder import clear_prompt_caches
+from terrarium.prompt import EstimateTokenizer, PromptBuilder, PromptCache, TailState
 from terrarium.prompt.views import IdentityMemo
 
 try:
@@ -23,13 +22,12 @@ class OneTokenPerChar:
 
 def test_restart_with_same_inputs_reuses_the_prefix_and_cold_equals_warm() -> None:
     inputs = make_inputs()
-    clear_prompt_caches()
-    cold = PromptBuilder(inputs, FakeFormat())
-    warm = PromptBuilder(inputs, FakeFormat())
+    cache = PromptCache()
+    cold = PromptBuilder(inputs, FakeFormat(), cache=cache)
+    warm = PromptBuilder(inputs, FakeFormat(), cache=cache)
     assert warm.prefix is cold.prefix  # memo hit: nothing re-joined or re-hashed
     assert warm.prefix_sections == cold.prefix_sections
-    clear_prompt_caches()
-    again = PromptBuilder(inputs, FakeFormat())
+    again = PromptBuilder(inputs, FakeFormat(), cache=PromptCache())  # a new cache is cold
     assert again.prefix is not cold.prefix and again.prefix == cold.prefix
     assert again.prefix_hash == cold.prefix_hash
     assert again.build(TailState(step=1)).render_text() == cold.build(

@@ -21,6 +21,7 @@ from terrarium.config import CreatureDef, Team
 from terrarium.config.creature import parse_skill
 from terrarium.formats import CallFormat, CallSpec, get_format, output_call_name, send_call_name
 from terrarium.llm.settings import ControllerSettings
+from terrarium.prompt.cache import PromptCache
 from terrarium.prompt.inputs import (
     ChannelView,
     FieldView,
@@ -112,18 +113,20 @@ class CreatureParts:
     default_output: str | None
     loop: LoopSettings  # the config keys the controller loop reads
     fills: dict[str, dict[str, str]] = field(default_factory=dict)  # send call -> field -> source
+    # the memos it was assembled with; its PromptBuilder and the next creature share them
+    cache: AssemblyCache = field(default_factory=lambda: AssemblyCache())
 
     @property
     def specs(self) -> dict[str, CallSpec]:
         return dict(self.fmt.specs)
 
 
-@lru_cache(maxsize=256)
 def without_fields(model: type[BaseModel], names: frozenset[str]) -> type[BaseModel]:
     """``model`` minus the fields the runtime fills in: what the model itself must write.
 
     The prompt's example, the parser and the grammar all read the call's args model, so none
     of them asks for a filled field; the full message is checked against ``model`` at send.
+    A new class each call: :class:`AssemblyCache` memoizes it, so creatures share one.
     """
     kept = {n: (f.annotation, f) for n, f in model.model_fields.items() if n not in names}
     return create_model(f"{model.__name__}Written", __config__=ConfigDict(extra="forbid"),
@@ -151,27 +154,44 @@ def _channel_views(team: Team, cdef: CreatureDef) -> tuple[ChannelView, ...]:
     return tuple(views)
 
 
-_MEMBERS: list[tuple[dict[str, CreatureDef], tuple[TeamMember, ...]]] = []
+class AssemblyCache(PromptCache):
+    """The prompt's memos plus assembly's own; one per team run, shared by all its creatures.
 
-
-def _all_members(team: Team) -> tuple[TeamMember, ...]:
-    """Every creature as a TeamMember, built once per team and shared by all its creatures.
-
-    Each creature lists its N-1 teammates; building fresh objects for each made a team of
-    1,000 creatures hold a million of them (~46 KB per creature). A one-entry cache keyed
-    by the identity of the team's creature map is enough: teams are assembled in one pass.
+    Pass the cache of one creature's parts to the next ``assemble`` call (the runtime does),
+    so the creatures of a team share one roster, one written-args class per send and every
+    prompt memo (their channel views, hints and skills overlap).
     """
-    if _MEMBERS:
-        creatures, members = _MEMBERS[0]
-        if creatures is team.creatures and len(members) == len(creatures):
-            return members
-    members = tuple(TeamMember(c.name, c.config.description) for c in team.creatures.values())
-    _MEMBERS[:] = [(team.creatures, members)]
-    return members
+
+    def __init__(self) -> None:
+        super().__init__()
+        # per (model, filled fields): one written-args class, shared by every creature
+        self.without_fields = lru_cache(maxsize=256)(without_fields)
+        # the team's roster as TeamMembers, one entry: keyed by the identity of the creature map
+        self.members: tuple[Mapping[str, CreatureDef], tuple[TeamMember, ...]] | None = None
+
+    def all_members(self, team: Team) -> tuple[TeamMember, ...]:
+        """Every creature as a TeamMember, built once per team and shared by all its creatures.
+
+        Each creature lists its N-1 teammates; building fresh objects for each made a team of
+        1,000 creatures hold a million of them (~46 KB per creature). A one-entry memo keyed
+        by the identity of the team's creature map is enough: teams are assembled in one pass.
+        """
+        if self.members is not None:
+            creatures, members = self.members
+            if creatures is team.creatures and len(members) == len(creatures):
+                return members
+        members = tuple(TeamMember(c.name, c.config.description) for c in team.creatures.values())
+        self.members = (team.creatures, members)
+        return members
 
 
-def assemble(team: Team, name: str) -> CreatureParts:
-    """Build a creature's parts; raises TerrariumError subclasses on inconsistencies."""
+def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None) -> CreatureParts:
+    """Build a creature's parts; raises TerrariumError subclasses on inconsistencies.
+
+    ``cache`` (else a fresh one) is used and returned as ``parts.cache``: hand it to the next
+    creature's ``assemble`` and to the controller's PromptBuilder to share their work.
+    """
+    cache = AssemblyCache() if cache is None else cache
     cdef = team.root if (name == "root" and team.root) else team.creatures[name]
     cfg = cdef.config
     settings = cfg.controller or ControllerSettings()
@@ -189,7 +209,7 @@ def assemble(team: Team, name: str) -> CreatureParts:
         model = mt.model if mt else TextMessage
         if fill := cfg.send_fill.get(cname):
             fills[call] = dict(fill)
-            model = without_fields(model, frozenset(fill))
+            model = cache.without_fields(model, frozenset(fill))
         specs.append(CallSpec(call, desc, model))
         sends[call] = cname
     outputs: dict[str, str] = {}
@@ -216,7 +236,7 @@ def assemble(team: Team, name: str) -> CreatureParts:
                      p.text if p.text is not None else Path(str(p.file)).read_text("utf-8"))
         for p in cfg.prompt_plugins
     )
-    members = tuple(m for m in _all_members(team) if m.name != cdef.name)
+    members = tuple(m for m in cache.all_members(team) if m.name != cdef.name)
     model_label = settings.model or (
         "SmolLM2-135M-Instruct" if settings.provider == "embedded" else settings.provider
     )
@@ -239,4 +259,4 @@ def assemble(team: Team, name: str) -> CreatureParts:
         extra_variables=dict(cfg.variables),
     )
     return CreatureParts(cdef.name, cdef, settings, registry, fmt, inputs, sends, outputs,
-                         cfg.output.default, loop_settings(cdef, settings), fills)
+                         cfg.output.default, loop_settings(cdef, settings), fills, cache)

@@ -163,7 +163,7 @@ class Controller:
         self.emit: Emit = emit or _ignore
         self.slot = slot
         self.clock = clock or (lambda: None)
-        self.builder = PromptBuilder(parts.inputs, parts.fmt, tokenizer)
+        self.builder = PromptBuilder(parts.inputs, parts.fmt, tokenizer, cache=parts.cache)
         self.conversation: list[Turn] = []
         self.step = 0
         self.turns = 0

@@ -8,6 +8,7 @@ from terrarium.prompt.budget import (
 )
 from terrarium.prompt.builder import INFO_TOOL, PromptBuilder, ToolView
 from terrarium.prompt.built import BuiltPrompt, SectionInfo
+from terrarium.prompt.cache import PromptCache
 from terrarium.prompt.hints import HINT_KEYS
 from terrarium.prompt.inputs import (
     ChannelView,
@@ -35,6 +36,7 @@ __all__ = [
     "FieldView",
     "NamedOutputView",
     "PromptBuilder",
+    "PromptCache",
     "PromptInputs",
     "PromptPlugin",
     "Registry",

@@ -9,8 +9,7 @@ overflow.
 
 from __future__ import annotations
 
-import weakref
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,15 +42,6 @@ class EstimateTokenizer:
 
 
 DEFAULT_TOKENIZER = EstimateTokenizer()
-_TURN_CACHES: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
-
-
-def count_cache_for(tokenizer: Tokenizer) -> dict[str, int]:
-    """A text → count memo shared by every builder using this tokenizer (turns recur)."""
-    try:
-        return _TURN_CACHES.setdefault(tokenizer, {})
-    except TypeError:  # not weak-referenceable: a private cache is still correct
-        return {}
 
 
 class TailBudgets(BaseModel):

@@ -11,11 +11,15 @@ cache every time memory changed.
 
 from __future__ import annotations
 
+import hashlib
 import json as _json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from terrarium.prompt.budget import Tokenizer
 from terrarium.prompt.tail import Tail
+
+__all__ = ["BuiltPrompt", "Prefix", "SectionInfo", "Zone", "finish_prefix", "join_sections"]
 
 Zone = Literal["prefix", "tail"]
 
@@ -28,6 +32,40 @@ class SectionInfo:
     zone: Zone
     bytes: int
     tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """The kept prefix sections joined, hashed and counted (what a ``PromptCache`` memoizes)."""
+
+    text: str
+    sha256: str
+    sections: tuple[SectionInfo, ...]
+    tokens: int
+
+
+def join_sections(parts: list[str]) -> str:
+    """Blank line between sections; a section's own trailing newline is kept verbatim."""
+    out: list[str] = []
+    for i, text in enumerate(parts):
+        out.append(text)
+        if i + 1 < len(parts):
+            out.append("\n" if text.endswith("\n") else "\n\n")
+    text = "".join(out)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def finish_prefix(kept: tuple[tuple[str, str], ...], tokenizer: Tokenizer) -> Prefix:
+    """Join, hash and count the kept (name, text) sections."""
+    text = join_sections([t for _, t in kept])
+    count = tokenizer.count
+    sections = tuple(
+        SectionInfo(name, "prefix", len(t.encode("utf-8")), count(t)) for name, t in kept
+    )
+    # Section counts plus two per blank-line separator: for the estimate this is never below
+    # counting the whole, and it avoids counting the 10+ KB prefix a second time.
+    tokens = sum(info.tokens for info in sections) + 2 * (len(sections) - 1)
+    return Prefix(text, hashlib.sha256(text.encode("utf-8")).hexdigest(), sections, tokens)
 
 
 def _boundary(info: SectionInfo) -> str:

@@ -9,14 +9,15 @@ from __future__ import annotations
 import enum
 import types
 import typing
-from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
 
 from terrarium.prompt.inputs import FieldView
 
-_PLAIN: dict[str, Any] = {"str": "...", "int": 1, "float": 1.0, "bool": True}
+__all__ = ["fields_example", "model_example", "value_for_label"]
+
+_PLAIN = types.MappingProxyType({"str": "...", "int": 1, "float": 1.0, "bool": True})
 
 
 def value_for_label(label: str) -> Any:
@@ -72,9 +73,10 @@ def _value_for_annotation(ann: Any) -> Any:
     return "..."
 
 
-@lru_cache(maxsize=1024)
 def model_example(model: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
-    """Example arguments for a tool: its required fields in declaration order (cached)."""
+    """Example arguments for a tool: its required fields in declaration order.
+
+    A pure function of the class (a ``PromptCache`` memoizes it per tool)."""
     return tuple(
         (name, _value_for_annotation(f.annotation))
         for name, f in model.model_fields.items()

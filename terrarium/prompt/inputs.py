@@ -89,6 +89,14 @@ class StaticPlugin:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolView:
+    """What a persona template may read about a tool (never the class itself)."""
+
+    name: str
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
 class TeamMember:
     """Another creature on the same terrarium."""
 

@@ -3,34 +3,50 @@
 Every function returns "" when the creature has nothing for that section, so the builder can
 drop empty sections entirely (no header over nothing). Inputs are already sorted by the
 builder; nothing here depends on registration order. Being pure functions of frozen tuples,
-the sections are memoized on the identity of those tuples (see ``views.IdentityMemo``): a
-creature restart returns the very same string objects, whose hashes Python has cached.
+the sections are memoized on the identity of those tuples by a ``PromptCache`` (see
+``views.IdentityMemo``): a creature restart returns the very same string objects, whose
+hashes Python has cached. Where a section needs a memoized part (a tool's docs, a channel's
+block), the cache hands it in as a callable.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import lru_cache
+import types
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from terrarium.errors import PromptError
 from terrarium.formats.base import CallFormat, output_call_name, send_call_name
 from terrarium.prompt.examples import fields_example
 from terrarium.prompt.inputs import ChannelView, NamedOutputView, Skill, TeamMember
-from terrarium.prompt.views import identity_memo
 from terrarium.tools.base import Tool
+
+__all__ = [
+    "FILL_WORDS",
+    "channel_block",
+    "channels_section",
+    "guidance_section",
+    "outputs_section",
+    "skills_section",
+    "tool_full_doc",
+    "tools_section",
+]
 
 _BUCKETS = ("first", "normal", "last")
 
 
-@lru_cache(maxsize=1024)
 def tool_full_doc(tool: type[Tool]) -> str:
-    """A tool's full docs; class attributes never change at run time, so cache them."""
+    """A tool's full docs; class attributes never change at run time, so a cache may keep them."""
     return tool.full_doc().strip()
 
 
-@identity_memo
-def tools_section(tools: Sequence[type[Tool]], dynamic: bool, info_note: str) -> str:
+def tools_section(
+    tools: Sequence[type[Tool]],
+    dynamic: bool,
+    info_note: str,
+    *,
+    full_doc: Callable[[type[Tool]], str] = tool_full_doc,
+) -> str:
     """Dynamic: a one-line index plus the ``info`` note; static: every tool's full docs."""
     if not tools:
         return ""
@@ -40,10 +56,9 @@ def tools_section(tools: Sequence[type[Tool]], dynamic: bool, info_note: str) ->
         if info_note:
             lines.append(info_note)
         return "\n".join(lines)
-    return "## Tools\n\n" + "\n\n".join(tool_full_doc(t) for t in tools)
+    return "## Tools\n\n" + "\n\n".join(full_doc(t) for t in tools)
 
 
-@identity_memo
 def guidance_section(tools: Sequence[type[Tool]]) -> str:
     """Each tool's own guidance, bucketed first/normal/last, alphabetical inside a bucket."""
     blocks: dict[str, list[str]] = {b: [] for b in _BUCKETS}
@@ -57,30 +72,7 @@ def guidance_section(tools: Sequence[type[Tool]]) -> str:
     return "## Tool guidance\n\n" + "\n\n".join(body)
 
 
-_SKILL_INDEX: dict[int, tuple[Sequence[Skill], dict[tuple[int, str], str]]] = {}
-
-
 def skills_section(skills: Sequence[Skill], budget: int, reach: str) -> str:
-    """Skill index, memoized on the identity of the (immutable, sorted) skills tuple."""
-    hit = _SKILL_INDEX.get(id(skills))
-    if hit is None or hit[0] is not skills:
-        if len(_SKILL_INDEX) > 256:
-            _SKILL_INDEX.clear()
-        hit = _SKILL_INDEX[id(skills)] = (skills, {})
-    text = hit[1].get((budget, reach))
-    if text is None:
-        text = hit[1][(budget, reach)] = _skills_section(skills, budget, reach)
-    return text
-
-
-def clear_section_caches() -> None:
-    """For benchmarks measuring the cold path."""
-    _SKILL_INDEX.clear()
-    _CHANNEL_BLOCKS.clear()
-    tool_full_doc.cache_clear()
-
-
-def _skills_section(skills: Sequence[Skill], budget: int, reach: str) -> str:
     """Skill index within ``budget`` UTF-8 bytes, header and overflow line included."""
     if not skills:
         return ""
@@ -119,8 +111,9 @@ def _overflow(left_out: int, last_shown: str | None) -> str:
 
 
 # how the prompt names a send_fill source: "filled in by the runtime from ..."
-FILL_WORDS = {"input": "the input", "recalled": "the recalled facts",
-              "recent": "the recent facts"}
+FILL_WORDS = types.MappingProxyType(
+    {"input": "the input", "recalled": "the recalled facts", "recent": "the recent facts"}
+)
 
 
 def _field_line(f: Any) -> str:
@@ -135,15 +128,8 @@ def _field_line(f: Any) -> str:
     return f"- {f.name} ({f.type_label}, {req}){desc}"
 
 
-_CHANNEL_BLOCKS: dict[tuple[ChannelView, type, bool], str] = {}
-
-
-def _channel_block(c: ChannelView, fmt: CallFormat, native: bool) -> str:
+def channel_block(c: ChannelView, fmt: CallFormat, native: bool) -> str:
     """One channel's description; a pure function of the (frozen) view and the format class."""
-    key = (c, type(fmt), native)
-    hit = _CHANNEL_BLOCKS.get(key)
-    if hit is not None:
-        return hit
     roles = [r for r, on in (("you listen", c.listen), ("you send", c.can_send)) if on]
     lines = [f"### `{c.name}` ({c.type}; {', '.join(roles)})"]
     if c.description:
@@ -167,20 +153,17 @@ def _channel_block(c: ChannelView, fmt: CallFormat, native: bool) -> str:
         else:
             lines.append("Send with:")
             lines.append(fmt.render_call(call, fields_example(c.fields)))
-    text = "\n".join(lines)
-    if len(_CHANNEL_BLOCKS) > 1024:
-        _CHANNEL_BLOCKS.clear()
-    _CHANNEL_BLOCKS[key] = text
-    return text
+    return "\n".join(lines)
 
 
-@identity_memo
 def channels_section(
     creature: str,
     channels: Sequence[ChannelView],
     team: Sequence[TeamMember],
     fmt: CallFormat,
     native: bool,
+    *,
+    block: Callable[[ChannelView, CallFormat, bool], str] = channel_block,
 ) -> str:
     """Topology as this creature sees it: what it hears, what it may send, and to whom."""
     mine = [c for c in channels if c.listen or c.can_send]
@@ -202,7 +185,7 @@ def channels_section(
         )
     for c in mine:
         lines.append("")
-        lines.append(_channel_block(c, fmt, native))
+        lines.append(block(c, fmt, native))
     others = [m for m in team if m.name != creature]
     if others:
         lines.append("")
@@ -214,7 +197,6 @@ def channels_section(
     return "\n".join(lines)
 
 
-@identity_memo
 def outputs_section(outputs: Sequence[NamedOutputView], fmt: CallFormat, native: bool) -> str:
     """Where text goes: the default output takes plain text, others need their call."""
     if not outputs:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Literal
 
 from terrarium.errors import PromptError
-from terrarium.prompt.budget import TailBudgets, Tokenizer, count_cache_for, truncate_to
+from terrarium.prompt.budget import TailBudgets, Tokenizer, truncate_to
 from terrarium.prompt.inputs import Skill
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -108,12 +108,14 @@ class TailAssembler:
         tokenizer: Tokenizer,
         budgets: TailBudgets,
         available: int,
+        turn_tokens: dict[str, int] | None = None,
     ) -> None:
         self._skills = skills
         self._tok = tokenizer
         self._b = budgets
         self._available = available  # context window minus prefix, reserve and margin
-        self._turn_tokens = count_cache_for(tokenizer)
+        # text → count for this tokenizer; a PromptCache shares one across builders (turns recur)
+        self._turn_tokens: dict[str, int] = {} if turn_tokens is None else turn_tokens
 
     def _count_turn(self, t: Turn) -> int:
         c = self._turn_tokens.get(t.content)

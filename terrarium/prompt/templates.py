@@ -3,14 +3,14 @@
 A persona is user-written Jinja2. It runs in a sandbox (no attribute walks to ``__class__``
 and friends), with strict undefined (a typo is an error, not an empty string), and it is
 checked statically at load so mistakes surface before the first turn, never mid-run.
-Compiled templates are cached by source so a creature restart does not recompile.
+Compiling is a pure function of the source, so a ``PromptCache`` memoizes it: a creature
+restart does not recompile.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +19,20 @@ from jinja2.exceptions import SecurityError, UndefinedError
 from jinja2.sandbox import SandboxedEnvironment
 
 from terrarium.errors import Location, TemplateError
+from terrarium.prompt.inputs import (
+    ChannelView,
+    FieldView,
+    NamedOutputView,
+    Skill,
+    TeamMember,
+    ToolView,
+)
+
+__all__ = ["CompiledTemplate", "compile_template"]
 
 # Plain frozen data views the aggregator hands to templates; their public attributes are data,
 # so the sandbox's per-access safety analysis can be skipped for them (a hot path).
-_DATA_VIEW_TYPES: set[type] = set()
-
-
-def register_data_view(cls: type) -> type:
-    """Mark a frozen, method-free dataclass as safe to read attributes from directly."""
-    _DATA_VIEW_TYPES.add(cls)
-    return cls
+_DATA_VIEW_TYPES = frozenset({ToolView, ChannelView, FieldView, Skill, TeamMember, NamedOutputView})
 
 
 class _Sandbox(SandboxedEnvironment):
@@ -135,7 +139,6 @@ def _first_lines(tree: nodes.Template, names: set[str]) -> dict[str, int]:
     return lines
 
 
-@lru_cache(maxsize=128)
 def compile_template(source: str, file: str = "<persona>") -> CompiledTemplate:
     """Parse, check and compile ``source``; syntax errors name the file and the line."""
     try:

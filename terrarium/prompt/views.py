@@ -1,22 +1,33 @@
-"""Sorted, validated views of the input collections, cached by the identity of the input.
+"""Sorted, validated views of the input collections, and the identity-keyed memos for them.
 
 Inputs are frozen tuples of frozen dataclasses, so the sorted view of a given tuple never
 changes; a creature restart (or a second creature sharing a skill set) reuses it instead of
-re-sorting and re-validating 200 skills. Entries hold a reference to their key object, so an
-id() can never be confused with a recycled one.
+re-sorting and re-validating 200 skills. The memo classes live here; their instances live in
+a ``PromptCache`` (no module-level state). Entries hold a reference to their key object, so
+an id() can never be confused with a recycled one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from functools import wraps
 from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from terrarium.formats.base import CallFormat
-from terrarium.prompt.inputs import ChannelView, NamedOutputView, PromptPlugin, Skill, TeamMember
+from terrarium.prompt.inputs import PromptPlugin, Skill
 from terrarium.prompt.owners import Registry
 from terrarium.tools.base import Tool
+
+__all__ = [
+    "IdentityCache",
+    "IdentityMemo",
+    "plugin_owner",
+    "sort_plugins",
+    "sort_skills",
+    "sort_tools",
+    "tool_owner",
+    "unique_sorted",
+]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -59,7 +70,6 @@ class IdentityMemo:
         self._fn = fn
         self._max = maxsize
         self._entries: dict[tuple[Hashable, ...], tuple[tuple[Any, ...], V]] = {}
-        _MEMOS.append(self)
 
     def __call__(self, *args: Any) -> V:
         key = tuple(_key_part(a) for a in args)
@@ -89,32 +99,21 @@ def _key_part(a: Any) -> Hashable:
     return a
 
 
-_MEMOS: list[IdentityMemo] = []
-
-
-def identity_memo(fn: Callable[..., V]) -> Callable[..., V]:
-    """Decorator form of :class:`IdentityMemo`, keeping the function's name and docs."""
-    memo = IdentityMemo(fn)
-    return wraps(fn)(memo)
-
-
-def _skills_view(skills: tuple[Skill, ...]) -> tuple[tuple[Skill, ...], dict[str, Skill]]:
+def sort_skills(skills: tuple[Skill, ...]) -> tuple[tuple[Skill, ...], dict[str, Skill]]:
+    """Skills by name, and a name → skill map; two skills with one name are refused."""
     reg: Registry[Skill] = Registry("skill")
     reg.register_many((s.name, s, s.source) for s in skills)
     return tuple(sorted(skills, key=_BY_NAME)), reg.as_dict()
 
 
-def _tools_view(tools: tuple[type[Tool], ...]) -> tuple[tuple[type[Tool], ...], frozenset[str]]:
+def sort_tools(tools: tuple[type[Tool], ...]) -> tuple[tuple[type[Tool], ...], frozenset[str]]:
+    """Tools by name, and their call names; two tools with one name are refused."""
     reg: Registry[str] = Registry("call name")
     reg.register_many((t.name, "tool", tool_owner(t)) for t in tools)
     return tuple(sorted(tools, key=_BY_NAME)), frozenset(reg.as_dict())
 
 
-def _sorted_view(items: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(sorted(items, key=_BY_NAME))
-
-
-def _unique_sorted(kind: str, owner: str) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+def unique_sorted(kind: str, owner: str) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     """A sorted view that refuses two entries with one name (one owner per fact)."""
 
     def compute(items: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -134,7 +133,8 @@ def _plugin_key(p: Any) -> tuple[int, str]:
     return (p.priority, p.name)
 
 
-def _plugins_view(plugins: tuple[PromptPlugin, ...]) -> tuple[PromptPlugin, ...]:
+def sort_plugins(plugins: tuple[PromptPlugin, ...]) -> tuple[PromptPlugin, ...]:
+    """Plugins by priority, then name; two plugins with one name are refused."""
     reg: Registry[Any] = Registry("prompt plugin")
     reg.register_many((p.name, p, plugin_owner(p)) for p in plugins)
     return tuple(sorted(plugins, key=_plugin_key))
@@ -142,27 +142,3 @@ def _plugins_view(plugins: tuple[PromptPlugin, ...]) -> tuple[PromptPlugin, ...]
 
 def tool_owner(tool: type[Tool]) -> str:
     return f"tool class {tool.__module__}.{tool.__qualname__}"
-
-
-skills_view = IdentityCache(_skills_view)
-tools_view = IdentityCache(_tools_view)
-sorted_view = IdentityCache(_sorted_view)
-channels_view: IdentityCache[tuple[ChannelView, ...], tuple[ChannelView, ...]] = IdentityCache(
-    _unique_sorted("channel", "terrarium wiring")
-)
-team_view: IdentityCache[tuple[TeamMember, ...], tuple[TeamMember, ...]] = IdentityCache(
-    _unique_sorted("team member", "terrarium wiring")
-)
-outputs_view: IdentityCache[tuple[NamedOutputView, ...], tuple[NamedOutputView, ...]] = (
-    IdentityCache(_unique_sorted("named output", "output.named_outputs"))
-)
-plugins_view = IdentityCache(_plugins_view)
-
-
-def clear_view_caches() -> None:
-    """For benchmarks and tests that want to measure or exercise the cold path."""
-    for cache in (skills_view, tools_view, sorted_view, channels_view, team_view,
-                  outputs_view, plugins_view):
-        cache.clear()
-    for memo in _MEMOS:
-        memo.clear()

@@ -146,8 +146,10 @@ class TeamRuntime:
         opts = self.options
         team = self.team
         names = sorted(team.creatures) + ([ROOT] if team.root is not None else [])
+        cache = None  # one prompt cache for the whole team: its creatures share their views
         for name in names:
-            parts = assemble(team, name)
+            parts = assemble(team, name, cache=cache)
+            cache = parts.cache
             self._creatures[name] = _Creature(name, parts)
             model = parts.settings.model or parts.settings.provider
             self._statuses[name] = CreatureStatus(name, model)
