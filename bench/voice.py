@@ -27,7 +27,7 @@ import anyio
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
-from terrarium.events import GenericEvent
+from terrarium.events import SentenceSynthesized
 from terrarium.formats import CallEvent
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
@@ -157,12 +157,12 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
         first_piece: dict[str, str] = {}
 
         def on_event(ev: Any) -> None:
-            if isinstance(ev, GenericEvent) and ev.name == "voice.sentence_synthesized":
-                uid = ev.data["utterance_id"]
+            if isinstance(ev, SentenceSynthesized):
+                uid = ev.utterance_id
                 if uid not in first_audio:
                     first_audio[uid] = time.perf_counter()
-                    synth_ms[uid] = ev.data["synth_ms"]
-                    first_piece[uid] = ev.data.get("text", "")
+                    synth_ms[uid] = ev.synth_ms
+                    first_piece[uid] = ev.text
 
         with tempfile.TemporaryDirectory() as tmp:
             opts = RuntimeOptions(runs_dir=Path(tmp), models={"router": router,

@@ -1,15 +1,52 @@
-"""Typed events the runtime publishes for the TUI, the log and tests.
+"""Typed events: the one currency between the runtime, its watchers and the durable log.
 
-Plain frozen dataclasses rather than pydantic models: they are built on the hot path and
-never parsed from outside; ``event_to_dict`` gives the JSON-ready form.
+One frozen dataclass per thing that happens; ``kind`` names its type in the log and in
+JSON. Watchers read fields, never parse text. Plain dataclasses rather than pydantic
+models: they are built on the hot path. ``event_to_dict`` gives the JSON-ready form the log
+stores and ``event_from_dict`` rebuilds the event from it (``EVENT_TYPES`` maps each
+``kind`` to its class), so a recorded run replays as the same typed events.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+import types
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
+
+__all__ = [
+    "EVENT_TYPES",
+    "CreatureState",
+    "CreatureStateName",
+    "EntryKind",
+    "ErrorEvent",
+    "Event",
+    "MessageConsumed",
+    "MessageDelivered",
+    "MessageRefused",
+    "MessageSent",
+    "Missed",
+    "OutputText",
+    "PromptBuilt",
+    "PromptSectionInfo",
+    "Restart",
+    "RunEnded",
+    "RunStarted",
+    "SentenceQueued",
+    "SentenceSynthesized",
+    "SpeechCut",
+    "SpeechMetrics",
+    "TranscriptAppended",
+    "TranscriptEntry",
+    "TurnEnded",
+    "TurnStarted",
+    "UtteranceWritten",
+    "event_from_dict",
+    "event_to_dict",
+]
 
 CreatureStateName = Literal[
     "idle", "thinking", "calling_tool", "speaking", "restarting", "failed", "stopped"
@@ -148,13 +185,101 @@ class PromptBuilt(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GenericEvent(Event):
-    """Anything else worth showing; ``name`` says what, ``data`` is JSON-ready."""
+class RunStarted(Event):
+    """The team is wired and its creatures are starting (a resumed run starts again)."""
 
-    kind: ClassVar[str] = "generic"
-    name: str
-    creature: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    kind: ClassVar[str] = "run_started"
+    run_id: str
+    terrarium: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunEnded(Event):
+    """The run is over; ``status`` is what the log's runs table records for it."""
+
+    kind: ClassVar[str] = "run_ended"
+    run_id: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageConsumed(Event):
+    """The turn that read a message has ended: ``creature`` will not be given it again."""
+
+    kind: ClassVar[str] = "message_consumed"
+    message_id: str
+    creature: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpeechCut(Event):
+    """A barge-in stopped one of a creature's spoken outputs; what the user did not hear."""
+
+    kind: ClassVar[str] = "speech_cut"
+    creature: str
+    output: str
+    utterance_id: str
+    spoken_text: str = ""
+    interrupted_sentence: str | None = None
+    cut_text: tuple[str, ...] = ()
+    also_cut: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SentenceQueued(Event):
+    """A complete, speakable sentence of a creature's reply entered the synthesis queue."""
+
+    kind: ClassVar[str] = "sentence_queued"
+    creature: str
+    utterance_id: str
+    index: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SentenceSynthesized(Event):
+    """A queued sentence became audio."""
+
+    kind: ClassVar[str] = "sentence_synthesized"
+    creature: str
+    utterance_id: str
+    index: int
+    text: str
+    synth_ms: float
+    audio_seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechMetrics:
+    """How fast one reply turned into audio; times are seconds after the reply began."""
+
+    time_to_first_token: float | None = None
+    time_to_first_sentence: float | None = None
+    time_to_first_audio: float | None = None
+    synth_seconds: float = 0.0
+    audio_seconds: float = 0.0
+    sentences: int = 0
+    sentences_played: int = 0
+    interrupted: bool = False
+
+    @property
+    def real_time_factor(self) -> float | None:
+        """Synthesis seconds per audio second (below 1 is faster than real time)."""
+        return self.synth_seconds / self.audio_seconds if self.audio_seconds > 0 else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UtteranceWritten(Event):
+    """An utterance is finished (or was cut); its audio is where ``path`` says."""
+
+    kind: ClassVar[str] = "utterance_written"
+    creature: str
+    utterance_id: str
+    path: str | None
+    duration: float
+    aborted: bool
+    metrics: SpeechMetrics = field(default_factory=SpeechMetrics)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -165,8 +290,71 @@ class Missed(Event):
     count: int
 
 
+def _event_types() -> dict[str, type[Event]]:
+    """Every event class of this module by its ``kind``; two classes may not share one."""
+    found: dict[str, type[Event]] = {}
+    for obj in list(globals().values()):
+        if isinstance(obj, type) and issubclass(obj, Event) and obj is not Event:
+            if obj.kind in found:
+                raise TypeError(f"{obj.__name__} and {found[obj.kind].__name__} share the "
+                                f"event kind {obj.kind!r}")
+            found[obj.kind] = obj
+    return found
+
+
+EVENT_TYPES: Mapping[str, type[Event]] = types.MappingProxyType(_event_types())
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """JSON-ready form with the ``kind`` included (for the log's events table)."""
     data = dataclasses.asdict(event)
     data["kind"] = event.kind
     return data
+
+
+def event_from_dict(data: Mapping[str, Any]) -> Event:
+    """Rebuild an event from its ``event_to_dict`` form (lists back to tuples, nested
+    dataclasses rebuilt). Unknown keys are ignored; an unknown ``kind`` or a missing
+    field raises ``ValueError``."""
+    cls = EVENT_TYPES.get(str(data.get("kind")))
+    if cls is None:
+        raise ValueError(f"unknown event kind {data.get('kind')!r}")
+    try:
+        return _builder(cls)(data)
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"a {data.get('kind')!r} event could not be rebuilt: {exc}") from exc
+
+
+_Convert = Callable[[Any], Any]
+_BUILDERS: dict[type, Callable[[Mapping[str, Any]], Any]] = {}
+
+
+def _builder(cls: type) -> Callable[[Mapping[str, Any]], Any]:
+    """A function rebuilding ``cls`` from a mapping; worked out once per class."""
+    build = _BUILDERS.get(cls)
+    if build is None:
+        hints = typing.get_type_hints(cls)
+        convert = {f.name: _converter(hints[f.name]) for f in dataclasses.fields(cls) if f.init}
+
+        def build(data: Mapping[str, Any]) -> Any:
+            return cls(**{k: conv(data[k]) for k, conv in convert.items() if k in data})
+
+        _BUILDERS[cls] = build
+    return build
+
+
+def _converter(tp: Any) -> _Convert:
+    """How to turn a JSON value back into a field of type ``tp``."""
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        return lambda v: _builder(tp)(v)  # type: ignore[arg-type]
+    if origin is tuple:
+        args = typing.get_args(tp)
+        item = _converter(args[0]) if args else (lambda v: v)
+        return lambda v: tuple(item(x) for x in v)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(inner) == 1:
+            conv = _converter(inner[0])
+            return lambda v: None if v is None else conv(v)
+    return lambda v: v

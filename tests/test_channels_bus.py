@@ -6,7 +6,8 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from terrarium.channels import EventBus, GenericEvent, Missed, TurnStarted
+from terrarium.channels import EventBus
+from terrarium.events import Missed, Restart, TurnStarted
 
 pytestmark = pytest.mark.anyio
 
@@ -16,8 +17,8 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def ev(i: int) -> GenericEvent:
-    return GenericEvent(name="tick", data={"i": i})
+def ev(i: int) -> Restart:
+    return Restart(creature="tick", attempt=i, delay=0.0)
 
 
 async def test_slow_subscriber_gets_missed_and_publisher_never_blocks() -> None:
@@ -26,14 +27,14 @@ async def test_slow_subscriber_gets_missed_and_publisher_never_blocks() -> None:
     fast = bus.subscribe(capacity=1000)
     for i in range(10):
         bus.publish(ev(i))  # sync: cannot wait
-    assert [e.data["i"] for e in fast.drain()] == list(range(10))
+    assert [e.attempt for e in fast.drain()] == list(range(10))
     got = slow.drain()
-    assert [e.data["i"] for e in got[:4]] == [0, 1, 2, 3]
+    assert [e.attempt for e in got[:4]] == [0, 1, 2, 3]
     assert got[4:] == [Missed(count=6, ts=got[4].ts)]
     assert slow.total_missed == 6
     # after the gap, new events flow again
     bus.publish(ev(10))
-    assert [e.data["i"] for e in slow.drain()] == [10]
+    assert [e.attempt for e in slow.drain()] == [10]
 
 
 async def test_missed_is_placed_where_the_gap_is() -> None:
@@ -41,13 +42,13 @@ async def test_missed_is_placed_where_the_gap_is() -> None:
     sub = bus.subscribe(capacity=3)
     for i in range(5):
         bus.publish(ev(i))  # 0,1,2 fit; 3,4 missed
-    assert sub.receive_nowait().data["i"] == 0
-    assert sub.receive_nowait().data["i"] == 1
+    assert sub.receive_nowait().attempt == 0
+    assert sub.receive_nowait().attempt == 1
     bus.publish(ev(5))  # room for 2: Missed(2) then 5
     out = sub.drain()
-    assert out[0].data["i"] == 2
+    assert out[0].attempt == 2
     assert isinstance(out[1], Missed) and out[1].count == 2
-    assert out[2].data["i"] == 5
+    assert out[2].attempt == 5
 
 
 async def test_slow_consumer_task_under_load() -> None:
@@ -63,7 +64,7 @@ async def test_slow_consumer_task_under_load() -> None:
             if isinstance(e, Missed):
                 missed += e.count
             else:
-                seen.append(e.data["i"])
+                seen.append(e.attempt)
             if len(seen) + missed == 200:  # the final Missed comes once drained
                 done.set()
                 return

@@ -20,10 +20,9 @@ from terrarium.channels import (
     DurableLog,
     Envelope,
     EventBus,
-    MessageRefused,
-    MessageSent,
 )
 from terrarium.errors import ChannelRefusal
+from terrarium.events import MessageRefused, MessageSent
 
 pytestmark = pytest.mark.anyio
 

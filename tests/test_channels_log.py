@@ -116,8 +116,8 @@ async def test_unconsumed_and_resume_are_idempotent(tmp_path: Path) -> None:
 
 
 async def test_timeline_lists_messages_consumption_refusals_turns(tmp_path: Path) -> None:
-    from terrarium.channels import GenericEvent
     from terrarium.errors import ChannelRefusal
+    from terrarium.events import ErrorEvent
 
     with DurableLog(tmp_path / "log.db") as log:
         hub = ChannelHub(SPECS, WIRING, log=log, terrarium_name="demo")
@@ -142,10 +142,10 @@ async def test_timeline_lists_messages_consumption_refusals_turns(tmp_path: Path
                 ended=now + 0.1,
             ),
         )
-        log.record_event(hub.run_id, GenericEvent(name="note", creature="w1", data={"x": 1}))
+        log.record_event(hub.run_id, ErrorEvent(creature="w1", message="x=1"))
         log.set_run_status(hub.run_id, "completed")
         entries = log.timeline(hub.run_id)
-        assert [e.kind for e in entries] == ["message", "consumed", "refused", "turn", "generic"]
+        assert [e.kind for e in entries] == ["message", "consumed", "refused", "turn", "error"]
         text = format_timeline(entries, log.run(hub.run_id))
         assert "demo" in text and "status completed" in text
         assert '{"task":"dig"}' in text and "may not send" in text

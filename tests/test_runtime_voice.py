@@ -13,7 +13,7 @@ import anyio
 
 from terrarium.channels.log import DurableLog
 from terrarium.config import load_team
-from terrarium.events import Event, GenericEvent
+from terrarium.events import Event, SentenceSynthesized, SpeechCut, UtteranceWritten
 from terrarium.runtime.runtime import LOG_FILE, RuntimeOptions, TeamRuntime
 from terrarium.voice import AudioClip, CallableSynthesizer
 
@@ -38,31 +38,29 @@ def test_second_utterance_cuts_speech_and_is_spoken(tmp_path: Path) -> None:
             with anyio.fail_after(30), rt.bus.subscribe() as sub:
                 await rt.send_user("tell me a story")
                 async for ev in sub:  # wait until the first sentence has been synthesized
-                    if isinstance(ev, GenericEvent) and ev.name == "voice.sentence_synthesized":
-                        spoken.append(ev.data.get("text", ""))
+                    if isinstance(ev, SentenceSynthesized):
+                        spoken.append(ev.text)
                         break
                 await rt.send_user("what is the weather?")
                 await rt.wait_idle()
         return rt
 
     rt = anyio.run(go)
-    cuts = [e for e in events if isinstance(e, GenericEvent) and e.name == "speech_cut"]
+    cuts = [e for e in events if isinstance(e, SpeechCut)]
     assert len(cuts) == 1 and cuts[0].creature == "speaker"
-    assert cuts[0].data["output"] == "speech"
+    assert cuts[0].output == "speech"
     # the story was cut: the fox never got to the end
-    written = [e.data for e in events
-               if isinstance(e, GenericEvent) and e.name == "voice.utterance_written"]
+    written = [e for e in events if isinstance(e, UtteranceWritten)]
     texts = [r.text for _, r in rt.results]
     assert texts == ["It is sunny today."]  # only the second turn completed
-    synthesized = [e.data.get("text", "") for e in events if isinstance(e, GenericEvent)
-                   and e.name == "voice.sentence_synthesized"]
+    synthesized = [e.text for e in events if isinstance(e, SentenceSynthesized)]
     assert any("sunny" in t for t in synthesized)
     assert not any("The end came much later" in t for t in synthesized)
     assert written  # the weather utterance was played to the end
     shown = [e.text for e in rt.transcript("speaker") if e.kind == "output"]
     assert shown and all("first audio" in t and "RTF" in t for t in shown)  # metrics shown
     with DurableLog(tmp_path / LOG_FILE) as log:
-        logged = [e for e in log.events(rt.run_id) if e.get("name") == "speech_cut"]
+        logged = [e for e in log.events(rt.run_id) if e.get("kind") == "speech_cut"]
         assert len(logged) == 1 and logged[0]["creature"] == "speaker"
         turns = log.turns(rt.run_id)
         assert [t.error for t in turns] == ["cut by barge-in", None]

@@ -1,5 +1,5 @@
 """Typed channels: envelopes, specs, the transport interface, the hub, the durable log,
-and the event bus."""
+and the event bus. The events themselves are ground: import them from terrarium.events."""
 
 from terrarium.channels.bus import DEFAULT_EVENT_CAPACITY, EventBus, EventSubscription
 from terrarium.channels.envelope import Envelope, new_message_id
@@ -23,22 +23,6 @@ from terrarium.channels.spec import (
 )
 from terrarium.channels.transport import Receiver, Transport
 from terrarium.channels.writer import LogWriter
-from terrarium.events import (
-    CreatureState,
-    CreatureStateName,
-    ErrorEvent,
-    Event,
-    GenericEvent,
-    MessageDelivered,
-    MessageRefused,
-    MessageSent,
-    Missed,
-    OutputText,
-    Restart,
-    TurnEnded,
-    TurnStarted,
-    event_to_dict,
-)
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -46,37 +30,23 @@ __all__ = [
     "ChannelHub",
     "ChannelKind",
     "ChannelSpec",
-    "CreatureState",
-    "CreatureStateName",
     "CreatureWiring",
     "DurableLog",
     "Envelope",
-    "ErrorEvent",
-    "Event",
     "EventBus",
     "EventSubscription",
-    "GenericEvent",
     "LocalReceiver",
     "LocalTransport",
     "LogWriter",
-    "MessageDelivered",
-    "MessageRefused",
-    "MessageSent",
-    "Missed",
-    "OutputText",
     "Receiver",
     "RefusalRecord",
-    "Restart",
     "RunInfo",
     "SendResult",
     "TimelineEntry",
     "Transport",
-    "TurnEnded",
     "TurnRecord",
-    "TurnStarted",
     "compile_validator",
     "describe_validation_error",
-    "event_to_dict",
     "format_timeline",
     "new_message_id",
     "wiring_from_mapping",

@@ -49,7 +49,7 @@ from terrarium.channels.spec import ChannelSpec, CreatureWiring, SendResult
 from terrarium.channels.transport import Receiver, Transport
 from terrarium.channels.writer import LogWriter
 from terrarium.errors import ChannelRefusal, RegistryError, RuntimeFailure, closest_name
-from terrarium.events import MessageDelivered, MessageRefused, MessageSent
+from terrarium.events import MessageConsumed, MessageDelivered, MessageRefused, MessageSent
 
 logger = logging.getLogger("terrarium.channels")
 
@@ -455,7 +455,8 @@ class ChannelHub:
     # -- consumption and resume --------------------------------------------------------
 
     async def mark_consumed(self, receiver: str, message_ids: str | Iterable[str]) -> None:
-        """Record that ``receiver``'s turn consumed these messages (idempotent)."""
+        """Record that ``receiver``'s turn consumed these messages (idempotent), then tell
+        the bus (after the write, so a watcher never sees a consumption the log lacks)."""
         if self._writer is None:
             return
         ids = (message_ids,) if isinstance(message_ids, str) else tuple(message_ids)
@@ -463,6 +464,9 @@ class ChannelHub:
         await self._writer.write_many(
             CONSUME_SQL, [(mid, receiver, self.run_id, now) for mid in ids]
         )
+        if self.bus._subs:
+            for mid in ids:
+                self.bus.publish(MessageConsumed(message_id=mid, creature=receiver, ts=now))
 
     def resume(self) -> dict[str, int]:
         """Queue every logged, unconsumed message for its receiver; call before starting.

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.errors import RuntimeFailure
-from terrarium.events import Event, event_to_dict
+from terrarium.events import Event, event_from_dict, event_to_dict
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs(
@@ -334,8 +334,25 @@ class DurableLog:
         ]
 
     def events(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's logged events in their stored JSON form, in log order."""
         rows = self._query("SELECT data FROM events WHERE run_id=? ORDER BY id", (run_id,))
         return [json.loads(r[0]) for r in rows]
+
+    def typed_events(self, run_id: str) -> list[Event]:
+        """The run's logged events rebuilt by type, in log order (what replay folds).
+
+        Rows of kinds this version does not know are skipped; rows a version before typed
+        events wrote as ``generic`` are read as the typed event they stood for.
+        """
+        out: list[Event] = []
+        for data in self.events(run_id):
+            if data.get("kind") == "generic":
+                data = _untyped(data)
+            try:
+                out.append(event_from_dict(data))
+            except ValueError:
+                continue
+        return out
 
     def timeline(self, run_id: str) -> list[TimelineEntry]:
         """Everything that happened in a run, in time order (messages, consumption,
@@ -421,6 +438,18 @@ def _event_detail(data: str) -> str:
     for k in ("kind", "ts", "creature"):
         d.pop(k, None)
     return " ".join(f"{k}={v}" for k, v in d.items())
+
+
+def _untyped(d: dict[str, Any]) -> dict[str, Any]:
+    """An old ``generic`` row (``name`` + ``data``) in the typed form of the same event."""
+    name = str(d.get("name", ""))
+    data = d.get("data") if isinstance(d.get("data"), dict) else {}
+    base = {"ts": d.get("ts", 0.0), "creature": d.get("creature")}
+    if name == "transcript":
+        entry = {k: data[k] for k in ("kind", "text", "turn", "name", "detail") if k in data}
+        return {**base, "kind": "transcript", "entry": {"ts": base["ts"], **entry}}
+    kind = name.removeprefix("voice.")
+    return {**data, **base, "kind": kind}
 
 
 def format_timeline(entries: Sequence[TimelineEntry], run: RunInfo | None = None) -> str:

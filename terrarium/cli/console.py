@@ -7,19 +7,20 @@ missed instead).
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from terrarium.channels.bus import EventBus
 from terrarium.events import (
     CreatureState,
     ErrorEvent,
     Event,
-    GenericEvent,
     MessageRefused,
     MessageSent,
     Missed,
     OutputText,
     Restart,
+    SpeechCut,
+    UtteranceWritten,
 )
 
 
@@ -54,11 +55,10 @@ class ConsolePrinter:
                 self._open = key
             self.out.write(ev.text)
             self.out.flush()
-        elif isinstance(ev, GenericEvent) and ev.name == "voice.utterance_written":
-            self._line(_audio_line(ev.data))
-        elif isinstance(ev, GenericEvent) and ev.name == "speech_cut":
-            cut = ev.data.get("cut_text") or []
-            self._line(f"  [barge-in] {ev.creature} stopped; {len(cut)} sentence(s) cut")
+        elif isinstance(ev, UtteranceWritten):
+            self._line(_audio_line(ev))
+        elif isinstance(ev, SpeechCut):
+            self._line(f"  [barge-in] {ev.creature} stopped; {len(ev.cut_text)} sentence(s) cut")
         elif isinstance(ev, MessageRefused):
             self._line(f"  [refused] {ev.sender} -> {ev.channel}: {ev.reason}")
         elif isinstance(ev, ErrorEvent):
@@ -78,16 +78,14 @@ class ConsolePrinter:
                 self.handle(ev)
 
 
-def _audio_line(data: dict[str, Any]) -> str:
-    m = data.get("metrics") or {}
+def _audio_line(ev: UtteranceWritten) -> str:
+    m = ev.metrics
 
-    def ms(key: str) -> str:
-        v = m.get(key)
+    def ms(v: float | None) -> str:
         return "-" if v is None else f"{v * 1000:.0f} ms"
 
-    audio = m.get("audio_seconds") or 0.0
-    rtf = (m.get("synth_seconds") or 0.0) / audio if audio else 0.0
-    cut = " (cut)" if data.get("aborted") else ""
-    return (f"  [audio] {data.get('path')} {data.get('duration', 0):.2f} s{cut} | first token "
-            f"{ms('time_to_first_token')}, first sentence {ms('time_to_first_sentence')}, "
-            f"first audio {ms('time_to_first_audio')}, synthesis RTF {rtf:.3f}")
+    rtf = m.real_time_factor or 0.0
+    cut = " (cut)" if ev.aborted else ""
+    return (f"  [audio] {ev.path} {ev.duration:.2f} s{cut} | first token "
+            f"{ms(m.time_to_first_token)}, first sentence {ms(m.time_to_first_sentence)}, "
+            f"first audio {ms(m.time_to_first_audio)}, synthesis RTF {rtf:.3f}")

@@ -42,14 +42,20 @@ from terrarium.events import (
     CreatureState,
     ErrorEvent,
     Event,
-    GenericEvent,
+    MessageConsumed,
     OutputText,
-    PromptBuilt,
     Restart,
+    RunEnded,
+    RunStarted,
+    SentenceQueued,
+    SentenceSynthesized,
+    SpeechCut,
+    SpeechMetrics,
     TranscriptAppended,
     TranscriptEntry,
     TurnEnded,
     TurnStarted,
+    UtteranceWritten,
 )
 from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import EmbeddedServer
@@ -66,6 +72,8 @@ USER = "user"
 ROOT = "root"
 LOG_FILE = "terrarium.sqlite3"
 TRANSCRIPT_LIMIT = 2000
+# not written to the events table: per-token deltas, and consumptions (their own table has them)
+_UNLOGGED = (OutputText, MessageConsumed)
 
 
 @dataclass(slots=True)
@@ -233,8 +241,8 @@ class TeamRuntime:
             self.resumed = self.hub.resume()
         for c in self._creatures.values():
             tg.start_soon(self._creature_loop, c)
-        self.bus.publish(GenericEvent(name="run_started", data={
-            "run_id": self.run_id, "terrarium": team.name, "path": str(team.path)}))
+        self.bus.publish(RunStarted(run_id=self.run_id, terrarium=team.name,
+                                    path=str(team.path)))
 
     async def __aexit__(
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
@@ -253,6 +261,12 @@ class TeamRuntime:
         finally:
             if self.log is not None:
                 self.log.set_run_status(self.run_id, status)  # type: ignore[arg-type]
+                # the recorder has stopped; the runs table holds the status, so the event
+                # goes only to whoever still watches
+                ended = RunEnded(run_id=self.run_id, status=status)
+                self.bus.publish(ended)
+                if self.options.on_event:
+                    self.options.on_event(ended)
                 self.log.close()
             if self.memory is not None:
                 self.memory.close()
@@ -273,12 +287,8 @@ class TeamRuntime:
 
     async def _make_tts(self, creature: str, spec: NamedOutput, stack: AsyncExitStack) -> Any:
         """The ``tts`` output ``spec`` describes, started on ``stack``."""
-        from terrarium.voice import (
-            SegmenterConfig,
-            TTSOutput,
-            UtteranceWritten,
-            default_audio_sink,
-        )
+        from terrarium import voice
+        from terrarium.voice import SegmenterConfig, TTSOutput, default_audio_sink
         from terrarium.voice.audio import NullAudioSink, WavFileSink
 
         opts = self.options
@@ -297,9 +307,22 @@ class TeamRuntime:
             synth = PiperSynthesizer(Path(spec.voice))
 
         def observe(ev: Any) -> None:
-            data = ev.model_dump(mode="json")
-            self.bus.publish(GenericEvent(name=f"voice.{ev.kind}", creature=creature, data=data))
-            if isinstance(ev, UtteranceWritten):  # the per-utterance figures, in the transcript
+            """The voice part's reports, republished as the ground events of the same name.
+            Its SpeechCut is not: ``barge_in`` publishes that, with the output's name."""
+            if isinstance(ev, voice.SentenceQueued):
+                self.bus.publish(SentenceQueued(creature=creature, utterance_id=ev.utterance_id,
+                                                index=ev.index, text=ev.text))
+            elif isinstance(ev, voice.SentenceSynthesized):
+                self.bus.publish(SentenceSynthesized(
+                    creature=creature, utterance_id=ev.utterance_id, index=ev.index,
+                    text=ev.text, synth_ms=ev.synth_ms, audio_seconds=ev.audio_seconds))
+            elif isinstance(ev, voice.UtteranceWritten):
+                self.bus.publish(UtteranceWritten(
+                    creature=creature, utterance_id=ev.utterance_id,
+                    path=str(ev.path) if ev.path is not None else None,
+                    duration=ev.duration, aborted=ev.aborted,
+                    metrics=SpeechMetrics(**ev.metrics.model_dump(exclude={"utterance_id"}))))
+                # the per-utterance figures, in the transcript
                 where = f"{ev.path} " if ev.path else ""
                 cut = " (cut)" if ev.aborted else ""
                 self._entry(creature, "output",
@@ -334,16 +357,7 @@ class TeamRuntime:
                     return
                 status.state = ev.state
             elif isinstance(ev, TranscriptAppended):
-                entry = ev.entry
-                self._transcripts[name].append(entry)
-                ev = GenericEvent(name="transcript", creature=name, data={
-                    "kind": entry.kind, "text": entry.text, "turn": entry.turn,
-                    "name": entry.name, "detail": entry.detail, "ts": entry.ts})
-            elif isinstance(ev, PromptBuilt):
-                ev = GenericEvent(name="prompt", creature=name, data={
-                    "prefix_hash": ev.prefix_hash, "tokens": ev.tokens,
-                    "sections": [{"name": s.name, "zone": s.zone, "bytes": s.bytes,
-                                  "tokens": s.tokens} for s in ev.sections]})
+                self._transcripts[name].append(ev.entry)
             self.bus.publish(ev)
 
         async def send(channel: str, payload: dict[str, Any]) -> int:
@@ -363,7 +377,7 @@ class TeamRuntime:
         assert log is not None
         async for ev in sub:
             batch = [ev, *sub.drain()]
-            rows = [event_row(self.run_id, e) for e in batch if not isinstance(e, OutputText)]
+            rows = [event_row(self.run_id, e) for e in batch if not isinstance(e, _UNLOGGED)]
             if rows:
                 with contextlib.suppress(Exception):
                     log.write_batch([(EVENT_SQL, rows)])
@@ -505,8 +519,7 @@ class TeamRuntime:
         turn = c.controller.turns if c is not None and c.controller is not None else 0
         entry = TranscriptEntry(kind, text, time.time(), turn)
         self._transcripts[creature].append(entry)
-        self.bus.publish(GenericEvent(name="transcript", creature=creature, data={
-            "kind": kind, "text": text, "ts": entry.ts, "turn": turn}))
+        self.bus.publish(TranscriptAppended(creature=creature, entry=entry))
 
     def _record_turn(self, c: _Creature, result: TurnResult | None, *, error: str | None = None,
                      started: float | None = None) -> None:
@@ -598,9 +611,11 @@ class TeamRuntime:
                 cut = await sink.interrupt()
                 if cut is not None and (cut.interrupted_sentence or cut.cut_text
                                         or cut.also_cut):
-                    self.bus.publish(GenericEvent(name="speech_cut", creature=name,
-                                                  data={"output": oname,
-                                                        **cut.model_dump(mode="json")}))
+                    self.bus.publish(SpeechCut(
+                        creature=name, output=oname, utterance_id=cut.utterance_id,
+                        spoken_text=cut.spoken_text,
+                        interrupted_sentence=cut.interrupted_sentence,
+                        cut_text=tuple(cut.cut_text), also_cut=tuple(cut.also_cut)))
             c = self._creatures[name]
             if sinks and c.turn_scope is not None and any(
                 s.type == "tts" for s in c.parts.cdef.config.output.named_outputs.values()

@@ -1,13 +1,13 @@
 """A recorded run, replayed read-only from the durable log as a TeamHandle.
 
 ``terrarium monitor RUN_ID`` shows a finished (or still running) run with the same panels
-as a live one. Statuses, transcripts and channel traffic are rebuilt by folding the logged
-events up to a cursor, so the monitor can step through the run like a time slider.
+as a live one. The log gives the run's events back typed (``DurableLog.typed_events``);
+statuses, transcripts, prompt maps and channel traffic are rebuilt by folding them up to a
+cursor, reading their fields, so the monitor can step through the run like a time slider.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,33 +22,7 @@ from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.tui.text import PromptView, model_label
 
-_EVENT_TYPES: dict[str, type[ev.Event]] = {
-    cls.kind: cls
-    for cls in (
-        ev.CreatureState, ev.MessageSent, ev.MessageDelivered, ev.MessageRefused,
-        ev.TurnStarted, ev.TurnEnded, ev.ErrorEvent, ev.Restart, ev.OutputText,
-        ev.GenericEvent, ev.Missed,
-    )
-}
-_ENTRY_KINDS = frozenset(
-    ("user", "message_in", "assistant", "tool_call", "tool_result", "notice", "output", "error")
-)
 READ_ONLY = "This is a replay of a recorded run, so nothing can be sent."
-
-
-def event_from_dict(data: Mapping[str, Any]) -> ev.Event | None:
-    """Rebuild a typed event from its logged JSON form; None for an unknown kind."""
-    cls = _EVENT_TYPES.get(str(data.get("kind")))
-    if cls is None:
-        return None
-    names = {f.name for f in dataclasses.fields(cls)}
-    kwargs = {k: v for k, v in data.items() if k in names}
-    if "delivered_to" in kwargs:
-        kwargs["delivered_to"] = tuple(kwargs["delivered_to"] or ())
-    try:
-        return cls(**kwargs)
-    except TypeError:
-        return None
 
 
 def _empty_team(run: RunInfo) -> Team:
@@ -78,7 +52,7 @@ class ReplayHandle:
         self.bus = EventBus()
         with DurableLog(self.log_path) as log:
             self.run = log.run(run_id)
-            raw_events = log.events(run_id)
+            events = log.typed_events(run_id)
             messages = log.messages(run_id)
             refusals = log.refusals(run_id)
         self.team_note: str | None = None
@@ -86,7 +60,6 @@ class ReplayHandle:
             team, self.team_note = load_recorded_team(self.run)
         self.team = team
         self.payloads: dict[str, dict[str, Any]] = {env.id: env.payload for env, _ in messages}
-        events = [e for e in (event_from_dict(d) for d in raw_events) if e is not None]
         if not any(isinstance(e, ev.MessageSent) for e in events):
             events += [ev.MessageSent(ts=env.ts, message_id=env.id, channel=env.channel,
                                       sender=env.sender, delivered_to=tuple(rcv))
@@ -162,13 +135,10 @@ class ReplayHandle:
             st.state = "restarting"
         elif isinstance(e, ev.ErrorEvent) and st is not None:
             st.last_error = e.message
-        elif isinstance(e, ev.GenericEvent) and isinstance(creature, str):
-            if e.name == "transcript":
-                self._transcripts.setdefault(creature, []).append(_entry(e))
-            elif e.name == "prompt":
-                view = PromptView.from_dict(creature, e.data)
-                if view is not None:
-                    self._prompts[creature] = view
+        elif isinstance(e, ev.TranscriptAppended):
+            self._transcripts.setdefault(e.creature, []).append(e.entry)
+        elif isinstance(e, ev.PromptBuilt):
+            self._prompts[e.creature] = PromptView.from_event(e)
 
     # -- TeamHandle --------------------------------------------------------------------
 
@@ -195,18 +165,3 @@ class ReplayHandle:
     async def send(self, channel: str, payload: Mapping[str, Any]) -> None:
         raise ChannelRefusal(READ_ONLY)
 
-
-def _entry(e: ev.GenericEvent) -> TranscriptEntry:
-    d = e.data
-    kind = d.get("kind", "notice")
-    turn = d.get("turn", 0)
-    return TranscriptEntry(
-        kind=kind if kind in _ENTRY_KINDS else "notice",
-        text=str(d.get("text", "")),
-        ts=e.ts,
-        turn=turn if isinstance(turn, int) else 0,
-        name=d.get("name") if isinstance(d.get("name"), str) else None,
-        detail=d.get("detail") if isinstance(d.get("detail"), str) else None,
-        data={k: v for k, v in d.items()
-              if k not in ("kind", "text", "turn", "name", "detail")},
-    )

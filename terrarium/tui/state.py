@@ -17,12 +17,13 @@ from terrarium.config import Team
 from terrarium.events import (
     CreatureState,
     Event,
-    GenericEvent,
     MessageRefused,
     MessageSent,
     Missed,
     OutputText,
+    PromptBuilt,
     Restart,
+    TranscriptAppended,
     TurnEnded,
     TurnStarted,
 )
@@ -114,12 +115,11 @@ class MonitorState:
             text = self.streaming.get(event.creature, "") + event.text
             self.streaming[event.creature] = text[-MAX_STREAM_CHARS:]
             ch.transcripts.add(event.creature)
-        elif isinstance(event, GenericEvent):
-            if event.creature is not None and event.name == "transcript":
-                self.streaming.pop(event.creature, None)
-                ch.transcripts.add(event.creature)
-            elif event.creature is not None and event.name == "prompt":
-                ch.prompts.add(event.creature)
+        elif isinstance(event, TranscriptAppended):
+            self.streaming.pop(event.creature, None)
+            ch.transcripts.add(event.creature)
+        elif isinstance(event, PromptBuilt):
+            ch.prompts.add(event.creature)
         elif isinstance(event, CreatureState | TurnStarted | TurnEnded | Restart):
             ch.creatures.add(event.creature)
         elif isinstance(event, Missed):

@@ -13,7 +13,7 @@ from typing import Any
 
 from terrarium.config import Team
 from terrarium.controller.loop import INCOMING_HEADER
-from terrarium.events import TranscriptEntry
+from terrarium.events import PromptBuilt, TranscriptEntry
 from terrarium.runtime.api import CreatureStatus
 
 STATE_LABELS: dict[str, str] = {
@@ -174,7 +174,7 @@ class SectionView:
 
 @dataclass(frozen=True, slots=True)
 class PromptView:
-    """What the prompt inspector shows; built from a BuiltPrompt or from a logged dict."""
+    """What the prompt inspector shows; built from a BuiltPrompt or from a logged event."""
 
     creature: str
     step: int
@@ -189,35 +189,10 @@ class PromptView:
         return cls(built.creature, built.step, built.prefix_hash, sections, texts)
 
     @classmethod
-    def from_dict(cls, creature: str, data: Mapping[str, Any]) -> PromptView | None:
-        """From a logged ``prompt`` event (BuiltPrompt.to_dict shape); None without a map."""
-        raw = data.get("sections")
-        if not isinstance(raw, list):
-            return None
-        sections = tuple(
-            SectionView(
-                str(s.get("name", "?")),
-                str(s.get("zone", "?")),
-                int(s.get("bytes", 0)),
-                int(s.get("tokens", 0)),
-            )
-            for s in raw
-            if isinstance(s, Mapping)
-        )
-        texts: dict[str, str] = {}
-        for key in ("prefix_texts", "texts"):
-            if isinstance(data.get(key), Mapping):
-                texts.update({str(k): str(v) for k, v in data[key].items()})
-        if isinstance(data.get("tail"), Mapping):
-            texts.update({str(k): str(v) for k, v in data["tail"].items()})
-        step = data.get("step", 0)
-        return cls(
-            creature,
-            int(step) if isinstance(step, int) else 0,
-            str(data.get("prefix_hash", "")),
-            sections,
-            texts,
-        )
+    def from_event(cls, event: PromptBuilt) -> PromptView:
+        """From a logged prompt event: its section map (the log keeps no prompt text)."""
+        sections = tuple(SectionView(s.name, s.zone, s.bytes, s.tokens) for s in event.sections)
+        return cls(event.creature, 0, event.prefix_hash, sections)
 
     @property
     def prefix_bytes(self) -> int:

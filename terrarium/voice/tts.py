@@ -35,7 +35,10 @@ from terrarium.voice.sink import CutReport
 from terrarium.voice.speakable import FenceFilter, to_speakable
 from terrarium.voice.synth import AudioClip, CallableSynthesizer, Synthesizer
 
-# ----------------------------------------------------------------------------- events
+# ----------------------------------------------------------------------------- reports
+# What a TTS output tells its ``observer``. They carry the voice part's own models
+# (CutReport, UtteranceMetrics) and no creature name; the runtime republishes each as the
+# ground event of the same name (terrarium.events), which is all a watcher or the log sees.
 
 
 class _Event(BaseModel):
