@@ -42,10 +42,19 @@ def builtin_registry() -> ToolRegistry:
 
 def test_builtins_and_names_sorted() -> None:
     assert known_tool_names() == [
+        "ask_user",
+        "edit",
+        "glob",
+        "grep",
         "info",
         "memory_search",
         "memory_write",
+        "multi_edit",
         "read_file",
+        "shell",
+        "think",
+        "tree",
+        "web_fetch",
         "write_file",
     ]
     for name, cls in BUILTIN_TOOLS.items():

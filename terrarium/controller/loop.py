@@ -316,6 +316,8 @@ class Controller:
             readable=tuple(Path(p) for p in [*cfg.readable_paths, *cfg.writable_paths]),
             writable=tuple(Path(p) for p in cfg.writable_paths),
             state=state,
+            workspace=Path(cfg.workspace) if cfg.workspace else None,
+            tool_options=cfg.tool_options,
         )
         self.last_prompt: BuiltPrompt | None = None
         self._pending_notice: str | None = None
