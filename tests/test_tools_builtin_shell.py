@@ -3,7 +3,6 @@ environment scrubbing, allowed_commands, options."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any

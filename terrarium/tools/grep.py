@@ -17,7 +17,7 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -83,7 +83,7 @@ def _clip(text: str) -> str:
 
 def format_hits(hits: Iterable[Hit], max_results: int, context: int) -> str:
     """The one result format: a file's name, then ``N:text`` (match) / ``N-text`` (context)
-    lines, ``--`` between separated groups, and a closing count line."""
+    lines, ``--`` between separated groups when there is context, and a count line."""
     out: list[str] = []
     matches = 0
     files: list[str] = []
@@ -105,7 +105,7 @@ def format_hits(hits: Iterable[Hit], max_results: int, context: int) -> str:
                 out.append("")
             out.append(hit.file)
             files.append(hit.file)
-        elif hit.line > last.line + 1:
+        elif context and hit.line > last.line + 1:
             out.append("--")
         out.append(f"{hit.line}{':' if hit.match else '-'}{_clip(hit.text)}")
         matches += hit.match
@@ -119,18 +119,25 @@ def format_hits(hits: Iterable[Hit], max_results: int, context: int) -> str:
     return "\n".join([*out, tail])
 
 
+def _glob_filter(glob: str | None, start: Path) -> Callable[[Path], bool]:
+    """Whether a file found under ``start`` passes the ``glob`` argument (gitignore-style).
+
+    A search of one file keeps it whatever the glob says, as rg does for named files.
+    """
+    if not glob or start.is_file():
+        return lambda _path: True
+    spec = pathspec.GitIgnoreSpec.from_lines([glob])
+    return lambda path: spec.match_file(path.relative_to(start).as_posix())
+
+
 def _python_hits(
     start: Path, top: Path, regex: re.Pattern[str], glob: str | None, context: int
 ) -> Iterator[Hit]:
+    keep = _glob_filter(glob, start)
     if start.is_file():
         files = [(start, display(start, top))]
     else:
-        spec = pathspec.GitIgnoreSpec.from_lines([glob]) if glob else None
-        files = [
-            (e.path, display(e.path, top))
-            for e in walk(start, top)
-            if spec is None or spec.match_file(e.rel)
-        ]
+        files = [(e.path, display(e.path, top)) for e in walk(start, top) if keep(e.path)]
     for path, shown in files:
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
@@ -190,8 +197,8 @@ async def _rg_hits(rg: str, args: GrepArgs, start: Path, top: Path) -> list[Hit]
         cmd.append("--ignore-case")
     if args.context:
         cmd += ["--context", str(args.context)]
-    if args.glob:
-        cmd += ["--glob", args.glob]
+    # no --glob: rg's globs override ignore rules; the file filter is applied below instead
+    keep = _glob_filter(args.glob, start)
     cmd += ["--regexp", args.pattern, "--", str(start)]
 
     def events(lines: list[bytes]) -> Iterator[Hit]:
@@ -203,7 +210,10 @@ async def _rg_hits(rg: str, args: GrepArgs, start: Path, top: Path) -> list[Hit]
                 continue
             data = msg["data"]
             path = Path(_rg_text(data["path"]))
-            shown = display(path if path.is_absolute() else top / path, top)
+            path = path if path.is_absolute() else top / path
+            if not keep(path):
+                continue
+            shown = display(path, top)
             yield Hit(shown, data["line_number"], _rg_text(data["lines"]),
                       msg["type"] == "match")
 
