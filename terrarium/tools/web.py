@@ -34,7 +34,7 @@ __all__ = ["Resolver", "WebFetchArgs", "WebFetchOptions", "WebFetchTool", "check
            "html_to_text"]
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
-NOISE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "head")
+NOISE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "head", "title")
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml",
               "application/javascript")
 USER_AGENT = "terrarium-web-fetch/0.1"
@@ -72,9 +72,9 @@ async def system_resolver(host: str, port: int) -> list[str]:
 def _forbidden(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         return _forbidden(ip.ipv4_mapped)
-    for label, flag in (("loopback", ip.is_loopback), ("link-local", ip.is_link_local),
-                        ("private", ip.is_private), ("multicast", ip.is_multicast),
-                        ("unspecified", ip.is_unspecified), ("reserved", ip.is_reserved)):
+    for label, flag in (("loopback", ip.is_loopback), ("unspecified", ip.is_unspecified),
+                        ("link-local", ip.is_link_local), ("multicast", ip.is_multicast),
+                        ("private", ip.is_private), ("reserved", ip.is_reserved)):
         if flag:
             return label
     if not ip.is_global:
@@ -110,7 +110,8 @@ async def check_url(url: httpx.URL, options: WebFetchOptions, resolve: Resolver)
     for ip in addresses:
         if (why := _forbidden(ip)) is not None:
             raise ToolError(
-                f"web_fetch refused {str(url)!r}: {host} is a {why} address ({ip}); this "
+                f"web_fetch refused {str(url)!r}: {host} is {'an' if why[0] in 'aeiou' else 'a'}"
+                f" {why} address ({ip}); this "
                 f"creature may only fetch public addresses."
             )
 
