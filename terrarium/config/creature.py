@@ -78,8 +78,13 @@ def _absolutize(data: dict[str, Any], doc: YamlDoc, origins: dict[KeyPath, Origi
             return str((base / value).resolve()) if not value.startswith("@") else value
         return value
 
-    if "system_prompt_file" in data:
-        data["system_prompt_file"] = fix(data["system_prompt_file"], ("system_prompt_file",))
+    for key in ("system_prompt_file", "workspace"):
+        if key in data:
+            data[key] = fix(data[key], (key,))
+    opts = data.get("tool_options")
+    if isinstance(opts, dict):  # checked against each tool's options model later
+        for tname in opts:
+            origins[("tool_options", tname)] = Origin(doc, ("tool_options", tname))
     for key in ("skills", "readable_paths", "writable_paths"):
         if isinstance(data.get(key), list):
             data[key] = [fix(v, (key, i)) for i, v in enumerate(data[key])]
@@ -261,6 +266,7 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                 getattr(exc, "suggestion", None)
                 or did_you_mean(tool, known_tool_names())
                 or f"known tools: {', '.join(known_tool_names())}"))
+    _check_tool_options(lc, errors)
     outs = cfg.output
     if outs.default is not None and outs.default not in outs.named_outputs:
         errors.append(lc.where("output", "default").error(
@@ -305,3 +311,33 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                 errors.append(lc.where("send_fill", cname, fname).error(
                     f"send_fill source {source!r} needs {key} > 0, or {fname!r} is always empty",
                     f"set `{key}: N` (how many facts to fill in)"))
+
+
+def _check_tool_options(lc: LoadedCreature, errors: list[ConfigError]) -> None:
+    """Each ``tool_options`` entry names a listed tool that takes options, with known keys."""
+    from terrarium.tools.registry import resolve_tool
+
+    cfg = lc.config
+    classes = {}
+    for ref in cfg.tools:
+        try:
+            cls = resolve_tool(ref)
+        except Exception:  # reported by the tools check
+            continue
+        classes[cls.name] = cls
+    for tname, raw in cfg.tool_options.items():
+        origin = lc.where("tool_options", tname)
+        cls = classes.get(tname)
+        if cls is None:
+            errors.append(origin.error(
+                f"tool_options names {tname!r}, which is not one of this creature's tools",
+                did_you_mean(tname, list(classes)) or f"add {tname!r} to `tools:`"))
+            continue
+        if cls.options_model is None:
+            errors.append(origin.error(f"the tool {tname!r} takes no options"))
+            continue
+        try:
+            cls.options_model.model_validate(raw)
+        except ValidationError as exc:
+            errors.extend(from_validation_error(
+                origin.doc, exc, cls.options_model, raw, base=("tool_options", tname)))

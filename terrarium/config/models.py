@@ -140,6 +140,14 @@ class CreatureConfig(Strict):
     writable_paths: list[str] = Field(
         default_factory=list, description="Roots `write_file` may write."
     )
+    workspace: str | None = Field(
+        None, description="Folder the file and shell tools work in (relative to this file; "
+        "created when missing; default: the runtime's choice, for now the creature's folder)."
+    )
+    tool_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Per-tool settings: tool name → options, e.g. "
+        "`shell: {timeout: 30, allowed_commands: ['pytest*']}`; each tool checks its own keys."
+    )
     prompt_plugins: list[PromptPluginConfig] = Field(
         default_factory=list, description="Extra static prompt blocks."
     )

@@ -11,8 +11,14 @@ Modules
     ``state``     keys of ``ToolContext.state`` the built-ins read, with typed accessors.
     ``info``      ``InfoTool`` (``info``).
     ``memory``    ``MemoryWriteTool`` (``memory_write``), ``MemorySearchTool`` (``memory_search``).
-    ``files``     ``ReadFileTool`` (``read_file``), ``WriteFileTool`` (``write_file``).
+    ``files``     ``ReadFileTool`` (``read_file``, line ranges), ``WriteFileTool`` (``write_file``).
+    ``edits``     ``EditTool`` (``edit``), ``MultiEditTool`` (``multi_edit``).
+    ``find``      ``GlobTool`` (``glob``).   ``grep``  ``GrepTool`` (``grep``; rg or Python).
+    ``tree``      ``TreeTool`` (``tree``).   ``walk``  the gitignore-aware walk they share.
+    ``shell``     ``ShellTool`` (``shell``).  ``web``  ``WebFetchTool`` (``web_fetch``, SSRF).
+    ``think``     ``ThinkTool`` (``think``).  ``ask``  ``AskUserTool`` (``ask_user``).
     ``confine``   the path-confinement rule the file tools share.
+    ``workspace`` the workspace the file and shell tools act in (``ToolContext.workspace``).
 
 Writing a tool
     Subclass ``Tool``; set ``name``, ``summary`` (one line for the prompt index),
@@ -32,6 +38,11 @@ Wiring a creature (what the controller does)
                           state={STATE_TOOLS: registry, STATE_MEMORY: store})
         result = await run_tool(registry.get(call.name), call.raw_args, ctx)
         # result.ok False: result.text says what went wrong, for the model to read
+
+    ``ToolContext`` fields besides ``state``: ``workspace`` (declared workspace or None:
+    then the workspace tools use ``cwd``), ``tool_options`` (tool name -> the creature's
+    ``tool_options`` entry, read through ``Tool.options(ctx)`` and the tool's
+    ``options_model``), ``answerer`` (an ``Answerer`` for ``ask_user``; None: nobody there).
 
     ``ToolContext.state`` keys (constants in ``state``): ``"tools"`` → the creature's
     ``ToolRegistry`` (needed by ``info``); ``"memory"`` → a ``terrarium.store.MemoryStore``

@@ -7,13 +7,28 @@ can drift from the others.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from terrarium.errors import ToolError
+
+__all__ = ["Answerer", "GuidanceBucket", "NoArgs", "Tool", "ToolContext"]
 
 GuidanceBucket = Literal["first", "normal", "last"]
+
+
+class Answerer(Protocol):
+    """Puts a question to the human and waits for the reply (``ask_user``).
+
+    The runtime provides one (the CLI prompt, the monitor's composer); ``None`` as the
+    reply means nobody answered (dismissed, or nobody there after all).
+    """
+
+    async def __call__(self, question: str, choices: Sequence[str]) -> str | None: ...
 
 
 class NoArgs(BaseModel):
@@ -31,6 +46,20 @@ class ToolContext:
     readable: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()
     state: dict[str, Any] = field(default_factory=dict)
+    # The folder the file and shell tools work in. None: none declared, and the workspace
+    # tools (shell, edit, grep, ...) work in ``cwd``; read_file/write_file then keep to
+    # their readable/writable paths only, as before workspaces existed.
+    workspace: Path | None = None
+    # Per-tool options from the creature's ``tool_options`` (tool name -> raw mapping),
+    # validated against each tool's ``options_model`` at config load and again at use.
+    tool_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # Who answers ``ask_user``; None: nobody is there to ask.
+    answerer: Answerer | None = None
+
+    @property
+    def work_dir(self) -> Path:
+        """The workspace if one was declared, else the creature's working directory."""
+        return self.workspace if self.workspace is not None else self.cwd
 
 
 class Tool:
@@ -49,12 +78,30 @@ class Tool:
     guidance: ClassVar[str] = ""
     guidance_bucket: ClassVar[GuidanceBucket] = "normal"
     concurrency_safe: ClassVar[bool] = False
+    # Per-creature settings (``tool_options: {name: {...}}`` in config.yaml); a pydantic
+    # model with ``extra="forbid"`` and defaults for every field, or None for no options.
+    options_model: ClassVar[type[BaseModel] | None] = None
     # False for tools whose result is only an acknowledgement (a write): when every call of
     # a round is like that, the turn ends without another model round.
     needs_followup: ClassVar[bool] = True
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         raise NotImplementedError
+
+    @classmethod
+    def options(cls, ctx: ToolContext) -> Any:
+        """This creature's options for the tool (defaults where not configured)."""
+        if cls.options_model is None:
+            raise ToolError(f"The tool {cls.name} takes no options.")
+        raw = ctx.tool_options.get(cls.name, {})
+        try:
+            return cls.options_model.model_validate(dict(raw))
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'options'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            raise ToolError(f"The options for {cls.name} are invalid: {problems}.") from None
 
     @classmethod
     def full_doc(cls) -> str:

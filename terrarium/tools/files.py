@@ -1,7 +1,10 @@
 """``read_file`` and ``write_file``: file access confined to a creature's declared paths.
 
-Confinement rules live in :mod:`terrarium.tools.confine`. Disk work runs in a worker thread
-(``anyio.to_thread``) so a slow disk never stalls the other creatures on the event loop.
+Confinement rules live in :mod:`terrarium.tools.confine`; a declared workspace counts as
+readable and writable (:func:`terrarium.tools.workspace.file_path`). Disk work runs in a
+worker thread (``anyio.to_thread``) so a slow disk never stalls the other creatures.
+A line range (``start_line``/``end_line``) returns numbered lines, the numbers ``edit``'s
+messages use, so a model can read exactly the part it is about to change.
 """
 
 from __future__ import annotations
@@ -14,10 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import ToolError
 from terrarium.tools.base import Tool, ToolContext
-from terrarium.tools.confine import confine, display
+from terrarium.tools.workspace import file_path
+
+__all__ = ["ReadFileArgs", "ReadFileTool", "WriteFileArgs", "WriteFileTool"]
 
 MAX_READ_BYTES = 1_000_000
 MAX_WRITE_BYTES = 1_000_000
+MAX_RANGE_FILE_BYTES = 20_000_000  # a line range may come from a file up to this size
 
 
 class ReadFileArgs(BaseModel):
@@ -26,6 +32,12 @@ class ReadFileArgs(BaseModel):
     path: str = Field(description="file to read, relative to the working directory")
     max_bytes: int = Field(
         default=20000, ge=1, le=MAX_READ_BYTES, description="read at most this many bytes"
+    )
+    start_line: int | None = Field(
+        default=None, ge=1, description="first line to show (1-based); lines come numbered"
+    )
+    end_line: int | None = Field(
+        default=None, ge=1, description="last line to show (inclusive); lines come numbered"
     )
 
 
@@ -37,12 +49,16 @@ class WriteFileArgs(BaseModel):
     append: bool = Field(default=False, description="add to the end instead of replacing")
 
 
-def _read(path: Path, shown: str, max_bytes: int) -> str:
+def _check_readable(path: Path, shown: str) -> None:
     if path.is_dir():
         raise ToolError(f"{shown} is a directory; read_file reads one file.")
     if path.exists() and not path.is_file():
         # FIFOs and devices could block the worker thread forever or stream without end.
         raise ToolError(f"{shown} is not a regular file and was not read.")
+
+
+def _read(path: Path, shown: str, max_bytes: int) -> str:
+    _check_readable(path, shown)
     try:
         size = path.stat().st_size
         with path.open("rb") as fh:
@@ -57,6 +73,42 @@ def _read(path: Path, shown: str, max_bytes: int) -> str:
     if size > len(data):
         text += f"\n[truncated: showed {len(data)} of {size} bytes]"
     return text
+
+
+def _read_lines(path: Path, shown: str, args: ReadFileArgs) -> str:
+    _check_readable(path, shown)
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_RANGE_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ToolError(f"There is no file at {shown}.") from None
+    except OSError as exc:
+        raise ToolError(f"{shown} could not be read: {exc.strerror or exc}.") from None
+    if len(data) > MAX_RANGE_FILE_BYTES:
+        raise ToolError(f"{shown} is larger than {MAX_RANGE_FILE_BYTES} bytes; use grep on it.")
+    if b"\x00" in data[:8192]:
+        raise ToolError(f"{shown} looks like a binary file; read_file only reads text.")
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    total = len(lines)
+    first = args.start_line or 1
+    last = min(args.end_line or total, total)
+    if args.end_line is not None and args.end_line < first:
+        raise ToolError(f"end_line {args.end_line} is before start_line {first}.")
+    if first > total:
+        raise ToolError(f"{shown} has {total} lines; start_line {first} is past its end.")
+    width = len(str(last))
+    out: list[str] = []
+    used = 0
+    for n in range(first, last + 1):
+        line = f"{n:>{width}}\t{lines[n - 1]}"
+        used += len(line.encode("utf-8")) + 1
+        if used > args.max_bytes and out:
+            return "\n".join(out) + (
+                f"\n[truncated at max_bytes: showed lines {first}-{n - 1} of {total}; "
+                f"continue with start_line={n}]"
+            )
+        out.append(line)
+    return "\n".join(out) + f"\n[lines {first}-{last} of {total}]"
 
 
 def _write(path: Path, shown: str, content: str, append: bool) -> str:
@@ -79,20 +131,22 @@ class ReadFileTool(Tool):
     name: ClassVar[str] = "read_file"
     summary: ClassVar[str] = "read a text file from the paths this creature may read"
     documentation: ClassVar[str] = (
-        "Returns the file's text. Relative paths start at the working directory. "
-        "Paths outside the readable paths, paths with '..', and symlinks that lead "
-        "outside are refused with the reason. Long files are cut at max_bytes and "
-        "end with a [truncated] note."
+        "Returns the file's text. Relative paths start at the workspace (or the working "
+        "directory). Paths outside the readable paths, paths with '..', and symlinks that "
+        "lead outside are refused with the reason. Long files are cut at max_bytes and "
+        "end with a [truncated] note. With start_line and/or end_line only those lines "
+        "come back, each prefixed by its number and a tab, then a [lines a-b of n] note "
+        "(the numbers are not part of the file)."
     )
     args_model: ClassVar[type[BaseModel]] = ReadFileArgs
     concurrency_safe: ClassVar[bool] = True
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, ReadFileArgs)
-        roots = (*ctx.readable, *ctx.writable)
-        path = confine(args.path, cwd=ctx.cwd, roots=roots, mode="read")
-        shown = display(path, ctx.cwd)
-        return await anyio.to_thread.run_sync(_read, path, shown, args.max_bytes)
+        path, shown = file_path(args.path, ctx, "read")
+        if args.start_line is None and args.end_line is None:
+            return await anyio.to_thread.run_sync(_read, path, shown, args.max_bytes)
+        return await anyio.to_thread.run_sync(_read_lines, path, shown, args)
 
 
 class WriteFileTool(Tool):
@@ -114,6 +168,5 @@ class WriteFileTool(Tool):
             raise ToolError(
                 f"The content is {size} bytes; write_file accepts at most {MAX_WRITE_BYTES}."
             )
-        path = confine(args.path, cwd=ctx.cwd, roots=ctx.writable, mode="write")
-        shown = display(path, ctx.cwd)
+        path, shown = file_path(args.path, ctx, "write")
         return await anyio.to_thread.run_sync(_write, path, shown, args.content, args.append)

@@ -13,14 +13,25 @@ from collections.abc import Iterator
 
 from terrarium.errors import RegistryError, TerrariumError, did_you_mean
 from terrarium.formats.base import CallSpec
+from terrarium.tools.ask import AskUserTool
 from terrarium.tools.base import Tool
+from terrarium.tools.edits import EditTool, MultiEditTool
 from terrarium.tools.files import ReadFileTool, WriteFileTool
+from terrarium.tools.find import GlobTool
+from terrarium.tools.grep import GrepTool
 from terrarium.tools.info import InfoTool
 from terrarium.tools.memory import MemorySearchTool, MemoryWriteTool
+from terrarium.tools.shell import ShellTool
+from terrarium.tools.think import ThinkTool
+from terrarium.tools.tree import TreeTool
+from terrarium.tools.web import WebFetchTool
 
 BUILTIN_TOOLS: dict[str, type[Tool]] = {
     cls.name: cls
-    for cls in (InfoTool, MemorySearchTool, MemoryWriteTool, ReadFileTool, WriteFileTool)
+    for cls in (
+        AskUserTool, EditTool, GlobTool, GrepTool, InfoTool, MemorySearchTool, MemoryWriteTool,
+        MultiEditTool, ReadFileTool, ShellTool, ThinkTool, TreeTool, WebFetchTool, WriteFileTool,
+    )
 }
 """Built-in tools by name; a creature's ``tools:`` list may name any of these."""
 
