@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -76,6 +76,8 @@ class LoopSettings:
     cwd: Path
     readable: tuple[Path, ...]  # the writable roots are readable too
     writable: tuple[Path, ...]
+    workspace: Path | None  # where file and shell tools act (None: the creature folder)
+    tool_options: Mapping[str, Mapping[str, Any]]  # tool name -> its options, unvalidated
 
 
 def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettings:
@@ -95,6 +97,8 @@ def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettin
         cwd=cdef.folder,
         readable=tuple(Path(p) for p in [*cfg.readable_paths, *cfg.writable_paths]),
         writable=tuple(Path(p) for p in cfg.writable_paths),
+        workspace=Path(cfg.workspace) if cfg.workspace else None,
+        tool_options=MappingProxyType({k: dict(v) for k, v in cfg.tool_options.items()}),
     )
 
 

@@ -190,8 +190,7 @@ class Controller:
         self.tool_ctx = ToolContext(
             creature=parts.name, cwd=cfg.cwd, readable=cfg.readable, writable=cfg.writable,
             state=state,
-            workspace=Path(cfg.workspace) if cfg.workspace else None,
-            tool_options=cfg.tool_options,
+            workspace=cfg.workspace, tool_options=cfg.tool_options,
         )
         self.last_prompt: BuiltPrompt | None = None
         self._pending_notice: str | None = None
