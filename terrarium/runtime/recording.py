@@ -29,6 +29,7 @@ from terrarium.events import (
     TranscriptEntry,
 )
 from terrarium.runtime.api import CreatureStatus
+from terrarium.runtime.options import RuntimeOptions
 
 __all__ = ["LOG_FILE", "TRANSCRIPT_LIMIT", "Recorder"]
 
@@ -41,9 +42,9 @@ _UNLOGGED = (OutputText, MessageConsumed)
 class Recorder:
     """Statuses, transcripts and the durable log of one run."""
 
-    def __init__(self, bus: EventBus, on_event: Callable[[Event], None] | None) -> None:
+    def __init__(self, bus: EventBus, options: RuntimeOptions) -> None:
         self.bus = bus
-        self.on_event = on_event
+        self.options = options  # its ``on_event`` is read when an event passes, as it may change
         self.statuses: dict[str, CreatureStatus] = {}
         self.transcripts: dict[str, deque[TranscriptEntry]] = {}
         self.log: DurableLog | None = None
@@ -83,8 +84,8 @@ class Recorder:
         # only to whoever still watches
         ended = RunEnded(run_id=self.run_id, status=status)
         self.bus.publish(ended)
-        if self.on_event:
-            self.on_event(ended)
+        if self.options.on_event:
+            self.options.on_event(ended)
         self.log.close()
 
     async def write_events(self, sub: Any) -> None:
@@ -97,9 +98,9 @@ class Recorder:
             if rows:
                 with contextlib.suppress(Exception):
                     log.write_batch([(EVENT_SQL, rows)])
-            if self.on_event:
+            if self.options.on_event:
                 for e in batch:
-                    self.on_event(e)
+                    self.options.on_event(e)
 
     def emitter(self, name: str) -> Callable[[Event], None]:
         """The ``emit`` a creature's controller reports through: status and transcript

@@ -40,7 +40,6 @@ from terrarium.runtime.recording import LOG_FILE, Recorder
 from terrarium.runtime.supervision import Supervisor
 from terrarium.runtime.wiring import Wiring, assemble_team, build_hub, payload_problem
 from terrarium.store import MemoryStore
-from terrarium.tools.team import STATE_TEAM
 from terrarium.voice.sink import OutputSink
 
 # RuntimeOptions, Supervision and LOG_FILE are re-exported: callers import them from here
@@ -65,7 +64,7 @@ class TeamRuntime:
         self.sinks: dict[str, dict[str, OutputSink]] = {}
         self.tts: list[Any] = []
         self.resumed: dict[str, int] = {}
-        self._recorder = Recorder(self.bus, self.options.on_event)
+        self._recorder = Recorder(self.bus, self.options)
         self._creatures: dict[str, RunningCreature] = {}
         self._supervisor: Supervisor | None = None
         self._stack: AsyncExitStack | None = None
@@ -107,16 +106,15 @@ class TeamRuntime:
         assert self.run_dir is not None
         wiring = Wiring(opts, self.bus, self._recorder, self.run_dir, memory)
         self.sinks, self.tts = wiring.sinks, wiring.tts
-        await wiring.wire(self._creatures, hub, stack)
+        # the root creature operates the team through this facade (tools/team.TeamControl)
+        await wiring.wire(self._creatures, hub, stack,
+                          operator=self if team.root is not None else None)
         self.embedded = wiring.embedded
-        root = self._creatures.get(ROOT)
-        if root is not None and root.controller is not None and team.root is not None:
-            root.controller.tool_ctx.state[STATE_TEAM] = self
         if opts.resume:
             self.resumed = hub.resume()
         self._supervisor = sup = Supervisor(
             self._creatures, hub=hub, recorder=self._recorder, bus=self.bus, sinks=self.sinks,
-            policy=opts.supervision, warm_up=opts.warm_up, tg=tg, members=sorted(team.creatures))
+            options=opts, tg=tg, members=sorted(team.creatures))
         for c in self._creatures.values():
             tg.start_soon(sup.loop, c)
         self.bus.publish(RunStarted(run_id=self.run_id, terrarium=team.name,

@@ -22,7 +22,7 @@ from terrarium.controller.loop import Controller, Incoming, TurnResult
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.events import CreatureState, ErrorEvent, Restart, TurnEnded, TurnStarted
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.options import ROOT, Supervision
+from terrarium.runtime.options import ROOT, RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.voice.sink import OutputSink
 
@@ -36,16 +36,15 @@ class Supervisor:
 
     def __init__(self, creatures: Mapping[str, RunningCreature], *, hub: ChannelHub,
                  recorder: Recorder, bus: EventBus,
-                 sinks: Mapping[str, Mapping[str, OutputSink]], policy: Supervision,
-                 warm_up: bool, tg: anyio.abc.TaskGroup, members: Sequence[str]) -> None:
+                 sinks: Mapping[str, Mapping[str, OutputSink]], options: RuntimeOptions,
+                 tg: anyio.abc.TaskGroup, members: Sequence[str]) -> None:
         self.creatures = creatures
         self.members = members  # the team's creatures (the root is not one), for errors
         self.hub = hub
         self.recorder = recorder
         self.bus = bus
         self.sinks = sinks
-        self.policy = policy
-        self.warm_up = warm_up
+        self.options = options  # its supervision policy and warm_up flag
         self.tg = tg
         self.active_turns = 0
         self.recovering = 0  # creatures waiting out a restart backoff still count as busy
@@ -57,7 +56,7 @@ class Supervisor:
             return
         inbox = self.hub.subscribe(c.name)
         generation = c.generation
-        if self.warm_up and c.generation == 0:
+        if self.options.warm_up and c.generation == 0:
             await self._warm(c)
         while not c.stopped and c.generation == generation:
             with anyio.CancelScope() as scope:
@@ -91,7 +90,7 @@ class Supervisor:
                         f"{getattr(cause, 'message', cause)}")
 
     async def _supervised_turn(self, c: RunningCreature, env: Envelope) -> None:
-        sup = self.policy
+        sup = self.options.supervision
         status = self.recorder.statuses[c.name]
         incoming = [Incoming(text=str(env.payload.get("text", "")), channel=env.channel,
                              sender=env.sender, payload=env.payload, message_id=env.id)]

@@ -31,6 +31,7 @@ from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, USER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.store import MemoryStore
+from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
 __all__ = ["Wiring", "assemble_team", "build_hub", "payload_problem"]
@@ -105,9 +106,10 @@ class Wiring:
         self.embedded: EmbeddedServer | None = None
 
     async def wire(self, creatures: Mapping[str, RunningCreature], hub: ChannelHub,
-                   stack: AsyncExitStack) -> None:
+                   stack: AsyncExitStack, *, operator: TeamControl | None) -> None:
         """Start the embedded server if a creature needs it, then give every creature its
-        sinks and controller (one server slot each for the embedded ones)."""
+        sinks and controller (one server slot each for the embedded ones); the root
+        creature's team tools get ``operator``, the running team they act on."""
         opts = self.options
         needs_embedded = [
             c for c in creatures.values()
@@ -122,6 +124,8 @@ class Wiring:
             sinks = await self._make_sinks(c, stack)
             self.sinks[c.name] = sinks
             c.controller = self._make_controller(c, sinks, slot_of.get(c.name), hub)
+            if c.name == ROOT and operator is not None:
+                c.controller.tool_ctx.state[STATE_TEAM] = operator
 
     async def _make_sinks(self, c: RunningCreature, stack: AsyncExitStack
                           ) -> dict[str, OutputSink]:
