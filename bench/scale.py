@@ -118,10 +118,11 @@ async def measure(n: int, broadcasts: int) -> dict[str, Any]:
         if got == n:
             all_in.set()
 
-    rt._supervised_turn = record  # type: ignore[method-assign]
     t = time.perf_counter()
     async with rt:
         start_s = time.perf_counter() - t
+        # each creature loop looks its turn up per message, so this lands before the first
+        rt._supervisor._supervised_turn = record  # type: ignore[union-attr,method-assign]
         await anyio.sleep(0.2)  # let every creature loop reach its inbox
         idle_rss = rss_bytes()
         for _ in range(broadcasts):

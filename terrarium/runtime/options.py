@@ -1,0 +1,55 @@
+"""How a run is set up: the options a caller passes and the restart policy.
+
+Plain data with defaults, read by the wiring, the supervisor and the recorder; nothing
+here runs anything.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from terrarium.events import Event
+from terrarium.llm.base import ChatModel
+
+__all__ = ["ROOT", "USER", "RuntimeOptions", "Supervision"]
+
+# the two parties that are not team creatures: whoever types, and the optional operator
+USER = "user"
+ROOT = "root"
+
+
+@dataclass(slots=True)
+class Supervision:
+    """Restart policy: exponential backoff with jitter, then give up."""
+
+    max_failures: int = 3
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+
+    def delay(self, attempt: int) -> float:
+        d = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
+        return d * (0.8 + 0.4 * random.random())
+
+
+@dataclass(slots=True)
+class RuntimeOptions:
+    """How a run is set up; every field has a sensible default."""
+
+    runs_dir: Path | str = field(default_factory=lambda: Path("runs"))
+    resume: str | None = None
+    audio: str = "wav"  # wav | device | none
+    supervision: Supervision = field(default_factory=Supervision)
+    models: Mapping[str, ChatModel] | None = None  # override per creature (tests, demos)
+    synthesizer: Any = None  # override the Piper voice (tests)
+    send_timeout: float | None = 30.0
+    clock: Callable[[], datetime | None] | None = None
+    on_event: Callable[[Event], None] | None = None
+    # evaluate each creature's prompt prefix and load its voice at start, so the first
+    # utterance is as fast as the next ones (llama.cpp prompt cache; Piper's first synthesis)
+    warm_up: bool = True
+    stdout: Any = None

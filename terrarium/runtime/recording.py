@@ -1,0 +1,156 @@
+"""What a run leaves behind and what watchers read live: the log, statuses, transcripts.
+
+The recorder opens (or resumes) the run in the durable log, writes the bus's events to it
+in batches, records each turn, keeps every creature's status and a bounded transcript,
+and closes the run with its final status. It knows nothing of how creatures are wired or
+supervised: they hand it names, numbers and events.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from terrarium.channels.bus import EventBus
+from terrarium.channels.log import EVENT_SQL, DurableLog, TurnRecord, event_row
+from terrarium.config import Team
+from terrarium.controller.loop import TurnResult
+from terrarium.events import (
+    CreatureState,
+    Event,
+    MessageConsumed,
+    OutputText,
+    RunEnded,
+    TranscriptAppended,
+    TranscriptEntry,
+)
+from terrarium.runtime.api import CreatureStatus
+from terrarium.runtime.options import RuntimeOptions
+
+__all__ = ["LOG_FILE", "TRANSCRIPT_LIMIT", "Recorder"]
+
+LOG_FILE = "terrarium.sqlite3"
+TRANSCRIPT_LIMIT = 2000
+# not written to the events table: per-token deltas, and consumptions (their own table has them)
+_UNLOGGED = (OutputText, MessageConsumed)
+
+
+class Recorder:
+    """Statuses, transcripts and the durable log of one run."""
+
+    def __init__(self, bus: EventBus, options: RuntimeOptions) -> None:
+        self.bus = bus
+        self.options = options  # its ``on_event`` is read when an event passes, as it may change
+        self.statuses: dict[str, CreatureStatus] = {}
+        self.transcripts: dict[str, deque[TranscriptEntry]] = {}
+        self.log: DurableLog | None = None
+        self.log_path: Path | None = None
+        self.run_id = ""
+        self.turns_total = 0
+        self.results: list[tuple[str, TurnResult]] = []
+
+    def add(self, name: str, model: str) -> None:
+        self.statuses[name] = CreatureStatus(name, model)
+        self.transcripts[name] = deque(maxlen=TRANSCRIPT_LIMIT)
+
+    def open(self, runs_dir: Path, team: Team, resume: str | None) -> None:
+        """Start a run in ``runs_dir``'s log, or take up run ``resume`` again."""
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = runs_dir / LOG_FILE
+        self.log = DurableLog(self.log_path)
+        if resume:
+            info = self.log.run(resume)  # raises when unknown
+            self.run_id = info.run_id
+            self.log.set_run_status(self.run_id, "running")
+        else:
+            self.run_id = self.log.start_run(team.name, team.path)
+
+    def fail(self) -> None:
+        """The run could not start: mark it failed and close the log."""
+        if self.log is not None:
+            self.log.set_run_status(self.run_id, "failed")
+            self.log.close()
+
+    def close(self, status: Any) -> None:
+        """Mark the run ended with ``status`` and tell whoever still watches."""
+        if self.log is None:
+            return
+        self.log.set_run_status(self.run_id, status)
+        # the event writer has stopped; the runs table holds the status, so the event goes
+        # only to whoever still watches
+        ended = RunEnded(run_id=self.run_id, status=status)
+        self.bus.publish(ended)
+        if self.options.on_event:
+            self.options.on_event(ended)
+        self.log.close()
+
+    async def write_events(self, sub: Any) -> None:
+        """Write events to the log in small batches; per-token output deltas are skipped."""
+        log = self.log
+        assert log is not None
+        async for ev in sub:
+            batch = [ev, *sub.drain()]
+            rows = [event_row(self.run_id, e) for e in batch if not isinstance(e, _UNLOGGED)]
+            if rows:
+                with contextlib.suppress(Exception):
+                    log.write_batch([(EVENT_SQL, rows)])
+            if self.options.on_event:
+                for e in batch:
+                    self.options.on_event(e)
+
+    def emitter(self, name: str) -> Callable[[Event], None]:
+        """The ``emit`` a creature's controller reports through: status and transcript
+        first, then the bus (a repeated state is dropped)."""
+        status = self.statuses[name]
+
+        def emit(ev: Event) -> None:
+            if isinstance(ev, CreatureState):
+                if status.state == ev.state:
+                    return
+                status.state = ev.state
+            elif isinstance(ev, TranscriptAppended):
+                self.transcripts[name].append(ev.entry)
+            self.bus.publish(ev)
+
+        return emit
+
+    def entry(self, creature: str, kind: Any, text: str, turn: int) -> None:
+        """A transcript line from the runtime itself, numbered with the creature's turn."""
+        entry = TranscriptEntry(kind, text, time.time(), turn)
+        self.transcripts[creature].append(entry)
+        self.bus.publish(TranscriptAppended(creature=creature, entry=entry))
+
+    def count_turn(self, creature: str, result: TurnResult) -> None:
+        """Add a finished turn's numbers to the creature's status and the run's totals."""
+        status = self.statuses[creature]
+        status.turns += 1
+        status.tokens_in += result.prompt_tokens
+        status.tokens_out += result.completion_tokens
+        status.cached_tokens += result.cached_tokens
+        self.turns_total += 1
+        self.results.append((creature, result))
+
+    def record_turn(self, creature: str, turn_index: int, result: TurnResult | None, *,
+                    error: str | None = None, started: float | None = None) -> None:
+        if self.log is None:
+            return
+        rec = TurnRecord(
+            creature=creature,
+            turn_index=turn_index,
+            prefix_hash=result.prefix_hash if result else None,
+            prompt_tokens=result.prompt_tokens if result else 0,
+            cached_tokens=result.cached_tokens if result else 0,
+            completion_tokens=result.completion_tokens if result else 0,
+            calls=[{"name": r.name, "ok": r.ok, "args": r.args, "result": r.result}
+                   for r in (result.calls if result else [])],
+            outputs={"text": result.text} if result and result.text else {},
+            error=error,
+            started=started or time.time(),
+            ended=time.time(),
+        )
+        with contextlib.suppress(Exception):
+            self.log.record_turn(self.run_id, rec)

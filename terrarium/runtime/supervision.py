@@ -1,0 +1,240 @@
+"""Keeping creatures running: one loop per creature, turns under supervision, restarts.
+
+Each creature's loop warms it up, then wakes on its inbox and runs one message per turn.
+A failing turn is recorded and retried on a rebuilt controller after an exponential
+backoff with jitter; after ``Supervision.max_failures`` the creature gives up, keeping its
+message first in line for ``start``. Every loop runs in the run's one task group.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+
+import anyio
+import anyio.abc
+
+from terrarium.channels.bus import EventBus
+from terrarium.channels.envelope import Envelope
+from terrarium.channels.hub import ChannelHub
+from terrarium.controller.loop import Controller, Incoming, TurnResult
+from terrarium.errors import ChannelRefusal, RuntimeFailure
+from terrarium.events import CreatureState, ErrorEvent, Restart, TurnEnded, TurnStarted
+from terrarium.runtime.creature import RunningCreature
+from terrarium.runtime.options import ROOT, RuntimeOptions
+from terrarium.runtime.recording import Recorder
+from terrarium.voice.sink import OutputSink
+
+__all__ = ["Supervisor"]
+
+logger = logging.getLogger("terrarium.runtime")
+
+
+class Supervisor:
+    """Runs, restarts, stops and starts the team's creatures; counts what is in motion."""
+
+    def __init__(self, creatures: Mapping[str, RunningCreature], *, hub: ChannelHub,
+                 recorder: Recorder, bus: EventBus,
+                 sinks: Mapping[str, Mapping[str, OutputSink]], options: RuntimeOptions,
+                 tg: anyio.abc.TaskGroup, members: Sequence[str]) -> None:
+        self.creatures = creatures
+        self.members = members  # the team's creatures (the root is not one), for errors
+        self.hub = hub
+        self.recorder = recorder
+        self.bus = bus
+        self.sinks = sinks
+        self.options = options  # its supervision policy and warm_up flag
+        self.tg = tg
+        self.active_turns = 0
+        self.recovering = 0  # creatures waiting out a restart backoff still count as busy
+
+    # ------------------------------------------------------------------ creature loops
+    async def loop(self, c: RunningCreature) -> None:
+        """Wake on the inbox, one message per turn, until stopped (or a newer loop starts)."""
+        if not c.parts.cdef.listen:
+            return
+        inbox = self.hub.subscribe(c.name)
+        generation = c.generation
+        if self.options.warm_up and c.generation == 0:
+            await self._warm(c)
+        while not c.stopped and c.generation == generation:
+            with anyio.CancelScope() as scope:
+                c.wait_scope = scope
+                try:
+                    env = await inbox.receive()
+                except (anyio.EndOfStream, anyio.ClosedResourceError):
+                    return
+                finally:
+                    c.wait_scope = None
+            if scope.cancelled_caught:  # stopped while idle: nothing was taken
+                return
+            await self._supervised_turn(c, env)
+
+    async def _warm(self, c: RunningCreature) -> None:
+        """Warm the creature's prompt prefix and voices; a failure only costs the speed-up."""
+        try:
+            if c.controller is not None:
+                usage = await c.controller.warm_prefix()
+                if usage is not None:
+                    self._entry(c, "notice", f"prompt prefix warmed: {usage.prompt_n} "
+                                f"tokens in {usage.prompt_ms or 0:.0f} ms")
+            for sink in self.sinks.get(c.name, {}).values():
+                warm = getattr(sink, "warm", None)
+                if warm is not None:
+                    seconds = await warm()
+                    self._entry(c, "notice", f"voice warmed in {seconds * 1000:.0f} ms")
+        except Exception as exc:  # the first turn will simply be slower
+            cause = _root_cause(exc)
+            self._entry(c, "notice", f"warm-up skipped: {type(cause).__name__}: "
+                        f"{getattr(cause, 'message', cause)}")
+
+    async def _supervised_turn(self, c: RunningCreature, env: Envelope) -> None:
+        sup = self.options.supervision
+        status = self.recorder.statuses[c.name]
+        incoming = [Incoming(text=str(env.payload.get("text", "")), channel=env.channel,
+                             sender=env.sender, payload=env.payload, message_id=env.id)]
+        while True:
+            try:
+                result = await self.turn(c, incoming)
+            except Exception as exc:  # a failing turn must not take the team down
+                c.failures += 1
+                cause = _root_cause(exc)
+                msg = f"{type(cause).__name__}: {getattr(cause, 'message', cause)}"
+                status.last_error = msg
+                self._entry(c, "error", f"turn failed: {msg}")
+                self.bus.publish(ErrorEvent(creature=c.name, message=msg))
+                self.recorder.record_turn(c.name, c.turns, None, error=msg)
+                if c.failures >= sup.max_failures:
+                    status.state = "failed"
+                    self.bus.publish(CreatureState(creature=c.name, state="failed"))
+                    logger.error("creature %s failed %d times; giving up", c.name, c.failures)
+                    c.stopped = True
+                    # keep its message first in line for start_creature (and in the log)
+                    self.hub.subscribe(c.name).replay([env])
+                    return
+                delay = sup.delay(c.failures)
+                status.restarts += 1
+                status.state = "restarting"
+                self.bus.publish(CreatureState(creature=c.name, state="restarting"))
+                self.bus.publish(Restart(creature=c.name, attempt=c.failures, delay=delay))
+                self.recovering += 1
+                try:
+                    await anyio.sleep(delay)
+                    c.controller = _rebuild(c)
+                finally:
+                    self.recovering -= 1
+                continue
+            c.failures = 0
+            await self.hub.mark_consumed(c.name, env.id)
+            if result is not None:
+                await self._wire_output(c, result)
+            return
+
+    async def turn(self, c: RunningCreature, incoming: Sequence[Incoming]) -> TurnResult | None:
+        """One turn, cancellable by barge-in (then None), counted and recorded."""
+        ctl = c.controller
+        assert ctl is not None
+        self.active_turns += 1
+        started = time.time()
+        idx = ctl.turns + 1
+        self.bus.publish(TurnStarted(creature=c.name, turn_index=idx))
+        result: TurnResult | None = None
+        try:
+            with anyio.CancelScope() as scope:
+                c.turn_scope = scope
+                result = await ctl.run_turn(incoming)
+            c.turn_scope = None
+            if scope.cancelled_caught:
+                self._entry(c, "notice", "turn cut short by a new user utterance")
+                self.recorder.record_turn(c.name, c.turns, None, error="cut by barge-in",
+                                          started=started)
+                return None
+            self.recorder.count_turn(c.name, result)
+            self.recorder.record_turn(c.name, c.turns, result, started=started)
+            self.bus.publish(TurnEnded(creature=c.name, turn_index=idx,
+                                       prompt_tokens=result.prompt_tokens,
+                                       cached_tokens=result.cached_tokens,
+                                       completion_tokens=result.completion_tokens))
+            return result
+        finally:
+            c.turn_scope = None
+            self.active_turns -= 1
+
+    async def _wire_output(self, c: RunningCreature, result: TurnResult) -> None:
+        text = result.text.strip()
+        if not text:
+            return
+        for ch in c.parts.cdef.output_wiring:
+            try:
+                await self.hub.send(c.name, ch, {"text": text})
+            except ChannelRefusal as exc:
+                self._entry(c, "error", f"output wiring to {ch} refused: {exc.message}")
+
+    def _entry(self, c: RunningCreature, kind: str, text: str) -> None:
+        self.recorder.entry(c.name, kind, text, c.turns)
+
+    # ------------------------------------------------------------------ start, stop, cut
+    def creature(self, name: str) -> RunningCreature:
+        c = self.creatures.get(name)
+        if c is None:
+            known = ", ".join(sorted(self.members))
+            raise RuntimeFailure(f"there is no creature {name!r}", suggestion=f"one of: {known}")
+        return c
+
+    def start(self, name: str) -> None:
+        """Start a stopped or failed creature again; its unread messages are still there."""
+        c = self.creature(name)
+        if name == ROOT or not c.stopped:
+            raise RuntimeFailure(f"{name!r} is already running")
+        c.stopped = False
+        c.generation += 1
+        c.failures = 0
+        self.recorder.statuses[name].state = "idle"
+        self.bus.publish(CreatureState(creature=name, state="idle"))
+        self.tg.start_soon(self.loop, c)
+
+    def stop(self, name: str) -> None:
+        c = self.creature(name)
+        if name == ROOT:
+            raise RuntimeFailure("the root creature cannot stop itself")
+        c.stopped = True
+        if c.wait_scope is not None:  # idle: stop now; a turn in progress finishes first
+            c.wait_scope.cancel()
+        self.recorder.statuses[name].state = "stopped"
+        self.bus.publish(CreatureState(creature=name, state="stopped"))
+
+    def cut_turn(self, name: str) -> None:
+        """Barge-in: a speaking creature's turn in progress is cut short."""
+        c = self.creatures[name]
+        if c.turn_scope is not None and c.speaks:
+            c.turn_scope.cancel()
+
+    def busy(self) -> bool:
+        """Whether a turn, a restart backoff, or an unread message is still in motion."""
+        if self.active_turns or self.recovering:
+            return True
+        for c in self.creatures.values():
+            if c.stopped or not c.parts.cdef.listen:
+                continue
+            if self.hub.subscribe(c.name).pending():
+                return True
+        return False
+
+
+def _rebuild(c: RunningCreature) -> Controller:
+    """A fresh controller that keeps what the creature heard and drops the broken turn."""
+    old = c.controller
+    assert old is not None
+    new = Controller(c.parts, old.model, sinks=old.sinks, send=old.send, memory=old.memory,
+                     emit=old.emit, slot=old.slot, clock=old.clock)
+    new.conversation = list(old.conversation)  # keep what it heard; drop the broken turn
+    new.turns = old.turns
+    return new
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The first real error inside task-group wrappers, so a failure reads as a sentence."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

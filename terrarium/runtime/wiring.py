@@ -1,0 +1,216 @@
+"""From a validated team and the run's options to running parts: the channel hub, the
+embedded model server and its slots, each creature's output sinks and its controller.
+
+Wiring decides who is connected to what, once, at start; it does not run turns (the
+supervisor does) nor keep records (the recorder does), but it hands each controller the
+recorder's ``emit`` and each voice the recorder's transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from terrarium.channels.bus import EventBus
+from terrarium.channels.hub import ChannelHub, describe_validation_error
+from terrarium.channels.log import DurableLog
+from terrarium.channels.spec import ChannelSpec, CreatureWiring
+from terrarium.config import Team
+from terrarium.config.models import NamedOutput
+from terrarium.controller.assembly import AssemblyCache, assemble
+from terrarium.controller.loop import Controller
+from terrarium.events import SentenceQueued, SentenceSynthesized, SpeechMetrics, UtteranceWritten
+from terrarium.llm.embedded import EmbeddedServer
+from terrarium.llm.factory import make_model
+from terrarium.runtime.creature import RunningCreature
+from terrarium.runtime.options import ROOT, USER, RuntimeOptions
+from terrarium.runtime.recording import Recorder
+from terrarium.store import MemoryStore
+from terrarium.tools.team import STATE_TEAM, TeamControl
+from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
+
+__all__ = ["Wiring", "assemble_team", "build_hub", "payload_problem"]
+
+
+def assemble_team(team: Team) -> dict[str, RunningCreature]:
+    """Every creature's parts (the root last), built with ONE prompt cache for the whole
+    team: its creatures share their views of each other."""
+    names = sorted(team.creatures) + ([ROOT] if team.root is not None else [])
+    out: dict[str, RunningCreature] = {}
+    cache: AssemblyCache | None = None
+    for name in names:
+        parts = assemble(team, name, cache=cache)
+        cache = parts.cache
+        out[name] = RunningCreature(name, parts)
+    return out
+
+
+def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_id: str,
+              bus: EventBus) -> ChannelHub:
+    """The team's channels and who may listen and send on each (not yet started)."""
+    specs = [
+        ChannelSpec(name=c.name, kind=c.type, description=c.description,
+                    schema_name=c.message_type.name if c.message_type else "",
+                    validator=c.message_type.model if c.message_type else None,
+                    capacity=c.capacity)
+        for c in team.channels.values()
+    ]
+    wirings = [
+        CreatureWiring(name=c.name, listen=c.listen,
+                       can_send=tuple(dict.fromkeys([*c.can_send, *c.output_wiring])))
+        for c in team.creatures.values()
+    ]
+    # the user may type into the input channel and compose messages to any channel
+    wirings.append(CreatureWiring(name=USER, can_send=tuple(sorted(team.channels))))
+    if team.root is not None:  # the operator may send on any channel too
+        wirings.append(CreatureWiring(name=ROOT, can_send=tuple(sorted(team.channels))))
+    return ChannelHub(specs, wirings, log=log, run_id=run_id, terrarium_name=team.name,
+                      bus=bus, send_timeout=options.send_timeout)
+
+
+def payload_problem(team: Team, channel: str, payload: Mapping[str, Any]) -> str | None:
+    """Why ``payload`` would be refused on ``channel`` as the user, or None if it is fine."""
+    ch = team.channels.get(channel)
+    if ch is None:
+        return f"There is no channel {channel!r}."
+    if not ch.listeners:
+        return f"Nobody listens on {channel!r}."
+    if ch.message_type is None:
+        return None
+    try:
+        ch.message_type.model.model_validate(dict(payload))
+    except ValidationError as exc:
+        return (f"The payload does not match the schema {ch.message_type.name!r}: "
+                f"{describe_validation_error(exc)}.")
+    return None
+
+
+class Wiring:
+    """Builds each creature's sinks and controller; what it starts goes on the caller's
+    exit stack, so it stops with the run."""
+
+    def __init__(self, options: RuntimeOptions, bus: EventBus, recorder: Recorder,
+                 run_dir: Path, memory: MemoryStore) -> None:
+        self.options = options
+        self.bus = bus
+        self.recorder = recorder
+        self.run_dir = run_dir
+        self.memory = memory
+        self.sinks: dict[str, dict[str, OutputSink]] = {}
+        self.tts: list[Any] = []
+        self.embedded: EmbeddedServer | None = None
+
+    async def wire(self, creatures: Mapping[str, RunningCreature], hub: ChannelHub,
+                   stack: AsyncExitStack, *, operator: TeamControl | None) -> None:
+        """Start the embedded server if a creature needs it, then give every creature its
+        sinks and controller (one server slot each for the embedded ones); the root
+        creature's team tools get ``operator``, the running team they act on."""
+        opts = self.options
+        needs_embedded = [
+            c for c in creatures.values()
+            if c.parts.settings.provider == "embedded"
+            and not (opts.models and c.name in opts.models)
+        ]
+        if needs_embedded:
+            self.embedded = EmbeddedServer(slots=len(needs_embedded))
+            await stack.enter_async_context(self.embedded)
+        slot_of = {c.name: i for i, c in enumerate(needs_embedded)}
+        for c in creatures.values():
+            sinks = await self._make_sinks(c, stack)
+            self.sinks[c.name] = sinks
+            c.controller = self._make_controller(c, sinks, slot_of.get(c.name), hub)
+            if c.name == ROOT and operator is not None:
+                c.controller.tool_ctx.state[STATE_TEAM] = operator
+
+    async def _make_sinks(self, c: RunningCreature, stack: AsyncExitStack
+                          ) -> dict[str, OutputSink]:
+        out: dict[str, OutputSink] = {}
+        for oname, spec in sorted(c.parts.cdef.config.output.named_outputs.items()):
+            if spec.type == "tts":
+                out[oname] = await self._make_tts(c, spec, stack)
+            elif spec.type == "file":
+                out[oname] = FileOutput(Path(str(spec.path)))
+            else:
+                out[oname] = PrintOutput(self.options.stdout, prefix=f"{c.name}> ")
+        return out
+
+    async def _make_tts(self, c: RunningCreature, spec: NamedOutput,
+                        stack: AsyncExitStack) -> Any:
+        """The ``tts`` output ``spec`` describes, started on ``stack``."""
+        from terrarium import voice
+        from terrarium.voice import SegmenterConfig, TTSOutput, default_audio_sink
+        from terrarium.voice.audio import NullAudioSink, WavFileSink
+
+        opts = self.options
+        audio_dir = self.run_dir / "audio"
+        if opts.audio == "none":
+            sink: Any = NullAudioSink()
+        elif opts.audio == "device":
+            sink = default_audio_sink(audio_dir)
+        else:
+            sink = WavFileSink(audio_dir)
+        synth = opts.synthesizer
+        if synth is None and spec.voice:
+            from terrarium.voice.synth import PiperSynthesizer
+
+            synth = PiperSynthesizer(Path(spec.voice))
+        creature = c.name
+
+        def observe(ev: Any) -> None:
+            """The voice part's reports, republished as the ground events of the same name.
+            Its SpeechCut is not: ``barge_in`` publishes that, with the output's name."""
+            if isinstance(ev, voice.SentenceQueued):
+                self.bus.publish(SentenceQueued(creature=creature, utterance_id=ev.utterance_id,
+                                                index=ev.index, text=ev.text))
+            elif isinstance(ev, voice.SentenceSynthesized):
+                self.bus.publish(SentenceSynthesized(
+                    creature=creature, utterance_id=ev.utterance_id, index=ev.index,
+                    text=ev.text, synth_ms=ev.synth_ms, audio_seconds=ev.audio_seconds))
+            elif isinstance(ev, voice.UtteranceWritten):
+                self.bus.publish(UtteranceWritten(
+                    creature=creature, utterance_id=ev.utterance_id,
+                    path=str(ev.path) if ev.path is not None else None,
+                    duration=ev.duration, aborted=ev.aborted,
+                    metrics=SpeechMetrics(**ev.metrics.model_dump(exclude={"utterance_id"}))))
+                # the per-utterance figures, in the transcript
+                where = f"{ev.path} " if ev.path else ""
+                cut = " (cut)" if ev.aborted else ""
+                self.recorder.entry(
+                    creature, "output",
+                    f"audio {where}{ev.duration:.2f} s{cut}; {ev.metrics.summary()}", c.turns)
+
+        segmenter = SegmenterConfig(first_clause_chars=spec.first_clause_chars,
+                                    first_piece_max_chars=spec.first_piece_max_chars)
+        tts = TTSOutput(synth, sink, segmenter=segmenter, observer=observe,
+                        yield_first_audio=spec.yield_first_audio)
+        await stack.enter_async_context(tts)
+        self.tts.append(tts)
+        return tts
+
+    def _make_controller(self, c: RunningCreature, sinks: Mapping[str, OutputSink],
+                         slot: int | None, hub: ChannelHub) -> Controller:
+        """A creature's controller. Token budgets use the documented estimate: exact counts
+        (``EmbeddedServer.tokenizer()``) cost an HTTP round trip per new text, which would
+        sit on every step's critical path."""
+        opts = self.options
+        if opts.models and c.name in opts.models:
+            model = opts.models[c.name]
+        else:
+            model = make_model(c.parts.settings, embedded=self.embedded, slot=slot,
+                               base_dir=c.parts.cdef.folder)
+        name = c.name
+
+        async def send(channel: str, payload: dict[str, Any]) -> int:
+            res = await hub.send(name, channel, payload)
+            return res.count
+
+        return Controller(
+            c.parts, model, sinks=sinks, send=send, memory=self.memory,
+            emit=self.recorder.emitter(name), slot=slot,
+            clock=opts.clock or datetime.now,
+        )
