@@ -98,7 +98,7 @@ def _absolutize(data: dict[str, Any], doc: YamlDoc, origins: dict[KeyPath, Origi
     if isinstance(data.get("skills"), list):  # `*` and package skill names stay as written
         data["skills"] = [v if _skill_name(v, base) else fix(v, ("skills", i))
                           for i, v in enumerate(data["skills"])]
-        for i, v in enumerate(data["skills"]):
+        for i in range(len(data["skills"])):
             origins.setdefault(("skills", i), Origin(doc, ("skills", i)))
     for key in ("readable_paths", "writable_paths"):
         if isinstance(data.get(key), list):

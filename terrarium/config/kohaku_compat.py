@@ -135,6 +135,9 @@ KT_TOOL_UNSUPPORTED: dict[str, str] = {  # KohakuTerrarium built-in → what to 
     "add_timer": "messages on a channel",
     "add_schedule": "messages on a channel",
 }
+# KohakuTerrarium built-ins of the same name and meaning as terrarium's (when it has them)
+KT_TOOL_SAME = ("edit", "multi_edit", "glob", "grep", "tree", "info", "think", "ask_user",
+                "web_fetch")
 # the root creature always gets terrarium's team tools, so naming KohakuTerrarium's is harmless
 ROOT_TEAM_TOOL_PREFIXES = ("terrarium_", "creature_", "group_")
 _TOOL_ENTRY_META = ("name", "type", "module", "class", "class_name", "description", "options",
@@ -219,8 +222,9 @@ def _tool_ref(entry: Any, i: int, known: Callable[[str], bool], package_tools: d
         out.append(Finding("changed", kp, f"tool {name!r} dropped: the root creature gets "
                                           "terrarium's team tools by itself"))
         return None, {}
-    if name in KT_TOOL_UNSUPPORTED or alias:
-        instead = KT_TOOL_UNSUPPORTED.get(name) or f"`{alias}`"
+    if name in KT_TOOL_UNSUPPORTED or alias or name in KT_TOOL_SAME:
+        instead = KT_TOOL_UNSUPPORTED.get(name) or (f"`{alias}`" if alias else
+                                                    "another of terrarium's built-in tools")
         out.append(Finding("unsupported", kp, not_supported(f"built-in tool {name!r}", instead)))
         return None, {}
     return name, options  # not KohakuTerrarium's either: the registry reports it
