@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, cmd_validate
+from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
 from terrarium.errors import ConfigErrors, TerrariumError
 
@@ -66,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     mo.add_argument("run_id", help="run id (see `terrarium log`)")
     mo.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
     mo.set_defaults(func=cmd_monitor)
+
+    mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one")
+    mg.add_argument("kt_path", help="KohakuTerrarium package, terrarium or creature folder")
+    mg.add_argument("out_dir", help="new folder for the result (and its MIGRATION.md report)")
+    mg.set_defaults(func=cmd_migrate)
     return p
 
 

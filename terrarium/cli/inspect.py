@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from terrarium.config import Team, load_any
+from terrarium.config import CreatureDef, Team, load_any
 from terrarium.errors import TerrariumError
+from terrarium.llm.factory import describe_settings
 
 __all__ = ["cmd_log", "cmd_models", "cmd_monitor", "cmd_prompt", "cmd_validate", "summarize_team"]
 
@@ -25,6 +26,9 @@ def summarize_team(team: Team) -> str:
         model = cfg.controller.provider if cfg.controller else "embedded"
         tools = ", ".join(cfg.tools) or "-"
         lines.append(f"  {name:<12} model={model:<9} format={cfg.tool_format:<7} tools: {tools}")
+        lines.append(f"  {'':<12} {_prompt_line(c)}")
+        if cfg.controller is not None and cfg.controller.provider != "embedded":
+            lines.append(f"  {'':<12} endpoint: {describe_settings(cfg.controller)}")
         if cfg.output.named_outputs:
             outs = ", ".join(f"{k}({v.type})" for k, v in sorted(cfg.output.named_outputs.items()))
             lines.append(f"  {'':<12} outputs: {outs}")
@@ -40,7 +44,21 @@ def summarize_team(team: Team) -> str:
         lines += ["", f"user input goes to channel {team.input_channel!r}"]
     if team.root:
         lines.append("root creature: yes")
+        lines.append(f"  {'':<12} {_prompt_line(team.root)}")
+        if team.root.listen:
+            lines.append(f"  {'':<12} hears: {', '.join(team.root.listen)}")
     return "\n".join(lines)
+
+
+def _prompt_line(c: CreatureDef) -> str:
+    """Which persona files apply, and how they join (KohakuTerrarium's prompt_mode)."""
+    files = c.loaded.prompt_files
+    mode = c.config.prompt_mode
+    if not files:
+        return f"prompt: default persona (prompt_mode {mode})"
+    names = " + ".join("/".join(p.parts[-3:]) for p in files)
+    how = "joined along base_config" if len(files) > 1 else "own file"
+    return f"prompt: {names} (prompt_mode {mode}: {how})"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -5,7 +5,12 @@ Merge rules (parent first, then child):
 - mappings (``controller``, ``output``, ``framework_hint_overrides``, ``variables``):
   merged key by key, recursively, child wins;
 - ``tools``, ``skills``, ``readable_paths``, ``writable_paths``: union, parent's order first;
-- ``prompt_plugins``: merged by plugin ``name``, child wins.
+- ``prompt_plugins``: merged by plugin ``name``, child wins;
+- ``no_inherit: [key, ...]`` drops the inherited value of those keys (KohakuTerrarium's rule).
+The persona is every ``system_prompt_file`` along the chain, parent first, joined by a blank
+line, as KohakuTerrarium joins them (``prompt_mode: concat``, the default); ``prompt_mode:
+replace`` keeps only the file's own. KohakuTerrarium's forms are translated first
+(:mod:`terrarium.config.kohaku_compat`).
 Relative paths are resolved against the folder of the file that wrote them, before merging.
 """
 
@@ -17,6 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from terrarium.config.kohaku_compat import findings_to_errors, normalize_creature
 from terrarium.config.located import did_you_mean, from_validation_error, unknown_hint
 from terrarium.config.models import CreatureConfig
 from terrarium.config.packages import PackageIndex
@@ -55,10 +61,19 @@ class LoadedCreature:
     doc: YamlDoc
     chain: list[Path]
     origins: dict[KeyPath, Origin] = field(default_factory=dict)
+    prompt_files: list[Path] = field(default_factory=list)  # the persona, joined in order
 
     @property
     def folder(self) -> Path:
         return self.path.parent
+
+    def persona_text(self) -> str | None:
+        """The persona template: the prompt files joined by a blank line (None: default)."""
+        files = self.prompt_files or (
+            [Path(self.config.system_prompt_file)] if self.config.system_prompt_file else [])
+        if not files:
+            return None
+        return "\n\n".join(f.read_text(encoding="utf-8") for f in files)
 
     def where(self, *key_path: str | int) -> Origin:
         return self.origins.get(tuple(key_path), Origin(self.doc, tuple(key_path)))
@@ -85,7 +100,12 @@ def _absolutize(data: dict[str, Any], doc: YamlDoc, origins: dict[KeyPath, Origi
     if isinstance(opts, dict):  # checked against each tool's options model later
         for tname in opts:
             origins[("tool_options", tname)] = Origin(doc, ("tool_options", tname))
-    for key in ("skills", "readable_paths", "writable_paths"):
+    if isinstance(data.get("skills"), list):  # `*` and package skill names stay as written
+        data["skills"] = [v if _skill_name(v, base) else fix(v, ("skills", i))
+                          for i, v in enumerate(data["skills"])]
+        for i in range(len(data["skills"])):
+            origins.setdefault(("skills", i), Origin(doc, ("skills", i)))
+    for key in ("readable_paths", "writable_paths"):
         if isinstance(data.get(key), list):
             data[key] = [fix(v, (key, i)) for i, v in enumerate(data[key])]
     if isinstance(data.get("tools"), list):
@@ -128,9 +148,21 @@ def _deep_merge(parent: Any, child: Any) -> Any:
     return child
 
 
+def _skill_name(value: Any, base: Path) -> bool:
+    """``*`` or a bare package skill name, not a path (a path that exists wins)."""
+    if not isinstance(value, str) or (base / value).exists():
+        return False
+    return value == "*" or ("/" not in value and not value.endswith(".md"))
+
+
+_PER_FILE = ("no_inherit", "prompt_mode")  # directives about one file, never inherited
+
+
 def merge_configs(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
     """Apply the documented merge rules (see module docstring)."""
-    out = dict(parent)
+    out = {k: v for k, v in parent.items() if k not in _PER_FILE}
+    for key in child.get("no_inherit") or ():
+        out.pop(key, None)
     for key, value in child.items():
         if key == "base_config":
             continue
@@ -151,22 +183,40 @@ def merge_configs(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, An
 def _load_raw(
     path: Path, index: PackageIndex, chain: list[Path], errors: list[ConfigError],
     origins: dict[KeyPath, Origin],
-) -> tuple[dict[str, Any], YamlDoc] | None:
+) -> tuple[dict[str, Any], YamlDoc, list[Path]] | None:
     try:
         doc = load_yaml(path)
     except ConfigError as exc:
         errors.append(exc)
         return None
-    data: dict[str, Any] = doc.data
+    return _load_data(doc.data, doc, index, chain, errors, origins)
+
+
+def _known_tool(name: str) -> bool:
+    from terrarium.tools.registry import known_tool_names
+
+    return name in known_tool_names()
+
+
+def _load_data(
+    data: dict[str, Any], doc: YamlDoc, index: PackageIndex, chain: list[Path],
+    errors: list[ConfigError], origins: dict[KeyPath, Origin], *, root: bool = False,
+) -> tuple[dict[str, Any], YamlDoc, list[Path]] | None:
+    """One creature mapping (a file's, or an inline override) with its base chain merged in;
+    also the persona's prompt files in order."""
+    findings = normalize_creature(data, known_tool=_known_tool, package_tools=index.tools(),
+                                  root=root)
+    errors.extend(findings_to_errors(doc, findings))
     try:
         CreatureConfig.model_validate(data)
     except ValidationError as exc:
         errors.extend(from_validation_error(doc, exc, CreatureConfig, data))
         return None
     _absolutize(data, doc, origins)
+    own = [Path(data["system_prompt_file"])] if data.get("system_prompt_file") else []
     base_ref = data.get("base_config")
     if not base_ref:
-        return data, doc
+        return data, doc, own
     loc = doc.location(("base_config",))
     try:
         parent_path = config_file(index.resolve_ref(base_ref, doc.path.parent, loc))
@@ -190,7 +240,16 @@ def _load_raw(
         return None
     for kp, o in parent_origins.items():
         origins.setdefault(kp, o)
-    return merge_configs(parent[0], data), doc
+    replace = data.get("prompt_mode") == "replace" or \
+        "system_prompt_file" in (data.get("no_inherit") or ())
+    merged = merge_configs(parent[0], data)
+    if replace:
+        prompts = own
+        if not own:
+            merged.pop("system_prompt_file", None)
+    else:
+        prompts = list(dict.fromkeys([*parent[2], *own]))
+    return merged, doc, prompts
 
 
 def parse_skill(path: Path) -> SkillDoc:
@@ -207,9 +266,10 @@ def parse_skill(path: Path) -> SkillDoc:
             meta = loaded if isinstance(loaded, dict) else {}
             body = rest.lstrip("-").lstrip("\n")
     first = next((ln.strip("# ").strip() for ln in body.splitlines() if ln.strip()), "")
+    stem = path.parent.name if path.name == "SKILL.md" else path.stem
     return SkillDoc(
-        name=str(meta.get("name") or path.stem),
-        summary=str(meta.get("summary") or first),
+        name=str(meta.get("name") or stem),
+        summary=str(meta.get("summary") or meta.get("description") or first),
         body=body.strip() + "\n",
         source=path,
     )
@@ -223,17 +283,95 @@ def load_creature(
     origins: dict[KeyPath, Origin] = {}
     n_before = len(errors)
     raw = _load_raw(path, index, [path], errors, origins)
+    return _finish(raw, path, index, errors, origins, n_before)
+
+
+def load_inline_creature(
+    inline: dict[str, Any], doc: YamlDoc, key_path: KeyPath, index: PackageIndex,
+    errors: list[ConfigError], *, root: bool = False,
+) -> LoadedCreature | None:
+    """A creature written inside a terrarium.yaml entry: ``base_config`` (or ``config``) plus
+    creature keys that override it there (KohakuTerrarium's form). Errors point into the
+    terrarium file."""
+    n = len(key_path)
+    sub = YamlDoc(doc.path, inline, {kp[n:]: m for kp, m in doc.marks.items()
+                                     if kp[:n] == key_path})
+    origins: dict[KeyPath, Origin] = {}
+    n_before = len(errors)
+    raw = _load_data(inline, sub, index, [doc.path.resolve()], errors, origins, root=root)
+    return _finish(raw, doc.path.resolve(), index, errors, origins, n_before)
+
+
+def _finish(
+    raw: tuple[dict[str, Any], YamlDoc, list[Path]] | None, path: Path, index: PackageIndex,
+    errors: list[ConfigError], origins: dict[KeyPath, Origin], n_before: int,
+) -> LoadedCreature | None:
     if raw is None:
         return None
-    data, doc = raw
+    data, doc, prompts = raw
+    _use_profile(data, doc, path, index, origins, errors)
+    _expand_skills(data, index, origins, doc, errors)
     try:
         cfg = CreatureConfig.model_validate(data)
     except ValidationError as exc:
         errors.extend(from_validation_error(doc, exc, CreatureConfig, data))
         return None
-    loaded = LoadedCreature(cfg, path, doc, [path], origins)
+    loaded = LoadedCreature(cfg, path, doc, [path], origins, prompts)
     check_creature(loaded, errors)
     return loaded if len(errors) == n_before else None
+
+
+def _use_profile(data: dict[str, Any], doc: YamlDoc, path: Path, index: PackageIndex,
+                 origins: dict[KeyPath, Origin], errors: list[ConfigError]) -> None:
+    """``controller.llm: NAME``: the kohaku.yaml profile under this controller's own keys."""
+    ctl = data.get("controller")
+    name = ctl.get("llm") if isinstance(ctl, dict) else None
+    if not isinstance(name, str):
+        return
+    profile = index.profile(name, path)
+    if profile is None:
+        known = index.profile_names()
+        origin = origins.get(("controller", "llm"), Origin(doc, ("controller", "llm")))
+        errors.append(origin.error(
+            f"unknown model profile {name!r}",
+            did_you_mean(name, known) or f"declare it under `llm_profiles:` in kohaku.yaml "
+            f"(known: {', '.join(known) or 'none'})"))
+        return
+    data["controller"] = _deep_merge(profile, ctl)
+
+
+def _expand_skills(data: dict[str, Any], index: PackageIndex, origins: dict[KeyPath, Origin],
+                   doc: YamlDoc, errors: list[ConfigError]) -> None:
+    """``*`` → every package skill; a name → that package skill; a folder → its SKILL.md,
+    or each skill inside it. Files stay as they are (checked later)."""
+    skills = data.get("skills")
+    if not isinstance(skills, list):
+        return
+    offered = index.skills()
+    out: list[str] = []
+    for i, entry in enumerate(skills):
+        if not isinstance(entry, str):
+            out.append(entry)
+            continue
+        p = Path(entry)
+        if entry == "*":
+            out.extend(str(f) for f in offered.values() if f.is_file())
+        elif p.is_absolute() and p.is_dir():
+            found = [p / "SKILL.md"] if (p / "SKILL.md").is_file() else sorted(
+                [*p.glob("*/SKILL.md"), *p.glob("*.md")])
+            out.extend(str(f) for f in found)
+        elif not p.is_absolute():
+            if entry in offered:
+                out.append(str(offered[entry]))
+            else:
+                origin = origins.get(("skills", i), Origin(doc, ("skills", i)))
+                errors.append(origin.error(
+                    f"unknown skill {entry!r} (not a file, and no package offers it)",
+                    did_you_mean(entry, list(offered))
+                    or f"package skills: {', '.join(sorted(offered)) or 'none'}"))
+        else:
+            out.append(entry)
+    data["skills"] = list(dict.fromkeys(out))
 
 
 def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:

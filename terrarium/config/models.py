@@ -68,6 +68,7 @@ class CreatureConfig(Strict):
     """A creature's ``config.yaml``."""
 
     name: str | None = Field(None, description="The creature's name (required after merging).")
+    version: str | None = Field(None, description="Informational version of this creature.")
     description: str = Field("", description="One line shown to teammates.")
     base_config: str | None = Field(
         None, description="A config to inherit from: a relative path or `@package/path`."
@@ -75,12 +76,20 @@ class CreatureConfig(Strict):
     system_prompt_file: str | None = Field(
         None, description="Jinja2 persona template (relative to this file)."
     )
+    prompt_mode: Literal["concat", "replace"] = Field(
+        "concat", description="concat: the persona is the prompt files along the base_config "
+        "chain, parent first, joined by a blank line; replace: this file's prompt only."
+    )
+    no_inherit: list[str] = Field(
+        default_factory=list, description="Keys whose inherited value is dropped, not merged."
+    )
     controller: ControllerSettings | None = Field(None, description="LLM settings.")
     tools: list[str] = Field(
         default_factory=list, description="Tool names or dotted paths `pkg.mod:Class`."
     )
     skills: list[str] = Field(
-        default_factory=list, description="Skill markdown files (relative paths)."
+        default_factory=list, description="Skill markdown files or folders (relative paths), "
+        "names of package skills, or `*` for every package skill."
     )
     skill_mode: Literal["dynamic", "static"] = Field(
         "dynamic", description="dynamic: index + `info` on demand; static: full docs inline."
@@ -163,12 +172,28 @@ class CreatureChannels(Strict):
     )
 
 
+class OutputWiring(Strict):
+    """KohakuTerrarium's form: turn-end text delivered to a creature (through a channel)."""
+
+    to: str = Field(description="A channel, or a creature (or `root`) to deliver to.")
+    with_content: bool = Field(True, description="false: a content-free ping (not supported).")
+    prompt: str | None = Field(None, description="Receiver prompt template (not supported).")
+    prompt_format: Literal["simple", "jinja"] = Field("simple", description="Template kind.")
+
+
 class CreatureEntry(Strict):
     name: str = Field(description="Name of the creature inside this terrarium.")
-    config: str = Field(description="Creature folder or config.yaml (relative or `@package/...`).")
+    config: str | None = Field(
+        None, description="Creature folder or config.yaml (relative or `@package/...`)."
+    )
+    base_config: str | None = Field(
+        None, description="Like `config`, and any creature key given beside it (prompt file, "
+        "controller, tools, ...) overrides that config for this terrarium."
+    )
     channels: CreatureChannels = Field(default_factory=CreatureChannels, description="Wiring.")
-    output_wiring: list[str] = Field(
-        default_factory=list, description="Channels that receive this creature's turn-end text."
+    output_wiring: list[str | OutputWiring] = Field(
+        default_factory=list, description="Where this creature's turn-end text goes: channels, "
+        "or creatures (each gets a queue channel named after it that it listens to)."
     )
 
 
@@ -186,7 +211,16 @@ class ChannelDecl(Strict):
 
 
 class RootSpec(Strict):
-    config: str = Field(description="Config of the root creature that operates the team.")
+    config: str | None = Field(
+        None, description="Config of the root creature that operates the team."
+    )
+    base_config: str | None = Field(
+        None, description="Like `config`, with creature keys beside it as overrides (and the "
+        "root then hears every channel, as in KohakuTerrarium)."
+    )
+    listen: list[str] | Literal["*"] = Field(
+        default_factory=list, description="Channels the root hears (`*`: every channel)."
+    )
 
 
 class TerrariumSpec(Strict):
@@ -205,12 +239,30 @@ class TerrariumFile(Strict):
     terrarium: TerrariumSpec
 
 
+class PackageSkill(Strict):
+    name: str = Field(description="Skill name creatures may list in `skills`.")
+    path: str = Field(description="Skill folder (holding SKILL.md) or markdown file.")
+    description: str = Field("", description="One line about the skill.")
+
+
 class KohakuPackage(Strict):
     """A ``kohaku.yaml`` package manifest."""
 
     name: str = Field(description="Package name, used in `@name/path` references.")
     version: str = Field("0.0.0", description="Package version.")
     description: str = Field("", description="One line about the package.")
+    author: str | None = Field(None, description="Who wrote the package (metadata).")
+    license: str | None = Field(None, description="Package license (metadata).")
+    repository: str | None = Field(None, description="Where the source lives (metadata).")
+    homepage: str | None = Field(None, description="Project page (metadata).")
+    keywords: list[str] = Field(default_factory=list, description="Search words (metadata).")
+    skills: list[PackageSkill] = Field(
+        default_factory=list, description="Skills the package offers, by name."
+    )
+    llm_profiles: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Named model settings (`controller:` keys); a "
+        "creature uses one with `controller.llm: NAME`."
+    )
     creatures: list[str] = Field(default_factory=list, description="Creature folders.")
     terrariums: list[str] = Field(default_factory=list, description="Terrarium folders.")
     channels: list[str] = Field(

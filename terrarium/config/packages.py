@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
+from terrarium.config.kohaku_compat import findings_to_errors, normalize_package
 from terrarium.config.located import did_you_mean, from_validation_error, unknown_hint
 from terrarium.config.models import KohakuPackage
 from terrarium.config.yamlio import load_yaml
@@ -27,6 +29,15 @@ class Package:
     name: str
     root: Path
     manifest: KohakuPackage
+    tools: dict[str, str] = field(default_factory=dict)  # KohakuTerrarium form: name → mod:Cls
+
+    def skill_files(self) -> dict[str, Path]:
+        """The package's skills by name: a folder's SKILL.md, or the file itself."""
+        out: dict[str, Path] = {}
+        for s in self.manifest.skills:
+            p = (self.root / s.path).resolve()
+            out[s.name] = p / "SKILL.md" if p.is_dir() else p
+        return out
 
     def channel_dirs(self) -> list[Path]:
         dirs = []
@@ -55,6 +66,8 @@ class PackageIndex:
         except ConfigError as exc:
             self.errors.append(exc)
             return None
+        findings, tools = normalize_package(doc.data)
+        self.errors.extend(findings_to_errors(doc, findings))
         try:
             model = KohakuPackage.model_validate(doc.data)
         except ValidationError as exc:
@@ -63,9 +76,44 @@ class PackageIndex:
         for key in model.framework_hints:
             if problem := unknown_hint(key):
                 self.errors.append(doc.error(("framework_hints", key), *problem))
-        pkg = Package(model.name, root.resolve(), model)
+        from terrarium.llm.settings import ControllerSettings
+
+        for pname, profile in model.llm_profiles.items():
+            try:
+                ControllerSettings.model_validate(profile)
+            except ValidationError as exc:
+                self.errors.extend(from_validation_error(
+                    doc, exc, ControllerSettings, profile, base=("llm_profiles", pname)))
+        pkg = Package(model.name, root.resolve(), model, tools)
         self.packages.setdefault(model.name, pkg)
         return pkg
+
+    def tools(self) -> dict[str, str]:
+        """Tools the visible packages contribute by name (first package wins)."""
+        out: dict[str, str] = {}
+        for pkg in self.packages.values():
+            for name, ref in pkg.tools.items():
+                out.setdefault(name, ref)
+        return out
+
+    def skills(self) -> dict[str, Path]:
+        """Skills the visible packages offer by name (first package wins)."""
+        out: dict[str, Path] = {}
+        for pkg in self.packages.values():
+            for name, path in pkg.skill_files().items():
+                out.setdefault(name, path)
+        return out
+
+    def profile(self, name: str, near: Path) -> dict[str, Any] | None:
+        """A named model profile: the nearest package's first, then any visible one."""
+        owner = self.owning(near)
+        for pkg in ([owner] if owner else []) + list(self.packages.values()):
+            if name in pkg.manifest.llm_profiles:
+                return dict(pkg.manifest.llm_profiles[name])
+        return None
+
+    def profile_names(self) -> list[str]:
+        return sorted({n for p in self.packages.values() for n in p.manifest.llm_profiles})
 
     def owning(self, path: Path) -> Package | None:
         """The nearest package whose root holds ``path``."""

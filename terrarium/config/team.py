@@ -8,9 +8,27 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from terrarium.config.creature import LoadedCreature, config_file, load_creature
+from terrarium.config.creature import (
+    LoadedCreature,
+    config_file,
+    load_creature,
+    load_inline_creature,
+)
+from terrarium.config.kohaku_compat import (
+    CREATURE_UNSUPPORTED,
+    ENTRY_UNSUPPORTED,
+    not_supported,
+)
 from terrarium.config.located import did_you_mean, from_validation_error
-from terrarium.config.models import ChannelDecl, ChannelSchemaFile, TerrariumFile
+from terrarium.config.models import (
+    ChannelDecl,
+    ChannelSchemaFile,
+    CreatureConfig,
+    CreatureEntry,
+    OutputWiring,
+    RootSpec,
+    TerrariumFile,
+)
 from terrarium.config.packages import MANIFEST, PackageIndex, build_index
 from terrarium.config.schema_lang import (
     MessageType,
@@ -47,6 +65,7 @@ class CreatureDef:
     can_send: tuple[str, ...] = ()
     output_wiring: tuple[str, ...] = ()
     hint_overrides: dict[str, str] = field(default_factory=dict)
+    inline: bool = False  # written inside terrarium.yaml (base_config + overrides)
 
     @property
     def config(self) -> Any:
@@ -248,6 +267,87 @@ def _takes_text(model: type[BaseModel], fname: str) -> bool:
     return True
 
 
+_ENTRY_KEYS = frozenset(CreatureEntry.model_fields) | {"config"}
+_ROOT_KEYS = frozenset(RootSpec.model_fields)
+_CREATURE_KEYS = frozenset(CreatureConfig.model_fields) | frozenset(CREATURE_UNSUPPORTED)
+
+
+def _split_inline(entry: Any, keep: frozenset[str]) -> dict[str, Any]:
+    """Pop the creature keys written beside ``base_config`` (KohakuTerrarium's inline
+    overrides) out of a terrarium entry; what is neither stays for the schema to name."""
+    if not isinstance(entry, dict):
+        return {}
+    inline = {k: entry.pop(k) for k in list(entry) if k not in keep and k in _CREATURE_KEYS}
+    inline.pop("name", None)
+    return inline
+
+
+def _pre_normalize(doc: YamlDoc, errors: list[ConfigError]) -> tuple[
+        list[dict[str, Any]], dict[str, Any] | None]:
+    """KohakuTerrarium's terrarium forms: channel shorthand, inline creature overrides."""
+    spec = doc.data.get("terrarium") if isinstance(doc.data, dict) else None
+    if not isinstance(spec, dict):
+        return [], None
+    channels = spec.get("channels")
+    if isinstance(channels, dict):
+        for cname, decl in list(channels.items()):
+            if isinstance(decl, str):  # `name: "description"`
+                channels[cname] = {"description": decl}
+    inlines: list[dict[str, Any]] = []
+    for i, entry in enumerate(spec.get("creatures") or []):
+        if isinstance(entry, dict):
+            for key, (feature, instead) in ENTRY_UNSUPPORTED.items():
+                if key in entry:
+                    entry.pop(key)
+                    errors.append(ConfigError(not_supported(feature, instead),
+                                              location=doc.location(
+                                                  ("terrarium", "creatures", i, key))))
+        inlines.append(_split_inline(entry, _ENTRY_KEYS))
+    root = spec.get("root")
+    root_inline = _split_inline(root, _ROOT_KEYS) if isinstance(root, dict) else None
+    return inlines, root_inline
+
+
+def _creature_ref(entry: CreatureEntry | RootSpec, doc: YamlDoc, kp: tuple[Any, ...],
+                  errors: list[ConfigError]) -> str | None:
+    if entry.config and entry.base_config:
+        errors.append(doc.error((*kp, "base_config"), "give `config` or `base_config`, not both",
+                                "keep `base_config` when you override keys beside it"))
+        return None
+    ref = entry.config or entry.base_config
+    if ref is None:
+        errors.append(doc.error(kp, "missing required key 'config'",
+                                "add `config:` (or `base_config:` with overrides)"))
+    return ref
+
+
+def _wiring_targets(spec: Any, channels: dict[str, ChannelDecl], doc: YamlDoc,
+                    errors: list[ConfigError]) -> dict[str, str]:
+    """KohakuTerrarium's ``output_wiring`` to a creature → a queue channel named after it,
+    which it listens to (its direct channel). Returns {channel: listening creature}."""
+    names = {e.name for e in spec.creatures} | ({"root"} if spec.root else set())
+    out: dict[str, str] = {}
+    for i, entry in enumerate(spec.creatures):
+        for j, w in enumerate(entry.output_wiring):
+            kp = ("terrarium", "creatures", i, "output_wiring", j)
+            target = w if isinstance(w, str) else w.to
+            if isinstance(w, OutputWiring):
+                if not w.with_content:
+                    errors.append(ConfigError(not_supported(
+                        "content-free output_wiring pings (`with_content: false`)",
+                        "the monitor (`terrarium run --tui`), which shows every creature's "
+                        "state"), location=doc.location(kp)))
+                    continue
+                if w.prompt is not None:
+                    errors.append(ConfigError(not_supported(
+                        "output_wiring `prompt` templates",
+                        "`message_templates` on the receiving creature"),
+                        location=doc.location((*kp, "prompt"))))
+            if target not in channels and target in names:
+                out[target] = target
+    return out
+
+
 def load_team(path: Path | str) -> Team:
     """Load and validate a terrarium (folder or terrarium.yaml); raise ConfigErrors."""
     path = Path(path).resolve()
@@ -259,6 +359,7 @@ def load_team(path: Path | str) -> Team:
         doc = load_yaml(tpath)
     except ConfigError as exc:
         raise ConfigErrors([*errors, exc]) from None
+    inlines, root_inline = _pre_normalize(doc, errors)
     try:
         spec = TerrariumFile.model_validate(doc.data).terrarium
     except ValidationError as exc:
@@ -270,10 +371,16 @@ def load_team(path: Path | str) -> Team:
     channels: dict[str, ChannelDef] = {}
     for cname, decl in spec.channels.items():
         if not cname.isidentifier():
-            errors.append(doc.error(("terrarium", "channels", cname),
-                                    f"channel name {cname!r} must be an identifier"))
+            fixed = cname.replace("-", "_")
+            errors.append(doc.error(("terrarium", "channels", cname), not_supported(
+                f"channel names with '-' ({cname!r})", f"{fixed!r}")
+                if fixed.isidentifier() else f"channel name {cname!r} must be an identifier"))
         mt = _resolve_schema(decl, cname, doc, schemas, errors)
         channels[cname] = ChannelDef(cname, decl.type, decl.description, decl.capacity, mt)
+    direct = _wiring_targets(spec, spec.channels, doc, errors)
+    for cname, target in direct.items():
+        channels[cname] = ChannelDef(cname, "queue", f"turn-end text delivered to {target}",
+                                     64, None)
 
     creatures: dict[str, CreatureDef] = {}
     listeners: dict[str, list[str]] = {c: [] for c in channels}
@@ -290,20 +397,33 @@ def load_team(path: Path | str) -> Team:
         if not entry.name.isidentifier():
             errors.append(doc.error((*ekp, "name"),
                                     f"creature name {entry.name!r} must be an identifier"))
-        try:
-            cpath = config_file(index.resolve_ref(entry.config, tpath.parent,
-                                                  doc.location((*ekp, "config"))))
-        except ConfigError as exc:
-            errors.append(exc)
+        ref = _creature_ref(entry, doc, ekp, errors)
+        if ref is None:
             continue
-        if not cpath.is_file():
-            errors.append(doc.error((*ekp, "config"), f"creature config not found: {cpath}",
-                                    "point `config` at a creature folder holding config.yaml"))
-            continue
-        lc = load_creature(cpath, index, errors)
-        for role, names, table in (("listen", entry.channels.listen, listeners),
+        inline = inlines[i] if i < len(inlines) else {}
+        if entry.base_config is not None or inline:
+            lc = load_inline_creature({**inline, "base_config": ref, "name": entry.name}, doc,
+                                      ekp, index, errors)
+        else:
+            try:
+                cpath = config_file(index.resolve_ref(ref, tpath.parent,
+                                                      doc.location((*ekp, "config"))))
+            except ConfigError as exc:
+                errors.append(exc)
+                continue
+            if not cpath.is_file():
+                errors.append(doc.error((*ekp, "config"), f"creature config not found: {cpath}",
+                                        "point `config` at a creature folder holding "
+                                        "config.yaml"))
+                continue
+            lc = load_creature(cpath, index, errors)
+        wired = [w if isinstance(w, str) else w.to for w in entry.output_wiring
+                 if isinstance(w, str) or (w.with_content and w.prompt is None)]
+        listen = [*entry.channels.listen,
+                  *(c for c, t in direct.items() if t == entry.name)]
+        for role, names, table in (("listen", listen, listeners),
                                    ("can_send", entry.channels.can_send, senders),
-                                   ("output_wiring", entry.output_wiring, senders)):
+                                   ("output_wiring", wired, senders)):
             for j, ch in enumerate(names):
                 kp = (*ekp, "channels", role, j) if role != "output_wiring" else (*ekp, role, j)
                 if ch not in channels:
@@ -313,7 +433,7 @@ def load_team(path: Path | str) -> Team:
                                             f"(declared: {', '.join(channels) or 'none'})"))
                 elif entry.name not in table[ch]:
                     table[ch].append(entry.name)
-        for j, ch in enumerate(entry.output_wiring):
+        for j, ch in enumerate(wired):
             mt = channels[ch].message_type if ch in channels else None
             if mt is not None and "text" not in {f.name for f in mt.fields}:
                 errors.append(doc.error((*ekp, "output_wiring", j),
@@ -323,9 +443,46 @@ def load_team(path: Path | str) -> Team:
             check_send_fill(lc, entry.name, entry.channels.can_send, channels, errors)
             check_message_templates(lc, entry.name, entry.channels.listen, channels, errors)
             creatures[entry.name] = CreatureDef(
-                entry.name, lc, tuple(entry.channels.listen), tuple(entry.channels.can_send),
-                tuple(entry.output_wiring), _hint_overrides(index, lc))
+                entry.name, lc, tuple(listen), tuple(entry.channels.can_send),
+                tuple(wired), _hint_overrides(index, lc),
+                inline=entry.base_config is not None or bool(inline))
 
+    root: CreatureDef | None = None
+    if spec.root is not None:
+        rkp = ("terrarium", "root")
+        kt_form = spec.root.base_config is not None or bool(root_inline)
+        hears = spec.root.listen if spec.root.listen or not kt_form else "*"
+        root_listen = list(channels) if hears == "*" else list(hears)
+        root_listen += [c for c, t in direct.items() if t == "root" and c not in root_listen]
+        for j, ch in enumerate(hears if hears != "*" else ()):
+            if ch not in channels:
+                errors.append(doc.error((*rkp, "listen", j), f"unknown channel {ch!r} in listen",
+                                        did_you_mean(ch, list(channels))))
+        ref = _creature_ref(spec.root, doc, rkp, errors)
+        try:
+            lc = None
+            if ref is not None and kt_form:
+                lc = load_inline_creature({**(root_inline or {}), "base_config": ref,
+                                           "name": "root"}, doc, rkp, index, errors, root=True)
+            elif ref is not None:
+                rpath = config_file(index.resolve_ref(ref, tpath.parent,
+                                                      doc.location((*rkp, "config"))))
+                lc = load_creature(rpath, index, errors) if rpath.is_file() else None
+                if not rpath.is_file():
+                    errors.append(doc.error((*rkp, "config"),
+                                            f"root creature config not found: {rpath}"))
+            if lc is not None:
+                heard = tuple(c for c in root_listen if c in channels)
+                root = CreatureDef("root", lc, listen=heard,
+                                   hint_overrides=_hint_overrides(index, lc), inline=kt_form)
+                for ch in heard:
+                    listeners[ch].append("root")
+            if "root" in creatures:
+                errors.append(doc.error(rkp, "a creature is already named "
+                                        "'root', the name the root creature takes",
+                                        "rename that creature"))
+        except ConfigError as exc:
+            errors.append(exc)
     if spec.input_channel is not None:
         ikp = ("terrarium", "input_channel")
         if spec.input_channel not in channels:
@@ -351,23 +508,6 @@ def load_team(path: Path | str) -> Team:
                                     f"broadcast channel {cname!r} is only heard by its only "
                                     "sender, so every send would reach nobody"))
 
-    root: CreatureDef | None = None
-    if spec.root is not None:
-        try:
-            rpath = config_file(index.resolve_ref(spec.root.config, tpath.parent,
-                                                  doc.location(("terrarium", "root", "config"))))
-            lc = load_creature(rpath, index, errors) if rpath.is_file() else None
-            if not rpath.is_file():
-                errors.append(doc.error(("terrarium", "root", "config"),
-                                        f"root creature config not found: {rpath}"))
-            if lc is not None:
-                root = CreatureDef("root", lc, hint_overrides=_hint_overrides(index, lc))
-            if "root" in creatures:
-                errors.append(doc.error(("terrarium", "root"), "a creature is already named "
-                                        "'root', the name the root creature takes",
-                                        "rename that creature"))
-        except ConfigError as exc:
-            errors.append(exc)
     if errors:
         raise ConfigErrors(errors)
     return Team(spec.name, tpath, creatures, channels, spec.input_channel, root, index)

@@ -6,6 +6,8 @@ a map from key path to (line, column), so any later error can point at the exact
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,32 @@ from terrarium.errors import ConfigError, Location
 KeyPath = tuple[str | int, ...]
 
 _SCALAR_LOADER = yaml.SafeLoader("")
+
+# ``${VAR}`` or ``${VAR:default}`` in a string value (KohakuTerrarium's form); ``$${`` is a
+# literal ``${``. Substituted as the file is read, so every later check sees the real value.
+_ENV_REF = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}")
+
+
+def substitute_env(text: str, location: Location) -> str:
+    """``text`` with its ``${VAR}``/``${VAR:default}`` references replaced from the
+    environment; an unset variable without a default is an error at ``location``."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(0) == "$${":
+            return "${"
+        name, default = m.group(1), m.group(2)
+        value = os.environ.get(name)
+        if value is not None:
+            return value
+        if default is not None:
+            return default
+        raise ConfigError(
+            f"environment variable {name} is not set (used as ${{{name}}})",
+            location=location,
+            suggestion=f"export {name}=..., or give a default: ${{{name}:value}}",
+        )
+
+    return _ENV_REF.sub(one, text) if "${" in text else text
 
 
 @dataclass(slots=True)
@@ -71,7 +99,15 @@ def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_build(item, (*kp, i), doc) for i, item in enumerate(node.value)]
-    return _SCALAR_LOADER.construct_object(node)
+    value = _SCALAR_LOADER.construct_object(node)
+    if isinstance(value, str) and "${" in value:
+        value = substitute_env(value, Location(doc.path, *_mark(node), key_path=kp))
+        if value and node.style is None and node.tag == "tag:yaml.org,2002:str":
+            # an unquoted ``${N:4}`` means the number 4, as if it had been written there
+            value = _SCALAR_LOADER.construct_object(
+                yaml.ScalarNode(yaml.resolver.Resolver().resolve(yaml.ScalarNode, value,
+                                                                 (True, False)), value))
+    return value
 
 
 def parse_yaml(text: str, path: Path) -> YamlDoc:

@@ -228,7 +228,7 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None) -> Cr
     fmt = get_format(cfg.tool_format, specs)
     if cfg.system_prompt_file:
         persona_file: Path | None = Path(cfg.system_prompt_file)
-        persona = persona_file.read_text(encoding="utf-8")
+        persona = cdef.loaded.persona_text() or ""  # the prompt files along base_config
     else:
         persona_file, persona = None, DEFAULT_PERSONA
     skills = []

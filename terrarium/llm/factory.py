@@ -87,5 +87,30 @@ def make_model(
         api_key_env=s.api_key_env,
         llama_cpp=s.llama_cpp,
         id_slot=slot if s.llama_cpp else None,
+        extra_body=openai_extras(s),
+        extra_headers=dict(s.extra_headers),
         **common,
     )
+
+
+def openai_extras(s: ControllerSettings) -> dict[str, Any]:
+    """The body fields an OpenAI-compatible server gets beyond the standard ones."""
+    extra: dict[str, Any] = {}
+    if s.reasoning_effort is not None:
+        extra["reasoning_effort"] = s.reasoning_effort
+    if s.service_tier is not None:
+        extra["service_tier"] = s.service_tier
+    extra.update(s.extra_body)
+    return extra
+
+
+def describe_settings(s: ControllerSettings) -> str:
+    """Which model and endpoint a creature uses, without starting anything (never a key)."""
+    if s.provider == "embedded":
+        return "embedded (in-process llama.cpp)"
+    if s.provider == "scripted":
+        return f"scripted ({s.script})"
+    text = f"openai-compatible {s.base_url or '(no base_url)'} model={s.model or '(default)'}"
+    if s.llm:
+        text += f" profile={s.llm}"
+    return text

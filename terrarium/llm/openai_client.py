@@ -94,6 +94,14 @@ class _EchoStrip:
         return delta.model_copy(update={"text": text})
 
 
+def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) \
+            else v
+    return out
+
+
 class OpenAIClient:
     """Streams chat completions from an OpenAI-compatible endpoint.
 
@@ -126,6 +134,8 @@ class OpenAIClient:
         llama_cpp: bool = False,
         id_slot: int | None = None,
         continuation: bool = False,
+        extra_body: dict[str, Any] | None = None,
+        extra_headers: dict[str, str] | None = None,
         name: str | None = None,
         sleep: Sleep | None = None,
         retry_policy: RetryPolicy | None = None,
@@ -148,6 +158,8 @@ class OpenAIClient:
         self.llama_cpp = llama_cpp
         self.id_slot = id_slot
         self.continuation = continuation
+        self.extra_body = dict(extra_body or {})
+        self.extra_headers = dict(extra_headers or {})
         self.name = name or (model or "openai")
         self.last_usage: Usage | None = None
         self._sleep: Sleep = sleep or anyio.sleep
@@ -225,10 +237,13 @@ class OpenAIClient:
                 body["grammar"] = request.grammar
             if self.continuation:
                 body["timings_per_token"] = True  # usage even for a stream closed early
+        if self.extra_body:  # reasoning_effort, service_tier, extra_body: the config's word wins
+            body = _deep_merge(body, self.extra_body)
         return body
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Accept": "text/event-stream", "Content-Type": "application/json"}
+        headers = {"Accept": "text/event-stream", "Content-Type": "application/json",
+                   **self.extra_headers}
         key = self._api_key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -240,6 +255,9 @@ class OpenAIClient:
             key = os.environ.get(self.api_key_env)
             if key:
                 text = text.replace(key, "***")
+        for value in self.extra_headers.values():  # may hold a token taken from ${VAR}
+            if len(value) >= 8:
+                text = text.replace(value, "***")
         return text
 
     def _error(self, message: str, **kw: Any) -> ModelError:

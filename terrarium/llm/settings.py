@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class ControllerSettings(BaseModel):
     """LLM settings of one creature. Unknown keys are errors.
 
-    With ``provider: embedded`` (the default) the in-process llama.cpp model is used and
-    ``base_url``/``model``/``api_key_env`` are ignored; ``openai`` talks to any
-    OpenAI-compatible server; ``scripted`` replays the ``script`` file.
+    With ``provider: embedded`` the in-process llama.cpp model is used; ``openai`` talks to
+    any OpenAI-compatible server; ``scripted`` replays the ``script`` file. Without a
+    ``provider``, a ``base_url`` or ``api_key_env`` means ``openai`` (never silently the
+    embedded model), and nothing at all means ``embedded``.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     provider: Literal["embedded", "openai", "scripted"] = Field(
         default="embedded",
-        description="Backend: embedded llama.cpp (default), an OpenAI-compatible server, "
-        "or a scripted replay.",
+        description="Backend: embedded llama.cpp, an OpenAI-compatible server, or a scripted "
+        "replay (default: openai when base_url or api_key_env is set, else embedded).",
+    )
+    llm: str | None = Field(
+        default=None, description="A named model profile from kohaku.yaml `llm_profiles`; "
+        "this block's own keys override the profile's.",
     )
     base_url: str | None = Field(
         default=None,
@@ -61,11 +66,34 @@ class ControllerSettings(BaseModel):
         description="Penalty on repeated tokens (OpenAI field; default 0.5 for embedded, "
         "where a small model otherwise loops).",
     )
+    reasoning_effort: str | None = Field(
+        default=None, description="Sent as `reasoning_effort` to OpenAI-compatible servers.",
+    )
+    service_tier: str | None = Field(
+        default=None, description="Sent as `service_tier` to OpenAI-compatible servers.",
+    )
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="Merged into every request body (OpenAI-compatible).",
+    )
+    extra_headers: dict[str, str] = Field(
+        default_factory=dict, description="Sent with every request; write `${VAR}` to take a "
+        "value from the environment.",
+    )
     llama_cpp: bool = Field(
         default=False,
         description="The openai backend is a llama.cpp server: send id_slot, cache_prompt "
         "and grammar.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _infer_provider(cls, data: Any) -> Any:
+        """An endpoint or key without a provider means the OpenAI-compatible client."""
+        if isinstance(data, dict) and data.get("provider") is None:
+            data = {k: v for k, v in data.items() if k != "provider"}
+            if data.get("base_url") or data.get("api_key_env"):
+                data["provider"] = "openai"
+        return data
 
     @property
     def use_grammar(self) -> bool:

@@ -79,6 +79,7 @@ class PromptBuilder:
         self.variables.register_many(
             [
                 ("creature", i.creature, "config"),
+                ("agent_name", i.creature, "config"),  # KohakuTerrarium's name for it
                 ("tool_format", self.fmt.name, "config"),
                 ("skill_mode", i.skill_mode, "config"),
                 ("model", i.model, "controller"),

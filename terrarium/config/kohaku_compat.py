@@ -1,0 +1,371 @@
+"""KohakuTerrarium's configuration forms, read as terrarium's own where the meaning matches.
+
+terrarium borrows KohakuTerrarium's vocabulary, so its users' configs should load. This module
+rewrites the raw YAML data of a creature, a package or a terrarium entry into terrarium's form
+*before* the schemas see it, and answers each KohakuTerrarium key that has no equivalent with
+a located "not supported ... use Y instead" line instead of "unknown key, did you mean".
+Keys that are neither terrarium's nor KohakuTerrarium's stay ordinary unknown-key errors.
+
+Every decision is a :class:`Finding`: ``unsupported`` ones become errors when loading and
+"dropped" lines in ``terrarium migrate``'s report; ``changed`` ones are silent when loading
+and reported by migrate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from terrarium.config.yamlio import KeyPath, YamlDoc
+from terrarium.errors import ConfigError
+
+__all__ = [
+    "CONTROLLER_UNSUPPORTED",
+    "CREATURE_UNSUPPORTED",
+    "ENTRY_UNSUPPORTED",
+    "KT_TOOL_ALIASES",
+    "KT_TOOL_UNSUPPORTED",
+    "OUTPUT_TYPE_UNSUPPORTED",
+    "PACKAGE_UNSUPPORTED",
+    "ROOT_TEAM_TOOL_PREFIXES",
+    "Finding",
+    "findings_to_errors",
+    "normalize_creature",
+    "normalize_package",
+    "not_supported",
+]
+
+# key → (the KohakuTerrarium feature, what to use in terrarium instead)
+CREATURE_UNSUPPORTED: dict[str, tuple[str, str]] = {
+    "system_prompt": ("an inline `system_prompt`",
+                      "a file named by `system_prompt_file` (`terrarium migrate` writes it)"),
+    "prompt_context_files": ("`prompt_context_files`",
+                             "`prompt_plugins` entries with `file:`, or `variables`"),
+    "include_tools_in_prompt": ("`include_tools_in_prompt`",
+                                "`skill_mode: dynamic` to keep the tool index short"),
+    "include_hints_in_prompt": ("`include_hints_in_prompt`",
+                                "`framework_hint_overrides` with '' to omit a hint block"),
+    "max_messages": ("`max_messages`", "`history_turns: N`"),
+    "ephemeral": ("`ephemeral`", "`history_turns: 0`"),
+    "session_key": ("`session_key`", "the run log (`terrarium run --resume RUN_ID`)"),
+    "input": ("input modules (`input:`)",
+              "`terrarium.input_channel` or `terrarium run --input TEXT`"),
+    "subagents": ("sub-agents (`subagents:`)",
+                  "another creature in a terrarium, wired with channels"),
+    "max_subagent_depth": ("sub-agents (`max_subagent_depth`)",
+                           "another creature in a terrarium, wired with channels"),
+    "triggers": ("triggers (`triggers:`)", "messages on a channel, or `terrarium run --input`"),
+    "startup_trigger": ("`startup_trigger`", "`terrarium run --input TEXT`"),
+    "compact": ("conversation compaction (`compact:`)",
+                "`history_turns` and `controller.context_window` (old turns fold by themselves)"),
+    "termination": ("`termination:`", "`terrarium run --max-turns N --timeout SECONDS`"),
+    "mcp_servers": ("MCP servers (`mcp_servers:`)",
+                    "a Python tool class named `package.module:Class` in `tools`"),
+    "plugins": ("lifecycle plugins (`plugins:`)", "`prompt_plugins` for static prompt text"),
+    "memory": ("embedding memory (`memory:`)",
+               "`memory_record`, `memory_recall` and `memory_recent`"),
+    "output_wiring": ("`output_wiring` in a creature config",
+                      "`output_wiring` on the creature's entry in terrarium.yaml"),
+    "disable_provider_tools": ("provider-native tools (`disable_provider_tools`)",
+                               "nothing: terrarium injects no provider tools"),
+    "sanitize_orphan_tool_calls": ("`sanitize_orphan_tool_calls`",
+                                   "nothing: terrarium never sends unanswered tool calls"),
+}
+
+CONTROLLER_UNSUPPORTED: dict[str, tuple[str, str]] = {
+    "variation_selections": ("model variations (`controller.variation_selections`)",
+                             "the option itself, e.g. `controller.reasoning_effort`"),
+    "variation": ("model variations (`controller.variation`)",
+                  "the option itself, e.g. `controller.reasoning_effort`"),
+    "auth_mode": ("`controller.auth_mode`", "`controller.api_key_env`"),
+    **{k: (f"`controller.{k}`", CREATURE_UNSUPPORTED[k][1])
+       for k in ("max_messages", "ephemeral", "include_tools_in_prompt",
+                 "include_hints_in_prompt")},
+}
+# KohakuTerrarium mirrors these creature keys inside `controller:`; they move up
+CONTROLLER_MIRRORED = ("tool_format", "skill_mode")
+# provider names KohakuTerrarium knows and terrarium does not
+KT_PROVIDERS = ("openrouter", "anthropic", "codex", "codex-oauth", "gemini", "mimo", "litellm")
+
+ENTRY_UNSUPPORTED: dict[str, tuple[str, str]] = {
+    "output_log": ("`output_log`", "the run log (`terrarium log RUN_ID`)"),
+    "output_log_size": ("`output_log_size`", "the run log (`terrarium log RUN_ID`)"),
+}
+
+PACKAGE_UNSUPPORTED: dict[str, tuple[str, str]] = {
+    "plugins": ("package plugins", "`prompt_plugins` in a creature"),
+    "io": ("package input/output modules", "named outputs (`output.named_outputs`)"),
+    "triggers": ("package triggers", "messages on a channel"),
+    "commands": ("controller commands", "tools (`package.module:Class`)"),
+    "user_commands": ("slash commands", "the `terrarium` command line"),
+    "prompts": ("shared prompt fragments (`prompts:`)", "`prompt_plugins` entries with `file:`"),
+    "templates": ("shared prompt fragments (`templates:`)",
+                  "`prompt_plugins` entries with `file:`"),
+    "python_dependencies": ("`python_dependencies`", "pip-installing them yourself"),
+}
+
+OUTPUT_TYPE_UNSUPPORTED: dict[str, tuple[str, str]] = {
+    "tui": ("the `tui` output", "`terrarium run --tui`"),
+    "console_tts": ("the `console_tts` output", "a named output with `type: tts`"),
+    "dummy_tts": ("the `dummy_tts` output", "a named output with `type: tts`"),
+    "custom": ("custom output modules", "a named output of type tts, stdout or file"),
+    "package": ("package output modules", "a named output of type tts, stdout or file"),
+}
+OUTPUT_TYPE_ALIASES = {"stdout": "stdout", "stdout_prefixed": "stdout"}
+
+# KohakuTerrarium built-in tool → terrarium's tool of the same meaning (used when it exists)
+KT_TOOL_ALIASES: dict[str, str] = {
+    "read": "read_file",
+    "write": "write_file",
+    "bash": "shell",
+    "search_memory": "memory_search",
+}
+KT_TOOL_UNSUPPORTED: dict[str, str] = {  # KohakuTerrarium built-in → what to use instead
+    "python": "`shell` running `python`",
+    "notebook_read": "`read_file` on the .ipynb file",
+    "notebook_edit": "`write_file` on the .ipynb file",
+    "scratchpad": "`memory_write` and `memory_search`",
+    "json_read": "`read_file`",
+    "json_write": "`write_file`",
+    "send_message": "`channels.can_send` (each channel gives a `send_<channel>` call)",
+    "stop_task": "`max_iterations`",
+    "web_search": "`web_fetch`",
+    "watch_channel": "`channels.listen`",
+    "add_timer": "messages on a channel",
+    "add_schedule": "messages on a channel",
+}
+# KohakuTerrarium built-ins of the same name and meaning as terrarium's (when it has them)
+KT_TOOL_SAME = ("edit", "multi_edit", "glob", "grep", "tree", "info", "think", "ask_user",
+                "web_fetch")
+# the root creature always gets terrarium's team tools, so naming KohakuTerrarium's is harmless
+ROOT_TEAM_TOOL_PREFIXES = ("terrarium_", "creature_", "group_")
+_TOOL_ENTRY_META = ("name", "type", "module", "class", "class_name", "description", "options",
+                    "doc")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One KohakuTerrarium form met in a file: translated (``changed``) or dropped."""
+
+    kind: Literal["unsupported", "changed"]
+    key_path: KeyPath
+    text: str
+
+
+def not_supported(feature: str, instead: str) -> str:
+    return f"KohakuTerrarium feature {feature} is not supported by terrarium; use {instead} instead"
+
+
+def findings_to_errors(doc: YamlDoc, findings: list[Finding], base: KeyPath = ()) -> list[
+        ConfigError]:
+    """The ``unsupported`` findings as located, one-line errors."""
+    return [ConfigError(f.text, location=doc.location((*base, *f.key_path)))
+            for f in findings if f.kind == "unsupported"]
+
+
+def _drop(data: dict[str, Any], key: str, kp: KeyPath, feature: str, instead: str,
+          out: list[Finding]) -> None:
+    data.pop(key, None)
+    out.append(Finding("unsupported", kp, not_supported(feature, instead)))
+
+
+def _tool_ref(entry: Any, i: int, known: Callable[[str], bool], package_tools: dict[str, str],
+              root: bool, out: list[Finding]) -> tuple[str | None, dict[str, Any]]:
+    """One ``tools:`` entry (a name or a mapping) → terrarium's tool reference and options."""
+    if isinstance(entry, str):
+        entry = {"name": entry}
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+        return (entry if isinstance(entry, str) else None), {}
+    name: str = entry["name"]
+    kind = entry.get("type", "builtin")
+    options = dict(entry.get("options") or {})
+    options.update({k: v for k, v in entry.items() if k not in _TOOL_ENTRY_META})
+    kp: KeyPath = ("tools", i)
+    if entry.get("doc") is not None:
+        out.append(Finding("unsupported", (*kp, "doc"), not_supported(
+            "tool doc overrides (`doc:`)", "the tool's own documentation")))
+    if kind == "mcp":
+        out.append(Finding("unsupported", kp, not_supported(
+            f"MCP tool {name!r} (`type: mcp`)",
+            "`mcp_servers`-free tools: a Python tool class `package.module:Class`")))
+        return None, {}
+    if kind == "trigger":
+        out.append(Finding("unsupported", kp, not_supported(
+            f"trigger tool {name!r} (`type: trigger`)",
+            KT_TOOL_UNSUPPORTED.get(name, "messages on a channel"))))
+        return None, {}
+    if kind in ("custom", "package"):
+        module = entry.get("module")
+        cls = entry.get("class") or entry.get("class_name")
+        if isinstance(module, str) and isinstance(cls, str) and not module.endswith(".py") \
+                and "/" not in module:
+            return f"{module}:{cls}", options
+        if name in package_tools and not module:
+            return package_tools[name], options
+        out.append(Finding("unsupported", kp, not_supported(
+            f"tool modules loaded from a file path ({module!r})",
+            "an importable module: `package.module:Class` in `tools`")))
+        return None, {}
+    if kind != "builtin":
+        return name, options  # the schema/registry explains an unknown type or name
+    if known(name):
+        return name, options
+    alias = KT_TOOL_ALIASES.get(name)
+    if alias and known(alias):
+        out.append(Finding("changed", kp, f"tool {name!r} is terrarium's {alias!r}"))
+        return alias, options
+    if name in package_tools:
+        out.append(Finding("changed", kp, f"tool {name!r} is {package_tools[name]} (package)"))
+        return package_tools[name], options
+    if root and name.startswith(ROOT_TEAM_TOOL_PREFIXES):
+        out.append(Finding("changed", kp, f"tool {name!r} dropped: the root creature gets "
+                                          "terrarium's team tools by itself"))
+        return None, {}
+    if name in KT_TOOL_UNSUPPORTED or alias or name in KT_TOOL_SAME:
+        instead = KT_TOOL_UNSUPPORTED.get(name) or (f"`{alias}`" if alias else
+                                                    "another of terrarium's built-in tools")
+        out.append(Finding("unsupported", kp, not_supported(f"built-in tool {name!r}", instead)))
+        return None, {}
+    return name, options  # not KohakuTerrarium's either: the registry reports it
+
+
+def _normalize_tools(data: dict[str, Any], known: Callable[[str], bool],
+                     package_tools: dict[str, str], root: bool, out: list[Finding]) -> None:
+    tools = data.get("tools")
+    if not isinstance(tools, list):
+        return
+    refs: list[Any] = []
+    options: dict[str, dict[str, Any]] = {}
+    for i, entry in enumerate(tools):
+        ref, opts = _tool_ref(entry, i, known, package_tools, root, out)
+        if ref is None:
+            continue
+        refs.append(ref)
+        if opts:
+            options[ref.rpartition(":")[2] if ":" in ref else ref] = opts
+    data["tools"] = refs
+    if options:
+        from terrarium.config.models import CreatureConfig
+
+        if "tool_options" in CreatureConfig.model_fields:
+            merged = dict(options)
+            merged.update(data.get("tool_options") or {})
+            data["tool_options"] = merged
+        else:
+            for tname in options:
+                out.append(Finding("unsupported", ("tools",), not_supported(
+                    f"options on tool {tname!r}", "the tool's defaults")))
+
+
+def _normalize_output(data: dict[str, Any], out: list[Finding]) -> None:
+    output = data.get("output")
+    if not isinstance(output, dict):
+        return
+    for key in ("module", "class", "class_name", "options"):
+        if key in output:
+            _drop(output, key, ("output", key), "custom output modules",
+                  "a named output of type tts, stdout or file", out)
+    direct = output.pop("controller_direct", True)
+    kind = output.pop("type", None)
+    if kind is None:
+        return
+    if kind in OUTPUT_TYPE_UNSUPPORTED:
+        feature, instead = OUTPUT_TYPE_UNSUPPORTED[kind]
+        out.append(Finding("unsupported", ("output", "type"), not_supported(feature, instead)))
+        return
+    target = OUTPUT_TYPE_ALIASES.get(kind)
+    if target is None:
+        output["type"] = kind  # not KohakuTerrarium's: let the schema name it
+        return
+    named = output.setdefault("named_outputs", {})
+    if isinstance(named, dict) and "stdout" not in named:
+        named["stdout"] = {"type": target, "description": "printed to the console"}
+    if direct and output.get("default") is None:
+        output["default"] = "stdout"
+    out.append(Finding("changed", ("output", "type"),
+                       f"output.type {kind} is a default named output `stdout`"))
+
+
+def _normalize_controller(data: dict[str, Any], out: list[Finding]) -> None:
+    ctl = data.get("controller")
+    if not isinstance(ctl, dict):
+        return
+    for key in CONTROLLER_MIRRORED:
+        if key in ctl:
+            value = ctl.pop(key)
+            if key not in data:
+                data[key] = value
+                out.append(Finding("changed", ("controller", key), f"controller.{key} is {key}"))
+    for key, (feature, instead) in CONTROLLER_UNSUPPORTED.items():
+        if key in ctl:
+            _drop(ctl, key, ("controller", key), feature, instead, out)
+    if ctl.get("provider") in KT_PROVIDERS:
+        _drop(ctl, "provider", ("controller", "provider"), f"provider {ctl['provider']!r}",
+              "`provider: openai` with the service's OpenAI-compatible `base_url` and "
+              "`api_key_env`", out)
+    if ctl.get("max_tokens", 0) is None:
+        ctl.pop("max_tokens")
+
+
+def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool],
+                       package_tools: dict[str, str] | None = None,
+                       root: bool = False) -> list[Finding]:
+    """Rewrite one creature mapping (a config.yaml or an inline override) in place."""
+    out: list[Finding] = []
+    for key, (feature, instead) in CREATURE_UNSUPPORTED.items():
+        if key in data:
+            _drop(data, key, (key,), feature, instead, out)
+    _normalize_controller(data, out)
+    _normalize_tools(data, known_tool, package_tools or {}, root, out)
+    _normalize_output(data, out)
+    skills = data.get("skills")
+    if isinstance(skills, str):  # `skills: "*"` or one folder
+        data["skills"] = [skills]
+    return out
+
+
+def _list_entry(entry: Any, i: int, key: str, out: list[Finding]) -> Any:
+    """A ``{name, path, …}`` entry of a kohaku.yaml list → its path."""
+    if not isinstance(entry, dict):
+        return entry
+    path = entry.get("path")
+    if isinstance(path, str):
+        return path
+    name = entry.get("name")
+    if isinstance(name, str):  # KohakuTerrarium's convention: creatures/<name>
+        out.append(Finding("changed", (key, i), f"{key} entry {name!r} is {key}/{name}"))
+        return f"{key}/{name}"
+    return entry
+
+
+def normalize_package(data: dict[str, Any]) -> tuple[list[Finding], dict[str, str]]:
+    """Rewrite a kohaku.yaml mapping in place; also return the tools it contributes
+    (name → ``module:Class``), which its creatures may name."""
+    out: list[Finding] = []
+    tools: dict[str, str] = {}
+    for i, t in enumerate(data.pop("tools", None) or []):
+        if isinstance(t, dict) and all(isinstance(t.get(k), str) for k in ("name", "module",
+                                                                           "class")):
+            tools[t["name"]] = f"{t['module']}:{t['class']}"
+        else:
+            out.append(Finding("unsupported", ("tools", i), not_supported(
+                "package tools without `name`, `module` and `class`",
+                "`package.module:Class` in a creature's `tools`")))
+    for key, (feature, instead) in PACKAGE_UNSUPPORTED.items():
+        if key in data:
+            _drop(data, key, (key,), feature, instead, out)
+    if "llm_presets" in data:
+        presets = data.pop("llm_presets")
+        profiles = data.setdefault("llm_profiles", {})
+        for i, p in enumerate(presets if isinstance(presets, list) else []):
+            if isinstance(p, dict) and isinstance(p.get("name"), str) and len(p) > 1:
+                profiles.setdefault(p["name"], {k: v for k, v in p.items() if k != "name"})
+            else:
+                out.append(Finding("unsupported", ("llm_presets", i), not_supported(
+                    "LLM presets whose settings live outside kohaku.yaml",
+                    "`llm_profiles: {NAME: {base_url, model, api_key_env, ...}}`")))
+    for key in ("creatures", "terrariums", "channels"):
+        if isinstance(data.get(key), list):
+            data[key] = [_list_entry(e, i, key, out) for i, e in enumerate(data[key])]
+    return out, tools
