@@ -2,10 +2,12 @@
 
 The public API is small; everything else is reachable by module for those who need it.
 
-    from terrarium import load_team, TeamRuntime, RuntimeOptions
+    import terrarium
 
-    team = load_team("examples/voice_assistant")        # validates everything first
-    async with TeamRuntime(team, RuntimeOptions()) as rt:
+    report = await terrarium.run("examples/scripted_newsroom", ["A comet over Oslo."])
+
+    team = terrarium.load_team("examples/voice_assistant")   # validates everything first
+    async with terrarium.TeamRuntime(team, terrarium.RuntimeOptions()) as rt:
         await rt.send_user("Hello!")
         await rt.wait_idle()
 
@@ -22,69 +24,78 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the type checker and the editor see; at run time, __getattr__ below
     from terrarium.config import Team, load_any, load_single_creature, load_team
-    from terrarium.controller.assembly import assemble
-    from terrarium.controller.loop import Controller, Incoming, TurnResult
+    from terrarium.controller.loop import TurnResult
     from terrarium.errors import (
         ChannelRefusal,
         ConfigError,
         ConfigErrors,
         ModelError,
+        RuntimeFailure,
         TemplateError,
         TerrariumError,
         ToolError,
     )
-    from terrarium.formats import get_format
+    from terrarium.events import Event
     from terrarium.llm import ChatRequest, ControllerSettings, EmbeddedServer, OpenAIClient
+    from terrarium.llm.base import ChatModel
     from terrarium.llm.scripted import ScriptedModel
-    from terrarium.prompt.builder import PromptBuilder
-    from terrarium.runtime.runtime import RuntimeOptions, Supervision, TeamRuntime
+    from terrarium.runtime.oneshot import RunReport, run
+    from terrarium.runtime.options import RuntimeOptions, Supervision
+    from terrarium.runtime.runtime import TeamRuntime
     from terrarium.tools.base import Tool, ToolContext
+    from terrarium.tools.runner import ToolResult
 
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    "ChannelRefusal": "terrarium.errors",
-    "ChatRequest": "terrarium.llm",
-    "ConfigError": "terrarium.errors",
-    "ConfigErrors": "terrarium.errors",
-    "Controller": "terrarium.controller.loop",
-    "ControllerSettings": "terrarium.llm",
-    "EmbeddedServer": "terrarium.llm",
-    "Incoming": "terrarium.controller.loop",
-    "ModelError": "terrarium.errors",
-    "OpenAIClient": "terrarium.llm",
-    "PromptBuilder": "terrarium.prompt.builder",
-    "RuntimeOptions": "terrarium.runtime.runtime",
-    "ScriptedModel": "terrarium.llm.scripted",
-    "Supervision": "terrarium.runtime.runtime",
+    # load and run
     "Team": "terrarium.config",
-    "TeamRuntime": "terrarium.runtime.runtime",
-    "TemplateError": "terrarium.errors",
-    "TerrariumError": "terrarium.errors",
-    "Tool": "terrarium.tools.base",
-    "ToolContext": "terrarium.tools.base",
-    "ToolError": "terrarium.errors",
-    "TurnResult": "terrarium.controller.loop",
-    "assemble": "terrarium.controller.assembly",
-    "get_format": "terrarium.formats",
     "load_any": "terrarium.config",
     "load_single_creature": "terrarium.config",
     "load_team": "terrarium.config",
+    "run": "terrarium.runtime.oneshot",
+    "RunReport": "terrarium.runtime.oneshot",
+    "TeamRuntime": "terrarium.runtime.runtime",
+    "RuntimeOptions": "terrarium.runtime.options",
+    "Supervision": "terrarium.runtime.options",
+    "TurnResult": "terrarium.controller.loop",
+    "Event": "terrarium.events",
+    # the tool contract
+    "Tool": "terrarium.tools.base",
+    "ToolContext": "terrarium.tools.base",
+    "ToolResult": "terrarium.tools.runner",
+    # the model contract and the models that come with terrarium
+    "ChatModel": "terrarium.llm.base",
+    "ChatRequest": "terrarium.llm",
+    "ControllerSettings": "terrarium.llm",
+    "EmbeddedServer": "terrarium.llm",
+    "OpenAIClient": "terrarium.llm",
+    "ScriptedModel": "terrarium.llm.scripted",
+    # the errors
+    "ChannelRefusal": "terrarium.errors",
+    "ConfigError": "terrarium.errors",
+    "ConfigErrors": "terrarium.errors",
+    "ModelError": "terrarium.errors",
+    "RuntimeFailure": "terrarium.errors",
+    "TemplateError": "terrarium.errors",
+    "TerrariumError": "terrarium.errors",
+    "ToolError": "terrarium.errors",
 }
 """Each public name → the module that defines it (loaded the first time the name is asked for)."""
 
 __all__ = [
     "ChannelRefusal",
+    "ChatModel",
     "ChatRequest",
     "ConfigError",
     "ConfigErrors",
-    "Controller",
     "ControllerSettings",
     "EmbeddedServer",
-    "Incoming",
+    "Event",
     "ModelError",
     "OpenAIClient",
-    "PromptBuilder",
+    "RunReport",
+    "RuntimeFailure",
     "RuntimeOptions",
     "ScriptedModel",
     "Supervision",
@@ -95,13 +106,13 @@ __all__ = [
     "Tool",
     "ToolContext",
     "ToolError",
+    "ToolResult",
     "TurnResult",
     "__version__",
-    "assemble",
-    "get_format",
     "load_any",
     "load_single_creature",
     "load_team",
+    "run",
 ]
 
 

@@ -1,7 +1,29 @@
-"""One exception family for terrarium.
+"""One exception family for terrarium: every exception class the package raises lives here.
 
 Every error reads as a sentence and, where it is about a file, carries the file, the line,
 the column and the key path so a user can jump straight to the mistake.
+
+    Exception
+    ├── TerrariumError            base of every error raised on purpose (message, location,
+    │   │                         suggestion)
+    │   ├── ConfigError           one located problem in a config file
+    │   ├── ConfigErrors          all of them at once (nothing starts until none is left)
+    │   ├── TemplateError         a persona or message template that cannot load or render
+    │   ├── RegistryError         a variable, section, tool or channel registered twice
+    │   ├── PromptError           a prompt that cannot be assembled (e.g. over budget)
+    │   ├── FormatError           a call a format cannot render or parse
+    │   ├── ModelError            the model server failed or answered badly
+    │   │   └── ModelFileMissing  the embedded model's file is not installed
+    │   ├── ToolError             a tool failed; its message goes back to the model
+    │   ├── ChannelRefusal        a send was refused (route, schema, size, full inbox)
+    │   ├── RuntimeFailure        the running team was misused (unknown creature, not running)
+    │   └── VoiceError            speech output could not be produced
+    │       ├── VoiceFileMissing        the Piper voice is not installed
+    │       └── AudioDeviceUnavailable  no sound device; audio goes to WAV files
+    └── ValueError
+        ├── ConversionError       a call argument did not fit its type (raised inside
+        │                         pydantic validators, hence a ValueError)
+        └── PayloadProblem        a field typed in the monitor could not be read as its type
 """
 
 from __future__ import annotations
@@ -207,3 +229,29 @@ def did_you_mean(word: str, options: Iterable[str]) -> str | None:
     """``"did you mean 'x'?"`` for the closest option, or None (for error suggestions)."""
     close = closest_name(word, options)
     return f"did you mean {close!r}?" if close else None
+
+
+__all__ = [
+    "AudioDeviceUnavailable",
+    "ChannelRefusal",
+    "ConfigError",
+    "ConfigErrors",
+    "ConversionError",
+    "ErrorSink",
+    "FormatError",
+    "Location",
+    "ModelError",
+    "ModelFileMissing",
+    "PayloadProblem",
+    "PromptError",
+    "RegistryError",
+    "RuntimeFailure",
+    "TemplateError",
+    "TerrariumError",
+    "ToolError",
+    "VoiceError",
+    "VoiceFileMissing",
+    "closest_name",
+    "collect",
+    "did_you_mean",
+]
