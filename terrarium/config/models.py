@@ -64,6 +64,55 @@ class PromptPluginConfig(Strict):
     file: str | None = Field(None, description="A file whose text is added (relative path).")
 
 
+class EnvValue(Strict):
+    """A value read from the environment when the server starts, never written in the YAML.
+
+    ``{env: MY_TOKEN}`` is the variable's value; ``{env: MY_TOKEN, prefix: "Bearer "}`` puts
+    text before it (an Authorization header).
+    """
+
+    env: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                     description="Name of the environment variable.")
+    prefix: str = Field("", description="Text put before the variable's value.")
+
+
+# A header or environment value: literal text (not for secrets), or {env: NAME, prefix: ...}.
+SecretValue = str | EnvValue
+
+
+class McpStdioServer(Strict):
+    """An MCP server started as a subprocess, spoken to over its stdin/stdout."""
+
+    command: str = Field(description="The program to run (on PATH, or a path relative to "
+                         "this file).")
+    args: list[str] = Field(default_factory=list, description="Its arguments.")
+    env: dict[str, SecretValue] = Field(
+        default_factory=dict, description="Extra environment variables: literal text or "
+        "`{env: NAME}` (taken from terrarium's own environment)."
+    )
+    cwd: str | None = Field(None, description="Working directory (relative to this file; "
+                            "default: the creature's folder).")
+    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds a tool call may take.")
+    startup_timeout: float = Field(30.0, gt=0, le=600, description="Seconds to connect and "
+                                   "list the tools at start.")
+
+
+class McpHttpServer(Strict):
+    """An MCP server reached over streamable HTTP."""
+
+    url: str = Field(pattern=r"^https?://", description="The server's MCP endpoint URL.")
+    headers: dict[str, SecretValue] = Field(
+        default_factory=dict, description="HTTP headers: literal text or `{env: NAME}` / "
+        "`{env: NAME, prefix: 'Bearer '}` (secrets stay out of the YAML)."
+    )
+    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds a tool call may take.")
+    startup_timeout: float = Field(30.0, gt=0, le=600, description="Seconds to connect and "
+                                   "list the tools at start.")
+
+
+McpServerConfig = McpStdioServer | McpHttpServer
+
+
 class CreatureConfig(Strict):
     """A creature's ``config.yaml``."""
 
@@ -150,6 +199,11 @@ class CreatureConfig(Strict):
     )
     prompt_plugins: list[PromptPluginConfig] = Field(
         default_factory=list, description="Extra static prompt blocks."
+    )
+    mcp_servers: dict[str, McpServerConfig] = Field(
+        default_factory=dict, description="MCP servers by name: `{command, args, env}` "
+        "(stdio) or `{url, headers}` (streamable HTTP). Each server's tools become this "
+        "creature's tools, named `<server>__<tool>`."
     )
     variables: dict[str, Any] = Field(
         default_factory=dict, description="Extra template variables (owner: config)."
