@@ -80,37 +80,36 @@ class EnvValue(Strict):
 SecretValue = str | EnvValue
 
 
-class McpStdioServer(Strict):
-    """An MCP server started as a subprocess, spoken to over its stdin/stdout."""
+class McpServerConfig(Strict):
+    """One MCP server: started with ``command`` (stdio) or reached at ``url`` (HTTP).
 
-    command: str = Field(description="The program to run (on PATH, or a path relative to "
-                         "this file).")
-    args: list[str] = Field(default_factory=list, description="Its arguments.")
+    One model for both kinds, so a mistyped key gets one clear "unknown key" with a
+    suggestion; which keys go with which kind is checked with the creature
+    (``config.creature``).
+    """
+
+    command: str | None = Field(None, description="stdio: the program to run (on PATH, or a "
+                                "path relative to this file).")
+    args: list[str] = Field(default_factory=list, description="stdio: its arguments.")
     env: dict[str, SecretValue] = Field(
-        default_factory=dict, description="Extra environment variables: literal text or "
-        "`{env: NAME}` (taken from terrarium's own environment)."
+        default_factory=dict, description="stdio: extra environment variables, literal text "
+        "or `{env: NAME}` (taken from terrarium's own environment)."
     )
-    cwd: str | None = Field(None, description="Working directory (relative to this file; "
-                            "default: the creature's folder).")
-    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds a tool call may take.")
-    startup_timeout: float = Field(30.0, gt=0, le=600, description="Seconds to connect and "
-                                   "list the tools at start.")
-
-
-class McpHttpServer(Strict):
-    """An MCP server reached over streamable HTTP."""
-
-    url: str = Field(pattern=r"^https?://", description="The server's MCP endpoint URL.")
+    cwd: str | None = Field(None, description="stdio: working directory (relative to this "
+                            "file; default: the folder of the file that declares the server).")
+    url: str | None = Field(None, pattern=r"^https?://",
+                            description="streamable HTTP: the server's MCP endpoint URL.")
     headers: dict[str, SecretValue] = Field(
-        default_factory=dict, description="HTTP headers: literal text or `{env: NAME}` / "
-        "`{env: NAME, prefix: 'Bearer '}` (secrets stay out of the YAML)."
+        default_factory=dict, description="streamable HTTP: headers, literal text or "
+        "`{env: NAME}` / `{env: NAME, prefix: 'Bearer '}` (secrets stay out of the YAML)."
     )
     timeout: float = Field(60.0, gt=0, le=3600, description="Seconds a tool call may take.")
     startup_timeout: float = Field(30.0, gt=0, le=600, description="Seconds to connect and "
                                    "list the tools at start.")
 
-
-McpServerConfig = McpStdioServer | McpHttpServer
+    @property
+    def kind(self) -> Literal["stdio", "http"]:
+        return "http" if self.url is not None else "stdio"
 
 
 class CreatureConfig(Strict):

@@ -56,11 +56,14 @@ class McpHub:
     async def __aexit__(self, exc_type: type[BaseException] | None,
                         exc: BaseException | None, tb: TracebackType | None) -> bool | None:
         assert self._tg is not None
-        self._tg.cancel_scope.cancel()
+        self._tg.cancel_scope.cancel()  # stops every server (the SDK shuts each one down)
         try:
-            return await self._tg.__aexit__(exc_type, exc, tb)
+            # The body's own exception is not handed to the task group, which would wrap it
+            # in an ExceptionGroup: a ConfigErrors from connect stays a ConfigErrors.
+            await self._tg.__aexit__(None, None, None)
         finally:
             self._tg = None
+        return None
 
     async def connect(
         self, servers: Mapping[Hashable, tuple[str, McpParams]]

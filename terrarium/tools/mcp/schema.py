@@ -114,13 +114,13 @@ def _annotation(schema: dict[str, Any], depth: int = 0) -> tuple[Any, bool, bool
         items = schema.get("items")
         if isinstance(items, dict) and items and depth < 4:
             item, item_null, exact = _annotation(items, depth + 1)
-            return list[Optional[item] if item_null else item], nullable, exact  # noqa: UP007
+            return list[Optional[item] if item_null else item], nullable, exact  # noqa: UP045 (a runtime value)
         return list[Any], nullable, not items
     if kind == "object":
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict) and extra and not schema.get("properties") and depth < 4:
             value, value_null, exact = _annotation(extra, depth + 1)
-            return dict[str, Optional[value] if value_null else value], nullable, exact  # noqa: UP007
+            return dict[str, Optional[value] if value_null else value], nullable, exact  # noqa: UP045 (a runtime value)
         return dict[str, Any], nullable, not schema.get("properties")
     return Any, nullable, False
 
@@ -178,7 +178,7 @@ def args_model_from_schema(tool_name: str, schema: dict[str, Any] | None) -> Arg
             del kwargs["pattern"]  # an ECMA-only regex: the server still checks it
         if nullable:
             nullable_fields.add(fname)
-            ann = Optional[ann]  # noqa: UP007
+            ann = Optional[ann]  # noqa: UP045 (a runtime value)
         kept = {} if exact else _kept_schema(inner)
         if prop in required:
             default: Any = ...
