@@ -105,10 +105,7 @@ def mcp_tool_class(
     # the docs follow the summary line (full_doc prints both): not the first line again
     first, _, rest = description.partition("\n")
     doc = rest.strip() if summary == first.strip() else description
-    doc = (doc + "\n" if doc else "") + (
-        f"(Tool {remote_name!r} of the MCP server {server!r}; images and binary data in "
-        "its results are described, not shown.)"
-    )
+    doc = (doc + "\n" if doc else "") + f"(Tool {remote_name!r} of the MCP server {server!r}.)"
     attrs = {
         "name": tool_name,
         "summary": summary,
