@@ -10,6 +10,7 @@ tool's JSON schema, the grammar, the server, and back as a tool result.
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from pathlib import Path
@@ -348,3 +349,34 @@ def test_tools_command_reports_a_server_that_fails(
     assert "think" in captured.out and "fix__search" not in captured.out
     assert "MCP server 'fix' of creature 'solo' did not start" in captured.err
     assert "config.yaml:" in captured.err
+
+
+# -- the example -----------------------------------------------------------------------------
+
+
+def test_mcp_catalogue_example_runs_on_the_scripted_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example's `command: python` is this interpreter, as in an activated venv."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "python"  # a symlink would lose the venv (found beside the link)
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    example = Path(__file__).parent.parent / "examples" / "mcp_catalogue"
+    team = load_single_creature(example)
+    model = ScriptedModel.from_file(example / "script.yaml")
+
+    async def go() -> TurnResult:
+        async with McpHub() as hub:
+            with anyio.fail_after(60):
+                extra = await connect_mcp(team, hub)
+            parts = assemble(team, "catalogue", extra_tools=extra["catalogue"])
+            with anyio.fail_after(60):
+                return await Controller(parts, model).run_turn(
+                    [Incoming(text="Which fruits start with a?")])
+
+    result = anyio.run(go)
+    assert [(c.name, c.ok, c.result) for c in result.calls] == [
+        ("catalogue__search", True, "apple: a crisp red fruit\navocado: a creamy green fruit")]
+    assert result.text.endswith("Two fruits start with a: apple and avocado.")

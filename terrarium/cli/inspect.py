@@ -25,6 +25,9 @@ def summarize_team(team: Team) -> str:
         model = cfg.controller.provider if cfg.controller else "embedded"
         tools = ", ".join(cfg.tools) or "-"
         lines.append(f"  {name:<12} model={model:<9} format={cfg.tool_format:<7} tools: {tools}")
+        if cfg.mcp_servers:
+            servers = ", ".join(f"{k}({v.kind})" for k, v in sorted(cfg.mcp_servers.items()))
+            lines.append(f"  {'':<12} mcp servers: {servers} (tools: terrarium tools)")
         if cfg.output.named_outputs:
             outs = ", ".join(f"{k}({v.type})" for k, v in sorted(cfg.output.named_outputs.items()))
             lines.append(f"  {'':<12} outputs: {outs}")

@@ -89,7 +89,8 @@ def cmd_tools(args: argparse.Namespace) -> int:
         where = defs[args.creature].loaded.path
         started = f", {len(servers)} MCP server{'s' if len(servers) != 1 else ''}" \
             if servers else ""
-        print(f"creature {args.creature!r} ({where}): {len(rows)} tools{started}")
+        count = f"{len(rows)} tool{'s' if len(rows) != 1 else ''}"
+        print(f"creature {args.creature!r} ({where}): {count}{started}")
         w_name = max((len(r["name"]) for r in rows), default=4)
         w_src = max((len(r["source"]) for r in rows), default=6)
         for r in rows:
