@@ -19,15 +19,35 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Any, ClassVar, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-__all__ = ["ArgsSchema", "args_model_from_schema"]
+__all__ = ["ArgsSchema", "McpArgs", "args_model_from_schema"]
 
 _SCALARS: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
 _RESERVED = frozenset(dir(BaseModel)) | {"model_config"}
 _NOT_IDENT = re.compile(r"[^A-Za-z0-9_]")
+
+
+class McpArgs(BaseModel):
+    """Base of the generated models: ``null`` for an optional argument means "not given".
+
+    Function-calling models often send ``null`` for every optional parameter they do not
+    use; where the tool's schema does not allow null, that is dropped before validation
+    rather than refused (and the field's JSON schema stays a plain type, not "or null").
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    null_means_absent: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_nulls(cls, data: Any) -> Any:
+        if isinstance(data, dict) and cls.null_means_absent:
+            return {k: v for k, v in data.items()
+                    if not (v is None and k in cls.null_means_absent)}
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +182,7 @@ def args_model_from_schema(tool_name: str, schema: dict[str, Any] | None) -> Arg
     fields: dict[str, Any] = {}
     wire: dict[str, str] = {}
     nullable_fields: set[str] = set()
+    required_fields: set[str] = set()
     taken: set[str] = set()
     for prop in sorted(props, key=lambda p: (p not in required, list(props).index(p))):
         sub = props[prop] if isinstance(props[prop], dict) else {}
@@ -181,6 +202,7 @@ def args_model_from_schema(tool_name: str, schema: dict[str, Any] | None) -> Arg
             ann = Optional[ann]  # noqa: UP045 (a runtime value)
         kept = {} if exact else _kept_schema(inner)
         if prop in required:
+            required_fields.add(fname)
             default: Any = ...
         else:
             default = sub.get("default", inner.get("default"))
@@ -188,7 +210,9 @@ def args_model_from_schema(tool_name: str, schema: dict[str, Any] | None) -> Arg
             kwargs["json_schema_extra"] = _extra(kept, drop_default=default is None)
         fields[fname] = (ann, Field(default, **kwargs))
     model_name = "".join(part.title() for part in _NOT_IDENT.split(tool_name) if part) or "Mcp"
-    model = create_model(f"{model_name}Args", __config__=ConfigDict(extra="forbid"), **fields)
+    model = create_model(f"{model_name}Args", __base__=McpArgs, **fields)
+    model.null_means_absent = frozenset(
+        n for n in fields if n not in nullable_fields and n not in required_fields)
     return ArgsSchema(model, wire, frozenset(nullable_fields))
 
 
