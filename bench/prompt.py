@@ -1,7 +1,9 @@
 """Prompt aggregator benchmark: full assembly and tail-only rebuild.
 
 Creature: 40 tools, 200 skills, 12 channels, 8 plugins, 50 conversation turns, bracket
-format. Prints the median of N runs in microseconds, and the ratio against a baseline
+format; then the same creature with 60 tools: every built-in plus MCP tools of three
+servers, built by the MCP adapter from static JSON schemas (no server is started).
+Prints the median of N runs in microseconds, and the ratio against a baseline
 measured in the same run: a cold assembly (a new, empty ``PromptCache``), i.e. what the first
 creature start pays. Baseline and measured runs
 are interleaved round-robin so machine load (other work on the 2 cores) hits them alike.
@@ -40,6 +42,8 @@ from terrarium.prompt import (
     Turn,
 )
 from terrarium.tools.base import Tool
+from terrarium.tools.mcp.adapter import mcp_tool_class
+from terrarium.tools.registry import BUILTIN_TOOLS
 
 SKILL_INDEX_BUDGET: int = CreatureConfig.model_fields["skill_index_budget_bytes"].default
 
@@ -82,7 +86,42 @@ def make_tools(n: int) -> tuple[type[Tool], ...]:
     return tuple(tools)
 
 
-def make_inputs(skill_mode: str = "dynamic") -> PromptInputs:
+def _mcp_schema(i: int) -> dict[str, object]:
+    """A tool schema shaped like real MCP servers' (enums, bounds, arrays, nested objects)."""
+    props: dict[str, object] = {
+        "query": {"type": "string", "description": f"what to look for ({i})"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10,
+                  "description": "how many results"},
+    }
+    if i % 2:
+        props["state"] = {"type": "string", "enum": ["open", "closed", "all"],
+                          "description": "which items"}
+    if i % 3:
+        props["labels"] = {"type": "array", "items": {"type": "string"},
+                           "description": "labels to filter by"}
+    if i % 5 == 0:
+        props["options"] = {"type": "object", "properties": {"deep": {"type": "boolean"}},
+                            "description": "extra options"}
+    if i % 4 == 0:
+        props["draft"] = {"anyOf": [{"type": "boolean"}, {"type": "null"}], "default": None}
+    return {"type": "object", "properties": props, "required": ["query"]}
+
+
+def make_mcp_mix(n: int = 60) -> tuple[type[Tool], ...]:
+    """Every built-in tool, then MCP adapter tools of three servers up to ``n`` tools."""
+    tools: list[type[Tool]] = list(BUILTIN_TOOLS.values())
+    servers = ("github", "files", "search")
+    for i in range(n - len(tools)):
+        server = servers[i % len(servers)]
+        tools.append(mcp_tool_class(
+            server, f"action_{i:02d}",
+            f"Perform action {i} on the {server} service.\nLonger notes about action {i}.",
+            _mcp_schema(i)))
+    return tuple(sorted(tools, key=lambda t: t.name))
+
+
+def make_inputs(skill_mode: str = "dynamic",
+                tools: tuple[type[Tool], ...] | None = None) -> PromptInputs:
     channels = tuple(
         ChannelView(
             name=f"chan_{i:02d}",
@@ -106,7 +145,7 @@ def make_inputs(skill_mode: str = "dynamic") -> PromptInputs:
         persona_source=PERSONA,
         persona_file=Path("creatures/router/prompts/system.md"),
         skill_mode=skill_mode,  # type: ignore[arg-type]
-        tools=make_tools(40),
+        tools=make_tools(40) if tools is None else tools,
         skills=tuple(
             Skill(f"skill_{i:03d}", f"How to handle situation {i}.", f"Body {i}.", "pkg")
             for i in range(200)
@@ -158,8 +197,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=200)
     runs = ap.parse_args().runs
     fmt = get_format("bracket")
-    for mode in ("dynamic", "static"):
-        inputs = make_inputs(mode)
+    mix = make_mcp_mix(60)
+    cases = [(mode, mode, None) for mode in ("dynamic", "static")]
+    cases += [(f"{mode}, 60 tools built-in+MCP", mode, mix) for mode in ("dynamic", "static")]
+    for label, mode, tools in cases:
+        inputs = make_inputs(mode, tools)
         cache = PromptCache()  # what the runtime shares across a team's creatures
         builder = PromptBuilder(inputs, fmt, cache=cache)
         builder.build(STATE)  # warm caches (templates, tool docs, examples, turn counts)
@@ -191,16 +233,16 @@ def main() -> None:
         cold_us, full_us, fresh_us, tail_us = m["cold"], m["full"], m["fresh"], m["tail"]
         prefix = builder.prefix
         print(
-            f"[{mode}] prefix {len(prefix.encode())} B, {builder.prefix_tokens} tok; "
+            f"[{label}] prefix {len(prefix.encode())} B, {builder.prefix_tokens} tok; "
             f"{len(builder.prefix_sections)} prefix sections"
         )
-        print(f"[{mode}] full assembly (warm caches) median {full_us:8.1f} µs  (target ≤ 200)")
+        print(f"[{label}] full assembly (warm caches) median {full_us:8.1f} µs  (target ≤ 200)")
         print(
-            f"[{mode}] full assembly (new input tuples) {fresh_us:6.1f} µs  (sorted views rebuilt)"
+            f"[{label}] full assembly (new input tuples) {fresh_us:6.1f} µs  (sorted views rebuilt)"
         )
-        print(f"[{mode}] tail-only rebuild           median {tail_us:8.1f} µs  (target ≤ 50)")
+        print(f"[{label}] tail-only rebuild           median {tail_us:8.1f} µs  (target ≤ 50)")
         print(
-            f"[{mode}] baseline cold assembly      median {cold_us:8.1f} µs  "
+            f"[{label}] baseline cold assembly      median {cold_us:8.1f} µs  "
             f"→ warm is {cold_us / full_us:.1f}× faster; tail is {full_us / tail_us:.1f}× "
             "cheaper than full"
         )

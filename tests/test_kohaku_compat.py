@@ -247,3 +247,31 @@ def test_unknown_profile_is_located(tmp_path: Path) -> None:
     (line,) = errors_of(tmp_path / "c")
     assert "c/config.yaml:3:3: controller.llm: unknown model profile 'fsat'" in line
     assert "did you mean 'fast'" in line
+
+
+def test_mcp_servers_list_form_becomes_the_mapping(tmp_path: Path) -> None:
+    write(tmp_path, {"config.yaml": (
+        "name: lister\n"
+        "mcp_servers:\n"
+        "  - name: files\n"
+        "    transport: stdio\n"
+        "    command: sh\n"
+        "    args: [-c, 'exit 0']\n"
+        "    connect_timeout: 5\n"
+        "  - name: docs\n"
+        "    transport: streamable_http\n"
+        "    url: http://127.0.0.1:9/mcp\n")})
+    team = load_single_creature(tmp_path)
+    servers = next(iter(team.creatures.values())).config.mcp_servers
+    assert sorted(servers) == ["docs", "files"]
+    assert servers["files"].kind == "stdio" and servers["files"].startup_timeout == 5
+    assert servers["docs"].kind == "http"
+
+
+def test_mcp_sse_transport_is_a_not_supported_line(tmp_path: Path) -> None:
+    write(tmp_path, {"config.yaml": (
+        "name: lister\nmcp_servers:\n  - name: old\n    transport: sse\n"
+        "    url: http://127.0.0.1:9/sse\n")})
+    lines = errors_of(tmp_path)
+    assert len(lines) == 1 and "MCP transport 'sse'" in lines[0] and NOT_SUPPORTED in lines[0]
+    assert "config.yaml:4" in lines[0]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, cmd_validate
 from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
+from terrarium.cli.tools import cmd_tools
 from terrarium.errors import ConfigErrors, TerrariumError
 
 __all__ = ["EXIT_CONFIG", "build_parser", "main"]
@@ -53,6 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--exact", action="store_true", help="count tokens with the embedded "
                     "model's tokenizer (starts it) instead of the estimate")
     pr.set_defaults(func=cmd_prompt)
+
+    t = sub.add_parser("tools", help="list every tool a creature will have (starts its MCP "
+                       "servers to list theirs)")
+    t.add_argument("path", help="terrarium or creature folder")
+    t.add_argument("creature", help="creature name")
+    t.add_argument("--json", action="store_true", help="machine-readable output")
+    t.set_defaults(func=cmd_tools)
 
     m = sub.add_parser("models", help="show (or pull) the embedded model and voice")
     m.add_argument("action", nargs="?", choices=("info", "pull"), default="info")

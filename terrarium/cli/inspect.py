@@ -29,6 +29,9 @@ def summarize_team(team: Team) -> str:
         lines.append(f"  {'':<12} {_prompt_line(c)}")
         if cfg.controller is not None and cfg.controller.provider != "embedded":
             lines.append(f"  {'':<12} endpoint: {describe_settings(cfg.controller)}")
+        if cfg.mcp_servers:
+            servers = ", ".join(f"{k}({v.kind})" for k, v in sorted(cfg.mcp_servers.items()))
+            lines.append(f"  {'':<12} mcp servers: {servers} (tools: terrarium tools)")
         if cfg.output.named_outputs:
             outs = ", ".join(f"{k}({v.type})" for k, v in sorted(cfg.output.named_outputs.items()))
             lines.append(f"  {'':<12} outputs: {outs}")

@@ -16,6 +16,9 @@ Relative paths are resolved against the folder of the file that wrote them, befo
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +27,7 @@ from pydantic import ValidationError
 
 from terrarium.config.kohaku_compat import findings_to_errors, normalize_creature
 from terrarium.config.located import did_you_mean, from_validation_error, unknown_hint
-from terrarium.config.models import CreatureConfig
+from terrarium.config.models import CreatureConfig, EnvValue
 from terrarium.config.packages import PackageIndex
 from terrarium.config.yamlio import KeyPath, YamlDoc, load_yaml
 from terrarium.errors import ConfigError
@@ -132,6 +135,26 @@ def _absolutize(data: dict[str, Any], doc: YamlDoc, origins: dict[KeyPath, Origi
     if isinstance(templates, dict):  # checked against the channel schemas later
         for cname in templates:
             origins[("message_templates", cname)] = Origin(doc, ("message_templates", cname))
+    servers = data.get("mcp_servers")
+    if isinstance(servers, dict):  # started (and checked) later: remember where each was
+        for sname, spec in servers.items():
+            origins[("mcp_servers", sname)] = Origin(doc, ("mcp_servers", sname))
+            if not isinstance(spec, dict):
+                continue
+            for key in ("command", "cwd", "url"):
+                if key in spec:
+                    origins[("mcp_servers", sname, key)] = Origin(doc, ("mcp_servers", sname, key))
+            for key in ("env", "headers"):
+                for var in spec.get(key) or () if isinstance(spec.get(key), dict) else ():
+                    kp = ("mcp_servers", sname, key, var)
+                    origins[kp] = Origin(doc, kp)
+            command = spec.get("command")
+            if isinstance(command, str) and "/" in command and not command.startswith("/"):
+                spec["command"] = str((base / command).resolve())
+            if isinstance(spec.get("cwd"), str):
+                spec["cwd"] = fix(spec["cwd"], ("mcp_servers", sname, "cwd"))
+            elif isinstance(command, str):  # relative arguments mean the declaring folder
+                spec["cwd"] = str(base.resolve())
     plugins = data.get("prompt_plugins")
     if isinstance(plugins, list):
         for i, p in enumerate(plugins):
@@ -405,6 +428,7 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                 or did_you_mean(tool, known_tool_names())
                 or f"known tools: {', '.join(known_tool_names())}"))
     _check_tool_options(lc, errors)
+    _check_mcp_servers(lc, errors)
     outs = cfg.output
     if outs.default is not None and outs.default not in outs.named_outputs:
         errors.append(lc.where("output", "default").error(
@@ -479,3 +503,51 @@ def _check_tool_options(lc: LoadedCreature, errors: list[ConfigError]) -> None:
         except ValidationError as exc:
             errors.extend(from_validation_error(
                 origin.doc, exc, cls.options_model, raw, base=("tool_options", tname)))
+
+
+_SERVER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def _check_mcp_servers(lc: LoadedCreature, errors: list[ConfigError]) -> None:
+    """What can be checked without starting a server: its name, that its command exists,
+    its folder exists, and that every ``{env: NAME}`` it needs is set."""
+    for sname, spec in lc.config.mcp_servers.items():
+        if not _SERVER_NAME.fullmatch(sname):
+            errors.append(lc.where("mcp_servers", sname).error(
+                f"MCP server name {sname!r} must start with a letter and hold only letters, "
+                "digits, '_' and '-' (it prefixes the server's tool names)"))
+        where = lc.where("mcp_servers", sname)
+        if (spec.command is None) == (spec.url is None):
+            errors.append(where.error(
+                f"MCP server {sname!r} needs exactly one of `command` (a program started "
+                "over stdio) or `url` (streamable HTTP)"))
+            continue
+        wrong = ("headers",) if spec.kind == "stdio" else ("args", "env", "cwd")
+        for key in wrong:
+            if key in spec.model_fields_set:
+                errors.append(where.error(
+                    f"MCP server {sname!r}: `{key}` is for "
+                    f"{'HTTP' if key == 'headers' else 'stdio'} servers, and this one is "
+                    f"{'a stdio' if spec.kind == 'stdio' else 'an HTTP'} server"))
+        if spec.command is not None:
+            if not command_exists(spec.command):
+                errors.append(lc.where("mcp_servers", sname, "command").error(
+                    f"MCP server {sname!r}: command not found: {spec.command}",
+                    "install it, put it on PATH, or give its path (relative to this file)"))
+            if spec.cwd and not Path(spec.cwd).is_dir():
+                errors.append(lc.where("mcp_servers", sname, "cwd").error(
+                    f"MCP server {sname!r}: folder not found: {spec.cwd}"))
+        values, key = (spec.env, "env") if spec.kind == "stdio" else (spec.headers, "headers")
+        for var, value in values.items():
+            if isinstance(value, EnvValue) and value.env not in os.environ:
+                errors.append(lc.where("mcp_servers", sname, key, var).error(
+                    f"MCP server {sname!r}: {'header' if key == 'headers' else 'variable'} {var!r} "
+                    f"comes from the environment variable {value.env}, which is not set",
+                    f"export {value.env}=... before starting terrarium"))
+
+
+def command_exists(command: str) -> bool:
+    """A command given as a path exists and is executable; a bare name is on PATH."""
+    if os.sep in command or "/" in command:
+        return Path(command).is_file() and os.access(command, os.X_OK)
+    return shutil.which(command) is not None

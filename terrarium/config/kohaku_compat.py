@@ -60,8 +60,6 @@ CREATURE_UNSUPPORTED: dict[str, tuple[str, str]] = {
     "compact": ("conversation compaction (`compact:`)",
                 "`history_turns` and `controller.context_window` (old turns fold by themselves)"),
     "termination": ("`termination:`", "`terrarium run --max-turns N --timeout SECONDS`"),
-    "mcp_servers": ("MCP servers (`mcp_servers:`)",
-                    "a Python tool class named `package.module:Class` in `tools`"),
     "plugins": ("lifecycle plugins (`plugins:`)", "`prompt_plugins` for static prompt text"),
     "memory": ("embedding memory (`memory:`)",
                "`memory_record`, `memory_recall` and `memory_recent`"),
@@ -308,6 +306,38 @@ def _normalize_controller(data: dict[str, Any], out: list[Finding]) -> None:
         ctl.pop("max_tokens")
 
 
+_MCP_TRANSPORTS = {"stdio": "stdio", "streamable_http": "http", "http": "http", "sse": None}
+
+
+def _normalize_mcp_servers(data: dict[str, Any], out: list[Finding]) -> None:
+    """KohakuTerrarium lists servers (``[{name, transport, …}]``); terrarium maps name → server.
+
+    ``transport`` is implied by ``command`` (stdio) or ``url`` (streamable HTTP), and
+    ``connect_timeout`` is terrarium's ``startup_timeout``.
+    """
+    servers = data.get("mcp_servers")
+    if not isinstance(servers, list):
+        return
+    mapped: dict[str, Any] = {}
+    for i, entry in enumerate(servers):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            continue  # the schema reports what is wrong with it
+        entry = dict(entry)
+        name = entry.pop("name")
+        transport = entry.pop("transport", None)
+        if transport is not None and _MCP_TRANSPORTS.get(str(transport)) is None:
+            text = not_supported(f"the MCP transport {transport!r}",
+                                 "`command` (stdio) or `url` (streamable HTTP)")
+            out.append(Finding("unsupported", ("mcp_servers", i, "transport"), text))
+            continue
+        if "connect_timeout" in entry:
+            entry["startup_timeout"] = entry.pop("connect_timeout")
+        mapped[name] = entry
+    data["mcp_servers"] = mapped
+    out.append(Finding("changed", ("mcp_servers",),
+                       "the `mcp_servers` list became a mapping of server name to settings"))
+
+
 def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool],
                        package_tools: dict[str, str] | None = None,
                        root: bool = False) -> list[Finding]:
@@ -317,6 +347,7 @@ def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool
         if key in data:
             _drop(data, key, (key,), feature, instead, out)
     _normalize_controller(data, out)
+    _normalize_mcp_servers(data, out)
     _normalize_tools(data, known_tool, package_tools or {}, root, out)
     _normalize_output(data, out)
     skills = data.get("skills")

@@ -64,6 +64,54 @@ class PromptPluginConfig(Strict):
     file: str | None = Field(None, description="A file whose text is added (relative path).")
 
 
+class EnvValue(Strict):
+    """A value read from the environment when the server starts, never written in the YAML.
+
+    ``{env: MY_TOKEN}`` is the variable's value; ``{env: MY_TOKEN, prefix: "Bearer "}`` puts
+    text before it (an Authorization header).
+    """
+
+    env: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                     description="Name of the environment variable.")
+    prefix: str = Field("", description="Text put before the variable's value.")
+
+
+# A header or environment value: literal text (not for secrets), or {env: NAME, prefix: ...}.
+SecretValue = str | EnvValue
+
+
+class McpServerConfig(Strict):
+    """One MCP server: started with ``command`` (stdio) or reached at ``url`` (HTTP).
+
+    One model for both kinds, so a mistyped key gets one clear "unknown key" with a
+    suggestion; which keys go with which kind is checked with the creature
+    (``config.creature``).
+    """
+
+    command: str | None = Field(None, description="stdio: the program to run (on PATH, or a "
+                                "path relative to this file).")
+    args: list[str] = Field(default_factory=list, description="stdio: its arguments.")
+    env: dict[str, SecretValue] = Field(
+        default_factory=dict, description="stdio: extra environment variables, literal text "
+        "or `{env: NAME}` (taken from terrarium's own environment)."
+    )
+    cwd: str | None = Field(None, description="stdio: working directory (relative to this "
+                            "file; default: the folder of the file that declares the server).")
+    url: str | None = Field(None, pattern=r"^https?://",
+                            description="streamable HTTP: the server's MCP endpoint URL.")
+    headers: dict[str, SecretValue] = Field(
+        default_factory=dict, description="streamable HTTP: headers, literal text or "
+        "`{env: NAME}` / `{env: NAME, prefix: 'Bearer '}` (secrets stay out of the YAML)."
+    )
+    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds a tool call may take.")
+    startup_timeout: float = Field(30.0, gt=0, le=600, description="Seconds to connect and "
+                                   "list the tools at start.")
+
+    @property
+    def kind(self) -> Literal["stdio", "http"]:
+        return "http" if self.url is not None else "stdio"
+
+
 class CreatureConfig(Strict):
     """A creature's ``config.yaml``."""
 
@@ -159,6 +207,11 @@ class CreatureConfig(Strict):
     )
     prompt_plugins: list[PromptPluginConfig] = Field(
         default_factory=list, description="Extra static prompt blocks."
+    )
+    mcp_servers: dict[str, McpServerConfig] = Field(
+        default_factory=dict, description="MCP servers by name: `{command, args, env}` "
+        "(stdio) or `{url, headers}` (streamable HTTP). Each server's tools become this "
+        "creature's tools, named `<server>__<tool>`."
     )
     variables: dict[str, Any] = Field(
         default_factory=dict, description="Extra template variables (owner: config)."

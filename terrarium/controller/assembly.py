@@ -8,7 +8,7 @@ built here once; the loop never reads the creature's config itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +31,7 @@ from terrarium.prompt.inputs import (
     StaticPlugin,
     TeamMember,
 )
+from terrarium.tools.base import Tool
 from terrarium.tools.registry import ToolRegistry
 from terrarium.tools.team import TEAM_TOOLS
 
@@ -189,11 +190,15 @@ class AssemblyCache(PromptCache):
         return members
 
 
-def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None) -> CreatureParts:
+def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
+             extra_tools: Sequence[type[Tool]] = ()) -> CreatureParts:
     """Build a creature's parts; raises TerrariumError subclasses on inconsistencies.
 
     ``cache`` (else a fresh one) is used and returned as ``parts.cache``: hand it to the next
     creature's ``assemble`` and to the controller's PromptBuilder to share their work.
+    ``extra_tools`` are tools known only at start, the creature's MCP tools (see
+    :func:`terrarium.controller.mcp.connect_mcp`); a name clash with a configured tool is a
+    RegistryError naming both.
     """
     cache = AssemblyCache() if cache is None else cache
     cdef = team.root if (name == "root" and team.root) else team.creatures[name]
@@ -203,6 +208,10 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None) -> Cr
     if team.root is not None and cdef is team.root:
         for tool in TEAM_TOOLS:
             registry.register(tool, owner="the terrarium (root creature)")
+    for tool in extra_tools:
+        server = getattr(tool, "server", "")
+        registry.register(tool, owner=f"MCP server {server!r} of {cdef.loaded.path}"
+                          if server else "the runtime")
     specs: list[CallSpec] = list(registry.specs())
     sends: dict[str, str] = {}
     fills: dict[str, dict[str, str]] = {}

@@ -38,7 +38,13 @@ from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
 from terrarium.runtime.recording import LOG_FILE, Recorder
 from terrarium.runtime.supervision import Supervisor
-from terrarium.runtime.wiring import Wiring, assemble_team, build_hub, payload_problem
+from terrarium.runtime.wiring import (
+    Wiring,
+    assemble_team,
+    build_hub,
+    connect_team_mcp,
+    payload_problem,
+)
 from terrarium.store import MemoryStore
 from terrarium.voice.sink import OutputSink
 
@@ -73,16 +79,22 @@ class TeamRuntime:
     # ------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> TeamRuntime:
         opts, rec = self.options, self._recorder
-        self._creatures = assemble_team(self.team)
-        for c in self._creatures.values():
-            rec.add(c.name, c.parts.settings.model or c.parts.settings.provider)
-        rec.open(Path(opts.runs_dir), self.team, opts.resume)
+        stack = AsyncExitStack()
+        await stack.__aenter__()
+        try:
+            # MCP servers are up before assembly, which lists their tools with the others
+            mcp_tools = await connect_team_mcp(self.team, stack)
+            self._creatures = assemble_team(self.team, mcp_tools)
+            for c in self._creatures.values():
+                rec.add(c.name, c.parts.settings.model or c.parts.settings.provider)
+            rec.open(Path(opts.runs_dir), self.team, opts.resume)
+        except BaseException:
+            await stack.__aexit__(None, None, None)
+            raise
         self.run_id, self.log_path, self.log = rec.run_id, rec.log_path, rec.log
         self.run_dir = Path(opts.runs_dir) / self.run_id
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.memory = MemoryStore(self.run_dir / "memory.sqlite3")
-        stack = AsyncExitStack()
-        await stack.__aenter__()
         try:
             await self._start(stack, self.memory)
         except BaseException:

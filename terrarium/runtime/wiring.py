@@ -8,7 +8,7 @@ recorder's ``emit`` and each voice the recorder's transcript.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +24,7 @@ from terrarium.config import Team
 from terrarium.config.models import NamedOutput
 from terrarium.controller.assembly import AssemblyCache, assemble
 from terrarium.controller.loop import Controller
+from terrarium.controller.mcp import connect_mcp
 from terrarium.events import SentenceQueued, SentenceSynthesized, SpeechMetrics, UtteranceWritten
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
@@ -31,23 +32,40 @@ from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, USER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.store import MemoryStore
+from terrarium.tools.base import Tool
+from terrarium.tools.mcp.hub import McpHub
 from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
 __all__ = ["Wiring", "assemble_team", "build_hub", "payload_problem"]
 
 
-def assemble_team(team: Team) -> dict[str, RunningCreature]:
+def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | None = None
+                  ) -> dict[str, RunningCreature]:
     """Every creature's parts (the root last), built with ONE prompt cache for the whole
-    team: its creatures share their views of each other."""
+    team: its creatures share their views of each other. ``extra_tools`` are each creature's
+    tools from its MCP servers (see :func:`connect_team_mcp`)."""
     names = sorted(team.creatures) + ([ROOT] if team.root is not None else [])
     out: dict[str, RunningCreature] = {}
     cache: AssemblyCache | None = None
+    extra = extra_tools or {}
     for name in names:
-        parts = assemble(team, name, cache=cache)
+        parts = assemble(team, name, cache=cache, extra_tools=extra.get(name, ()))
         cache = parts.cache
         out[name] = RunningCreature(name, parts)
     return out
+
+
+async def connect_team_mcp(team: Team, stack: AsyncExitStack
+                           ) -> Mapping[str, Sequence[type[Tool]]]:
+    """Start every MCP server the team's creatures list, kept up (and reconnected) by an
+    ``McpHub`` on ``stack``; returns each creature's tools from them. A team without MCP
+    servers starts none and loads nothing of the MCP SDK."""
+    defs = [*team.creatures.values(), *([team.root] if team.root is not None else [])]
+    if not any(d.config.mcp_servers for d in defs):
+        return {}
+    hub = await stack.enter_async_context(McpHub())
+    return await connect_mcp(team, hub)
 
 
 def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_id: str,

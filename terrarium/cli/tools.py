@@ -1,0 +1,100 @@
+"""``terrarium tools PATH CREATURE``: every tool a creature will have, with where it comes from.
+
+Built-in, Python (``package.module:Class``), the root creature's team tools, and MCP tools:
+an MCP server's tools are known only from the server itself, so this command starts the
+creature's servers, lists their tools and stops them again. A server that does not start is
+reported (with its config line) after the tools that could be listed, and the exit code is 2.
+
+As in ``inspect``, what only this command needs (assembly, the MCP hub) is imported inside
+it, so other commands do not pay for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from terrarium.config import Team, load_any
+from terrarium.errors import ConfigErrors, TerrariumError
+
+if TYPE_CHECKING:
+    from terrarium.tools.base import Tool
+
+__all__ = ["cmd_tools", "tool_rows"]
+
+
+def tool_source(tool: type[Tool]) -> str:
+    """Where a tool comes from, in a few words."""
+    from terrarium.tools.mcp.adapter import McpTool
+    from terrarium.tools.registry import BUILTIN_TOOLS
+    from terrarium.tools.team import TEAM_TOOLS
+
+    if isinstance(tool, type) and issubclass(tool, McpTool):
+        return f"mcp: {tool.server}"
+    if BUILTIN_TOOLS.get(tool.name) is tool:
+        return "built-in"
+    if tool in TEAM_TOOLS:
+        return "team (root)"
+    return f"python: {tool.__module__}:{tool.__qualname__}"
+
+
+def tool_rows(tools: list[type[Tool]]) -> list[dict[str, str]]:
+    """One row per tool, in the registry's (name) order."""
+    return [{"name": t.name, "source": tool_source(t), "summary": t.summary} for t in tools]
+
+
+async def _collect(team: Team, name: str) -> tuple[list[type[Tool]], ConfigErrors | None]:
+    from terrarium.controller.assembly import assemble
+    from terrarium.controller.mcp import connect_mcp
+    from terrarium.tools.mcp.hub import McpHub, tool_classes
+
+    failed: ConfigErrors | None = None
+    async with McpHub() as hub:
+        try:
+            extra = (await connect_mcp(team, hub, [name])).get(name, [])
+        except ConfigErrors as exc:
+            failed = exc
+            extra = [cls for key, conn in sorted(hub.connections.items(), key=str)
+                     if isinstance(key, tuple) and key[0] == name
+                     for cls in tool_classes(conn)]
+        parts = assemble(team, name, extra_tools=extra)
+        return parts.registry.tools(), failed
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    import anyio
+
+    from terrarium.controller.mcp import creature_defs
+
+    result = load_any(Path(args.path))
+    if not isinstance(result, Team):
+        raise TerrariumError(f"{args.path} is a package; give one of its terrariums or creatures",
+                             suggestion="e.g. terrarium tools examples/mcp_catalogue catalogue")
+    defs = creature_defs(result)
+    if args.creature not in defs:
+        raise TerrariumError(f"there is no creature {args.creature!r} in {result.name!r}",
+                             suggestion=f"creatures: {', '.join(defs)}")
+    servers = defs[args.creature].config.mcp_servers
+    tools, failed = anyio.run(_collect, result, args.creature)
+    rows = tool_rows(tools)
+    if args.json:
+        out: dict[str, Any] = {"creature": args.creature, "tools": rows}
+        if failed is not None:
+            out["errors"] = [e.render() for e in failed.errors]
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        where = defs[args.creature].loaded.path
+        started = f", {len(servers)} MCP server{'s' if len(servers) != 1 else ''}" \
+            if servers else ""
+        count = f"{len(rows)} tool{'s' if len(rows) != 1 else ''}"
+        print(f"creature {args.creature!r} ({where}): {count}{started}")
+        w_name = max((len(r["name"]) for r in rows), default=4)
+        w_src = max((len(r["source"]) for r in rows), default=6)
+        for r in rows:
+            print(f"  {r['name']:<{w_name}}  {r['source']:<{w_src}}  {r['summary']}")
+        if failed is not None:
+            print(failed.render(), file=sys.stderr)
+    return 2 if failed is not None else 0
