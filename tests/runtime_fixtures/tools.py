@@ -137,3 +137,16 @@ class Ordered(Tool):
         cls.events.append(f"end {args.label}")
         cls.inside -= 1
         return f"did {args.label}"
+
+
+class Echo(Tool):
+    """Says back its label: the redactor test's tool output."""
+
+    name = "echo"
+    summary = "Say the label back."
+    args_model = LabelArgs
+    concurrency_safe = True
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, LabelArgs)
+        return f"echo: {args.label}"
