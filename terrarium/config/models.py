@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from croniter import croniter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from terrarium.llm.settings import ControllerSettings
@@ -94,6 +95,9 @@ class TriggerConfig(Strict):
         need = {"timer": "every", "cron": "cron", "idle": "after"}.get(self.type)
         if need is not None and getattr(self, need) is None:
             raise ValueError(f"a {self.type} trigger needs `{need}`")
+        if self.cron is not None and not croniter.is_valid(self.cron):
+            raise ValueError(f"{self.cron!r} is not a cron expression (five fields: "
+                             "minute hour day-of-month month day-of-week)")
         return self
 
 

@@ -15,6 +15,7 @@ hub, sinks, controllers), ``supervision`` (creature loops, backoff, restart) and
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -25,19 +26,22 @@ import anyio
 import anyio.abc
 
 from terrarium.channels.bus import EventBus
+from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.channels.hub import ChannelHub
 from terrarium.channels.log import DurableLog
 from terrarium.config import Team
+from terrarium.config.models import TriggerConfig
 from terrarium.controller.loop import Incoming, TurnResult
-from terrarium.errors import RuntimeFailure
+from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.events import RunStarted, SpeechCut, TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
+from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions, Supervision
 from terrarium.runtime.recording import LOG_FILE, Recorder
 from terrarium.runtime.supervision import Supervisor
+from terrarium.runtime.triggers import Triggers
 from terrarium.runtime.wiring import Wiring, assemble_team, build_hub, payload_problem
 from terrarium.store import MemoryStore
 from terrarium.voice.sink import OutputSink
@@ -117,6 +121,8 @@ class TeamRuntime:
             options=opts, tg=tg, members=sorted(team.creatures))
         for c in self._creatures.values():
             tg.start_soon(sup.loop, c)
+        Triggers({c.name: c.parts.cdef.config.triggers for c in self._creatures.values()},
+                 self._deliver_trigger, bus=self.bus, clock=opts.trigger_time).start(tg)
         self.bus.publish(RunStarted(run_id=self.run_id, terrarium=team.name,
                                     path=str(team.path)))
 
@@ -203,6 +209,35 @@ class TeamRuntime:
                         cut_text=tuple(cut.cut_text), also_cut=tuple(cut.also_cut)))
             if sinks and self._supervisor is not None:
                 self._supervisor.cut_turn(name)
+
+    # ------------------------------------------------------------------ waking a creature
+    async def _deliver_trigger(self, creature: str, trigger: TriggerConfig, text: str) -> None:
+        """A trigger's message: on its channel (as ``trigger``), else to the creature."""
+        if trigger.channel:
+            assert self.hub is not None
+            try:
+                await self.hub.send(TRIGGER, trigger.channel, {"text": text})
+            except ChannelRefusal:
+                pass  # the hub has logged and published the refusal
+            return
+        await self.wake(creature, "trigger", trigger.name or trigger.type, {"text": text})
+
+    async def wake(self, creature: str, label: str, sender: str,
+                   payload: dict[str, Any]) -> None:
+        """Give ``creature`` a message that comes from the framework (a trigger, a job's end)
+        rather than a channel: straight into its inbox as an envelope whose channel is
+        ``label``, read in turn with its channel messages. A creature without an inbox
+        (it listens to no channel) gets a turn at once, unless it is in one."""
+        c = self._creatures[creature]
+        assert self.hub is not None and self._supervisor is not None
+        if c.parts.cdef.listen:
+            env = Envelope.trusted(new_message_id(), label, sender, label, dict(payload),
+                                   time.time())
+            await self.hub.transport.deliver(creature, env)
+        elif c.turn_scope is None:
+            await self._supervisor.turn(c, [Incoming(
+                text=str(payload.get("text", "")), channel=label, sender=sender,
+                payload=dict(payload))])
 
     # ------------------------------------------------------------------ the root's team tools
     async def send_as_root(self, channel: str, payload: Mapping[str, Any]) -> int:

@@ -28,7 +28,7 @@ from terrarium.events import SentenceQueued, SentenceSynthesized, SpeechMetrics,
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.options import ROOT, USER, RuntimeOptions
+from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.store import MemoryStore
 from terrarium.tools.team import STATE_TEAM, TeamControl
@@ -67,6 +67,11 @@ def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_i
     ]
     # the user may type into the input channel and compose messages to any channel
     wirings.append(CreatureWiring(name=USER, can_send=tuple(sorted(team.channels))))
+    # triggers with a `channel:` send on it as the sender `trigger`
+    triggered = sorted({t.channel for c in team.creatures.values()
+                        for t in c.config.triggers if t.channel})
+    if triggered:
+        wirings.append(CreatureWiring(name=TRIGGER, can_send=tuple(triggered)))
     if team.root is not None:  # the operator may send on any channel too
         wirings.append(CreatureWiring(name=ROOT, can_send=tuple(sorted(team.channels))))
     return ChannelHub(specs, wirings, log=log, run_id=run_id, terrarium_name=team.name,
