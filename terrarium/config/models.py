@@ -109,7 +109,7 @@ class SubagentConfig(Strict):
     description: str = Field("", description="What to hand it (default: its description).")
     overrides: dict[str, Any] = Field(
         default_factory=dict, description="Creature keys that override its config here.")
-    inputs: dict[str, str] = Field(
+    inputs: dict[str, Literal["str", "int", "float", "bool"]] = Field(
         default_factory=dict, description="Extra typed arguments of the call: name → type "
         "(str, int, float, bool), handed to the sub-agent with the task.")
     max_iterations: int | None = Field(None, ge=1, le=100, description="Rounds per run.")

@@ -31,6 +31,7 @@ from terrarium.prompt.inputs import (
     StaticPlugin,
     TeamMember,
 )
+from terrarium.tools.delegate import subagent_tool
 from terrarium.tools.registry import ToolRegistry
 from terrarium.tools.team import TEAM_TOOLS
 
@@ -203,6 +204,9 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None) -> Cr
     if team.root is not None and cdef is team.root:
         for tool in TEAM_TOOLS:
             registry.register(tool, owner="the terrarium (root creature)")
+    for sname, sub in sorted(cfg.subagents.items()):  # each sub-agent is a call
+        desc, inputs = ("", {}) if isinstance(sub, str) else (sub.description, sub.inputs)
+        registry.register(subagent_tool(sname, desc, inputs), owner=f"{cdef.loaded.path}")
     specs: list[CallSpec] = list(registry.specs())
     sends: dict[str, str] = {}
     fills: dict[str, dict[str, str]] = {}
