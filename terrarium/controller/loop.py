@@ -34,8 +34,8 @@ from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     incoming_header,
     render_payload,
 )
+from terrarium.controller.jobs import creature_hooks
 from terrarium.controller.output import TurnOutput
-from terrarium.controller.plugins import Hooks, load_plugins
 from terrarium.controller.recall import recall, record
 from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.events import (
@@ -194,7 +194,7 @@ class Controller:
         )
         self.last_prompt: BuiltPrompt | None = None
         self._pending_notice: str | None = None
-        self.hooks = Hooks(load_plugins(parts.cdef.config.plugins), creature=parts.name, emit=self.emit)  # noqa: E501 (hooks)
+        self.hooks = creature_hooks(parts.name, parts.cdef.config, self.emit, self.tool_ctx)
 
     # -- reporting -------------------------------------------------------------------
     def _state(self, state: CreatureStateName) -> None:

@@ -223,6 +223,9 @@ def load_plugins(configs: Sequence[LifecyclePluginConfig]) -> list[Plugin]:
 # -- dispatch ---------------------------------------------------------------------------
 
 ToolRunner = Callable[[Tool | type[Tool], Any, ToolContext], Awaitable[ToolResult]]
+Starter = Callable[
+    [str, Mapping[str, Any], Callable[[ToolContext], Awaitable[ToolResult]], ToolContext],
+    Awaitable[ToolResult | None]]
 
 
 class Hooks:
@@ -240,6 +243,8 @@ class Hooks:
         self.tool_runner: ToolRunner = tool_runner or run_tool
         self.turn = TurnInfo(creature, 0)
         self.listeners: list[Callable[[bool], None]] = []  # told when a turn starts/ends
+        # may take a vetted call to run it elsewhere (jobs.py): its result, or None to run here
+        self.starter: Starter | None = None
 
     def _failed(self, plugin: Plugin, hook: str, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"
@@ -293,16 +298,24 @@ class Hooks:
                 continue
             if reason:
                 return ToolResult(ok=False, text=f"Vetoed by {p.name}: {reason}")
-        result = await self.tool_runner(tool, args, ctx)
-        for p in self.plugins:
-            try:
-                changed = await p.after_tool(self.turn, call, result)
-            except Exception as exc:
-                self._failed(p, "after_tool", exc)
-                continue
-            if changed is not None:
-                result = changed
-        return result
+
+        async def full(run_ctx: ToolContext) -> ToolResult:
+            result = await self.tool_runner(tool, args, run_ctx)
+            for p in self.plugins:
+                try:
+                    changed = await p.after_tool(self.turn, call, result)
+                except Exception as exc:
+                    self._failed(p, "after_tool", exc)
+                    continue
+                if changed is not None:
+                    result = changed
+            return result
+
+        if self.starter is not None:  # a background job: the result comes later
+            started = await self.starter(name, raw, full, ctx)
+            if started is not None:
+                return started
+        return await full(ctx)
 
     async def turn_end(self, result: Any) -> None:
         for p in self.plugins:

@@ -16,7 +16,7 @@ hub, sinks, controllers), ``supervision`` (creature loops, backoff, restart) and
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from types import TracebackType
@@ -31,6 +31,7 @@ from terrarium.channels.hub import ChannelHub
 from terrarium.channels.log import DurableLog
 from terrarium.config import Team
 from terrarium.config.models import TriggerConfig
+from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
 from terrarium.controller.loop import Incoming, TurnResult
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.events import RunStarted, SpeechCut, TranscriptEntry
@@ -114,6 +115,10 @@ class TeamRuntime:
         await wiring.wire(self._creatures, hub, stack,
                           operator=self if team.root is not None else None)
         self.embedded = wiring.embedded
+        jobs = _JobHost(tg, self)  # background jobs run in the run's task group
+        for c in self._creatures.values():
+            if c.parts.cdef.config.background and c.controller is not None:
+                c.controller.tool_ctx.state[STATE_JOB_HOST] = jobs
         if opts.resume:
             self.resumed = hub.resume()
         self._supervisor = sup = Supervisor(
@@ -254,6 +259,10 @@ class TeamRuntime:
     async def stop_creature(self, name: str) -> None:
         assert self._supervisor is not None
         self._supervisor.stop(name)
+        c = self._creatures[name]
+        jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None
+        if jobs is not None:  # its background jobs stop with it
+            jobs.cancel_all()
 
     # ------------------------------------------------------------------ waiting
     def busy(self) -> bool:
@@ -271,3 +280,18 @@ class TeamRuntime:
             quiet = 0 if self.busy() else quiet + 1
         for t in self.tts:
             await t.drain()
+
+
+class _JobHost:
+    """Where a creature's background jobs run (the run's task group) and how a job's result
+    reaches it (``TeamRuntime.wake``: channel ``job``, sender the job id)."""
+
+    def __init__(self, tg: anyio.abc.TaskGroup, runtime: TeamRuntime) -> None:
+        self.tg = tg
+        self.runtime = runtime
+
+    def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        self.tg.start_soon(func, *args)
+
+    async def deliver(self, creature: str, job_id: str, payload: dict[str, Any]) -> None:
+        await self.runtime.wake(creature, "job", job_id, payload)
