@@ -188,7 +188,8 @@ def test_in_a_team_the_result_arrives_as_a_message_and_stop_cancels(tmp_path: Pa
     folder = tmp_path / "team"
     (folder / "w").mkdir(parents=True)
     (folder / "w" / "config.yaml").write_text(yaml.safe_dump({
-        "name": "w", "tools": [f"{TOOLS}:Gate"], "skill_mode": "static", "background": {"gate": True}}))
+        "name": "w", "tools": [f"{TOOLS}:Gate"], "skill_mode": "static",
+        "background": {"gate": True}}))
     (folder / "terrarium.yaml").write_text(yaml.safe_dump({"terrarium": {
         "name": "jobs", "input_channel": "inbox",
         "creatures": [{"name": "w", "config": "w", "channels": {"listen": ["inbox"]}}],
@@ -211,14 +212,14 @@ def test_in_a_team_the_result_arrives_as_a_message_and_stop_cancels(tmp_path: Pa
                 await rt.send_user("open north")
                 await rt.wait_idle()
                 Gate.opened.set()  # the job ends while the creature is idle
-                while not any(isinstance(e, JobEnded) for e in events):
+                while not any(isinstance(e, JobEnded) for e in events):  # noqa: ASYNC110
                     await anyio.sleep(0.01)
                 await rt.wait_idle()
                 Gate.opened = anyio.Event()
                 await rt.send_user("open south")
                 await rt.wait_idle()
                 await rt.stop_creature("w")
-                while len([e for e in events if isinstance(e, JobEnded)]) < 2:
+                while len([e for e in events if isinstance(e, JobEnded)]) < 2:  # noqa: ASYNC110
                     await anyio.sleep(0.01)
 
     anyio.run(go)
