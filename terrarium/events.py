@@ -24,12 +24,15 @@ __all__ = [
     "EntryKind",
     "ErrorEvent",
     "Event",
+    "JobEnded",
+    "JobStarted",
     "MessageConsumed",
     "MessageDelivered",
     "MessageRefused",
     "MessageSent",
     "Missed",
     "OutputText",
+    "PluginFailed",
     "PromptBuilt",
     "PromptSectionInfo",
     "Restart",
@@ -39,8 +42,11 @@ __all__ = [
     "SentenceSynthesized",
     "SpeechCut",
     "SpeechMetrics",
+    "SubagentEnded",
+    "SubagentStarted",
     "TranscriptAppended",
     "TranscriptEntry",
+    "TriggerFired",
     "TurnEnded",
     "TurnStarted",
     "UtteranceWritten",
@@ -288,6 +294,79 @@ class Missed(Event):
 
     kind: ClassVar[str] = "missed"
     count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PluginFailed(Event):
+    """A lifecycle plugin raised in one of its hooks; it was skipped and the turn went on."""
+
+    kind: ClassVar[str] = "plugin_failed"
+    creature: str
+    plugin: str
+    hook: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TriggerFired(Event):
+    """A trigger woke a creature: its message went to the inbox, or on ``channel``."""
+
+    kind: ClassVar[str] = "trigger_fired"
+    creature: str
+    trigger: str
+    trigger_type: str
+    text: str
+    channel: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubagentStarted(Event):
+    """``creature`` handed ``task`` to its sub-agent; the sub-agent's own events carry the
+    creature name ``f"{creature}/{subagent}"`` and ``run_id`` ties them together."""
+
+    kind: ClassVar[str] = "subagent_started"
+    creature: str
+    subagent: str
+    run_id: str
+    depth: int
+    task: str
+    parent_run: str | None = None  # the sub-agent run this one was started from, if any
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubagentEnded(Event):
+    """A sub-agent run finished: ``ok`` and its final answer (or what went wrong)."""
+
+    kind: ClassVar[str] = "subagent_ended"
+    creature: str
+    subagent: str
+    run_id: str
+    ok: bool
+    result: str
+    rounds: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JobStarted(Event):
+    """A call went to the background: the creature got ``job_id`` at once."""
+
+    kind: ClassVar[str] = "job_started"
+    creature: str
+    job_id: str
+    call: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JobEnded(Event):
+    """A background job ended: ``status`` is done, failed or cancelled."""
+
+    kind: ClassVar[str] = "job_ended"
+    creature: str
+    job_id: str
+    call: str
+    status: str
+    result: str = ""
 
 
 def _event_types() -> dict[str, type[Event]]:

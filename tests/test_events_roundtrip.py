@@ -53,6 +53,17 @@ def samples() -> list[ev.Event]:
         ev.UtteranceWritten(creature="a", utterance_id="u1", path="/runs/u1.wav",
                             duration=1.5, aborted=True, metrics=metrics),
         ev.Missed(count=7),
+        ev.PluginFailed(creature="a", plugin="budget", hook="before_tool",
+                        error="RuntimeError: boom"),
+        ev.TriggerFired(creature="a", trigger="tick", trigger_type="timer", text="wake up",
+                        channel="work"),
+        ev.SubagentStarted(creature="a", subagent="scout", run_id="s2", depth=2,
+                           task="look around", parent_run="s1"),
+        ev.SubagentEnded(creature="a", subagent="scout", run_id="s2", ok=False,
+                         result="timed out", rounds=3),
+        ev.JobStarted(creature="a", job_id="job-1", call="scout", args={"task": "x"}),
+        ev.JobEnded(creature="a", job_id="job-1", call="scout", status="failed",
+                    result="boom"),
         ev.RunEnded(run_id="r1", status="completed"),
     ]
     # distinct, increasing times: replay orders by time

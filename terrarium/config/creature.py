@@ -155,6 +155,13 @@ def _absolutize(data: dict[str, Any], doc: YamlDoc, origins: dict[KeyPath, Origi
                 spec["cwd"] = fix(spec["cwd"], ("mcp_servers", sname, "cwd"))
             elif isinstance(command, str):  # relative arguments mean the declaring folder
                 spec["cwd"] = str(base.resolve())
+    subs = data.get("subagents")
+    if isinstance(subs, dict):  # a sub-agent's config path is relative to this file
+        for sname, sub in subs.items():
+            if isinstance(sub, str):
+                subs[sname] = fix(sub, ("subagents", sname))
+            elif isinstance(sub, dict) and isinstance(sub.get("config"), str):
+                sub["config"] = fix(sub["config"], ("subagents", sname, "config"))
     plugins = data.get("prompt_plugins")
     if isinstance(plugins, list):
         for i, p in enumerate(plugins):
@@ -456,6 +463,17 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
         elif p.file and not Path(p.file).is_file():
             errors.append(lc.where("prompt_plugins", i, "file").error(
                 f"plugin file not found: {p.file}"))
+    for sname, sub in cfg.subagents.items():
+        ref = sub if isinstance(sub, str) else sub.config
+        where = ("subagents", sname) if isinstance(sub, str) else ("subagents", sname, "config")
+        if not sname.isidentifier():
+            errors.append(lc.where("subagents", sname).error(
+                f"sub-agent {sname!r} must be an identifier (letters, digits, _): it is a call"))
+        elif sname in cfg.tools:
+            errors.append(lc.where("subagents", sname).error(
+                f"sub-agent {sname!r} has the name of a tool this creature uses"))
+        if not ref.startswith("@") and not config_file(Path(ref)).is_file():
+            errors.append(lc.where(*where).error(f"sub-agent config not found: {ref}"))
     ctl = cfg.controller
     if ctl is not None and ctl.provider == "scripted":
         if not ctl.script:

@@ -51,16 +51,17 @@ CREATURE_UNSUPPORTED: dict[str, tuple[str, str]] = {
     "session_key": ("`session_key`", "the run log (`terrarium run --resume RUN_ID`)"),
     "input": ("input modules (`input:`)",
               "`terrarium.input_channel` or `terrarium run --input TEXT`"),
-    "subagents": ("sub-agents (`subagents:`)",
-                  "another creature in a terrarium, wired with channels"),
-    "max_subagent_depth": ("sub-agents (`max_subagent_depth`)",
-                           "another creature in a terrarium, wired with channels"),
-    "triggers": ("triggers (`triggers:`)", "messages on a channel, or `terrarium run --input`"),
+    "subagents": ("sub-agents as a list (`subagents:`)",
+                  "terrarium's `subagents: {name: creature config}`"),
+    "max_subagent_depth": ("`max_subagent_depth`", "`subagent_depth`"),
+    "triggers": ("triggers (`triggers:`)",
+                 "terrarium's `triggers` (`type:` timer, cron, idle or startup)"),
     "startup_trigger": ("`startup_trigger`", "`terrarium run --input TEXT`"),
     "compact": ("conversation compaction (`compact:`)",
                 "`history_turns` and `controller.context_window` (old turns fold by themselves)"),
     "termination": ("`termination:`", "`terrarium run --max-turns N --timeout SECONDS`"),
-    "plugins": ("lifecycle plugins (`plugins:`)", "`prompt_plugins` for static prompt text"),
+    "plugins": ("lifecycle plugins (`plugins:`)",
+                "terrarium's `plugins` (`module: package.module:Class`)"),
     "memory": ("embedding memory (`memory:`)",
                "`memory_record`, `memory_recall` and `memory_recent`"),
     "output_wiring": ("`output_wiring` in a creature config",
@@ -149,6 +150,21 @@ class Finding:
     kind: Literal["unsupported", "changed"]
     key_path: KeyPath
     text: str
+
+
+def _kt_form(key: str, value: Any) -> bool:
+    """Whether a key terrarium also has (in its own form) is written KohakuTerrarium's way:
+    sub-agents as a list, plugins naming a `class`, triggers of a kind terrarium lacks."""
+    if key == "subagents":
+        return not isinstance(value, dict)
+    if key == "plugins":
+        return not isinstance(value, list) or any(
+            isinstance(p, dict) and "class" in p for p in value)
+    if key == "triggers":
+        return not isinstance(value, list) or any(
+            isinstance(t, dict) and t.get("type") not in ("timer", "cron", "idle", "startup")
+            for t in value)
+    return True
 
 
 def not_supported(feature: str, instead: str) -> str:
@@ -344,7 +360,7 @@ def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool
     """Rewrite one creature mapping (a config.yaml or an inline override) in place."""
     out: list[Finding] = []
     for key, (feature, instead) in CREATURE_UNSUPPORTED.items():
-        if key in data:
+        if key in data and _kt_form(key, data[key]):
             _drop(data, key, (key,), feature, instead, out)
     _normalize_controller(data, out)
     _normalize_mcp_servers(data, out)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from croniter import croniter
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from terrarium.llm.settings import ControllerSettings
 
@@ -110,6 +111,58 @@ class McpServerConfig(Strict):
     @property
     def kind(self) -> Literal["stdio", "http"]:
         return "http" if self.url is not None else "stdio"
+
+
+class LifecyclePluginConfig(Strict):
+    """A Python plugin hooked into the turn loop (``terrarium.controller.plugins``)."""
+
+    module: str = Field(description="`package.module:Class`, or a shipped plugin's name: "
+                        "`tool_budget`, `redactor`.")
+    name: str | None = Field(None, description="Unique name (default: the class's `name`).")
+    priority: int = Field(100, description="Lower runs first; ties are ordered by name.")
+    options: dict[str, Any] = Field(default_factory=dict, description="Passed to the plugin.")
+
+
+class TriggerConfig(Strict):
+    """Something that wakes a creature without anyone writing to it."""
+
+    type: Literal["timer", "cron", "idle", "startup"] = Field(
+        description="timer: every `every` seconds; cron: on the `cron` schedule; idle: after "
+        "`after` seconds without input; startup: once when the run starts.")
+    name: str | None = Field(None, description="Shown as the message's sender detail "
+                             "(default: the type).")
+    every: float | None = Field(None, gt=0, description="timer: seconds between firings.")
+    cron: str | None = Field(None, description="cron: a five-field cron expression.")
+    after: float | None = Field(None, gt=0, description="idle: seconds without input.")
+    text: str = Field("", description="The message text (default: says which trigger fired).")
+    channel: str | None = Field(None, description="Send on this channel (as `trigger`) "
+                                "instead of straight into the creature's inbox.")
+
+    @model_validator(mode="after")
+    def _needs_its_key(self) -> TriggerConfig:
+        need = {"timer": "every", "cron": "cron", "idle": "after"}.get(self.type)
+        if need is not None and getattr(self, need) is None:
+            raise ValueError(f"a {self.type} trigger needs `{need}`")
+        if self.cron is not None and not croniter.is_valid(self.cron):
+            raise ValueError(f"{self.cron!r} is not a cron expression (five fields: "
+                             "minute hour day-of-month month day-of-week)")
+        return self
+
+
+class SubagentConfig(Strict):
+    """A creature this one can hand a task to, as a tool call, and get its answer from."""
+
+    config: str = Field(description="The sub-agent's creature folder or config.yaml "
+                        "(relative to this file).")
+    description: str = Field("", description="What to hand it (default: its description).")
+    overrides: dict[str, Any] = Field(
+        default_factory=dict, description="Creature keys that override its config here.")
+    inputs: dict[str, Literal["str", "int", "float", "bool"]] = Field(
+        default_factory=dict, description="Extra typed arguments of the call: name → type "
+        "(str, int, float, bool), handed to the sub-agent with the task.")
+    max_iterations: int | None = Field(None, ge=1, le=100, description="Rounds per run.")
+    max_tokens: int | None = Field(None, ge=1, description="Completion tokens per model call.")
+    timeout: float = Field(300.0, gt=0, description="Seconds a run may take.")
 
 
 class CreatureConfig(Strict):
@@ -216,6 +269,21 @@ class CreatureConfig(Strict):
     variables: dict[str, Any] = Field(
         default_factory=dict, description="Extra template variables (owner: config)."
     )
+    plugins: list[LifecyclePluginConfig] = Field(
+        default_factory=list, description="Lifecycle plugins hooked into the turn loop.")
+    triggers: list[TriggerConfig] = Field(
+        default_factory=list, description="Timers, cron schedules, idle and startup wake-ups.")
+    subagents: dict[str, str | SubagentConfig] = Field(
+        default_factory=dict, description="name → a creature config (or {config, overrides, "
+        "limits}); each is a tool whose answer is the sub-agent's final reply.")
+    subagent_depth: int = Field(
+        2, ge=1, le=8, description="How deep sub-agents may nest (a sub-agent's own).")
+    subagent_concurrency: int = Field(
+        4, ge=1, le=64, description="Sub-agent runs at once, per creature's run.")
+    background: dict[str, bool] = Field(
+        default_factory=dict, description="Calls (tools or sub-agents) that may run as "
+        "background jobs → whether they do by default; each gets a `background` argument, "
+        "and the creature gets `jobs`, `wait` and `read_job`.")
 
 
 class CreatureChannels(Strict):

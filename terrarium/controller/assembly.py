@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from terrarium.config import CreatureDef, Team
 from terrarium.config.creature import parse_skill
+from terrarium.controller.jobs import with_background
 from terrarium.formats import CallFormat, CallSpec, get_format, output_call_name, send_call_name
 from terrarium.llm.settings import ControllerSettings
 from terrarium.prompt.cache import PromptCache
@@ -32,6 +33,7 @@ from terrarium.prompt.inputs import (
     TeamMember,
 )
 from terrarium.tools.base import Tool
+from terrarium.tools.delegate import subagent_tool
 from terrarium.tools.registry import ToolRegistry
 from terrarium.tools.team import TEAM_TOOLS
 
@@ -212,6 +214,10 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
         server = getattr(tool, "server", "")
         registry.register(tool, owner=f"MCP server {server!r} of {cdef.loaded.path}"
                           if server else "the runtime")
+    for sname, sub in sorted(cfg.subagents.items()):  # each sub-agent is a call
+        desc, inputs = ("", {}) if isinstance(sub, str) else (sub.description, sub.inputs)
+        registry.register(subagent_tool(sname, desc, inputs), owner=f"{cdef.loaded.path}")
+    registry = with_background(registry, cfg.background)  # the `background` flag, job tools
     specs: list[CallSpec] = list(registry.specs())
     sends: dict[str, str] = {}
     fills: dict[str, dict[str, str]] = {}

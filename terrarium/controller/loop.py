@@ -34,6 +34,7 @@ from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     incoming_header,
     render_payload,
 )
+from terrarium.controller.jobs import creature_hooks
 from terrarium.controller.output import TurnOutput
 from terrarium.controller.recall import recall, record
 from terrarium.errors import ChannelRefusal, TerrariumError
@@ -66,7 +67,6 @@ from terrarium.prompt.built import BuiltPrompt
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
 from terrarium.tools.base import ToolContext
-from terrarium.tools.runner import run_tool
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
 from terrarium.voice.sink import OutputSink
 
@@ -194,6 +194,7 @@ class Controller:
         )
         self.last_prompt: BuiltPrompt | None = None
         self._pending_notice: str | None = None
+        self.hooks = creature_hooks(parts.name, parts.cdef.config, self.emit, self.tool_ctx)
 
     # -- reporting -------------------------------------------------------------------
     def _state(self, state: CreatureStateName) -> None:
@@ -208,6 +209,7 @@ class Controller:
         """Run one turn over ``inputs``; tool and send failures go back to the model."""
         self.turns += 1
         result = TurnResult(text="")
+        await self.hooks.turn_start(self.turns, inputs)  # hooks: on_message
         cfg = self.settings
         if cfg.history_turns is not None:
             # a short history is also a short context: faster prompt evaluation and decoding
@@ -258,8 +260,10 @@ class Controller:
                     id_slot=self.slot,
                     cache_prompt=True,
                 )
+                request = await self.hooks.before_model(request)  # hooks: may edit the request
                 self._state("thinking")
                 rnd = await self._one_round(request, out, frame)
+                await self.hooks.after_model(request, "".join(rnd.raw), rnd.usage, rnd.finish_reason)  # noqa: E501 (hooks)
                 records, notices = rnd.records, rnd.notices
                 usage = rnd.usage
                 if usage is not None:
@@ -294,7 +298,9 @@ class Controller:
                 with anyio.CancelScope(shield=True):
                     await sink.end()
             self._state("idle")
+            self.hooks.turn_over()  # hooks: the turn is over, however it ended
         result.text = "".join(out.spoken) if sink is not None else last_text
+        await self.hooks.turn_end(result)  # hooks: on_turn_end
         return result
 
     async def warm_prefix(self) -> Usage | None:
@@ -449,10 +455,10 @@ class Controller:
             tool = parts.registry.get(ev.name)
             self._state("calling_tool")
             if tool.concurrency_safe:
-                res = await run_tool(tool, ev.args, self.tool_ctx)
+                res = await self.hooks.run_tool(tool, ev.args, self.tool_ctx)
             else:
                 async with seq_lock:
-                    res = await run_tool(tool, ev.args, self.tool_ctx)
+                    res = await self.hooks.run_tool(tool, ev.args, self.tool_ctx)
             follow = tool.needs_followup or not res.ok or ev.name == "info"
             rec = CallRecord(ev.name, "tool", args, res.ok, res.text, follow, ev.call_id)
         records[idx] = rec

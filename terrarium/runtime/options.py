@@ -16,11 +16,13 @@ from typing import Any
 from terrarium.events import Event
 from terrarium.llm.base import ChatModel
 
-__all__ = ["ROOT", "USER", "RuntimeOptions", "Supervision"]
+__all__ = ["ROOT", "TRIGGER", "USER", "RuntimeOptions", "Supervision"]
 
 # the two parties that are not team creatures: whoever types, and the optional operator
 USER = "user"
 ROOT = "root"
+# the sender of what triggers deliver (runtime/triggers.py)
+TRIGGER = "trigger"
 
 
 @dataclass(slots=True)
@@ -53,3 +55,5 @@ class RuntimeOptions:
     # utterance is as fast as the next ones (llama.cpp prompt cache; Piper's first synthesis)
     warm_up: bool = True
     stdout: Any = None
+    # how triggers read the time and wait (runtime/triggers.TriggerTime); tests move it by hand
+    trigger_time: Any = None

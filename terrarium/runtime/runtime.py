@@ -15,7 +15,8 @@ hub, sinks, controllers), ``supervision`` (creature loops, backoff, restart) and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from types import TracebackType
@@ -25,19 +26,23 @@ import anyio
 import anyio.abc
 
 from terrarium.channels.bus import EventBus
+from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.channels.hub import ChannelHub
 from terrarium.channels.log import DurableLog
 from terrarium.config import Team
+from terrarium.config.models import TriggerConfig
+from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
 from terrarium.controller.loop import Incoming, TurnResult
-from terrarium.errors import RuntimeFailure
+from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.events import RunStarted, SpeechCut, TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
+from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions, Supervision
 from terrarium.runtime.recording import LOG_FILE, Recorder
 from terrarium.runtime.supervision import Supervisor
+from terrarium.runtime.triggers import Triggers
 from terrarium.runtime.wiring import (
     Wiring,
     assemble_team,
@@ -122,6 +127,10 @@ class TeamRuntime:
         await wiring.wire(self._creatures, hub, stack,
                           operator=self if team.root is not None else None)
         self.embedded = wiring.embedded
+        jobs = _JobHost(tg, self)  # background jobs run in the run's task group
+        for c in self._creatures.values():
+            if c.parts.cdef.config.background and c.controller is not None:
+                c.controller.tool_ctx.state[STATE_JOB_HOST] = jobs
         if opts.resume:
             self.resumed = hub.resume()
         self._supervisor = sup = Supervisor(
@@ -129,6 +138,8 @@ class TeamRuntime:
             options=opts, tg=tg, members=sorted(team.creatures))
         for c in self._creatures.values():
             tg.start_soon(sup.loop, c)
+        Triggers({c.name: c.parts.cdef.config.triggers for c in self._creatures.values()},
+                 self._deliver_trigger, bus=self.bus, clock=opts.trigger_time).start(tg)
         self.bus.publish(RunStarted(run_id=self.run_id, terrarium=team.name,
                                     path=str(team.path)))
 
@@ -216,6 +227,35 @@ class TeamRuntime:
             if sinks and self._supervisor is not None:
                 self._supervisor.cut_turn(name)
 
+    # ------------------------------------------------------------------ waking a creature
+    async def _deliver_trigger(self, creature: str, trigger: TriggerConfig, text: str) -> None:
+        """A trigger's message: on its channel (as ``trigger``), else to the creature."""
+        if trigger.channel:
+            assert self.hub is not None
+            try:
+                await self.hub.send(TRIGGER, trigger.channel, {"text": text})
+            except ChannelRefusal:
+                pass  # the hub has logged and published the refusal
+            return
+        await self.wake(creature, "trigger", trigger.name or trigger.type, {"text": text})
+
+    async def wake(self, creature: str, label: str, sender: str,
+                   payload: dict[str, Any]) -> None:
+        """Give ``creature`` a message that comes from the framework (a trigger, a job's end)
+        rather than a channel: straight into its inbox as an envelope whose channel is
+        ``label``, read in turn with its channel messages. A creature without an inbox
+        (it listens to no channel) gets a turn at once, unless it is in one."""
+        c = self._creatures[creature]
+        assert self.hub is not None and self._supervisor is not None
+        if c.parts.cdef.listen:
+            env = Envelope.trusted(new_message_id(), label, sender, label, dict(payload),
+                                   time.time())
+            await self.hub.transport.deliver(creature, env)
+        elif c.turn_scope is None:
+            await self._supervisor.turn(c, [Incoming(
+                text=str(payload.get("text", "")), channel=label, sender=sender,
+                payload=dict(payload))])
+
     # ------------------------------------------------------------------ the root's team tools
     async def send_as_root(self, channel: str, payload: Mapping[str, Any]) -> int:
         """A send by the root creature (team tool); returns how many listeners it reached."""
@@ -231,6 +271,10 @@ class TeamRuntime:
     async def stop_creature(self, name: str) -> None:
         assert self._supervisor is not None
         self._supervisor.stop(name)
+        c = self._creatures[name]
+        jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None
+        if jobs is not None:  # its background jobs stop with it
+            jobs.cancel_all()
 
     # ------------------------------------------------------------------ waiting
     def busy(self) -> bool:
@@ -248,3 +292,18 @@ class TeamRuntime:
             quiet = 0 if self.busy() else quiet + 1
         for t in self.tts:
             await t.drain()
+
+
+class _JobHost:
+    """Where a creature's background jobs run (the run's task group) and how a job's result
+    reaches it (``TeamRuntime.wake``: channel ``job``, sender the job id)."""
+
+    def __init__(self, tg: anyio.abc.TaskGroup, runtime: TeamRuntime) -> None:
+        self.tg = tg
+        self.runtime = runtime
+
+    def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        self.tg.start_soon(func, *args)
+
+    async def deliver(self, creature: str, job_id: str, payload: dict[str, Any]) -> None:
+        await self.runtime.wake(creature, "job", job_id, payload)

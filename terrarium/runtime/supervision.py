@@ -230,6 +230,7 @@ def _rebuild(c: RunningCreature) -> Controller:
                      emit=old.emit, slot=old.slot, clock=old.clock)
     new.conversation = list(old.conversation)  # keep what it heard; drop the broken turn
     new.turns = old.turns
+    new.tool_ctx.state.update(old.tool_ctx.state)  # what wiring handed down: team, sub-agents, jobs
     return new
 
 

@@ -22,17 +22,20 @@ from terrarium.channels.log import DurableLog
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
 from terrarium.config import Team
 from terrarium.config.models import NamedOutput
-from terrarium.controller.assembly import AssemblyCache, assemble
+from terrarium.controller.assembly import AssemblyCache, CreatureParts, assemble
 from terrarium.controller.loop import Controller
 from terrarium.controller.mcp import connect_mcp
+from terrarium.controller.subagent import Subagents
 from terrarium.events import SentenceQueued, SentenceSynthesized, SpeechMetrics, UtteranceWritten
+from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.options import ROOT, USER, RuntimeOptions
+from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.store import MemoryStore
 from terrarium.tools.base import Tool
+from terrarium.tools.delegate import STATE_SUBAGENTS
 from terrarium.tools.mcp.hub import McpHub
 from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
@@ -85,6 +88,11 @@ def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_i
     ]
     # the user may type into the input channel and compose messages to any channel
     wirings.append(CreatureWiring(name=USER, can_send=tuple(sorted(team.channels))))
+    # triggers with a `channel:` send on it as the sender `trigger`
+    triggered = sorted({t.channel for c in team.creatures.values()
+                        for t in c.config.triggers if t.channel})
+    if triggered:
+        wirings.append(CreatureWiring(name=TRIGGER, can_send=tuple(triggered)))
     if team.root is not None:  # the operator may send on any channel too
         wirings.append(CreatureWiring(name=ROOT, can_send=tuple(sorted(team.channels))))
     return ChannelHub(specs, wirings, log=log, run_id=run_id, terrarium_name=team.name,
@@ -144,6 +152,19 @@ class Wiring:
             c.controller = self._make_controller(c, sinks, slot_of.get(c.name), hub)
             if c.name == ROOT and operator is not None:
                 c.controller.tool_ctx.state[STATE_TEAM] = operator
+            if c.parts.cdef.config.subagents:
+                c.controller.tool_ctx.state[STATE_SUBAGENTS] = Subagents.for_parts(
+                    c.parts, make_model=self._subagent_model, emit=self.bus.publish)
+
+    def _subagent_model(self, parts: CreatureParts, label: str) -> ChatModel:
+        """A sub-agent's model: the run's override for its label (``lead/researcher``) or
+        name, else its own config's (embedded: the shared server, no slot of its own)."""
+        models = self.options.models or {}
+        for key in (label, parts.name):
+            if key in models:
+                return models[key]
+        return make_model(parts.settings, embedded=self.embedded, slot=None,
+                          base_dir=parts.cdef.folder)
 
     async def _make_sinks(self, c: RunningCreature, stack: AsyncExitStack
                           ) -> dict[str, OutputSink]:

@@ -7,7 +7,7 @@ every concurrency-safe call is running at once.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import anyio
 import anyio.lowlevel
@@ -137,3 +137,35 @@ class Ordered(Tool):
         cls.events.append(f"end {args.label}")
         cls.inside -= 1
         return f"did {args.label}"
+
+
+class Echo(Tool):
+    """Says back its label: the redactor test's tool output."""
+
+    name = "echo"
+    summary = "Say the label back."
+    args_model = LabelArgs
+    concurrency_safe = True
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, LabelArgs)
+        return f"echo: {args.label}"
+
+
+class Gate(Tool):
+    """Waits until the test opens ``Gate.opened`` (an anyio.Event set by the test), writing
+    progress lines on the way: the background-job tests' long-running tool."""
+
+    name = "gate"
+    summary = "Wait at the gate."
+    args_model = LabelArgs
+    concurrency_safe = True
+    opened: ClassVar[Any] = None
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, LabelArgs)
+        progress = ctx.state.get("job_progress")
+        if progress is not None:
+            progress.append(f"waiting at {args.label}")
+        await Gate.opened.wait()
+        return f"gate {args.label} opened"

@@ -1,0 +1,277 @@
+"""Background jobs: a tool or sub-agent call that runs while its creature goes on.
+
+A call listed in the creature's ``background:`` config gets a ``background`` argument (its
+default from the config). When it is true the creature gets a job id at once and the call
+runs as a job; the framework calls ``jobs`` (list with status), ``wait`` (one job or any,
+with a timeout) and ``read_job`` (status and output so far) look at it. A job that ends
+while its creature is idle, or whose result nobody read before its turn ended, arrives
+as an incoming message (channel ``job``, sender the job id).
+
+Jobs run in a task group the runtime hands down (:class:`JobHost`), never as stray tasks:
+they end with the run, and :meth:`JobManager.cancel_all` ends them when their creature
+stops. ``JobStarted``/``JobEnded`` events put their state in the log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from terrarium.config.models import CreatureConfig
+from terrarium.controller.plugins import Hooks, load_plugins
+from terrarium.errors import ToolError
+from terrarium.events import Event, JobEnded, JobStarted
+from terrarium.tools.base import NoArgs, Tool, ToolContext
+from terrarium.tools.delegate import STATE_PROGRESS
+from terrarium.tools.registry import ToolRegistry
+from terrarium.tools.runner import ToolResult
+
+__all__ = [
+    "JOB_TOOLS",
+    "STATE_JOBS",
+    "STATE_JOB_HOST",
+    "Job",
+    "JobHost",
+    "JobManager",
+    "creature_hooks",
+    "with_background",
+]
+
+STATE_JOBS = "jobs"
+STATE_JOB_HOST = "job_host"
+JobStatus = Literal["running", "done", "failed", "cancelled"]
+
+
+class JobHost(Protocol):
+    """What the runtime hands down: where jobs run, and how a result reaches the creature."""
+
+    def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None: ...
+
+    async def deliver(self, creature: str, job_id: str, payload: dict[str, Any]) -> None: ...
+
+
+@dataclass(slots=True)
+class Job:
+    id: str
+    call: str
+    args: dict[str, Any]
+    status: JobStatus = "running"
+    result: str = ""
+    output: list[str] = field(default_factory=list)
+    scope: anyio.CancelScope | None = None
+    done: anyio.Event = field(default_factory=anyio.Event)
+    reported: bool = False  # its result was read in a turn: no message needed
+
+    def line(self) -> str:
+        return f"{self.id} {self.call} {self.status}"
+
+    def report(self) -> str:
+        head = f"Job {self.id} ({self.call}) {self.status}"
+        return f"{head}: {self.result}" if self.status != "running" else head + "."
+
+
+class JobManager:
+    """One creature's jobs."""
+
+    def __init__(self, creature: str, emit: Callable[[Event], None]) -> None:
+        self.creature = creature
+        self.emit = emit
+        self.jobs: dict[str, Job] = {}
+        self.busy = False
+        self._ids = itertools.count(1)
+
+    def set_busy(self, busy: bool, host: JobHost | None) -> None:
+        """Told at each turn's start and end; at the end, unread results are delivered."""
+        self.busy = busy
+        if not busy and host is not None:
+            for job in self.jobs.values():
+                if job.status != "running" and not job.reported:
+                    job.reported = True
+                    host.start_soon(self._deliver, host, job)
+
+    def start(self, host: JobHost, call: str, args: dict[str, Any],
+              run: Callable[[ToolContext], Awaitable[ToolResult]], ctx: ToolContext) -> Job:
+        job = Job(f"job-{next(self._ids)}", call, args)
+        self.jobs[job.id] = job
+        self.emit(JobStarted(creature=self.creature, job_id=job.id, call=call, args=args))
+        # the job's own context: the same tools and state, plus where its output goes
+        jctx = dataclasses.replace(ctx, state={**ctx.state, STATE_PROGRESS: job.output})
+        host.start_soon(self._run, host, job, run, jctx)
+        return job
+
+    async def _run(self, host: JobHost, job: Job,
+                   run: Callable[[ToolContext], Awaitable[ToolResult]], ctx: ToolContext) -> None:
+        with anyio.CancelScope() as scope:
+            job.scope = scope
+            try:
+                res = await run(ctx)
+                job.status, job.result = ("done" if res.ok else "failed"), res.text
+            except Exception as exc:  # run_tool never raises; a sub-agent host might
+                job.status, job.result = "failed", f"{type(exc).__name__}: {exc}"
+        if scope.cancelled_caught or job.status == "running":
+            job.status, job.result = "cancelled", "cancelled before it finished"
+        job.done.set()
+        self.emit(JobEnded(creature=self.creature, job_id=job.id, call=job.call,
+                           status=job.status, result=job.result))
+        if not self.busy and not job.reported and job.status != "cancelled":
+            job.reported = True
+            await self._deliver(host, job)
+
+    async def _deliver(self, host: JobHost, job: Job) -> None:
+        await host.deliver(self.creature, job.id, {
+            "job": job.id, "call": job.call, "status": job.status, "result": job.result})
+
+    def get(self, job_id: str) -> Job:
+        if job_id not in self.jobs:
+            known = ", ".join(self.jobs) or "none yet"
+            raise ToolError(f"There is no job {job_id!r} (jobs: {known}).")
+        return self.jobs[job_id]
+
+    async def wait(self, job_id: str | None, seconds: float) -> list[Job]:
+        """Wait for ``job_id`` (or for any running job) at most ``seconds``."""
+        if job_id is not None:
+            targets = [self.get(job_id)]
+        else:
+            targets = [j for j in self.jobs.values() if j.status == "running"]
+            finished = [j for j in self.jobs.values() if j.status != "running" and not j.reported]
+            if finished or not targets:
+                return finished
+        with anyio.move_on_after(seconds):
+            async with anyio.create_task_group() as tg:
+                async def first(job: Job) -> None:
+                    await job.done.wait()
+                    tg.cancel_scope.cancel()
+
+                for j in targets:
+                    tg.start_soon(first, j)
+        return [j for j in targets if j.status != "running"]
+
+    def cancel_all(self) -> None:
+        """The creature stopped: its running jobs end (as ``cancelled``)."""
+        for job in self.jobs.values():
+            if job.status == "running" and job.scope is not None:
+                job.scope.cancel()
+
+
+def _manager(ctx: ToolContext) -> JobManager:
+    jobs = ctx.state.get(STATE_JOBS)
+    if jobs is None:
+        raise ToolError("This creature runs no background jobs.")
+    return jobs
+
+
+class JobsTool(Tool):
+    name = "jobs"
+    summary = "List your background jobs with their status."
+    concurrency_safe = True
+    args_model = NoArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        jobs = _manager(ctx).jobs.values()
+        return "\n".join(j.line() for j in jobs) or "No jobs."
+
+
+class WaitArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    job: str = Field("", description="The job id to wait for (empty: whichever ends first).")
+    timeout: float = Field(30.0, ge=0, le=3600, description="Seconds to wait at most.")
+
+
+class WaitTool(Tool):
+    name = "wait"
+    summary = "Wait for a background job (or any) to end; returns its result."
+    concurrency_safe = True
+    args_model = WaitArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, WaitArgs)
+        done = await _manager(ctx).wait(args.job or None, args.timeout)
+        for j in done:
+            j.reported = True
+        if not done:
+            return f"Nothing ended within {args.timeout:g} s."
+        return "\n".join(j.report() for j in done)
+
+
+class ReadJobArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    job: str = Field(description="The job id.")
+
+
+class ReadJobTool(Tool):
+    name = "read_job"
+    summary = "A background job's status and its output so far."
+    concurrency_safe = True
+    args_model = ReadJobArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, ReadJobArgs)
+        job = _manager(ctx).get(args.job)
+        lines = [job.report()]
+        if job.status == "running":
+            lines.extend(job.output or ["(no output yet)"])
+        else:
+            job.reported = True
+        return "\n".join(lines)
+
+
+JOB_TOOLS: tuple[type[Tool], ...] = (JobsTool, ReadJobTool, WaitTool)
+
+
+def with_background(registry: ToolRegistry, defaults: Mapping[str, bool]) -> ToolRegistry:
+    """The registry with a ``background`` argument on each listed call, plus the job tools.
+
+    The listed tool is replaced by a subclass whose args model adds the flag (its default
+    from config), so the prompt, the parser and the grammar all show it.
+    """
+    if not defaults:
+        return registry
+    out = ToolRegistry()
+    for name in registry.names():
+        tool = registry.get(name)
+        if name in defaults:
+            args = create_model(f"{tool.args_model.__name__}Job", __base__=tool.args_model,
+                                background=(bool, Field(defaults[name], description=(
+                                    "Run as a background job: you get a job id at once "
+                                    "and its result later."))))
+            tool = type(tool.__name__, (tool,), {"args_model": args})
+        out.register(tool, registry.owner(name))
+    for name in sorted(set(defaults) - set(registry.names())):
+        registry.get(name)  # a RegistryError naming the known calls
+    for tool in JOB_TOOLS:
+        out.register(tool, "the framework (background jobs)")
+    return out
+
+
+def creature_hooks(creature: str, config: CreatureConfig, emit: Callable[[Event], None],
+                   ctx: ToolContext) -> Hooks:
+    """The loop's hooks for one creature: its plugins, and its jobs if it runs any."""
+    hooks = Hooks(load_plugins(config.plugins), creature=creature, emit=emit)
+    if not config.background:
+        return hooks
+    ctx.state[STATE_JOBS] = JobManager(creature, emit)
+
+    async def starter(name: str, raw: Mapping[str, Any],
+                      run: Callable[[ToolContext], Awaitable[ToolResult]],
+                      tctx: ToolContext) -> ToolResult | None:
+        host: JobHost | None = tctx.state.get(STATE_JOB_HOST)
+        if not raw.get("background") or host is None:
+            return None  # foreground (no host: a controller run on its own)
+        args = {k: v for k, v in raw.items() if k != "background"}
+        job = tctx.state[STATE_JOBS].start(host, name, args, run, tctx)
+        return ToolResult(ok=True, text=f"Started {name} as {job.id}; use wait or read_job "
+                          "with that id, or go on: its result comes as a message.")
+
+    hooks.starter = starter
+    # looked up at each call: a rebuilt controller keeps the creature's manager
+    hooks.listeners.append(lambda busy: ctx.state[STATE_JOBS].set_busy(
+        busy, ctx.state.get(STATE_JOB_HOST)))
+    return hooks

@@ -1,0 +1,230 @@
+"""Background jobs on the scripted model: a job overlapping a model call, wait, read_job,
+cancellation, the result arriving as a message when the creature is idle, and the log."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+import yaml
+
+from terrarium.config import load_team
+from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS, JobManager
+from terrarium.controller.loop import Controller, Incoming, TurnResult
+from terrarium.events import Event, JobEnded, JobStarted
+from terrarium.llm.scripted import ScriptedModel
+from terrarium.llm.types import ChatRequest, StreamDelta
+from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+from tests.runtime_fixtures.tools import Gate
+from tests.test_controller_loop import call, last_user, make_parts
+
+TOOLS = "tests.runtime_fixtures.tools"
+
+
+class Host:
+    """A job host for a controller run on its own: a task group, deliveries recorded."""
+
+    def __init__(self, tg: anyio.abc.TaskGroup) -> None:
+        self.tg = tg
+        self.delivered: list[tuple[str, str, dict[str, Any]]] = []
+
+    def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        self.tg.start_soon(func, *args)
+
+    async def deliver(self, creature: str, job_id: str, payload: dict[str, Any]) -> None:
+        self.delivered.append((creature, job_id, payload))
+
+
+class OnCall(ScriptedModel):
+    """A scripted model that runs ``hook(call_number)`` as each call starts streaming."""
+
+    def __init__(self, steps: Any, hook: Callable[[int], None]) -> None:
+        super().__init__(steps)
+        self.hook = hook
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        self.hook(len(self.requests) + 1)
+        async for d in super().stream(request):
+            yield d
+
+
+def controller(tmp_path: Path, model: ScriptedModel, events: list[Event],
+               background: dict[str, bool] | None = None) -> Controller:
+    parts = make_parts(tmp_path, tools=[f"{TOOLS}:Gate", f"{TOOLS}:Lookup"],
+                       background=background or {"gate": True})
+    return Controller(parts, model, emit=events.append)
+
+
+async def with_host(ctl: Controller, body: Callable[[Host], Awaitable[None]]) -> Host:
+    async with anyio.create_task_group() as tg:
+        host = Host(tg)
+        ctl.tool_ctx.state[STATE_JOB_HOST] = host
+        with anyio.fail_after(20):
+            await body(host)
+        tg.cancel_scope.cancel()
+    return host
+
+
+def test_the_flag_is_an_argument_with_the_configured_default(tmp_path: Path) -> None:
+    parts = make_parts(tmp_path, tools=[f"{TOOLS}:Gate", f"{TOOLS}:Lookup"],
+                       background={"gate": True, "lookup": False})
+    gate = parts.specs["gate"].args_model.model_fields["background"]
+    assert gate.default is True
+    assert parts.specs["lookup"].args_model.model_fields["background"].default is False
+    assert {"jobs", "wait", "read_job"} <= set(parts.specs)
+    assert "background" in parts.registry.get("gate").full_doc()
+
+
+def test_a_job_overlaps_the_next_model_call_and_wait_returns_its_result(
+        tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def during(n: int) -> None:
+        if n == 2:  # the second model call starts while the job still runs ...
+            seen.append(jobs.jobs["job-1"].status)
+            Gate.opened.set()  # ... and the job ends during it
+
+    model = OnCall([
+        call("gate", label="north"),
+        {"match": "Started gate as job-1", "reply": call("wait", job="job-1", timeout=5)},
+        {"match": "Job job-1 (gate) done: gate north opened", "reply": "The gate is open."},
+    ], during)
+    events: list[Event] = []
+    ctl = controller(tmp_path, model, events)
+    jobs: JobManager = ctl.tool_ctx.state[STATE_JOBS]
+    result: list[TurnResult] = []
+
+    async def body(host: Host) -> None:
+        Gate.opened = anyio.Event()
+        result.append(await ctl.run_turn([Incoming(text="open the gate")]))
+
+    host = anyio.run(with_host, ctl, body)
+    assert seen == ["running"]
+    assert result[0].text == "The gate is open."
+    assert [c.name for c in result[0].calls] == ["gate", "wait"]
+    assert result[0].calls[0].result.startswith("Started gate as job-1")
+    assert host.delivered == []  # read by wait within the turn: no message
+    kinds = [(type(e).__name__, getattr(e, "status", "")) for e in events
+             if isinstance(e, JobStarted | JobEnded)]
+    assert kinds == [("JobStarted", ""), ("JobEnded", "done")]
+
+
+def test_read_job_shows_output_so_far_and_jobs_lists(tmp_path: Path) -> None:
+    model = ScriptedModel([
+        call("gate", label="east"),
+        {"match": "Started gate", "reply": call("read_job", job="job-1")},
+        {"match": "waiting at east", "reply": call("jobs")},
+        {"match": "job-1 gate running", "reply": "Still waiting."},
+    ])
+    ctl = controller(tmp_path, model, [])
+    result: list[TurnResult] = []
+
+    async def body(host: Host) -> None:
+        Gate.opened = anyio.Event()
+        result.append(await ctl.run_turn([Incoming(text="go")]))
+        Gate.opened.set()
+        await ctl.tool_ctx.state[STATE_JOBS].jobs["job-1"].done.wait()
+
+    host = anyio.run(with_host, ctl, body)
+    assert result[0].text == "Still waiting."
+    assert "Job job-1 (gate) running.\nwaiting at east" in result[0].calls[1].result
+    # it ended after the turn, while the creature was idle: its result is a message
+    assert host.delivered == [("solo", "job-1", {"job": "job-1", "call": "gate",
+                                                 "status": "done",
+                                                 "result": "gate east opened"})]
+
+
+def test_a_result_nobody_read_is_delivered_when_the_turn_ends(tmp_path: Path) -> None:
+    def during(n: int) -> None:
+        if n == 2:
+            Gate.opened.set()
+
+    model = OnCall([call("gate", label="s"), {"match": "Started", "reply": call(
+        "lookup", label="x")}, "Done."], during)
+    ctl = controller(tmp_path, model, [])
+
+    async def body(host: Host) -> None:
+        Gate.opened = anyio.Event()
+        await ctl.run_turn([Incoming(text="go")])
+        await anyio.lowlevel.checkpoint()
+
+    host = anyio.run(with_host, ctl, body)
+    assert [d[1] for d in host.delivered] == ["job-1"]
+
+
+def test_cancel_all_cancels_running_jobs(tmp_path: Path) -> None:
+    events: list[Event] = []
+    ctl = controller(tmp_path, ScriptedModel([call("gate", label="w"), "Waiting."]), events)
+
+    async def body(host: Host) -> None:
+        Gate.opened = anyio.Event()  # never opened
+        await ctl.run_turn([Incoming(text="go")])
+        jobs: JobManager = ctl.tool_ctx.state[STATE_JOBS]
+        jobs.cancel_all()
+        await jobs.jobs["job-1"].done.wait()
+        assert jobs.jobs["job-1"].status == "cancelled"
+
+    host = anyio.run(with_host, ctl, body)
+    assert host.delivered == []
+    ended = [e for e in events if isinstance(e, JobEnded)]
+    assert [(e.job_id, e.status) for e in ended] == [("job-1", "cancelled")]
+
+
+def test_foreground_when_the_flag_is_false_or_no_host(tmp_path: Path) -> None:
+    model = ScriptedModel([call("lookup", label="sky"), "Plain."])
+    ctl = controller(tmp_path, model, [], background={"lookup": False})
+    result = anyio.run(ctl.run_turn, [Incoming(text="go")])
+    assert result.calls[0].result == "fact-sky: the sky is green"
+    assert "Result of lookup: fact-sky" in last_user(model.requests[1])
+
+
+# -- through the runtime -----------------------------------------------------------------
+
+
+def test_in_a_team_the_result_arrives_as_a_message_and_stop_cancels(tmp_path: Path) -> None:
+    folder = tmp_path / "team"
+    (folder / "w").mkdir(parents=True)
+    (folder / "w" / "config.yaml").write_text(yaml.safe_dump({
+        "name": "w", "tools": [f"{TOOLS}:Gate"], "skill_mode": "static",
+        "background": {"gate": True}}))
+    (folder / "terrarium.yaml").write_text(yaml.safe_dump({"terrarium": {
+        "name": "jobs", "input_channel": "inbox",
+        "creatures": [{"name": "w", "config": "w", "channels": {"listen": ["inbox"]}}],
+        "channels": {"inbox": {"type": "queue"}}}}))
+    model = ScriptedModel([
+        {"match": "open north", "reply": call("gate", label="north")},
+        {"match": "Started gate as job-1", "reply": "I will wait."},
+        {"match": "[job from job-1]", "reply": "North is open."},
+        {"match": "open south", "reply": call("gate", label="south")},
+        {"match": "Started gate as job-2", "reply": "Waiting again."},
+    ])
+    events: list[Event] = []
+    opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none", warm_up=False,
+                          models={"w": model}, on_event=events.append)
+
+    async def go() -> None:
+        Gate.opened = anyio.Event()
+        async with TeamRuntime(load_team(folder), opts) as rt:
+            with anyio.fail_after(20):
+                await rt.send_user("open north")
+                await rt.wait_idle()
+                Gate.opened.set()  # the job ends while the creature is idle
+                while not any(isinstance(e, JobEnded) for e in events):  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+                await rt.wait_idle()
+                Gate.opened = anyio.Event()
+                await rt.send_user("open south")
+                await rt.wait_idle()
+                await rt.stop_creature("w")
+                while len([e for e in events if isinstance(e, JobEnded)]) < 2:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+
+    anyio.run(go)
+    inputs = [last_user(r) for r in model.requests]
+    assert inputs[2].startswith("[job from job-1]")
+    assert "result: gate north opened" in inputs[2]
+    ended = [(e.job_id, e.status) for e in events if isinstance(e, JobEnded)]
+    assert ended == [("job-1", "done"), ("job-2", "cancelled")]
