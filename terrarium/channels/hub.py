@@ -48,6 +48,7 @@ from terrarium.channels.log import (
 from terrarium.channels.spec import ChannelSpec, CreatureWiring, SendResult
 from terrarium.channels.transport import Receiver, Transport
 from terrarium.channels.writer import LogWriter
+from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, RegistryError, RuntimeFailure, closest_name
 from terrarium.events import MessageConsumed, MessageDelivered, MessageRefused, MessageSent
 
@@ -235,11 +236,21 @@ class ChannelHub:
         reply_to: str | None = None,
         correlation_id: str | None = None,
         wait_limit: float | None = -1.0,
+        key: str | None = None,
     ) -> SendResult:
         """Validate, log, deliver; returns who got it. Raises ``ChannelRefusal``.
 
         ``wait_limit`` bounds the wait for full inboxes (-1: the hub's ``send_timeout``).
+        ``key`` is the send's deterministic id (a turn's send: run, creature, the message
+        the turn consumes, the call's place in it). With a log, a second send with a key
+        already logged is recognized as done: nothing is delivered again (a resumed run
+        redelivers the logged copy if it was not consumed) and the first result comes back.
         """
+        if key is not None and self.log is not None:
+            crashpoint("hub.send.check")
+            seen = self.log.sent_with_key(self.run_id, key)
+            if seen is not None:
+                return SendResult(*seen)
         route = self._routes.get((sender, channel))
         if route is None:
             await self._refuse(sender, channel, self._route_problem(sender, channel), payload)
@@ -272,10 +283,12 @@ class ChannelHub:
         )
         if route.broadcast:
             if self._writer is not None:
-                await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, targets))
+                await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, targets, key))
+                crashpoint("hub.send.logged")
             delivered = await self._deliver_all(env, targets, wait_limit)
         else:
-            delivered = await self._deliver_one(route, env, wait_limit)
+            delivered = await self._deliver_one(route, env, wait_limit, key)
+        crashpoint("hub.send.delivered")
         if self.bus._subs:
             self._announce(env, delivered)
         return SendResult(env, delivered)
@@ -360,7 +373,7 @@ class ChannelHub:
             publish(MessageDelivered(message_id=env.id, channel=env.channel, receiver=r))
 
     async def _deliver_one(
-        self, route: _Route, env: Envelope, wait_limit: float | None
+        self, route: _Route, env: Envelope, wait_limit: float | None, key: str | None = None
     ) -> tuple[str, ...]:
         targets = route.targets
         n = len(targets)
@@ -383,7 +396,8 @@ class ChannelHub:
                     target, nxt = targets[i], (i + 1) % n
                     break
             route.rr = nxt
-            await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, (target,)))
+            await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, (target,), key))
+            crashpoint("hub.send.logged")
             if transport.try_deliver(target, env):
                 return (target,)
         await self._wait_deliver(env, target, (), wait_limit)
@@ -461,9 +475,11 @@ class ChannelHub:
             return
         ids = (message_ids,) if isinstance(message_ids, str) else tuple(message_ids)
         now = time.time()
+        crashpoint("hub.consume.before")
         await self._writer.write_many(
             CONSUME_SQL, [(mid, receiver, self.run_id, now) for mid in ids]
         )
+        crashpoint("hub.consume.after")
         if self.bus._subs:
             for mid in ids:
                 self.bus.publish(MessageConsumed(message_id=mid, creature=receiver, ts=now))

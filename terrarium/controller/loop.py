@@ -13,6 +13,7 @@ loop reads come only from ``parts.loop`` (:class:`~terrarium.controller.assembly
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 import uuid
@@ -36,6 +37,7 @@ from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
 )
 from terrarium.controller.output import TurnOutput
 from terrarium.controller.recall import recall, record
+from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.events import (
     CreatureState,
@@ -65,15 +67,17 @@ from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
-from terrarium.tools.base import ToolContext
+from terrarium.tools.base import EffectJournal, ToolContext
 from terrarium.tools.runner import run_tool
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
 from terrarium.voice.sink import OutputSink
 
 __all__ = ["CallKind", "CallRecord", "Controller", "Emit", "Incoming", "SendFn", "TurnResult"]
 
-SendFn = Callable[[str, dict[str, Any]], Awaitable[int]]
-"""Send ``payload`` on a channel as this creature; returns receivers reached or raises."""
+SendFn = Callable[..., Awaitable[int]]
+"""``send(channel, payload[, key=...])``: send ``payload`` on a channel as this creature;
+returns receivers reached or raises. ``key`` (passed only when the turn has one) is the
+send's deterministic id, so a turn run again after a crash does not send twice."""
 
 CallKind = Literal["tool", "send", "output", "invalid"]
 
@@ -154,6 +158,7 @@ class Controller:
         emit: Emit | None = None,
         slot: int | None = None,
         clock: Callable[[], datetime | None] | None = None,
+        journal: EffectJournal | None = None,
     ) -> None:
         self.parts = parts
         self.model = model
@@ -190,10 +195,13 @@ class Controller:
         self.tool_ctx = ToolContext(
             creature=parts.name, cwd=cfg.cwd, readable=cfg.readable, writable=cfg.writable,
             state=state,
-            workspace=cfg.workspace, tool_options=cfg.tool_options,
+            workspace=cfg.workspace, tool_options=cfg.tool_options, journal=journal,
         )
         self.last_prompt: BuiltPrompt | None = None
         self._pending_notice: str | None = None
+        # exactly-once effects: the consumed messages this turn answers, and the round
+        self._turn_of: str | None = None
+        self._round = 0
 
     # -- reporting -------------------------------------------------------------------
     def _state(self, state: CreatureStateName) -> None:
@@ -209,6 +217,8 @@ class Controller:
         self.turns += 1
         result = TurnResult(text="")
         cfg = self.settings
+        consumed = [i.message_id for i in inputs if i.message_id]
+        self._turn_of = "+".join(consumed) if consumed else None
         if cfg.history_turns is not None:
             # a short history is also a short context: faster prompt evaluation and decoding
             keep = cfg.history_turns
@@ -219,12 +229,14 @@ class Controller:
             kind: EntryKind = "user" if item.channel is None else "message_in"
             self._entry(kind, rendered, name=item.channel,
                         data={"sender": item.sender, "message_id": item.message_id})
+        crashpoint("turn.begin")
         facts = await recall(self.memory, inputs, creature=self.parts.name,
                               recent=cfg.memory_recent, matches=cfg.memory_recall)
         self.fill.begin_turn(inputs, facts)
         recalled = facts.prompt_lines() if cfg.memory_in_prompt else ()
         if cfg.memory_record and self.memory is not None:
             await record(self.memory, inputs, creature=self.parts.name)
+            crashpoint("turn.recorded_inputs")
         default = self.parts.default_output
         sink = self.sinks.get(default) if default else None
         out = TurnOutput(self.emit, self.parts.name, default, sink,
@@ -259,6 +271,8 @@ class Controller:
                     cache_prompt=True,
                 )
                 self._state("thinking")
+                self._round = result.rounds
+                crashpoint("turn.round")
                 rnd = await self._one_round(request, out, frame)
                 records, notices = rnd.records, rnd.notices
                 usage = rnd.usage
@@ -295,6 +309,7 @@ class Controller:
                     await sink.end()
             self._state("idle")
         result.text = "".join(out.spoken) if sink is not None else last_text
+        crashpoint("turn.end")
         return result
 
     async def warm_prefix(self) -> Usage | None:
@@ -368,6 +383,7 @@ class Controller:
                     paused = False
                     async with _closing(self.model.stream(current)) as deltas:
                         async for delta in deltas:
+                            crashpoint("turn.delta")
                             if delta.finish_reason:
                                 rnd.finish_reason = delta.finish_reason
                             if delta.text:
@@ -442,31 +458,50 @@ class Controller:
             rec = CallRecord(ev.name, "invalid", args, False,
                              ev.error or "invalid call", True, ev.call_id)
         elif ev.name in parts.sends:
-            rec = await self._send(ev, args)
+            rec = await self._send(ev, args, self._effect_key(idx))
         elif ev.name in parts.outputs:
             rec = await self._output(ev, args)
         else:
             tool = parts.registry.get(ev.name)
             self._state("calling_tool")
+            ctx = self._call_ctx(idx)
             if tool.concurrency_safe:
-                res = await run_tool(tool, ev.args, self.tool_ctx)
+                res = await run_tool(tool, ev.args, ctx)
             else:
                 async with seq_lock:
-                    res = await run_tool(tool, ev.args, self.tool_ctx)
+                    res = await run_tool(tool, ev.args, ctx)
             follow = tool.needs_followup or not res.ok or ev.name == "info"
             rec = CallRecord(ev.name, "tool", args, res.ok, res.text, follow, ev.call_id)
         records[idx] = rec
         self._entry("tool_result", rec.result, name=rec.name,
                     data={"ok": rec.ok, "kind": rec.kind})
 
-    async def _send(self, ev: CallEvent, args: dict[str, Any]) -> CallRecord:
+    def _effect_key(self, idx: int) -> str | None:
+        """The deterministic id of this turn's call ``idx`` of the current round: the same
+        call of the same turn, run again after a crash, gets the same id (None: no message
+        consumed, e.g. direct user text, so nothing to resume)."""
+        if self._turn_of is None:
+            return None
+        return f"{self.parts.name}/{self._turn_of}/{self._round}.{idx}"
+
+    def _call_ctx(self, idx: int) -> ToolContext:
+        key = self._effect_key(idx)
+        if key is None or self.tool_ctx.journal is None:
+            return self.tool_ctx
+        return dataclasses.replace(self.tool_ctx, effect_key=key)
+
+    async def _send(self, ev: CallEvent, args: dict[str, Any], key: str | None = None
+                    ) -> CallRecord:
         channel = self.parts.sends[ev.name]
         if self.send is None:
             return CallRecord(ev.name, "send", args, False,
                               f"Refused: channel {channel!r} is not connected in this run.",
                               True, ev.call_id)
         try:
-            n = await self.send(channel, args)
+            crashpoint("turn.send")
+            n = await (self.send(channel, args) if key is None
+                       else self.send(channel, args, key=key))
+            crashpoint("turn.sent")
         except ChannelRefusal as exc:
             return CallRecord(ev.name, "send", args, False, f"Refused: {exc.message}", True,
                               ev.call_id)

@@ -19,6 +19,7 @@ from terrarium.channels.bus import EventBus
 from terrarium.channels.envelope import Envelope
 from terrarium.channels.hub import ChannelHub
 from terrarium.controller.loop import Controller, Incoming, TurnResult
+from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.events import CreatureState, ErrorEvent, Restart, TurnEnded, TurnStarted
 from terrarium.runtime.creature import RunningCreature
@@ -126,9 +127,13 @@ class Supervisor:
                     self.recovering -= 1
                 continue
             c.failures = 0
-            await self.hub.mark_consumed(c.name, env.id)
+            # the turn's wired output is one of its effects: sent (with its deterministic
+            # key) before the message is marked consumed, so a crash between the two
+            # neither loses it nor, on resume, sends it twice
             if result is not None:
-                await self._wire_output(c, result)
+                await self._wire_output(c, result, env.id)
+            await self.hub.mark_consumed(c.name, env.id)
+            crashpoint("supervisor.consumed")
             return
 
     async def turn(self, c: RunningCreature, incoming: Sequence[Incoming]) -> TurnResult | None:
@@ -161,13 +166,15 @@ class Supervisor:
             c.turn_scope = None
             self.active_turns -= 1
 
-    async def _wire_output(self, c: RunningCreature, result: TurnResult) -> None:
+    async def _wire_output(self, c: RunningCreature, result: TurnResult,
+                           consumed: str | None = None) -> None:
         text = result.text.strip()
         if not text:
             return
         for ch in c.parts.cdef.output_wiring:
+            key = f"{c.name}/{consumed}/output:{ch}" if consumed else None
             try:
-                await self.hub.send(c.name, ch, {"text": text})
+                await self.hub.send(c.name, ch, {"text": text}, key=key)
             except ChannelRefusal as exc:
                 self._entry(c, "error", f"output wiring to {ch} refused: {exc.message}")
 
@@ -227,7 +234,8 @@ def _rebuild(c: RunningCreature) -> Controller:
     old = c.controller
     assert old is not None
     new = Controller(c.parts, old.model, sinks=old.sinks, send=old.send, memory=old.memory,
-                     emit=old.emit, slot=old.slot, clock=old.clock)
+                     emit=old.emit, slot=old.slot, clock=old.clock,
+                     journal=old.tool_ctx.journal)
     new.conversation = list(old.conversation)  # keep what it heard; drop the broken turn
     new.turns = old.turns
     return new

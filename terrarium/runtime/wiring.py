@@ -34,7 +34,7 @@ from terrarium.store import MemoryStore
 from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
-__all__ = ["Wiring", "assemble_team", "build_hub", "payload_problem"]
+__all__ = ["LogJournal", "Wiring", "assemble_team", "build_hub", "payload_problem"]
 
 
 def assemble_team(team: Team) -> dict[str, RunningCreature]:
@@ -205,12 +205,28 @@ class Wiring:
                                base_dir=c.parts.cdef.folder)
         name = c.name
 
-        async def send(channel: str, payload: dict[str, Any]) -> int:
-            res = await hub.send(name, channel, payload)
+        async def send(channel: str, payload: dict[str, Any], key: str | None = None) -> int:
+            res = await hub.send(name, channel, payload, key=key)
             return res.count
 
+        log = self.recorder.log
         return Controller(
             c.parts, model, sinks=sinks, send=send, memory=self.memory,
             emit=self.recorder.emitter(name), slot=slot,
             clock=opts.clock or datetime.now,
+            journal=LogJournal(log, self.recorder.run_id) if log is not None else None,
         )
+
+
+class LogJournal:
+    """The durable log as the tools' effect journal (``tools.base.EffectJournal``)."""
+
+    def __init__(self, log: DurableLog, run_id: str) -> None:
+        self.log = log
+        self.run_id = run_id
+
+    def recorded(self, key: str) -> tuple[bool, str] | None:
+        return self.log.effect(self.run_id, key)
+
+    def record(self, key: str, creature: str, tool: str, ok: bool, result: str) -> None:
+        self.log.record_effect(self.run_id, key, creature, tool, ok, result)

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from terrarium.crashpoints import crashpoint
 from terrarium.errors import TerrariumError
 from terrarium.tools.base import Tool, ToolContext
 
@@ -40,8 +41,31 @@ async def run_tool(
     args: BaseModel | Mapping[str, Any],
     ctx: ToolContext,
 ) -> ToolResult:
-    """Validate ``args`` against the tool's model, run it, and never raise (but on cancel)."""
+    """Validate ``args`` against the tool's model, run it, and never raise (but on cancel).
+
+    A side-effecting tool (``Tool.side_effects``) with a journal and a key in ``ctx`` runs
+    at most once per key: its result is recorded, and a call with a recorded key (the same
+    call of a turn run again after a crash) gets that result back without running.
+    """
     name = getattr(tool, "name", getattr(tool, "__name__", type(tool).__name__))
+    journal = ctx.journal if getattr(tool, "side_effects", False) else None
+    key = ctx.effect_key
+    if journal is not None and key is not None:
+        crashpoint("tool.check")
+        seen = journal.recorded(key)
+        if seen is not None:
+            return ToolResult(ok=seen[0], text=seen[1])
+        res = await _run_tool(tool, name, args, ctx)
+        crashpoint("tool.ran")
+        journal.record(key, ctx.creature, name, res.ok, res.text)
+        crashpoint("tool.recorded")
+        return res
+    return await _run_tool(tool, name, args, ctx)
+
+
+async def _run_tool(
+    tool: Tool | type[Tool], name: str, args: BaseModel | Mapping[str, Any], ctx: ToolContext
+) -> ToolResult:
     try:
         instance = tool() if isinstance(tool, type) else tool
     except Exception as exc:
