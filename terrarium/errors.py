@@ -114,6 +114,10 @@ class PromptError(TerrariumError):
     """The prompt could not be assembled within its budgets."""
 
 
+class ContextOverflow(PromptError):
+    """The newest turn alone cannot fit the context window: the input must be refused."""
+
+
 class ModelError(TerrariumError):
     """The model backend failed: connection, HTTP status, malformed or truncated stream."""
 

@@ -23,6 +23,7 @@ Semantics
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import time
 import typing
@@ -60,7 +61,7 @@ PayloadValidator = Callable[[Any], dict[str, Any]]
 class _Route:
     """Everything one (sender, channel) send needs, computed once."""
 
-    __slots__ = ("broadcast", "channel", "rr", "schema_name", "targets", "validate")
+    __slots__ = ("broadcast", "channel", "max_bytes", "rr", "schema_name", "targets", "validate")
 
     def __init__(
         self,
@@ -73,6 +74,7 @@ class _Route:
         self.broadcast = spec.kind == "broadcast"
         self.targets = targets
         self.validate = validate
+        self.max_bytes = spec.max_bytes
         self.rr = 0
 
 
@@ -105,6 +107,32 @@ def compile_validator(model: type[BaseModel]) -> PayloadValidator:
     if flat:
         return lambda payload: validate(payload).__dict__
     return lambda payload: validate(payload).model_dump()
+
+
+def payload_size(payload: Mapping[str, Any], limit: int) -> int:
+    """The payload's size as UTF-8 JSON, or 0 when it is surely under ``limit``.
+
+    A payload of a few short scalars (the usual case) is bounded from its string lengths
+    without encoding it; anything else is encoded once.
+    """
+    rough = 0
+    for k, v in payload.items():
+        if isinstance(v, str):
+            rough += 4 * len(v) + 8  # at most 4 bytes a character, escapes aside
+        elif isinstance(v, (int, float, bool)) or v is None:
+            rough += 32
+        else:
+            rough = limit
+            break
+        rough += 4 * len(k) + 8
+        if rough >= limit // 2:
+            break
+    if rough < limit // 2:
+        return 0
+    return len(_json_dumps(payload).encode("utf-8", "replace"))
+
+
+_json_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 
 def describe_validation_error(err: ValidationError) -> str:
@@ -271,6 +299,13 @@ class ChannelHub:
                 await self._refuse(sender, channel, reason, payload)
         else:
             body = payload if type(payload) is dict else dict(payload)
+        size = payload_size(body, route.max_bytes)
+        if size > route.max_bytes:
+            reason = (
+                f"The message is {size} bytes; channel {channel!r} takes at most "
+                f"{route.max_bytes} (its max_bytes). Send less, or split it."
+            )
+            await self._refuse(sender, channel, reason, {"bytes": size})
         env = Envelope.trusted(
             new_message_id(),
             channel,

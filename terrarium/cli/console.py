@@ -59,7 +59,7 @@ class ConsolePrinter:
             self._line(_audio_line(ev))
         elif isinstance(ev, SpeechCut):
             self._line(f"  [barge-in] {ev.creature} stopped; {len(ev.cut_text)} sentence(s) cut")
-        elif isinstance(ev, MessageRefused):
+        elif isinstance(ev, MessageRefused) and ev.sender != "user":  # run says those itself
             self._line(f"  [refused] {ev.sender} -> {ev.channel}: {ev.reason}")
         elif isinstance(ev, ErrorEvent):
             self._line(f"  [error] {ev.creature}: {ev.message}")

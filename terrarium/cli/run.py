@@ -12,7 +12,7 @@ import anyio
 
 from terrarium.cli.console import ConsolePrinter
 from terrarium.config import Team, load_any
-from terrarium.errors import TerrariumError
+from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 
 __all__ = ["cmd_run", "load_runnable", "run_command"]
@@ -23,20 +23,50 @@ def cmd_run(args: argparse.Namespace) -> int:
     return anyio.run(run_command, args)
 
 
+def clean_text(text: str | bytes, where: str) -> str:
+    """Input as valid UTF-8 text: bytes that are not UTF-8 (in argv they arrive as lone
+    surrogates) become U+FFFD, and the user is told, instead of the run ending on them."""
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        fixed = raw.decode("utf-8", "replace")
+        print(f"note: {where} had bytes that are not UTF-8; each was replaced with "
+              "\N{REPLACEMENT CHARACTER}", file=sys.stderr, flush=True)
+        return fixed
+
+
+def _read_line() -> bytes:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is not None:
+        return bytes(stream.readline())
+    return sys.stdin.readline().encode("utf-8", "surrogateescape")
+
+
 async def _lines(args: argparse.Namespace) -> AsyncIterator[str]:
     if args.input:
         for text in args.input:
-            yield text
+            yield clean_text(text, "--input")
         return
     interactive = sys.stdin.isatty()
     while True:
         if interactive:
             print("you> ", end="", flush=True)
-        line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        line = await anyio.to_thread.run_sync(_read_line, abandon_on_cancel=True)
         if not line:
             return
         if line.strip():
-            yield line.rstrip("\n")
+            yield clean_text(line.rstrip(b"\r\n").rstrip(b"\n"), "stdin")
+
+
+async def _send_user(rt: TeamRuntime, text: str) -> bool:
+    """User input to the team; a refusal (too big, no listener, ...) is told, not fatal."""
+    try:
+        await rt.send_user(text)
+    except ChannelRefusal as exc:
+        print(f"  [refused] your input was not sent: {exc.message}", flush=True)
+        return False
+    return True
 
 
 def load_runnable(path: Path) -> Team:
@@ -126,9 +156,10 @@ async def _run_command(args: argparse.Namespace) -> int:
                     elif live:
                         # a person at a terminal may speak while the assistant talks:
                         # send at once, which barges in on the current speech
-                        await rt.send_user(text)
+                        await _send_user(rt, text)
                     else:
-                        await rt.send_user(text)
+                        if not await _send_user(rt, text):
+                            continue
                         if await _until_idle_or_limit(rt, args.max_turns):
                             print(f"stopping: --max-turns {args.max_turns} reached")
                             break

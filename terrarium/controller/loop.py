@@ -38,7 +38,7 @@ from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
 from terrarium.controller.output import TurnOutput
 from terrarium.controller.recall import recall, record
 from terrarium.crashpoints import crashpoint
-from terrarium.errors import ChannelRefusal, TerrariumError
+from terrarium.errors import ChannelRefusal, ContextOverflow, TerrariumError
 from terrarium.events import (
     CreatureState,
     CreatureStateName,
@@ -107,6 +107,8 @@ class TurnResult:
     notices: list[str] = field(default_factory=list)
     usages: list[Usage] = field(default_factory=list)
     hit_max_iterations: bool = False
+    # why the turn's input was refused (it cannot fit the context window), else None
+    refused: str | None = None
 
 
 Emit = Callable[[Event], None]
@@ -223,6 +225,7 @@ class Controller:
             # a short history is also a short context: faster prompt evaluation and decoding
             keep = cfg.history_turns
             self.conversation = self.conversation[len(self.conversation) - keep:] if keep else []
+        before = len(self.conversation)
         for item in inputs:
             rendered = item.render(self.message_templates.get(item.channel or ""))
             self.conversation.append(Turn("user", rendered))
@@ -246,10 +249,19 @@ class Controller:
         try:
             for _ in range(cfg.max_iterations):
                 result.rounds += 1
-                built = self.builder.build(TailState(
-                    step=self.step, now=self.clock(), recalled=recalled,
-                    conversation=tuple(self.conversation), notice=self._pending_notice,
-                    status=cfg.prompt_status))
+                try:
+                    built = self.builder.build(TailState(
+                        step=self.step, now=self.clock(), recalled=recalled,
+                        conversation=tuple(self.conversation), notice=self._pending_notice,
+                        status=cfg.prompt_status))
+                except ContextOverflow as exc:
+                    if result.rounds > 1:
+                        raise
+                    # the input itself cannot fit: refuse it, forget it, and go on
+                    del self.conversation[before:]
+                    result.refused = exc.message
+                    self._entry("notice", f"input refused: {exc.message}")
+                    break
                 self._pending_notice = None
                 self.step += 1
                 self._pin_context(built)

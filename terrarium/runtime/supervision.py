@@ -21,7 +21,14 @@ from terrarium.channels.hub import ChannelHub
 from terrarium.controller.loop import Controller, Incoming, TurnResult
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, RuntimeFailure
-from terrarium.events import CreatureState, ErrorEvent, Restart, TurnEnded, TurnStarted
+from terrarium.events import (
+    CreatureState,
+    ErrorEvent,
+    MessageRefused,
+    Restart,
+    TurnEnded,
+    TurnStarted,
+)
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, RuntimeOptions
 from terrarium.runtime.recording import Recorder
@@ -127,6 +134,8 @@ class Supervisor:
                     self.recovering -= 1
                 continue
             c.failures = 0
+            if result is not None and result.refused:
+                self._refused(c, env, result.refused)
             # the turn's wired output is one of its effects: sent (with its deterministic
             # key) before the message is marked consumed, so a crash between the two
             # neither loses it nor, on resume, sends it twice
@@ -177,6 +186,13 @@ class Supervisor:
                 await self.hub.send(c.name, ch, {"text": text}, key=key)
             except ChannelRefusal as exc:
                 self._entry(c, "error", f"output wiring to {ch} refused: {exc.message}")
+
+    def _refused(self, c: RunningCreature, env: Envelope, why: str) -> None:
+        """A message the creature could not take (too big for its context window): told
+        to whoever watches and recorded; it is consumed, so the creature goes on."""
+        reason = f"message {env.id} was refused by {c.name}: {why}"
+        self.recorder.refusal(env.sender, env.channel, reason)
+        self.bus.publish(MessageRefused(sender=env.sender, channel=env.channel, reason=reason))
 
     def _entry(self, c: RunningCreature, kind: str, text: str) -> None:
         self.recorder.entry(c.name, kind, text, c.turns)

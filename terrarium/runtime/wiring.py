@@ -57,7 +57,7 @@ def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_i
         ChannelSpec(name=c.name, kind=c.type, description=c.description,
                     schema_name=c.message_type.name if c.message_type else "",
                     validator=c.message_type.model if c.message_type else None,
-                    capacity=c.capacity)
+                    capacity=c.capacity, max_bytes=c.max_bytes)
         for c in team.channels.values()
     ]
     wirings = [
