@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,9 +20,28 @@ from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 __all__ = ["cmd_run", "load_runnable", "run_command"]
 
 
+EXIT_TIMEOUT = 124  # as timeout(1): the run was stopped by --timeout
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The ``run`` command: one event loop for the whole run."""
-    return anyio.run(run_command, args)
+    args.finished = threading.Event()  # set when the run is over: the watchdog stands down
+    try:
+        return anyio.run(run_command, args)
+    finally:
+        args.finished.set()
+
+
+def _watchdog(timeout: float, finished: threading.Event) -> None:
+    """``--timeout`` holds even when tool code blocks the event loop (``time.sleep`` in an
+    ``async def``, which no cancellation can reach): if the run has not ended 0.8 s past
+    its deadline, the process exits 124 at once, leaving the log as a crash does
+    (resumable with ``--resume``)."""
+    if finished.wait(timeout + 0.8):
+        return
+    print(f"stopping: --timeout {timeout:g} s reached and the run did not give way; "
+          "exiting now (resume it with --resume)", file=sys.stderr, flush=True)
+    os._exit(EXIT_TIMEOUT)
 
 
 def clean_text(text: str | bytes, where: str) -> str:
@@ -143,6 +164,10 @@ async def _run_command(args: argparse.Namespace) -> int:
             print(f"resuming: {total} unconsumed message(s) redelivered", flush=True)
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)
+            finished = getattr(args, "finished", None)
+            if args.timeout is not None and finished is not None:
+                threading.Thread(target=_watchdog, args=(args.timeout, finished),
+                                 daemon=True, name="timeout watchdog").start()
             with anyio.move_on_after(args.timeout) as scope:
                 if args.resume and await _until_idle_or_limit(rt, args.max_turns):
                     tg.cancel_scope.cancel()
@@ -173,4 +198,4 @@ async def _run_command(args: argparse.Namespace) -> int:
         print(f"run {rt.run_id}: {rt.turns_total} turn(s); `terrarium log {rt.run_id}"
               f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}` "
               "shows the timeline", flush=True)
-    return 0
+    return EXIT_TIMEOUT if timed_out else 0
