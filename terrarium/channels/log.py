@@ -80,7 +80,7 @@ TURN_SQL = (
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
-RunStatus = Literal["running", "completed", "failed", "interrupted"]
+RunStatus = Literal["running", "completed", "degraded", "failed", "interrupted"]
 
 
 def message_row(

@@ -66,7 +66,7 @@ class ConsolePrinter:
         elif isinstance(ev, Restart):
             self._line(f"  [restart] {ev.creature} attempt {ev.attempt} in {ev.delay:.1f} s")
         elif isinstance(ev, CreatureState) and ev.state == "failed":
-            self._line(f"  [failed] {ev.creature} gave up after repeated failures")
+            self._line(f"  [failed] {ev.creature} gave up (the reason is above)")
         elif isinstance(ev, Missed):
             self._line(f"  [console] {ev.count} events not shown (terminal too slow)")
         elif self.verbose and isinstance(ev, MessageSent):

@@ -20,6 +20,8 @@ from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 __all__ = ["cmd_run", "load_runnable", "run_command"]
 
 
+EXIT_FAILED = 1  # every creature of the team ended failed (or the run could not go on)
+EXIT_DEGRADED = 3  # some creature ended failed; the others worked on
 EXIT_TIMEOUT = 124  # as timeout(1): the run was stopped by --timeout
 
 
@@ -198,4 +200,9 @@ async def _run_command(args: argparse.Namespace) -> int:
         print(f"run {rt.run_id}: {rt.turns_total} turn(s); `terrarium log {rt.run_id}"
               f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}` "
               "shows the timeline", flush=True)
+    if rt.status in ("failed", "degraded"):
+        for name, why in sorted(rt.failed_creatures.items()):
+            print(f"error: creature {name!r} ended failed: {why}", file=sys.stderr)
+        print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
+        return EXIT_FAILED if rt.status == "failed" else EXIT_DEGRADED
     return EXIT_TIMEOUT if timed_out else 0

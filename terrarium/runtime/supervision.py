@@ -20,7 +20,7 @@ from terrarium.channels.envelope import Envelope
 from terrarium.channels.hub import ChannelHub
 from terrarium.controller.loop import Controller, Incoming, TurnResult
 from terrarium.crashpoints import crashpoint
-from terrarium.errors import ChannelRefusal, RuntimeFailure
+from terrarium.errors import ChannelRefusal, ModelError, RuntimeFailure
 from terrarium.events import (
     CreatureState,
     ErrorEvent,
@@ -113,10 +113,16 @@ class Supervisor:
                 self._entry(c, "error", f"turn failed: {msg}")
                 self.bus.publish(ErrorEvent(creature=c.name, message=msg))
                 self.recorder.record_turn(c.name, c.turns, None, error=msg)
-                if c.failures >= sup.max_failures:
+                # an error no retry can fix (HTTP 4xx but 408/429) is not asked again
+                permanent = isinstance(cause, ModelError) and cause.permanent
+                if permanent or c.failures >= sup.max_failures:
                     status.state = "failed"
+                    why = ("the model refused the request; retrying cannot help" if permanent
+                           else f"{c.failures} failed attempts in a row")
+                    self.bus.publish(ErrorEvent(creature=c.name,
+                                                message=f"gave up ({why}): {msg}"))
                     self.bus.publish(CreatureState(creature=c.name, state="failed"))
-                    logger.error("creature %s failed %d times; giving up", c.name, c.failures)
+                    logger.error("creature %s failed (%s); giving up", c.name, why)
                     c.stopped = True
                     # keep its message first in line for start_creature (and in the log)
                     self.hub.subscribe(c.name).replay([env])
