@@ -136,8 +136,27 @@ class PromptError(TerrariumError):
     """The prompt could not be assembled within its budgets."""
 
 
+class ContextOverflow(PromptError):
+    """The newest turn alone cannot fit the context window: the input must be refused."""
+
+
 class ModelError(TerrariumError):
-    """The model backend failed: connection, HTTP status, malformed or truncated stream."""
+    """The model backend failed: connection, HTTP status, malformed or truncated stream.
+
+    ``permanent``: asking again cannot succeed (an HTTP 4xx other than 408/429: a bad key,
+    an unknown model, a request the server refuses), so supervision does not restart on it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        permanent: bool = False,
+        location: Location | None = None,
+        suggestion: str | None = None,
+    ) -> None:
+        self.permanent = permanent
+        super().__init__(message, location=location, suggestion=suggestion)
 
 
 class ModelFileMissing(ModelError):

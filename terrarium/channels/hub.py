@@ -23,6 +23,7 @@ Semantics
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import time
 import typing
@@ -48,6 +49,7 @@ from terrarium.channels.log import (
 from terrarium.channels.spec import ChannelSpec, CreatureWiring, SendResult
 from terrarium.channels.transport import Receiver, Transport
 from terrarium.channels.writer import LogWriter
+from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, RegistryError, RuntimeFailure, closest_name
 from terrarium.events import MessageConsumed, MessageDelivered, MessageRefused, MessageSent
 
@@ -59,7 +61,7 @@ PayloadValidator = Callable[[Any], dict[str, Any]]
 class _Route:
     """Everything one (sender, channel) send needs, computed once."""
 
-    __slots__ = ("broadcast", "channel", "rr", "schema_name", "targets", "validate")
+    __slots__ = ("broadcast", "channel", "max_bytes", "rr", "schema_name", "targets", "validate")
 
     def __init__(
         self,
@@ -72,6 +74,7 @@ class _Route:
         self.broadcast = spec.kind == "broadcast"
         self.targets = targets
         self.validate = validate
+        self.max_bytes = spec.max_bytes
         self.rr = 0
 
 
@@ -104,6 +107,32 @@ def compile_validator(model: type[BaseModel]) -> PayloadValidator:
     if flat:
         return lambda payload: validate(payload).__dict__
     return lambda payload: validate(payload).model_dump()
+
+
+def payload_size(payload: Mapping[str, Any], limit: int) -> int:
+    """The payload's size as UTF-8 JSON, or 0 when it is surely under ``limit``.
+
+    A payload of a few short scalars (the usual case) is bounded from its string lengths
+    without encoding it; anything else is encoded once.
+    """
+    rough = 0
+    for k, v in payload.items():
+        if isinstance(v, str):
+            rough += 4 * len(v) + 8  # at most 4 bytes a character, escapes aside
+        elif isinstance(v, (int, float, bool)) or v is None:
+            rough += 32
+        else:
+            rough = limit
+            break
+        rough += 4 * len(k) + 8
+        if rough >= limit // 2:
+            break
+    if rough < limit // 2:
+        return 0
+    return len(_json_dumps(payload).encode("utf-8", "replace"))
+
+
+_json_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 
 def describe_validation_error(err: ValidationError) -> str:
@@ -235,11 +264,21 @@ class ChannelHub:
         reply_to: str | None = None,
         correlation_id: str | None = None,
         wait_limit: float | None = -1.0,
+        key: str | None = None,
     ) -> SendResult:
         """Validate, log, deliver; returns who got it. Raises ``ChannelRefusal``.
 
         ``wait_limit`` bounds the wait for full inboxes (-1: the hub's ``send_timeout``).
+        ``key`` is the send's deterministic id (a turn's send: run, creature, the message
+        the turn consumes, the call's place in it). With a log, a second send with a key
+        already logged is recognized as done: nothing is delivered again (a resumed run
+        redelivers the logged copy if it was not consumed) and the first result comes back.
         """
+        if key is not None and self.log is not None:
+            crashpoint("hub.send.check")
+            seen = self.log.sent_with_key(self.run_id, key)
+            if seen is not None:
+                return SendResult(*seen)
         route = self._routes.get((sender, channel))
         if route is None:
             await self._refuse(sender, channel, self._route_problem(sender, channel), payload)
@@ -260,6 +299,13 @@ class ChannelHub:
                 await self._refuse(sender, channel, reason, payload)
         else:
             body = payload if type(payload) is dict else dict(payload)
+        size = payload_size(body, route.max_bytes)
+        if size > route.max_bytes:
+            reason = (
+                f"The message is {size} bytes; channel {channel!r} takes at most "
+                f"{route.max_bytes} (its max_bytes). Send less, or split it."
+            )
+            await self._refuse(sender, channel, reason, {"bytes": size})
         env = Envelope.trusted(
             new_message_id(),
             channel,
@@ -272,10 +318,12 @@ class ChannelHub:
         )
         if route.broadcast:
             if self._writer is not None:
-                await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, targets))
+                await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, targets, key))
+                crashpoint("hub.send.logged")
             delivered = await self._deliver_all(env, targets, wait_limit)
         else:
-            delivered = await self._deliver_one(route, env, wait_limit)
+            delivered = await self._deliver_one(route, env, wait_limit, key)
+        crashpoint("hub.send.delivered")
         if self.bus._subs:
             self._announce(env, delivered)
         return SendResult(env, delivered)
@@ -360,7 +408,7 @@ class ChannelHub:
             publish(MessageDelivered(message_id=env.id, channel=env.channel, receiver=r))
 
     async def _deliver_one(
-        self, route: _Route, env: Envelope, wait_limit: float | None
+        self, route: _Route, env: Envelope, wait_limit: float | None, key: str | None = None
     ) -> tuple[str, ...]:
         targets = route.targets
         n = len(targets)
@@ -383,7 +431,8 @@ class ChannelHub:
                     target, nxt = targets[i], (i + 1) % n
                     break
             route.rr = nxt
-            await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, (target,)))
+            await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, (target,), key))
+            crashpoint("hub.send.logged")
             if transport.try_deliver(target, env):
                 return (target,)
         await self._wait_deliver(env, target, (), wait_limit)
@@ -461,9 +510,11 @@ class ChannelHub:
             return
         ids = (message_ids,) if isinstance(message_ids, str) else tuple(message_ids)
         now = time.time()
+        crashpoint("hub.consume.before")
         await self._writer.write_many(
             CONSUME_SQL, [(mid, receiver, self.run_id, now) for mid in ids]
         )
+        crashpoint("hub.consume.after")
         if self.bus._subs:
             for mid in ids:
                 self.bus.publish(MessageConsumed(message_id=mid, creature=receiver, ts=now))

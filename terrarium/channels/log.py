@@ -45,11 +45,25 @@ CREATE TABLE IF NOT EXISTS turns(
 CREATE TABLE IF NOT EXISTS events(
   id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL,
   creature TEXT, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS effects(
+  run_id TEXT NOT NULL, key TEXT NOT NULL, creature TEXT NOT NULL, tool TEXT NOT NULL,
+  ok INTEGER NOT NULL, result TEXT NOT NULL, ts REAL NOT NULL,
+  PRIMARY KEY(run_id, key)) WITHOUT ROWID;
+"""
+
+# Logs written before send keys existed get the column on open; a NULL key never collides.
+_SEND_KEY = """
+CREATE UNIQUE INDEX IF NOT EXISTS messages_send_key ON messages(run_id, send_key)
+  WHERE send_key IS NOT NULL;
 """
 
 MESSAGE_SQL = (
     "INSERT INTO messages(id, run_id, channel, sender, schema_name, payload, ts, reply_to,"
-    " correlation_id, receivers) VALUES (?,?,?,?,?,?,?,?,?,?)"
+    " correlation_id, receivers, send_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+)
+EFFECT_SQL = (
+    "INSERT OR IGNORE INTO effects(run_id, key, creature, tool, ok, result, ts)"
+    " VALUES (?,?,?,?,?,?,?)"
 )
 CONSUME_SQL = (
     "INSERT OR IGNORE INTO consumptions(message_id, receiver, run_id, consumed_at) VALUES (?,?,?,?)"
@@ -66,11 +80,17 @@ TURN_SQL = (
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
-RunStatus = Literal["running", "completed", "failed", "interrupted"]
+RunStatus = Literal["running", "completed", "degraded", "failed", "interrupted"]
 
 
-def message_row(run_id: str, env: Envelope, receivers: Sequence[str]) -> tuple[Any, ...]:
-    """The ``messages`` row for one envelope and the creatures meant to receive it."""
+def message_row(
+    run_id: str, env: Envelope, receivers: Sequence[str], send_key: str | None = None
+) -> tuple[Any, ...]:
+    """The ``messages`` row for one envelope and the creatures meant to receive it.
+
+    ``send_key`` is the send's deterministic id (see ``ChannelHub.send``): the log holds at
+    most one message per key and run, which is what makes a repeated send a no-op.
+    """
     return (
         env.id,
         run_id,
@@ -82,6 +102,7 @@ def message_row(run_id: str, env: Envelope, receivers: Sequence[str]) -> tuple[A
         env.reply_to,
         env.correlation_id,
         _dumps(list(receivers)),
+        send_key,
     )
 
 
@@ -181,6 +202,10 @@ class DurableLog:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={synchronous}")
             self._conn.executescript(_SCHEMA)
+            cols = {r[1] for r in self._conn.execute("PRAGMA table_info(messages)")}
+            if "send_key" not in cols:
+                self._conn.execute("ALTER TABLE messages ADD COLUMN send_key TEXT")
+            self._conn.executescript(_SEND_KEY)
         except sqlite3.Error as e:
             raise RuntimeFailure(f"The event log {self.path} could not be opened: {e}.") from e
 
@@ -257,6 +282,29 @@ class DurableLog:
             "SELECT run_id, terrarium, path, started, ended, status FROM runs ORDER BY started"
         )
         return [_run_info(r) for r in rows]
+
+    def sent_with_key(
+        self, run_id: str, send_key: str
+    ) -> tuple[Envelope, tuple[str, ...]] | None:
+        """The message a send with this deterministic key already logged, if any."""
+        rows = self._query(
+            f"SELECT {_ENV_COLS} FROM messages WHERE run_id=? AND send_key=?", (run_id, send_key)
+        )
+        if not rows:
+            return None
+        return _envelope(rows[0]), tuple(json.loads(rows[0][-1]))
+
+    def record_effect(
+        self, run_id: str, key: str, creature: str, tool: str, ok: bool, result: str
+    ) -> None:
+        """Keep a side-effecting tool call's result under its deterministic key (first wins)."""
+        self._write(EFFECT_SQL, (run_id, key, creature, tool, int(ok), result, time.time()))
+
+    def effect(self, run_id: str, key: str) -> tuple[bool, str] | None:
+        """The recorded ``(ok, result)`` of the tool call with this key, if it completed."""
+        rows = self._query("SELECT ok, result FROM effects WHERE run_id=? AND key=?",
+                           (run_id, key))
+        return (bool(rows[0][0]), rows[0][1]) if rows else None
 
     def has_message(self, message_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM messages WHERE id=?", (message_id,)))

@@ -13,6 +13,7 @@ from terrarium.channels.envelope import Envelope
 ChannelKind = Literal["queue", "broadcast"]
 
 DEFAULT_CAPACITY = 64
+DEFAULT_MAX_BYTES = 64 * 1024
 
 
 class ChannelSpec(BaseModel):
@@ -26,6 +27,9 @@ class ChannelSpec(BaseModel):
     schema_name: str = ""
     validator: type[BaseModel] | None = None
     capacity: int = Field(default=DEFAULT_CAPACITY, ge=1, description="Buffer per receiver.")
+    max_bytes: int = Field(
+        default=DEFAULT_MAX_BYTES, ge=1, description="Largest payload, as UTF-8 JSON bytes."
+    )
 
     @field_validator("name")
     @classmethod

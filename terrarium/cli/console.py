@@ -59,14 +59,14 @@ class ConsolePrinter:
             self._line(_audio_line(ev))
         elif isinstance(ev, SpeechCut):
             self._line(f"  [barge-in] {ev.creature} stopped; {len(ev.cut_text)} sentence(s) cut")
-        elif isinstance(ev, MessageRefused):
+        elif isinstance(ev, MessageRefused) and ev.sender != "user":  # run says those itself
             self._line(f"  [refused] {ev.sender} -> {ev.channel}: {ev.reason}")
         elif isinstance(ev, ErrorEvent):
             self._line(f"  [error] {ev.creature}: {ev.message}")
         elif isinstance(ev, Restart):
             self._line(f"  [restart] {ev.creature} attempt {ev.attempt} in {ev.delay:.1f} s")
         elif isinstance(ev, CreatureState) and ev.state == "failed":
-            self._line(f"  [failed] {ev.creature} gave up after repeated failures")
+            self._line(f"  [failed] {ev.creature} gave up (the reason is above)")
         elif isinstance(ev, Missed):
             self._line(f"  [console] {ev.count} events not shown (terminal too slow)")
         elif self.verbose and isinstance(ev, MessageSent):

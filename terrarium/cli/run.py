@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -12,31 +14,82 @@ import anyio
 
 from terrarium.cli.console import ConsolePrinter
 from terrarium.config import Team, load_any
-from terrarium.errors import TerrariumError
+from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 
 __all__ = ["cmd_run", "load_runnable", "run_command"]
 
 
+EXIT_FAILED = 1  # every creature of the team ended failed (or the run could not go on)
+EXIT_DEGRADED = 3  # some creature ended failed; the others worked on
+EXIT_TIMEOUT = 124  # as timeout(1): the run was stopped by --timeout
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The ``run`` command: one event loop for the whole run."""
-    return anyio.run(run_command, args)
+    args.finished = threading.Event()  # set when the run is over: the watchdog stands down
+    try:
+        return anyio.run(run_command, args)
+    finally:
+        args.finished.set()
+
+
+def _watchdog(timeout: float, finished: threading.Event) -> None:
+    """``--timeout`` holds even when tool code blocks the event loop (``time.sleep`` in an
+    ``async def``, which no cancellation can reach): if the run has not ended 0.8 s past
+    its deadline, the process exits 124 at once, leaving the log as a crash does
+    (resumable with ``--resume``)."""
+    if finished.wait(timeout + 0.8):
+        return
+    print(f"stopping: --timeout {timeout:g} s reached and the run did not give way; "
+          "exiting now (resume it with --resume)", file=sys.stderr, flush=True)
+    os._exit(EXIT_TIMEOUT)
+
+
+def clean_text(text: str | bytes, where: str) -> str:
+    """Input as valid UTF-8 text: bytes that are not UTF-8 (in argv they arrive as lone
+    surrogates) become U+FFFD, and the user is told, instead of the run ending on them."""
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        fixed = raw.decode("utf-8", "replace")
+        print(f"note: {where} had bytes that are not UTF-8; each was replaced with "
+              "\N{REPLACEMENT CHARACTER}", file=sys.stderr, flush=True)
+        return fixed
+
+
+def _read_line() -> bytes:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is not None:
+        return bytes(stream.readline())
+    return sys.stdin.readline().encode("utf-8", "surrogateescape")
 
 
 async def _lines(args: argparse.Namespace) -> AsyncIterator[str]:
     if args.input:
         for text in args.input:
-            yield text
+            yield clean_text(text, "--input")
         return
     interactive = sys.stdin.isatty()
     while True:
         if interactive:
             print("you> ", end="", flush=True)
-        line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        line = await anyio.to_thread.run_sync(_read_line, abandon_on_cancel=True)
         if not line:
             return
         if line.strip():
-            yield line.rstrip("\n")
+            yield clean_text(line.rstrip(b"\r\n").rstrip(b"\n"), "stdin")
+
+
+async def _send_user(rt: TeamRuntime, text: str) -> bool:
+    """User input to the team; a refusal (too big, no listener, ...) is told, not fatal."""
+    try:
+        await rt.send_user(text)
+    except ChannelRefusal as exc:
+        print(f"  [refused] your input was not sent: {exc.message}", flush=True)
+        return False
+    return True
 
 
 def load_runnable(path: Path) -> Team:
@@ -113,6 +166,10 @@ async def _run_command(args: argparse.Namespace) -> int:
             print(f"resuming: {total} unconsumed message(s) redelivered", flush=True)
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)
+            finished = getattr(args, "finished", None)
+            if args.timeout is not None and finished is not None:
+                threading.Thread(target=_watchdog, args=(args.timeout, finished),
+                                 daemon=True, name="timeout watchdog").start()
             with anyio.move_on_after(args.timeout) as scope:
                 if args.resume and await _until_idle_or_limit(rt, args.max_turns):
                     tg.cancel_scope.cancel()
@@ -126,9 +183,10 @@ async def _run_command(args: argparse.Namespace) -> int:
                     elif live:
                         # a person at a terminal may speak while the assistant talks:
                         # send at once, which barges in on the current speech
-                        await rt.send_user(text)
+                        await _send_user(rt, text)
                     else:
-                        await rt.send_user(text)
+                        if not await _send_user(rt, text):
+                            continue
                         if await _until_idle_or_limit(rt, args.max_turns):
                             print(f"stopping: --max-turns {args.max_turns} reached")
                             break
@@ -142,4 +200,9 @@ async def _run_command(args: argparse.Namespace) -> int:
         print(f"run {rt.run_id}: {rt.turns_total} turn(s); `terrarium log {rt.run_id}"
               f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}` "
               "shows the timeline", flush=True)
-    return 0
+    if rt.status in ("failed", "degraded"):
+        for name, why in sorted(rt.failed_creatures.items()):
+            print(f"error: creature {name!r} ended failed: {why}", file=sys.stderr)
+        print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
+        return EXIT_FAILED if rt.status == "failed" else EXIT_DEGRADED
+    return EXIT_TIMEOUT if timed_out else 0

@@ -329,6 +329,11 @@ class ChannelDecl(Strict):
         description="A schema name from channels/, a dotted pydantic path, or an inline schema.",
     )
     capacity: int = Field(64, ge=1, le=1_000_000, description="Per-receiver buffer size.")
+    max_bytes: int = Field(
+        65536, ge=64, le=64 * 1024 * 1024,
+        description="Largest message (its payload as UTF-8 JSON); a bigger send is refused "
+        "to the sender with the reason.",
+    )
 
 
 class RootSpec(Strict):

@@ -53,6 +53,7 @@ class ChannelDef:
     message_type: MessageType | None
     listeners: tuple[str, ...] = ()
     senders: tuple[str, ...] = ()
+    max_bytes: int = 65536
 
 
 @dataclass(slots=True)
@@ -376,7 +377,8 @@ def load_team(path: Path | str) -> Team:
                 f"channel names with '-' ({cname!r})", f"{fixed!r}")
                 if fixed.isidentifier() else f"channel name {cname!r} must be an identifier"))
         mt = _resolve_schema(decl, cname, doc, schemas, errors)
-        channels[cname] = ChannelDef(cname, decl.type, decl.description, decl.capacity, mt)
+        channels[cname] = ChannelDef(cname, decl.type, decl.description, decl.capacity, mt,
+                                     max_bytes=decl.max_bytes)
     direct = _wiring_targets(spec, spec.channels, doc, errors)
     for cname, target in direct.items():
         channels[cname] = ChannelDef(cname, "queue", f"turn-end text delivered to {target}",

@@ -13,6 +13,7 @@ loop reads come only from ``parts.loop`` (:class:`~terrarium.controller.assembly
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 import uuid
@@ -37,7 +38,8 @@ from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
 from terrarium.controller.jobs import creature_hooks
 from terrarium.controller.output import TurnOutput
 from terrarium.controller.recall import recall, record
-from terrarium.errors import ChannelRefusal, TerrariumError
+from terrarium.crashpoints import crashpoint
+from terrarium.errors import ChannelRefusal, ContextOverflow, TerrariumError
 from terrarium.events import (
     CreatureState,
     CreatureStateName,
@@ -66,14 +68,16 @@ from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
-from terrarium.tools.base import ToolContext
+from terrarium.tools.base import EffectJournal, ToolContext
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
 from terrarium.voice.sink import OutputSink
 
 __all__ = ["CallKind", "CallRecord", "Controller", "Emit", "Incoming", "SendFn", "TurnResult"]
 
-SendFn = Callable[[str, dict[str, Any]], Awaitable[int]]
-"""Send ``payload`` on a channel as this creature; returns receivers reached or raises."""
+SendFn = Callable[..., Awaitable[int]]
+"""``send(channel, payload[, key=...])``: send ``payload`` on a channel as this creature;
+returns receivers reached or raises. ``key`` (passed only when the turn has one) is the
+send's deterministic id, so a turn run again after a crash does not send twice."""
 
 CallKind = Literal["tool", "send", "output", "invalid"]
 
@@ -103,6 +107,8 @@ class TurnResult:
     notices: list[str] = field(default_factory=list)
     usages: list[Usage] = field(default_factory=list)
     hit_max_iterations: bool = False
+    # why the turn's input was refused (it cannot fit the context window), else None
+    refused: str | None = None
 
 
 Emit = Callable[[Event], None]
@@ -154,6 +160,7 @@ class Controller:
         emit: Emit | None = None,
         slot: int | None = None,
         clock: Callable[[], datetime | None] | None = None,
+        journal: EffectJournal | None = None,
     ) -> None:
         self.parts = parts
         self.model = model
@@ -190,11 +197,14 @@ class Controller:
         self.tool_ctx = ToolContext(
             creature=parts.name, cwd=cfg.cwd, readable=cfg.readable, writable=cfg.writable,
             state=state,
-            workspace=cfg.workspace, tool_options=cfg.tool_options,
+            workspace=cfg.workspace, tool_options=cfg.tool_options, journal=journal,
         )
         self.last_prompt: BuiltPrompt | None = None
         self._pending_notice: str | None = None
         self.hooks = creature_hooks(parts.name, parts.cdef.config, self.emit, self.tool_ctx)
+        # exactly-once effects: the consumed messages this turn answers, and the round
+        self._turn_of: str | None = None
+        self._round = 0
 
     # -- reporting -------------------------------------------------------------------
     def _state(self, state: CreatureStateName) -> None:
@@ -211,22 +221,27 @@ class Controller:
         result = TurnResult(text="")
         await self.hooks.turn_start(self.turns, inputs)  # hooks: on_message
         cfg = self.settings
+        consumed = [i.message_id for i in inputs if i.message_id]
+        self._turn_of = "+".join(consumed) if consumed else None
         if cfg.history_turns is not None:
             # a short history is also a short context: faster prompt evaluation and decoding
             keep = cfg.history_turns
             self.conversation = self.conversation[len(self.conversation) - keep:] if keep else []
+        before = len(self.conversation)
         for item in inputs:
             rendered = item.render(self.message_templates.get(item.channel or ""))
             self.conversation.append(Turn("user", rendered))
             kind: EntryKind = "user" if item.channel is None else "message_in"
             self._entry(kind, rendered, name=item.channel,
                         data={"sender": item.sender, "message_id": item.message_id})
+        crashpoint("turn.begin")
         facts = await recall(self.memory, inputs, creature=self.parts.name,
                               recent=cfg.memory_recent, matches=cfg.memory_recall)
         self.fill.begin_turn(inputs, facts)
         recalled = facts.prompt_lines() if cfg.memory_in_prompt else ()
         if cfg.memory_record and self.memory is not None:
             await record(self.memory, inputs, creature=self.parts.name)
+            crashpoint("turn.recorded_inputs")
         default = self.parts.default_output
         sink = self.sinks.get(default) if default else None
         out = TurnOutput(self.emit, self.parts.name, default, sink,
@@ -236,10 +251,19 @@ class Controller:
         try:
             for _ in range(cfg.max_iterations):
                 result.rounds += 1
-                built = self.builder.build(TailState(
-                    step=self.step, now=self.clock(), recalled=recalled,
-                    conversation=tuple(self.conversation), notice=self._pending_notice,
-                    status=cfg.prompt_status))
+                try:
+                    built = self.builder.build(TailState(
+                        step=self.step, now=self.clock(), recalled=recalled,
+                        conversation=tuple(self.conversation), notice=self._pending_notice,
+                        status=cfg.prompt_status))
+                except ContextOverflow as exc:
+                    if result.rounds > 1:
+                        raise
+                    # the input itself cannot fit: refuse it, forget it, and go on
+                    del self.conversation[before:]
+                    result.refused = exc.message
+                    self._entry("notice", f"input refused: {exc.message}")
+                    break
                 self._pending_notice = None
                 self.step += 1
                 self._pin_context(built)
@@ -262,6 +286,8 @@ class Controller:
                 )
                 request = await self.hooks.before_model(request)  # hooks: may edit the request
                 self._state("thinking")
+                self._round = result.rounds
+                crashpoint("turn.round")
                 rnd = await self._one_round(request, out, frame)
                 await self.hooks.after_model(request, "".join(rnd.raw), rnd.usage, rnd.finish_reason)  # noqa: E501 (hooks)
                 records, notices = rnd.records, rnd.notices
@@ -301,6 +327,7 @@ class Controller:
             self.hooks.turn_over()  # hooks: the turn is over, however it ended
         result.text = "".join(out.spoken) if sink is not None else last_text
         await self.hooks.turn_end(result)  # hooks: on_turn_end
+        crashpoint("turn.end")
         return result
 
     async def warm_prefix(self) -> Usage | None:
@@ -374,6 +401,7 @@ class Controller:
                     paused = False
                     async with _closing(self.model.stream(current)) as deltas:
                         async for delta in deltas:
+                            crashpoint("turn.delta")
                             if delta.finish_reason:
                                 rnd.finish_reason = delta.finish_reason
                             if delta.text:
@@ -448,31 +476,50 @@ class Controller:
             rec = CallRecord(ev.name, "invalid", args, False,
                              ev.error or "invalid call", True, ev.call_id)
         elif ev.name in parts.sends:
-            rec = await self._send(ev, args)
+            rec = await self._send(ev, args, self._effect_key(idx))
         elif ev.name in parts.outputs:
             rec = await self._output(ev, args)
         else:
             tool = parts.registry.get(ev.name)
             self._state("calling_tool")
+            ctx = self._call_ctx(idx)
             if tool.concurrency_safe:
-                res = await self.hooks.run_tool(tool, ev.args, self.tool_ctx)
+                res = await self.hooks.run_tool(tool, ev.args, ctx)
             else:
                 async with seq_lock:
-                    res = await self.hooks.run_tool(tool, ev.args, self.tool_ctx)
+                    res = await self.hooks.run_tool(tool, ev.args, ctx)
             follow = tool.needs_followup or not res.ok or ev.name == "info"
             rec = CallRecord(ev.name, "tool", args, res.ok, res.text, follow, ev.call_id)
         records[idx] = rec
         self._entry("tool_result", rec.result, name=rec.name,
                     data={"ok": rec.ok, "kind": rec.kind})
 
-    async def _send(self, ev: CallEvent, args: dict[str, Any]) -> CallRecord:
+    def _effect_key(self, idx: int) -> str | None:
+        """The deterministic id of this turn's call ``idx`` of the current round: the same
+        call of the same turn, run again after a crash, gets the same id (None: no message
+        consumed, e.g. direct user text, so nothing to resume)."""
+        if self._turn_of is None:
+            return None
+        return f"{self.parts.name}/{self._turn_of}/{self._round}.{idx}"
+
+    def _call_ctx(self, idx: int) -> ToolContext:
+        key = self._effect_key(idx)
+        if key is None or self.tool_ctx.journal is None:
+            return self.tool_ctx
+        return dataclasses.replace(self.tool_ctx, effect_key=key)
+
+    async def _send(self, ev: CallEvent, args: dict[str, Any], key: str | None = None
+                    ) -> CallRecord:
         channel = self.parts.sends[ev.name]
         if self.send is None:
             return CallRecord(ev.name, "send", args, False,
                               f"Refused: channel {channel!r} is not connected in this run.",
                               True, ev.call_id)
         try:
-            n = await self.send(channel, args)
+            crashpoint("turn.send")
+            n = await (self.send(channel, args) if key is None
+                       else self.send(channel, args, key=key))
+            crashpoint("turn.sent")
         except ChannelRefusal as exc:
             return CallRecord(ev.name, "send", args, False, f"Refused: {exc.message}", True,
                               ev.call_id)

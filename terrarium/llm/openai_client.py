@@ -285,7 +285,7 @@ class OpenAIClient:
                             if not is_retryable_status(resp.status_code):
                                 raise self._error(
                                     f"the model server at {self.url} refused the request with "
-                                    f"{problem}"
+                                    f"{problem}", permanent=True,
                                 )
                             retry_after = parse_retry_after(resp.headers.get("retry-after"))
                         else:

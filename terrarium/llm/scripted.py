@@ -18,6 +18,7 @@ Script file format (YAML), either a list of steps or a mapping::
         reply: "That is a number."
       - tool_calls: [{name: get_time, arguments: {tz: UTC}}]
       - fault: error                               # this call raises ModelError
+      - fault: refused                             # ... one no retry can fix (an HTTP 400)
       - {reply: "cut short", fault: truncate}      # streams part, then raises ModelError
       - {reply: "slow", delay: 0.5, chunk: 2, repeat: true}  # repeat: never used up
 
@@ -97,8 +98,9 @@ class ScriptStep(BaseModel):
     )
     reply: str = Field(default="", description="Text streamed back.")
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
-    fault: Literal["error", "truncate"] | None = Field(
-        default=None, description="error: raise ModelError; truncate: stream half, then raise."
+    fault: Literal["error", "truncate", "refused"] | None = Field(
+        default=None, description="error: raise ModelError; truncate: stream half, then raise; "
+        "refused: raise a permanent ModelError (as an HTTP 400 would)."
     )
     delay: float = Field(default=0.0, ge=0, description="Seconds before the first delta.")
     chunk: int | None = Field(default=None, ge=1, description="Characters per delta.")
@@ -305,6 +307,9 @@ class ScriptedModel:
         step = self._choose(request, prefill)
         if step.fault == "error":
             raise ModelError(f"the scripted model failed on call {self.calls}, as scripted")
+        if step.fault == "refused":
+            raise ModelError(f"the scripted model refused call {self.calls} (HTTP 400, as "
+                             "scripted)", permanent=True)
         if step.delay:
             await anyio.sleep(step.delay)
         size = step.chunk or self.chunk_size

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from terrarium.errors import PromptError
+from terrarium.errors import ContextOverflow, PromptError
 from terrarium.prompt.budget import TailBudgets, Tokenizer, truncate_to
 from terrarium.prompt.inputs import Skill
 
@@ -224,7 +224,7 @@ class TailAssembler:
             used = running + self._tok.count(summary) + self._b.turn_overhead
             if used <= cap:
                 return turns[k:], summary, k, used
-        raise PromptError(
+        raise ContextOverflow(
             f"The conversation cannot fit the context window: even with "
             f"{len(turns) - 1} older turns folded, the newest turn needs {costs[-1]} tokens "
             f"and only {cap} are left after the prefix, the other tail sections, the reply "

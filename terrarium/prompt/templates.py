@@ -9,6 +9,8 @@ restart does not recompile.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any
 
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
 from jinja2.exceptions import SecurityError, UndefinedError
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.sandbox import SandboxedEnvironment, safe_range
 
 from terrarium.errors import Location, TemplateError
 from terrarium.prompt.inputs import (
@@ -35,14 +37,52 @@ __all__ = ["CompiledTemplate", "compile_template"]
 _DATA_VIEW_TYPES = frozenset({ToolView, ChannelView, FieldView, Skill, TeamMember, NamedOutputView})
 
 
+# Bounds on what one render may cost: a template is user input, and rendering runs on the
+# event loop. Loops keep the sandbox's own capped ``range`` (100 000 items).
+MAX_OUTPUT_CHARS = 1_000_000
+MAX_PRODUCT_ITEMS = 100_000  # a string or list made by ``*``
+RENDER_SECONDS = 2.0
+_render = threading.local()
+
+
+def _check_deadline() -> None:
+    deadline = getattr(_render, "deadline", None)
+    if deadline is not None and time.monotonic() > deadline:
+        raise SecurityError(f"rendering took longer than {RENDER_SECONDS:g} s")
+
+
+def _sized(value: Any) -> int | None:
+    return len(value) if isinstance(value, (str, list, tuple, bytes)) else None
+
+
 class _Sandbox(SandboxedEnvironment):
+    intercepted_binops = frozenset({"*", "**"})
+
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) in _DATA_VIEW_TYPES and not attribute.startswith("_"):
             try:
                 return getattr(obj, attribute)
             except AttributeError:
                 pass
+        _check_deadline()
         return super().getattr(obj, attribute)
+
+    def call(self, context: Any, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        _check_deadline()
+        return super().call(context, obj, *args, **kwargs)
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        _check_deadline()
+        if operator == "*":
+            for seq, n in ((left, right), (right, left)):
+                size = _sized(seq)
+                if size is not None and isinstance(n, int) and size * n > MAX_PRODUCT_ITEMS:
+                    raise SecurityError(
+                        f"'*' would make {size * n} items; templates may make at most "
+                        f"{MAX_PRODUCT_ITEMS}")
+        if operator == "**" and isinstance(right, int) and right > 64:
+            raise SecurityError("'**' with an exponent over 64 is refused")
+        return super().call_binop(context, operator, left, right)
 
 
 _ENV = _Sandbox(
@@ -54,7 +94,7 @@ _ENV = _Sandbox(
 )
 # No implicit globals: a template sees exactly the registered variables (plus ``range``).
 _ENV.globals.clear()
-_ENV.globals["range"] = range
+_ENV.globals["range"] = safe_range  # the sandbox's own, capped: never Python's
 _ALLOWED_GLOBALS = frozenset(_ENV.globals)
 _UNSAFE_FILTERS = frozenset({"attr"})
 
@@ -81,10 +121,21 @@ class CompiledTemplate:
                 )
 
     def render(self, variables: Mapping[str, Any]) -> str:
-        """Render once; runtime failures (undefined attribute, unsafe access) become errors."""
+        """Render once; runtime failures (undefined attribute, unsafe access, a bound
+        exceeded: output size, ``*`` products, range, the deadline) become errors."""
+        _render.deadline = time.monotonic() + RENDER_SECONDS
         try:
-            return self.template.render(variables)
-        except SecurityError as exc:
+            parts: list[str] = []
+            size = 0
+            for chunk in self.template.generate(variables):
+                size += len(chunk)
+                if size > MAX_OUTPUT_CHARS:
+                    raise SecurityError(
+                        f"the output grew past {MAX_OUTPUT_CHARS} characters")
+                _check_deadline()
+                parts.append(chunk)
+            return "".join(parts)
+        except (SecurityError, OverflowError) as exc:
             raise TemplateError(
                 f"The template tried an unsafe operation and was refused: {exc}",
                 location=Location(file=Path(self.file), line=_template_line(exc, self.file)),
@@ -94,6 +145,8 @@ class CompiledTemplate:
                 f"The template refers to something undefined: {exc}.",
                 location=Location(file=Path(self.file), line=_template_line(exc, self.file)),
             ) from None
+        finally:
+            _render.deadline = None
 
 
 def _template_line(exc: BaseException, file: str) -> int:
@@ -116,7 +169,16 @@ def _refuse(file: str, line: int, what: str) -> TemplateError:
 
 
 def _check_unsafe(tree: nodes.Template, file: str) -> None:
-    """Refuse private/dunder attribute access at load, before anything runs."""
+    """Refuse private/dunder attribute access, and templates loading other templates, at
+    load, before anything runs."""
+    for tag, kinds in (("include", nodes.Include), ("import", (nodes.Import, nodes.FromImport)),
+                       ("extends", nodes.Extends)):
+        for node in tree.find_all(kinds):
+            raise TemplateError(
+                f"The template uses {{% {tag} %}}, which prompt templates do not support.",
+                location=Location(file=Path(file), line=node.lineno),
+                suggestion="put the text in the template itself",
+            )
     for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Filter, nodes.Name)):
         if isinstance(node, nodes.Getattr) and node.attr.startswith("_"):
             raise _refuse(file, node.lineno, f"the private attribute {node.attr!r}")

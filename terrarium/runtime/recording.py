@@ -134,6 +134,12 @@ class Recorder:
         self.turns_total += 1
         self.results.append((creature, result))
 
+    def refusal(self, sender: str, channel: str, reason: str) -> None:
+        """Record a refusal the runtime itself made (not the hub's send checks)."""
+        if self.log is not None:
+            with contextlib.suppress(Exception):
+                self.log.record_refusal(self.run_id, sender, channel, reason)
+
     def record_turn(self, creature: str, turn_index: int, result: TurnResult | None, *,
                     error: str | None = None, started: float | None = None) -> None:
         if self.log is None:

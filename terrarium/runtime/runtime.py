@@ -75,6 +75,7 @@ class TeamRuntime:
         self.sinks: dict[str, dict[str, OutputSink]] = {}
         self.tts: list[Any] = []
         self.resumed: dict[str, int] = {}
+        self.status = "running"  # the run's final status once it has ended
         self._recorder = Recorder(self.bus, self.options)
         self._creatures: dict[str, RunningCreature] = {}
         self._supervisor: Supervisor | None = None
@@ -149,9 +150,10 @@ class TeamRuntime:
         stack, self._stack = self._stack, None
         if stack is None:
             return None
-        status = "completed" if e is None else (
+        status = self._outcome() if e is None else (
             "interrupted" if isinstance(e, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
             else "failed")
+        self.status = status
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
         try:
@@ -162,6 +164,22 @@ class TeamRuntime:
             if self.memory is not None:
                 self.memory.close()
         return None
+
+    def _outcome(self) -> str:
+        """How a run that ended without an error went: ``failed`` when every team creature
+        that listens ended failed, ``degraded`` when some did, else ``completed``."""
+        members = [n for n, c in self._creatures.items()
+                   if n != ROOT and c.parts.cdef.listen]
+        failed = [n for n in members if self._recorder.statuses[n].state == "failed"]
+        if not failed:
+            return "completed"
+        return "failed" if len(failed) == len(members) else "degraded"
+
+    @property
+    def failed_creatures(self) -> dict[str, str]:
+        """Each creature that ended failed, with its last error."""
+        return {n: s.last_error or "failed" for n, s in self._recorder.statuses.items()
+                if s.state == "failed"}
 
     # ------------------------------------------------------------------ records (TeamHandle)
     @property

@@ -19,8 +19,16 @@ from terrarium.channels.bus import EventBus
 from terrarium.channels.envelope import Envelope
 from terrarium.channels.hub import ChannelHub
 from terrarium.controller.loop import Controller, Incoming, TurnResult
-from terrarium.errors import ChannelRefusal, RuntimeFailure
-from terrarium.events import CreatureState, ErrorEvent, Restart, TurnEnded, TurnStarted
+from terrarium.crashpoints import crashpoint
+from terrarium.errors import ChannelRefusal, ModelError, RuntimeFailure
+from terrarium.events import (
+    CreatureState,
+    ErrorEvent,
+    MessageRefused,
+    Restart,
+    TurnEnded,
+    TurnStarted,
+)
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, RuntimeOptions
 from terrarium.runtime.recording import Recorder
@@ -105,10 +113,16 @@ class Supervisor:
                 self._entry(c, "error", f"turn failed: {msg}")
                 self.bus.publish(ErrorEvent(creature=c.name, message=msg))
                 self.recorder.record_turn(c.name, c.turns, None, error=msg)
-                if c.failures >= sup.max_failures:
+                # an error no retry can fix (HTTP 4xx but 408/429) is not asked again
+                permanent = isinstance(cause, ModelError) and cause.permanent
+                if permanent or c.failures >= sup.max_failures:
                     status.state = "failed"
+                    why = ("the model refused the request; retrying cannot help" if permanent
+                           else f"{c.failures} failed attempts in a row")
+                    self.bus.publish(ErrorEvent(creature=c.name,
+                                                message=f"gave up ({why}): {msg}"))
                     self.bus.publish(CreatureState(creature=c.name, state="failed"))
-                    logger.error("creature %s failed %d times; giving up", c.name, c.failures)
+                    logger.error("creature %s failed (%s); giving up", c.name, why)
                     c.stopped = True
                     # keep its message first in line for start_creature (and in the log)
                     self.hub.subscribe(c.name).replay([env])
@@ -126,9 +140,15 @@ class Supervisor:
                     self.recovering -= 1
                 continue
             c.failures = 0
-            await self.hub.mark_consumed(c.name, env.id)
+            if result is not None and result.refused:
+                self._refused(c, env, result.refused)
+            # the turn's wired output is one of its effects: sent (with its deterministic
+            # key) before the message is marked consumed, so a crash between the two
+            # neither loses it nor, on resume, sends it twice
             if result is not None:
-                await self._wire_output(c, result)
+                await self._wire_output(c, result, env.id)
+            await self.hub.mark_consumed(c.name, env.id)
+            crashpoint("supervisor.consumed")
             return
 
     async def turn(self, c: RunningCreature, incoming: Sequence[Incoming]) -> TurnResult | None:
@@ -161,15 +181,24 @@ class Supervisor:
             c.turn_scope = None
             self.active_turns -= 1
 
-    async def _wire_output(self, c: RunningCreature, result: TurnResult) -> None:
+    async def _wire_output(self, c: RunningCreature, result: TurnResult,
+                           consumed: str | None = None) -> None:
         text = result.text.strip()
         if not text:
             return
         for ch in c.parts.cdef.output_wiring:
+            key = f"{c.name}/{consumed}/output:{ch}" if consumed else None
             try:
-                await self.hub.send(c.name, ch, {"text": text})
+                await self.hub.send(c.name, ch, {"text": text}, key=key)
             except ChannelRefusal as exc:
                 self._entry(c, "error", f"output wiring to {ch} refused: {exc.message}")
+
+    def _refused(self, c: RunningCreature, env: Envelope, why: str) -> None:
+        """A message the creature could not take (too big for its context window): told
+        to whoever watches and recorded; it is consumed, so the creature goes on."""
+        reason = f"message {env.id} was refused by {c.name}: {why}"
+        self.recorder.refusal(env.sender, env.channel, reason)
+        self.bus.publish(MessageRefused(sender=env.sender, channel=env.channel, reason=reason))
 
     def _entry(self, c: RunningCreature, kind: str, text: str) -> None:
         self.recorder.entry(c.name, kind, text, c.turns)
@@ -227,7 +256,8 @@ def _rebuild(c: RunningCreature) -> Controller:
     old = c.controller
     assert old is not None
     new = Controller(c.parts, old.model, sinks=old.sinks, send=old.send, memory=old.memory,
-                     emit=old.emit, slot=old.slot, clock=old.clock)
+                     emit=old.emit, slot=old.slot, clock=old.clock,
+                     journal=old.tool_ctx.journal)
     new.conversation = list(old.conversation)  # keep what it heard; drop the broken turn
     new.turns = old.turns
     new.tool_ctx.state.update(old.tool_ctx.state)  # what wiring handed down: team, sub-agents, jobs

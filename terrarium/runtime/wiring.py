@@ -40,7 +40,7 @@ from terrarium.tools.mcp.hub import McpHub
 from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
-__all__ = ["Wiring", "assemble_team", "build_hub", "payload_problem"]
+__all__ = ["LogJournal", "Wiring", "assemble_team", "build_hub", "payload_problem"]
 
 
 def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | None = None
@@ -78,7 +78,7 @@ def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_i
         ChannelSpec(name=c.name, kind=c.type, description=c.description,
                     schema_name=c.message_type.name if c.message_type else "",
                     validator=c.message_type.model if c.message_type else None,
-                    capacity=c.capacity)
+                    capacity=c.capacity, max_bytes=c.max_bytes)
         for c in team.channels.values()
     ]
     wirings = [
@@ -244,12 +244,28 @@ class Wiring:
                                base_dir=c.parts.cdef.folder)
         name = c.name
 
-        async def send(channel: str, payload: dict[str, Any]) -> int:
-            res = await hub.send(name, channel, payload)
+        async def send(channel: str, payload: dict[str, Any], key: str | None = None) -> int:
+            res = await hub.send(name, channel, payload, key=key)
             return res.count
 
+        log = self.recorder.log
         return Controller(
             c.parts, model, sinks=sinks, send=send, memory=self.memory,
             emit=self.recorder.emitter(name), slot=slot,
             clock=opts.clock or datetime.now,
+            journal=LogJournal(log, self.recorder.run_id) if log is not None else None,
         )
+
+
+class LogJournal:
+    """The durable log as the tools' effect journal (``tools.base.EffectJournal``)."""
+
+    def __init__(self, log: DurableLog, run_id: str) -> None:
+        self.log = log
+        self.run_id = run_id
+
+    def recorded(self, key: str) -> tuple[bool, str] | None:
+        return self.log.effect(self.run_id, key)
+
+    def record(self, key: str, creature: str, tool: str, ok: bool, result: str) -> None:
+        self.log.record_effect(self.run_id, key, creature, tool, ok, result)

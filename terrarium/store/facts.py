@@ -191,11 +191,14 @@ class MemoryStore:
         fp = _fingerprint(fact)
         with self._lock, self._conn:
             row = self._conn.execute(
-                "SELECT id, tags FROM memories WHERE creature = ? AND fingerprint = ?",
+                "SELECT id, tags, source FROM memories WHERE creature = ? AND fingerprint = ?",
                 (creature, fp),
             ).fetchone()
             if row is not None:
-                mem_id, old_json = row
+                mem_id, old_json, old_source = row
+                if source is not None and old_source == source:
+                    # the same write again (a turn re-run after a crash): report it as it was
+                    return MemoryWrite(id=mem_id, created=True)
                 merged = _clean_tags([*json.loads(old_json), *new_tags])
                 if merged != tuple(json.loads(old_json)):
                     self._conn.execute(

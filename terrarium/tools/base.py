@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from terrarium.errors import ToolError
 
-__all__ = ["Answerer", "GuidanceBucket", "NoArgs", "Tool", "ToolContext"]
+__all__ = ["Answerer", "EffectJournal", "GuidanceBucket", "NoArgs", "Tool", "ToolContext"]
 
 GuidanceBucket = Literal["first", "normal", "last"]
 
@@ -29,6 +29,18 @@ class Answerer(Protocol):
     """
 
     async def __call__(self, question: str, choices: Sequence[str]) -> str | None: ...
+
+
+class EffectJournal(Protocol):
+    """Where a side-effecting tool call's result is kept under its deterministic key, so a
+    turn run again after a crash gets the recorded result instead of doing it twice.
+
+    The runtime provides one backed by the durable log; ``None`` (tests, no log): no replay.
+    """
+
+    def recorded(self, key: str) -> tuple[bool, str] | None: ...
+
+    def record(self, key: str, creature: str, tool: str, ok: bool, result: str) -> None: ...
 
 
 class NoArgs(BaseModel):
@@ -55,6 +67,10 @@ class ToolContext:
     tool_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # Who answers ``ask_user``; None: nobody is there to ask.
     answerer: Answerer | None = None
+    # Exactly-once effects: the journal of side-effecting calls, and this call's
+    # deterministic key (run, creature, consumed message, place in the turn); None: no replay.
+    journal: EffectJournal | None = None
+    effect_key: str | None = None
 
     @property
     def work_dir(self) -> Path:
@@ -84,6 +100,15 @@ class Tool:
     # False for tools whose result is only an acknowledgement (a write): when every call of
     # a round is like that, the turn ends without another model round.
     needs_followup: ClassVar[bool] = True
+    # True for a tool that changes something outside the conversation which the durable log
+    # can guard (memory, files): its result is recorded under the call's key and replayed,
+    # not run again, when a crash makes the turn run again. A tool whose effect the log
+    # cannot guard (a shell command, a web fetch) keeps False: it runs again on resume.
+    side_effects: ClassVar[bool] = False
+    # True when running the call twice with the same arguments leaves the same state (a
+    # memory write keeps one row per fact; a file written whole). Such a tool is exactly-once
+    # even if a crash falls between its effect and the record of its result.
+    idempotent: ClassVar[bool] = False
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         raise NotImplementedError

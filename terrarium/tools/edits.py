@@ -157,6 +157,7 @@ class EditTool(Tool):
         "end_line) and copy old_string from them exactly, without the line numbers."
     )
     concurrency_safe: ClassVar[bool] = False
+    side_effects: ClassVar[bool] = True  # journaled: replayed, not redone, on resume
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, EditArgs)
@@ -177,6 +178,7 @@ class MultiEditTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = MultiEditArgs
     concurrency_safe: ClassVar[bool] = False
+    side_effects: ClassVar[bool] = True  # journaled: replayed, not redone, on resume
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, MultiEditArgs)

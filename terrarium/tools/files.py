@@ -159,6 +159,7 @@ class WriteFileTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = WriteFileArgs
     concurrency_safe: ClassVar[bool] = False
+    side_effects: ClassVar[bool] = True  # journaled: replayed, not redone, on resume
     needs_followup = False
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:

@@ -49,11 +49,14 @@ class MemoryWriteTool(Tool):
     )
     concurrency_safe: ClassVar[bool] = False
     needs_followup = False
+    side_effects: ClassVar[bool] = True
+    idempotent: ClassVar[bool] = True  # one row per fact; the call's key is its source
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, MemoryWriteArgs)
         store = memory_of(ctx)
-        result = await store.awrite(args.text, creature=ctx.creature, tags=args.tags)
+        result = await store.awrite(args.text, creature=ctx.creature, tags=args.tags,
+                                    source=ctx.effect_key)
         if result.created:
             return f"Remembered as #{result.id}."
         return f"Already remembered as #{result.id}."

@@ -169,3 +169,42 @@ class Gate(Tool):
             progress.append(f"waiting at {args.label}")
         await Gate.opened.wait()
         return f"gate {args.label} opened"
+
+
+class Stall(Tool):
+    """Blocks its thread for 20 s, as careless tool code does (the fault tests' case)."""
+
+    name = "stall"
+    summary = "Wait a long time."
+    args_model = LabelArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        import time
+
+        time.sleep(20)  # noqa: ASYNC251 (blocking on purpose: the loop freezes)
+        return "woke up"
+
+
+class SyncStall(Tool):
+    """Blocks for 20 s in plain synchronous code, which the runner puts in a thread."""
+
+    name = "sync_stall"
+    summary = "Wait a long time, synchronously."
+    args_model = LabelArgs
+
+    def run(self, args: BaseModel, ctx: ToolContext) -> str:  # type: ignore[override]
+        import time
+
+        time.sleep(20)
+        return "woke up"
+
+
+class Quit(Tool):
+    """Raises SystemExit, as a tool calling sys.exit() would."""
+
+    name = "quit"
+    summary = "Leave."
+    args_model = LabelArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        raise SystemExit(3)
