@@ -41,3 +41,29 @@ def test_team_tools_exist_only_for_the_root() -> None:
     team = load_team(FIXTURE)
     assert "team_status" in assemble(team, "root").registry.names()
     assert "team_status" not in assemble(team, "worker").registry.names()
+
+
+def test_terrarium_run_prints_the_roots_replies_and_each_creatures_model(tmp_path: Path) -> None:
+    """The root answers the user: its replies are printed, and at start the console says
+    which model and endpoint each creature uses."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run(
+        [sys.executable, "-m", "terrarium", "run", str(FIXTURE), "--runs-dir", str(tmp_path),
+         "--input", "please stop the worker"],
+        cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True,
+        text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "root> Worker stopped." in proc.stdout
+    assert "  worker: scripted (" in proc.stdout and "  root: scripted (" in proc.stdout
+
+
+def test_prompt_command_shows_the_root_creature(capsys: object) -> None:
+    from terrarium.cli.command import main
+
+    assert main(["prompt", str(FIXTURE), "root"]) == 0
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "team_status" in out

@@ -20,6 +20,7 @@ from terrarium.events import (
     OutputText,
     Restart,
     SpeechCut,
+    TranscriptAppended,
     UtteranceWritten,
 )
 
@@ -30,10 +31,12 @@ class ConsolePrinter:
     def __init__(
         self, out: TextIO | None = None, *, verbose: bool = False,
         printed_elsewhere: frozenset[tuple[str, str]] = frozenset(),
+        replies_of: frozenset[str] = frozenset(),
     ) -> None:
         self.out = out or sys.stdout
         self.verbose = verbose
         self.skip = printed_elsewhere  # (creature, output) pairs a stdout sink already prints
+        self.replies_of = replies_of  # creatures whose replies no output shows (the root)
         self._open: tuple[str, str] | None = None
 
     def _line(self, text: str) -> None:
@@ -55,6 +58,9 @@ class ConsolePrinter:
                 self._open = key
             self.out.write(ev.text)
             self.out.flush()
+        elif (isinstance(ev, TranscriptAppended) and ev.creature in self.replies_of
+              and ev.entry.kind == "assistant"):
+            self._line(f"{ev.creature}> {ev.entry.text.strip()}")
         elif isinstance(ev, UtteranceWritten):
             self._line(_audio_line(ev))
         elif isinstance(ev, SpeechCut):

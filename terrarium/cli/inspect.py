@@ -87,8 +87,9 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     if not isinstance(result, Team):
         raise TerrariumError(f"{args.path} is a package; give one of its terrariums or creatures",
                              suggestion="e.g. terrarium prompt examples/voice_assistant router")
-    if args.creature not in result.creatures:
-        known = ", ".join(sorted(result.creatures))
+    is_root = args.creature == "root" and result.root is not None  # the operator creature
+    if args.creature not in result.creatures and not is_root:
+        known = ", ".join(sorted(result.creatures) + (["root"] if result.root else []))
         raise TerrariumError(f"there is no creature {args.creature!r} in {result.name!r}",
                              suggestion=f"creatures: {known}")
     parts = assemble(result, args.creature)

@@ -15,6 +15,8 @@ import anyio
 from terrarium.cli.console import ConsolePrinter
 from terrarium.config import Team, load_any
 from terrarium.errors import ChannelRefusal, TerrariumError
+from terrarium.llm.factory import describe_settings
+from terrarium.llm.settings import ControllerSettings
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 
 __all__ = ["cmd_run", "load_runnable", "run_command"]
@@ -92,6 +94,11 @@ async def _send_user(rt: TeamRuntime, text: str) -> bool:
     return True
 
 
+def _creature_defs(team: Team) -> dict[str, Any]:
+    """Every creature of the run by name, the root creature as ``root``."""
+    return {**team.creatures, **({"root": team.root} if team.root is not None else {})}
+
+
 def load_runnable(path: Path) -> Team:
     result = load_any(path)
     if not isinstance(result, Team):
@@ -157,10 +164,16 @@ async def _run_command(args: argparse.Namespace) -> int:
     stdout_outputs = frozenset(
         (c.name, o) for c in team.creatures.values()
         for o, spec in c.config.output.named_outputs.items() if spec.type == "stdout")
-    printer = ConsolePrinter(verbose=args.verbose, printed_elsewhere=stdout_outputs)
+    # the root creature answers the user, but has no output of its own unless it names one
+    silent_root = team.root is not None and not team.root.config.output.named_outputs
+    printer = ConsolePrinter(verbose=args.verbose, printed_elsewhere=stdout_outputs,
+                             replies_of=frozenset({"root"}) if silent_root else frozenset())
     timed_out = False
     async with TeamRuntime(team, opts) as rt:
         print(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}", flush=True)
+        for name, cdef in sorted(_creature_defs(team).items()):  # never silently the wrong model
+            settings = cdef.config.controller or ControllerSettings()
+            print(f"  {name}: {describe_settings(settings)}", flush=True)
         if rt.resumed:
             total = sum(rt.resumed.values())
             print(f"resuming: {total} unconsumed message(s) redelivered", flush=True)
