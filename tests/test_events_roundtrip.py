@@ -53,6 +53,10 @@ def samples() -> list[ev.Event]:
         ev.UtteranceWritten(creature="a", utterance_id="u1", path="/runs/u1.wav",
                             duration=1.5, aborted=True, metrics=metrics),
         ev.Missed(count=7),
+        ev.ApprovalRequested(creature="a", tool="shell", request_id="a-1",
+                             args={"command": "pytest -q", "timeout": 30}),
+        ev.ApprovalDecided(creature="a", tool="shell", request_id="a-1", approved=True,
+                           reason="looks safe", by="terminal"),
         ev.RunEnded(run_id="r1", status="completed"),
     ]
     # distinct, increasing times: replay orders by time

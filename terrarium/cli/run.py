@@ -1,4 +1,10 @@
-"""``terrarium run``: drive a team (or one creature) from --input or stdin lines."""
+"""``terrarium run``: drive a team (or one creature) from --input or stdin lines.
+
+Who approves the calls a creature's ``approve:`` lists, and answers ``ask_user``: ``--tui``
+the monitor; a terminal (or ``--approve-from-stdin`` on a piped stdin) the prompt, through
+the one stdin reader (``cli.human``); otherwise nobody, so such calls are refused at once.
+``--yes`` approves every call whoever is there.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +17,11 @@ from typing import Any
 import anyio
 
 from terrarium.cli.console import ConsolePrinter
+from terrarium.cli.human import StdinRouter, TerminalHuman
 from terrarium.config import Team, load_any
 from terrarium.errors import TerrariumError
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+from terrarium.tools.approval import approve_all
 
 __all__ = ["cmd_run", "load_runnable", "run_command"]
 
@@ -23,7 +31,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return anyio.run(run_command, args)
 
 
-async def _lines(args: argparse.Namespace) -> AsyncIterator[str]:
+async def _lines(args: argparse.Namespace, router: StdinRouter) -> AsyncIterator[str]:
     if args.input:
         for text in args.input:
             yield text
@@ -32,11 +40,11 @@ async def _lines(args: argparse.Namespace) -> AsyncIterator[str]:
     while True:
         if interactive:
             print("you> ", end="", flush=True)
-        line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-        if not line:
+        line = await router.readline()
+        if line is None:
             return
         if line.strip():
-            yield line.rstrip("\n")
+            yield line
 
 
 def load_runnable(path: Path) -> Team:
@@ -97,9 +105,18 @@ async def _run_command(args: argparse.Namespace) -> int:
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
     if args.tui:
         # imported here only because Textual is slow to load and only --tui needs it
-        from terrarium.tui import run_team_with_monitor
+        from terrarium.tui import MonitorHuman, run_team_with_monitor
 
-        return await run_team_with_monitor(team, lambda t: TeamRuntime(t, opts))
+        monitor = MonitorHuman()
+        opts.approver = approve_all if args.yes else monitor.approve
+        opts.answerer = monitor.answer
+        return await run_team_with_monitor(team, lambda t: TeamRuntime(t, opts), human=monitor)
+    router = StdinRouter()
+    if sys.stdin.isatty() or args.approve_from_stdin:
+        human = TerminalHuman(router)
+        opts.approver, opts.answerer = human.approve, human.answer
+    if args.yes:
+        opts.approver = approve_all
     single = not team.channels and len(team.creatures) == 1
     stdout_outputs = frozenset(
         (c.name, o) for c in team.creatures.values()
@@ -113,11 +130,12 @@ async def _run_command(args: argparse.Namespace) -> int:
             print(f"resuming: {total} unconsumed message(s) redelivered", flush=True)
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)
+            tg.start_soon(router.run)
             with anyio.move_on_after(args.timeout) as scope:
                 if args.resume and await _until_idle_or_limit(rt, args.max_turns):
                     tg.cancel_scope.cancel()
                 live = not single and not args.input and sys.stdin.isatty()
-                async for text in _lines(args):
+                async for text in _lines(args, router):
                     if single:
                         name = next(iter(team.creatures))
                         result = await rt.ask(name, text)

@@ -405,6 +405,7 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                 or did_you_mean(tool, known_tool_names())
                 or f"known tools: {', '.join(known_tool_names())}"))
     _check_tool_options(lc, errors)
+    _check_approve(lc, errors)
     outs = cfg.output
     if outs.default is not None and outs.default not in outs.named_outputs:
         errors.append(lc.where("output", "default").error(
@@ -479,3 +480,20 @@ def _check_tool_options(lc: LoadedCreature, errors: list[ConfigError]) -> None:
         except ValidationError as exc:
             errors.extend(from_validation_error(
                 origin.doc, exc, cls.options_model, raw, base=("tool_options", tname)))
+
+
+def _check_approve(lc: LoadedCreature, errors: list[ConfigError]) -> None:
+    """Each ``approve`` entry names one of the creature's tools (or is ``*``)."""
+    from terrarium.tools.registry import resolve_tool
+
+    names = []
+    for ref in lc.config.tools:
+        try:
+            names.append(resolve_tool(ref).name)
+        except Exception:  # reported by the tools check
+            continue
+    for i, tname in enumerate(lc.config.approve):
+        if tname != "*" and tname not in names:
+            errors.append(lc.where("approve", i).error(
+                f"approve names {tname!r}, which is not one of this creature's tools",
+                did_you_mean(tname, names) or f"add {tname!r} to `tools:`"))

@@ -78,6 +78,7 @@ class LoopSettings:
     writable: tuple[Path, ...]
     workspace: Path | None  # where file and shell tools act (None: the creature folder)
     tool_options: Mapping[str, Mapping[str, Any]]  # tool name -> its options, unvalidated
+    approve: frozenset[str]  # tools whose calls wait for a human's yes ("*": every tool)
 
 
 def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettings:
@@ -99,6 +100,7 @@ def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettin
         writable=tuple(Path(p) for p in cfg.writable_paths),
         workspace=Path(cfg.workspace) if cfg.workspace else None,
         tool_options=MappingProxyType({k: dict(v) for k, v in cfg.tool_options.items()}),
+        approve=frozenset(cfg.approve),
     )
 
 

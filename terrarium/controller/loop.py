@@ -38,6 +38,8 @@ from terrarium.controller.output import TurnOutput
 from terrarium.controller.recall import recall, record
 from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.events import (
+    ApprovalDecided,
+    ApprovalRequested,
     CreatureState,
     CreatureStateName,
     EntryKind,
@@ -65,8 +67,15 @@ from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
-from terrarium.tools.base import ToolContext
-from terrarium.tools.runner import run_tool
+from terrarium.tools.approval import (
+    NOBODY_TO_APPROVE,
+    Approval,
+    Approver,
+    needs_approval,
+    refusal_text,
+)
+from terrarium.tools.base import Answerer, Tool, ToolContext
+from terrarium.tools.runner import ToolResult, run_tool
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
 from terrarium.voice.sink import OutputSink
 
@@ -154,6 +163,8 @@ class Controller:
         emit: Emit | None = None,
         slot: int | None = None,
         clock: Callable[[], datetime | None] | None = None,
+        approver: Approver | None = None,
+        answerer: Answerer | None = None,
     ) -> None:
         self.parts = parts
         self.model = model
@@ -163,6 +174,7 @@ class Controller:
         self.emit: Emit = emit or _ignore
         self.slot = slot
         self.clock = clock or (lambda: None)
+        self.approver = approver  # None: nobody to ask, calls needing approval are refused
         self.builder = PromptBuilder(parts.inputs, parts.fmt, tokenizer, cache=parts.cache)
         self.conversation: list[Turn] = []
         self.step = 0
@@ -190,7 +202,7 @@ class Controller:
         self.tool_ctx = ToolContext(
             creature=parts.name, cwd=cfg.cwd, readable=cfg.readable, writable=cfg.writable,
             state=state,
-            workspace=cfg.workspace, tool_options=cfg.tool_options,
+            workspace=cfg.workspace, tool_options=cfg.tool_options, answerer=answerer,
         )
         self.last_prompt: BuiltPrompt | None = None
         self._pending_notice: str | None = None
@@ -449,15 +461,36 @@ class Controller:
             tool = parts.registry.get(ev.name)
             self._state("calling_tool")
             if tool.concurrency_safe:
-                res = await run_tool(tool, ev.args, self.tool_ctx)
+                res = await self._approved_run(tool, ev, args)
             else:
                 async with seq_lock:
-                    res = await run_tool(tool, ev.args, self.tool_ctx)
+                    res = await self._approved_run(tool, ev, args)
             follow = tool.needs_followup or not res.ok or ev.name == "info"
             rec = CallRecord(ev.name, "tool", args, res.ok, res.text, follow, ev.call_id)
         records[idx] = rec
         self._entry("tool_result", rec.result, name=rec.name,
                     data={"ok": rec.ok, "kind": rec.kind})
+
+    async def _approved_run(self, tool: type[Tool], ev: CallEvent,
+                            args: dict[str, Any]) -> ToolResult:
+        """Run the call, first asking for approval if the creature's ``approve`` covers it.
+
+        Asked under the caller's sequence lock, so calls still run in the order written.
+        """
+        if needs_approval(ev.name, self.settings.approve):
+            rid = f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}"
+            self.emit(ApprovalRequested(creature=self.parts.name, tool=ev.name,
+                                        request_id=rid, args=args))
+            if self.approver is None:
+                decision = Approval(False, NOBODY_TO_APPROVE, by="nobody")
+            else:
+                decision = await self.approver(self.parts.name, ev.name, args)
+            self.emit(ApprovalDecided(creature=self.parts.name, tool=ev.name, request_id=rid,
+                                      approved=decision.approved, reason=decision.reason,
+                                      by=decision.by))
+            if not decision.approved:
+                return ToolResult(ok=False, text=refusal_text(ev.name, decision))
+        return await run_tool(tool, ev.args if ev.args is not None else args, self.tool_ctx)
 
     async def _send(self, ev: CallEvent, args: dict[str, Any]) -> CallRecord:
         channel = self.parts.sends[ev.name]

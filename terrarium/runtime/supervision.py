@@ -227,7 +227,8 @@ def _rebuild(c: RunningCreature) -> Controller:
     old = c.controller
     assert old is not None
     new = Controller(c.parts, old.model, sinks=old.sinks, send=old.send, memory=old.memory,
-                     emit=old.emit, slot=old.slot, clock=old.clock)
+                     emit=old.emit, slot=old.slot, clock=old.clock,
+                     approver=old.approver, answerer=old.tool_ctx.answerer)
     new.conversation = list(old.conversation)  # keep what it heard; drop the broken turn
     new.turns = old.turns
     return new

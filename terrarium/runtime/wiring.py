@@ -31,6 +31,7 @@ from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, USER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.store import MemoryStore
+from terrarium.tools.ask import bind_answerer
 from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
@@ -212,5 +213,6 @@ class Wiring:
         return Controller(
             c.parts, model, sinks=sinks, send=send, memory=self.memory,
             emit=self.recorder.emitter(name), slot=slot,
-            clock=opts.clock or datetime.now,
+            clock=opts.clock or datetime.now, approver=opts.approver,
+            answerer=bind_answerer(opts.answerer, name) if opts.answerer else None,
         )
