@@ -397,7 +397,7 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
             errors.append(origin.error(f"tool {tool!r} is listed twice"))
         seen.add(tool)
         try:
-            resolve_tool(tool)
+            resolve_tool(tool, lc.folder)
         except Exception as exc:  # resolve_tool explains itself; keep the location here
             errors.append(origin.error(
                 getattr(exc, "message", str(exc)),
@@ -460,7 +460,7 @@ def _check_tool_options(lc: LoadedCreature, errors: list[ConfigError]) -> None:
     classes = {}
     for ref in cfg.tools:
         try:
-            cls = resolve_tool(ref)
+            cls = resolve_tool(ref, lc.folder)
         except Exception:  # reported by the tools check
             continue
         classes[cls.name] = cls
@@ -489,7 +489,7 @@ def _check_approve(lc: LoadedCreature, errors: list[ConfigError]) -> None:
     names = []
     for ref in lc.config.tools:
         try:
-            names.append(resolve_tool(ref).name)
+            names.append(resolve_tool(ref, lc.folder).name)
         except Exception:  # reported by the tools check
             continue
     for i, tname in enumerate(lc.config.approve):

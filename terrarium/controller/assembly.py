@@ -201,7 +201,8 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None) -> Cr
     cdef = team.root if (name == "root" and team.root) else team.creatures[name]
     cfg = cdef.config
     settings = cfg.controller or ControllerSettings()
-    registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}")
+    registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}",
+                                      base=cdef.folder)
     if team.root is not None and cdef is team.root:
         for tool in TEAM_TOOLS:
             registry.register(tool, owner="the terrarium (root creature)")
