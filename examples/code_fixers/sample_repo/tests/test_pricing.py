@@ -1,5 +1,4 @@
 import pytest
-
 from shop.pricing import apply_discount, total
 
 
