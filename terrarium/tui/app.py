@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from terrarium.channels.bus import EventSubscription
@@ -161,6 +162,9 @@ class MonitorApp(App[int]):
             human.attach(lambda: self.call_later(self._ask_human))
 
     def on_unmount(self) -> None:
+        # stop folding events first: refusing what waits lets turns go on, and their
+        # events must not reach panels that are being taken down
+        self.workers.cancel_group(self, "events")
         if self.human is not None:
             self.human.detach()
 
@@ -215,7 +219,10 @@ class MonitorApp(App[int]):
                 except (anyio.EndOfStream, anyio.ClosedResourceError):
                     return
                 batch = [first, *sub.drain()]
-                self._apply(self.state.apply_all(batch))
+                try:
+                    self._apply(self.state.apply_all(batch))
+                except NoMatches:  # the panels are gone: the app is closing mid-turn
+                    return
                 await anyio.sleep(REFRESH_SECONDS)
         finally:
             sub.close()

@@ -58,6 +58,7 @@ class MonitorHuman:
     def __init__(self) -> None:
         self.pending: deque[HumanRequest] = deque()
         self._listener: Callable[[], None] | None = None
+        self.showing: HumanRequest | None = None  # taken by the app, not yet decided
         self.closed = False
 
     def attach(self, listener: Callable[[], None]) -> None:
@@ -70,11 +71,15 @@ class MonitorHuman:
         """The app is gone: refuse what waits, and every later request at once."""
         self._listener = None
         self.closed = True
+        if self.showing is not None and not self.showing.done.is_set():
+            self._refuse(self.showing)
         while self.pending:
             self._refuse(self.pending.popleft())
 
     def next(self) -> HumanRequest | None:
-        return self.pending.popleft() if self.pending else None
+        """The oldest waiting request, now the one on screen (None: nothing waits)."""
+        self.showing = self.pending.popleft() if self.pending else None
+        return self.showing
 
     @staticmethod
     def _refuse(req: HumanRequest) -> None:
@@ -121,13 +126,15 @@ _BOX_CSS = """
 
 
 class ApprovalScreen(ModalScreen[Approval]):
-    """Shows a call and its arguments: approve (y) or deny (n; the reason goes back)."""
+    """Shows a call and its arguments: approve (y) or deny (n); r types a reason, which
+    goes back to the model (enter in it denies)."""
 
     DEFAULT_CSS = _BOX_CSS.format(name="ApprovalScreen", box="approval-box")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve"),
         Binding("n", "deny", "Deny"),
+        Binding("r", "reason", "Reason"),
         Binding("escape", "deny", "Deny", show=False),
     ]
 
@@ -154,6 +161,9 @@ class ApprovalScreen(ModalScreen[Approval]):
 
     def _reason(self) -> str:
         return self.query_one("#approval-reason", Input).value.strip()
+
+    def action_reason(self) -> None:
+        self.query_one("#approval-reason", Input).focus()
 
     def action_approve(self) -> None:
         self.dismiss(Approval(True, self._reason() or "approved in the monitor", by=BY))
