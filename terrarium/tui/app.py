@@ -247,12 +247,15 @@ class MonitorApp(App[int]):
 
     def _tick(self) -> None:
         """Statuses are live objects: pick up counters that changed without an event."""
-        self.query_one(TeamPanel).show(self.handle.statuses)
-        if self._payloads is not None:
-            self.state.fill_payloads(self._payloads)
-            self.query_one(TrafficPanel).refresh_payloads()
-        if self.selected is not None:
-            self._sync_creature()
+        try:
+            self.query_one(TeamPanel).show(self.handle.statuses)
+            if self._payloads is not None:
+                self.state.fill_payloads(self._payloads)
+                self.query_one(TrafficPanel).refresh_payloads()
+            if self.selected is not None:
+                self._sync_creature()
+        except NoMatches:  # the timer fired while the app is closing
+            return
 
     # -- creature view -----------------------------------------------------------------
 
