@@ -238,6 +238,7 @@ def test_cli_piped_without_the_flag_has_nobody_to_ask(tmp_path: Path) -> None:
     res = terrarium(ws, runs, stdin="make a file\ny\n")
     assert res.returncode == 0, res.stderr
     assert "[approve]" not in res.stdout
+    assert "[approval] guarded -> shell: refused: nobody is there to approve it" in res.stdout
     assert not (ws / "made.txt").exists()
     _, dec = approval_events(runs)
     assert (dec.approved, dec.by) == (False, "nobody")
@@ -247,6 +248,7 @@ def test_cli_yes_approves_everything(tmp_path: Path) -> None:
     ws, runs = tmp_path / "ws", tmp_path / "runs"
     res = terrarium(ws, runs, "--input", "make a file", "--yes")
     assert res.returncode == 0, res.stderr
+    assert "[approval] guarded -> shell: approved (--yes)" in res.stdout
     assert (ws / "made.txt").exists()
     _, dec = approval_events(runs)
     assert (dec.approved, dec.by) == (True, "--yes")

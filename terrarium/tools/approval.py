@@ -19,7 +19,7 @@ EVERY_TOOL = "*"
 """In ``approve:``, stands for every tool of the creature."""
 
 NOBODY_TO_APPROVE = (
-    "nobody is there to approve it (run on a terminal or in the monitor, or with --yes)"
+    "nobody is there to approve it; a run on a terminal, in the monitor or with --yes can"
 )
 
 
