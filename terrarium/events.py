@@ -19,6 +19,8 @@ from typing import Any, ClassVar, Literal
 
 __all__ = [
     "EVENT_TYPES",
+    "ApprovalDecided",
+    "ApprovalRequested",
     "CreatureState",
     "CreatureStateName",
     "EntryKind",
@@ -286,6 +288,31 @@ class UtteranceWritten(Event):
     duration: float
     aborted: bool
     metrics: SpeechMetrics = field(default_factory=SpeechMetrics)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalRequested(Event):
+    """A creature wants to call a tool that needs a human's yes (its config's ``approve``)."""
+
+    kind: ClassVar[str] = "approval_requested"
+    creature: str
+    tool: str
+    request_id: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalDecided(Event):
+    """The decision on an ``ApprovalRequested``: ``by`` names who decided (``terminal``,
+    ``monitor``, ``--yes``, ``nobody``), ``reason`` what they said."""
+
+    kind: ClassVar[str] = "approval_decided"
+    creature: str
+    tool: str
+    request_id: str
+    approved: bool
+    reason: str = ""
+    by: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

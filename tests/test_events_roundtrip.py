@@ -64,6 +64,10 @@ def samples() -> list[ev.Event]:
         ev.JobStarted(creature="a", job_id="job-1", call="scout", args={"task": "x"}),
         ev.JobEnded(creature="a", job_id="job-1", call="scout", status="failed",
                     result="boom"),
+        ev.ApprovalRequested(creature="a", tool="shell", request_id="a-1",
+                             args={"command": "pytest -q", "timeout": 30}),
+        ev.ApprovalDecided(creature="a", tool="shell", request_id="a-1", approved=True,
+                           reason="looks safe", by="terminal"),
         ev.RunEnded(run_id="r1", status="completed"),
     ]
     # distinct, increasing times: replay orders by time

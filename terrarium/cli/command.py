@@ -43,6 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--audio", choices=("wav", "device", "none"), default="wav",
                    help="where speech goes: WAV files (default), the sound device, nowhere")
     r.add_argument("--tui", action="store_true", help="watch the team in the monitor")
+    r.add_argument("--yes", action="store_true", help="approve every call of the tools "
+                   "creatures list under `approve:` for this run, without asking")
+    r.add_argument("--approve-from-stdin", action="store_true",
+                   help="stdin is not a terminal, yet answer approvals and ask_user from it: "
+                   "the line after a prompt answers it (without this, a piped run has "
+                   "nobody to ask and refuses such calls)")
     r.add_argument("-v", "--verbose", action="store_true", help="also print channel traffic")
     r.set_defaults(func=cmd_run)
 

@@ -11,6 +11,7 @@ from typing import TextIO
 
 from terrarium.channels.bus import EventBus
 from terrarium.events import (
+    ApprovalDecided,
     CreatureState,
     ErrorEvent,
     Event,
@@ -73,6 +74,10 @@ class ConsolePrinter:
             self._line(f"  [restart] {ev.creature} attempt {ev.attempt} in {ev.delay:.1f} s")
         elif isinstance(ev, CreatureState) and ev.state == "failed":
             self._line(f"  [failed] {ev.creature} gave up (the reason is above)")
+        elif isinstance(ev, ApprovalDecided) and ev.by in ("nobody", "--yes"):
+            # the terminal prompt shows its own decisions; these were taken without one
+            word = "approved (--yes)" if ev.approved else f"refused: {ev.reason}"
+            self._line(f"  [approval] {ev.creature} -> {ev.tool}: {word}")
         elif isinstance(ev, Missed):
             self._line(f"  [console] {ev.count} events not shown (terminal too slow)")
         elif self.verbose and isinstance(ev, MessageSent):

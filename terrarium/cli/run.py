@@ -1,4 +1,10 @@
-"""``terrarium run``: drive a team (or one creature) from --input or stdin lines."""
+"""``terrarium run``: drive a team (or one creature) from --input or stdin lines.
+
+Who approves the calls a creature's ``approve:`` lists, and answers ``ask_user``: ``--tui``
+the monitor; a terminal (or ``--approve-from-stdin`` on a piped stdin) the prompt, through
+the one stdin reader (``cli.human``); otherwise nobody, so such calls are refused at once.
+``--yes`` approves every call whoever is there.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +19,13 @@ from typing import Any
 import anyio
 
 from terrarium.cli.console import ConsolePrinter
+from terrarium.cli.human import StdinRouter, TerminalHuman
 from terrarium.config import Team, load_any
 from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.llm.factory import describe_settings
 from terrarium.llm.settings import ControllerSettings
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+from terrarium.tools.approval import approve_all
 
 __all__ = ["cmd_run", "load_runnable", "run_command"]
 
@@ -68,7 +76,14 @@ def _read_line() -> bytes:
     return sys.stdin.readline().encode("utf-8", "surrogateescape")
 
 
-async def _lines(args: argparse.Namespace) -> AsyncIterator[str]:
+def _read_text_line() -> str:
+    """One stdin line as text for the router ("" at the end): bytes that are not UTF-8
+    are replaced and the user told, so no input can stop the run."""
+    raw = _read_line()
+    return clean_text(raw, "stdin") if raw else ""
+
+
+async def _lines(args: argparse.Namespace, router: StdinRouter) -> AsyncIterator[str]:
     if args.input:
         for text in args.input:
             yield clean_text(text, "--input")
@@ -77,11 +92,11 @@ async def _lines(args: argparse.Namespace) -> AsyncIterator[str]:
     while True:
         if interactive:
             print("you> ", end="", flush=True)
-        line = await anyio.to_thread.run_sync(_read_line, abandon_on_cancel=True)
-        if not line:
+        line = await router.readline()
+        if line is None:
             return
         if line.strip():
-            yield clean_text(line.rstrip(b"\r\n").rstrip(b"\n"), "stdin")
+            yield line
 
 
 async def _send_user(rt: TeamRuntime, text: str) -> bool:
@@ -97,6 +112,7 @@ async def _send_user(rt: TeamRuntime, text: str) -> bool:
 def _creature_defs(team: Team) -> dict[str, Any]:
     """Every creature of the run by name, the root creature as ``root``."""
     return {**team.creatures, **({"root": team.root} if team.root is not None else {})}
+
 
 
 def load_runnable(path: Path) -> Team:
@@ -157,9 +173,18 @@ async def _run_command(args: argparse.Namespace) -> int:
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
     if args.tui:
         # imported here only because Textual is slow to load and only --tui needs it
-        from terrarium.tui import run_team_with_monitor
+        from terrarium.tui import MonitorHuman, run_team_with_monitor
 
-        return await run_team_with_monitor(team, lambda t: TeamRuntime(t, opts))
+        monitor = MonitorHuman()
+        opts.approver = approve_all if args.yes else monitor.approve
+        opts.answerer = monitor.answer
+        return await run_team_with_monitor(team, lambda t: TeamRuntime(t, opts), human=monitor)
+    router = StdinRouter(_read_text_line)
+    if sys.stdin.isatty() or args.approve_from_stdin:
+        human = TerminalHuman(router)
+        opts.approver, opts.answerer = human.approve, human.answer
+    if args.yes:
+        opts.approver = approve_all
     single = not team.channels and len(team.creatures) == 1
     stdout_outputs = frozenset(
         (c.name, o) for c in team.creatures.values()
@@ -183,11 +208,12 @@ async def _run_command(args: argparse.Namespace) -> int:
             if args.timeout is not None and finished is not None:
                 threading.Thread(target=_watchdog, args=(args.timeout, finished),
                                  daemon=True, name="timeout watchdog").start()
+            tg.start_soon(router.run)
             with anyio.move_on_after(args.timeout) as scope:
                 if args.resume and await _until_idle_or_limit(rt, args.max_turns):
                     tg.cancel_scope.cancel()
                 live = not single and not args.input and sys.stdin.isatty()
-                async for text in _lines(args):
+                async for text in _lines(args, router):
                     if single:
                         name = next(iter(team.creatures))
                         result = await rt.ask(name, text)

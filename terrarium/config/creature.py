@@ -427,7 +427,7 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
             errors.append(origin.error(f"tool {tool!r} is listed twice"))
         seen.add(tool)
         try:
-            resolve_tool(tool)
+            resolve_tool(tool, lc.folder)
         except Exception as exc:  # resolve_tool explains itself; keep the location here
             errors.append(origin.error(
                 getattr(exc, "message", str(exc)),
@@ -436,6 +436,7 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                 or f"known tools: {', '.join(known_tool_names())}"))
     _check_tool_options(lc, errors)
     _check_mcp_servers(lc, errors)
+    _check_approve(lc, errors)
     outs = cfg.output
     if outs.default is not None and outs.default not in outs.named_outputs:
         errors.append(lc.where("output", "default").error(
@@ -501,7 +502,7 @@ def _check_tool_options(lc: LoadedCreature, errors: list[ConfigError]) -> None:
     classes = {}
     for ref in cfg.tools:
         try:
-            cls = resolve_tool(ref)
+            cls = resolve_tool(ref, lc.folder)
         except Exception:  # reported by the tools check
             continue
         classes[cls.name] = cls
@@ -569,3 +570,18 @@ def command_exists(command: str) -> bool:
     if os.sep in command or "/" in command:
         return Path(command).is_file() and os.access(command, os.X_OK)
     return shutil.which(command) is not None
+def _check_approve(lc: LoadedCreature, errors: list[ConfigError]) -> None:
+    """Each ``approve`` entry names one of the creature's tools (or is ``*``)."""
+    from terrarium.tools.registry import resolve_tool
+
+    names = []
+    for ref in lc.config.tools:
+        try:
+            names.append(resolve_tool(ref, lc.folder).name)
+        except Exception:  # reported by the tools check
+            continue
+    for i, tname in enumerate(lc.config.approve):
+        if tname != "*" and tname not in names:
+            errors.append(lc.where("approve", i).error(
+                f"approve names {tname!r}, which is not one of this creature's tools",
+                did_you_mean(tname, names) or f"add {tname!r} to `tools:`"))

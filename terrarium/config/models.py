@@ -258,6 +258,12 @@ class CreatureConfig(Strict):
         default_factory=dict, description="Per-tool settings: tool name → options, e.g. "
         "`shell: {timeout: 30, allowed_commands: ['pytest*']}`; each tool checks its own keys."
     )
+    approve: list[str] = Field(
+        default_factory=list, description="Tools whose every call waits for a human's yes "
+        "(terminal prompt or monitor; `terrarium run --yes` approves all), e.g. "
+        "`[shell, edit, write_file]`; `*`: every tool. A no, or nobody there to ask, comes "
+        "back to the model as the call's result."
+    )
     prompt_plugins: list[PromptPluginConfig] = Field(
         default_factory=list, description="Extra static prompt blocks."
     )

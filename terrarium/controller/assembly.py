@@ -81,6 +81,7 @@ class LoopSettings:
     writable: tuple[Path, ...]
     workspace: Path | None  # where file and shell tools act (None: the creature folder)
     tool_options: Mapping[str, Mapping[str, Any]]  # tool name -> its options, unvalidated
+    approve: frozenset[str]  # tools whose calls wait for a human's yes ("*": every tool)
 
 
 def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettings:
@@ -102,6 +103,7 @@ def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettin
         writable=tuple(Path(p) for p in cfg.writable_paths),
         workspace=Path(cfg.workspace) if cfg.workspace else None,
         tool_options=MappingProxyType({k: dict(v) for k, v in cfg.tool_options.items()}),
+        approve=frozenset(cfg.approve),
     )
 
 
@@ -206,7 +208,8 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
     cdef = team.root if (name == "root" and team.root) else team.creatures[name]
     cfg = cdef.config
     settings = cfg.controller or ControllerSettings()
-    registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}")
+    registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}",
+                                      base=cdef.folder)
     if team.root is not None and cdef is team.root:
         for tool in TEAM_TOOLS:
             registry.register(tool, owner="the terrarium (root creature)")

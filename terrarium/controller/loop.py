@@ -41,6 +41,8 @@ from terrarium.controller.recall import recall, record
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, ContextOverflow, TerrariumError
 from terrarium.events import (
+    ApprovalDecided,
+    ApprovalRequested,
     CreatureState,
     CreatureStateName,
     EntryKind,
@@ -68,7 +70,15 @@ from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
-from terrarium.tools.base import EffectJournal, ToolContext
+from terrarium.tools.approval import (
+    NOBODY_TO_APPROVE,
+    Approval,
+    Approver,
+    needs_approval,
+    refusal_text,
+)
+from terrarium.tools.base import Answerer, EffectJournal, Tool, ToolContext
+from terrarium.tools.runner import ToolResult
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
 from terrarium.voice.sink import OutputSink
 
@@ -161,6 +171,8 @@ class Controller:
         slot: int | None = None,
         clock: Callable[[], datetime | None] | None = None,
         journal: EffectJournal | None = None,
+        approver: Approver | None = None,
+        answerer: Answerer | None = None,
     ) -> None:
         self.parts = parts
         self.model = model
@@ -170,6 +182,7 @@ class Controller:
         self.emit: Emit = emit or _ignore
         self.slot = slot
         self.clock = clock or (lambda: None)
+        self.approver = approver  # None: nobody to ask, calls needing approval are refused
         self.builder = PromptBuilder(parts.inputs, parts.fmt, tokenizer, cache=parts.cache)
         self.conversation: list[Turn] = []
         self.step = 0
@@ -198,6 +211,7 @@ class Controller:
             creature=parts.name, cwd=cfg.cwd, readable=cfg.readable, writable=cfg.writable,
             state=state,
             workspace=cfg.workspace, tool_options=cfg.tool_options, journal=journal,
+            answerer=answerer,
         )
         self.last_prompt: BuiltPrompt | None = None
         self._pending_notice: str | None = None
@@ -484,15 +498,36 @@ class Controller:
             self._state("calling_tool")
             ctx = self._call_ctx(idx)
             if tool.concurrency_safe:
-                res = await self.hooks.run_tool(tool, ev.args, ctx)
+                res = await self._approved_run(tool, ev, args, ctx)
             else:
                 async with seq_lock:
-                    res = await self.hooks.run_tool(tool, ev.args, ctx)
+                    res = await self._approved_run(tool, ev, args, ctx)
             follow = tool.needs_followup or not res.ok or ev.name == "info"
             rec = CallRecord(ev.name, "tool", args, res.ok, res.text, follow, ev.call_id)
         records[idx] = rec
         self._entry("tool_result", rec.result, name=rec.name,
                     data={"ok": rec.ok, "kind": rec.kind})
+
+    async def _approved_run(self, tool: type[Tool], ev: CallEvent,
+                            args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run the call, first asking for approval if the creature's ``approve`` covers it.
+
+        Asked under the caller's sequence lock, so calls still run in the order written.
+        """
+        if needs_approval(ev.name, self.settings.approve):
+            rid = f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}"
+            self.emit(ApprovalRequested(creature=self.parts.name, tool=ev.name,
+                                        request_id=rid, args=args))
+            if self.approver is None:
+                decision = Approval(False, NOBODY_TO_APPROVE, by="nobody")
+            else:
+                decision = await self.approver(self.parts.name, ev.name, args)
+            self.emit(ApprovalDecided(creature=self.parts.name, tool=ev.name, request_id=rid,
+                                      approved=decision.approved, reason=decision.reason,
+                                      by=decision.by))
+            if not decision.approved:
+                return ToolResult(ok=False, text=refusal_text(ev.name, decision))
+        return await self.hooks.run_tool(tool, ev.args if ev.args is not None else args, ctx)
 
     def _effect_key(self, idx: int) -> str | None:
         """The deterministic id of this turn's call ``idx`` of the current round: the same

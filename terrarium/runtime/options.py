@@ -15,6 +15,8 @@ from typing import Any
 
 from terrarium.events import Event
 from terrarium.llm.base import ChatModel
+from terrarium.tools.approval import Approver
+from terrarium.tools.ask import TeamAnswerer
 
 __all__ = ["ROOT", "TRIGGER", "USER", "RuntimeOptions", "Supervision"]
 
@@ -57,3 +59,8 @@ class RuntimeOptions:
     stdout: Any = None
     # how triggers read the time and wait (runtime/triggers.TriggerTime); tests move it by hand
     trigger_time: Any = None
+    # the human, if one is there: who approves the calls a creature's ``approve`` lists
+    # (``approve_all`` for --yes) and who answers ``ask_user``. None: nobody, so those
+    # calls are refused and questions answered "nobody is there" at once, never a hang.
+    approver: Approver | None = None
+    answerer: TeamAnswerer | None = None

@@ -257,7 +257,8 @@ def _rebuild(c: RunningCreature) -> Controller:
     assert old is not None
     new = Controller(c.parts, old.model, sinks=old.sinks, send=old.send, memory=old.memory,
                      emit=old.emit, slot=old.slot, clock=old.clock,
-                     journal=old.tool_ctx.journal)
+                     journal=old.tool_ctx.journal, approver=old.approver,
+                     answerer=old.tool_ctx.answerer)
     new.conversation = list(old.conversation)  # keep what it heard; drop the broken turn
     new.turns = old.turns
     new.tool_ctx.state.update(old.tool_ctx.state)  # what wiring handed down: team, sub-agents, jobs

@@ -34,6 +34,7 @@ from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.store import MemoryStore
+from terrarium.tools.ask import bind_answerer
 from terrarium.tools.base import Tool
 from terrarium.tools.delegate import STATE_SUBAGENTS
 from terrarium.tools.mcp.hub import McpHub
@@ -254,6 +255,8 @@ class Wiring:
             emit=self.recorder.emitter(name), slot=slot,
             clock=opts.clock or datetime.now,
             journal=LogJournal(log, self.recorder.run_id) if log is not None else None,
+            approver=opts.approver,
+            answerer=bind_answerer(opts.answerer, name) if opts.answerer else None,
         )
 
 

@@ -17,6 +17,7 @@ Modules
     ``tree``      ``TreeTool`` (``tree``).   ``walk``  the gitignore-aware walk they share.
     ``shell``     ``ShellTool`` (``shell``).  ``web``  ``WebFetchTool`` (``web_fetch``, SSRF).
     ``think``     ``ThinkTool`` (``think``).  ``ask``  ``AskUserTool`` (``ask_user``).
+    ``approval``  ``Approver``/``Approval``: who says yes to calls a creature's ``approve`` lists.
     ``confine``   the path-confinement rule the file tools share.
     ``workspace`` the workspace the file and shell tools act in (``ToolContext.workspace``).
     ``mcp``       (a package) MCP servers' tools as Tool classes: ``McpHub``, ``McpConnection``,
@@ -30,7 +31,8 @@ Writing a tool
     may run at once without harm (read-only tools). Implement ``async def run(self, args,
     ctx) -> str``; refuse bad input by raising ``terrarium.errors.ToolError`` with a
     sentence the model can act on. Blocking I/O belongs in ``anyio.to_thread.run_sync``.
-    A creature names the tool in ``tools:`` as ``package.module:ClassName``.
+    A creature names the tool in ``tools:`` as ``module:ClassName``: a module file in the
+    creature's folder, else an importable module (``package.module:ClassName``).
 
 Wiring a creature (what the controller does)
     ::

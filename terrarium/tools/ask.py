@@ -7,15 +7,33 @@ gets a clear result at once instead of a hang, so the model goes on without the 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from terrarium.tools.base import Tool, ToolContext
+from terrarium.tools.base import Answerer, Tool, ToolContext
 
-__all__ = ["NOBODY", "AskUserArgs", "AskUserTool"]
+__all__ = ["NOBODY", "AskUserArgs", "AskUserTool", "TeamAnswerer", "bind_answerer"]
 
 NOBODY = "Nobody is there to answer; continue without it."
+
+
+class TeamAnswerer(Protocol):
+    """The runtime's answerer: like ``Answerer``, told which creature asks (the CLI and the
+    monitor show it); ``bind_answerer`` makes one creature's ``Answerer`` of it."""
+
+    async def __call__(self, creature: str, question: str,
+                       choices: Sequence[str]) -> str | None: ...
+
+
+def bind_answerer(answerer: TeamAnswerer, creature: str) -> Answerer:
+    """The ``Answerer`` ``creature``'s tools use: ``answerer`` with the name filled in."""
+
+    async def answer(question: str, choices: Sequence[str]) -> str | None:
+        return await answerer(creature, question, choices)
+
+    return answer
 
 
 class AskUserArgs(BaseModel):

@@ -4,12 +4,21 @@ A creature's ``ToolRegistry`` is the one source the prompt (index, docs, guidanc
 call parsers and grammar (``specs()``) and the ``info`` tool all read, so they agree.
 Registering a name twice is an error that names both owners, so a clash between, say, a
 creature's own tool and a built-in is found at load rather than silently shadowed.
+
+A ``module:Class`` reference is looked up first in the creature's folder (``module.py`` or
+a ``module/`` package beside its config.yaml, so a creature carries its own tools), then
+as an importable module (an installed package, or one on ``PYTHONPATH``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
+import sys
 from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 
 from terrarium.errors import RegistryError, TerrariumError, did_you_mean
 from terrarium.formats.base import CallSpec
@@ -41,8 +50,41 @@ def known_tool_names() -> list[str]:
     return sorted(BUILTIN_TOOLS)
 
 
-def resolve_tool(ref: str) -> type[Tool]:
-    """The tool class for a built-in name or a ``package.module:ClassName`` reference."""
+def _local_module(module_name: str, base: Path) -> ModuleType | None:
+    """``module_name`` loaded from a file (or package) under ``base``; None if there is none.
+
+    Loaded under a name private to that folder, so two creatures may each have a
+    ``tools.py`` of their own; loaded once per run (``sys.modules`` keeps it).
+    """
+    rel = Path(*module_name.split("."))
+    for file in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
+        if file.is_file():
+            break
+    else:
+        return None
+    file = file.resolve()
+    tag = hashlib.sha1(str(file).encode()).hexdigest()[:10]
+    private = f"_terrarium_tools_{tag}.{module_name}"
+    if private in sys.modules:
+        return sys.modules[private]
+    spec = importlib.util.spec_from_file_location(
+        private, file,
+        submodule_search_locations=[str(file.parent)] if file.name == "__init__.py" else None)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[private] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[private]
+        raise
+    return module
+
+
+def resolve_tool(ref: str, base: Path | None = None) -> type[Tool]:
+    """The tool class for a built-in name or a ``package.module:ClassName`` reference
+    (looked up in the folder ``base`` first, when given: the creature's own tools)."""
     ref = ref.strip()
     if ":" not in ref:
         if ref in BUILTIN_TOOLS:
@@ -58,11 +100,13 @@ def resolve_tool(ref: str) -> type[Tool]:
             f"The tool reference {ref!r} is malformed; write it as 'package.module:ClassName'."
         )
     try:
-        module = importlib.import_module(module_name)
+        local = _local_module(module_name, base) if base is not None else None
+        module = local if local is not None else importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
+        where = f" nor found as {module_name.replace('.', '/')}.py in {base}" if base else ""
         raise TerrariumError(
             f"The tool reference {ref!r} names module {module_name!r}, "
-            f"which could not be imported ({exc})."
+            f"which could not be imported ({exc}){where}."
         ) from exc
     obj = module
     for part in attr.split("."):
@@ -147,9 +191,10 @@ class ToolRegistry:
         return len(self._tools)
 
     @classmethod
-    def from_refs(cls, refs: list[str], owner: str) -> ToolRegistry:
-        """A registry of the tools named by ``refs`` (built-in names or dotted paths)."""
+    def from_refs(cls, refs: list[str], owner: str, base: Path | None = None) -> ToolRegistry:
+        """A registry of the tools named by ``refs`` (built-in names or dotted paths;
+        ``base``: the creature's folder, searched first for a ref's module)."""
         reg = cls()
         for ref in refs:
-            reg.register(resolve_tool(ref), owner)
+            reg.register(resolve_tool(ref, base), owner)
         return reg

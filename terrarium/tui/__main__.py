@@ -32,9 +32,13 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(team, Team):
             ap.error(f"{args.path} is a package; give one of its terrariums")
         from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+        from terrarium.tui.human import MonitorHuman
 
-        opts = RuntimeOptions(runs_dir=Path(args.runs), audio=args.audio)
-        return anyio.run(run_team_with_monitor, team, lambda t: TeamRuntime(t, opts))
+        human = MonitorHuman()
+        opts = RuntimeOptions(runs_dir=Path(args.runs), audio=args.audio,
+                              approver=human.approve, answerer=human.answer)
+        return anyio.run(lambda: run_team_with_monitor(
+            team, lambda t: TeamRuntime(t, opts), human=human))
     except TerrariumError as exc:
         print(exc.render(), file=sys.stderr)
         return 1

@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from terrarium.channels.bus import EventSubscription
@@ -25,6 +26,7 @@ from terrarium.errors import ChannelRefusal
 from terrarium.runtime.api import TeamHandle
 from terrarium.tui.composer import ComposeScreen
 from terrarium.tui.creature_view import CreatureView
+from terrarium.tui.human import ApprovalScreen, HumanRequest, MonitorHuman, QuestionScreen
 from terrarium.tui.payloads import PayloadReader
 from terrarium.tui.replay import ReplayHandle
 from terrarium.tui.state import Changes, MonitorState
@@ -83,10 +85,14 @@ class MonitorApp(App[int]):
         *,
         read_only: bool = False,
         deterministic: bool = False,
+        human: MonitorHuman | None = None,
     ) -> None:
-        """``deterministic`` hides run ids and times (snapshot tests, screenshots)."""
+        """``deterministic`` hides run ids and times (snapshot tests, screenshots);
+        ``human`` is where the run's approvals and questions wait for this app."""
         super().__init__()
         self.handle = handle
+        self.human = human
+        self._asking: HumanRequest | None = None
         self.replay = handle if isinstance(handle, ReplayHandle) else None
         self.read_only = read_only or self.replay is not None
         self.deterministic = deterministic
@@ -151,6 +157,44 @@ class MonitorApp(App[int]):
             self._consume()
             self.set_interval(1.0, self._tick)
         self.query_one(TeamPanel).focus()
+        if self.human is not None:
+            human = self.human
+            human.attach(lambda: self.call_later(self._ask_human))
+
+    def on_unmount(self) -> None:
+        # stop folding events first: refusing what waits lets turns go on, and their
+        # events must not reach panels that are being taken down
+        self.workers.cancel_group(self, "events")
+        if self.human is not None:
+            self.human.detach()
+
+    # -- approvals and questions -------------------------------------------------------
+
+    def _ask_human(self) -> None:
+        """Show the next waiting request, one dialog at a time, in the order they came."""
+        if self._asking is not None or self.human is None:
+            return
+        req = self.human.next()
+        if req is None:
+            return
+        self._asking = req
+
+        def done(value: Any) -> None:
+            self._asking = None
+            if req.kind == "approval":
+                req.decide(value)
+                word = "approved" if value.approved else f"denied ({value.reason})"
+                self.notice(f"{req.creature}: {req.tool} {word}")
+            else:
+                req.reply(value)
+            self._ask_human()
+
+        if req.kind == "approval":
+            self.notice(f"{req.creature} waits for your approval of {req.tool}")
+            self.push_screen(ApprovalScreen(req), done)
+        else:
+            self.notice(f"{req.creature} asks you something")
+            self.push_screen(QuestionScreen(req), done)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that do nothing here (steps outside a replay, input in a replay)."""
@@ -175,7 +219,10 @@ class MonitorApp(App[int]):
                 except (anyio.EndOfStream, anyio.ClosedResourceError):
                     return
                 batch = [first, *sub.drain()]
-                self._apply(self.state.apply_all(batch))
+                try:
+                    self._apply(self.state.apply_all(batch))
+                except NoMatches:  # the panels are gone: the app is closing mid-turn
+                    return
                 await anyio.sleep(REFRESH_SECONDS)
         finally:
             sub.close()
@@ -200,12 +247,15 @@ class MonitorApp(App[int]):
 
     def _tick(self) -> None:
         """Statuses are live objects: pick up counters that changed without an event."""
-        self.query_one(TeamPanel).show(self.handle.statuses)
-        if self._payloads is not None:
-            self.state.fill_payloads(self._payloads)
-            self.query_one(TrafficPanel).refresh_payloads()
-        if self.selected is not None:
-            self._sync_creature()
+        try:
+            self.query_one(TeamPanel).show(self.handle.statuses)
+            if self._payloads is not None:
+                self.state.fill_payloads(self._payloads)
+                self.query_one(TrafficPanel).refresh_payloads()
+            if self.selected is not None:
+                self._sync_creature()
+        except NoMatches:  # the timer fired while the app is closing
+            return
 
     # -- creature view -----------------------------------------------------------------
 
@@ -372,14 +422,16 @@ def monitor_replay(log_path: Any, run_id: str) -> int:
 RuntimeFactory = Callable[[Team], AbstractAsyncContextManager[TeamHandle]]
 
 
-async def run_team_with_monitor(team: Team, runtime_factory: RuntimeFactory) -> int:
+async def run_team_with_monitor(team: Team, runtime_factory: RuntimeFactory, *,
+                                human: MonitorHuman | None = None) -> int:
     """``terrarium run PATH --tui``: run the team and the monitor in one event loop.
 
     ``runtime_factory(team)`` must give an async context manager yielding a TeamHandle
     (``TeamRuntime`` does). The runtime's tasks live in its own task group while the app
-    runs here; quitting the app leaves the context, which stops the team.
+    runs here; quitting the app leaves the context, which stops the team. ``human``, when
+    the runtime's approver and answerer are its methods, is served by the app's dialogs.
     """
     async with runtime_factory(team) as handle:
-        app = MonitorApp(handle)
+        app = MonitorApp(handle, human=human)
         result = await app.run_async()
     return result or 0
