@@ -53,3 +53,12 @@ class RuntimeOptions:
     # utterance is as fast as the next ones (llama.cpp prompt cache; Piper's first synthesis)
     warm_up: bool = True
     stdout: Any = None
+    # past one machine (runtime/distributed.py): the NATS broker (None: in-memory channels
+    # unless the team says ``transport: nats``), which creatures this process hosts (None:
+    # all), and the run a worker joins (None: this process starts the run)
+    broker: str | None = None
+    host: frozenset[str] | None = None
+    join: str | None = None
+    ack_wait: float = 30.0  # seconds before a dead listener's message goes to another
+    prefetch: int = 1  # messages a listener takes from the broker at a time
+    worker_name: str = ""

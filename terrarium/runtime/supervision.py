@@ -95,6 +95,7 @@ class Supervisor:
         incoming = [Incoming(text=str(env.payload.get("text", "")), channel=env.channel,
                              sender=env.sender, payload=env.payload, message_id=env.id)]
         while True:
+            c.turn_key, c.turn_sends = env.id, 0
             try:
                 result = await self.turn(c, incoming)
             except Exception as exc:  # a failing turn must not take the team down
@@ -110,6 +111,7 @@ class Supervisor:
                     self.bus.publish(CreatureState(creature=c.name, state="failed"))
                     logger.error("creature %s failed %d times; giving up", c.name, c.failures)
                     c.stopped = True
+                    c.turn_key = None
                     # keep its message first in line for start_creature (and in the log)
                     self.hub.subscribe(c.name).replay([env])
                     return
@@ -126,9 +128,12 @@ class Supervisor:
                     self.recovering -= 1
                 continue
             c.failures = 0
-            await self.hub.mark_consumed(c.name, env.id)
+            # the turn's effects (its output sends) first, then the message is consumed
+            # (and, on a broker, acked): a crash in between re-runs the turn, never loses it
             if result is not None:
                 await self._wire_output(c, result)
+            c.turn_key = None
+            await self.hub.mark_consumed(c.name, env.id)
             return
 
     async def turn(self, c: RunningCreature, incoming: Sequence[Incoming]) -> TurnResult | None:
@@ -167,9 +172,13 @@ class Supervisor:
             return
         for ch in c.parts.cdef.output_wiring:
             try:
-                await self.hub.send(c.name, ch, {"text": text})
+                await self.hub.send(c.name, ch, {"text": text}, message_id=self._send_id(c))
             except ChannelRefusal as exc:
                 self._entry(c, "error", f"output wiring to {ch} refused: {exc.message}")
+
+    def _send_id(self, c: RunningCreature) -> str | None:
+        """A brokered run names a turn's sends after its message (deduplicated re-sends)."""
+        return c.next_send_id() if self.hub.transport.brokered else None
 
     def _entry(self, c: RunningCreature, kind: str, text: str) -> None:
         self.recorder.entry(c.name, kind, text, c.turns)

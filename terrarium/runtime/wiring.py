@@ -20,6 +20,7 @@ from terrarium.channels.bus import EventBus
 from terrarium.channels.hub import ChannelHub, describe_validation_error
 from terrarium.channels.log import DurableLog
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
+from terrarium.channels.transport import Transport
 from terrarium.config import Team
 from terrarium.config.models import NamedOutput
 from terrarium.controller.assembly import AssemblyCache, assemble
@@ -34,7 +35,7 @@ from terrarium.store import MemoryStore
 from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
-__all__ = ["Wiring", "assemble_team", "build_hub", "payload_problem"]
+__all__ = ["Wiring", "assemble_team", "build_hub", "hosted", "payload_problem"]
 
 
 def assemble_team(team: Team) -> dict[str, RunningCreature]:
@@ -50,9 +51,25 @@ def assemble_team(team: Team) -> dict[str, RunningCreature]:
     return out
 
 
+def hosted(creatures: dict[str, RunningCreature], options: RuntimeOptions
+           ) -> dict[str, RunningCreature]:
+    """The creatures this process runs: all, or (past one machine) ``options.host``.
+
+    The root operates the team from the process that starts the run, never from a worker.
+    """
+    if options.host is None and options.join is None:
+        return creatures
+    return {n: c for n, c in creatures.items()
+            if (n == ROOT and options.join is None)
+            or (n != ROOT and (options.host is None or n in options.host))}
+
+
 def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_id: str,
-              bus: EventBus) -> ChannelHub:
-    """The team's channels and who may listen and send on each (not yet started)."""
+              bus: EventBus, transport: Transport | None = None) -> ChannelHub:
+    """The team's channels and who may listen and send on each (not yet started).
+
+    ``transport``: where envelopes travel (None: in this process; a ``NatsTransport``
+    from ``distributed.open_transport`` for a run past one machine)."""
     specs = [
         ChannelSpec(name=c.name, kind=c.type, description=c.description,
                     schema_name=c.message_type.name if c.message_type else "",
@@ -69,8 +86,8 @@ def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_i
     wirings.append(CreatureWiring(name=USER, can_send=tuple(sorted(team.channels))))
     if team.root is not None:  # the operator may send on any channel too
         wirings.append(CreatureWiring(name=ROOT, can_send=tuple(sorted(team.channels))))
-    return ChannelHub(specs, wirings, log=log, run_id=run_id, terrarium_name=team.name,
-                      bus=bus, send_timeout=options.send_timeout)
+    return ChannelHub(specs, wirings, transport=transport, log=log, run_id=run_id,
+                      terrarium_name=team.name, bus=bus, send_timeout=options.send_timeout)
 
 
 def payload_problem(team: Team, channel: str, payload: Mapping[str, Any]) -> str | None:
@@ -204,9 +221,12 @@ class Wiring:
             model = make_model(c.parts.settings, embedded=self.embedded, slot=slot,
                                base_dir=c.parts.cdef.folder)
         name = c.name
+        brokered = hub.transport.brokered
 
         async def send(channel: str, payload: dict[str, Any]) -> int:
-            res = await hub.send(name, channel, payload)
+            # on a broker a turn's sends are named after its message (deduplicated re-sends)
+            mid = c.next_send_id() if brokered else None
+            res = await hub.send(name, channel, payload, message_id=mid)
             return res.count
 
         return Controller(
