@@ -10,12 +10,9 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-__all__ = ["NatsServer", "free_port", "nats_server"]
+__all__ = ["NATS_SERVER", "NatsServer", "free_port"]
 
 NATS_SERVER = shutil.which("nats-server")
 
@@ -45,7 +42,7 @@ class NatsServer:
             except OSError:
                 if self.proc.poll() is not None:
                     err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                    raise RuntimeError(f"nats-server exited: {err}")
+                    raise RuntimeError(f"nats-server exited: {err}") from None
                 time.sleep(0.05)
         self.stop()
         raise RuntimeError("nats-server did not start listening within 10 s")
@@ -57,15 +54,3 @@ class NatsServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-
-
-@pytest.fixture()
-def nats_server(tmp_path: Path) -> Iterator[NatsServer]:
-    if NATS_SERVER is None:
-        pytest.skip("nats-server is not installed (apt-get install nats-server; "
-                    "scripts/setup.sh does it)")
-    server = NatsServer(tmp_path / "jetstream")
-    try:
-        yield server
-    finally:
-        server.stop()

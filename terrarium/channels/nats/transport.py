@@ -239,14 +239,21 @@ class NatsTransport(Transport):
         if self.provisioning:
             await self._provision()
             return
-        for name in self._specs:
+        for name, spec in self._specs.items():
+            stream = channel_stream(self.run_id, name)
             try:
-                await self.js.stream_info(channel_stream(self.run_id, name))
+                await self.js.stream_info(stream)
             except nats.js.errors.NotFoundError:
                 raise RuntimeFailure(
                     f"run {self.run_id} has no stream for channel {name!r} on the broker",
                     suggestion="start the run first (`terrarium run PATH --broker URL`)",
                 ) from None
+            listeners = self._listeners[name]
+            if listeners:  # heartbeat at the run's ack wait, whatever this process was told
+                durable = broadcast_consumer(listeners[0]) if spec.kind == "broadcast" \
+                    else QUEUE_CONSUMER
+                info = await self.js.consumer_info(stream, durable)
+                self.ack_wait = info.config.ack_wait or self.ack_wait
 
     async def _provision(self) -> None:
         js = self.js
