@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+import anyio
 import nats
 from nats.aio.client import Client
 
@@ -61,14 +62,25 @@ def connect_options(url: str, env: Mapping[str, str] | None = None) -> dict[str,
 
 
 async def connect_broker(url: str, *, name: str = "terrarium",
-                         env: Mapping[str, str] | None = None) -> Client:
+                         env: Mapping[str, str] | None = None, deadline: float = 10.0
+                         ) -> Client:
     """A connection to the broker, or a sentence saying why there is none."""
     opts = connect_options(url, env)
+    errors: list[BaseException] = []
+
+    async def on_error(exc: BaseException) -> None:  # keep the reason; nats-py retries
+        errors.append(exc)
+
     try:
-        return await nats.connect(name=name, connect_timeout=5, max_reconnect_attempts=-1,
-                                  allow_reconnect=True, **opts)
+        # once connected, reconnect for ever (a broker restart is survived); the first
+        # connection gets ``deadline`` seconds, so a wrong URL or password is a sentence
+        with anyio.fail_after(deadline):
+            return await nats.connect(name=name, connect_timeout=min(5, deadline),
+                                      max_reconnect_attempts=-1, reconnect_time_wait=0.5,
+                                      allow_reconnect=True, error_cb=on_error, **opts)
     except Exception as exc:  # nats raises several unrelated types for "could not connect"
+        cause = errors[-1] if errors and isinstance(exc, TimeoutError) else exc
         raise RuntimeFailure(
-            f"could not connect to the NATS broker at {url}: {type(exc).__name__}: {exc}",
+            f"could not connect to the NATS broker at {url}: {type(cause).__name__}: {cause}",
             suggestion="is nats-server running with JetStream (-js), and are the "
             "TERRARIUM_NATS_* credentials right?") from exc
