@@ -79,7 +79,10 @@ async def connect_broker(url: str, *, name: str = "terrarium",
                                       max_reconnect_attempts=-1, reconnect_time_wait=0.5,
                                       allow_reconnect=True, error_cb=on_error, **opts)
     except Exception as exc:  # nats raises several unrelated types for "could not connect"
-        cause = errors[-1] if errors and isinstance(exc, TimeoutError) else exc
+        cause: BaseException = exc
+        if errors and isinstance(exc, TimeoutError):  # the retries' reason; a refusal first
+            refused = [e for e in errors if "authoriz" in str(e).lower()]
+            cause = (refused or errors)[-1]
         raise RuntimeFailure(
             f"could not connect to the NATS broker at {url}: {type(cause).__name__}: {cause}",
             suggestion="is nats-server running with JetStream (-js), and are the "
