@@ -207,17 +207,19 @@ def _turns_here(out: str) -> int:
     return -1
 
 
-async def _first_turn_started(log: Path) -> None:
-    """Wait until the worker logging to ``log`` has begun its first turn."""
+async def _first_turn_started(logs: list[Path]) -> int:
+    """Wait until one of the workers logging to ``logs`` has begun a turn; which one."""
     with anyio.fail_after(30):
         while True:
-            if os.path.exists(log):  # noqa: ASYNC240 (a poll of a few ms)
+            for i, log in enumerate(logs):
+                if not os.path.exists(log):  # noqa: ASYNC240 (a poll of a few ms)
+                    continue
                 with contextlib.suppress(sqlite3.Error):
                     with contextlib.closing(sqlite3.connect(log, timeout=0.1)) as db:
                         n = db.execute("SELECT count(*) FROM events WHERE kind='turn_started'"
                                        ).fetchone()[0]
                     if n:
-                        return
+                        return i
             await anyio.sleep(0.02)
 
 
@@ -235,9 +237,10 @@ async def _pool_run(url: str, tmp: Path, workers: int, jobs: int, *,
             sent = [(await rt.hub.send("user", "jobs", {"text": f"job {i}"})).envelope.id
                     for i in range(jobs)] if rt.hub else []
             if kill_after is not None:
-                await _first_turn_started(tmp / "w0" / LOG_FILE)
+                busy = await _first_turn_started([tmp / f"w{i}" / LOG_FILE
+                                                  for i in range(workers)])
                 await anyio.sleep(kill_after)
-                killed = procs[0]
+                killed = procs[busy]
                 killed.send_signal(signal.SIGKILL)  # in the middle of a 0.3 s turn
             with anyio.fail_after(60):
                 await rt.wait_idle()
@@ -259,8 +262,9 @@ async def _pool_run(url: str, tmp: Path, workers: int, jobs: int, *,
     with DurableLog(tmp / "run" / LOG_FILE) as log:
         sink_ids = [e.id for e, _ in log.messages(rt.run_id)]
         consumed = log.consumed_ids(rt.run_id, "sink")
-    return {"rt": rt, "sent": sent, "outs": outs, "killed": killed, "delivered": info.delivered,
-            "merged": merged, "sink_ids": sink_ids, "consumed": consumed}
+    return {"rt": rt, "sent": sent, "outs": outs, "killed": killed, "procs": procs,
+            "delivered": info.delivered, "merged": merged, "sink_ids": sink_ids,
+            "consumed": consumed}
 
 
 def _check_exactly_once(r: dict[str, Any]) -> None:
@@ -299,7 +303,8 @@ def test_sigkill_mid_turn_loses_and_duplicates_nothing(nats_server: NatsServer,
                                         kill_after=rng.uniform(0.0, 0.25)))
         _check_exactly_once(r)
         assert r["delivered"].consumer_seq > 4  # what the killed worker held was redelivered
-        survivor = _turns_here(r["outs"][1])
+        survivor = sum(_turns_here(o) for o, p in zip(r["outs"], r["procs"], strict=True)
+                       if p is not r["killed"])
         assert survivor >= 1, r["outs"]  # the other worker finished the run
         assert r["killed"].returncode == -signal.SIGKILL
 
