@@ -55,6 +55,9 @@ from terrarium.events import MessageConsumed, MessageDelivered, MessageRefused, 
 
 logger = logging.getLogger("terrarium.channels")
 
+# a brokered message may be sent again under the same id (a turn re-run after a crash)
+MESSAGE_IGNORE_SQL = MESSAGE_SQL.replace("INSERT INTO", "INSERT OR IGNORE INTO", 1)
+
 PayloadValidator = Callable[[Any], dict[str, Any]]
 
 
@@ -192,6 +195,7 @@ class ChannelHub:
             for ch in w.listen:
                 listeners[ch].append(w.name)
         self._listeners = {ch: tuple(names) for ch, names in listeners.items()}
+        self.transport.bind(self.specs, self.wiring)
         self._inboxes: dict[str, Receiver] = {}
         for w in self.wiring.values():
             if w.listen:
@@ -265,6 +269,7 @@ class ChannelHub:
         correlation_id: str | None = None,
         wait_limit: float | None = -1.0,
         key: str | None = None,
+        message_id: str | None = None,
     ) -> SendResult:
         """Validate, log, deliver; returns who got it. Raises ``ChannelRefusal``.
 
@@ -273,6 +278,8 @@ class ChannelHub:
         the turn consumes, the call's place in it). With a log, a second send with a key
         already logged is recognized as done: nothing is delivered again (a resumed run
         redelivers the logged copy if it was not consumed) and the first result comes back.
+        ``message_id`` (brokered transports) names the message so that a turn run again
+        after a crash re-sends under the same id, which the broker deduplicates.
         """
         if key is not None and self.log is not None:
             crashpoint("hub.send.check")
@@ -307,7 +314,7 @@ class ChannelHub:
             )
             await self._refuse(sender, channel, reason, {"bytes": size})
         env = Envelope.trusted(
-            new_message_id(),
+            message_id or new_message_id(),
             channel,
             sender,
             route.schema_name,
@@ -316,7 +323,9 @@ class ChannelHub:
             reply_to,
             correlation_id,
         )
-        if route.broadcast:
+        if self.transport.brokered:
+            delivered = await self._publish(route, env, wait_limit)
+        elif route.broadcast:
             if self._writer is not None:
                 await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, targets, key))
                 crashpoint("hub.send.logged")
@@ -373,7 +382,10 @@ class ChannelHub:
             for b in bodies
         ]
         out: list[SendResult] = []
-        if self._writer is not None:
+        if self.transport.brokered:
+            for e in envs:
+                out.append(SendResult(e, await self._publish(route, e, wait_limit)))
+        elif self._writer is not None:
             if route.broadcast:
                 plan = [(e, targets) for e in envs]
             else:  # round-robin without the room check: the whole batch is planned at once
@@ -406,6 +418,25 @@ class ChannelHub:
         )
         for r in delivered:
             publish(MessageDelivered(message_id=env.id, channel=env.channel, receiver=r))
+
+    async def _publish(
+        self, route: _Route, env: Envelope, wait_limit: float | None
+    ) -> tuple[str, ...]:
+        """A brokered transport routes: log the message, then hand it over once.
+
+        A queue message goes to whichever listener takes it first, so it names every
+        candidate as one ``a|b`` receiver (one message, one eventual consumer).
+        """
+        targets = route.targets
+        if self._writer is not None:
+            await self._writer.write(MESSAGE_IGNORE_SQL, message_row(self.run_id, env, targets))
+        if wait_limit is not None and wait_limit < 0:
+            wait_limit = self.send_timeout
+        try:
+            await self.transport.publish(env, targets, route.broadcast, wait_limit)
+        except ChannelRefusal as exc:
+            await self._refuse(env.sender, env.channel, exc.message, env.payload)
+        return targets if route.broadcast else ("|".join(targets),)
 
     async def _deliver_one(
         self, route: _Route, env: Envelope, wait_limit: float | None, key: str | None = None
@@ -506,18 +537,19 @@ class ChannelHub:
     async def mark_consumed(self, receiver: str, message_ids: str | Iterable[str]) -> None:
         """Record that ``receiver``'s turn consumed these messages (idempotent), then tell
         the bus (after the write, so a watcher never sees a consumption the log lacks)."""
-        if self._writer is None:
-            return
         ids = (message_ids,) if isinstance(message_ids, str) else tuple(message_ids)
-        now = time.time()
-        crashpoint("hub.consume.before")
-        await self._writer.write_many(
-            CONSUME_SQL, [(mid, receiver, self.run_id, now) for mid in ids]
-        )
-        crashpoint("hub.consume.after")
-        if self.bus._subs:
-            for mid in ids:
-                self.bus.publish(MessageConsumed(message_id=mid, creature=receiver, ts=now))
+        if self._writer is not None:
+            now = time.time()
+            crashpoint("hub.consume.before")
+            await self._writer.write_many(
+                CONSUME_SQL, [(mid, receiver, self.run_id, now) for mid in ids]
+            )
+            crashpoint("hub.consume.after")
+            if self.bus._subs:
+                for mid in ids:
+                    self.bus.publish(MessageConsumed(message_id=mid, creature=receiver, ts=now))
+        # a brokered transport takes the messages for good only now (memory: nothing to do)
+        await self.transport.ack(receiver, ids)
 
     def resume(self) -> dict[str, int]:
         """Queue every logged, unconsumed message for its receiver; call before starting.

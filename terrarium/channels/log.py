@@ -12,7 +12,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -195,6 +195,10 @@ class DurableLog:
     def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        # told every committed write as (sql, rows) pairs: a distributed run mirrors its
+        # log to the broker through it (may be called from the writer thread)
+        self.on_write: Callable[[Sequence[tuple[str, Sequence[tuple[Any, ...]]]]], None] | None
+        self.on_write = None
         try:
             self._conn = sqlite3.connect(
                 str(self.path), check_same_thread=False, isolation_level=None
@@ -213,6 +217,8 @@ class DurableLog:
 
     def write_batch(self, ops: Iterable[tuple[str, Sequence[tuple[Any, ...]]]]) -> None:
         """Run every ``(sql, rows)`` pair in ONE transaction (committed before returning)."""
+        if self.on_write is not None and not isinstance(ops, list):
+            ops = list(ops)
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN")
@@ -223,10 +229,14 @@ class DurableLog:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+            if self.on_write is not None:
+                self.on_write(ops)  # type: ignore[arg-type]
 
     def _write(self, sql: str, row: tuple[Any, ...]) -> int:
         with self._lock:
             cur = self._conn.execute(sql, row)
+            if self.on_write is not None:
+                self.on_write([(sql, [row])])
             return cur.rowcount
 
     def start_run(

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import anyio
 
 from terrarium.channels.envelope import Envelope
+
+if TYPE_CHECKING:
+    from terrarium.channels.spec import ChannelSpec, CreatureWiring
 
 
 class Receiver(ABC):
@@ -84,7 +88,34 @@ class Receiver(ABC):
 
 
 class Transport(ABC):
-    """Moves envelopes into inboxes; every inbox is opened before anything is sent."""
+    """Moves envelopes into inboxes; every inbox is opened before anything is sent.
+
+    A *brokered* transport (``brokered = True``, e.g. NATS JetStream) routes by itself: the
+    hub still validates, refuses and logs, then calls :meth:`publish` once per message and
+    the broker picks the queue listener or fans a broadcast out. Its listeners take a
+    message for good only when the runtime calls :meth:`ack` (the turn's effects are
+    recorded); in-process transports hand over at delivery, so ``ack`` does nothing.
+    """
+
+    brokered: bool = False
+
+    def bind(self, specs: Mapping[str, ChannelSpec],
+             wiring: Mapping[str, CreatureWiring]) -> None:
+        """The team's channels and who listens where, before any inbox opens (default: unused)."""
+        return None
+
+    async def publish(self, envelope: Envelope, targets: tuple[str, ...], broadcast: bool,
+                      wait_limit: float | None) -> None:
+        """Brokered transports: store ``envelope`` for ``targets`` (raise to refuse)."""
+        raise NotImplementedError(f"{type(self).__name__} delivers through try_deliver")
+
+    async def ack(self, creature: str, message_ids: tuple[str, ...]) -> None:
+        """``creature``'s turn over these messages is recorded: they are taken for good."""
+        return None
+
+    def outstanding(self) -> int:
+        """Messages elsewhere (another process) not yet taken for good; 0 in-process."""
+        return 0
 
     @abstractmethod
     def open_inbox(self, creature: str, capacity: int) -> Receiver:

@@ -15,6 +15,7 @@ from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, 
 from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
 from terrarium.cli.tools import cmd_tools
+from terrarium.cli.worker import cmd_worker
 from terrarium.errors import ConfigErrors, TerrariumError
 
 __all__ = ["EXIT_CONFIG", "build_parser", "main"]
@@ -50,7 +51,29 @@ def build_parser() -> argparse.ArgumentParser:
                    "the line after a prompt answers it (without this, a piped run has "
                    "nobody to ask and refuses such calls)")
     r.add_argument("-v", "--verbose", action="store_true", help="also print channel traffic")
+    r.add_argument("--broker", metavar="URL", help="run past one machine: channels on this "
+                   "NATS JetStream broker (nats://HOST:PORT or tls://...; credentials from "
+                   "TERRARIUM_NATS_* variables); workers host the creatures")
+    r.add_argument("--host-creatures", default="all", metavar="none|all|a,b",
+                   help="with --broker: which creatures this process hosts (default all)")
+    r.add_argument("--ack-wait", type=float, default=30.0, metavar="SECONDS",
+                   help="with --broker: how long a message a dead worker held waits before "
+                   "it goes to another (default 30)")
     r.set_defaults(func=cmd_run)
+
+    w = sub.add_parser("worker", help="host creatures of a run on a NATS broker")
+    w.add_argument("path", help="terrarium folder (the same files as the run's)")
+    w.add_argument("--broker", required=True, metavar="URL",
+                   help="nats://HOST:PORT or tls://HOST:PORT (credentials: TERRARIUM_NATS_*)")
+    w.add_argument("--creatures", metavar="a,b", help="host only these (default: all)")
+    w.add_argument("--run", metavar="RUN_ID", help="join this run (default: the newest "
+                   "running run of the team)")
+    w.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+                   help="how long to wait for a run to start (default 60)")
+    w.add_argument("--runs-dir", default="runs", help="this worker's local log (runs/)")
+    w.add_argument("--audio", choices=("wav", "device", "none"), default="wav",
+                   help="where the speech of creatures hosted here goes")
+    w.set_defaults(func=cmd_worker)
 
     pr = sub.add_parser("prompt", help="print a creature's assembled prompt and section map")
     pr.add_argument("path", help="terrarium or creature folder")
@@ -75,11 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
     lg = sub.add_parser("log", help="list runs, or print one run's timeline")
     lg.add_argument("run_id", nargs="?", help="run id (omit to list runs)")
     lg.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
+    lg.add_argument("--broker", metavar="URL", help="read distributed runs from this NATS "
+                    "broker instead of --runs-dir")
     lg.set_defaults(func=cmd_log)
 
     mo = sub.add_parser("monitor", help="replay a recorded run in the monitor (read-only)")
     mo.add_argument("run_id", help="run id (see `terrarium log`)")
     mo.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
+    mo.add_argument("--broker", metavar="URL", help="replay a distributed run from this "
+                    "NATS broker")
     mo.set_defaults(func=cmd_monitor)
 
     mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one")

@@ -131,10 +131,44 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0 if info["present"] else 1
 
 
+def _broker_log(url: str, run_id: str | None, folder: Path) -> Path | None:
+    """Read a distributed run's log from the broker into ``folder`` (or, without a run id,
+    print the broker's runs and return None)."""
+    import anyio
+
+    from terrarium.channels.nats import connect_broker, materialize_log, run_records
+
+    async def go() -> Path | None:
+        nc = await connect_broker(url, name="terrarium log")
+        try:
+            js = nc.jetstream()
+            if run_id is None:
+                for rec in await run_records(js):
+                    print(f"{rec['run_id']}  {rec.get('status', '?'):<11} {rec['terrarium']}")
+                return None
+            path = folder / "broker.sqlite3"
+            await materialize_log(js, run_id, path)
+            return path
+        finally:
+            await nc.close()
+
+    return anyio.run(go)
+
+
 def cmd_log(args: argparse.Namespace) -> int:
     from terrarium.channels.log import DurableLog, format_timeline
     from terrarium.runtime.runtime import LOG_FILE
 
+    if getattr(args, "broker", None):
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="terrarium-log-") as tmp:
+            path = _broker_log(args.broker, args.run_id, Path(tmp))
+            if path is None:
+                return 0
+            with DurableLog(path) as log:
+                print(format_timeline(log.timeline(args.run_id), log.run(args.run_id)))
+        return 0
     path = Path(args.runs_dir) / LOG_FILE
     if not path.is_file():
         raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")
@@ -152,6 +186,13 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     from terrarium.runtime.runtime import LOG_FILE
     from terrarium.tui import monitor_replay
 
+    if getattr(args, "broker", None):
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="terrarium-monitor-") as tmp:
+            path = _broker_log(args.broker, args.run_id, Path(tmp))
+            assert path is not None
+            return monitor_replay(path, args.run_id)
     path = Path(args.runs_dir) / LOG_FILE
     if not path.is_file():
         raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")

@@ -21,13 +21,13 @@ import anyio
 from terrarium.cli.console import ConsolePrinter
 from terrarium.cli.human import StdinRouter, TerminalHuman
 from terrarium.config import Team, load_any
-from terrarium.errors import ChannelRefusal, TerrariumError
+from terrarium.errors import ChannelRefusal, RuntimeFailure, TerrariumError
 from terrarium.llm.factory import describe_settings
 from terrarium.llm.settings import ControllerSettings
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.tools.approval import approve_all
 
-__all__ = ["cmd_run", "load_runnable", "run_command"]
+__all__ = ["cmd_run", "load_runnable", "parse_creatures", "run_command"]
 
 
 EXIT_FAILED = 1  # every creature of the team ended failed (or the run could not go on)
@@ -115,6 +115,21 @@ def _creature_defs(team: Team) -> dict[str, Any]:
 
 
 
+def parse_creatures(spec: str | None, known: list[str], *, allow_none: bool = False
+                    ) -> frozenset[str] | None:
+    """``a,b`` → those creatures; ``all`` or nothing → None (all); ``none`` → empty."""
+    if spec is None or spec.strip() in ("", "all"):
+        return None
+    if allow_none and spec.strip() == "none":
+        return frozenset()
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise RuntimeFailure(f"there is no creature {unknown[0]!r} in this team",
+                             suggestion=f"one of: {', '.join(known)}")
+    return frozenset(names)
+
+
 def load_runnable(path: Path) -> Team:
     result = load_any(path)
     if not isinstance(result, Team):
@@ -171,6 +186,12 @@ async def run_command(args: argparse.Namespace) -> int:
 async def _run_command(args: argparse.Namespace) -> int:
     team = load_runnable(Path(args.path))
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
+    broker = getattr(args, "broker", None)
+    if broker:  # past one machine: this process starts the run and hosts what it is told
+        opts.broker = broker
+        opts.host = parse_creatures(args.host_creatures, sorted(team.creatures),
+                                    allow_none=True)
+        opts.ack_wait = args.ack_wait
     if args.tui:
         # imported here only because Textual is slow to load and only --tui needs it
         from terrarium.tui import MonitorHuman, run_team_with_monitor

@@ -363,6 +363,10 @@ class TerrariumSpec(Strict):
     )
     creatures: list[CreatureEntry] = Field(min_length=1, description="The team.")
     channels: dict[str, ChannelDecl] = Field(default_factory=dict, description="Channels by name.")
+    transport: Literal["memory", "nats"] = Field(
+        "memory", description="Channel transport: `memory` (one process) or `nats` (NATS "
+        "JetStream, creatures hosted by workers on many machines; `--broker URL`)."
+    )
 
 
 class TerrariumFile(Strict):

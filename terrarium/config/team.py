@@ -88,6 +88,7 @@ class Team:
     input_channel: str | None = None
     root: CreatureDef | None = None
     index: PackageIndex | None = None
+    transport: Literal["memory", "nats"] = "memory"
 
     @property
     def folder(self) -> Path:
@@ -512,7 +513,8 @@ def load_team(path: Path | str) -> Team:
 
     if errors:
         raise ConfigErrors(errors)
-    return Team(spec.name, tpath, creatures, channels, spec.input_channel, root, index)
+    return Team(spec.name, tpath, creatures, channels, spec.input_channel, root, index,
+                spec.transport)
 
 
 def load_single_creature(path: Path | str) -> Team:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import anyio
 
+from terrarium.channels.envelope import derived_message_id
 from terrarium.controller.assembly import CreatureParts
 from terrarium.controller.loop import Controller
 
@@ -26,6 +27,17 @@ class RunningCreature:
     stopped: bool = False
     generation: int = 0  # bumped by start_creature so an older loop winds down
     wait_scope: anyio.CancelScope | None = None
+    # the message the current turn consumes and how many sends the turn made: a brokered
+    # run names each send after them, so a turn re-run elsewhere re-sends the same ids
+    turn_key: str | None = None
+    turn_sends: int = 0
+
+    def next_send_id(self) -> str | None:
+        """The id of this turn's next send (None outside a turn over a message)."""
+        if self.turn_key is None:
+            return None
+        self.turn_sends += 1
+        return derived_message_id(self.turn_key, self.name, self.turn_sends)
 
     @property
     def turns(self) -> int:

@@ -64,3 +64,12 @@ class RuntimeOptions:
     # calls are refused and questions answered "nobody is there" at once, never a hang.
     approver: Approver | None = None
     answerer: TeamAnswerer | None = None
+    # past one machine (runtime/distributed.py): the NATS broker (None: in-memory channels
+    # unless the team says ``transport: nats``), which creatures this process hosts (None:
+    # all), and the run a worker joins (None: this process starts the run)
+    broker: str | None = None
+    host: frozenset[str] | None = None
+    join: str | None = None
+    ack_wait: float = 30.0  # seconds before a dead listener's message goes to another
+    prefetch: int = 1  # messages a listener takes from the broker at a time
+    worker_name: str = ""

@@ -57,12 +57,20 @@ class Recorder:
         self.statuses[name] = CreatureStatus(name, model)
         self.transcripts[name] = deque(maxlen=TRANSCRIPT_LIMIT)
 
-    def open(self, runs_dir: Path, team: Team, resume: str | None) -> None:
-        """Start a run in ``runs_dir``'s log, or take up run ``resume`` again."""
+    def open(self, runs_dir: Path, team: Team, resume: str | None,
+             join: str | None = None) -> None:
+        """Start a run in ``runs_dir``'s log, take up run ``resume`` again, or (a worker)
+        record its part of run ``join`` that another process started."""
         runs_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = runs_dir / LOG_FILE
         self.log = DurableLog(self.log_path)
-        if resume:
+        if join:
+            self.run_id = join
+            if any(r.run_id == join for r in self.log.runs()):
+                self.log.set_run_status(join, "running")
+            else:
+                self.log.start_run(team.name, team.path, run_id=join)
+        elif resume:
             info = self.log.run(resume)  # raises when unknown
             self.run_id = info.run_id
             self.log.set_run_status(self.run_id, "running")

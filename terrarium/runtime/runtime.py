@@ -29,6 +29,7 @@ from terrarium.channels.bus import EventBus
 from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.channels.hub import ChannelHub
 from terrarium.channels.log import DurableLog
+from terrarium.channels.nats import NatsTransport
 from terrarium.config import Team
 from terrarium.config.models import TriggerConfig
 from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
@@ -39,6 +40,7 @@ from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
+from terrarium.runtime.distributed import announce, check_join, open_transport
 from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions, Supervision
 from terrarium.runtime.recording import LOG_FILE, Recorder
 from terrarium.runtime.supervision import Supervisor
@@ -48,6 +50,7 @@ from terrarium.runtime.wiring import (
     assemble_team,
     build_hub,
     connect_team_mcp,
+    hosted,
     payload_problem,
 )
 from terrarium.store import MemoryStore
@@ -81,6 +84,8 @@ class TeamRuntime:
         self._supervisor: Supervisor | None = None
         self._stack: AsyncExitStack | None = None
         self._tg: anyio.abc.TaskGroup | None = None
+        self.transport: NatsTransport | None = None
+        self._started = 0.0
 
     # ------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> TeamRuntime:
@@ -90,13 +95,14 @@ class TeamRuntime:
         try:
             # MCP servers are up before assembly, which lists their tools with the others
             mcp_tools = await connect_team_mcp(self.team, stack)
-            self._creatures = assemble_team(self.team, mcp_tools)
+            self._creatures = hosted(assemble_team(self.team, mcp_tools), opts)
             for c in self._creatures.values():
                 rec.add(c.name, c.parts.settings.model or c.parts.settings.provider)
-            rec.open(Path(opts.runs_dir), self.team, opts.resume)
+            rec.open(Path(opts.runs_dir), self.team, opts.resume, join=opts.join)
         except BaseException:
             await stack.__aexit__(None, None, None)
             raise
+        self._started = time.time()
         self.run_id, self.log_path, self.log = rec.run_id, rec.log_path, rec.log
         self.run_dir = Path(opts.runs_dir) / self.run_id
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -117,8 +123,20 @@ class TeamRuntime:
 
     async def _start(self, stack: AsyncExitStack, memory: MemoryStore) -> None:
         opts, team = self.options, self.team
-        self.hub = hub = build_hub(team, opts, self.log, self.run_id, self.bus)
+        transport = open_transport(team, opts, self.run_id)
+        if transport is not None:  # a run past one machine: channels on NATS JetStream
+            await stack.enter_async_context(transport)
+            if opts.join:
+                await check_join(transport, team)
+        self.hub = hub = build_hub(team, opts, self.log, self.run_id, self.bus, transport)
         await stack.enter_async_context(hub)
+        if transport is not None:
+            await transport.start()
+            assert self.log is not None
+            self.log.on_write = transport.mirror
+            if not opts.join:
+                await announce(transport, team, "running", self._started)
+            self.transport = transport
         self._tg = tg = await stack.enter_async_context(anyio.create_task_group())
         tg.start_soon(self._recorder.write_events, self.bus.subscribe(capacity=4096))
         assert self.run_dir is not None
@@ -156,6 +174,9 @@ class TeamRuntime:
         self.status = status
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
+        if self.transport is not None and not self.options.join:
+            with anyio.CancelScope(shield=True):  # tell the workers the run is over
+                await self._announce_end(status)
         try:
             # never swallow the body's exception, whatever an inner context manager says
             await stack.__aexit__(et, e, tb)
@@ -180,6 +201,17 @@ class TeamRuntime:
         """Each creature that ended failed, with its last error."""
         return {n: s.last_error or "failed" for n, s in self._recorder.statuses.items()
                 if s.state == "failed"}
+
+    async def _announce_end(self, status: Any) -> None:
+        transport = self.transport
+        assert transport is not None and self.log is not None
+        try:
+            self.log.set_run_status(self.run_id, status)  # mirrored to the broker's log
+            await transport.flush()
+            await announce(transport, self.team, status, self._started)
+        except Exception as exc:  # the local log still has the status
+            self._recorder.entry(next(iter(self._recorder.statuses), ROOT), "error",
+                                 f"could not announce the run's end: {exc}", 0)
 
     # ------------------------------------------------------------------ records (TeamHandle)
     @property
@@ -300,7 +332,10 @@ class TeamRuntime:
 
         Speech still being synthesized is waited for by :meth:`wait_idle` (``drain``).
         """
-        return self._supervisor is not None and self._supervisor.busy()
+        if self._supervisor is not None and self._supervisor.busy():
+            return True
+        # a run past one machine: messages still unacked in the broker (other processes)
+        return self.transport is not None and self.transport.outstanding() > 0
 
     async def wait_idle(self, *, poll: float = 0.01, settle: int = 3) -> None:
         """Return once the team has been quiet for ``settle`` polls in a row."""

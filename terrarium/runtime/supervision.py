@@ -103,6 +103,7 @@ class Supervisor:
         incoming = [Incoming(text=str(env.payload.get("text", "")), channel=env.channel,
                              sender=env.sender, payload=env.payload, message_id=env.id)]
         while True:
+            c.turn_key, c.turn_sends = env.id, 0
             try:
                 result = await self.turn(c, incoming)
             except Exception as exc:  # a failing turn must not take the team down
@@ -124,6 +125,7 @@ class Supervisor:
                     self.bus.publish(CreatureState(creature=c.name, state="failed"))
                     logger.error("creature %s failed (%s); giving up", c.name, why)
                     c.stopped = True
+                    c.turn_key = None
                     # keep its message first in line for start_creature (and in the log)
                     self.hub.subscribe(c.name).replay([env])
                     return
@@ -143,10 +145,11 @@ class Supervisor:
             if result is not None and result.refused:
                 self._refused(c, env, result.refused)
             # the turn's wired output is one of its effects: sent (with its deterministic
-            # key) before the message is marked consumed, so a crash between the two
-            # neither loses it nor, on resume, sends it twice
+            # key) before the message is marked consumed (and, on a broker, acked), so a
+            # crash between the two neither loses it nor, on resume, sends it twice
             if result is not None:
                 await self._wire_output(c, result, env.id)
+            c.turn_key = None
             await self.hub.mark_consumed(c.name, env.id)
             crashpoint("supervisor.consumed")
             return
@@ -189,7 +192,8 @@ class Supervisor:
         for ch in c.parts.cdef.output_wiring:
             key = f"{c.name}/{consumed}/output:{ch}" if consumed else None
             try:
-                await self.hub.send(c.name, ch, {"text": text}, key=key)
+                await self.hub.send(c.name, ch, {"text": text}, key=key,
+                                    message_id=self._send_id(c))
             except ChannelRefusal as exc:
                 self._entry(c, "error", f"output wiring to {ch} refused: {exc.message}")
 
@@ -199,6 +203,10 @@ class Supervisor:
         reason = f"message {env.id} was refused by {c.name}: {why}"
         self.recorder.refusal(env.sender, env.channel, reason)
         self.bus.publish(MessageRefused(sender=env.sender, channel=env.channel, reason=reason))
+
+    def _send_id(self, c: RunningCreature) -> str | None:
+        """A brokered run names a turn's sends after its message (deduplicated re-sends)."""
+        return c.next_send_id() if self.hub.transport.brokered else None
 
     def _entry(self, c: RunningCreature, kind: str, text: str) -> None:
         self.recorder.entry(c.name, kind, text, c.turns)

@@ -20,6 +20,7 @@ from terrarium.channels.bus import EventBus
 from terrarium.channels.hub import ChannelHub, describe_validation_error
 from terrarium.channels.log import DurableLog
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
+from terrarium.channels.transport import Transport
 from terrarium.config import Team
 from terrarium.config.models import NamedOutput
 from terrarium.controller.assembly import AssemblyCache, CreatureParts, assemble
@@ -41,7 +42,8 @@ from terrarium.tools.mcp.hub import McpHub
 from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
-__all__ = ["LogJournal", "Wiring", "assemble_team", "build_hub", "payload_problem"]
+__all__ = ["LogJournal", "Wiring", "assemble_team", "build_hub", "connect_team_mcp", "hosted",
+           "payload_problem"]
 
 
 def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | None = None
@@ -72,9 +74,25 @@ async def connect_team_mcp(team: Team, stack: AsyncExitStack
     return await connect_mcp(team, hub)
 
 
+def hosted(creatures: dict[str, RunningCreature], options: RuntimeOptions
+           ) -> dict[str, RunningCreature]:
+    """The creatures this process runs: all, or (past one machine) ``options.host``.
+
+    The root operates the team from the process that starts the run, never from a worker.
+    """
+    if options.host is None and options.join is None:
+        return creatures
+    return {n: c for n, c in creatures.items()
+            if (n == ROOT and options.join is None)
+            or (n != ROOT and (options.host is None or n in options.host))}
+
+
 def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_id: str,
-              bus: EventBus) -> ChannelHub:
-    """The team's channels and who may listen and send on each (not yet started)."""
+              bus: EventBus, transport: Transport | None = None) -> ChannelHub:
+    """The team's channels and who may listen and send on each (not yet started).
+
+    ``transport``: where envelopes travel (None: in this process; a ``NatsTransport``
+    from ``distributed.open_transport`` for a run past one machine)."""
     specs = [
         ChannelSpec(name=c.name, kind=c.type, description=c.description,
                     schema_name=c.message_type.name if c.message_type else "",
@@ -96,8 +114,8 @@ def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_i
         wirings.append(CreatureWiring(name=TRIGGER, can_send=tuple(triggered)))
     if team.root is not None:  # the operator may send on any channel too
         wirings.append(CreatureWiring(name=ROOT, can_send=tuple(sorted(team.channels))))
-    return ChannelHub(specs, wirings, log=log, run_id=run_id, terrarium_name=team.name,
-                      bus=bus, send_timeout=options.send_timeout)
+    return ChannelHub(specs, wirings, transport=transport, log=log, run_id=run_id,
+                      terrarium_name=team.name, bus=bus, send_timeout=options.send_timeout)
 
 
 def payload_problem(team: Team, channel: str, payload: Mapping[str, Any]) -> str | None:
@@ -244,9 +262,12 @@ class Wiring:
             model = make_model(c.parts.settings, embedded=self.embedded, slot=slot,
                                base_dir=c.parts.cdef.folder)
         name = c.name
+        brokered = hub.transport.brokered
 
         async def send(channel: str, payload: dict[str, Any], key: str | None = None) -> int:
-            res = await hub.send(name, channel, payload, key=key)
+            # on a broker a turn's sends are named after its message (deduplicated re-sends)
+            mid = c.next_send_id() if brokered else None
+            res = await hub.send(name, channel, payload, key=key, message_id=mid)
             return res.count
 
         log = self.recorder.log

@@ -1,0 +1,231 @@
+"""Channels through NATS JetStream between two processes, beside raw nats-py in the same run.
+
+Starts a ``nats-server -js`` on a free port (or uses ``--broker URL``), then for each shape
+runs a receiving process and a sending process:
+
+- throughput: N messages on a queue channel, first send to last receive;
+  *typed*: ``ChannelHub`` + ``NatsTransport`` on both sides (schema validation at send,
+  one publish per message awaiting its PubAck, a pull consumer, an ack per message after
+  ``mark_consumed``); *raw*: ``js.publish`` awaiting each PubAck and a pull consumer
+  fetching and acking the same JSON bytes;
+- latency: M messages sent one at a time every few milliseconds; send → listener
+  (receive) time, p50 and p99, both ways (the two processes share the machine's clock).
+
+    python bench/distributed.py [--messages 5000] [--latency 500] [--broker URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, ConfigDict
+
+from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring
+from terrarium.channels.nats import NatsTransport, connect_broker
+from terrarium.channels.nats.naming import QUEUE_CONSUMER
+
+PAYLOAD = {"text": "hello there", "n": 7}
+CAPACITY = 1_000_000
+
+
+class Note(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str
+    n: int = 0
+    urgent: bool = False
+
+
+def _hub(url: str, run_id: str, *, provision: bool, prefetch: int = 1
+         ) -> tuple[ChannelHub, NatsTransport]:
+    spec = ChannelSpec(name="jobs", kind="queue", schema_name="note", validator=Note,
+                       capacity=CAPACITY)
+    wiring = [CreatureWiring(name="boss", can_send=("jobs",)),
+              CreatureWiring(name="worker", listen=("jobs",))]
+    transport = NatsTransport(url, run_id, provision=provision, prefetch=prefetch,
+                              storage="file")
+    return ChannelHub([spec], wiring, transport=transport, run_id=run_id), transport
+
+
+# ---------------------------------------------------------------------- the two roles
+async def typed_receiver(url: str, run_id: str, n: int, prefetch: int) -> dict[str, Any]:
+    hub, transport = _hub(url, run_id, provision=False, prefetch=prefetch)
+    lat: list[float] = []
+    async with transport, hub:
+        await transport.start()
+        inbox = hub.subscribe("worker")
+        print("ready", flush=True)
+        for _ in range(n):
+            env = await inbox.receive()
+            lat.append(time.time() - env.ts)
+            await hub.mark_consumed("worker", env.id)
+        end = time.time()
+        await transport.flush()
+    return {"end": end, "lat": lat}
+
+
+async def typed_sender(url: str, run_id: str, n: int, gap: float) -> dict[str, Any]:
+    hub, transport = _hub(url, run_id, provision=False)
+    async with transport, hub:
+        await transport.start()
+        start = time.time()
+        for i in range(n):
+            await hub.send("boss", "jobs", {"text": "hello there", "n": i})
+            if gap:
+                await anyio.sleep(gap)
+    return {"start": start}
+
+
+async def raw_receiver(url: str, run_id: str, n: int, prefetch: int) -> dict[str, Any]:
+    nc = await connect_broker(url)
+    js = nc.jetstream()
+    sub = await js.pull_subscribe_bind(durable=QUEUE_CONSUMER, stream=f"RAW_{run_id}")
+    print("ready", flush=True)
+    lat: list[float] = []
+    got = 0
+    while got < n:
+        try:
+            msgs = await sub.fetch(prefetch, timeout=2)
+        except TimeoutError:
+            continue
+        for m in msgs:
+            body = json.loads(m.data)
+            lat.append(time.time() - body["ts"])
+            await m.ack()
+            got += 1
+    end = time.time()
+    await nc.close()
+    return {"end": end, "lat": lat}
+
+
+async def raw_sender(url: str, run_id: str, n: int, gap: float) -> dict[str, Any]:
+    nc = await connect_broker(url)
+    js = nc.jetstream()
+    start = time.time()
+    for i in range(n):
+        body = {"id": f"{i:030x}", "channel": "jobs", "sender": "boss", "schema_name": "note",
+                "payload": {**PAYLOAD, "n": i}, "ts": time.time()}
+        await js.publish(f"raw.{run_id}", json.dumps(body).encode(),
+                         headers={"Nats-Msg-Id": body["id"]})
+        if gap:
+            await anyio.sleep(gap)
+    await nc.close()
+    return {"start": start}
+
+
+ROLES = {"typed-recv": typed_receiver, "typed-send": typed_sender,
+         "raw-recv": raw_receiver, "raw-send": raw_sender}
+
+
+# ---------------------------------------------------------------------- orchestration
+async def provision(url: str, run_id: str) -> None:
+    """The run's streams (typed) and a same-shaped raw stream with one pull consumer."""
+    from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StreamConfig
+
+    hub, transport = _hub(url, run_id, provision=True)
+    async with transport, hub:
+        await transport.start()
+        await transport.js.add_stream(StreamConfig(
+            name=f"RAW_{run_id}", subjects=[f"raw.{run_id}"],
+            retention=RetentionPolicy.WORK_QUEUE, duplicate_window=120.0))
+        await transport.js.add_consumer(f"RAW_{run_id}", ConsumerConfig(
+            durable_name=QUEUE_CONSUMER, ack_policy=AckPolicy.EXPLICIT, ack_wait=30.0))
+
+
+def _spawn(role: str, url: str, run_id: str, n: int, extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, __file__, "--role", role, "--broker", url, "--run", run_id,
+         "--messages", str(n), "--extra", extra],
+        stdout=subprocess.PIPE, text=True, env={**os.environ})
+
+
+def pair(kind: str, url: str, n: int, *, gap: float = 0.0, prefetch: int = 1
+         ) -> dict[str, Any]:
+    run_id = f"b{kind}{time.time_ns():x}"
+    anyio.run(provision, url, run_id)
+    recv = _spawn(f"{kind}-recv", url, run_id, n, str(prefetch))
+    assert recv.stdout is not None
+    line = recv.stdout.readline()
+    assert line.strip() == "ready", line
+    send = _spawn(f"{kind}-send", url, run_id, n, str(gap))
+    s_out, _ = send.communicate(timeout=600)
+    r_out, _ = recv.communicate(timeout=600)
+    s, r = json.loads(s_out.splitlines()[-1]), json.loads(r_out.splitlines()[-1])
+    lat = sorted(r["lat"])
+    return {"rate": n / (r["end"] - s["start"]),
+            "p50": lat[len(lat) // 2] * 1000, "p99": lat[int(len(lat) * 0.99)] * 1000}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--messages", type=int, default=5000)
+    ap.add_argument("--latency", type=int, default=500, help="messages for the latency run")
+    ap.add_argument("--gap", type=float, default=0.002, help="seconds between latency sends")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--prefetch", type=int, default=1, help="messages a listener fetches "
+                    "at a time, both ways (1: one by one, how replicas share a queue)")
+    ap.add_argument("--broker", help="use this broker instead of starting nats-server")
+    ap.add_argument("--role", choices=sorted(ROLES), help=argparse.SUPPRESS)
+    ap.add_argument("--run", help=argparse.SUPPRESS)
+    ap.add_argument("--extra", default="0", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.role:  # a child process: run one side, print its figures as JSON
+        fn = ROLES[args.role]
+        extra = float(args.extra) if args.role.endswith("send") else int(args.extra)
+        print(json.dumps(anyio.run(fn, args.broker, args.run, args.messages, extra)))
+        return
+    server = None
+    store = tempfile.mkdtemp(prefix="terrarium-bench-nats-")
+    url = args.broker
+    if url is None:
+        binary = shutil.which("nats-server")
+        if binary is None:
+            sys.exit("nats-server is not installed (apt-get install nats-server)")
+        port = free_port()
+        server = subprocess.Popen([binary, "-js", "-a", "127.0.0.1", "-p", str(port),
+                                   "-sd", store], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        url = f"nats://127.0.0.1:{port}"
+        time.sleep(0.5)
+    try:
+        print(f"broker {url}; {args.messages} messages x {args.runs} runs (median), "
+              f"prefetch {args.prefetch}, "
+              f"latency over {args.latency} sends {args.gap * 1000:g} ms apart")
+        rates: dict[str, list[float]] = {"typed": [], "raw": []}
+        for _ in range(args.runs):  # interleaved, so both see the same machine
+            for kind in ("raw", "typed"):
+                rates[kind].append(pair(kind, url, args.messages,
+                                        prefetch=args.prefetch)["rate"])
+        raw, typed = statistics.median(rates["raw"]), statistics.median(rates["typed"])
+        print(f"throughput  raw nats-py JetStream publish+pull  {raw:>9,.0f} msg/s")
+        print(f"throughput  typed channel (hub + NatsTransport)  {typed:>9,.0f} msg/s"
+              f"   ratio {typed / raw:.2f}x raw")
+        for kind in ("raw", "typed"):
+            r = pair(kind, url, args.latency, gap=args.gap)
+            print(f"latency     {kind:<5} send -> listener  p50 {r['p50']:.2f} ms"
+                  f"  p99 {r['p99']:.2f} ms")
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait()
+        shutil.rmtree(store, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,465 @@
+"""Channels on NATS JetStream: the transport for runs whose creatures live in many processes.
+
+Per run and channel one stream (``naming``):
+
+- ``queue``: a work-queue stream with ONE durable pull consumer that every listener of the
+  channel (every replica of every listening creature, in any process) pulls from, so each
+  message goes to exactly one of them;
+- ``broadcast``: an interest stream with one durable consumer per listening creature (its
+  replicas share it); a listener skips (acks) what it sent itself.
+
+The hub validates, refuses and logs exactly as in one process; this transport then
+publishes once, with the envelope id as ``Nats-Msg-Id``, so a message published again (a
+turn re-run after a crash re-sends under the same id) is dropped by the broker.
+
+A listener holds each message it took (``in_progress`` heartbeats keep the broker from
+handing it to someone else) and acks it only when the runtime says the turn's effects are
+recorded (:meth:`NatsTransport.ack`); a process that dies stops heartbeating, so after
+``ack_wait`` the broker redelivers its messages to another replica.
+
+The run's durable log is mirrored to a log stream (:meth:`NatsTransport.mirror`, the
+``DurableLog.on_write`` hook): mirrored log records and acks leave in one ordered queue,
+so a message is acked only after the records of the turn that consumed it are stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+from collections import deque
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+import anyio
+import anyio.abc
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.api import (
+    AckPolicy,
+    ConsumerConfig,
+    DiscardPolicy,
+    RetentionPolicy,
+    StorageType,
+    StreamConfig,
+)
+from pydantic import ValidationError
+
+from terrarium.channels.envelope import Envelope
+from terrarium.channels.nats.connect import connect_broker
+from terrarium.channels.nats.naming import (
+    QUEUE_CONSUMER,
+    RUNS_STREAM,
+    broadcast_consumer,
+    channel_stream,
+    channel_subject,
+    log_stream,
+    log_subject,
+)
+from terrarium.channels.spec import ChannelSpec, CreatureWiring
+from terrarium.channels.transport import Receiver, Transport
+from terrarium.errors import ChannelRefusal, RuntimeFailure
+
+__all__ = ["NatsReceiver", "NatsTransport"]
+
+logger = logging.getLogger("terrarium.channels.nats")
+
+_FULL = 10077  # JetStream: "maximum messages exceeded" (discard new)
+_LOG_BATCH_BYTES = 512_000  # under the default 1 MB max_payload
+_FETCH_WAIT = 2.0
+
+
+class NatsReceiver(Receiver):
+    """One hosted creature's inbox: a puller per channel hands messages over one at a time.
+
+    The hand-over has no buffer: a puller fetches the next message only once the creature
+    took the previous one, so an idle replica elsewhere gets the rest of a queue.
+    """
+
+    def __init__(self, transport: NatsTransport, creature: str,
+                 channels: Sequence[tuple[str, bool]]) -> None:
+        super().__init__(creature)
+        self._t = transport
+        self._channels = tuple(channels)  # (channel, broadcast)
+        self._send, self._recv = anyio.create_memory_object_stream[Envelope](0)
+        self.held: dict[str, Msg] = {}  # taken, not yet acked: heartbeated
+        self._offered = 0
+        self._started = False
+
+    def _start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        tg = self._t.task_group
+        for channel, broadcast in self._channels:
+            tg.start_soon(self._pull, channel, broadcast)
+        tg.start_soon(self._heartbeat)
+
+    def _receive_live_nowait(self) -> Envelope:
+        self._start()
+        return self._recv.receive_nowait()
+
+    async def _receive_live(self) -> Envelope:
+        self._start()
+        return await self._recv.receive()
+
+    def pending(self) -> int:
+        return self._offered + len(self._replay)
+
+    def close(self) -> None:
+        self._send.close()
+
+    async def _pull(self, channel: str, broadcast: bool) -> None:
+        t = self._t
+        stream = channel_stream(t.run_id, channel)
+        durable = broadcast_consumer(self.creature) if broadcast else QUEUE_CONSUMER
+        sub = await t.js.pull_subscribe_bind(durable=durable, stream=stream)
+        while True:
+            try:
+                msgs = await sub.fetch(t.prefetch, timeout=_FETCH_WAIT)
+            except (TimeoutError, nats.errors.TimeoutError):
+                continue
+            except (nats.errors.ConnectionClosedError, nats.errors.BadSubscriptionError):
+                return
+            for msg in msgs:
+                try:
+                    env = Envelope.from_json(msg.data)
+                except ValidationError as exc:
+                    logger.error("dropping a malformed message on %s: %s", channel, exc)
+                    await msg.term()
+                    continue
+                if broadcast and env.sender == self.creature:
+                    await msg.ack()  # a broadcast never goes back to its sender
+                    continue
+                if env.id in self.held:  # redelivered while still ours: keep the newer handle
+                    self.held[env.id] = msg
+                    continue
+                self.held[env.id] = msg
+                self._offered += 1
+                try:
+                    await self._send.send(env)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+                finally:
+                    self._offered -= 1
+
+    async def _heartbeat(self) -> None:
+        """Tell the broker every held message is still being worked on."""
+        while True:
+            await anyio.sleep(self._t.ack_wait / 3)
+            for msg in list(self.held.values()):
+                with contextlib.suppress(Exception):
+                    await msg.in_progress()
+
+
+class NatsTransport(Transport):
+    """JetStream streams for one run; use as ``async with NatsTransport(url, run_id)``.
+
+    ``provision`` (the process that starts the run) creates the streams and consumers;
+    workers only bind to them. ``mirror_runs`` says whether this process's ``runs`` table
+    writes (start, status) belong in the shared log: only the starting process's do.
+    """
+
+    brokered = True
+
+    def __init__(self, url: str, run_id: str, *, provision: bool = True,
+                 ack_wait: float = 30.0, prefetch: int = 1, source: str = "run",
+                 mirror_runs: bool | None = None, storage: str = "file") -> None:
+        self.url = url
+        self.run_id = run_id
+        self.provisioning = provision
+        self.ack_wait = ack_wait
+        self.prefetch = prefetch
+        self.source = source
+        self.mirror_runs = provision if mirror_runs is None else mirror_runs
+        self.storage = StorageType.FILE if storage == "file" else StorageType.MEMORY
+        self.nc: Client | None = None
+        self._js: JetStreamContext | None = None
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._specs: dict[str, ChannelSpec] = {}
+        self._listeners: dict[str, tuple[str, ...]] = {}
+        self._wiring: dict[str, CreatureWiring] = {}
+        self._receivers: dict[str, NatsReceiver] = {}
+        self._out: deque[tuple[str, Any]] = deque()  # ordered: ("log", ops) | ("ack", ...)
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
+        self._idle = asyncio.Event()
+        self._published = 0  # publishes by this process (the outstanding poll's freshness)
+        self._poll: tuple[int, int, int] = (0, -1, 1)  # (seen publishes, previous, latest)
+        self._polling = False
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    @property
+    def js(self) -> JetStreamContext:
+        if self._js is None:
+            raise RuntimeFailure("the NATS transport is not connected")
+        return self._js
+
+    @property
+    def task_group(self) -> anyio.abc.TaskGroup:
+        if self._tg is None:
+            raise RuntimeFailure("the NATS transport is not running")
+        return self._tg
+
+    async def __aenter__(self) -> NatsTransport:
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._wake = asyncio.Event()
+        self.nc = await connect_broker(self.url, name=f"terrarium {self.source}")
+        self._js = self.nc.jetstream(timeout=10)
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        self._tg.start_soon(self._drain)
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, e: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        try:
+            await self.flush(limit=5.0)
+        finally:
+            if self._tg is not None:
+                self._tg.cancel_scope.cancel()
+                with contextlib.suppress(Exception):
+                    await self._tg.__aexit__(None, None, None)
+                self._tg = None
+            if self.nc is not None:
+                with contextlib.suppress(Exception):
+                    await self.nc.close()
+
+    async def start(self) -> None:
+        """Create (provisioning) or check (joining) the run's streams and consumers."""
+        if self.provisioning:
+            await self._provision()
+            return
+        for name, spec in self._specs.items():
+            stream = channel_stream(self.run_id, name)
+            try:
+                await self.js.stream_info(stream)
+            except nats.js.errors.NotFoundError:
+                raise RuntimeFailure(
+                    f"run {self.run_id} has no stream for channel {name!r} on the broker",
+                    suggestion="start the run first (`terrarium run PATH --broker URL`)",
+                ) from None
+            listeners = self._listeners[name]
+            if listeners:  # heartbeat at the run's ack wait, whatever this process was told
+                durable = broadcast_consumer(listeners[0]) if spec.kind == "broadcast" \
+                    else QUEUE_CONSUMER
+                info = await self.js.consumer_info(stream, durable)
+                self.ack_wait = info.config.ack_wait or self.ack_wait
+
+    async def _provision(self) -> None:
+        js = self.js
+        await _ensure_stream(js, StreamConfig(
+            name=RUNS_STREAM, subjects=["trm.runs.>"], storage=self.storage,
+            retention=RetentionPolicy.LIMITS))
+        await _ensure_stream(js, StreamConfig(
+            name=log_stream(self.run_id), subjects=[log_subject(self.run_id)],
+            storage=self.storage, retention=RetentionPolicy.LIMITS))
+        for name, spec in self._specs.items():
+            listeners = self._listeners[name]
+            broadcast = spec.kind == "broadcast"
+            stream = channel_stream(self.run_id, name)
+            await _ensure_stream(js, StreamConfig(
+                name=stream, subjects=[channel_subject(self.run_id, name)],
+                storage=self.storage,
+                retention=RetentionPolicy.INTEREST if broadcast else RetentionPolicy.WORK_QUEUE,
+                # backpressure as in one process: a full channel makes senders wait
+                max_msgs=spec.capacity * (1 if broadcast else max(1, len(listeners))),
+                discard=DiscardPolicy.NEW, duplicate_window=120.0))
+            durables = [broadcast_consumer(c) for c in listeners] if broadcast \
+                else ([QUEUE_CONSUMER] if listeners else [])
+            for durable in durables:
+                await js.add_consumer(stream, ConsumerConfig(
+                    durable_name=durable, ack_policy=AckPolicy.EXPLICIT,
+                    ack_wait=self.ack_wait, max_ack_pending=-1))
+
+    # -- Transport ---------------------------------------------------------------------
+
+    def bind(self, specs: Mapping[str, ChannelSpec],
+             wiring: Mapping[str, CreatureWiring]) -> None:
+        self._specs = dict(specs)
+        listeners: dict[str, list[str]] = {name: [] for name in specs}
+        for w in wiring.values():
+            for ch in w.listen:
+                listeners[ch].append(w.name)
+        self._listeners = {k: tuple(v) for k, v in listeners.items()}
+        self._wiring = dict(wiring)
+
+    def open_inbox(self, creature: str, capacity: int) -> Receiver:
+        if creature in self._receivers:
+            raise RuntimeFailure(f"The inbox of creature {creature!r} is already open.")
+        w = self._wiring.get(creature)
+        listen = w.listen if w is not None else ()
+        rec = NatsReceiver(self, creature, [
+            (ch, self._specs[ch].kind == "broadcast") for ch in dict.fromkeys(listen)])
+        self._receivers[creature] = rec
+        return rec
+
+    def inbox(self, creature: str) -> Receiver:
+        try:
+            return self._receivers[creature]
+        except KeyError:
+            raise RuntimeFailure(f"Creature {creature!r} has no inbox.") from None
+
+    def try_deliver(self, creature: str, envelope: Envelope) -> bool:
+        raise RuntimeFailure("the NATS transport routes by itself; the hub publishes")
+
+    async def deliver(self, creature: str, envelope: Envelope) -> None:
+        raise RuntimeFailure("the NATS transport routes by itself; the hub publishes")
+
+    def has_room(self, creature: str) -> bool:
+        return True
+
+    async def publish(self, envelope: Envelope, targets: tuple[str, ...], broadcast: bool,
+                      wait_limit: float | None) -> None:
+        data = envelope.to_json().encode()
+        subject = channel_subject(self.run_id, envelope.channel)
+        headers = {"Nats-Msg-Id": envelope.id}
+        self._published += 1
+        delay = 0.002
+        try:
+            with anyio.fail_after(wait_limit):
+                while True:
+                    try:
+                        await self.js.publish(subject, data, headers=headers)
+                        return
+                    except nats.js.errors.APIError as exc:
+                        if exc.err_code != _FULL:
+                            raise ChannelRefusal(
+                                f"The broker refused message {envelope.id} on channel "
+                                f"{envelope.channel!r}: {exc.description or exc}.") from exc
+                    await anyio.sleep(delay)  # full: wait for a listener to take one
+                    delay = min(delay * 2, 0.05)
+        except TimeoutError:
+            raise ChannelRefusal(
+                f"Channel {envelope.channel!r} stayed full for {wait_limit:g}s, so message "
+                f"{envelope.id} was not delivered (delivered to nobody).") from None
+        except nats.errors.Error as exc:
+            raise ChannelRefusal(
+                f"The broker could not take message {envelope.id} on channel "
+                f"{envelope.channel!r}: {exc}.") from exc
+
+    async def ack(self, creature: str, message_ids: tuple[str, ...]) -> None:
+        rec = self._receivers.get(creature)
+        if rec is None:
+            return
+        for mid in message_ids:
+            msg = rec.held.get(mid)
+            if msg is not None:
+                self._push(("ack", (rec, mid, msg)))
+
+    def outstanding(self) -> int:
+        """Messages of this run not yet acked anywhere (as of the last poll, ~50 ms)."""
+        if not self._polling and self._tg is not None:
+            self._polling = True
+            self._tg.start_soon(self._poll_outstanding)
+        seen, previous, latest = self._poll
+        if seen < self._published:  # a publish since the poll began: not settled
+            return 1
+        return max(previous, latest) + len(self._out)
+
+    async def aclose(self) -> None:
+        for rec in self._receivers.values():
+            rec.close()
+
+    # -- the ordered outgoing queue: mirrored log records and acks ----------------------
+
+    def mirror(self, ops: Sequence[tuple[str, Sequence[tuple[Any, ...]]]]) -> None:
+        """``DurableLog.on_write``: queue committed writes for the run's log stream."""
+        if not self.mirror_runs:
+            ops = [op for op in ops if not op[0].lstrip().upper().startswith(
+                ("INSERT INTO RUNS", "UPDATE RUNS"))]
+            if not ops:
+                return
+        self._push(("log", [(sql, [list(r) for r in rows]) for sql, rows in ops]))
+
+    def _push(self, item: tuple[str, Any]) -> None:
+        self._out.append(item)
+        self._idle.clear()
+        if self._wake is None or self._loop is None:
+            return
+        if threading.get_ident() == self._loop_thread:
+            self._wake.set()
+        else:
+            self._loop.call_soon_threadsafe(self._wake.set)
+
+    async def flush(self, limit: float = 5.0) -> None:
+        """Wait until every queued log record and ack has reached the broker."""
+        if not self._out:
+            return
+        with anyio.move_on_after(limit):
+            await self._idle.wait()
+
+    async def _drain(self) -> None:
+        assert self._wake is not None
+        subject = log_subject(self.run_id)
+        while True:
+            if not self._out:
+                self._idle.set()
+                await self._wake.wait()
+                self._wake.clear()
+                continue
+            kind, item = self._out[0]
+            if kind == "ack":
+                self._out.popleft()
+                rec, mid, msg = item
+                try:
+                    await msg.ack()  # no round trip: a lost ack only means a re-run
+                except Exception as exc:  # redelivered later: effects are idempotent
+                    logger.warning("ack of %s failed: %s", mid, exc)
+                rec.held.pop(mid, None)
+                continue
+            ops: list[Any] = []
+            size = 0
+            while self._out and self._out[0][0] == "log" and size < _LOG_BATCH_BYTES:
+                part = self._out[0][1]
+                ops.extend(part)
+                size += sum(len(str(rows)) for _, rows in part)
+                self._out.popleft()
+            data = json.dumps({"src": self.source, "ops": ops},
+                              separators=(",", ":"), default=str).encode()
+            for attempt in range(5):
+                try:
+                    await self.js.publish(subject, data)
+                    break
+                except Exception as exc:
+                    logger.warning("log mirror publish failed (%s), retrying", exc)
+                    await anyio.sleep(0.2 * (attempt + 1))
+
+    async def _poll_outstanding(self) -> None:
+        js = self.js
+        consumers: list[tuple[str, str]] = []
+        for name, spec in self._specs.items():
+            stream = channel_stream(self.run_id, name)
+            if spec.kind == "broadcast":
+                consumers += [(stream, broadcast_consumer(c)) for c in self._listeners[name]]
+            elif self._listeners[name]:
+                consumers.append((stream, QUEUE_CONSUMER))
+        while True:
+            seen = self._published
+            total = 0
+            for stream, durable in consumers:
+                try:
+                    info = await js.consumer_info(stream, durable)
+                except Exception:
+                    total += 1
+                    continue
+                total += (info.num_pending or 0) + (info.num_ack_pending or 0)
+            self._poll = (seen, self._poll[2], total)
+            await anyio.sleep(0.03)
+
+
+async def _ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
+    """Create the stream, or leave an existing one as it is (idempotent)."""
+    try:
+        await js.stream_info(config.name or "")
+    except nats.js.errors.NotFoundError:
+        await js.add_stream(config)

@@ -1,0 +1,56 @@
+"""``terrarium worker PATH --broker URL``: host some of a distributed run's creatures.
+
+A worker joins the newest running run of the team on the broker (or ``--run RUN_ID``),
+waiting for one to start; it refuses a run whose config hash differs from its own copy
+of the team. It hosts every team creature, or those ``--creatures`` names, and stops when
+the run ends. Several workers may host the same creature: on a queue channel they share
+the load; when one dies, the messages it held go to another after the run's ack wait.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+from pathlib import Path
+
+import anyio
+
+from terrarium.channels.nats import connect_broker, latest_run, wait_run_end
+from terrarium.cli.run import load_runnable, parse_creatures
+from terrarium.errors import RuntimeFailure
+from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+
+__all__ = ["cmd_worker", "worker_command"]
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    return anyio.run(worker_command, args)
+
+
+async def worker_command(args: argparse.Namespace) -> int:
+    team = load_runnable(Path(args.path))
+    host = parse_creatures(args.creatures, sorted(team.creatures))
+    run_id = args.run
+    if run_id is None:
+        nc = await connect_broker(args.broker, name="terrarium worker (looking for a run)")
+        try:
+            rec = await latest_run(nc.jetstream(), team.name, wait=args.wait)
+        finally:
+            await nc.close()
+        if rec is None:
+            raise RuntimeFailure(
+                f"no running run of {team.name!r} on {args.broker} after {args.wait:g} s",
+                suggestion=f"start one: terrarium run {args.path} --broker {args.broker}")
+        run_id = rec["run_id"]
+    name = f"worker {socket.gethostname()}:{os.getpid()}"
+    opts = RuntimeOptions(runs_dir=Path(args.runs_dir), audio=args.audio, broker=args.broker,
+                          join=run_id, host=host, worker_name=name)
+    async with TeamRuntime(team, opts) as rt:
+        hosting = ", ".join(sorted(n for n in rt.statuses)) or "nothing"
+        print(f"{name} joined run {run_id} of {team.name!r}; hosting {hosting}", flush=True)
+        assert rt.transport is not None
+        status = await wait_run_end(rt.transport.js, team.name, run_id)
+        # the run is over: what this worker holds is done or will never be acked
+        print(f"run {run_id} ended ({status}); {rt.turns_total} turn(s) here", flush=True)
+    return 0

@@ -1,0 +1,103 @@
+"""A run past one machine: choosing the transport, the config hash, and the run's record
+on the broker.
+
+The process that starts a run (``terrarium run --broker URL``) creates its streams and
+announces it (with the team's config hash) in the broker's runs stream; a worker
+(``terrarium worker``) joins the newest running run of its team, and refuses one whose
+config hash differs from its own copy of the team: creatures built from different configs
+would disagree about schemas and wiring.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from terrarium.channels.nats import NatsTransport, publish_run, run_record
+from terrarium.config import Team
+from terrarium.errors import RuntimeFailure
+from terrarium.runtime.options import RuntimeOptions
+
+__all__ = ["BROKER_ENV", "announce", "broker_url", "check_join", "open_transport", "team_hash"]
+
+BROKER_ENV = "TERRARIUM_BROKER"  # the broker for `transport: nats` without --broker
+_CONFIG_SUFFIXES = {".yaml", ".yml", ".md", ".txt", ".j2", ".jinja", ".json", ".toml"}
+_SKIP_DIRS = {"runs", ".git", "__pycache__", ".venv", "node_modules"}
+
+
+def team_hash(team: Team) -> str:
+    """A hash of every config file of the team (terrarium.yaml, creatures, prompts, scripts).
+
+    Keyed by each file's path inside its folder (not the absolute path), so two machines
+    with the same team in different places agree.
+    """
+    folders = {team.folder.resolve()}
+    for c in (*team.creatures.values(), *([team.root] if team.root else [])):
+        folders.add(Path(c.folder).resolve())
+    entries: dict[str, bytes] = {}
+    for folder in sorted(folders):
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            for fn in filenames:
+                p = Path(dirpath) / fn
+                if p.suffix.lower() in _CONFIG_SUFFIXES:
+                    key = f"{folder.name}/{p.relative_to(folder).as_posix()}"
+                    entries[key] = p.read_bytes()
+    h = hashlib.sha256()
+    for key in sorted(entries):
+        h.update(key.encode() + b"\0" + hashlib.sha256(entries[key]).digest())
+    return h.hexdigest()
+
+
+def broker_url(team: Team, options: RuntimeOptions) -> str | None:
+    """The broker this run uses, or None for the in-memory transport."""
+    if options.broker:
+        return options.broker
+    if team.transport == "nats":
+        url = os.environ.get(BROKER_ENV)
+        if not url:
+            raise RuntimeFailure(
+                f"terrarium {team.name!r} sets transport: nats, but no broker was given",
+                suggestion=f"pass --broker nats://HOST:PORT or set {BROKER_ENV}")
+        return url
+    return None
+
+
+def open_transport(team: Team, options: RuntimeOptions, run_id: str) -> NatsTransport | None:
+    """The run's NATS transport (not yet entered), or None for in-memory channels."""
+    url = broker_url(team, options)
+    if url is None:
+        return None
+    joining = options.join is not None
+    return NatsTransport(url, run_id, provision=not joining, ack_wait=options.ack_wait,
+                         prefetch=options.prefetch,
+                         source=options.worker_name or ("worker" if joining else "run"))
+
+
+async def check_join(transport: NatsTransport, team: Team) -> None:
+    """A worker's check: the run exists, still runs, and has this team's config hash."""
+    run_id = transport.run_id
+    rec = await run_record(transport.js, team.name, run_id)
+    if rec is None:
+        raise RuntimeFailure(f"there is no run {run_id} of {team.name!r} on the broker",
+                             suggestion="start it with `terrarium run PATH --broker URL`")
+    mine = team_hash(team)
+    if rec.get("config_hash") != mine:
+        raise RuntimeFailure(
+            f"refusing to join run {run_id}: its config hash {rec.get('config_hash', '?')[:12]}"
+            f" differs from this team's {mine[:12]} (the team's files differ on this machine)",
+            suggestion="use the same terrarium folder (same files) on every machine")
+    if rec.get("status") != "running":
+        raise RuntimeFailure(f"run {run_id} has ended ({rec.get('status')}); nothing to join")
+
+
+async def announce(transport: NatsTransport, team: Team, status: str, started: float,
+                   *, config_hash: str | None = None) -> None:
+    """Record the run (or its new status) in the broker's runs stream."""
+    ended = None if status == "running" else time.time()
+    await publish_run(transport.js, {
+        "run_id": transport.run_id, "terrarium": team.name, "path": str(team.path),
+        "config_hash": config_hash or team_hash(team), "status": status,
+        "started": started, "ended": ended})
