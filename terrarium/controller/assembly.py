@@ -31,6 +31,7 @@ from terrarium.prompt.inputs import (
     StaticPlugin,
     TeamMember,
 )
+from terrarium.prompt.tail import StatusSpec
 from terrarium.tools.registry import ToolRegistry
 from terrarium.tools.team import TEAM_TOOLS
 
@@ -69,7 +70,7 @@ class LoopSettings:
     memory_recent: int
     memory_record: bool
     memory_in_prompt: bool
-    prompt_status: bool
+    prompt_status: bool | StatusSpec  # True: the default spec (the date, by the day)
     message_templates: Mapping[str, str]  # channel -> Jinja source
     tool_choice: Literal["auto", "required"]
     use_grammar: bool
