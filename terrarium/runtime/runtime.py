@@ -60,6 +60,7 @@ from terrarium.events import (
 from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
+from terrarium.llm.slots import assign_slots
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.store import MemoryStore
@@ -230,7 +231,8 @@ class TeamRuntime:
         if needs_embedded:
             self.embedded = EmbeddedServer(slots=len(needs_embedded))
             await stack.enter_async_context(self.embedded)
-        slot_of = {c.name: i for i, c in enumerate(needs_embedded)}
+        slot_of = assign_slots({c.name: c.parts.settings for c in self._creatures.values()
+                                if not (opts.models and c.name in opts.models)})
         for c in self._creatures.values():
             sinks = await self._make_sinks(c, stack)
             self.sinks[c.name] = sinks
