@@ -365,9 +365,10 @@ class Controller:
         if not new:
             return False
         turn = Turn("system", "\n\n".join(new.values()))
+        end = len(self.conversation)
         newest_user = max((i for i, t in enumerate(self.conversation) if t.role == "user"),
-                          default=len(self.conversation))
-        self.conversation.insert(max(newest_user, self._sent), turn)
+                          default=end)
+        self.conversation.insert(newest_user if newest_user >= self._sent else end, turn)
         for name, text in new.items():
             self._pinned[name] = (text, turn)
         return True
