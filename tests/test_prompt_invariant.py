@@ -241,3 +241,15 @@ def test_a_status_hidden_by_history_turns_is_pinned_again(tmp_path: Path) -> Non
         anyio.run(ctl.run_turn, [Incoming(text=text)])
     for req in model.requests:
         assert sum("## Status" in (m.content or "") for m in req.messages) == 1
+
+
+def test_a_status_hidden_by_a_fold_is_pinned_again(tmp_path: Path) -> None:
+    w = {"controller": {"provider": "openai", "base_url": "http://x/v1", "context_window": 1536}}
+    parts = assemble(load_team(write_team(tmp_path, w, {})), "w")
+    model = Recorded([], default_reply="Fine. " + "ok " * 30)
+    ctl = Controller(parts, model, clock=Clock())
+    for i in range(30):
+        anyio.run(ctl.run_turn, [Incoming(text=f"message {i}: " + "blah " * 40)])
+    assert ctl.last_prompt is not None and ctl.last_prompt.folded_turns > 0
+    for req in model.requests:
+        assert any("## Status" in (m.content or "") for m in req.messages)
