@@ -380,7 +380,9 @@ SCENARIOS = ("plain", "tools", "notices", "team")
 
 
 async def run(steps: int, baseline_runs: int, turns: int, only: str | None) -> None:
-    async with EmbeddedServer(slots=3, ctx_per_slot=4096) as srv:
+    # 8192 per slot: the controller budgets a 4096-token window with an estimate, not the
+    # model's tokenizer, so a long session may hold somewhat more real tokens
+    async with EmbeddedServer(slots=3, ctx_per_slot=8192) as srv:
         tok = srv.tokenizer()
         if only in (None, "raw"):
             await raw_session(srv, tok, steps, baseline_runs)
