@@ -12,7 +12,7 @@ import pytest
 from terrarium.config import Team, load_team
 from terrarium.controller.assembly import assemble
 from terrarium.formats import get_format
-from terrarium.prompt import PromptBuilder, TailState, Turn, format_prompt_report
+from terrarium.prompt import PromptBuilder, StatusSpec, TailState, Turn, format_prompt_report
 
 try:
     from golden import assert_golden, golden_path
@@ -33,6 +33,7 @@ STATE = TailState(
         Turn("tool", "Sunny, 24 °C", name="weather", tool_call_id="call_1"),
     ),
     notice="A timer fired.",
+    status=StatusSpec(date="second", step=True),  # the old default: step and full timestamp
 )
 
 
@@ -96,7 +97,8 @@ def test_golden_voice_assistant_prefix_and_step0_report(voice_team: Team, creatu
     parts = assemble(voice_team, creature)
     builder = PromptBuilder(parts.inputs, parts.fmt)
     assert_golden(f"prompt_voice_{creature}_prefix", builder.prefix)
-    report = format_prompt_report(builder.build(TailState(step=0)), json=False)
+    full = StatusSpec(date="second", step=True)  # the old default: step and full timestamp
+    report = format_prompt_report(builder.build(TailState(step=0, status=full)), json=False)
     assert re.search(r"\d{4}-\d{2}-\d{2}", report) is None  # no date, no per-run data
     assert str(VOICE_ASSISTANT.parent.parent) not in report  # no machine-specific paths
     assert_golden(f"prompt_voice_{creature}_step0_report", report)

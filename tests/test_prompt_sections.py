@@ -7,7 +7,7 @@ import re
 import pytest
 
 from terrarium.errors import PromptError
-from terrarium.prompt import HINT_KEYS, PromptBuilder, Skill, StaticPlugin, TailState
+from terrarium.prompt import HINT_KEYS, PromptBuilder, Skill, StaticPlugin, StatusSpec, TailState
 
 try:
     from golden.prompt_inputs import (
@@ -223,5 +223,5 @@ def test_two_default_outputs_are_refused() -> None:
 
 def test_no_per_step_facts_in_prefix() -> None:
     b = PromptBuilder(make_inputs(), FakeFormat())
-    built = b.build(TailState(step=12345))
+    built = b.build(TailState(step=12345, status=StatusSpec(step=True)))
     assert "12345" not in built.prefix and "12345" in built.tail_sections["status"]

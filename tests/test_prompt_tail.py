@@ -13,6 +13,7 @@ from terrarium.prompt import (
     TRUNCATED_MARKER,
     EstimateTokenizer,
     PromptBuilder,
+    StatusSpec,
     TailBudgets,
     TailState,
     Tokenizer,
@@ -49,6 +50,7 @@ def test_prefix_stable_over_50_steps_and_tail_order_kept() -> None:
             recalled=[f"fact {step}", f"fact {step + 1}"],
             conversation=tuple(turns),
             notice=f"timer {step} fired" if step % 5 == 0 else None,
+            status=StatusSpec(date="minute", step=True),  # opt-in: new every step
         )
         built = b.build(state)
         assert built.prefix.encode("utf-8") == prefix_bytes
@@ -118,7 +120,7 @@ def test_old_turns_fold_into_one_summary_line() -> None:
         Turn("user" if i % 2 == 0 else "assistant", f"turn {i} " + "blah " * 40) for i in range(40)
     )
     b = builder(budgets=TailBudgets(conversation=600))
-    built = b.build(TailState(step=7, conversation=turns))
+    built = b.build(TailState(step=7, conversation=turns, status=StatusSpec(step=True)))
     assert built.folded_turns > 0
     assert "conversation" in built.truncated
     conv = built.tail_sections["conversation"]
@@ -131,7 +133,7 @@ def test_old_turns_fold_into_one_summary_line() -> None:
     assert len(msgs) == 2 + (40 - built.folded_turns) + 1  # + status context message
     # deterministic
     again = builder(budgets=TailBudgets(conversation=600)).build(
-        TailState(step=7, conversation=turns)
+        TailState(step=7, conversation=turns, status=StatusSpec(step=True))
     )
     assert again.tail_sections == built.tail_sections
     # folded in whole blocks, and the fewest blocks: one block fewer would not fit

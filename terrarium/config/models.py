@@ -13,6 +13,7 @@ from croniter import croniter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from terrarium.llm.settings import ControllerSettings
+from terrarium.prompt.tail import StatusSpec
 
 HINT_KEYS = ("output_model", "execution_dynamic", "execution_static", "execution_native")
 OUTPUT_TYPES = ("tts", "stdout", "file")
@@ -211,9 +212,10 @@ class CreatureConfig(Strict):
     tool_choice: Literal["auto", "required"] = Field(
         "auto", description="required: every reply must be calls only (grammar-enforced)."
     )
-    prompt_status: bool = Field(
-        True, description="Show the status block (step number, date) in the prompt tail; "
-        "false saves its tokens on every turn of a latency-critical creature."
+    prompt_status: bool | StatusSpec = Field(
+        True, description="The status block of the prompt tail: true (the date, by the day), "
+        "false (none), or {date: day|minute|second|off, step: false|true}. It is re-sent only "
+        "when it changes, so a timestamp or step counter costs its tokens on every step."
     )
     history_turns: int | None = Field(
         None, ge=0, description="Keep only this many earlier messages at each turn's start "

@@ -32,6 +32,7 @@ from terrarium.prompt.inputs import (
     StaticPlugin,
     TeamMember,
 )
+from terrarium.prompt.tail import StatusSpec
 from terrarium.tools.base import Tool
 from terrarium.tools.delegate import subagent_tool
 from terrarium.tools.registry import ToolRegistry
@@ -72,7 +73,7 @@ class LoopSettings:
     memory_recent: int
     memory_record: bool
     memory_in_prompt: bool
-    prompt_status: bool
+    prompt_status: bool | StatusSpec  # True: the default spec (the date, by the day)
     message_templates: Mapping[str, str]  # channel -> Jinja source
     tool_choice: Literal["auto", "required"]
     use_grammar: bool

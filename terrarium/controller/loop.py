@@ -219,6 +219,9 @@ class Controller:
         # exactly-once effects: the consumed messages this turn answers, and the round
         self._turn_of: str | None = None
         self._round = 0
+        self._sent = 0  # how many turns of the conversation a request has already shown
+        self._pinned: dict[str, tuple[str, Turn]] = {}  # section → (text, the turn holding it)
+        self._first_shown: Turn | None = None  # the oldest turn the last prompt kept unfolded
 
     # -- reporting -------------------------------------------------------------------
     def _state(self, state: CreatureStateName) -> None:
@@ -240,7 +243,9 @@ class Controller:
         if cfg.history_turns is not None:
             # a short history is also a short context: faster prompt evaluation and decoding
             keep = cfg.history_turns
-            self.conversation = self.conversation[len(self.conversation) - keep:] if keep else []
+            dropped = max(0, len(self.conversation) - keep)
+            self.conversation = self.conversation[dropped:]
+            self._sent = max(0, self._sent - dropped)
         before = len(self.conversation)
         for item in inputs:
             rendered = item.render(self.message_templates.get(item.channel or ""))
@@ -265,22 +270,27 @@ class Controller:
         try:
             for _ in range(cfg.max_iterations):
                 result.rounds += 1
+                step = self.step
+                self.step += 1
                 try:
-                    built = self.builder.build(TailState(
-                        step=self.step, now=self.clock(), recalled=recalled,
-                        conversation=tuple(self.conversation), notice=self._pending_notice,
-                        status=cfg.prompt_status))
+                    context = self.builder.context(TailState(
+                        step=step, now=self.clock(), recalled=recalled,
+                        notice=self._pending_notice, status=cfg.prompt_status))
+                    self._pending_notice = None
+                    self._pin_context(context)
+                    built = self._build(step)
+                    if built.folded_turns and self._pin_context(context, again=True):
+                        built = self._build(step)  # a fold hid the pinned status or facts
                 except ContextOverflow as exc:
                     if result.rounds > 1:
                         raise
                     # the input itself cannot fit: refuse it, forget it, and go on
                     del self.conversation[before:]
+                    self._sent = min(self._sent, len(self.conversation))
                     result.refused = exc.message
                     self._entry("notice", f"input refused: {exc.message}")
                     break
-                self._pending_notice = None
-                self.step += 1
-                self._pin_context(built)
+                self._sent = len(self.conversation)
                 self.last_prompt = built
                 result.prefix_hash = built.prefix_hash
                 self.emit(PromptBuilt(
@@ -364,19 +374,53 @@ class Controller:
                 pass
         return self.model.last_usage
 
-    def _pin_context(self, built: BuiltPrompt) -> None:
-        """Keep this step's context block in the history, where the request showed it.
+    def _build(self, step: int) -> BuiltPrompt:
+        """This step's prompt: the prefix and the conversation, context already pinned in it."""
+        conversation = tuple(self.conversation)
+        built = self.builder.build(TailState(step=step, conversation=conversation, status=False))
+        folded = built.folded_turns
+        self._first_shown = conversation[folded] if 0 < folded < len(conversation) else None
+        return built
 
-        ``messages()`` puts the volatile context (recalled facts, status, notice) just before
-        the newest user message. Pinning it there means the next request repeats these exact
-        bytes, so the model server's prompt cache covers everything but the new input.
+    def _shown(self) -> list[Turn]:
+        """The turns the model still sees: the conversation after the last fold."""
+        first = self._first_shown
+        if first is not None:
+            for i, t in enumerate(self.conversation):
+                if t is first:
+                    return self.conversation[i:]
+        return self.conversation
+
+    def _pin_context(self, sections: Mapping[str, str], *, again: bool = False) -> bool:
+        """Add to the history what of this step's context is new; True if anything was.
+
+        The history is only ever appended to, so each request repeats the previous one byte
+        for byte and the model server's prompt cache covers all but the new input. Hence:
+        a section (status, recalled facts) is pinned only when its text differs from the
+        copy the model still sees, the one-shot notice whenever there is one, and the block
+        goes before the newest user message only if that message was never sent; else (a
+        round whose only outcome was a notice) at the end. ``again``: after a fold, re-pin
+        only the sections the fold hid.
         """
-        ctx = built.context_message()
-        if not ctx:
-            return
+        shown = self._shown()
+        new: dict[str, str] = {}
+        for name, text in sections.items():
+            last = self._pinned.get(name)
+            if name == "notice":
+                if not again:
+                    new[name] = text
+            elif last is None or last[0] != text or not any(t is last[1] for t in shown):
+                new[name] = text
+        if not new:
+            return False
+        turn = Turn("system", "\n\n".join(new.values()))
+        end = len(self.conversation)
         newest_user = max((i for i, t in enumerate(self.conversation) if t.role == "user"),
-                          default=len(self.conversation))
-        self.conversation.insert(newest_user, Turn("system", ctx))
+                          default=end)
+        self.conversation.insert(newest_user if newest_user >= self._sent else end, turn)
+        for name, text in new.items():
+            self._pinned[name] = (text, turn)
+        return True
 
     async def _one_round(
         self, request: ChatRequest, out: TurnOutput, frame: ValueFrame | None = None

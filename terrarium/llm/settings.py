@@ -84,6 +84,13 @@ class ControllerSettings(BaseModel):
         description="The openai backend is a llama.cpp server: send id_slot, cache_prompt "
         "and grammar.",
     )
+    slots: int | None = Field(
+        default=None,
+        ge=1,
+        description="With llama_cpp: the slots the server was started with (--parallel); its "
+        "creatures are pinned one per slot (id_slot). Unset: a lone creature gets slot 0, "
+        "several none. Ignored for embedded (one slot per creature).",
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -22,7 +22,7 @@ from terrarium.prompt.inputs import (
 )
 from terrarium.prompt.owners import Registry, SectionRegistry, VariableRegistry
 from terrarium.prompt.report import format_prompt_report, format_section_map
-from terrarium.prompt.tail import TAIL_ORDER, TailState, Turn, fold_summary
+from terrarium.prompt.tail import TAIL_ORDER, StatusSpec, TailState, Turn, fold_summary
 from terrarium.prompt.templates import compile_template
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "SectionRegistry",
     "Skill",
     "StaticPlugin",
+    "StatusSpec",
     "TailBudgets",
     "TailState",
     "TeamMember",

@@ -176,6 +176,15 @@ class PromptBuilder:
         return left
 
     # -- per step --------------------------------------------------------------------
+    def context(self, state: TailState) -> dict[str, str]:
+        """The context sections of ``state`` alone (no conversation), capped, in tail order.
+
+        The controller pins these into the history itself, only where and when they change
+        (see ``Controller._pin_context``), instead of a fresh block on every step.
+        """
+        texts, _, _ = self._tail.context_sections(state)
+        return texts
+
     def build(self, state: TailState) -> BuiltPrompt:
         """Rebuild only the tail; the prefix object is reused as-is (same bytes, same hash)."""
         tail = self._tail.build(state)

@@ -1,7 +1,9 @@
 """The variable tail: what changes from step to step, ordered from least to most mutable.
 
 Loaded skill bodies change rarely, memory now and then, recalled facts per query, the
-conversation every turn, the status line (step, date) and the one-shot notice every step.
+conversation every turn, the one-shot notice when a round had one. The status line holds
+only what a creature asks for (:class:`StatusSpec`): by default the date, which changes once
+a day; a step counter or a timestamp by the minute would change every step.
 Each section has a token cap; the conversation gets what the context window leaves and folds
 its oldest turns into one deterministic summary line before anything fails.
 """
@@ -13,11 +15,27 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
 from terrarium.errors import ContextOverflow, PromptError
 from terrarium.prompt.budget import TailBudgets, Tokenizer, truncate_to
 from terrarium.prompt.inputs import Skill
 
+__all__ = [
+    "FOLD_BLOCK",
+    "TAIL_ORDER",
+    "DateGrain",
+    "StatusSpec",
+    "Tail",
+    "TailAssembler",
+    "TailState",
+    "Turn",
+    "fold_summary",
+    "status_text",
+]
+
 Role = Literal["system", "user", "assistant", "tool"]
+DateGrain = Literal["off", "day", "minute", "second"]
 TAIL_ORDER: tuple[str, ...] = (
     "loaded_skills",
     "memory",
@@ -26,6 +44,31 @@ TAIL_ORDER: tuple[str, ...] = (
     "status",
     "notice",
 )
+
+
+class StatusSpec(BaseModel):
+    """What the status block holds (config ``prompt_status: {date: ..., step: ...}``).
+
+    Everything in it is re-sent when it changes, so the default holds only what changes
+    rarely: the date (``day``). ``minute``/``second`` and ``step`` change on every step and
+    cost their tokens each time; a creature that needs them asks for them.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    date: DateGrain = Field(
+        "day", description="The date shown: day (YYYY-MM-DD, the default), minute, second "
+        "(full timestamps, new on every step) or off."
+    )
+    step: bool = Field(False, description="Show the step counter (new on every step).")
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _yaml_off(cls, v: object) -> object:
+        return "off" if v is False else v  # YAML reads a bare `off` as false
+
+
+DEFAULT_STATUS = StatusSpec()
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +104,7 @@ class TailState:
     recalled: Sequence[str] = ()
     conversation: Sequence[Turn] = ()
     notice: str | None = None
-    status: bool = True
+    status: bool | StatusSpec = True  # True: the default StatusSpec; False: no status block
 
 
 @dataclass(slots=True)
@@ -139,11 +182,13 @@ class TailAssembler:
             parts.append(f"### Skill: {skill.name}\n{skill.body.strip()}")
         return "## Loaded skills\n" + "\n\n".join(parts) if parts else ""
 
-    def build(self, state: TailState) -> Tail:
+    def context_sections(
+        self, state: TailState
+    ) -> tuple[dict[str, str], dict[str, int], list[str]]:
+        """The non-conversation sections, capped: (texts, tokens, names that were cut)."""
         b = self._b
-        tail = Tail()
-        texts = tail.texts
-        tokens = tail.tokens
+        texts: dict[str, str] = {}
+        tokens: dict[str, int] = {}
         flags: list[str] = []
         raw = {
             "loaded_skills": self._skills_text(state.loaded_skills),
@@ -153,7 +198,7 @@ class TailAssembler:
                 if state.recalled
                 else ""
             ),
-            "status": _status(state) if state.status else "",
+            "status": status_text(state),
             "notice": f"## Notice\n{state.notice.strip()}" if state.notice else "",
         }
         caps = {
@@ -163,7 +208,6 @@ class TailAssembler:
             "status": b.status,
             "notice": b.notice,
         }
-        other = 0
         for name, text in raw.items():
             if not text:
                 continue
@@ -172,9 +216,14 @@ class TailAssembler:
                 flags.append(name)
             if cut:
                 texts[name] = cut
-                n = self._tok.count(cut)
-                tokens[name] = n
-                other += n
+                tokens[name] = self._tok.count(cut)
+        return texts, tokens, flags
+
+    def build(self, state: TailState) -> Tail:
+        b = self._b
+        tail = Tail()
+        texts, tokens, flags = self.context_sections(state)
+        other = sum(tokens.values())
         cap = self._available - other
         if b.conversation is not None:
             cap = min(cap, b.conversation)
@@ -233,8 +282,14 @@ class TailAssembler:
         )
 
 
-def _status(state: TailState) -> str:
-    text = f"## Status\nStep {state.step}"
-    if state.now is not None:
-        text += f" · {state.now.isoformat(timespec='seconds')}"
-    return text
+def status_text(state: TailState) -> str:
+    """The status block ``state`` asks for ("" when it holds nothing)."""
+    spec = DEFAULT_STATUS if state.status is True else state.status
+    if spec is False:
+        return ""
+    items = [f"Step {state.step}"] if spec.step else []
+    now = state.now
+    if now is not None and spec.date != "off":
+        items.append(now.date().isoformat() if spec.date == "day"
+                     else now.isoformat(timespec="minutes" if spec.date == "minute" else "seconds"))
+    return "## Status\n" + " · ".join(items) if items else ""

@@ -31,6 +31,7 @@ from terrarium.events import SentenceQueued, SentenceSynthesized, SpeechMetrics,
 from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
+from terrarium.llm.slots import assign_slots
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
@@ -164,7 +165,9 @@ class Wiring:
         if needs_embedded:
             self.embedded = EmbeddedServer(slots=len(needs_embedded))
             await stack.enter_async_context(self.embedded)
-        slot_of = {c.name: i for i, c in enumerate(needs_embedded)}
+        # one llama.cpp slot per creature, on the embedded server and on external ones
+        slot_of = assign_slots({c.name: c.parts.settings for c in creatures.values()
+                                if not (opts.models and c.name in opts.models)})
         for c in creatures.values():
             sinks = await self._make_sinks(c, stack)
             self.sinks[c.name] = sinks
