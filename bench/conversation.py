@@ -49,7 +49,7 @@ class Say:
     expect: tuple[str, ...] = ()
 
 
-def S(text: str, *expect: str) -> Say:  # noqa: N802 (short for the scripts below)
+def S(text: str, *expect: str) -> Say:  # short, for the scripts below
     return Say(text, tuple(expect))
 
 
@@ -258,9 +258,8 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
                 print(f"  {r.user!r} [{r.intent}] -> {r.reply!r}")
 
 
-async def main(runs: int, verbose: bool, template_file: Path | None, team_dir: Path,
-               json_out: Path | None) -> None:
-    template = template_file.read_text() if template_file else None
+async def main(runs: int, verbose: bool, template: str | None, team_dir: Path
+               ) -> dict[str, Any]:
     turns = sum(len(d) for d in DIALOGUES)
     print(f"{len(DIALOGUES)} dialogues, {turns} user turns, team {team_dir}")
     summaries = []
@@ -281,10 +280,8 @@ async def main(runs: int, verbose: bool, template_file: Path | None, team_dir: P
         for i, s in enumerate(summaries):
             show(s, f"run {i + 1}")
         show(summarize(all_rows), "all runs")
-    if json_out:
-        json_out.write_text(json.dumps({"runs": summaries,
-                                        "rows": [r.__dict__ for r in all_rows]}, indent=1))
     print("\n(time to first audio depends on the machine's load; the rates do not)")
+    return {"runs": summaries, "rows": [r.__dict__ for r in all_rows]}
 
 
 if __name__ == "__main__":
@@ -296,4 +293,7 @@ if __name__ == "__main__":
     p.add_argument("--team", type=Path, default=ROOT / "examples" / "voice_assistant")
     p.add_argument("--json", type=Path, default=None, help="write every row here")
     a = p.parse_args()
-    anyio.run(main, a.runs, a.verbose, a.speaker_template, a.team, a.json)
+    text = a.speaker_template.read_text() if a.speaker_template else None
+    out = anyio.run(main, a.runs, a.verbose, text, a.team)
+    if a.json:
+        a.json.write_text(json.dumps(out, indent=1))
