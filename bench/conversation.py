@@ -147,6 +147,7 @@ class TurnRow:
     expect: tuple[str, ...]
     intent: str | None
     ttfa_ms: float | None
+    written: str = ""  # everything the speaker's model wrote, spoken or not
     echo: bool = False
     recalled: bool | None = None
     complete: bool = False
@@ -161,11 +162,13 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
     models = {name: make_model(assemble(team, name).settings, embedded=server, slot=i)
               for i, name in enumerate(("router", "speaker"))}
     first_audio: list[float] = []
+    heard: list[str] = []  # what became audio: a fragment cut off by max_tokens is not
     intents: list[str] = []
 
     def on_event(ev: Any) -> None:
         if isinstance(ev, SentenceSynthesized) and ev.creature == "speaker":
             first_audio.append(time.perf_counter())
+            heard.append(ev.text.strip())
         elif (isinstance(ev, TranscriptAppended) and ev.creature == "router"
               and ev.entry.kind == "tool_call"):
             args = (ev.entry.data or {}).get("args") or {}
@@ -184,11 +187,13 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
                 with anyio.fail_after(120):
                     await rt.wait_idle(poll=0.005)
                 said += " " + say.text
-                reply = " ".join(r.text for name, r in rt.results[n_res:] if name == "speaker")
+                reply = " ".join(heard[n_audio:])
+                written = " ".join(r.text for name, r in rt.results[n_res:] if name == "speaker")
                 ttfa = ((first_audio[n_audio] - t0) * 1000 if len(first_audio) > n_audio
                         else None)
                 row = TurnRow(d, say.text, reply.strip(), say.expect,
-                              intents[n_int] if len(intents) > n_int else None, ttfa)
+                              intents[n_int] if len(intents) > n_int else None, ttfa,
+                              written=written.strip())
                 row.echo = is_echo(say.text, reply)
                 row.complete = is_complete(reply)
                 row.names = invented(reply, said)
