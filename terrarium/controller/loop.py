@@ -14,6 +14,7 @@ loop reads come only from ``parts.loop`` (:class:`~terrarium.controller.assembly
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -177,12 +178,15 @@ class Controller:
         self.grammar: str | None = None
         if cfg.use_grammar and parts.fmt.textual:
             spoken = any(o.kind == "tts" and o.default for o in parts.inputs.named_outputs)
-            self.grammar = grammar_for(parts.fmt, allow_text=not required, plain_text=spoken)
+            self.grammar = grammar_for(parts.fmt, allow_text=not required, plain_text=spoken,
+                                       max_sentences=cfg.spoken_sentences if spoken else None)
         # one call of one one-line argument: the model need only write the value (used when
         # the model can continue a reply we start for it; see ValueFrame)
         self.frame: ValueFrame | None = (
             value_frame(parts.fmt) if self.grammar is not None and required else None
         )
+        # fixed-choice values the runtime decides from the input, without the model
+        self.choice_rules = [(re.compile(p, re.IGNORECASE), v) for p, v in cfg.choice_rules]
         self.native_tools = openai_tools(parts.fmt.specs) if not parts.fmt.textual else None
         state: dict[str, Any] = {STATE_TOOLS: parts.registry}
         if memory is not None:
@@ -219,17 +223,22 @@ class Controller:
             self._entry(kind, rendered, name=item.channel,
                         data={"sender": item.sender, "message_id": item.message_id})
         facts = await recall(self.memory, inputs, creature=self.parts.name,
-                              recent=cfg.memory_recent, matches=cfg.memory_recall)
+                              recent=cfg.memory_recent, matches=cfg.memory_recall,
+                              facts=cfg.memory_facts)
         self.fill.begin_turn(inputs, facts)
         recalled = facts.prompt_lines() if cfg.memory_in_prompt else ()
         if cfg.memory_record and self.memory is not None:
-            await record(self.memory, inputs, creature=self.parts.name)
+            await record(self.memory, inputs, creature=self.parts.name,
+                         facts=cfg.memory_facts > 0)
+        elif cfg.memory_facts and self.memory is not None:
+            await record(self.memory, inputs, creature=self.parts.name, facts=True, texts=False)
         default = self.parts.default_output
         sink = self.sinks.get(default) if default else None
         out = TurnOutput(self.emit, self.parts.name, default, sink,
                          f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}")
         await out.open()
         last_text = ""  # the turn-end text: the latest round's plain text, never call syntax
+        decided = self._decide(inputs)  # a fixed-choice value the input settles
         try:
             for _ in range(cfg.max_iterations):
                 result.rounds += 1
@@ -253,12 +262,15 @@ class Controller:
                 request = ChatRequest(
                     messages=messages,
                     grammar=frame.grammar if frame is not None else self.grammar,
+                    choices=list(frame.choices) if frame is not None and frame.choices else None,
                     tools=self.native_tools or None,
                     id_slot=self.slot,
                     cache_prompt=True,
                 )
                 self._state("thinking")
-                rnd = await self._one_round(request, out, frame)
+                rnd = await self._one_round(request, out, frame,
+                                            decided if frame is not None else None)
+                decided = None
                 records, notices = rnd.records, rnd.notices
                 usage = rnd.usage
                 if usage is not None:
@@ -330,13 +342,25 @@ class Controller:
                           default=len(self.conversation))
         self.conversation.insert(newest_user, Turn("system", ctx))
 
+    def _decide(self, inputs: Sequence[Incoming]) -> str | None:
+        """The value a ``choice_rules`` pattern picks for these inputs (first match wins)."""
+        if not self.choice_rules or self.frame is None or not self.frame.choices:
+            return None
+        text = "\n".join(i.search_text for i in inputs)
+        for pattern, value in self.choice_rules:
+            if value in self.frame.choices and pattern.search(text):
+                return value
+        return None
+
     async def _one_round(
-        self, request: ChatRequest, out: TurnOutput, frame: ValueFrame | None = None
+        self, request: ChatRequest, out: TurnOutput, frame: ValueFrame | None = None,
+        decided: str | None = None,
     ) -> _Round:
         """Stream one model response; calls start as soon as each one closes.
 
         With a ``frame`` the model writes only the value: the frame's prefix (already at the
         end of the request, as the start of the reply) and suffix are added around it here.
+        A ``decided`` value (from ``choice_rules``) is written without asking the model.
         """
         rnd = _Round()
         seq_lock = anyio.Lock()
@@ -362,7 +386,11 @@ class Controller:
                 rnd.raw.append(frame.prefix)
                 await handle(parser.feed(frame.prefix))
             try:
-                current: ChatRequest | None = request
+                current: ChatRequest | None = request if decided is None else None
+                if decided is not None:
+                    rnd.raw.append(decided)
+                    await handle(parser.feed(decided))
+                    rnd.finish_reason = "stop"
                 while current is not None:
                     paused = False
                     async with _closing(self.model.stream(current)) as deltas:
@@ -384,8 +412,9 @@ class Controller:
                     current = None
                     if paused and pause is not None:
                         current = await pause.resume(request, rnd)
-                rnd.usage = (pause.usage(self.model.last_usage) if pause is not None
-                             else self.model.last_usage)
+                if decided is None:
+                    rnd.usage = (pause.usage(self.model.last_usage) if pause is not None
+                                 else self.model.last_usage)
             except Exception as exc:
                 # re-raised below, outside the task group, so callers get the ModelError
                 # itself rather than an ExceptionGroup; calls already started are cancelled
