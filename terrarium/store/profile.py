@@ -4,8 +4,8 @@
 self-descriptions follow a handful of patterns that a few regular expressions read reliably,
 faster and far more accurately than a 135M model would. Each becomes a short sentence in
 the user's own voice ("My name is Ada.", the form the voice speaker's messages use: a
-small model given "My name is Ada. What is my name?" answers with the name), and search tags that a later question about it will match
-("How old am I?" finds the age through the tag "old").
+small model given "My name is Ada. What is my name?" answers with the name), and search
+tags that a later question about it will match ("How old am I?" finds the age by "old").
 """
 
 from __future__ import annotations
