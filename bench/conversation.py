@@ -263,8 +263,8 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
                 print(f"  {r.user!r} [{r.intent}] -> {r.reply!r}")
 
 
-async def main(runs: int, verbose: bool, template: str | None, team_dir: Path
-               ) -> dict[str, Any]:
+async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
+               only: list[int] | None = None) -> dict[str, Any]:
     turns = sum(len(d) for d in DIALOGUES)
     print(f"{len(DIALOGUES)} dialogues, {turns} user turns, team {team_dir}")
     summaries = []
@@ -273,6 +273,8 @@ async def main(runs: int, verbose: bool, template: str | None, team_dir: Path
         for run in range(runs):
             rows: list[TurnRow] = []
             for d, script in enumerate(DIALOGUES):
+                if only and d + 1 not in only:
+                    continue
                 if verbose:
                     print(f"dialogue {d + 1}")
                 rows += await run_dialogue(server, team_dir, d, script, template, verbose)
@@ -297,8 +299,10 @@ if __name__ == "__main__":
                    help="a file replacing the speaker's to_speaker message template")
     p.add_argument("--team", type=Path, default=ROOT / "examples" / "voice_assistant")
     p.add_argument("--json", type=Path, default=None, help="write every row here")
+    p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     a = p.parse_args()
     text = a.speaker_template.read_text() if a.speaker_template else None
-    out = anyio.run(main, a.runs, a.verbose, text, a.team)
+    only = [int(x) for x in a.dialogues.split(",") if x.strip()] or None
+    out = anyio.run(main, a.runs, a.verbose, text, a.team, only)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))

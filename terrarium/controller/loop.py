@@ -58,6 +58,7 @@ from terrarium.formats import (
     openai_tools,
     value_frame,
 )
+from terrarium.formats.grammar import sentences_left
 from terrarium.formats.native import NativeFormat
 from terrarium.llm.base import ChatModel, keeps_prompt_cache, supports_continuation
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
@@ -342,6 +343,20 @@ class Controller:
                           default=len(self.conversation))
         self.conversation.insert(newest_user, Turn("system", ctx))
 
+    def _spoken_continuation(self, request: ChatRequest | None,
+                             rnd: _Round) -> ChatRequest | None:
+        """A paused spoken reply's continuation, with its grammar counting the sentences
+        already written (``max_sentences``); None when the reply already has them all."""
+        limit = self.settings.spoken_sentences
+        if request is None or not limit or request.grammar is None:
+            return request
+        written = "".join(rnd.text)
+        if sentences_left(limit, written) <= 0:
+            return None
+        grammar = grammar_for(self.parts.fmt, allow_text=True, plain_text=True,
+                              max_sentences=limit, written=written)
+        return request.model_copy(update={"grammar": grammar})
+
     def _decide(self, inputs: Sequence[Incoming]) -> str | None:
         """The value a ``choice_rules`` pattern picks for these inputs (first match wins)."""
         if not self.choice_rules or self.frame is None or not self.frame.choices:
@@ -411,7 +426,8 @@ class Controller:
                                 break
                     current = None
                     if paused and pause is not None:
-                        current = await pause.resume(request, rnd)
+                        current = self._spoken_continuation(await pause.resume(request, rnd),
+                                                            rnd)
                 if decided is None:
                     rnd.usage = (pause.usage(self.model.last_usage) if pause is not None
                                  else self.model.last_usage)

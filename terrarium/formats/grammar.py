@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from dataclasses import dataclass, field
 
 from terrarium.errors import FormatError
@@ -194,25 +195,46 @@ PLAIN_TEXT = r"[a-zA-Z0-9 ,.;:!?'\"()%$&+=/\u00C0-\u017F-]*"
 # (or several: "?!", "..."), optionally closed by a quote or bracket.
 _SENTENCES = {
     "schar": r"[a-zA-Z0-9 ,;:'\"()%$&+=/\u00C0-\u017F-]",
-    "sent": r"schar+ [.!?]+ [\"')]?",
+    "sent": "schar+ sentend",
+    "sentend": r"[.!?]+ [\"')]?",
 }
 
 
-def spoken_text_rule(max_sentences: int) -> str:
+_ENDED = re.compile(r"[.!?]+[\"')]?(?=\s|$)")
+
+
+def sentences_left(max_sentences: int, written: str) -> int:
+    """How many sentences a reply may still start or finish after ``written``."""
+    return max_sentences - len(_ENDED.findall(written))
+
+
+def spoken_text_rule(max_sentences: int, written: str = "") -> str:
     """GBNF for speakable prose of at most ``max_sentences`` whole sentences: generation
-    stops at the end of the last one, and can only stop at a sentence end."""
-    more = f' ( " " sent ){{0,{max_sentences - 1}}}' if max_sentences > 1 else ""
-    return f"( sent{more} )?"
+    stops at the end of the last one, and can only stop at a sentence end.
+
+    ``written`` is the reply so far when the model continues one (after the first-audio
+    pause): its finished sentences count, and an unfinished one must be finished first.
+    """
+    left = sentences_left(max_sentences, written)
+    if left <= 0:
+        return '""'
+    more = f' ( " " sent ){{0,{left - 1}}}' if left > 1 else ""
+    if not written.strip():
+        return f"( sent{more} )?"
+    if _ENDED.search(written.rstrip()[-3:] + " "):  # at a sentence end: a new one, or none
+        return f'( " " sent{more} )?'
+    return f"schar* sentend{more}"  # finish the sentence under way
 
 
 def grammar_for(fmt: CallFormat, allow_text: bool = True, *, plain_text: bool = False,
-                max_sentences: int | None = None) -> str:
+                max_sentences: int | None = None, written: str = "") -> str:
     """GBNF accepting text interleaved with well-formed known calls (or exactly one call).
 
     ``plain_text`` restricts the text between calls to speakable prose (see PLAIN_TEXT):
     used for creatures whose text goes to a voice. ``max_sentences`` (with ``plain_text``)
     makes that prose whole sentences, at most this many: a short spoken reply that never
-    ends mid-sentence (unless ``max_tokens`` cuts it first).
+    ends mid-sentence (unless ``max_tokens`` cuts it first); ``written`` is the reply so
+    far when the model continues one (see :func:`spoken_text_rule`).
     """
     if isinstance(fmt, BracketFormat):
         make, shared = _bracket_call, _BRACKET
@@ -224,7 +246,7 @@ def grammar_for(fmt: CallFormat, allow_text: bool = True, *, plain_text: bool = 
             "calls, so constrain them with the tools' JSON schemas instead."
         )
     if plain_text and max_sentences:
-        shared = {**shared, "text": spoken_text_rule(max_sentences), **_SENTENCES}
+        shared = {**shared, "text": spoken_text_rule(max_sentences, written), **_SENTENCES}
     elif plain_text:
         shared = {**shared, "text": PLAIN_TEXT}
     b = _Builder()
