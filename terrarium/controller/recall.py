@@ -18,10 +18,17 @@ from dataclasses import dataclass
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryStore, extract_facts
 
-__all__ = ["USER_FACT", "Recalled", "recall", "record"]
+__all__ = ["USER_FACT", "Recalled", "facts_owner", "recall", "record"]
 
 USER_FACT = "user_fact"
 """The source of a fact the user stated about themselves."""
+
+
+def facts_owner(creature: str) -> str:
+    """Whose facts the user's are in the store: kept apart from the creature's records of
+    what it received, so "I live in Lisbon." is both a record and a fact (the store keeps
+    one copy of a text per owner)."""
+    return f"{creature}:user"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +55,8 @@ async def recall(memory: MemoryStore | None, inputs: Sequence[Incoming], *, crea
     own: list[str] = []
     if facts:
         query = " ".join(i.search_text for i in inputs)
-        hits = await memory.asearch(query, limit=facts, creature=creature, source=USER_FACT)
+        hits = await memory.asearch(query, limit=facts, creature=facts_owner(creature),
+                                    source=USER_FACT)
         own = [h.text for h in hits]
     if recent:
         hits = await memory.arecent(recent, creature=creature)
@@ -72,5 +80,5 @@ async def record(memory: MemoryStore, inputs: Sequence[Incoming], *, creature: s
             await memory.awrite(text, creature=creature, source=item.channel or "user")
         if facts:
             for fact in extract_facts(text):
-                await memory.awrite(fact.sentence, creature=creature, tags=fact.tags,
-                                    source=USER_FACT)
+                await memory.awrite(fact.sentence, creature=facts_owner(creature),
+                                    tags=fact.tags, source=USER_FACT)

@@ -55,6 +55,7 @@ class ChoiceScorer:
     server_base: str
     timeout: httpx.Timeout | float = 60.0
     calibrate: bool = True
+    transport: httpx.AsyncBaseTransport | None = None  # tests: a fake server
     _tokens: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
     _priors: dict[str, dict[str, float]] = field(default_factory=dict)
 
@@ -62,7 +63,8 @@ class ChoiceScorer:
                      choices: Sequence[str]) -> Scored:
         """Score ``choices`` as continuations of ``request`` (whose wire ``body`` is given)."""
         start = time.monotonic()
-        async with httpx.AsyncClient(base_url=self.server_base, timeout=self.timeout) as http:
+        async with httpx.AsyncClient(base_url=self.server_base, timeout=self.timeout,
+                                     transport=self.transport) as http:
             for c in choices:
                 if c not in self._tokens:
                     self._tokens[c] = await self._tokenize(http, c)
