@@ -484,7 +484,8 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
             errors.append(lc.where("controller", "script").error(
                 f"script file not found: {ctl.script}"))
     limits = {"recalled": ("memory_recall", cfg.memory_recall),
-              "recent": ("memory_recent", cfg.memory_recent)}
+              "recent": ("memory_recent", cfg.memory_recent),
+              "facts": ("memory_facts", cfg.memory_facts)}
     for cname, fields in cfg.send_fill.items():
         for fname, source in fields.items():
             key, limit = limits.get(source, ("", 1))

@@ -17,11 +17,19 @@ from terrarium.prompt.tail import StatusSpec
 
 HINT_KEYS = ("output_model", "execution_dynamic", "execution_static", "execution_native")
 OUTPUT_TYPES = ("tts", "stdout", "file")
-FillSource = Literal["input", "recalled", "recent"]
+FillSource = Literal["input", "recalled", "recent", "facts"]
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ChoiceRule(Strict):
+    """Decides a one-value call's value when the input matches, without asking the model."""
+
+    pattern: str = Field(description="A regular expression searched in the input, "
+                         "case-insensitively.")
+    value: str = Field(description="The value chosen when it matches.")
 
 
 class NamedOutput(Strict):
@@ -43,6 +51,11 @@ class NamedOutput(Strict):
         None, ge=8, description="For `tts` outputs: a reply's first piece still without a "
         "break at this length is cut at its last word break (a long opening clause would "
         "hold back the first audio)."
+    )
+    max_sentences: int | None = Field(
+        None, ge=1, le=20, description="For `tts` outputs that are a creature's default: a "
+        "reply ends after this many sentences (the grammar makes the model stop there; "
+        "needs a grammar, as llama.cpp backends have)."
     )
     yield_first_audio: bool = Field(
         True, description="For `tts` outputs: pause the model while the first piece of a "
@@ -231,6 +244,16 @@ class CreatureConfig(Strict):
     memory_recall: int = Field(
         0, ge=0, le=50, description="Facts recalled from memory into the prompt tail each turn."
     )
+    memory_facts: int = Field(
+        0, ge=0, le=20, description="Keep what the user says about themselves (name, age, "
+        "place, likes, job, read from their words without a model) as facts, and recall this "
+        "many that match each new input (send_fill source `facts`)."
+    )
+    choice_rules: list[ChoiceRule] = Field(
+        default_factory=list, description="For a creature whose every reply is one call of "
+        "one fixed-choice value: patterns that decide the value from the input without the "
+        "model (first match wins); otherwise the model's likelihood of each value decides."
+    )
     memory_in_prompt: bool = Field(
         True, description="Show the recent and recalled facts in the prompt tail; false keeps "
         "them out (a shorter prompt is faster) and leaves them to `send_fill`."
@@ -239,7 +262,8 @@ class CreatureConfig(Strict):
         default_factory=dict, description="Message fields the runtime fills in, so the model "
         "never writes them: channel → field → `input` (the text this turn answers, verbatim), "
         "`recalled` (the memory matches, needs memory_recall) or `recent` (the newest "
-        "records, needs memory_recent)."
+        "records, needs memory_recent) or `facts` (the user's matching facts, needs "
+        "memory_facts)."
     )
     message_templates: dict[str, str] = Field(
         default_factory=dict, description="How messages on a channel this creature listens to "

@@ -73,6 +73,9 @@ class LoopSettings:
     memory_recent: int
     memory_record: bool
     memory_in_prompt: bool
+    memory_facts: int
+    choice_rules: tuple[tuple[str, str], ...]  # (pattern, value): decided without the model
+    spoken_sentences: int | None  # the spoken default output stops after this many sentences
     prompt_status: bool | StatusSpec  # True: the default spec (the date, by the day)
     message_templates: Mapping[str, str]  # channel -> Jinja source
     tool_choice: Literal["auto", "required"]
@@ -85,6 +88,12 @@ class LoopSettings:
     approve: frozenset[str]  # tools whose calls wait for a human's yes ("*": every tool)
 
 
+def _spoken_sentences(cfg: Any) -> int | None:
+    """``max_sentences`` of the creature's default output, when that output is spoken."""
+    out = cfg.output.named_outputs.get(cfg.output.default or "")
+    return out.max_sentences if out is not None and out.type == "tts" else None
+
+
 def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettings:
     """The loop's settings for one creature."""
     cfg = cdef.config
@@ -95,6 +104,9 @@ def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettin
         memory_recent=cfg.memory_recent,
         memory_record=cfg.memory_record,
         memory_in_prompt=cfg.memory_in_prompt,
+        memory_facts=cfg.memory_facts,
+        choice_rules=tuple((r.pattern, r.value) for r in cfg.choice_rules),
+        spoken_sentences=_spoken_sentences(cfg),
         prompt_status=cfg.prompt_status,
         message_templates=MappingProxyType(dict(cfg.message_templates)),
         tool_choice=cfg.tool_choice,

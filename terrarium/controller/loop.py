@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -62,6 +63,7 @@ from terrarium.formats import (
     openai_tools,
     value_frame,
 )
+from terrarium.formats.grammar import sentences_left
 from terrarium.formats.native import NativeFormat
 from terrarium.llm.base import ChatModel, keeps_prompt_cache, supports_continuation
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
@@ -197,12 +199,15 @@ class Controller:
         self.grammar: str | None = None
         if cfg.use_grammar and parts.fmt.textual:
             spoken = any(o.kind == "tts" and o.default for o in parts.inputs.named_outputs)
-            self.grammar = grammar_for(parts.fmt, allow_text=not required, plain_text=spoken)
+            self.grammar = grammar_for(parts.fmt, allow_text=not required, plain_text=spoken,
+                                       max_sentences=cfg.spoken_sentences if spoken else None)
         # one call of one one-line argument: the model need only write the value (used when
         # the model can continue a reply we start for it; see ValueFrame)
         self.frame: ValueFrame | None = (
             value_frame(parts.fmt) if self.grammar is not None and required else None
         )
+        # fixed-choice values the runtime decides from the input, without the model
+        self.choice_rules = [(re.compile(p, re.IGNORECASE), v) for p, v in cfg.choice_rules]
         self.native_tools = openai_tools(parts.fmt.specs) if not parts.fmt.textual else None
         state: dict[str, Any] = {STATE_TOOLS: parts.registry}
         if memory is not None:
@@ -255,18 +260,23 @@ class Controller:
                         data={"sender": item.sender, "message_id": item.message_id})
         crashpoint("turn.begin")
         facts = await recall(self.memory, inputs, creature=self.parts.name,
-                              recent=cfg.memory_recent, matches=cfg.memory_recall)
+                              recent=cfg.memory_recent, matches=cfg.memory_recall,
+                              facts=cfg.memory_facts)
         self.fill.begin_turn(inputs, facts)
         recalled = facts.prompt_lines() if cfg.memory_in_prompt else ()
         if cfg.memory_record and self.memory is not None:
-            await record(self.memory, inputs, creature=self.parts.name)
+            await record(self.memory, inputs, creature=self.parts.name,
+                         facts=cfg.memory_facts > 0)
             crashpoint("turn.recorded_inputs")
+        elif cfg.memory_facts and self.memory is not None:
+            await record(self.memory, inputs, creature=self.parts.name, facts=True, texts=False)
         default = self.parts.default_output
         sink = self.sinks.get(default) if default else None
         out = TurnOutput(self.emit, self.parts.name, default, sink,
                          f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}")
         await out.open()
         last_text = ""  # the turn-end text: the latest round's plain text, never call syntax
+        decided = self._decide(inputs)  # a fixed-choice value the input settles
         try:
             for _ in range(cfg.max_iterations):
                 result.rounds += 1
@@ -304,6 +314,7 @@ class Controller:
                 request = ChatRequest(
                     messages=messages,
                     grammar=frame.grammar if frame is not None else self.grammar,
+                    choices=list(frame.choices) if frame is not None and frame.choices else None,
                     tools=self.native_tools or None,
                     id_slot=self.slot,
                     cache_prompt=True,
@@ -312,7 +323,9 @@ class Controller:
                 self._state("thinking")
                 self._round = result.rounds
                 crashpoint("turn.round")
-                rnd = await self._one_round(request, out, frame)
+                rnd = await self._one_round(request, out, frame,
+                                            decided if frame is not None else None)
+                decided = None
                 await self.hooks.after_model(request, "".join(rnd.raw), rnd.usage, rnd.finish_reason)  # noqa: E501 (hooks)
                 records, notices = rnd.records, rnd.notices
                 usage = rnd.usage
@@ -422,13 +435,39 @@ class Controller:
             self._pinned[name] = (text, turn)
         return True
 
+    def _spoken_continuation(self, request: ChatRequest | None,
+                             rnd: _Round) -> ChatRequest | None:
+        """A paused spoken reply's continuation, with its grammar counting the sentences
+        already written (``max_sentences``); None when the reply already has them all."""
+        limit = self.settings.spoken_sentences
+        if request is None or not limit or request.grammar is None:
+            return request
+        written = "".join(rnd.text)
+        if sentences_left(limit, written) <= 0:
+            return None
+        grammar = grammar_for(self.parts.fmt, allow_text=True, plain_text=True,
+                              max_sentences=limit, written=written)
+        return request.model_copy(update={"grammar": grammar})
+
+    def _decide(self, inputs: Sequence[Incoming]) -> str | None:
+        """The value a ``choice_rules`` pattern picks for these inputs (first match wins)."""
+        if not self.choice_rules or self.frame is None or not self.frame.choices:
+            return None
+        text = "\n".join(i.search_text for i in inputs)
+        for pattern, value in self.choice_rules:
+            if value in self.frame.choices and pattern.search(text):
+                return value
+        return None
+
     async def _one_round(
-        self, request: ChatRequest, out: TurnOutput, frame: ValueFrame | None = None
+        self, request: ChatRequest, out: TurnOutput, frame: ValueFrame | None = None,
+        decided: str | None = None,
     ) -> _Round:
         """Stream one model response; calls start as soon as each one closes.
 
         With a ``frame`` the model writes only the value: the frame's prefix (already at the
         end of the request, as the start of the reply) and suffix are added around it here.
+        A ``decided`` value (from ``choice_rules``) is written without asking the model.
         """
         rnd = _Round()
         seq_lock = anyio.Lock()
@@ -454,7 +493,11 @@ class Controller:
                 rnd.raw.append(frame.prefix)
                 await handle(parser.feed(frame.prefix))
             try:
-                current: ChatRequest | None = request
+                current: ChatRequest | None = request if decided is None else None
+                if decided is not None:
+                    rnd.raw.append(decided)
+                    await handle(parser.feed(decided))
+                    rnd.finish_reason = "stop"
                 while current is not None:
                     paused = False
                     async with _closing(self.model.stream(current)) as deltas:
@@ -476,9 +519,11 @@ class Controller:
                                 break
                     current = None
                     if paused and pause is not None:
-                        current = await pause.resume(request, rnd)
-                rnd.usage = (pause.usage(self.model.last_usage) if pause is not None
-                             else self.model.last_usage)
+                        current = self._spoken_continuation(await pause.resume(request, rnd),
+                                                            rnd)
+                if decided is None:
+                    rnd.usage = (pause.usage(self.model.last_usage) if pause is not None
+                                 else self.model.last_usage)
             except Exception as exc:
                 # re-raised below, outside the task group, so callers get the ModelError
                 # itself rather than an ExceptionGroup; calls already started are cancelled

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from dataclasses import dataclass, field
 
 from terrarium.errors import FormatError
@@ -190,11 +191,50 @@ def _xml_call(b: _Builder, i: int, spec: CallSpec) -> str:
 PLAIN_TEXT = r"[a-zA-Z0-9 ,.;:!?'\"()%$&+=/\u00C0-\u017F-]*"
 
 
-def grammar_for(fmt: CallFormat, allow_text: bool = True, *, plain_text: bool = False) -> str:
+# Spoken prose counted in sentences: a sentence is speakable characters up to an end mark
+# (or several: "?!", "..."), optionally closed by a quote or bracket.
+_SENTENCES = {
+    "schar": r"[a-zA-Z0-9 ,;:'\"()%$&+=/\u00C0-\u017F-]",
+    "sent": "schar+ sentend",
+    "sentend": r"[.!?]+ [\"')]?",
+}
+
+
+_ENDED = re.compile(r"[.!?]+[\"')]?(?=\s|$)")
+
+
+def sentences_left(max_sentences: int, written: str) -> int:
+    """How many sentences a reply may still start or finish after ``written``."""
+    return max_sentences - len(_ENDED.findall(written))
+
+
+def spoken_text_rule(max_sentences: int, written: str = "") -> str:
+    """GBNF for speakable prose of at most ``max_sentences`` whole sentences: generation
+    stops at the end of the last one, and can only stop at a sentence end.
+
+    ``written`` is the reply so far when the model continues one (after the first-audio
+    pause): its finished sentences count, and an unfinished one must be finished first.
+    """
+    left = sentences_left(max_sentences, written)
+    if left <= 0:
+        return '""'
+    more = f' ( " " sent ){{0,{left - 1}}}' if left > 1 else ""
+    if not written.strip():
+        return f"( sent{more} )?"
+    if _ENDED.search(written.rstrip()[-3:] + " "):  # at a sentence end: a new one, or none
+        return f'( " " sent{more} )?'
+    return f"schar* sentend{more}"  # finish the sentence under way
+
+
+def grammar_for(fmt: CallFormat, allow_text: bool = True, *, plain_text: bool = False,
+                max_sentences: int | None = None, written: str = "") -> str:
     """GBNF accepting text interleaved with well-formed known calls (or exactly one call).
 
     ``plain_text`` restricts the text between calls to speakable prose (see PLAIN_TEXT):
-    used for creatures whose text goes to a voice.
+    used for creatures whose text goes to a voice. ``max_sentences`` (with ``plain_text``)
+    makes that prose whole sentences, at most this many: a short spoken reply that never
+    ends mid-sentence (unless ``max_tokens`` cuts it first); ``written`` is the reply so
+    far when the model continues one (see :func:`spoken_text_rule`).
     """
     if isinstance(fmt, BracketFormat):
         make, shared = _bracket_call, _BRACKET
@@ -205,7 +245,9 @@ def grammar_for(fmt: CallFormat, allow_text: bool = True, *, plain_text: bool = 
             f"The '{fmt.name}' format has no text grammar: its calls travel as API tool "
             "calls, so constrain them with the tools' JSON schemas instead."
         )
-    if plain_text:
+    if plain_text and max_sentences:
+        shared = {**shared, "text": spoken_text_rule(max_sentences, written), **_SENTENCES}
+    elif plain_text:
         shared = {**shared, "text": PLAIN_TEXT}
     b = _Builder()
     b.add("root", "")
@@ -240,6 +282,7 @@ class ValueFrame:
     prefix: str
     suffix: str
     grammar: str
+    choices: tuple[str, ...] = ()  # the allowed values, when the value is a fixed choice
 
     @property
     def end(self) -> str:
@@ -273,8 +316,11 @@ def value_frame(fmt: CallFormat) -> ValueFrame | None:
         rule, shared = "xattr", {**_XML, "xattr": _XML_ATTR}
     else:
         return None
+    choices: tuple[str, ...] = ()
     if kind.kind == "choice":
         rule = _scalar(kind) or rule  # one of the allowed values, written as the format does
+        choices = tuple("true" if v is True else "false" if v is False else str(v)
+                        for v in map(_plain, kind.choices))
     elif kind.kind != "str" or is_multiline(spec, fname):
         return None
     prefix, found, suffix = fmt.render_call(spec.name, {fname: _SENTINEL}).partition(_SENTINEL)
@@ -284,4 +330,4 @@ def value_frame(fmt: CallFormat) -> ValueFrame | None:
         return None
     b = _Builder()
     b.add("root", f"{rule} {gbnf_literal(suffix[0])}")
-    return ValueFrame(spec.name, fname, prefix, suffix, b.render(shared))
+    return ValueFrame(spec.name, fname, prefix, suffix, b.render(shared), choices)

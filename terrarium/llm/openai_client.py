@@ -20,6 +20,7 @@ import anyio
 import httpx
 
 from terrarium.errors import ModelError
+from terrarium.llm.choice import ChoiceScorer, Scored
 from terrarium.llm.retry import RetryPolicy, is_retryable_status, parse_retry_after
 from terrarium.llm.sse import SSEDecoder
 from terrarium.llm.types import ChatRequest, StreamDelta, ToolCallDelta, Usage
@@ -162,7 +163,9 @@ class OpenAIClient:
         self.extra_headers = dict(extra_headers or {})
         self.name = name or (model or "openai")
         self.last_usage: Usage | None = None
+        self.last_choice: Scored | None = None  # the scores of the latest chosen value
         self._sleep: Sleep = sleep or anyio.sleep
+        self._scorer: ChoiceScorer | None = None
 
     # -- description -------------------------------------------------------------------
 
@@ -266,9 +269,20 @@ class OpenAIClient:
     # -- streaming -----------------------------------------------------------------------
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
-        """Stream one completion; retries only before any byte of the answer was read."""
+        """Stream one completion; retries only before any byte of the answer was read.
+
+        A request with ``choices`` to a llama.cpp server answers with the most likely of
+        them (scored, not sampled; see :mod:`terrarium.llm.choice`)."""
         self.last_usage = None
         body = self.build_body(request)
+        if request.choices and self.llama_cpp:
+            if self._scorer is None:
+                root = self.base_url.removesuffix("/v1")
+                self._scorer = ChoiceScorer(root, timeout=self.timeout)
+            self.last_choice = await self._scorer.choose(body, request, request.choices)
+            self.last_usage = self.last_choice.usage
+            yield StreamDelta(text=self.last_choice.best, finish_reason="stop")
+            return
         headers = self._headers()
         start = time.monotonic()
         attempt = 0

@@ -74,6 +74,9 @@ class ChatRequest(BaseModel):
     id_slot: int | None = None
     cache_prompt: bool = True
     seed: int | None = None
+    # the reply is one of these values: a model that can score them (llama.cpp) answers
+    # with the most likely one instead of sampling (see terrarium.llm.choice)
+    choices: list[str] | None = None
 
     @model_validator(mode="after")
     def _one_constraint(self) -> ChatRequest:

@@ -216,11 +216,13 @@ class MemoryStore:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def search(self, query: str, *, limit: int = 5, creature: str | None = None) -> list[MemoryHit]:
+    def search(self, query: str, *, limit: int = 5, creature: str | None = None,
+               source: str | None = None) -> list[MemoryHit]:
         """Facts matching any word of ``query``, best BM25 first; ``[]`` for an empty query.
 
         ``query`` may be any text: it is reduced to quoted words OR-ed together, so it
-        cannot raise an FTS syntax error. ``creature=None`` searches every creature's facts.
+        cannot raise an FTS syntax error. ``creature=None`` searches every creature's facts;
+        ``source`` keeps only facts written with that source (e.g. the user's own facts).
         """
         expr = sanitize_query(query)
         if not expr or limit <= 0:
@@ -235,6 +237,9 @@ class MemoryStore:
         if creature is not None:
             sql += " AND m.creature = ?"
             params.append(creature)
+        if source is not None:
+            sql += " AND m.source = ?"
+            params.append(source)
         sql += " ORDER BY rank, m.id LIMIT ?"
         params.append(limit)
         with self._lock:
@@ -295,10 +300,11 @@ class MemoryStore:
         return await anyio.to_thread.run_sync(call)
 
     async def asearch(
-        self, query: str, *, limit: int = 5, creature: str | None = None
+        self, query: str, *, limit: int = 5, creature: str | None = None,
+        source: str | None = None,
     ) -> list[MemoryHit]:
         """:meth:`search` in a worker thread."""
-        call = partial(self.search, query, limit=limit, creature=creature)
+        call = partial(self.search, query, limit=limit, creature=creature, source=source)
         return await anyio.to_thread.run_sync(call)
 
     async def arecent(self, limit: int = 10, *, creature: str | None = None) -> list[MemoryHit]:

@@ -1,0 +1,308 @@
+"""Conversation benchmark: scripted dialogues through the real voice team, every reply scored.
+
+Each dialogue runs through ``examples/voice_assistant`` (router → speaker → Piper) on the
+embedded SmolLM2-135M, in a fresh run (its own memory store), and every spoken reply is
+scored automatically:
+
+- echo: the reply repeats the user's utterance (≥ 60 % of its words, in order; utterances
+  of three words or more, so "Thanks." answered "Thanks!" is not an echo);
+- recall: for a turn that asks for something the user said earlier (name, preference,
+  place, number), one of the expected words appears in the reply;
+- complete: the spoken text ends at a sentence end and has at most two sentences;
+- invented names: the reply names a person (from a list of common first names) the user
+  never named;
+- time to first audio (user's text sent → the reply's first piece synthesized), p50/p90:
+  on a machine shared with other work this figure is noisy, the rates above are not.
+
+Prints every turn with ``-v``, then the rates and examples of good and bad replies.
+Run: ``python bench/conversation.py [--runs 1] [-v] [--speaker-template FILE]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from terrarium.config import load_team
+from terrarium.controller.assembly import assemble
+from terrarium.events import SentenceSynthesized, TranscriptAppended
+from terrarium.llm.embedded import EmbeddedServer
+from terrarium.llm.factory import make_model
+from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Say:
+    """One user turn; ``expect`` lists words of which one must appear in the reply (recall)."""
+
+    text: str
+    expect: tuple[str, ...] = ()
+
+
+def S(text: str, *expect: str) -> Say:  # short, for the scripts below
+    return Say(text, tuple(expect))
+
+
+DIALOGUES: list[list[Say]] = [
+    [S("Hi, my name is Ada."), S("I love green tea."), S("What is my name?", "Ada"),
+     S("What drink do I love?", "tea"), S("Thanks, goodbye.")],
+    [S("Hello there!"), S("I live in Lisbon."), S("Where do I live?", "Lisbon"),
+     S("What is the weather like there in summer?"), S("Thank you.")],
+    [S("Good morning."), S("My name is Tom and I am 42 years old."),
+     S("How old am I?", "42", "forty-two", "forty two"), S("What is my name?", "Tom"),
+     S("Bye!")],
+    [S("Hey."), S("I love jazz music."), S("Can you recommend something to listen to tonight?"),
+     S("What music do I love?", "jazz"), S("Thanks a lot.")],
+    [S("Hi, I'm Maria."), S("My favourite colour is blue."),
+     S("What is my favourite colour?", "blue"), S("And what is my name?", "Maria"),
+     S("Goodbye.")],
+    [S("What will the weather be like today?"), S("And what about tomorrow?"),
+     S("Should I take an umbrella?"), S("Thanks."), S("See you later.")],
+    [S("Hello!"), S("I have two cats."), S("How many cats do I have?", "two", "2"),
+     S("Tell me a fun fact about cats."), S("Bye for now.")],
+    [S("My name is Ken."), S("I live in Osaka."), S("I love sushi."),
+     S("Where do I live?", "Osaka"), S("What food do I love?", "sushi"),
+     S("What is my name?", "Ken")],
+    [S("Hi!"), S("How do I boil an egg?"), S("And how long for a soft one?"),
+     S("Thanks, that helps."), S("Goodbye.")],
+    [S("Good evening."), S("I work as a nurse."), S("What is my job?", "nurse"),
+     S("Give me a tip for sleeping better."), S("Thank you, good night.")],
+    [S("Hello, I am Sam and I live in Berlin."), S("What city do I live in?", "Berlin"),
+     S("Can you recommend a good book?"), S("What is my name?", "Sam"), S("Thanks, bye.")],
+    [S("Hi there."), S("I am 30 years old."), S("I love pizza."),
+     S("How old am I?", "30", "thirty"), S("What do I love to eat?", "pizza"), S("Thanks!")],
+    [S("Hey, my name is Lena."), S("Tell me a joke."), S("What is my name?", "Lena"),
+     S("Goodbye!")],
+]
+
+# Common first names (and the ones SmolLM2-135M tends to make up): a reply naming one the
+# user never said has invented a person.
+NAMES = frozenset("""
+ada tom maria ken sam lena john jane sarah smith emma olivia liam noah james mary anna
+david michael emily jessica ashley jennifer alex alice bob charlie daniel laura lisa mark
+paul peter robert susan thomas william elizabeth linda barbara richard joseph chris
+christopher matthew anthony andrew joshua kevin brian george edward sophia isabella mia
+amelia harper evelyn abigail ella grace chloe lily zoe hannah rachel rebecca kate katie
+julia sophie lucy max jack harry oliver jacob ethan lucas henry leo mike steve ben sam
+tim joe ryan adam eric jason justin nick tony frank fred carl helen ruth nancy karen betty
+dorothy sandra donna carol michelle amanda melissa deborah stephanie rose jim bill dan
+martha amy kim anne jenny tina molly jake luke sean ian jimmy
+""".split())
+
+_WORD = re.compile(r"[A-Za-z0-9']+")
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().strip("'") for w in _WORD.findall(text)]
+
+
+def lcs(a: list[str], b: list[str]) -> int:
+    """Length of the longest common subsequence: the user's words repeated in order."""
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+def is_echo(user: str, reply: str) -> bool:
+    u = words(user)
+    return len(u) >= 3 and lcs(u, words(reply)) >= 0.6 * len(u)
+
+
+def sentences(text: str) -> int:
+    return len(_SENTENCE_END.findall(text.strip())) or (1 if text.strip() else 0)
+
+
+def is_complete(reply: str) -> bool:
+    t = reply.strip()
+    return bool(t) and bool(re.search(r"[.!?][\"')\]]*$", t)) and sentences(t) <= 2
+
+
+def invented(reply: str, said: str) -> list[str]:
+    known = set(words(said))
+    # capitalized words only: "will" or "grace" in lower case are not names
+    return [w for w in re.findall(r"\b[A-Z][a-z]+\b", reply)
+            if w.lower() in NAMES and w.lower() not in known]
+
+
+@dataclass
+class TurnRow:
+    dialogue: int
+    user: str
+    reply: str
+    expect: tuple[str, ...]
+    intent: str | None
+    ttfa_ms: float | None
+    written: str = ""  # everything the speaker's model wrote, spoken or not
+    echo: bool = False
+    recalled: bool | None = None
+    complete: bool = False
+    names: list[str] = field(default_factory=list)
+
+
+async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: list[Say],
+                       template: str | None, verbose: bool) -> list[TurnRow]:
+    team = load_team(team_dir)
+    if template is not None:
+        team.creatures["speaker"].config.message_templates["to_speaker"] = template
+    models = {name: make_model(assemble(team, name).settings, embedded=server, slot=i)
+              for i, name in enumerate(("router", "speaker"))}
+    first_audio: list[float] = []
+    heard: list[str] = []  # what became audio: a fragment cut off by max_tokens is not
+    intents: list[str] = []
+
+    def on_event(ev: Any) -> None:
+        if isinstance(ev, SentenceSynthesized) and ev.creature == "speaker":
+            first_audio.append(time.perf_counter())
+            heard.append(ev.text.strip())
+        elif (isinstance(ev, TranscriptAppended) and ev.creature == "router"
+              and ev.entry.kind == "tool_call"):
+            args = (ev.entry.data or {}).get("args") or {}
+            intents.append(str(args.get("intent")))
+
+    rows: list[TurnRow] = []
+    said = ""
+    with tempfile.TemporaryDirectory() as tmp:
+        opts = RuntimeOptions(runs_dir=Path(tmp), models=models, on_event=on_event,
+                              audio="none", clock=lambda: None)
+        async with TeamRuntime(team, opts) as rt:
+            for say in script:
+                n_res, n_audio, n_int = len(rt.results), len(first_audio), len(intents)
+                t0 = time.perf_counter()
+                await rt.send_user(say.text)
+                with anyio.move_on_after(600):  # a shared, loaded machine can be slow
+                    await rt.wait_idle(poll=0.005)
+                said += " " + say.text
+                reply = " ".join(heard[n_audio:])
+                written = " ".join(r.text for name, r in rt.results[n_res:] if name == "speaker")
+                ttfa = ((first_audio[n_audio] - t0) * 1000 if len(first_audio) > n_audio
+                        else None)
+                row = TurnRow(d, say.text, reply.strip(), say.expect,
+                              intents[n_int] if len(intents) > n_int else None, ttfa,
+                              written=written.strip())
+                row.echo = is_echo(say.text, reply)
+                row.complete = is_complete(reply)
+                row.names = invented(reply, said)
+                if say.expect:
+                    low = reply.lower()
+                    row.recalled = any(e.lower() in low for e in say.expect)
+                rows.append(row)
+                if verbose:
+                    marks = "".join([
+                        "E" if row.echo else "-", "C" if row.complete else "i",
+                        {True: "R", False: "r", None: "."}[row.recalled],
+                        "N" if row.names else "-"])
+                    t = f"{ttfa:5.0f}" if ttfa is not None else "    -"
+                    print(f"  [{marks}] {t} ms {row.intent or '?':9} {say.text!r} -> {reply!r}",
+                          flush=True)
+    return rows
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+
+def summarize(rows: list[TurnRow]) -> dict[str, Any]:
+    n = len(rows)
+    asks = [r for r in rows if r.recalled is not None]
+    ttfa = [r.ttfa_ms for r in rows if r.ttfa_ms is not None]
+    return {
+        "turns": n,
+        "echo": sum(r.echo for r in rows) / n,
+        "recall": sum(bool(r.recalled) for r in asks) / max(1, len(asks)),
+        "recall_asks": len(asks),
+        "complete": sum(r.complete for r in rows) / n,
+        "invented_names": sum(bool(r.names) for r in rows) / n,
+        "ttfa_p50": pct(ttfa, 0.5) if ttfa else None,
+        "ttfa_p90": pct(ttfa, 0.9) if ttfa else None,
+        "silent": sum(1 for r in rows if not r.reply),
+    }
+
+
+def show(summary: dict[str, Any], label: str) -> None:
+    s = summary
+    p50 = f"{s['ttfa_p50']:.0f}" if s["ttfa_p50"] is not None else "-"
+    p90 = f"{s['ttfa_p90']:.0f}" if s["ttfa_p90"] is not None else "-"
+    print(f"{label}: {s['turns']} turns | echo {s['echo'] * 100:.1f} % | recall "
+          f"{s['recall'] * 100:.0f} % of {s['recall_asks']} | complete "
+          f"{s['complete'] * 100:.0f} % | invented names {s['invented_names'] * 100:.1f} % | "
+          f"silent {s['silent']} | ttfa p50 {p50} ms p90 {p90} ms")
+
+
+def examples(rows: list[TurnRow], k: int = 4) -> None:
+    def pick(pred: Any) -> list[TurnRow]:
+        return [r for r in rows if pred(r)][:k]
+
+    groups = [
+        ("good (complete, no echo, recalled when asked)",
+         pick(lambda r: r.complete and not r.echo and r.recalled is not False and not r.names)),
+        ("echo", pick(lambda r: r.echo)),
+        ("recall missed", pick(lambda r: r.recalled is False)),
+        ("incomplete", pick(lambda r: not r.complete)),
+        ("invented names", pick(lambda r: r.names)),
+    ]
+    for title, got in groups:
+        if got:
+            print(f"\n{title}:")
+            for r in got:
+                print(f"  {r.user!r} [{r.intent}] -> {r.reply!r}")
+
+
+async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
+               only: list[int] | None = None) -> dict[str, Any]:
+    turns = sum(len(d) for d in DIALOGUES)
+    print(f"{len(DIALOGUES)} dialogues, {turns} user turns, team {team_dir}")
+    summaries = []
+    all_rows: list[TurnRow] = []
+    async with EmbeddedServer(slots=2) as server:
+        for run in range(runs):
+            rows: list[TurnRow] = []
+            for d, script in enumerate(DIALOGUES):
+                if only and d + 1 not in only:
+                    continue
+                if verbose:
+                    print(f"dialogue {d + 1}")
+                rows += await run_dialogue(server, team_dir, d, script, template, verbose)
+            summaries.append(summarize(rows))
+            show(summaries[-1], f"run {run + 1}")
+            all_rows += rows
+    examples(all_rows)
+    if runs > 1:
+        print()
+        for i, s in enumerate(summaries):
+            show(s, f"run {i + 1}")
+        show(summarize(all_rows), "all runs")
+    print("\n(time to first audio depends on the machine's load; the rates do not)")
+    return {"runs": summaries, "rows": [r.__dict__ for r in all_rows]}
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=1)
+    p.add_argument("-v", "--verbose", action="store_true", help="print every turn")
+    p.add_argument("--speaker-template", type=Path, default=None,
+                   help="a file replacing the speaker's to_speaker message template")
+    p.add_argument("--team", type=Path, default=ROOT / "examples" / "voice_assistant")
+    p.add_argument("--json", type=Path, default=None, help="write every row here")
+    p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
+    a = p.parse_args()
+    text = a.speaker_template.read_text() if a.speaker_template else None
+    only = [int(x) for x in a.dialogues.split(",") if x.strip()] or None
+    out = anyio.run(main, a.runs, a.verbose, text, a.team, only)
+    if a.json:
+        a.json.write_text(json.dumps(out, indent=1))
