@@ -1,7 +1,7 @@
 """End-to-end on the embedded model and Piper: the voice assistant remembers a name.
 
 A name told in one utterance and asked for in the next must come back in the spoken reply:
-the router keeps "My name is Ada." as a fact without the model, recalls it for "What is my
+the router keeps "Ada is my name." as a fact without the model, recalls it for "What is my
 name?", and the speaker's message carries it (issue 17).
 """
 

@@ -31,10 +31,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(("text", "facts"), [
-    ("Hi, my name is Ada.", ["My name is Ada."]),
-    ("My name is Tom and I am 42 years old.", ["My name is Tom.", "I am 42 years old."]),
-    ("Hello, I am Sam and I live in Berlin.", ["My name is Sam.", "I live in Berlin."]),
-    ("Hi, I'm Maria.", ["My name is Maria."]),
+    ("Hi, my name is Ada.", ["Ada is my name."]),
+    ("My name is Tom and I am 42 years old.", ["Tom is my name.", "I am 42 years old."]),
+    ("Hello, I am Sam and I live in Berlin.", ["Sam is my name.", "I live in Berlin."]),
+    ("Hi, I'm Maria.", ["Maria is my name."]),
     ("I love green tea.", ["I love green tea."]),
     ("My favourite colour is blue.", ["My favourite colour is blue."]),
     ("I have two cats.", ["I have two cats."]),
@@ -63,7 +63,7 @@ def test_the_fact_a_question_asks_for_is_recalled() -> None:
             out.append(got.facts)
         return out
 
-    assert anyio.run(go) == [("My name is Ada.",), ("I live in Lisbon.",),
+    assert anyio.run(go) == [("Ada is my name.",), ("I live in Lisbon.",),
                              ("I am 30 years old.",)]
 
 

@@ -7,7 +7,7 @@ and the fields the runtime fills into sends (``send_fill``). The inputs are then
 
 What the user says about themselves ("my name is Ada", "I live in Lisbon") is also kept as
 facts (``memory_facts``), read by :func:`terrarium.store.extract_facts` without a model, and
-the ones matching a new input are recalled: "What is my name?" finds "My name is Ada.".
+the ones matching a new input are recalled: "What is my name?" finds "Ada is my name.".
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 "My name is Ada", "I love green tea", "I live in Lisbon", "I'm 42 years old": simple
 self-descriptions follow a handful of patterns that a few regular expressions read reliably,
 faster and far more accurately than a 135M model would. Each becomes a short sentence in
-the user's own voice ("My name is Ada.", the form the voice speaker's messages use: a
-small model given "My name is Ada. What is my name?" answers with the name), and search
+the user's own voice (the form the voice speaker's messages use; the name as "Ada is my
+name.": given "My name is Ada. What is my name?" SmolLM2-135M tends to talk about itself,
+given "Ada is my name. What is my name?" it says the name), and search
 tags that a later question about it will match ("How old am I?" finds the age by "old").
 """
 
@@ -62,7 +63,7 @@ _TAGS = {
 def _sentence(kind: str, m: re.Match[str]) -> tuple[str, str]:
     """The fact's value and its second-person sentence."""
     if kind == "name":
-        return m.group(1), f"My name is {m.group(1)}."
+        return m.group(1), f"{m.group(1)} is my name."
     if kind == "age":
         return m.group(1), f"I am {m.group(1)} years old."
     if kind == "place":
