@@ -18,7 +18,8 @@ from pathlib import Path
 from terrarium.channels.nats import NatsTransport, publish_run, run_record
 from terrarium.config import Team
 from terrarium.errors import RuntimeFailure
-from terrarium.runtime.options import RuntimeOptions
+from terrarium.runtime.options import ROOT, RuntimeOptions
+from terrarium.runtime.recording import Recorder
 
 __all__ = ["BROKER_ENV", "announce", "broker_url", "check_join", "open_transport", "team_hash"]
 
@@ -101,3 +102,16 @@ async def announce(transport: NatsTransport, team: Team, status: str, started: f
         "run_id": transport.run_id, "terrarium": team.name, "path": str(team.path),
         "config_hash": config_hash or team_hash(team), "status": status,
         "started": started, "ended": ended})
+
+
+async def announce_end(transport: NatsTransport, team: Team, status: str, started: float,
+                       recorder: Recorder) -> None:
+    """Tell every process of a run past one machine that it is over (its final status)."""
+    assert recorder.log is not None
+    try:
+        recorder.log.set_run_status(recorder.run_id, status)  # mirrored to the broker's log
+        await transport.flush()
+        await announce(transport, team, status, started)
+    except Exception as exc:  # the local log still has the status
+        recorder.entry(next(iter(recorder.statuses), ROOT), "error",
+                       f"could not announce the run's end: {exc}", 0)

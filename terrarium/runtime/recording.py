@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,8 @@ from terrarium.events import (
     TranscriptEntry,
 )
 from terrarium.runtime.api import CreatureStatus
-from terrarium.runtime.options import RuntimeOptions
+from terrarium.runtime.creature import RunningCreature
+from terrarium.runtime.options import ROOT, RuntimeOptions
 
 __all__ = ["LOG_FILE", "TRANSCRIPT_LIMIT", "Recorder"]
 
@@ -168,3 +169,17 @@ class Recorder:
         )
         with contextlib.suppress(Exception):
             self.log.record_turn(self.run_id, rec)
+
+    def outcome(self, creatures: Mapping[str, RunningCreature]) -> str:
+        """How a run that ended without an error went: ``failed`` when every team creature
+        that listens ended failed, ``degraded`` when some did, else ``completed``."""
+        members = [n for n, c in creatures.items() if n != ROOT and c.parts.cdef.listen]
+        failed = [n for n in members if self.statuses[n].state == "failed"]
+        if not failed:
+            return "completed"
+        return "failed" if len(failed) == len(members) else "degraded"
+
+    def failed_creatures(self) -> dict[str, str]:
+        """Each creature that ended failed, with its last error."""
+        return {n: s.last_error or "failed" for n, s in self.statuses.items()
+                if s.state == "failed"}

@@ -16,7 +16,7 @@ hub, sinks, controllers), ``supervision`` (creature loops, backoff, restart) and
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from types import TracebackType
@@ -26,29 +26,24 @@ import anyio
 import anyio.abc
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.channels.hub import ChannelHub
 from terrarium.channels.log import DurableLog
 from terrarium.channels.nats import NatsTransport
 from terrarium.config import Team
-from terrarium.config.models import TriggerConfig
-from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
 from terrarium.controller.loop import Incoming, TurnResult
-from terrarium.errors import ChannelRefusal, RuntimeFailure
-from terrarium.events import RunStarted, SpeechCut, TranscriptEntry
+from terrarium.errors import RuntimeFailure
+from terrarium.events import TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.distributed import announce, check_join, open_transport
-from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions, Supervision
+from terrarium.runtime.distributed import announce_end
+from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
 from terrarium.runtime.recording import LOG_FILE, Recorder
+from terrarium.runtime.startup import start_team
 from terrarium.runtime.supervision import Supervisor
-from terrarium.runtime.triggers import Triggers
 from terrarium.runtime.wiring import (
-    Wiring,
     assemble_team,
-    build_hub,
     connect_team_mcp,
     hosted,
     payload_problem,
@@ -108,59 +103,20 @@ class TeamRuntime:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.memory = MemoryStore(self.run_dir / "memory.sqlite3")
         try:
-            await self._start(stack, self.memory)
+            st = await start_team(
+                self.team, opts, self._creatures, recorder=rec, bus=self.bus,
+                run_dir=self.run_dir, memory=self.memory, started_at=self._started, stack=stack,
+                operator=self if self.team.root is not None else None)
         except BaseException:
-            # the recorder and writer tasks run until cancelled: without this, a creature
-            # that fails to assemble would leave startup waiting on them forever
-            if self._tg is not None:
-                self._tg.cancel_scope.cancel()
             await stack.__aexit__(None, None, None)
             rec.fail()
             self.memory.close()
             raise
+        self.hub, self._tg, self._supervisor = st.hub, st.tg, st.supervisor
+        self.transport, self.resumed = st.transport, st.resumed
+        self.sinks, self.tts, self.embedded = st.wiring.sinks, st.wiring.tts, st.wiring.embedded
         self._stack = stack
         return self
-
-    async def _start(self, stack: AsyncExitStack, memory: MemoryStore) -> None:
-        opts, team = self.options, self.team
-        transport = open_transport(team, opts, self.run_id)
-        if transport is not None:  # a run past one machine: channels on NATS JetStream
-            await stack.enter_async_context(transport)
-            if opts.join:
-                await check_join(transport, team)
-        self.hub = hub = build_hub(team, opts, self.log, self.run_id, self.bus, transport)
-        await stack.enter_async_context(hub)
-        if transport is not None:
-            await transport.start()
-            assert self.log is not None
-            self.log.on_write = transport.mirror
-            if not opts.join:
-                await announce(transport, team, "running", self._started)
-            self.transport = transport
-        self._tg = tg = await stack.enter_async_context(anyio.create_task_group())
-        tg.start_soon(self._recorder.write_events, self.bus.subscribe(capacity=4096))
-        assert self.run_dir is not None
-        wiring = Wiring(opts, self.bus, self._recorder, self.run_dir, memory)
-        self.sinks, self.tts = wiring.sinks, wiring.tts
-        # the root creature operates the team through this facade (tools/team.TeamControl)
-        await wiring.wire(self._creatures, hub, stack,
-                          operator=self if team.root is not None else None)
-        self.embedded = wiring.embedded
-        jobs = _JobHost(tg, self)  # background jobs run in the run's task group
-        for c in self._creatures.values():
-            if c.parts.cdef.config.background and c.controller is not None:
-                c.controller.tool_ctx.state[STATE_JOB_HOST] = jobs
-        if opts.resume:
-            self.resumed = hub.resume()
-        self._supervisor = sup = Supervisor(
-            self._creatures, hub=hub, recorder=self._recorder, bus=self.bus, sinks=self.sinks,
-            options=opts, tg=tg, members=sorted(team.creatures))
-        for c in self._creatures.values():
-            tg.start_soon(sup.loop, c)
-        Triggers({c.name: c.parts.cdef.config.triggers for c in self._creatures.values()},
-                 self._deliver_trigger, bus=self.bus, clock=opts.trigger_time).start(tg)
-        self.bus.publish(RunStarted(run_id=self.run_id, terrarium=team.name,
-                                    path=str(team.path)))
 
     async def __aexit__(
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
@@ -168,7 +124,7 @@ class TeamRuntime:
         stack, self._stack = self._stack, None
         if stack is None:
             return None
-        status = self._outcome() if e is None else (
+        status = self._recorder.outcome(self._creatures) if e is None else (
             "interrupted" if isinstance(e, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
             else "failed")
         self.status = status
@@ -176,7 +132,8 @@ class TeamRuntime:
             self._tg.cancel_scope.cancel()
         if self.transport is not None and not self.options.join:
             with anyio.CancelScope(shield=True):  # tell the workers the run is over
-                await self._announce_end(status)
+                await announce_end(self.transport, self.team, status, self._started,
+                                   self._recorder)
         try:
             # never swallow the body's exception, whatever an inner context manager says
             await stack.__aexit__(et, e, tb)
@@ -186,34 +143,12 @@ class TeamRuntime:
                 self.memory.close()
         return None
 
-    def _outcome(self) -> str:
-        """How a run that ended without an error went: ``failed`` when every team creature
-        that listens ended failed, ``degraded`` when some did, else ``completed``."""
-        members = [n for n, c in self._creatures.items()
-                   if n != ROOT and c.parts.cdef.listen]
-        failed = [n for n in members if self._recorder.statuses[n].state == "failed"]
-        if not failed:
-            return "completed"
-        return "failed" if len(failed) == len(members) else "degraded"
-
+    # ------------------------------------------------------------------ records (TeamHandle)
     @property
     def failed_creatures(self) -> dict[str, str]:
         """Each creature that ended failed, with its last error."""
-        return {n: s.last_error or "failed" for n, s in self._recorder.statuses.items()
-                if s.state == "failed"}
+        return self._recorder.failed_creatures()
 
-    async def _announce_end(self, status: Any) -> None:
-        transport = self.transport
-        assert transport is not None and self.log is not None
-        try:
-            self.log.set_run_status(self.run_id, status)  # mirrored to the broker's log
-            await transport.flush()
-            await announce(transport, self.team, status, self._started)
-        except Exception as exc:  # the local log still has the status
-            self._recorder.entry(next(iter(self._recorder.statuses), ROOT), "error",
-                                 f"could not announce the run's end: {exc}", 0)
-
-    # ------------------------------------------------------------------ records (TeamHandle)
     @property
     def statuses(self) -> Mapping[str, CreatureStatus]:
         return self._recorder.statuses
@@ -264,47 +199,14 @@ class TeamRuntime:
 
     async def barge_in(self) -> None:
         """Stop current speech, clear what is queued, and cut the speaking turns short."""
-        for name, sinks in self.sinks.items():
-            for oname, sink in sinks.items():
-                cut = await sink.interrupt()
-                if cut is not None and (cut.interrupted_sentence or cut.cut_text
-                                        or cut.also_cut):
-                    self.bus.publish(SpeechCut(
-                        creature=name, output=oname, utterance_id=cut.utterance_id,
-                        spoken_text=cut.spoken_text,
-                        interrupted_sentence=cut.interrupted_sentence,
-                        cut_text=tuple(cut.cut_text), also_cut=tuple(cut.also_cut)))
-            if sinks and self._supervisor is not None:
-                self._supervisor.cut_turn(name)
-
-    # ------------------------------------------------------------------ waking a creature
-    async def _deliver_trigger(self, creature: str, trigger: TriggerConfig, text: str) -> None:
-        """A trigger's message: on its channel (as ``trigger``), else to the creature."""
-        if trigger.channel:
-            assert self.hub is not None
-            try:
-                await self.hub.send(TRIGGER, trigger.channel, {"text": text})
-            except ChannelRefusal:
-                pass  # the hub has logged and published the refusal
-            return
-        await self.wake(creature, "trigger", trigger.name or trigger.type, {"text": text})
+        if self._supervisor is not None:
+            await self._supervisor.barge_in()
 
     async def wake(self, creature: str, label: str, sender: str,
                    payload: dict[str, Any]) -> None:
-        """Give ``creature`` a message that comes from the framework (a trigger, a job's end)
-        rather than a channel: straight into its inbox as an envelope whose channel is
-        ``label``, read in turn with its channel messages. A creature without an inbox
-        (it listens to no channel) gets a turn at once, unless it is in one."""
-        c = self._creatures[creature]
-        assert self.hub is not None and self._supervisor is not None
-        if c.parts.cdef.listen:
-            env = Envelope.trusted(new_message_id(), label, sender, label, dict(payload),
-                                   time.time())
-            await self.hub.transport.deliver(creature, env)
-        elif c.turn_scope is None:
-            await self._supervisor.turn(c, [Incoming(
-                text=str(payload.get("text", "")), channel=label, sender=sender,
-                payload=dict(payload))])
+        """Give ``creature`` a message from the framework (a trigger, a job's end)."""
+        assert self._supervisor is not None
+        await self._supervisor.wake(creature, label, sender, payload)
 
     # ------------------------------------------------------------------ the root's team tools
     async def send_as_root(self, channel: str, payload: Mapping[str, Any]) -> int:
@@ -321,10 +223,6 @@ class TeamRuntime:
     async def stop_creature(self, name: str) -> None:
         assert self._supervisor is not None
         self._supervisor.stop(name)
-        c = self._creatures[name]
-        jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None
-        if jobs is not None:  # its background jobs stop with it
-            jobs.cancel_all()
 
     # ------------------------------------------------------------------ waiting
     def busy(self) -> bool:
@@ -346,17 +244,3 @@ class TeamRuntime:
         for t in self.tts:
             await t.drain()
 
-
-class _JobHost:
-    """Where a creature's background jobs run (the run's task group) and how a job's result
-    reaches it (``TeamRuntime.wake``: channel ``job``, sender the job id)."""
-
-    def __init__(self, tg: anyio.abc.TaskGroup, runtime: TeamRuntime) -> None:
-        self.tg = tg
-        self.runtime = runtime
-
-    def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
-        self.tg.start_soon(func, *args)
-
-    async def deliver(self, creature: str, job_id: str, payload: dict[str, Any]) -> None:
-        await self.runtime.wake(creature, "job", job_id, payload)

@@ -11,13 +11,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import anyio
 import anyio.abc
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.envelope import Envelope
+from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.channels.hub import ChannelHub
+from terrarium.config.models import TriggerConfig
+from terrarium.controller.jobs import STATE_JOBS
 from terrarium.controller.loop import Controller, Incoming, TurnResult
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, ModelError, RuntimeFailure
@@ -26,11 +29,12 @@ from terrarium.events import (
     ErrorEvent,
     MessageRefused,
     Restart,
+    SpeechCut,
     TurnEnded,
     TurnStarted,
 )
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.options import ROOT, RuntimeOptions
+from terrarium.runtime.options import ROOT, TRIGGER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.voice.sink import OutputSink
 
@@ -211,6 +215,49 @@ class Supervisor:
     def _entry(self, c: RunningCreature, kind: str, text: str) -> None:
         self.recorder.entry(c.name, kind, text, c.turns)
 
+    async def deliver_trigger(self, creature: str, trigger: TriggerConfig, text: str) -> None:
+        """A trigger's message: on its channel (as ``trigger``), else to the creature."""
+        if trigger.channel:
+            try:
+                await self.hub.send(TRIGGER, trigger.channel, {"text": text})
+            except ChannelRefusal:
+                pass  # the hub has logged and published the refusal
+            return
+        await self.wake(creature, "trigger", trigger.name or trigger.type, {"text": text})
+
+    async def wake(self, creature: str, label: str, sender: str,
+                   payload: dict[str, Any]) -> None:
+        """Give ``creature`` a message that comes from the framework (a trigger, a job's end)
+        rather than a channel: straight into its inbox as an envelope whose channel is
+        ``label``, read in turn with its channel messages. A creature without an inbox
+        (it listens to no channel) gets a turn at once, unless it is in one."""
+        c = self.creatures[creature]
+        if c.parts.cdef.listen:
+            env = Envelope.trusted(new_message_id(), label, sender, label, dict(payload),
+                                   time.time())
+            await self.hub.transport.deliver(creature, env)
+        elif c.turn_scope is None:
+            await self.turn(c, [Incoming(
+                text=str(payload.get("text", "")), channel=label, sender=sender,
+                payload=dict(payload))])
+
+    async def barge_in(self) -> None:
+        """Stop current speech, clear what is queued, and cut the speaking turns short."""
+        for name, sinks in self.sinks.items():
+            for oname, sink in sinks.items():
+                cut = await sink.interrupt()
+                if cut is not None and (cut.interrupted_sentence or cut.cut_text
+                                        or cut.also_cut):
+                    self.bus.publish(SpeechCut(
+                        creature=name, output=oname, utterance_id=cut.utterance_id,
+                        spoken_text=cut.spoken_text,
+                        interrupted_sentence=cut.interrupted_sentence,
+                        cut_text=tuple(cut.cut_text), also_cut=tuple(cut.also_cut)))
+            if sinks:
+                self.cut_turn(name)
+
+    # ------------------------------------------------------------------ the root's team tools
+
     # ------------------------------------------------------------------ start, stop, cut
     def creature(self, name: str) -> RunningCreature:
         c = self.creatures.get(name)
@@ -240,6 +287,9 @@ class Supervisor:
             c.wait_scope.cancel()
         self.recorder.statuses[name].state = "stopped"
         self.bus.publish(CreatureState(creature=name, state="stopped"))
+        jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None
+        if jobs is not None:  # its background jobs stop with it
+            jobs.cancel_all()
 
     def cut_turn(self, name: str) -> None:
         """Barge-in: a speaking creature's turn in progress is cut short."""

@@ -1,0 +1,104 @@
+"""Starting a team run, in order: the transport (past one machine), the channel hub, the
+run's task group, the wiring (embedded server, sinks, controllers), the supervisor with one
+loop per creature, background jobs and triggers. Each step may use the ones before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from terrarium.channels.bus import EventBus
+from terrarium.channels.hub import ChannelHub
+from terrarium.channels.nats import NatsTransport
+from terrarium.config import Team
+from terrarium.controller.jobs import STATE_JOB_HOST
+from terrarium.events import RunStarted
+from terrarium.runtime.creature import RunningCreature
+from terrarium.runtime.distributed import announce, check_join, open_transport
+from terrarium.runtime.options import RuntimeOptions
+from terrarium.runtime.recording import Recorder
+from terrarium.runtime.supervision import Supervisor
+from terrarium.runtime.triggers import Triggers
+from terrarium.runtime.wiring import Wiring, build_hub
+from terrarium.store import MemoryStore
+from terrarium.tools.team import TeamControl
+
+__all__ = ["JobHost", "Started", "start_team"]
+
+
+@dataclass(slots=True)
+class Started:
+    """What a started run is made of; the facade keeps these."""
+
+    hub: ChannelHub
+    tg: anyio.abc.TaskGroup
+    wiring: Wiring
+    supervisor: Supervisor
+    transport: NatsTransport | None
+    resumed: dict[str, int]
+
+
+class JobHost:
+    """Where a creature's background jobs run (the run's task group) and how a job's result
+    reaches it (``Supervisor.wake``: channel ``job``, sender the job id)."""
+
+    def __init__(self, tg: anyio.abc.TaskGroup, supervisor: Supervisor) -> None:
+        self.tg = tg
+        self.supervisor = supervisor
+
+    def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        self.tg.start_soon(func, *args)
+
+    async def deliver(self, creature: str, job_id: str, payload: dict[str, Any]) -> None:
+        await self.supervisor.wake(creature, "job", job_id, payload)
+
+
+async def start_team(
+    team: Team, options: RuntimeOptions, creatures: Mapping[str, RunningCreature], *,
+    recorder: Recorder, bus: EventBus, run_dir: Path, memory: MemoryStore,
+    started_at: float, operator: TeamControl | None, stack: AsyncExitStack,
+) -> Started:
+    """Start everything on ``stack``; the root creature's team tools act on ``operator``."""
+    transport = open_transport(team, options, recorder.run_id)
+    if transport is not None:  # a run past one machine: channels on NATS JetStream
+        await stack.enter_async_context(transport)
+        if options.join:
+            await check_join(transport, team)
+    hub = build_hub(team, options, recorder.log, recorder.run_id, bus, transport)
+    await stack.enter_async_context(hub)
+    if transport is not None:
+        await transport.start()
+        assert recorder.log is not None
+        recorder.log.on_write = transport.mirror
+        if not options.join:
+            await announce(transport, team, "running", started_at)
+    tg = await stack.enter_async_context(anyio.create_task_group())
+    try:
+        tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
+        wiring = Wiring(options, bus, recorder, run_dir, memory)
+        await wiring.wire(creatures, hub, stack, operator=operator)
+        resumed = hub.resume() if options.resume else {}
+        sup = Supervisor(creatures, hub=hub, recorder=recorder, bus=bus, sinks=wiring.sinks,
+                         options=options, tg=tg, members=sorted(team.creatures))
+        jobs = JobHost(tg, sup)  # background jobs run in the run's task group
+        for c in creatures.values():
+            if c.parts.cdef.config.background and c.controller is not None:
+                c.controller.tool_ctx.state[STATE_JOB_HOST] = jobs
+        for c in creatures.values():
+            tg.start_soon(sup.loop, c)
+        Triggers({c.name: c.parts.cdef.config.triggers for c in creatures.values()},
+                 sup.deliver_trigger, bus=bus, clock=options.trigger_time).start(tg)
+    except BaseException:
+        # the recorder's task runs until cancelled: without this, a creature that fails to
+        # wire would leave startup waiting on it for ever
+        tg.cancel_scope.cancel()
+        raise
+    bus.publish(RunStarted(run_id=recorder.run_id, terrarium=team.name, path=str(team.path)))
+    return Started(hub, tg, wiring, sup, transport, resumed)
