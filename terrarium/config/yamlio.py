@@ -139,13 +139,35 @@ def parse_yaml(text: str, path: Path) -> YamlDoc:
     return doc
 
 
+def utf8_problem(path: Path) -> ConfigError | None:
+    """A file that is not UTF-8 (say Windows-1252 from an editor) is an error at the line of
+    its first bad byte, before anything reads it as text."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # a missing file is reported by its own check
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return ConfigError(
+            f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be decoded",
+            location=Location(file=path, line=line, column=col),
+            suggestion="save the file as UTF-8 (e.g. `iconv -f cp1252 -t utf-8`)")
+    return None
+
+
 def load_yaml(path: Path, *, expect_mapping: bool = True) -> YamlDoc:
     """Read and parse ``path``; a missing file, empty file or non-mapping is a ConfigError."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"file not found: {path}", location=Location(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise (utf8_problem(path) or ConfigError(f"cannot read the file: {exc}",
+                                                 location=Location(path))) from None
+    except OSError as exc:
         raise ConfigError(f"cannot read the file: {exc}", location=Location(path)) from None
     doc = parse_yaml(text, path)
     if expect_mapping and not isinstance(doc.data, dict):

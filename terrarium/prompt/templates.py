@@ -30,7 +30,7 @@ from terrarium.prompt.inputs import (
     ToolView,
 )
 
-__all__ = ["CompiledTemplate", "compile_template"]
+__all__ = ["CompiledTemplate", "compile_template", "template_calls"]
 
 # Plain frozen data views the aggregator hands to templates; their public attributes are data,
 # so the sandbox's per-access safety analysis can be skipped for them (a hot path).
@@ -218,6 +218,21 @@ def compile_template(source: str, file: str = "<persona>") -> CompiledTemplate:
     code = _ENV.compile(tree, name=file, filename=file)
     template = _ENV.template_class.from_code(_ENV, code, _ENV.make_globals(None))
     return CompiledTemplate(file=file, template=template, needs=needs)
+
+
+def template_calls(source: str, file: str = "<persona>") -> tuple[tuple[str, int], ...]:
+    """The literal names given to ``call("name", ...)`` in ``source``, each with its line:
+    checked against the creature's real calls before anything runs."""
+    try:
+        tree = _ENV.parse(source, name=file, filename=file)
+    except TemplateSyntaxError:
+        return ()  # compile_template reports it
+    out = []
+    for node in tree.find_all(nodes.Call):
+        if (isinstance(node.node, nodes.Name) and node.node.name == "call" and node.args
+                and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str)):
+            out.append((node.args[0].value, node.lineno))
+    return tuple(out)
 
 
 MESSAGE_TEMPLATE_EXTRAS = ("channel", "sender")
