@@ -24,6 +24,7 @@ from terrarium.prompt.templates import template_calls
 
 __all__ = ["check_creature_start", "check_team_start", "raise_start_errors"]
 
+_WINDOW_PROBLEM = "The prefix of "  # PromptBuilder: the prefix leaves no room in the window
 _MAX_SUBAGENT_DEPTH = 8  # a cycle of sub-agents referring to each other stops here
 
 
@@ -56,8 +57,11 @@ def _check_calls(parts: CreatureParts, errors: list[ConfigError]) -> None:
 
 
 def check_creature_start(team: Team, name: str, errors: list[ConfigError], *,
-                         cache: AssemblyCache | None = None) -> AssemblyCache | None:
-    """Assemble ``name`` and build its prompt prefix as a start would; append problems."""
+                         cache: AssemblyCache | None = None, window: bool = True
+                         ) -> AssemblyCache | None:
+    """Assemble ``name`` and build its prompt prefix as a start would; append problems.
+    ``window=False`` leaves out a prefix too big for the context window (``run`` reports
+    that one itself, as a team that cannot start)."""
     cdef = team.root if (name == "root" and team.root) else team.creatures[name]
     n = len(errors)
     for i, plugin in enumerate(cdef.config.plugins):
@@ -82,6 +86,8 @@ def check_creature_start(team: Team, name: str, errors: list[ConfigError], *,
         try:
             PromptBuilder(parts.inputs, parts.fmt, cache=parts.cache)
         except TerrariumError as exc:
+            if not window and exc.message.startswith(_WINDOW_PROBLEM):
+                return parts.cache
             key = "system_prompt_file"
             if "skill_mode" in exc.message:  # point at what was written: the mode or the tools
                 key = "skill_mode" if ("skill_mode",) in cdef.loaded.doc.marks else "tools"
@@ -107,17 +113,17 @@ def _check_subagents(cdef: CreatureDef, errors: list[ConfigError], *, depth: int
         _check_subagents(parts.cdef, errors, depth=depth + 1)
 
 
-def check_team_start(team: Team) -> list[ConfigError]:
+def check_team_start(team: Team, *, window: bool = True) -> list[ConfigError]:
     """Every creature's start checks (the root last), with one shared assembly cache."""
     errors: list[ConfigError] = []
     cache: AssemblyCache | None = None
     names = sorted(team.creatures) + (["root"] if team.root is not None else [])
     for name in names:
-        cache = check_creature_start(team, name, errors, cache=cache)
+        cache = check_creature_start(team, name, errors, cache=cache, window=window)
     return errors
 
 
-def raise_start_errors(team: Team) -> None:
+def raise_start_errors(team: Team, *, window: bool = True) -> None:
     """Raise every start problem of ``team`` together (exit 2 on the command line)."""
-    if errors := check_team_start(team):
+    if errors := check_team_start(team, window=window):
         raise ConfigErrors(errors)
