@@ -75,11 +75,39 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
+MAX_DEPTH = 64  # nesting deeper than any config needs: an error, not a RecursionError
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _merged(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> dict[Any, Any]:
+    """The mapping(s) a ``<<: *anchor`` (or ``<<: [*a, *b]``) brings in; earlier ones win."""
+    sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    out: dict[Any, Any] = {}
+    for src in sources:
+        value = _build(src, kp, doc)
+        if not isinstance(value, dict):
+            raise ConfigError("`<<` merges a mapping (an anchored `&name` mapping), not "
+                              f"a {type(value).__name__}",
+                              location=Location(doc.path, *_mark(src), key_path=kp))
+        for k, v in value.items():
+            out.setdefault(k, v)
+    return out
+
+
 def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
+    if len(kp) > MAX_DEPTH:
+        raise ConfigError(f"the YAML is nested more than {MAX_DEPTH} levels deep",
+                          location=Location(doc.path, *_mark(node), key_path=kp[:8]),
+                          suggestion="a configuration never needs this; check the file")
     doc.marks.setdefault(kp, _mark(node))
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
+        merged: dict[Any, Any] = {}
         for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                merged.update({k: v for k, v in _merged(value_node, kp, doc).items()
+                               if k not in merged})
+                continue
             if not isinstance(key_node, yaml.ScalarNode):
                 raise ConfigError(
                     "a mapping key must be a plain scalar, not a list or mapping",
@@ -96,6 +124,8 @@ def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
             # the key's own line is the most useful place to point at
             doc.marks[(*kp, key)] = _mark(key_node)
             out[key] = _build(value_node, (*kp, key), doc)
+        for k, v in merged.items():  # keys written here win over merged ones
+            out.setdefault(k, v)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_build(item, (*kp, i), doc) for i, item in enumerate(node.value)]
@@ -115,8 +145,16 @@ def parse_yaml(text: str, path: Path) -> YamlDoc:
     doc = YamlDoc(path=path, data=None)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise ConfigError(f"the YAML is nested too deeply to read (over {MAX_DEPTH} levels)",
+                          location=Location(path, 1, 1),
+                          suggestion="a configuration never needs this; check the file"
+                          ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark is not None and (exc.context or "").startswith(
+                "while scanning a quoted"):  # the quote that never closes: where it opens
+            mark = exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
         problem = exc.problem or "invalid YAML"
         ctx = f" ({exc.context})" if exc.context else ""
