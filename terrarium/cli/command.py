@@ -100,6 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: a file is not UTF-8 text ({exc.reason} at byte {exc.start})\n"
               "  hint: save it as UTF-8", file=sys.stderr)
         return EXIT_CONFIG
+    except RecursionError:  # likewise: YAML nested past Python's stack, read elsewhere
+        print("error: a YAML file is nested too deeply to read\n"
+              "  hint: run `terrarium validate` on it to see where", file=sys.stderr)
+        return EXIT_CONFIG
     except yaml.YAMLError as exc:  # likewise, YAML read outside the located loader
         print(f"error: a YAML file cannot be read: {exc}", file=sys.stderr)
         return EXIT_CONFIG
