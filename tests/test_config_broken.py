@@ -1,8 +1,9 @@
 """The broken-config corpus: each case must fail validation with exit 2, naming file/line/key.
 
 Each ``tests/broken_configs/*.yaml`` holds ``files`` (relative path → contents) written to a
-temporary folder, the ``path`` to validate, and ``expect``: the file, line and key the
-first matching error must name and a fragment of its message.
+temporary folder (those listed under ``cp1252`` in that encoding), the ``path`` to validate,
+and ``expect``: the file, line and key the first matching error must name and a fragment of
+its message.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def test_broken_config(case: Path, tmp_path: Path, capsys: pytest.CaptureFixture
     for rel, text in spec["files"].items():
         target = tmp_path / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
+        # files listed under ``cp1252`` are written as an old Windows editor would
+        target.write_bytes(text.encode("cp1252" if rel in spec.get("cp1252", ()) else "utf-8"))
     for link, dest in spec.get("symlinks", {}).items():
         (tmp_path / link).symlink_to(tmp_path / dest)
     code = main(["validate", str(tmp_path / spec.get("path", "."))])

@@ -11,6 +11,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import yaml
+
 from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, cmd_validate
 from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
@@ -127,5 +129,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TerrariumError as exc:
         print(f"error: {exc.render()}", file=sys.stderr)
         return 1
+    except UnicodeDecodeError as exc:  # a file read by a command without a located check
+        print(f"error: a file is not UTF-8 text ({exc.reason} at byte {exc.start})\n"
+              "  hint: save it as UTF-8", file=sys.stderr)
+        return EXIT_CONFIG
+    except RecursionError:  # likewise: YAML nested past Python's stack, read elsewhere
+        print("error: a YAML file is nested too deeply to read\n"
+              "  hint: run `terrarium validate` on it to see where", file=sys.stderr)
+        return EXIT_CONFIG
+    except yaml.YAMLError as exc:  # likewise, YAML read outside the located loader
+        print(f"error: a YAML file cannot be read: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130

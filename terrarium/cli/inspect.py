@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from terrarium.config import CreatureDef, Team, load_any
-from terrarium.errors import TerrariumError
+from terrarium.errors import ConfigError, ConfigErrors, TerrariumError
 from terrarium.llm.factory import describe_settings
 
 __all__ = ["cmd_log", "cmd_models", "cmd_monitor", "cmd_prompt", "cmd_validate", "summarize_team"]
@@ -65,7 +65,14 @@ def _prompt_line(c: CreatureDef) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    """Load, then make every check a start would (assembly, prompt, plugins, sub-agents)."""
+    from terrarium.cli.check import check_team_start
+
     result = load_any(Path(args.path))
+    teams = [result] if isinstance(result, Team) else result[1]
+    errors = [e for team in teams for e in check_team_start(team)]
+    if errors:
+        raise ConfigErrors(_unique(errors))
     if isinstance(result, Team):
         print(summarize_team(result))
     else:
@@ -77,7 +84,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unique(errors: list[ConfigError]) -> list[ConfigError]:
+    """A creature shared by two terrariums of a package is reported once."""
+    seen: set[str] = set()
+    return [e for e in errors if not (e.render() in seen or seen.add(e.render()))]
+
+
 def cmd_prompt(args: argparse.Namespace) -> int:
+    from terrarium.cli.check import check_team_start
     from terrarium.controller.assembly import assemble
     from terrarium.prompt.builder import PromptBuilder
     from terrarium.prompt.report import format_prompt_report
@@ -92,6 +106,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
         known = ", ".join(sorted(result.creatures) + (["root"] if result.root else []))
         raise TerrariumError(f"there is no creature {args.creature!r} in {result.name!r}",
                              suggestion=f"creatures: {known}")
+    if errors := check_team_start(result):  # the same refusals as validate and run, exit 2
+        raise ConfigErrors(errors)
     parts = assemble(result, args.creature)
     state = TailState(step=args.step, status=parts.cdef.config.prompt_status)
     if args.exact:  # the model's own tokenizer, through the embedded llama.cpp server

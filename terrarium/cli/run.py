@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 
+from terrarium.cli.check import raise_start_errors
 from terrarium.cli.console import ConsolePrinter
 from terrarium.cli.human import StdinRouter, TerminalHuman
 from terrarium.config import Team, load_any
@@ -135,6 +136,7 @@ def load_runnable(path: Path) -> Team:
     if not isinstance(result, Team):
         raise TerrariumError(f"{path} is a package; run one of its terrariums or creatures",
                              suggestion="e.g. terrarium run examples/voice_assistant")
+    raise_start_errors(result, window=False)  # refused before anything starts, exit 2
     return result
 
 

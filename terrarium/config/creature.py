@@ -29,7 +29,7 @@ from terrarium.config.kohaku_compat import findings_to_errors, normalize_creatur
 from terrarium.config.located import did_you_mean, from_validation_error, unknown_hint
 from terrarium.config.models import CreatureConfig, EnvValue
 from terrarium.config.packages import PackageIndex
-from terrarium.config.yamlio import KeyPath, YamlDoc, load_yaml
+from terrarium.config.yamlio import KeyPath, YamlDoc, load_yaml, utf8_problem
 from terrarium.errors import ConfigError
 
 CONFIG_FILE = "config.yaml"
@@ -414,6 +414,7 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
     for i, skill in enumerate(cfg.skills):
         if not Path(skill).is_file():
             errors.append(lc.where("skills", i).error(f"skill file not found: {skill}"))
+    _check_utf8(lc, errors)
     for key in ("readable_paths", "writable_paths"):
         for i, p in enumerate(getattr(cfg, key)):
             if key == "readable_paths" and not Path(p).exists():
@@ -493,6 +494,20 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                 errors.append(lc.where("send_fill", cname, fname).error(
                     f"send_fill source {source!r} needs {key} > 0, or {fname!r} is always empty",
                     f"set `{key}: N` (how many facts to fill in)"))
+
+
+def _check_utf8(lc: LoadedCreature, errors: list[ConfigError]) -> None:
+    """Every text file the creature will read: persona files, skills, plugins, a script."""
+    cfg = lc.config
+    files = list(lc.prompt_files) or (
+        [Path(cfg.system_prompt_file)] if cfg.system_prompt_file else [])
+    files += [Path(s) for s in cfg.skills]
+    files += [Path(p.file) for p in cfg.prompt_plugins if p.file]
+    if cfg.controller is not None and cfg.controller.script:
+        files.append(Path(cfg.controller.script))
+    for f in dict.fromkeys(files):
+        if f.is_file() and (problem := utf8_problem(f)):
+            errors.append(problem)
 
 
 def _check_tool_options(lc: LoadedCreature, errors: list[ConfigError]) -> None:

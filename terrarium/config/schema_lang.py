@@ -87,6 +87,13 @@ class _Compiler:
             field_default = ... if required else default
             raw = spec[fname]
             extra = {"multiline": True} if isinstance(raw, dict) and raw.get("multiline") else None
+            if isinstance(raw, dict) and raw.get("default") is not None:
+                try:  # a default is checked like an example: it is what the model will see
+                    TypeAdapter(ann).validate_python(raw["default"])
+                except ValidationError:
+                    self.fail((*fkp, "default"), f"the default {raw['default']!r} is not a "
+                              f"valid {label}", "give a default value of the field's type")
+                    continue
             example = raw.get("example") if isinstance(raw, dict) else None
             if example is not None:
                 try:

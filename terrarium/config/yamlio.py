@@ -75,11 +75,39 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
+MAX_DEPTH = 64  # nesting deeper than any config needs: an error, not a RecursionError
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _merged(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> dict[Any, Any]:
+    """The mapping(s) a ``<<: *anchor`` (or ``<<: [*a, *b]``) brings in; earlier ones win."""
+    sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    out: dict[Any, Any] = {}
+    for src in sources:
+        value = _build(src, kp, doc)
+        if not isinstance(value, dict):
+            raise ConfigError("`<<` merges a mapping (an anchored `&name` mapping), not "
+                              f"a {type(value).__name__}",
+                              location=Location(doc.path, *_mark(src), key_path=kp))
+        for k, v in value.items():
+            out.setdefault(k, v)
+    return out
+
+
 def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
+    if len(kp) > MAX_DEPTH:
+        raise ConfigError(f"the YAML is nested more than {MAX_DEPTH} levels deep",
+                          location=Location(doc.path, *_mark(node), key_path=kp[:8]),
+                          suggestion="a configuration never needs this; check the file")
     doc.marks.setdefault(kp, _mark(node))
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
+        merged: dict[Any, Any] = {}
         for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                merged.update({k: v for k, v in _merged(value_node, kp, doc).items()
+                               if k not in merged})
+                continue
             if not isinstance(key_node, yaml.ScalarNode):
                 raise ConfigError(
                     "a mapping key must be a plain scalar, not a list or mapping",
@@ -96,6 +124,8 @@ def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
             # the key's own line is the most useful place to point at
             doc.marks[(*kp, key)] = _mark(key_node)
             out[key] = _build(value_node, (*kp, key), doc)
+        for k, v in merged.items():  # keys written here win over merged ones
+            out.setdefault(k, v)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_build(item, (*kp, i), doc) for i, item in enumerate(node.value)]
@@ -115,8 +145,16 @@ def parse_yaml(text: str, path: Path) -> YamlDoc:
     doc = YamlDoc(path=path, data=None)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise ConfigError(f"the YAML is nested too deeply to read (over {MAX_DEPTH} levels)",
+                          location=Location(path, 1, 1),
+                          suggestion="a configuration never needs this; check the file"
+                          ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark is not None and (exc.context or "").startswith(
+                "while scanning a quoted"):  # the quote that never closes: where it opens
+            mark = exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
         problem = exc.problem or "invalid YAML"
         ctx = f" ({exc.context})" if exc.context else ""
@@ -139,13 +177,35 @@ def parse_yaml(text: str, path: Path) -> YamlDoc:
     return doc
 
 
+def utf8_problem(path: Path) -> ConfigError | None:
+    """A file that is not UTF-8 (say Windows-1252 from an editor) is an error at the line of
+    its first bad byte, before anything reads it as text."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # a missing file is reported by its own check
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return ConfigError(
+            f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be decoded",
+            location=Location(file=path, line=line, column=col),
+            suggestion="save the file as UTF-8 (e.g. `iconv -f cp1252 -t utf-8`)")
+    return None
+
+
 def load_yaml(path: Path, *, expect_mapping: bool = True) -> YamlDoc:
     """Read and parse ``path``; a missing file, empty file or non-mapping is a ConfigError."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"file not found: {path}", location=Location(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise (utf8_problem(path) or ConfigError(f"cannot read the file: {exc}",
+                                                 location=Location(path))) from None
+    except OSError as exc:
         raise ConfigError(f"cannot read the file: {exc}", location=Location(path)) from None
     doc = parse_yaml(text, path)
     if expect_mapping and not isinstance(doc.data, dict):

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
+from jinja2 import FileSystemLoader, StrictUndefined, Template, TemplateSyntaxError, meta, nodes
 from jinja2.exceptions import SecurityError, UndefinedError
 from jinja2.sandbox import SandboxedEnvironment, safe_range
 
@@ -30,7 +30,7 @@ from terrarium.prompt.inputs import (
     ToolView,
 )
 
-__all__ = ["CompiledTemplate", "compile_template"]
+__all__ = ["CompiledTemplate", "compile_template", "prompt_dirs", "template_calls"]
 
 # Plain frozen data views the aggregator hands to templates; their public attributes are data,
 # so the sandbox's per-access safety analysis can be skipped for them (a hot path).
@@ -168,17 +168,78 @@ def _refuse(file: str, line: int, what: str) -> TemplateError:
     )
 
 
-def _check_unsafe(tree: nodes.Template, file: str) -> None:
-    """Refuse private/dunder attribute access, and templates loading other templates, at
-    load, before anything runs."""
-    for tag, kinds in (("include", nodes.Include), ("import", (nodes.Import, nodes.FromImport)),
-                       ("extends", nodes.Extends)):
+PACKAGE_FILE = "kohaku.yaml"
+MAX_INCLUDE_DEPTH = 8
+
+
+def prompt_dirs(file: str) -> tuple[Path, ...]:
+    """Where ``{% include %}`` may read fragments from: the persona's own folder (and its
+    ``prompts/``), and the ``prompts/`` folder of the package that holds it."""
+    here = Path(file).resolve().parent
+    if not Path(file).is_absolute() and not Path(file).exists():
+        return ()
+    dirs = [here, here / "prompts"]
+    for up in (here, *here.parents):
+        if (up / PACKAGE_FILE).is_file():
+            dirs.append(up / "prompts")
+            break
+    return tuple(dict.fromkeys(d for d in dirs if d.is_dir()))
+
+
+def _find_fragment(name: str, dirs: Sequence[Path]) -> Path | None:
+    if Path(name).is_absolute() or ".." in Path(name).parts or "\\" in name:
+        return None
+    for d in dirs:
+        candidate = (d / name).resolve()
+        if candidate.is_file() and any(candidate.is_relative_to(x.resolve()) for x in dirs):
+            return candidate
+    return None
+
+
+def _check_includes(tree: nodes.Template, file: str, dirs: Sequence[Path], depth: int,
+                    needs: list[tuple[str, int]]) -> None:
+    """Each include names a fragment in the allowed folders; each fragment is checked as
+    strictly as the template itself (its variables count as the includer's, at that line)."""
+    for node in tree.find_all(nodes.Include):
+        where = Location(file=Path(file), line=node.lineno)
+        target = node.template
+        if not (isinstance(target, nodes.Const) and isinstance(target.value, str)):
+            raise TemplateError("The template uses {% include %} without a quoted fragment "
+                                "name, which prompt templates do not support.", location=where)
+        found = _find_fragment(target.value, dirs) if dirs else None
+        if found is None:
+            listing = ", ".join(str(d) for d in dirs) or "(none: the template has no folder)"
+            raise TemplateError(
+                f"The template uses {{% include %}} of {target.value!r}, which is not a file "
+                f"in its prompt folders: {listing}.",
+                location=where,
+                suggestion="put shared fragments in the creature's folder or the package's "
+                           "prompts/ folder, and name them relative to it")
+        if depth >= MAX_INCLUDE_DEPTH:
+            raise TemplateError(f"Includes nest more than {MAX_INCLUDE_DEPTH} deep.",
+                                location=where, suggestion="does a fragment include itself?")
+        try:
+            source = found.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise TemplateError(f"The included fragment {found} is not UTF-8 text.",
+                                location=where, suggestion="save it as UTF-8") from None
+        sub = _parse(source, str(found))
+        _check_unsafe(sub, str(found), dirs, depth + 1, needs)
+        needs.extend((n, node.lineno) for n in meta.find_undeclared_variables(sub))
+
+
+def _check_unsafe(tree: nodes.Template, file: str, dirs: Sequence[Path] = (), depth: int = 0,
+                  needs: list[tuple[str, int]] | None = None) -> None:
+    """Refuse private/dunder attribute access, and templates loading other templates (but
+    an include of a fragment from the prompt folders), at load, before anything runs."""
+    for tag, kinds in (("import", (nodes.Import, nodes.FromImport)), ("extends", nodes.Extends)):
         for node in tree.find_all(kinds):
             raise TemplateError(
                 f"The template uses {{% {tag} %}}, which prompt templates do not support.",
                 location=Location(file=Path(file), line=node.lineno),
-                suggestion="put the text in the template itself",
+                suggestion="put the text in the template itself, or {% include %} a fragment",
             )
+    _check_includes(tree, file, dirs, depth, needs if needs is not None else [])
     for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Filter, nodes.Name)):
         if isinstance(node, nodes.Getattr) and node.attr.startswith("_"):
             raise _refuse(file, node.lineno, f"the private attribute {node.attr!r}")
@@ -201,23 +262,49 @@ def _first_lines(tree: nodes.Template, names: set[str]) -> dict[str, int]:
     return lines
 
 
-def compile_template(source: str, file: str = "<persona>") -> CompiledTemplate:
-    """Parse, check and compile ``source``; syntax errors name the file and the line."""
+def _parse(source: str, file: str) -> nodes.Template:
     try:
-        tree = _ENV.parse(source, name=file, filename=file)
+        return _ENV.parse(source, name=file, filename=file)
     except TemplateSyntaxError as exc:
         raise TemplateError(
             f"The template has a syntax error: {exc.message}.",
-            location=Location(file=Path(file), line=exc.lineno),
+            location=Location(file=Path(exc.filename or file), line=exc.lineno),
         ) from None
-    _check_unsafe(tree, file)
+
+
+def compile_template(source: str, file: str = "<persona>") -> CompiledTemplate:
+    """Parse, check and compile ``source``; syntax errors name the file and the line.
+    ``{% include "x.md" %}`` reads fragments from :func:`prompt_dirs` of ``file`` only."""
+    tree = _parse(source, file)
+    dirs = prompt_dirs(file)
+    included: list[tuple[str, int]] = []
+    _check_unsafe(tree, file, dirs, 0, included)
     free = meta.find_undeclared_variables(tree)
     lines = _first_lines(tree, set(free))
-    needs = tuple(sorted(((n, lines.get(n, 0)) for n in free), key=lambda p: (p[1], p[0])))
+    pairs = {(n, lines.get(n, 0)) for n in free} | set(included)
+    needs = tuple(sorted(pairs, key=lambda p: (p[1], p[0])))
+    # an include is served by a loader confined to the prompt folders, nothing else
+    env = _ENV.overlay(loader=FileSystemLoader([str(d) for d in dirs])) if included or any(
+        True for _ in tree.find_all(nodes.Include)) else _ENV
     # Compile with the file name so render-time tracebacks point at the template's lines.
-    code = _ENV.compile(tree, name=file, filename=file)
-    template = _ENV.template_class.from_code(_ENV, code, _ENV.make_globals(None))
+    code = env.compile(tree, name=file, filename=file)
+    template = env.template_class.from_code(env, code, env.make_globals(None))
     return CompiledTemplate(file=file, template=template, needs=needs)
+
+
+def template_calls(source: str, file: str = "<persona>") -> tuple[tuple[str, int], ...]:
+    """The literal names given to ``call("name", ...)`` in ``source``, each with its line:
+    checked against the creature's real calls before anything runs."""
+    try:
+        tree = _ENV.parse(source, name=file, filename=file)
+    except TemplateSyntaxError:
+        return ()  # compile_template reports it
+    out = []
+    for node in tree.find_all(nodes.Call):
+        if (isinstance(node.node, nodes.Name) and node.node.name == "call" and node.args
+                and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str)):
+            out.append((node.args[0].value, node.lineno))
+    return tuple(out)
 
 
 MESSAGE_TEMPLATE_EXTRAS = ("channel", "sender")

@@ -1,0 +1,129 @@
+"""Every check ``run`` and ``prompt`` would make at start, made without starting anything.
+
+Loading a config checks each file on its own; this goes one step further, the way a run's
+start does: each creature (and the root, and every sub-agent) is assembled and its prompt
+prefix built, its lifecycle plugins loaded and its persona's example calls checked against
+the calls it can really make. MCP servers are not started: a creature with servers may
+show calls to tools nobody can know yet, so those are not checked.
+
+Every problem becomes a located :class:`ConfigError`, so ``validate`` and ``prompt`` can
+report them all at once and exit 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from terrarium.config import CreatureDef, Team
+from terrarium.controller.assembly import AssemblyCache, CreatureParts, assemble
+from terrarium.controller.plugins import load_plugins
+from terrarium.controller.subagent import load_subagent
+from terrarium.errors import ConfigError, ConfigErrors, Location, TerrariumError, did_you_mean
+from terrarium.prompt.builder import PromptBuilder
+from terrarium.prompt.templates import template_calls
+
+__all__ = ["check_creature_start", "check_team_start", "raise_start_errors"]
+
+_WINDOW_PROBLEM = "The prefix of "  # PromptBuilder: the prefix leaves no room in the window
+_MAX_SUBAGENT_DEPTH = 8  # a cycle of sub-agents referring to each other stops here
+
+
+def _relocate(exc: TerrariumError, cdef: CreatureDef, *key_path: str | int) -> ConfigError:
+    """``exc`` as a ConfigError; one without a place gets the creature's config key."""
+    if exc.location.file is not None and exc.location.line:
+        loc = exc.location
+    else:
+        origin = cdef.loaded.where(*key_path) if key_path else None
+        loc = (origin.doc.location(origin.key_path) if origin is not None
+               else Location(file=cdef.loaded.path, line=1))
+    return ConfigError(exc.message, location=loc, suggestion=exc.suggestion)
+
+
+def _check_calls(parts: CreatureParts, errors: list[ConfigError]) -> None:
+    """``{{ call("name", ...) }}`` in the persona must name a call this creature can make."""
+    cdef = parts.cdef
+    if cdef.config.mcp_servers:  # their tools are known only once the servers run
+        return
+    source = parts.inputs.persona_source
+    file = str(parts.inputs.persona_file) if parts.inputs.persona_file else "<persona>"
+    known = sorted(parts.fmt.specs)
+    for name, line in template_calls(source, file):
+        if name not in known:
+            errors.append(ConfigError(
+                f"the persona shows an example call {name!r}, which this creature cannot make "
+                f"(it is neither one of its tools nor a channel it may send on)",
+                location=Location(file=Path(file), line=line),
+                suggestion=did_you_mean(name, known) or f"known calls: {', '.join(known)}"))
+
+
+def check_creature_start(team: Team, name: str, errors: list[ConfigError], *,
+                         cache: AssemblyCache | None = None, window: bool = True
+                         ) -> AssemblyCache | None:
+    """Assemble ``name`` and build its prompt prefix as a start would; append problems.
+    ``window=False`` leaves out a prefix too big for the context window (``run`` reports
+    that one itself, as a team that cannot start)."""
+    cdef = team.root if (name == "root" and team.root) else team.creatures[name]
+    n = len(errors)
+    for i, plugin in enumerate(cdef.config.plugins):
+        try:
+            load_plugins([plugin])
+        except TerrariumError as exc:
+            errors.append(_relocate(exc, cdef, "plugins", i))
+        except Exception as exc:  # a user's plugin module may raise anything when imported
+            errors.append(_relocate(TerrariumError(
+                f"plugin {plugin.module!r} cannot be loaded: {type(exc).__name__}: {exc}"),
+                cdef, "plugins", i))
+    try:
+        parts = assemble(team, name, cache=cache)
+    except TerrariumError as exc:
+        errors.append(_relocate(exc, cdef))
+        return cache
+    except (OSError, UnicodeDecodeError) as exc:
+        errors.append(_relocate(TerrariumError(f"cannot read a file: {exc}"), cdef))
+        return cache
+    _check_calls(parts, errors)
+    if len(errors) == n:
+        try:
+            PromptBuilder(parts.inputs, parts.fmt, cache=parts.cache)
+        except TerrariumError as exc:
+            if not window and exc.message.startswith(_WINDOW_PROBLEM):
+                return parts.cache
+            key = "system_prompt_file"
+            if "skill_mode" in exc.message:  # point at what was written: the mode or the tools
+                key = "skill_mode" if ("skill_mode",) in cdef.loaded.doc.marks else "tools"
+            errors.append(_relocate(exc, cdef, key))
+    _check_subagents(cdef, errors, depth=1)
+    return parts.cache
+
+
+def _check_subagents(cdef: CreatureDef, errors: list[ConfigError], *, depth: int) -> None:
+    if depth > _MAX_SUBAGENT_DEPTH:
+        return
+    for sname, sub in sorted(cdef.config.subagents.items()):
+        key = ("subagents", sname) if isinstance(sub, str) else ("subagents", sname, "config")
+        try:
+            parts = load_subagent(sname, sub)
+            PromptBuilder(parts.inputs, parts.fmt, cache=parts.cache)
+        except ConfigErrors as exc:
+            errors.extend(exc.errors)
+            continue
+        except TerrariumError as exc:
+            errors.append(_relocate(exc, cdef, *key))
+            continue
+        _check_subagents(parts.cdef, errors, depth=depth + 1)
+
+
+def check_team_start(team: Team, *, window: bool = True) -> list[ConfigError]:
+    """Every creature's start checks (the root last), with one shared assembly cache."""
+    errors: list[ConfigError] = []
+    cache: AssemblyCache | None = None
+    names = sorted(team.creatures) + (["root"] if team.root is not None else [])
+    for name in names:
+        cache = check_creature_start(team, name, errors, cache=cache, window=window)
+    return errors
+
+
+def raise_start_errors(team: Team, *, window: bool = True) -> None:
+    """Raise every start problem of ``team`` together (exit 2 on the command line)."""
+    if errors := check_team_start(team, window=window):
+        raise ConfigErrors(errors)
