@@ -35,3 +35,12 @@ def examples_dir() -> Path:
 
 def package_manifest() -> Path:
     return data_root() / "kohaku.yaml"
+
+
+__all__ = [
+    "channels_dir",
+    "creatures_dir",
+    "data_root",
+    "examples_dir",
+    "package_manifest",
+]

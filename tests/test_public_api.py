@@ -77,3 +77,20 @@ def test_run_refuses_a_package() -> None:
 
     with pytest.raises(terrarium.TerrariumError, match="package"):
         anyio.run(terrarium.run, ROOT)
+
+
+def test_every_module_declares_all_and_its_names_exist() -> None:
+    import importlib
+    import pkgutil
+
+    missing: list[str] = []
+    for info in pkgutil.walk_packages(terrarium.__path__, "terrarium."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        names = getattr(module, "__all__", None)
+        if names is None:
+            missing.append(f"{info.name}: no __all__")
+            continue
+        missing += [f"{info.name}.{n}" for n in names if not hasattr(module, n)]
+    assert not missing, missing

@@ -129,3 +129,10 @@ class EventBus:
         for sub in self._subs:
             sub._send.close()
         self._subs = ()
+
+
+__all__ = [
+    "DEFAULT_EVENT_CAPACITY",
+    "EventBus",
+    "EventSubscription",
+]

@@ -96,3 +96,10 @@ class Envelope(BaseModel):
 _new = object.__new__
 _set = object.__setattr__
 _ALL_FIELDS = frozenset(Envelope.model_fields)
+
+
+__all__ = [
+    "Envelope",
+    "derived_message_id",
+    "new_message_id",
+]

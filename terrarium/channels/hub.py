@@ -574,3 +574,14 @@ class ChannelHub:
     @property
     def writer(self) -> LogWriter | None:
         return self._writer
+
+
+__all__ = [
+    "MESSAGE_IGNORE_SQL",
+    "ChannelHub",
+    "PayloadValidator",
+    "compile_validator",
+    "describe_validation_error",
+    "logger",
+    "payload_size",
+]

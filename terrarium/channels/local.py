@@ -66,3 +66,9 @@ class LocalTransport(Transport):
     async def aclose(self) -> None:
         for send in self._senders.values():
             send.close()
+
+
+__all__ = [
+    "LocalReceiver",
+    "LocalTransport",
+]

@@ -523,3 +523,24 @@ def format_timeline(entries: Sequence[TimelineEntry], run: RunInfo | None = None
     if not entries:
         lines.append("(nothing recorded)")
     return "\n".join(lines)
+
+
+__all__ = [
+    "CONSUME_SQL",
+    "EFFECT_SQL",
+    "EVENT_SQL",
+    "MESSAGE_SQL",
+    "REFUSAL_SQL",
+    "TURN_SQL",
+    "DurableLog",
+    "RefusalRecord",
+    "RunInfo",
+    "RunStatus",
+    "TimelineEntry",
+    "TurnRecord",
+    "event_row",
+    "format_timeline",
+    "message_row",
+    "refusal_row",
+    "turn_row",
+]

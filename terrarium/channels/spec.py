@@ -72,3 +72,14 @@ def wiring_from_mapping(
         CreatureWiring(name=n, listen=tuple(listen), can_send=tuple(send))
         for n, (listen, send) in mapping.items()
     ]
+
+
+__all__ = [
+    "DEFAULT_CAPACITY",
+    "DEFAULT_MAX_BYTES",
+    "ChannelKind",
+    "ChannelSpec",
+    "CreatureWiring",
+    "SendResult",
+    "wiring_from_mapping",
+]

@@ -139,3 +139,9 @@ class Transport(ABC):
     @abstractmethod
     async def aclose(self) -> None:
         """Close every inbox; receivers see end of stream after draining."""
+
+
+__all__ = [
+    "Receiver",
+    "Transport",
+]

@@ -114,3 +114,8 @@ class LogWriter:
     async def aclose(self) -> None:
         await self.flush()
         self._closed = True
+
+
+__all__ = [
+    "LogWriter",
+]

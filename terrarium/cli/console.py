@@ -100,3 +100,8 @@ def _audio_line(ev: UtteranceWritten) -> str:
     return (f"  [audio] {ev.path} {ev.duration:.2f} s{cut} | first token "
             f"{ms(m.time_to_first_token)}, first sentence {ms(m.time_to_first_sentence)}, "
             f"first audio {ms(m.time_to_first_audio)}, synthesis RTF {rtf:.3f}")
+
+
+__all__ = [
+    "ConsolePrinter",
+]

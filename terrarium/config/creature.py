@@ -601,3 +601,18 @@ def _check_approve(lc: LoadedCreature, errors: list[ConfigError]) -> None:
             errors.append(lc.where("approve", i).error(
                 f"approve names {tname!r}, which is not one of this creature's tools",
                 did_you_mean(tname, names) or f"add {tname!r} to `tools:`"))
+
+
+__all__ = [
+    "CONFIG_FILE",
+    "LoadedCreature",
+    "Origin",
+    "SkillDoc",
+    "check_creature",
+    "command_exists",
+    "config_file",
+    "load_creature",
+    "load_inline_creature",
+    "merge_configs",
+    "parse_skill",
+]

@@ -121,3 +121,10 @@ def unknown_hint(key: str) -> tuple[str, str] | None:
         return None
     return (f"unknown framework hint {key!r}",
             did_you_mean(key, HINT_KEYS) or f"known hints: {', '.join(HINT_KEYS)}")
+
+
+__all__ = [
+    "from_validation_error",
+    "keys_at",
+    "unknown_hint",
+]

@@ -441,3 +441,32 @@ class ChannelSchemaFile(Strict):
     name: str | None = Field(None, description="Schema name (default: the file name).")
     description: str = Field("", description="What the message means.")
     fields: dict[str, Any] = Field(description="Field specs by name.")
+
+
+__all__ = [
+    "HINT_KEYS",
+    "OUTPUT_TYPES",
+    "ChannelDecl",
+    "ChannelSchemaFile",
+    "ChoiceRule",
+    "CreatureChannels",
+    "CreatureConfig",
+    "CreatureEntry",
+    "EnvValue",
+    "FillSource",
+    "KohakuPackage",
+    "LifecyclePluginConfig",
+    "McpServerConfig",
+    "NamedOutput",
+    "OutputConfig",
+    "OutputWiring",
+    "PackageSkill",
+    "PromptPluginConfig",
+    "RootSpec",
+    "SecretValue",
+    "Strict",
+    "SubagentConfig",
+    "TerrariumFile",
+    "TerrariumSpec",
+    "TriggerConfig",
+]

@@ -157,3 +157,11 @@ def build_index(start: Path) -> PackageIndex:
     for folder in [here, *here.parents] if here.is_dir() else here.parents:
         index.add_root(folder)
     return index
+
+
+__all__ = [
+    "MANIFEST",
+    "Package",
+    "PackageIndex",
+    "build_index",
+]

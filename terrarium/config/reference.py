@@ -95,3 +95,11 @@ if __name__ == "__main__":
         p.write_text(splice(p.read_text(encoding="utf-8")), encoding="utf-8")
     else:
         print(render_reference())
+
+
+__all__ = [
+    "END",
+    "START",
+    "render_reference",
+    "splice",
+]

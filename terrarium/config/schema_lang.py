@@ -249,3 +249,14 @@ def message_type_from_model(ref: str, model: type[BaseModel]) -> MessageType:
                                example))
     return MessageType(ref, (model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else "",
                        model, tuple(infos), ref)
+
+
+__all__ = [
+    "SCALARS",
+    "TYPE_WORDS",
+    "FieldInfo",
+    "MessageType",
+    "compile_message_type",
+    "import_model",
+    "message_type_from_model",
+]

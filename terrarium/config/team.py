@@ -581,3 +581,19 @@ def load_any(path: Path | str) -> Team | tuple[PackageIndex, list[Team]]:
     if p.name == TERRARIUM_FILE or doc_first:
         return load_team(p)
     return load_single_creature(p)
+
+
+__all__ = [
+    "TERRARIUM_FILE",
+    "ChannelDef",
+    "CreatureDef",
+    "SchemaIndex",
+    "Team",
+    "check_message_templates",
+    "check_send_fill",
+    "load_any",
+    "load_package",
+    "load_schema_file",
+    "load_single_creature",
+    "load_team",
+]

@@ -216,3 +216,14 @@ def load_yaml(path: Path, *, expect_mapping: bool = True) -> YamlDoc:
             suggestion="write `key: value` lines at the top level",
         )
     return doc
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "KeyPath",
+    "YamlDoc",
+    "load_yaml",
+    "parse_yaml",
+    "substitute_env",
+    "utf8_problem",
+]

@@ -79,3 +79,11 @@ class Incoming:
         if self.payload:
             return " ".join(str(v) for v in self.payload.values() if isinstance(v, str))
         return self.text
+
+
+__all__ = [
+    "INCOMING_HEADER",
+    "Incoming",
+    "incoming_header",
+    "render_payload",
+]

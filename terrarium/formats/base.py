@@ -116,3 +116,17 @@ def send_call_name(channel: str) -> str:
 def output_call_name(output: str) -> str:
     """The call that writes to a non-default named output (argument: ``text``)."""
     return f"output_{output}"
+
+
+__all__ = [
+    "CallEvent",
+    "CallFormat",
+    "CallSpec",
+    "NoticeEvent",
+    "ParseEvent",
+    "StreamParser",
+    "TextEvent",
+    "coalesce",
+    "output_call_name",
+    "send_call_name",
+]

@@ -143,3 +143,9 @@ class BracketFormat(CallFormat):
             "listed here exist; everything else you write is plain text. For example:\n\n"
             f"{example}"
         )
+
+
+__all__ = [
+    "BracketFormat",
+    "BracketSyntax",
+]

@@ -218,3 +218,17 @@ def value_to_json(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): value_to_json(v) for k, v in value.items()}
     return value
+
+
+__all__ = [
+    "FALSE_WORDS",
+    "NULL_WORDS",
+    "TRUE_WORDS",
+    "FieldKind",
+    "Kind",
+    "convert_value",
+    "field_kind",
+    "validate_call",
+    "value_to_json",
+    "value_to_text",
+]

@@ -331,3 +331,18 @@ def value_frame(fmt: CallFormat) -> ValueFrame | None:
     b = _Builder()
     b.add("root", f"{rule} {gbnf_literal(suffix[0])}")
     return ValueFrame(spec.name, fname, prefix, suffix, b.render(shared), choices)
+
+
+__all__ = [
+    "MAX_FRACTION_DIGITS",
+    "MAX_INT_DIGITS",
+    "MAX_LINE_CHARS",
+    "PLAIN_TEXT",
+    "ValueFrame",
+    "gbnf_literal",
+    "grammar_for",
+    "is_multiline",
+    "sentences_left",
+    "spoken_text_rule",
+    "value_frame",
+]

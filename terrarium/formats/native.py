@@ -123,3 +123,10 @@ class NativeFormat(CallFormat):
             "function and passes its arguments as a JSON object, for example the function "
             f"{example_name} with arguments {arguments}. Only the listed functions exist."
         )
+
+
+__all__ = [
+    "NativeFormat",
+    "PassThroughParser",
+    "openai_tools",
+]

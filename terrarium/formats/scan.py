@@ -232,3 +232,15 @@ def _join(a: str | None, b: str | None) -> str | None:
 def known_prefix(name: str, specs: Mapping[str, CallSpec]) -> bool:
     """Whether ``name`` could still grow into a known call name."""
     return any(k.startswith(name) for k in specs)
+
+
+__all__ = [
+    "NAME_CHARS",
+    "NAME_START",
+    "OpenMatch",
+    "TagStreamParser",
+    "TagSyntax",
+    "known_prefix",
+    "make_call",
+    "unknown_notice",
+]

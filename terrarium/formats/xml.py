@@ -247,3 +247,13 @@ class XmlFormat(CallFormat):
             "with </name>. Only the calls listed here exist; everything else you write is "
             f"plain text. For example:\n\n{example}"
         )
+
+
+__all__ = [
+    "LONG_VALUE",
+    "XmlFormat",
+    "XmlSyntax",
+    "escape_attr",
+    "escape_child",
+    "unescape",
+]

@@ -43,3 +43,10 @@ def supports_continuation(model: object) -> bool:
 def keeps_prompt_cache(model: object) -> bool:
     """Whether ``model``'s server keeps a per-slot prompt cache (llama.cpp)."""
     return bool(getattr(model, "llama_cpp", False))
+
+
+__all__ = [
+    "ChatModel",
+    "keeps_prompt_cache",
+    "supports_continuation",
+]

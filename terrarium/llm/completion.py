@@ -63,3 +63,10 @@ async def complete(model: ChatModel, request: ChatRequest) -> Completion:
     async for delta in model.stream(request):
         acc.add(delta)
     return acc.result(model.last_usage)
+
+
+__all__ = [
+    "Completion",
+    "DeltaAccumulator",
+    "complete",
+]

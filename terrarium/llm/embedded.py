@@ -270,3 +270,18 @@ class EmbeddedServer:
     def tokenizer(self) -> LlamaTokenizer:
         """The model's own tokenizer, for prompt budgets."""
         return LlamaTokenizer(self.base_url)
+
+
+__all__ = [
+    "MODEL_DIST",
+    "MODEL_FILE",
+    "MODEL_NAME",
+    "MODEL_PACKAGE",
+    "MODEL_VERSION",
+    "PULL_COMMAND",
+    "EmbeddedServer",
+    "how_to_get_model",
+    "model_info",
+    "model_path",
+    "pull_model",
+]

@@ -114,3 +114,11 @@ def describe_settings(s: ControllerSettings) -> str:
     if s.llm:
         text += f" profile={s.llm}"
     return text
+
+
+__all__ = [
+    "EMBEDDED_FREQUENCY_PENALTY",
+    "describe_settings",
+    "make_model",
+    "openai_extras",
+]

@@ -507,3 +507,9 @@ class OpenAIClient:
             total_ms=(time.monotonic() - start) * 1000.0,
             attempts=attempts,
         )
+
+
+__all__ = [
+    "OpenAIClient",
+    "Sleep",
+]

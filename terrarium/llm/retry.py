@@ -59,3 +59,11 @@ class RetryPolicy:
         if retry_after is not None:
             return retry_after
         return self.backoff(retry_number)
+
+
+__all__ = [
+    "RETRYABLE_STATUS",
+    "RetryPolicy",
+    "is_retryable_status",
+    "parse_retry_after",
+]

@@ -348,3 +348,14 @@ class ScriptedModel:
         finish = "tool_calls" if step.tool_calls else "stop"
         yield StreamDelta(finish_reason=finish)
         self.last_usage = self._usage(request, step.reply, prefill)
+
+
+__all__ = [
+    "MatchSpec",
+    "ScriptFile",
+    "ScriptStep",
+    "ScriptedModel",
+    "ScriptedToolCall",
+    "StepLike",
+    "latest_input",
+]

@@ -113,3 +113,8 @@ class ControllerSettings(BaseModel):
     def effective_context_window(self) -> int:
         """The context the conversation budget should follow."""
         return self.context_window or 4096
+
+
+__all__ = [
+    "ControllerSettings",
+]

@@ -37,3 +37,8 @@ class SSEDecoder:
         self._data = []
         self.event = "message"
         return out
+
+
+__all__ = [
+    "SSEDecoder",
+]

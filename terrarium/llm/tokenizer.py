@@ -65,3 +65,8 @@ class LlamaTokenizer:
 
     def close(self) -> None:
         self._http.close()
+
+
+__all__ = [
+    "LlamaTokenizer",
+]

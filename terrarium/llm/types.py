@@ -134,3 +134,15 @@ class Usage(BaseModel):
         if not self.predicted_ms or not self.completion_tokens:
             return None
         return self.completion_tokens / (self.predicted_ms / 1000.0)
+
+
+__all__ = [
+    "ChatMessage",
+    "ChatRequest",
+    "Role",
+    "StreamDelta",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallFunction",
+    "Usage",
+]

@@ -77,3 +77,13 @@ def truncate_to(text: str, cap: int, tokenizer: Tokenizer) -> tuple[str, bool]:
             return candidate, True
         keep = keep * 9 // 10
     return TRUNCATED_MARKER, True
+
+
+__all__ = [
+    "DEFAULT_TOKENIZER",
+    "TRUNCATED_MARKER",
+    "EstimateTokenizer",
+    "TailBudgets",
+    "Tokenizer",
+    "truncate_to",
+]

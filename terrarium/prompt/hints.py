@@ -155,3 +155,14 @@ def syntax_help_of(fmt: CallFormat, name: str, args: Mapping[str, Any]) -> str:
     if helper is None:
         return ""
     return str(helper(name, dict(args)))
+
+
+__all__ = [
+    "HINT_KEYS",
+    "HintFacts",
+    "builtin_hint",
+    "check_overrides",
+    "execution_key",
+    "resolve_hints",
+    "syntax_help_of",
+]

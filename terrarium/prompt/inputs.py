@@ -128,3 +128,18 @@ class PromptInputs:
     context_window: int
     cwd: Path
     extra_variables: Mapping[str, Any] = field(default_factory=dict)
+
+
+__all__ = [
+    "ChannelType",
+    "ChannelView",
+    "FieldView",
+    "NamedOutputView",
+    "PromptInputs",
+    "PromptPlugin",
+    "Skill",
+    "SkillMode",
+    "StaticPlugin",
+    "TeamMember",
+    "ToolView",
+]

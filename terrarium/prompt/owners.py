@@ -89,3 +89,11 @@ class SectionRegistry(Registry[str]):
     """Prompt sections by name; a plugin cannot shadow a built-in section."""
 
     kind = "prompt section"
+
+
+__all__ = [
+    "Registry",
+    "SectionRegistry",
+    "T",
+    "VariableRegistry",
+]

@@ -32,3 +32,9 @@ def format_prompt_report(built: BuiltPrompt, json: bool = False) -> str:
         lines.append(f"folded turns: {built.folded_turns}")
     lines.append(f"prefix sha256: {built.prefix_hash}")
     return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "format_prompt_report",
+    "format_section_map",
+]

@@ -64,3 +64,9 @@ class TeamHandle(Protocol):
     async def send(self, channel: str, payload: Mapping[str, Any]) -> None:
         """Send a typed message as the user; raises ChannelRefusal with the reason."""
         ...
+
+
+__all__ = [
+    "CreatureStatus",
+    "TeamHandle",
+]

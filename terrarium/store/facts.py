@@ -314,3 +314,12 @@ class MemoryStore:
     async def acount(self, *, creature: str | None = None) -> int:
         """:meth:`count` in a worker thread."""
         return await anyio.to_thread.run_sync(partial(self.count, creature=creature))
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "MemoryHit",
+    "MemoryStore",
+    "MemoryWrite",
+    "normalize_fact",
+]

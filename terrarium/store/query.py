@@ -43,3 +43,11 @@ def sanitize_query(text: str) -> str:
     """An FTS5 expression that cannot fail to parse; ``""`` when there is nothing to search."""
     # Terms hold only word characters, so wrapping them in double quotes needs no escaping.
     return " OR ".join(f'"{term}"' for term in query_terms(text))
+
+
+__all__ = [
+    "MAX_TERMS",
+    "STOP_WORDS",
+    "query_terms",
+    "sanitize_query",
+]

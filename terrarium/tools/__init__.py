@@ -59,3 +59,6 @@ File confinement
     (``read_file``; writable roots count as readable) or ``ctx.writable`` (``write_file``).
     A symlink inside a root that leads outside is refused; one that stays inside works.
 """
+
+
+__all__: list[str] = []

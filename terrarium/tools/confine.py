@@ -67,3 +67,9 @@ def confine(raw: str, *, cwd: Path, roots: Iterable[Path], mode: str) -> Path:
     raise ToolError(
         f"The path {raw!r} is outside the {kind} paths of this creature{via}; allowed: {names}."
     )
+
+
+__all__ = [
+    "confine",
+    "display",
+]

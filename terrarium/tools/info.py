@@ -47,3 +47,9 @@ class InfoTool(Tool):
         raise ToolError(
             f"There is no tool named {wanted!r}.{hint} Known tools: {', '.join(names)}."
         )
+
+
+__all__ = [
+    "InfoArgs",
+    "InfoTool",
+]

@@ -93,3 +93,13 @@ class MemorySearchTool(Tool):
             who = f" ({hit.creature})" if shared and hit.creature != ctx.creature else ""
             lines.append(f"#{hit.id} {text}{tags}{who}")
         return "\n".join(lines)
+
+
+__all__ = [
+    "MAX_FACT_CHARS",
+    "MAX_SHOWN_CHARS",
+    "MemorySearchArgs",
+    "MemorySearchTool",
+    "MemoryWriteArgs",
+    "MemoryWriteTool",
+]

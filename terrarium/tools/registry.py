@@ -198,3 +198,11 @@ class ToolRegistry:
         for ref in refs:
             reg.register(resolve_tool(ref, base), owner)
         return reg
+
+
+__all__ = [
+    "BUILTIN_TOOLS",
+    "ToolRegistry",
+    "known_tool_names",
+    "resolve_tool",
+]

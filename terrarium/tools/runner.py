@@ -147,3 +147,10 @@ async def _in_daemon_thread(fn: Callable[..., Any], *args: Any, name: str) -> An
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+__all__ = [
+    "ToolResult",
+    "describe_validation",
+    "run_tool",
+]

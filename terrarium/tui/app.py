@@ -435,3 +435,16 @@ async def run_team_with_monitor(team: Team, runtime_factory: RuntimeFactory, *,
         app = MonitorApp(handle, human=human)
         result = await app.run_async()
     return result or 0
+
+
+__all__ = [
+    "EVENT_BUFFER",
+    "JUMP",
+    "REFRESH_SECONDS",
+    "MonitorApp",
+    "RuntimeFactory",
+    "SayInput",
+    "monitor_replay",
+    "run_monitor",
+    "run_team_with_monitor",
+]

@@ -239,3 +239,12 @@ class ComposeScreen(ModalScreen[str | None]):
     @on(Button.Pressed, "#compose-cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+__all__ = [
+    "ComposeScreen",
+    "build_payload",
+    "channel_fields",
+    "json_template",
+    "parse_json_payload",
+]

@@ -167,3 +167,11 @@ class CreatureView(Vertical):
     def toggle_prompt(self) -> None:
         tabs = self.query_one("#creature-tabs", TabbedContent)
         tabs.active = "tab-transcript" if tabs.active == "tab-prompt" else "tab-prompt"
+
+
+__all__ = [
+    "ENTRY_STYLES",
+    "CreatureView",
+    "PromptInspector",
+    "TranscriptView",
+]

@@ -47,3 +47,8 @@ class PayloadReader:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+__all__ = [
+    "PayloadReader",
+]

@@ -165,3 +165,9 @@ class ReplayHandle:
     async def send(self, channel: str, payload: Mapping[str, Any]) -> None:
         raise ChannelRefusal(READ_ONLY)
 
+
+__all__ = [
+    "READ_ONLY",
+    "ReplayHandle",
+    "load_recorded_team",
+]

@@ -157,3 +157,14 @@ class MonitorState:
 def set_payloads(state: MonitorState, payloads: Mapping[str, dict[str, Any]]) -> None:
     """Attach known payloads by message id (replay has them all up front)."""
     state.fill_payloads(lambda mid: ("", payloads[mid]) if mid in payloads else None)
+
+
+__all__ = [
+    "MAX_STREAM_CHARS",
+    "MAX_TRAFFIC",
+    "Changes",
+    "MonitorState",
+    "PayloadLookup",
+    "TrafficRow",
+    "set_payloads",
+]

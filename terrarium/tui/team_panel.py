@@ -62,3 +62,9 @@ class TeamPanel(DataTable[Text]):
         if not self._names or self.cursor_row < 0:
             return None
         return self._names[min(self.cursor_row, len(self._names) - 1)]
+
+
+__all__ = [
+    "COLUMNS",
+    "TeamPanel",
+]

@@ -229,3 +229,21 @@ class PromptView:
 def transcript_plain(entries: Sequence[TranscriptEntry], width: int = 70) -> str:
     """A transcript as plain lines (for logs and tests)."""
     return "\n".join(entry_title(e, width) for e in entries)
+
+
+__all__ = [
+    "ENTRY_MARKS",
+    "STATE_LABELS",
+    "STATE_STYLES",
+    "PromptView",
+    "SectionView",
+    "entry_full",
+    "entry_title",
+    "model_label",
+    "one_line",
+    "payload_preview",
+    "ratio_text",
+    "status_cells",
+    "topology_text",
+    "transcript_plain",
+]

@@ -142,3 +142,12 @@ class TrafficPanel(Vertical):
                 self._pending.discard(row.seq)
                 table.update_cell(str(row.seq), "payload / reason",
                                   detail_text(row, self.preview_width), update_width=True)
+
+
+__all__ = [
+    "PREVIEW_WIDTH",
+    "TrafficPanel",
+    "detail_text",
+    "full_detail",
+    "route_text",
+]

@@ -221,3 +221,15 @@ def default_audio_sink(directory: Path | str, *, device: bool | None = None) -> 
     if device is None and device_unavailable_reason() is not None:
         return wav
     return TeeSink(DeviceSink(), wav)
+
+
+__all__ = [
+    "AudioSink",
+    "DeviceSink",
+    "NullAudioSink",
+    "TeeSink",
+    "UtteranceAudio",
+    "WavFileSink",
+    "default_audio_sink",
+    "device_unavailable_reason",
+]

@@ -46,3 +46,8 @@ class UtteranceMetrics(BaseModel):
             f"RTF {'-' if rtf is None else f'{rtf:.3f}'}"
             + (" (interrupted)" if self.interrupted else "")
         )
+
+
+__all__ = [
+    "UtteranceMetrics",
+]

@@ -348,3 +348,19 @@ def split_sentences(text: str, config: SegmenterConfig | None = None) -> list[st
     """Segment a whole text at once (same result as streaming it)."""
     seg = SentenceSegmenter(config)
     return seg.feed(text) + seg.flush()
+
+
+__all__ = [
+    "CJK_TERMINATORS",
+    "CLOSERS",
+    "MAYBE_FINAL",
+    "NEVER_FINAL",
+    "TERMINATORS",
+    "SegmenterConfig",
+    "SentenceSegmenter",
+    "first_clause_cut",
+    "next_cut",
+    "split_sentences",
+    "spoken_length",
+    "word_cut",
+]

@@ -204,3 +204,9 @@ def _fence_prefix(body: str) -> bool:
 def _could_grow(body: str) -> bool:
     """A run of only backticks/tildes may still get longer."""
     return set(body) <= {"`"} or set(body) <= {"~"}
+
+
+__all__ = [
+    "FenceFilter",
+    "to_speakable",
+]

@@ -180,3 +180,17 @@ def _load_voice(voice_class: Any, model_path: Path) -> Any:
 def default_synthesizer() -> PiperSynthesizer:
     """The process-wide Piper voice (loaded lazily on first synthesis)."""
     return PiperSynthesizer()
+
+
+__all__ = [
+    "INSTALL_HINT",
+    "VOICE_FILE",
+    "VOICE_PACKAGE",
+    "AudioClip",
+    "CallableSynthesizer",
+    "PiperSynthesizer",
+    "Synthesizer",
+    "default_synthesizer",
+    "read_voice_config",
+    "voice_model_path",
+]

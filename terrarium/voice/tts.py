@@ -534,3 +534,15 @@ class TTSOutput:
     def _emit(self, event: VoiceEvent) -> None:
         if self._observer is not None:
             self._observer(event)
+
+
+__all__ = [
+    "Observer",
+    "SentenceQueued",
+    "SentenceSynthesized",
+    "SpeechCut",
+    "TTSOutput",
+    "UtteranceResult",
+    "UtteranceWritten",
+    "VoiceEvent",
+]

@@ -12,3 +12,6 @@ Modules
 
 This ``__init__`` imports nothing, so that using one module does not load the SDK.
 """
+
+
+__all__: list[str] = []
