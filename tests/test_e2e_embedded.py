@@ -126,3 +126,31 @@ def test_prompt_report_with_exact_token_counts(capsys: pytest.CaptureFixture[str
     assert a["prefix_hash"] == b["prefix_hash"]  # same bytes, counted two ways
     assert [s["bytes"] for s in a["sections"]] == [s["bytes"] for s in b["sections"]]
     assert all(s["tokens"] > 0 for s in b["sections"])
+
+
+def test_smollm2_calls_a_built_in_tool_under_the_grammar_and_it_runs(tmp_path: Path) -> None:
+    """Issue 13: the 135M model, held to the generated grammar, calls a built-in workspace
+    tool (`tree`) and the tool really lists the workspace."""
+    write(tmp_path, {
+        "lister/config.yaml": (
+            "name: lister\nsystem_prompt_file: p.md\ntools: [tree]\nskill_mode: static\n"
+            "workspace: ../ws\ntool_choice: required\nmax_iterations: 1\n"
+            "controller: {max_tokens: 96, temperature: 0}\n"),
+        "lister/p.md": "You are {{ creature }}. Show the user's files with the tree tool.\n",
+        "ws/notes.txt": "buy milk\n",
+        "ws/src/app.py": "print('hi')\n"})
+    team = load_single_creature(tmp_path / "lister")
+
+    async def go() -> None:
+        opts = RuntimeOptions(runs_dir=tmp_path / "runs", clock=lambda: None)
+        async with TeamRuntime(team, opts) as rt:
+            result = await rt.ask("lister", "Which files do I have?")
+            assert result is not None
+            assert [(c.name, c.kind) for c in result.calls] == [("tree", "tool")]
+            call = result.calls[0]
+            if call.ok:  # any well-formed arguments list the real workspace
+                assert "notes.txt" in call.result or "src" in call.result, call.result
+            else:  # a path the model made up: the tool itself ran and said so
+                assert "invalid" not in call.result.lower(), call.result
+
+    anyio.run(go)
