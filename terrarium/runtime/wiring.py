@@ -274,7 +274,7 @@ class Wiring:
             return res.count
 
         log = self.recorder.log
-        return Controller(
+        ctl = Controller(
             c.parts, model, sinks=sinks, send=send, memory=self.memory,
             emit=self.recorder.emitter(name), slot=slot,
             clock=opts.clock or datetime.now,
@@ -282,6 +282,16 @@ class Wiring:
             approver=opts.approver,
             answerer=bind_answerer(opts.answerer, name) if opts.answerer else None,
         )
+        if ctl.tool_ctx.workspace is None and WORKSPACE_TOOLS & set(c.parts.registry.names()):
+            # a creature that runs commands or edits files and names no workspace works in
+            # a folder of its own in the run directory, never in its config folder
+            ctl.tool_ctx.workspace = self.run_dir / "workspace" / name
+            ctl.tool_ctx.workspace.mkdir(parents=True, exist_ok=True)
+        return ctl
+
+
+WORKSPACE_TOOLS = frozenset({"shell", "edit", "multi_edit", "grep", "glob", "tree"})
+"""The built-in tools that act in a workspace (read_file/write_file keep to their paths)."""
 
 
 class LogJournal:
