@@ -278,7 +278,8 @@ class CreatureConfig(Strict):
     )
     workspace: str | None = Field(
         None, description="Folder the file and shell tools work in (relative to this file; "
-        "created when missing; default: the runtime's choice, for now the creature's folder)."
+        "created when missing; default: runs/RUN_ID/workspace/NAME for a creature with "
+        "shell, edit, multi_edit, grep, glob or tree)."
     )
     tool_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Per-tool settings: tool name → options, e.g. "
