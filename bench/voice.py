@@ -180,13 +180,15 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
                     new = [u for u in first_audio if u not in seen]
                     r_calls = router.calls[before_r:]
                     s_calls = speaker.calls[before_s:]
-                    if not new or not r_calls or not s_calls:
+                    # no router call: its choice_rules decided the intent without the model
+                    if not new or not s_calls:
                         print(f"{i:>2} no audio for {text!r} (router calls {len(r_calls)}, "
                               f"speaker calls {len(s_calls)})")
                         continue
                     uid = new[0]
                     ttfa = (first_audio[uid] - t0) * 1000
-                    r_model = (call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start) * 1000
+                    r_model = ((call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start) * 1000
+                               if r_calls else 0.0)
                     s_first = first_sentence_time(s_calls[0], segmenter)
                     s_model = ((s_first or s_calls[0].end) - s_calls[0].start) * 1000
                     share = ttfa - r_model - s_model - synth_ms[uid]
