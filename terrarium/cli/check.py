@@ -62,7 +62,7 @@ def check_creature_start(team: Team, name: str, errors: list[ConfigError], *,
     """Assemble ``name`` and build its prompt prefix as a start would; append problems.
     ``window=False`` leaves out a prefix too big for the context window (``run`` reports
     that one itself, as a team that cannot start)."""
-    cdef = team.root if (name == "root" and team.root) else team.creatures[name]
+    cdef = team.everyone[name]
     n = len(errors)
     for i, plugin in enumerate(cdef.config.plugins):
         try:

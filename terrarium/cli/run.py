@@ -110,11 +110,6 @@ async def _send_user(rt: TeamRuntime, text: str) -> bool:
     return True
 
 
-def _creature_defs(team: Team) -> dict[str, Any]:
-    """Every creature of the run by name, the root creature as ``root``."""
-    return {**team.creatures, **({"root": team.root} if team.root is not None else {})}
-
-
 
 def parse_creatures(spec: str | None, known: list[str], *, allow_none: bool = False
                     ) -> frozenset[str] | None:
@@ -219,7 +214,7 @@ async def _run_command(args: argparse.Namespace) -> int:
     timed_out = False
     async with TeamRuntime(team, opts) as rt:
         print(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}", flush=True)
-        for name, cdef in sorted(_creature_defs(team).items()):  # never silently the wrong model
+        for name, cdef in sorted(team.everyone.items()):  # never silently the wrong model
             settings = cdef.config.controller or ControllerSettings()
             print(f"  {name}: {describe_settings(settings)}", flush=True)
         if rt.resumed:

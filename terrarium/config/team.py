@@ -95,6 +95,12 @@ class Team:
         return self.path.parent if self.path.is_file() else self.path
 
     @property
+    def everyone(self) -> dict[str, CreatureDef]:
+        """Every creature the run may host by the name the runtime uses: the team's, then
+        the root creature as ``root``."""
+        return {**self.creatures, **({"root": self.root} if self.root is not None else {})}
+
+    @property
     def entry(self) -> str | None:
         """The creature that hears the user: the input channel's first listener."""
         if self.input_channel:

@@ -218,7 +218,7 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
     RegistryError naming both.
     """
     cache = AssemblyCache() if cache is None else cache
-    cdef = team.root if (name == "root" and team.root) else team.creatures[name]
+    cdef = team.everyone[name]
     cfg = cdef.config
     settings = cfg.controller or ControllerSettings()
     registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}",

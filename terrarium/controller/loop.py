@@ -264,12 +264,10 @@ class Controller:
                               facts=cfg.memory_facts)
         self.fill.begin_turn(inputs, facts)
         recalled = facts.prompt_lines() if cfg.memory_in_prompt else ()
-        if cfg.memory_record and self.memory is not None:
+        if (cfg.memory_record or cfg.memory_facts) and self.memory is not None:
             await record(self.memory, inputs, creature=self.parts.name,
-                         facts=cfg.memory_facts > 0)
+                         facts=cfg.memory_facts > 0, texts=cfg.memory_record)
             crashpoint("turn.recorded_inputs")
-        elif cfg.memory_facts and self.memory is not None:
-            await record(self.memory, inputs, creature=self.parts.name, facts=True, texts=False)
         default = self.parts.default_output
         sink = self.sinks.get(default) if default else None
         out = TurnOutput(self.emit, self.parts.name, default, sink,

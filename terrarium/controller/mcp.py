@@ -26,9 +26,7 @@ __all__ = ["connect_mcp", "creature_defs", "mcp_params"]
 def creature_defs(team: Team, names: Iterable[str] | None = None) -> dict[str, CreatureDef]:
     """The team's creatures by the name ``assemble`` takes (the root creature as ``root``),
     or only those in ``names``."""
-    defs = dict(team.creatures)
-    if team.root is not None:
-        defs.setdefault("root", team.root)
+    defs = team.everyone
     wanted = set(defs) if names is None else set(names)
     return {n: defs[n] for n in sorted(defs) if n in wanted}
 

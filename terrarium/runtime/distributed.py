@@ -35,7 +35,7 @@ def team_hash(team: Team) -> str:
     with the same team in different places agree.
     """
     folders = {team.folder.resolve()}
-    for c in (*team.creatures.values(), *([team.root] if team.root else [])):
+    for c in team.everyone.values():
         folders.add(Path(c.folder).resolve())
     entries: dict[str, bytes] = {}
     for folder in sorted(folders):

@@ -68,8 +68,7 @@ async def connect_team_mcp(team: Team, stack: AsyncExitStack
     """Start every MCP server the team's creatures list, kept up (and reconnected) by an
     ``McpHub`` on ``stack``; returns each creature's tools from them. A team without MCP
     servers starts none and loads nothing of the MCP SDK."""
-    defs = [*team.creatures.values(), *([team.root] if team.root is not None else [])]
-    if not any(d.config.mcp_servers for d in defs):
+    if not any(d.config.mcp_servers for d in team.everyone.values()):
         return {}
     hub = await stack.enter_async_context(McpHub())
     return await connect_mcp(team, hub)
