@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent / "tui_fixtures"))
 
 from tui_recording import FrozenHandle, Recording
 
+from terrarium.channels.log import DurableLog
 from terrarium.config import load_team
 from terrarium.events import (
     Event,
@@ -33,6 +34,7 @@ from terrarium.events import (
     SubagentEnded,
     SubagentStarted,
     TranscriptAppended,
+    TranscriptEntry,
 )
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.tui import MonitorApp, ReplayHandle
@@ -309,6 +311,34 @@ async def test_replay_steps_through_subagents_and_jobs(recording: Recording,
         await pilot.pause()
         assert [r[2] for r in job_rows(app)] == ["done", "done"]
         assert isinstance(app.query_one(CreatureView), CreatureView)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_replay_of_a_run_that_ended_mid_job_shows_it_lost(tmp_path: Path,
+                                                                 anyio_backend: str) -> None:
+    """A run that stopped (here: failed) while a job and its sub-agent still ran."""
+    team = load_team(EXAMPLE)
+    with DurableLog(tmp_path / "runs.db") as log:
+        run_id = log.start_run(team.name, team.path)
+        for e in (JobStarted(ts=T0, creature="lead", job_id="job-1", call="historian"),
+                  SubagentStarted(ts=T0 + 1, creature="lead", subagent="historian",
+                                  run_id="r1", depth=1, task="why"),
+                  TranscriptAppended(ts=T0 + 2, creature="lead/historian", entry=TranscriptEntry(
+                      kind="user", text="why", ts=T0 + 2))):
+            log.record_event(run_id, e)
+        log.set_run_status(run_id, "failed")
+    replay = ReplayHandle(tmp_path / "runs.db", run_id, team=team)
+    app = MonitorApp(replay, deterministic=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert [(r[0], r[1]) for r in team_rows(app)] == [("lead", "idle"),
+                                                          ("  └ historian", "lost")]
+        await pilot.press("2", "j")
+        await pilot.pause()
+        assert [r[:3] for r in job_rows(app)] == [["job-1", "historian", "lost"]]
+        await pilot.press("left_square_bracket")  # one step back the run still goes on
+        await pilot.pause()
+        assert [r[:3] for r in job_rows(app)] == [["job-1", "historian", "running"]]
 
 
 # -- snapshots --------------------------------------------------------------------------

@@ -396,6 +396,8 @@ class MonitorApp(App[int]):
 
     def action_tab(self, tab: str) -> None:
         self.query_one("#tabs", TabbedContent).active = tab
+        if tab == "overview":  # arrows and enter pick a creature or sub-agent again
+            self.query_one(TeamPanel).focus()
 
     def action_next_creature(self) -> None:
         names = sorted(self.handle.statuses)
@@ -414,7 +416,9 @@ class MonitorApp(App[int]):
         """The selected creature's background jobs (the tab shows once it has any)."""
         self.query_one("#tabs", TabbedContent).active = "creature"
         if not self.query_one(CreatureView).open_jobs():
-            self.notice(f"{self.selected or 'This creature'} has no background jobs.")
+            run = self._selected_run()
+            who = run.label if run is not None else (self.selected or "This creature")
+            self.notice(f"{who} has no background jobs.")
 
     def action_focus_say(self) -> None:
         self.query_one("#say", Input).focus()
@@ -451,6 +455,9 @@ class MonitorApp(App[int]):
         assert replay is not None
         self.state = MonitorState(self.team)
         self.state.apply_all(replay.applied())
+        if replay.position == replay.total and replay.run.status != "running":
+            # the run is over: a job or sub-agent that never ended was lost with it
+            self.state.work.lose_running(replay.run.ended or self.state.work.now)
         self.state.fill_payloads(
             lambda mid: ("", replay.payloads[mid]) if mid in replay.payloads else None)
         traffic = self.query_one(TrafficPanel)

@@ -157,7 +157,6 @@ class CreatureView(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#creature-tabs", TabbedContent).hide_tab("tab-jobs")
-        self._jobs_tab = False
 
     @property
     def transcript(self) -> TranscriptView:

@@ -29,7 +29,7 @@ from terrarium.events import (
 )
 from terrarium.tui.text import PromptView
 
-MAX_RUNS = 200  # sub-agent runs kept per creature (oldest finished ones go first)
+MAX_RUNS = 50  # sub-agent runs kept per creature (oldest finished ones go first)
 MAX_JOBS = 200  # jobs kept per creature
 MAX_ENTRIES = 500  # transcript entries kept per sub-agent run
 MAX_STREAM_CHARS = 4000
@@ -130,7 +130,7 @@ class Delegations:
             job.status, job.ended, job.result = e.status, e.ts, e.result
             return {e.creature}
         if isinstance(e, RunStarted | RunEnded):
-            return self._lose_running(e.ts)
+            return self.lose_running(e.ts)
         creature = getattr(e, "creature", None)
         if not isinstance(creature, str) or not is_subagent_label(creature):
             return self._running_jobs_owner(e)
@@ -191,7 +191,7 @@ class Delegations:
             active.remove(e.run_id)
         return {root_of(run.label)}
 
-    def _lose_running(self, ts: float) -> set[str]:
+    def lose_running(self, ts: float) -> set[str]:
         """The run started again (resumed) or ended: what still ran was lost with it."""
         touched: set[str] = set()
         for job in self.jobs.values():
