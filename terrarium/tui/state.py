@@ -1,8 +1,9 @@
 """The monitor's own view of a run, folded from bus events (no Textual here).
 
 The runtime owns statuses and transcripts; what only the event stream tells is channel
-traffic (sends and refusals, in order), streamed output not yet in a transcript, and how
-many events the bus had to drop for us. Everything is bounded so a long run cannot grow
+traffic (sends and refusals, in order), streamed output not yet in a transcript, sub-agent
+runs and background jobs (``work``, see ``delegation.py``), and how many events the bus had
+to drop for us. Everything is bounded so a long run cannot grow
 the monitor without limit.
 """
 
