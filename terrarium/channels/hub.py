@@ -72,7 +72,7 @@ class _Route:
     that a validated body is surely under ``max_bytes`` (see ``_fits_check``).
     """
 
-    __slots__ = ("broadcast", "channel", "fits", "max_bytes", "puts", "rr",
+    __slots__ = ("broadcast", "channel", "fits", "max_bytes", "ones", "puts", "rr",
                  "schema_name", "taps", "targets", "validate")
 
     def __init__(
@@ -92,6 +92,7 @@ class _Route:
         self.rr = 0
         self.puts = puts
         self.taps = taps
+        self.ones = tuple((t,) for t in targets)  # a queue send's result, made once
         self.fits = _fits_check(spec.validator if validate else None, spec.max_bytes)
 
 
@@ -518,12 +519,12 @@ class ChannelHub:
                         i = i + 1 if i + 1 < n else 0
                         continue
                     route.rr = i + 1 if i + 1 < n else 0
-                    delivered = (targets[i],)
+                    delivered = route.ones[i]
                     break
                 else:  # every inbox full: wait on the one whose turn it is
                     i = route.rr
                     route.rr = i + 1 if i + 1 < n else 0
-                    delivered = (targets[i],)
+                    delivered = route.ones[i]
                     await self._wait_deliver(env, targets[i], (), wait_limit)
         elif self.transport.brokered:
             delivered = await self._publish(route, env, wait_limit)
