@@ -61,6 +61,7 @@ logger = logging.getLogger("terrarium.channels")
 MESSAGE_IGNORE_SQL = MESSAGE_SQL.replace("INSERT INTO", "INSERT OR IGNORE INTO", 1)
 
 PayloadValidator = Callable[[Any], dict[str, Any]]
+SizeCheck = Callable[[dict[str, Any], int], bool]  # (body, max_bytes) -> surely fits
 
 
 class _Route:
@@ -155,7 +156,7 @@ def _json_plain_model(model: type[BaseModel] | None) -> bool:
 _INT_BOUND = 10**15  # |n| below this: at most 16 JSON bytes
 
 
-def _fits_check(model: type[BaseModel] | None, limit: int) -> Callable[[dict[str, Any]], bool]:
+def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
     """A per-schema test that a validated body surely fits ``limit`` UTF-8 JSON bytes.
 
     False means "not sure", and the send measures the JSON. A schema of scalar fields
