@@ -113,3 +113,65 @@ def test_sigkill_at_every_point_of_a_turn_then_resume_loses_and_duplicates_nothi
                                 (where, c)
         assert sorted(_memory_rows(runs / run_id / "memory.sqlite3")) == [
             ("a", "The user said hello."), ("b", "Greeted the user twice.")], where
+
+
+EDIT_TEAM = ROOT / "tests" / "runtime_fixtures" / "killedit"
+# what the turn leaves in the file: each edit applied twice would change it again
+# ("one+1+1", "two+2+2"), an append applied twice would add a second "two" line
+EDITED = "one+1\ntwo+2\n"
+# around each of the four file calls: its plan recorded, the file changed, the call done,
+# its result recorded; then the turn's end and the consumption of its message
+EDIT_POINTS = ("file.planned", "file.applied", "tool.ran", "tool.recorded", "turn.end",
+               "hub.consume", "supervisor.consumed")
+
+
+def _edit_trial(tmp: Path, point: int) -> tuple[int, str, str]:
+    runs = tmp / f"kill{point}"
+    args = ("run", str(EDIT_TEAM), "--runs-dir", str(runs), "--audio", "none")
+    killed = subprocess.run(
+        [sys.executable, "-m", "terrarium", *args, "--input", "hello"], cwd=ROOT,
+        env={**ENV, "TERRARIUM_TEST_KILL_AT": str(point)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=LIMIT, check=False)
+    assert killed.returncode == -signal.SIGKILL, (point, killed.returncode, killed.stderr)
+    with DurableLog(runs / LOG_FILE) as log:
+        [run] = log.runs()
+    resumed = subprocess.run(
+        [sys.executable, "-m", "terrarium", *args, "--resume", run.run_id], cwd=ROOT, env=ENV,
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=LIMIT, check=False)
+    assert resumed.returncode == 0, (point, resumed.stderr)
+    return point, killed.stdout + resumed.stdout, run.run_id
+
+
+def test_sigkill_around_file_edits_then_resume_applies_each_edit_exactly_once(
+        tmp_path: Path) -> None:
+    trace = tmp_path / "trace.txt"
+    res = subprocess.run(
+        [sys.executable, "-m", "terrarium", "run", str(EDIT_TEAM), "--runs-dir",
+         str(tmp_path / "count"), "--audio", "none", "--input", "hello"], cwd=ROOT,
+        env={**ENV, "TERRARIUM_TEST_CRASHPOINTS": str(trace)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=LIMIT, check=False)
+    assert res.returncode == 0, res.stderr
+    points = [line.split(" ", 1)[1] for line in trace.read_text().splitlines()]
+    chosen = [n for n, label in enumerate(points, 1) if label.startswith(EDIT_POINTS)]
+    assert sum(p.startswith("file.applied") for p in points) == 4, points
+    assert len(chosen) >= 20, points
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        trials = list(pool.map(lambda n: _edit_trial(tmp_path, n), chosen))
+    for point, printed, run_id in trials:
+        runs = tmp_path / f"kill{point}"
+        where = f"killed at #{point} ({points[point - 1]})"
+        assert "Edited the notes." in printed, (where, printed)
+        notes = runs / run_id / "workspace" / "e" / "notes.txt"
+        assert notes.read_text(encoding="utf-8") == EDITED, where
+        with DurableLog(runs / LOG_FILE) as log:
+            assert log.run(run_id).status == "completed", where
+            assert log.unconsumed(run_id, "e") == [], where
+            finished = [t for t in log.turns(run_id) if t.error is None]
+            assert finished, where
+            # the call results the resumed turn saw are those of the first application
+            results = [c["result"] for c in finished[-1].calls]
+            assert results == [
+                "Wrote 4 bytes to notes.txt.", "Appended 4 bytes to notes.txt.",
+                "Edited notes.txt: replaced 1 at line 1.",
+                "Edited notes.txt: replaced 1 at line 2.",
+            ], (where, results)
