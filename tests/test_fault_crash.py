@@ -111,6 +111,14 @@ def test_sigkill_at_every_point_of_a_turn_then_resume_loses_and_duplicates_nothi
                         if c["name"].startswith("send_"):
                             assert c["result"] == f"Sent on {c['name'][5:]} to 1 listener.", \
                                 (where, c)
+        # one exactly-once id per send: the message id is the log's dedupe key, and
+        # derives from the message its turn consumed (its time prefix plus the send's rank)
+        with sqlite3.connect(runs / LOG_FILE) as conn:
+            rows = conn.execute("SELECT id, send_key, sender FROM messages WHERE run_id=?"
+                                " ORDER BY id", (run_id,)).fetchall()
+        assert [(i == k, s) for i, k, s in rows[1:]] == [(True, "a"), (True, "b")], where
+        for parent, child in ((rows[0][0], rows[1][0]), (rows[1][0], rows[2][0])):
+            assert child[:16] == f"{int(parent[:16], 16) + 1:016x}", where
         assert sorted(_memory_rows(runs / run_id / "memory.sqlite3")) == [
             ("a", "The user said hello."), ("b", "Greeted the user twice.")], where
 

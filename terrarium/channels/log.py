@@ -80,7 +80,9 @@ TURN_SQL = (
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
-RunStatus = Literal["running", "completed", "degraded", "failed", "interrupted"]
+RunStatus = Literal["running", "completed", "degraded", "failed", "interrupted", "timeout"]
+"""A run's status in the ``runs`` table: the one set of outcome values (``timeout``: ended
+by ``--timeout``, exit 124)."""
 
 
 def message_row(
