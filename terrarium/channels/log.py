@@ -127,7 +127,7 @@ class RunInfo(BaseModel):
     path: str | None
     started: float
     ended: float | None
-    status: str
+    status: RunStatus
 
 
 class TurnRecord(BaseModel):
