@@ -183,3 +183,17 @@ def test_sigkill_around_file_edits_then_resume_applies_each_edit_exactly_once(
                 "Edited notes.txt: replaced 1 at line 1.",
                 "Edited notes.txt: replaced 1 at line 2.",
             ], (where, results)
+
+
+def test_exactly_once_id_is_deterministic_and_sorts_after_its_cause() -> None:
+    from terrarium.channels.envelope import new_message_id
+    from terrarium.runtime.creature import effect_message_id
+
+    parent = new_message_id()
+    first = effect_message_id("run1", parent, "a/x/1.0", 1)
+    assert first == effect_message_id("run1", parent, "a/x/1.0", 1)  # the same on resume
+    assert first != effect_message_id("run2", parent, "a/x/1.0", 1)  # another run
+    assert first != effect_message_id("run1", parent, "a/x/1.1", 1)  # another call
+    second = effect_message_id("run1", parent, "a/x/1.1", 2)
+    assert parent < first < second and len(first) == len(parent)
+    assert effect_message_id("run1", "m1", "k", 1).startswith("m1.1.")  # not a time id

@@ -29,7 +29,10 @@ def effect_message_id(run_id: str, parent: str, key: str, n: int) -> str:
     the order they were made; it is as long as a fresh id (``new_message_id``).
     """
     tail = hashlib.sha256(f"{run_id}/{key}".encode()).hexdigest()[:14]
-    return f"{int(parent[:16], 16) + n:016x}{tail}"
+    try:
+        return f"{int(parent[:16], 16) + n:016x}{tail}"
+    except ValueError:  # a parent id not made by new_message_id: no time to keep
+        return f"{parent}.{n}.{tail}"
 
 
 @dataclass(slots=True)
