@@ -1,6 +1,7 @@
 """Exactly-once effects across a crash mid-turn: SIGKILL at every crash point of a team's
 turns (each writes memory and sends on a channel), then ``--resume``; no message and no
-memory row may be lost or duplicated, and every consumed message is consumed once.
+memory row may be lost or duplicated, and every consumed message is consumed once. The
+same around file edits (write, append, edit, multi_edit): each change lands exactly once.
 
 The kill points come from ``terrarium.crashpoints`` (test-only, env-driven): a first run
 lists them, then one run per point is killed there by the process itself.
