@@ -1,6 +1,7 @@
 """Exactly-once effects across a crash mid-turn: SIGKILL at every crash point of a team's
 turns (each writes memory and sends on a channel), then ``--resume``; no message and no
-memory row may be lost or duplicated, and every consumed message is consumed once.
+memory row may be lost or duplicated, and every consumed message is consumed once. The
+same around file edits (write, append, edit, multi_edit): each change lands exactly once.
 
 The kill points come from ``terrarium.crashpoints`` (test-only, env-driven): a first run
 lists them, then one run per point is killed there by the process itself.
@@ -111,5 +112,89 @@ def test_sigkill_at_every_point_of_a_turn_then_resume_loses_and_duplicates_nothi
                         if c["name"].startswith("send_"):
                             assert c["result"] == f"Sent on {c['name'][5:]} to 1 listener.", \
                                 (where, c)
+        # one exactly-once id per send: the message id is the log's dedupe key, and
+        # derives from the message its turn consumed (its time prefix plus the send's rank)
+        with sqlite3.connect(runs / LOG_FILE) as conn:
+            rows = conn.execute("SELECT id, send_key, sender FROM messages WHERE run_id=?"
+                                " ORDER BY id", (run_id,)).fetchall()
+        assert [(i == k, s) for i, k, s in rows[1:]] == [(True, "a"), (True, "b")], where
+        for parent, child in ((rows[0][0], rows[1][0]), (rows[1][0], rows[2][0])):
+            assert child[:16] == f"{int(parent[:16], 16) + 1:016x}", where
         assert sorted(_memory_rows(runs / run_id / "memory.sqlite3")) == [
             ("a", "The user said hello."), ("b", "Greeted the user twice.")], where
+
+
+EDIT_TEAM = ROOT / "tests" / "runtime_fixtures" / "killedit"
+# what the turn leaves in the file: each edit applied twice would change it again
+# ("one+1+1", "two+2+2"), an append applied twice would add a second "two" line
+EDITED = "one+1\ntwo+2\n"
+# around each of the four file calls: its plan recorded, the file changed, the call done,
+# its result recorded; then the turn's end and the consumption of its message
+EDIT_POINTS = ("file.planned", "file.applied", "tool.ran", "tool.recorded", "turn.end",
+               "hub.consume", "supervisor.consumed")
+
+
+def _edit_trial(tmp: Path, point: int) -> tuple[int, str, str]:
+    runs = tmp / f"kill{point}"
+    args = ("run", str(EDIT_TEAM), "--runs-dir", str(runs), "--audio", "none")
+    killed = subprocess.run(
+        [sys.executable, "-m", "terrarium", *args, "--input", "hello"], cwd=ROOT,
+        env={**ENV, "TERRARIUM_TEST_KILL_AT": str(point)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=LIMIT, check=False)
+    assert killed.returncode == -signal.SIGKILL, (point, killed.returncode, killed.stderr)
+    with DurableLog(runs / LOG_FILE) as log:
+        [run] = log.runs()
+    resumed = subprocess.run(
+        [sys.executable, "-m", "terrarium", *args, "--resume", run.run_id], cwd=ROOT, env=ENV,
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=LIMIT, check=False)
+    assert resumed.returncode == 0, (point, resumed.stderr)
+    return point, killed.stdout + resumed.stdout, run.run_id
+
+
+def test_sigkill_around_file_edits_then_resume_applies_each_edit_exactly_once(
+        tmp_path: Path) -> None:
+    trace = tmp_path / "trace.txt"
+    res = subprocess.run(
+        [sys.executable, "-m", "terrarium", "run", str(EDIT_TEAM), "--runs-dir",
+         str(tmp_path / "count"), "--audio", "none", "--input", "hello"], cwd=ROOT,
+        env={**ENV, "TERRARIUM_TEST_CRASHPOINTS": str(trace)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=LIMIT, check=False)
+    assert res.returncode == 0, res.stderr
+    points = [line.split(" ", 1)[1] for line in trace.read_text().splitlines()]
+    chosen = [n for n, label in enumerate(points, 1) if label.startswith(EDIT_POINTS)]
+    assert sum(p.startswith("file.applied") for p in points) == 4, points
+    assert len(chosen) >= 20, points
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        trials = list(pool.map(lambda n: _edit_trial(tmp_path, n), chosen))
+    for point, printed, run_id in trials:
+        runs = tmp_path / f"kill{point}"
+        where = f"killed at #{point} ({points[point - 1]})"
+        assert "Edited the notes." in printed, (where, printed)
+        notes = runs / run_id / "workspace" / "e" / "notes.txt"
+        assert notes.read_text(encoding="utf-8") == EDITED, where
+        with DurableLog(runs / LOG_FILE) as log:
+            assert log.run(run_id).status == "completed", where
+            assert log.unconsumed(run_id, "e") == [], where
+            finished = [t for t in log.turns(run_id) if t.error is None]
+            assert finished, where
+            # the call results the resumed turn saw are those of the first application
+            results = [c["result"] for c in finished[-1].calls]
+            assert results == [
+                "Wrote 4 bytes to notes.txt.", "Appended 4 bytes to notes.txt.",
+                "Edited notes.txt: replaced 1 at line 1.",
+                "Edited notes.txt: replaced 1 at line 2.",
+            ], (where, results)
+
+
+def test_exactly_once_id_is_deterministic_and_sorts_after_its_cause() -> None:
+    from terrarium.channels.envelope import new_message_id
+    from terrarium.runtime.creature import effect_message_id
+
+    parent = new_message_id()
+    first = effect_message_id("run1", parent, "a/x/1.0", 1)
+    assert first == effect_message_id("run1", parent, "a/x/1.0", 1)  # the same on resume
+    assert first != effect_message_id("run2", parent, "a/x/1.0", 1)  # another run
+    assert first != effect_message_id("run1", parent, "a/x/1.1", 1)  # another call
+    second = effect_message_id("run1", parent, "a/x/1.1", 2)
+    assert parent < first < second and len(first) == len(parent)
+    assert effect_message_id("run1", "m1", "k", 1).startswith("m1.1.")  # not a time id

@@ -56,3 +56,18 @@ def test_every_creature_failed_is_a_failed_run_with_exit_1(tmp_path: Path) -> No
     assert f"run {run_id} failed" in res.stderr
     with DurableLog(tmp_path / LOG_FILE) as log:
         assert log.run(run_id).status == "failed"
+
+
+def test_a_run_ended_by_timeout_is_recorded_as_timeout_with_exit_124(tmp_path: Path) -> None:
+    # the tool sleeps 20 s in a worker thread, so the run stops cleanly at its deadline
+    res = terrarium("run", str(FIXTURES / "fault_sync_stall"), "--input", "go", "--runs-dir",
+                    str(tmp_path), "--audio", "none", "--timeout", "2")
+    assert res.returncode == 124, res.stderr
+    with DurableLog(tmp_path / LOG_FILE) as log:
+        [run] = log.runs()
+        assert run.status == "timeout"
+    shown = terrarium("log", run.run_id, "--runs-dir", str(tmp_path))
+    assert shown.returncode == 0, shown.stderr
+    assert "status timeout" in shown.stdout
+    listed = terrarium("log", "--runs-dir", str(tmp_path))
+    assert f"{run.run_id}  timeout" in listed.stdout, listed.stdout

@@ -5,6 +5,7 @@ reason, and the run goes on with the next input."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +82,48 @@ def test_a_send_over_max_bytes_is_refused_to_the_sender(tmp_path: Path) -> None:
                 [refusal] = log.refusals(hub.run_id)
                 assert refusal.sender == "a" and "max_bytes" in refusal.reason
                 assert refusal.payload == {"bytes": 1211}
+
+    anyio.run(go)
+
+
+def test_send_many_refuses_a_batch_with_a_payload_over_max_bytes(tmp_path: Path) -> None:
+    async def go() -> None:
+        specs = [ChannelSpec(name="work", max_bytes=1000)]
+        wiring = [CreatureWiring(name="a", can_send=("work",)),
+                  CreatureWiring(name="b", listen=("work",))]
+        with DurableLog(tmp_path / "log.sqlite3") as log:
+            async with ChannelHub(specs, wiring, log=log) as hub:
+                with pytest.raises(ChannelRefusal, match=r"Payload #1 is 1211 bytes.*at most 1000"):
+                    await hub.send_many("a", "work", [{"text": "ok"}, {"text": "é" * 600}])
+                # all or nothing: the fitting payload before it was not sent either
+                assert log.messages(hub.run_id) == []
+                [refusal] = log.refusals(hub.run_id)
+                assert refusal.sender == "a" and "max_bytes" in refusal.reason
+
+    anyio.run(go)
+
+
+def test_send_many_with_exactly_once_ids_sends_each_id_once(tmp_path: Path) -> None:
+    async def go() -> None:
+        specs = [ChannelSpec(name="work")]
+        wiring = [CreatureWiring(name="a", can_send=("work",)),
+                  CreatureWiring(name="b", listen=("work",))]
+        ids = ["00000000000000010001aaaaaaaaaa", "00000000000000010002bbbbbbbbbb"]
+        with DurableLog(tmp_path / "log.sqlite3") as log:
+            async with ChannelHub(specs, wiring, log=log) as hub:
+                first = await hub.send_many("a", "work", [{"n": 1}, {"n": 2}], ids=ids)
+                assert [r.envelope.id for r in first] == ids
+                # the batch again (a turn re-run after a crash), plus one fresh payload
+                again = await hub.send_many("a", "work", [{"n": 1}, {"n": 2}, {"n": 3}],
+                                            ids=[*ids, None])
+                assert [r.envelope.id for r in again[:2]] == ids
+                assert again[2].envelope.id not in ids
+                got = await hub.subscribe("b").receive_batch()
+                assert [e.payload["n"] for e in got] == [1, 2, 3]
+            assert [e.payload["n"] for e, _ in log.messages(hub.run_id)] == [1, 2, 3]
+            with sqlite3.connect(tmp_path / "log.sqlite3") as conn:
+                keys = conn.execute("SELECT id, send_key FROM messages ORDER BY id").fetchall()
+            assert keys[:2] == [(i, i) for i in ids]  # one id: message id and dedupe key
 
     anyio.run(go)
 

@@ -228,3 +228,65 @@ def test_in_a_team_the_result_arrives_as_a_message_and_stop_cancels(tmp_path: Pa
     assert "result: gate north opened" in inputs[2]
     ended = [(e.job_id, e.status) for e in events if isinstance(e, JobEnded)]
     assert ended == [("job-1", "done"), ("job-2", "cancelled")]
+
+
+def test_a_resumed_run_reports_jobs_lost_to_the_crash(tmp_path: Path) -> None:
+    """A job whose start the log holds but whose end it does not (the process died while it
+    ran): on --resume it is recorded ended ``lost``, its creature is told (and here starts
+    it again, under a new id), and ``terrarium log`` shows it."""
+    from terrarium.channels.log import DurableLog, format_timeline
+    from terrarium.runtime.recording import LOG_FILE
+
+    folder = tmp_path / "team"
+    (folder / "w").mkdir(parents=True)
+    (folder / "w" / "config.yaml").write_text(yaml.safe_dump({
+        "name": "w", "tools": [f"{TOOLS}:Gate"], "skill_mode": "static",
+        "background": {"gate": True}}))
+    (folder / "terrarium.yaml").write_text(yaml.safe_dump({"terrarium": {
+        "name": "jobs", "input_channel": "inbox",
+        "creatures": [{"name": "w", "config": "w", "channels": {"listen": ["inbox"]}}],
+        "channels": {"inbox": {"type": "queue"}}}}))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    with DurableLog(runs / LOG_FILE) as log:  # what the crashed process left behind
+        run_id = log.start_run("jobs", folder)
+        log.record_event(run_id, JobStarted(creature="w", job_id="job-1", call="gate",
+                                            args={"label": "north"}))
+        log.record_event(run_id, JobStarted(creature="w", job_id="job-2", call="gate",
+                                            args={"label": "east"}))
+        log.record_event(run_id, JobEnded(creature="w", job_id="job-2", call="gate",
+                                          status="done", result="gate east opened"))
+        log.set_run_status(run_id, "running")
+    model = ScriptedModel([
+        {"match": "[job from job-1]", "reply": call("gate", label="north")},
+        {"match": "Started gate as job-3", "reply": "Started it again."},
+        {"match": "[job from job-3]", "reply": "North is open."},
+    ])
+    events: list[Event] = []
+    opts = RuntimeOptions(runs_dir=runs, resume=run_id, audio="none", warm_up=False,
+                          models={"w": model}, on_event=events.append)
+
+    async def go() -> None:
+        Gate.opened = anyio.Event()
+        async with TeamRuntime(load_team(folder), opts) as rt:
+            with anyio.fail_after(20):
+                while not any(isinstance(e, JobStarted) for e in events):  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+                await rt.wait_idle()
+                Gate.opened.set()
+                while len(model.requests) < 3:  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+                await rt.wait_idle()
+
+    anyio.run(go)
+    inputs = [last_user(r) for r in model.requests]
+    assert inputs[0].startswith("[job from job-1]"), inputs
+    assert "status: lost" in inputs[0] and "start it again" in inputs[0], inputs[0]
+    assert inputs[2].startswith("[job from job-3]") and "gate north opened" in inputs[2]
+    ended = [(e.job_id, e.status) for e in events if isinstance(e, JobEnded)]
+    assert ended == [("job-1", "lost"), ("job-3", "done")]  # job-2 had ended: not lost
+    with DurableLog(runs / LOG_FILE) as log:
+        shown = format_timeline(log.timeline(run_id), log.run(run_id))
+        lost = [e for e in log.events(run_id) if e.get("status") == "lost"]
+    assert [(e["kind"], e["job_id"]) for e in lost] == [("job_ended", "job-1")]
+    assert "job_ended" in shown and "job_id=job-1 call=gate status=lost" in shown, shown

@@ -28,7 +28,7 @@ import logging
 import time
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -580,11 +580,16 @@ class ChannelHub:
         reply_to: str | None = None,
         correlation_id: str | None = None,
         wait_limit: float | None = -1.0,
+        ids: Sequence[str | None] | None = None,
     ) -> list[SendResult]:
         """Send several payloads in order as one batch: one schema pass, one log commit.
 
-        All or nothing for refusals: the first invalid payload refuses the whole batch
-        (its index is named) before anything is logged or delivered.
+        All or nothing for refusals: the first invalid or oversized payload (over the
+        channel's ``max_bytes``, as ``send`` checks) refuses the whole batch (its index is
+        named) before anything is logged or delivered. ``ids`` are the payloads' exactly-once
+        ids (message id and log dedupe key at once, like ``send``'s ``key``; None: a fresh
+        id): with a log, a payload whose id is already logged is not sent again, and its
+        first result comes back in its place.
         """
         route = self._routes.get((sender, channel))
         if route is None:
@@ -593,6 +598,9 @@ class ChannelHub:
         if not targets:
             await self._refuse(sender, channel, self._no_listener(sender, channel), None)
         items = [p.model_dump() if isinstance(p, BaseModel) else p for p in payloads]
+        keys = list(ids) if ids is not None else [None] * len(items)
+        if len(keys) != len(items):
+            raise ValueError(f"send_many got {len(keys)} ids for {len(items)} payloads")
         validate = route.validate
         if validate is not None:
             bodies = []
@@ -607,13 +615,29 @@ class ChannelHub:
                     await self._refuse(sender, channel, reason, p)
         else:
             bodies = [p if type(p) is dict else dict(p) for p in items]
+        for i, b in enumerate(bodies):
+            size = payload_size(b, route.max_bytes)
+            if size > route.max_bytes:
+                reason = (
+                    f"Payload #{i} is {size} bytes; channel {channel!r} takes at most "
+                    f"{route.max_bytes} (its max_bytes). Send less, or split it."
+                )
+                await self._refuse(sender, channel, reason, {"index": i, "bytes": size})
+        done: dict[int, SendResult] = {}
+        if self.log is not None:
+            for i, k in enumerate(keys):
+                seen = self.log.sent_with_key(self.run_id, k) if k is not None else None
+                if seen is not None:
+                    done[i] = SendResult(*seen)
         now = time.time()
         schema = route.schema_name
+        fresh = [i for i in range(len(bodies)) if i not in done]
         envs = [
             Envelope.trusted(
-                new_message_id(), channel, sender, schema, b, now, reply_to, correlation_id
+                keys[i] or new_message_id(), channel, sender, schema, bodies[i], now, reply_to,
+                correlation_id,
             )
-            for b in bodies
+            for i in fresh
         ]
         out: list[SendResult] = []
         if self.transport.brokered:
@@ -629,7 +653,9 @@ class ChannelHub:
                     plan.append((e, (targets[route.rr],)))
                     route.rr = (route.rr + 1) % n
             run_id = self.run_id
-            await self._writer.write_many(MESSAGE_SQL, [message_row(run_id, e, t) for e, t in plan])
+            await self._writer.write_many(MESSAGE_SQL, [
+                message_row(run_id, e, t, keys[i]) for i, (e, t) in zip(fresh, plan, strict=True)
+            ])
             for e, t in plan:
                 out.append(SendResult(e, await self._deliver_all(e, t, wait_limit)))
         elif route.broadcast:
@@ -641,6 +667,9 @@ class ChannelHub:
         if self.bus._subs:
             for r in out:
                 self._announce(r.envelope, r.delivered_to)
+        if done:  # the already-sent ones back in their places
+            sent = iter(out)
+            out = [done[i] if i in done else next(sent) for i in range(len(bodies))]
         return out
 
     def _announce(self, env: Envelope, delivered: tuple[str, ...]) -> None:

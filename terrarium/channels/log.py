@@ -80,7 +80,9 @@ TURN_SQL = (
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
-RunStatus = Literal["running", "completed", "degraded", "failed", "interrupted"]
+RunStatus = Literal["running", "completed", "degraded", "failed", "interrupted", "timeout"]
+"""A run's status in the ``runs`` table: the one set of outcome values (``timeout``: ended
+by ``--timeout``, exit 124)."""
 
 
 def message_row(
@@ -125,7 +127,7 @@ class RunInfo(BaseModel):
     path: str | None
     started: float
     ended: float | None
-    status: str
+    status: RunStatus
 
 
 class TurnRecord(BaseModel):

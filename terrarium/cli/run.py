@@ -250,6 +250,8 @@ async def _run_command(args: argparse.Namespace) -> int:
                 if live:
                     await _until_idle_or_limit(rt, args.max_turns)
             timed_out = scope.cancelled_caught
+            if timed_out:
+                rt.stopped_by_timeout()
             await anyio.sleep(0.05)  # let the printer show the last events
             tg.cancel_scope.cancel()
         if timed_out:

@@ -9,7 +9,9 @@ as an incoming message (channel ``job``, sender the job id).
 
 Jobs run in a task group the runtime hands down (:class:`JobHost`), never as stray tasks:
 they end with the run, and :meth:`JobManager.cancel_all` ends them when their creature
-stops. ``JobStarted``/``JobEnded`` events put their state in the log.
+stops. ``JobStarted``/``JobEnded`` events put their state in the log; a resumed run
+(:meth:`JobManager.resume`) records each job the crash cut off as ended ``lost`` and
+tells its creature, so the model may start it again.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from terrarium.tools.runner import ToolResult
 
 __all__ = [
     "JOB_TOOLS",
+    "LOST_RESULT",
     "STATE_JOBS",
     "STATE_JOB_HOST",
     "Job",
@@ -45,7 +48,9 @@ __all__ = [
 
 STATE_JOBS = "jobs"
 STATE_JOB_HOST = "job_host"
-JobStatus = Literal["running", "done", "failed", "cancelled"]
+JobStatus = Literal["running", "done", "failed", "cancelled", "lost"]
+LOST_RESULT = ("lost: the run stopped (a crash) before this job finished, so its result is "
+               "unknown; start it again if you still need it")
 
 
 class JobHost(Protocol):
@@ -71,6 +76,10 @@ class Job:
     def line(self) -> str:
         return f"{self.id} {self.call} {self.status}"
 
+    def payload(self) -> dict[str, Any]:
+        """The message its creature gets when the job ends (channel ``job``)."""
+        return {"job": self.id, "call": self.call, "status": self.status, "result": self.result}
+
     def report(self) -> str:
         head = f"Job {self.id} ({self.call}) {self.status}"
         return f"{head}: {self.result}" if self.status != "running" else head + "."
@@ -85,6 +94,26 @@ class JobManager:
         self.jobs: dict[str, Job] = {}
         self.busy = False
         self._ids = itertools.count(1)
+
+    def resume(self, started: Mapping[str, JobStarted], ended: set[str]) -> list[Job]:
+        """A resumed run takes up the log's jobs of this creature: new job ids go on after
+        theirs, and each job whose start was recorded but whose end was not (the process
+        died while it ran) is recorded ended as ``lost``; returns those, to be told to the
+        creature (so the model can start it again)."""
+        numbers = [int(j.rsplit("-", 1)[1]) for j in started if j.rsplit("-", 1)[-1].isdigit()]
+        self._ids = itertools.count(max(numbers, default=0) + 1)
+        lost: list[Job] = []
+        for job_id, ev in started.items():
+            if job_id in ended or job_id in self.jobs:
+                continue
+            job = Job(job_id, ev.call, dict(ev.args), status="lost", result=LOST_RESULT,
+                      reported=True)
+            job.done.set()
+            self.jobs[job_id] = job
+            self.emit(JobEnded(creature=self.creature, job_id=job_id, call=job.call,
+                               status="lost", result=job.result))
+            lost.append(job)
+        return lost
 
     def set_busy(self, busy: bool, host: JobHost | None) -> None:
         """Told at each turn's start and end; at the end, unread results are delivered."""
@@ -124,8 +153,7 @@ class JobManager:
             await self._deliver(host, job)
 
     async def _deliver(self, host: JobHost, job: Job) -> None:
-        await host.deliver(self.creature, job.id, {
-            "job": job.id, "call": job.call, "status": job.status, "result": job.result})
+        await host.deliver(self.creature, job.id, job.payload())
 
     def get(self, job_id: str) -> Job:
         if job_id not in self.jobs:

@@ -15,6 +15,7 @@ import os
 import time
 from pathlib import Path
 
+from terrarium.channels.log import RunStatus
 from terrarium.channels.nats import NatsTransport, publish_run, run_record
 from terrarium.config import Team
 from terrarium.errors import RuntimeFailure
@@ -104,7 +105,7 @@ async def announce(transport: NatsTransport, team: Team, status: str, started: f
         "started": started, "ended": ended})
 
 
-async def announce_end(transport: NatsTransport, team: Team, status: str, started: float,
+async def announce_end(transport: NatsTransport, team: Team, status: RunStatus, started: float,
                        recorder: Recorder) -> None:
     """Tell every process of a run past one machine that it is over (its final status)."""
     assert recorder.log is not None

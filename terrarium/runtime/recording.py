@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.log import EVENT_SQL, DurableLog, TurnRecord, event_row
+from terrarium.channels.log import EVENT_SQL, DurableLog, RunStatus, TurnRecord, event_row
 from terrarium.config import Team
 from terrarium.controller.loop import TurnResult
 from terrarium.events import (
     CreatureState,
     Event,
+    JobEnded,
+    JobStarted,
     MessageConsumed,
     OutputText,
     RunEnded,
@@ -84,7 +86,7 @@ class Recorder:
             self.log.set_run_status(self.run_id, "failed")
             self.log.close()
 
-    def close(self, status: Any) -> None:
+    def close(self, status: RunStatus) -> None:
         """Mark the run ended with ``status`` and tell whoever still watches."""
         if self.log is None:
             return
@@ -170,14 +172,29 @@ class Recorder:
         with contextlib.suppress(Exception):
             self.log.record_turn(self.run_id, rec)
 
-    def outcome(self, creatures: Mapping[str, RunningCreature]) -> str:
+    def outcome(self, creatures: Mapping[str, RunningCreature], *, timed_out: bool = False
+                ) -> RunStatus:
         """How a run that ended without an error went: ``failed`` when every team creature
-        that listens ended failed, ``degraded`` when some did, else ``completed``."""
+        that listens ended failed, ``degraded`` when some did, else ``timeout`` when
+        ``--timeout`` stopped it, else ``completed``."""
         members = [n for n, c in creatures.items() if n != ROOT and c.parts.cdef.listen]
         failed = [n for n in members if self.statuses[n].state == "failed"]
         if not failed:
-            return "completed"
+            return "timeout" if timed_out else "completed"
         return "failed" if len(failed) == len(members) else "degraded"
+
+    def jobs_in_log(self) -> dict[str, tuple[dict[str, JobStarted], set[str]]]:
+        """Each creature's background jobs as the log has them: the recorded starts by job
+        id, and the ids whose end was recorded (what a resumed run compares)."""
+        out: dict[str, tuple[dict[str, JobStarted], set[str]]] = {}
+        if self.log is None:
+            return out
+        for ev in self.log.typed_events(self.run_id):
+            if isinstance(ev, JobStarted):
+                out.setdefault(ev.creature, ({}, set()))[0][ev.job_id] = ev
+            elif isinstance(ev, JobEnded):
+                out.setdefault(ev.creature, ({}, set()))[1].add(ev.job_id)
+        return out
 
     def failed_creatures(self) -> dict[str, str]:
         """Each creature that ended failed, with its last error."""

@@ -27,7 +27,7 @@ import anyio.abc
 
 from terrarium.channels.bus import EventBus
 from terrarium.channels.hub import ChannelHub
-from terrarium.channels.log import DurableLog
+from terrarium.channels.log import DurableLog, RunStatus
 from terrarium.channels.nats import NatsTransport
 from terrarium.config import Team
 from terrarium.controller.loop import Incoming, TurnResult
@@ -73,7 +73,8 @@ class TeamRuntime:
         self.sinks: dict[str, dict[str, OutputSink]] = {}
         self.tts: list[Any] = []
         self.resumed: dict[str, int] = {}
-        self.status = "running"  # the run's final status once it has ended
+        self.status: RunStatus = "running"  # the run's final status once it has ended
+        self._timed_out = False
         self._recorder = Recorder(self.bus, self.options)
         self._creatures: dict[str, RunningCreature] = {}
         self._supervisor: Supervisor | None = None
@@ -124,7 +125,8 @@ class TeamRuntime:
         stack, self._stack = self._stack, None
         if stack is None:
             return None
-        status = self._recorder.outcome(self._creatures) if e is None else (
+        status: RunStatus = self._recorder.outcome(
+            self._creatures, timed_out=self._timed_out) if e is None else (
             "interrupted" if isinstance(e, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
             else "failed")
         self.status = status
@@ -142,6 +144,11 @@ class TeamRuntime:
             if self.memory is not None:
                 self.memory.close()
         return None
+
+    def stopped_by_timeout(self) -> None:
+        """The caller's deadline (``--timeout``) ended the run: it is recorded as ``timeout``
+        (unless creatures failed, which ``failed``/``degraded`` report first)."""
+        self._timed_out = True
 
     # ------------------------------------------------------------------ records (TeamHandle)
     @property

@@ -1,6 +1,7 @@
 """Starting a team run, in order: the transport (past one machine), the channel hub, the
 run's task group, the wiring (embedded server, sinks, controllers), the supervisor with one
-loop per creature, background jobs and triggers. Each step may use the ones before it.
+loop per creature, background jobs (on resume: the jobs the crash cut off, reported lost)
+and triggers. Each step may use the ones before it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from terrarium.channels.bus import EventBus
 from terrarium.channels.hub import ChannelHub
 from terrarium.channels.nats import NatsTransport
 from terrarium.config import Team
-from terrarium.controller.jobs import STATE_JOB_HOST
+from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
 from terrarium.events import RunStarted
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.distributed import announce, check_join, open_transport
@@ -61,6 +62,19 @@ class JobHost:
         await self.supervisor.wake(creature, "job", job_id, payload)
 
 
+def _report_lost_jobs(recorder: Recorder, creatures: Mapping[str, RunningCreature],
+                      host: JobHost, tg: anyio.abc.TaskGroup) -> None:
+    """Jobs the crash cut off (started in the log, never ended): each is recorded ended
+    ``lost`` and its creature gets a message saying so, like any job's end."""
+    for name, (started, ended) in sorted(recorder.jobs_in_log().items()):
+        c = creatures.get(name)
+        manager = c.controller.tool_ctx.state.get(STATE_JOBS) if c and c.controller else None
+        if manager is None:
+            continue
+        for job in manager.resume(started, ended):
+            tg.start_soon(host.deliver, name, job.id, job.payload())
+
+
 async def start_team(
     team: Team, options: RuntimeOptions, creatures: Mapping[str, RunningCreature], *,
     recorder: Recorder, bus: EventBus, run_dir: Path, memory: MemoryStore,
@@ -94,6 +108,8 @@ async def start_team(
                 c.controller.tool_ctx.state[STATE_JOB_HOST] = jobs
         for c in creatures.values():
             tg.start_soon(sup.loop, c)
+        if options.resume:
+            _report_lost_jobs(recorder, creatures, jobs, tg)
         Triggers({c.name: c.parts.cdef.config.triggers for c in creatures.values()},
                  sup.deliver_trigger, bus=bus, clock=options.trigger_time).start(tg)
     except BaseException:

@@ -195,9 +195,9 @@ class Supervisor:
             return
         for ch in c.parts.cdef.output_wiring:
             key = f"{c.name}/{consumed}/output:{ch}" if consumed else None
+            mid = c.send_id(self.hub.run_id, key) if key is not None else None
             try:
-                await self.hub.send(c.name, ch, {"text": text}, key=key,
-                                    message_id=self._send_id(c))
+                await self.hub.send(c.name, ch, {"text": text}, key=mid, message_id=mid)
             except ChannelRefusal as exc:
                 self._entry(c, "error", f"output wiring to {ch} refused: {exc.message}")
 
@@ -207,10 +207,6 @@ class Supervisor:
         reason = f"message {env.id} was refused by {c.name}: {why}"
         self.recorder.refusal(env.sender, env.channel, reason)
         self.bus.publish(MessageRefused(sender=env.sender, channel=env.channel, reason=reason))
-
-    def _send_id(self, c: RunningCreature) -> str | None:
-        """A brokered run names a turn's sends after its message (deduplicated re-sends)."""
-        return c.next_send_id() if self.hub.transport.brokered else None
 
     def _entry(self, c: RunningCreature, kind: str, text: str) -> None:
         self.recorder.entry(c.name, kind, text, c.turns)

@@ -274,12 +274,12 @@ class Wiring:
             model = make_model(c.parts.settings, embedded=self.embedded, slot=slot,
                                base_dir=c.parts.cdef.folder)
         name = c.name
-        brokered = hub.transport.brokered
+        run_id = self.recorder.run_id
 
         async def send(channel: str, payload: dict[str, Any], key: str | None = None) -> int:
-            # on a broker a turn's sends are named after its message (deduplicated re-sends)
-            mid = c.next_send_id() if brokered else None
-            res = await hub.send(name, channel, payload, key=key, message_id=mid)
+            # one exactly-once id per send of a turn: message id, log dedupe key, Nats-Msg-Id
+            mid = c.send_id(run_id, key)
+            res = await hub.send(name, channel, payload, key=mid or key, message_id=mid)
             return res.count
 
         log = self.recorder.log

@@ -5,7 +5,8 @@ stays right when earlier edits moved the lines, and a string that matches twice 
 instead of changing the wrong place. ``multi_edit`` applies its edits in order to the text
 in memory and writes once, so a failing edit leaves the file untouched (all or nothing).
 The file is replaced atomically (a temporary file renamed over it, mode kept), and its
-line endings are left as they were.
+line endings are left as they were. The new text is planned and recorded before the file
+is replaced (:mod:`terrarium.tools.once`), so a crash mid-call never applies an edit twice.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import ClassVar
 
-import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import ToolError
 from terrarium.tools.base import Tool, ToolContext
+from terrarium.tools.once import Plan, apply_once
 from terrarium.tools.workspace import shown, workspace_path
 
 __all__ = ["EditArgs", "EditTool", "MultiEditArgs", "MultiEditTool", "OneEdit", "apply_edit"]
@@ -120,7 +121,8 @@ def _store(path: Path, name: str, text: str) -> None:
         raise ToolError(f"{name} could not be written: {exc.strerror or exc}.") from None
 
 
-def _edit_file(path: Path, name: str, edits: list[OneEdit]) -> str:
+def _plan_edits(path: Path, name: str, edits: list[OneEdit]) -> Plan:
+    """The file's whole new text and the call's message, computed without writing."""
     text = _load(path, name)
     changed: list[str] = []
     for i, edit in enumerate(edits, 1):
@@ -135,10 +137,21 @@ def _edit_file(path: Path, name: str, edits: list[OneEdit]) -> str:
         where = ", ".join(str(n) for n in lines[:SHOWN_LINES])
         more = "…" if len(lines) > SHOWN_LINES else ""
         changed.append(f"{len(lines)} at line{'s' if len(lines) > 1 else ''} {where}{more}")
-    _store(path, name, text)
     if len(edits) == 1:
-        return f"Edited {name}: replaced {changed[0]}."
-    return f"Edited {name} with {len(edits)} edits: " + "; ".join(changed) + "."
+        message = f"Edited {name}: replaced {changed[0]}."
+    else:
+        message = f"Edited {name} with {len(edits)} edits: " + "; ".join(changed) + "."
+    return {"path": str(path), "name": name, "text": text, "message": message}
+
+
+def _apply_text(plan: Plan) -> None:
+    """Write a plan's whole text (idempotent: applying it again writes the same file)."""
+    _store(Path(plan["path"]), plan["name"], plan["text"])
+
+
+async def _edit_once(ctx: ToolContext, tool: str, path: Path, edits: list[OneEdit]) -> str:
+    name = shown(path, ctx)
+    return await apply_once(ctx, tool, lambda: _plan_edits(path, name, edits), _apply_text)
 
 
 class EditTool(Tool):
@@ -157,14 +170,14 @@ class EditTool(Tool):
         "end_line) and copy old_string from them exactly, without the line numbers."
     )
     concurrency_safe: ClassVar[bool] = False
-    side_effects: ClassVar[bool] = True  # journaled: replayed, not redone, on resume
+    side_effects: ClassVar[bool] = True  # planned, then applied once (tools/once.py)
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, EditArgs)
         path = workspace_path(args.path, ctx, "write")
         edit = OneEdit(old_string=args.old_string, new_string=args.new_string,
                        replace_all=args.replace_all)
-        return await anyio.to_thread.run_sync(_edit_file, path, shown(path, ctx), [edit])
+        return await _edit_once(ctx, self.name, path, [edit])
 
 
 class MultiEditTool(Tool):
@@ -178,11 +191,9 @@ class MultiEditTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = MultiEditArgs
     concurrency_safe: ClassVar[bool] = False
-    side_effects: ClassVar[bool] = True  # journaled: replayed, not redone, on resume
+    side_effects: ClassVar[bool] = True  # planned, then applied once (tools/once.py)
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, MultiEditArgs)
         path = workspace_path(args.path, ctx, "write")
-        return await anyio.to_thread.run_sync(
-            _edit_file, path, shown(path, ctx), list(args.edits)
-        )
+        return await _edit_once(ctx, self.name, path, list(args.edits))

@@ -4,11 +4,14 @@ Confinement rules live in :mod:`terrarium.tools.confine`; a declared workspace c
 readable and writable (:func:`terrarium.tools.workspace.file_path`). Disk work runs in a
 worker thread (``anyio.to_thread``) so a slow disk never stalls the other creatures.
 A line range (``start_line``/``end_line``) returns numbered lines, the numbers ``edit``'s
-messages use, so a model can read exactly the part it is about to change.
+messages use, so a model can read exactly the part it is about to change. A write is
+planned and recorded before the file changes (:mod:`terrarium.tools.once`): an append that
+a crash interrupts is written once, at the offset it was planned for, not appended again.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import ToolError
 from terrarium.tools.base import Tool, ToolContext
+from terrarium.tools.once import Plan, apply_once
 from terrarium.tools.workspace import file_path
 
 __all__ = ["ReadFileArgs", "ReadFileTool", "WriteFileArgs", "WriteFileTool"]
@@ -111,20 +115,43 @@ def _read_lines(path: Path, shown: str, args: ReadFileArgs) -> str:
     return "\n".join(out) + f"\n[lines {first}-{last} of {total}]"
 
 
-def _write(path: Path, shown: str, content: str, append: bool) -> str:
+def _plan_write(path: Path, shown: str, content: str, append: bool) -> Plan:
+    """What the write will do: the whole text, or the bytes of an append and the offset
+    they go to (the file's size now), so that applying it twice leaves one copy."""
     if path.is_dir():
         raise ToolError(f"{shown} is a directory; write_file writes one file.")
     if path.exists() and not path.is_file():
         raise ToolError(f"{shown} is not a regular file and was not written.")
-    data = content.encode("utf-8")
+    size = len(content.encode("utf-8"))
+    offset = None
+    if append:
+        try:
+            offset = path.stat().st_size
+        except FileNotFoundError:
+            offset = 0
+        except OSError as exc:
+            raise ToolError(f"{shown} could not be read: {exc.strerror or exc}.") from None
+    verb = "Appended" if append else "Wrote"
+    return {"path": str(path), "name": shown, "content": content, "offset": offset,
+            "message": f"{verb} {size} bytes to {shown}."}
+
+
+def _apply_write(plan: Plan) -> None:
+    """Idempotent: the whole text written again, or the same bytes at the same offset."""
+    path, shown = Path(plan["path"]), plan["name"]
+    data = plan["content"].encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("ab" if append else "wb") as fh:
-            fh.write(data)
+        if plan["offset"] is None:
+            path.write_bytes(data)
+            return
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
+        try:
+            os.pwrite(fd, data, plan["offset"])
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise ToolError(f"{shown} could not be written: {exc.strerror or exc}.") from None
-    verb = "Appended" if append else "Wrote"
-    return f"{verb} {len(data)} bytes to {shown}."
 
 
 class ReadFileTool(Tool):
@@ -159,7 +186,7 @@ class WriteFileTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = WriteFileArgs
     concurrency_safe: ClassVar[bool] = False
-    side_effects: ClassVar[bool] = True  # journaled: replayed, not redone, on resume
+    side_effects: ClassVar[bool] = True  # planned, then applied once (tools/once.py)
     needs_followup = False
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
@@ -170,4 +197,6 @@ class WriteFileTool(Tool):
                 f"The content is {size} bytes; write_file accepts at most {MAX_WRITE_BYTES}."
             )
         path, shown = file_path(args.path, ctx, "write")
-        return await anyio.to_thread.run_sync(_write, path, shown, args.content, args.append)
+        content, append = args.content, args.append
+        return await apply_once(ctx, self.name, lambda: _plan_write(path, shown, content, append),
+                                _apply_write)
