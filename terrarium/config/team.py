@@ -564,13 +564,21 @@ def load_package(path: Path) -> tuple[PackageIndex, list[Team]]:
         raise ConfigErrors(errors or [ConfigError(f"no {MANIFEST} in {root}",
                                                   location=Location(root))])
     teams: list[Team] = []
-    for ch in pkg.manifest.channels:
+    missing = pkg.missing_entries()  # each at its own list entry, then not loaded again
+    errors.extend(missing)
+    gone = {e.location.key_path[:2] for e in missing}
+    for i, ch in enumerate(pkg.manifest.channels):
         p = root / ch
+        if ("channels", i) in gone:
+            continue
         for f in sorted(p.glob("*.yaml")) if p.is_dir() else [p]:
             load_schema_file(f, errors)
-    for c in pkg.manifest.creatures:
-        load_creature(root / c, index, errors)
-    for t in pkg.manifest.terrariums:
+    for i, c in enumerate(pkg.manifest.creatures):
+        if ("creatures", i) not in gone:
+            load_creature(root / c, index, errors)
+    for i, t in enumerate(pkg.manifest.terrariums):
+        if ("terrariums", i) in gone:
+            continue
         try:
             teams.append(load_team(root / t))
         except ConfigErrors as exc:
