@@ -191,6 +191,10 @@ class CreatureConfig(Strict):
     system_prompt_file: str | None = Field(
         None, description="Jinja2 persona template (relative to this file)."
     )
+    allow_outside_paths: bool = Field(
+        False, description="Let this file's `system_prompt_file` and prompt plugin files lie "
+        "outside its folder and its package (refused otherwise; symlinks are followed first)."
+    )
     prompt_mode: Literal["concat", "replace"] = Field(
         "concat", description="concat: the persona is the prompt files along the base_config "
         "chain, parent first, joined by a blank line; replace: this file's prompt only."
