@@ -104,8 +104,9 @@ def from_validation_error(
         if loc in typos:
             wanted = str(typos[loc][-1])
             sentence = f"unknown key {key!r}, likely a typo of the required key {wanted!r}"
-            suggestion = f"rename it to `{wanted}:`"
-        elif (note := doc.yaml11_note((*base, *path), err.get("input"))) is not None:
+            suggestion = f"did you mean {wanted!r}? rename it to `{wanted}:`"
+        elif err["type"] in _TEXT_EXPECTED and (
+                note := doc.yaml11_note((*base, *path), err.get("input"))) is not None:
             suggestion = note
         elif err["type"] == "extra_forbidden":
             allowed = keys_at(model, path[:-1])
@@ -125,6 +126,9 @@ def from_validation_error(
         seen.add((full, sentence))
         out.append(doc.error(full, sentence, suggestion))
     return out
+
+
+_TEXT_EXPECTED = ("string_type", "literal_error", "enum")  # pydantic wanted text here
 
 
 def _typos_of_required(errs: list[Any]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
