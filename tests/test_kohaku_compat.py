@@ -69,7 +69,8 @@ def test_migrate_reports_every_dropped_feature(tmp_path: Path) -> None:
     main(["migrate", str(CORPUS / "solo_toolbox"), str(tmp_path / "o")])
     report = (tmp_path / "o/MIGRATION.md").read_text()
     for feature in ("sub-agents", "lifecycle plugins", "`termination:`", "'web_search'",
-                    "MCP tool 'lookup'", "trigger tool 'add_timer'"):
+                    "MCP tool 'lookup'", "trigger tool 'add_timer'",
+                    "`max_iterations: 300`"):
         assert feature in report
     assert "max_messages 30 is history_turns 30" in report
     assert "inline system_prompt written to prompts/system_inline.md" in report
@@ -275,3 +276,22 @@ def test_mcp_sse_transport_is_a_not_supported_line(tmp_path: Path) -> None:
     lines = errors_of(tmp_path)
     assert len(lines) == 1 and "MCP transport 'sse'" in lines[0] and NOT_SUPPORTED in lines[0]
     assert "config.yaml:4" in lines[0]
+
+
+# -- max_iterations: terrarium's meaning where it is the same, "not supported" elsewhere ----
+
+
+@pytest.mark.parametrize(("value", "kept"), [("6", 6), ("100", 100), ("300", None),
+                                             ("0", None), ("null", None)])
+def test_max_iterations_is_terrariums_only_in_its_range(tmp_path: Path, value: str,
+                                                        kept: int | None) -> None:
+    write(tmp_path, {"c/config.yaml": f"name: c\nmax_iterations: {value}\n"})
+    lines = errors_of(tmp_path / "c")
+    if kept is not None:
+        assert lines == []
+        assert load_single_creature(tmp_path / "c").creatures["c"].config.max_iterations == kept
+    else:
+        (line,) = lines
+        assert "config.yaml:2:1: max_iterations: KohakuTerrarium feature" in line
+        assert NOT_SUPPORTED in line and "--max-turns" in line
+        assert "less than or equal" not in line

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from terrarium.config import CreatureDef, Team
+from terrarium.config import CreatureDef, Team, load_single_creature
+from terrarium.config.models import CreatureConfig, SubagentConfig
 from terrarium.controller.assembly import AssemblyCache, CreatureParts, assemble
 from terrarium.controller.plugins import load_plugins
 from terrarium.controller.subagent import load_subagent
@@ -22,7 +23,8 @@ from terrarium.errors import ConfigError, ConfigErrors, Location, TerrariumError
 from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.templates import template_calls
 
-__all__ = ["check_creature_start", "check_team_start", "raise_start_errors"]
+__all__ = ["check_creature_start", "check_team_start", "delegation_lines",
+           "raise_start_errors"]
 
 _WINDOW_PROBLEM = "The prefix of "  # PromptBuilder: the prefix leaves no room in the window
 _MAX_SUBAGENT_DEPTH = 8  # a cycle of sub-agents referring to each other stops here
@@ -127,3 +129,48 @@ def raise_start_errors(team: Team, *, window: bool = True) -> None:
     """Raise every start problem of ``team`` together (exit 2 on the command line)."""
     if errors := check_team_start(team, window=window):
         raise ConfigErrors(errors)
+
+
+def delegation_lines(cdef: CreatureDef, indent: str = "") -> list[str]:
+    """The creature's sub-agents as a tree for ``validate``'s summary: who it can hand a
+    task to, how deep each sits (the depth limit is this creature's ``subagent_depth``,
+    counted from it), and each one's limits, so the delegation is visible before a run."""
+    cfg = cdef.config
+    if not cfg.subagents:
+        return []
+    lines = [f"{indent}sub-agents (depth limit {cfg.subagent_depth}, "
+             f"at most {cfg.subagent_concurrency} at once):"]
+    _tree(cfg, lines, indent + "  ", depth=1, limit=cfg.subagent_depth, seen=())
+    return lines
+
+
+def _limits(entry: SubagentConfig, sub: CreatureConfig | None, background: bool | None) -> str:
+    rounds = entry.max_iterations or (sub.max_iterations if sub is not None else None)
+    tokens = entry.max_tokens or (sub.controller.max_tokens if sub is not None
+                                  and sub.controller is not None else None)
+    parts = [f"max_iterations {rounds}" if rounds else "",
+             f"max_tokens {tokens}" if tokens else "", f"timeout {entry.timeout:g}s"]
+    if background is not None:
+        parts.append("background by default" if background else "may run in the background")
+    return ", ".join(p for p in parts if p)
+
+
+def _tree(cfg: CreatureConfig, lines: list[str], indent: str, *, depth: int, limit: int,
+          seen: tuple[str, ...]) -> None:
+    for sname, raw in sorted(cfg.subagents.items()):
+        entry = SubagentConfig(config=raw) if isinstance(raw, str) else raw
+        head = f"{indent}└ {sname} (depth {depth}"
+        if depth > limit:
+            lines.append(f"{head}): beyond the depth limit, its calls are refused")
+            continue
+        key = str(entry.config)
+        sub: CreatureConfig | None = None
+        try:
+            team = load_single_creature(entry.config)
+            sub = next(iter(team.creatures.values())).config
+        except TerrariumError:  # reported by the checks; the summary shows what it can
+            pass
+        lines.append(f"{head}; {_limits(entry, sub, cfg.background.get(sname))})")
+        if sub is None or key in seen:
+            continue
+        _tree(sub, lines, indent + "  ", depth=depth + 1, limit=limit, seen=(*seen, key))

@@ -18,7 +18,10 @@ __all__ = ["cmd_log", "cmd_models", "cmd_monitor", "cmd_prompt", "cmd_validate",
 
 
 def summarize_team(team: Team) -> str:
-    """The one-screen summary ``validate`` prints: creatures, channels, who talks to whom."""
+    """The one-screen summary ``validate`` prints: creatures, channels, who talks to whom,
+    and who delegates to which sub-agents."""
+    from terrarium.cli.check import delegation_lines
+
     lines = [f"terrarium {team.name!r} ({team.path}) is valid", "", "creatures:"]
     for name in sorted(team.creatures):
         c = team.creatures[name]
@@ -35,6 +38,7 @@ def summarize_team(team: Team) -> str:
         if cfg.output.named_outputs:
             outs = ", ".join(f"{k}({v.type})" for k, v in sorted(cfg.output.named_outputs.items()))
             lines.append(f"  {'':<12} outputs: {outs}")
+        lines += delegation_lines(c, f"  {'':<12} ")
     if team.channels:
         lines += ["", "channels:"]
         for name in sorted(team.channels):
@@ -50,6 +54,7 @@ def summarize_team(team: Team) -> str:
         lines.append(f"  {'':<12} {_prompt_line(team.root)}")
         if team.root.listen:
             lines.append(f"  {'':<12} hears: {', '.join(team.root.listen)}")
+        lines += delegation_lines(team.root, f"  {'':<12} ")
     return "\n".join(lines)
 
 

@@ -169,6 +169,36 @@ def _absolutize(data: dict[str, Any], doc: YamlDoc, origins: dict[KeyPath, Origi
                 p["file"] = fix(p["file"], ("prompt_plugins", i, "file"))
 
 
+def _check_prompt_paths(data: dict[str, Any], doc: YamlDoc, index: PackageIndex,
+                        errors: list[ConfigError]) -> None:
+    """A prompt file (persona or prompt plugin) must lie inside the folder of the config
+    that names it, or inside that config's package: a config from elsewhere cannot make
+    a creature read, and send to a model, any file on the machine. Paths are already
+    resolved (symlinks followed) by :func:`_absolutize`; ``allow_outside_paths: true`` in
+    the same config allows it."""
+    if data.get("allow_outside_paths") is True:
+        return
+    folder = doc.path.parent.resolve()
+    pkg = index.owning(doc.path)
+    roots = [folder, *([pkg.root] if pkg is not None else [])]
+    named: list[tuple[KeyPath, Any]] = [(("system_prompt_file",), data.get("system_prompt_file"))]
+    plugins = data.get("prompt_plugins")
+    for i, p in enumerate(plugins if isinstance(plugins, list) else []):
+        if isinstance(p, dict):
+            named.append((("prompt_plugins", i, "file"), p.get("file")))
+    for kp, value in named:
+        if not isinstance(value, str) or value.startswith("@"):
+            continue
+        path = Path(value)
+        if any(path.is_relative_to(r) for r in roots):
+            continue
+        inside = " or ".join(str(r) for r in roots)
+        errors.append(doc.error(kp, f"prompt file {path} is outside the creature's folder "
+                                f"and its package ({inside})",
+                                "move the file inside, or set `allow_outside_paths: true` in "
+                                "this config to allow it"))
+
+
 def _deep_merge(parent: Any, child: Any) -> Any:
     if isinstance(parent, dict) and isinstance(child, dict):
         out = dict(parent)
@@ -243,6 +273,7 @@ def _load_data(
         errors.extend(from_validation_error(doc, exc, CreatureConfig, data))
         return None
     _absolutize(data, doc, origins)
+    _check_prompt_paths(data, doc, index, errors)
     own = [Path(data["system_prompt_file"])] if data.get("system_prompt_file") else []
     base_ref = data.get("base_config")
     if not base_ref:
@@ -325,7 +356,8 @@ def load_inline_creature(
     terrarium file."""
     n = len(key_path)
     sub = YamlDoc(doc.path, inline, {kp[n:]: m for kp, m in doc.marks.items()
-                                     if kp[:n] == key_path})
+                                     if kp[:n] == key_path},
+                  {kp[n:]: t for kp, t in doc.scalars.items() if kp[:n] == key_path})
     origins: dict[KeyPath, Origin] = {}
     n_before = len(errors)
     raw = _load_data(inline, sub, index, [doc.path.resolve()], errors, origins, root=root)

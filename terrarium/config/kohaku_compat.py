@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from terrarium.config.models import MAX_ITERATIONS
 from terrarium.config.yamlio import KeyPath, YamlDoc
 from terrarium.errors import ConfigError
 
@@ -354,6 +355,25 @@ def _normalize_mcp_servers(data: dict[str, Any], out: list[Finding]) -> None:
                        "the `mcp_servers` list became a mapping of server name to settings"))
 
 
+def _kt_max_iterations(data: dict[str, Any], out: list[Finding]) -> None:
+    """KohakuTerrarium's ``max_iterations`` is one pool of model calls for the creature's
+    whole run, shared with its sub-agents (0 or null: no pool); terrarium's is the rounds
+    of one turn (1 to MAX_ITERATIONS). A value terrarium's range holds keeps terrarium's
+    meaning; any other is KohakuTerrarium's pool, which terrarium does not have."""
+    if "max_iterations" not in data:
+        return
+    value = data["max_iterations"]
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                              or 1 <= value <= MAX_ITERATIONS):
+        return  # terrarium's own meaning, or a wrong type the schema names
+    shown = "null" if value is None else value
+    _drop(data, "max_iterations", ("max_iterations",),
+          f"`max_iterations: {shown}` (a budget of model calls for the whole run, shared "
+          "with sub-agents)",
+          f"`max_iterations` from 1 to {MAX_ITERATIONS} (model rounds per turn) or "
+          "`terrarium run --max-turns N` (turns in the run)", out)
+
+
 def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool],
                        package_tools: dict[str, str] | None = None,
                        root: bool = False) -> list[Finding]:
@@ -362,6 +382,7 @@ def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool
     for key, (feature, instead) in CREATURE_UNSUPPORTED.items():
         if key in data and _kt_form(key, data[key]):
             _drop(data, key, (key,), feature, instead, out)
+    _kt_max_iterations(data, out)
     _normalize_controller(data, out)
     _normalize_mcp_servers(data, out)
     _normalize_tools(data, known_tool, package_tools or {}, root, out)

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from terrarium.config.yamlio import KeyPath, YamlDoc
-from terrarium.errors import ConfigError, did_you_mean
+from terrarium.errors import ConfigError, closest_name, did_you_mean
 
 
 def _unwrap(ann: Any) -> list[Any]:
@@ -84,16 +84,31 @@ def from_validation_error(
     data: Any,
     base: KeyPath = (),
 ) -> list[ConfigError]:
-    """One ConfigError per pydantic error, deduplicated, located in ``doc``."""
+    """One ConfigError per pydantic error, deduplicated, located in ``doc``.
+
+    One mistake gives one error: an unknown key that is a likely typo of a required key
+    missing beside it is reported once, as that typo, without "missing required key".
+    A value YAML 1.1 read as a boolean or a number where text was expected says so."""
     out: list[ConfigError] = []
     seen: set[tuple[KeyPath, str]] = set()
-    for err in exc.errors():
+    errs = exc.errors()
+    typos = _typos_of_required(errs)
+    for err in errs:
         loc = tuple(err["loc"])
         path = _data_path(data, loc)
         key = str(loc[-1]) if loc else ""
+        if err["type"] == "missing" and loc in typos.values():
+            continue  # reported at the misspelled key
         sentence = _sentence(err, key)
         suggestion = None
-        if err["type"] == "extra_forbidden":
+        if loc in typos:
+            wanted = str(typos[loc][-1])
+            sentence = f"unknown key {key!r}, likely a typo of the required key {wanted!r}"
+            suggestion = f"did you mean {wanted!r}? rename it to `{wanted}:`"
+        elif err["type"] in _TEXT_EXPECTED and (
+                note := doc.yaml11_note((*base, *path), err.get("input"))) is not None:
+            suggestion = note
+        elif err["type"] == "extra_forbidden":
             allowed = keys_at(model, path[:-1])
             suggestion = did_you_mean(key, allowed) or (
                 f"allowed keys here: {', '.join(allowed)}" if allowed else None
@@ -110,6 +125,22 @@ def from_validation_error(
             continue
         seen.add((full, sentence))
         out.append(doc.error(full, sentence, suggestion))
+    return out
+
+
+_TEXT_EXPECTED = ("string_type", "literal_error", "enum")  # pydantic wanted text here
+
+
+def _typos_of_required(errs: list[Any]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    """Unknown key loc → the loc of the missing required key beside it that it most
+    likely misspells (each missing key claimed by its closest unknown key only)."""
+    missing = [tuple(e["loc"]) for e in errs if e["type"] == "missing" and e["loc"]]
+    extra = [tuple(e["loc"]) for e in errs if e["type"] == "extra_forbidden" and e["loc"]]
+    out: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for m in missing:
+        beside = {str(x[-1]): x for x in extra if x[:-1] == m[:-1] and x not in out}
+        if (close := closest_name(str(m[-1]), beside)) is not None:
+            out[beside[close]] = m
     return out
 
 

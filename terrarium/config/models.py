@@ -17,6 +17,7 @@ from terrarium.prompt.tail import StatusSpec
 
 HINT_KEYS = ("output_model", "execution_dynamic", "execution_static", "execution_native")
 OUTPUT_TYPES = ("tts", "stdout", "file")
+MAX_ITERATIONS = 100  # model rounds in one turn, at most
 FillSource = Literal["input", "recalled", "recent", "facts"]
 
 
@@ -191,6 +192,10 @@ class CreatureConfig(Strict):
     system_prompt_file: str | None = Field(
         None, description="Jinja2 persona template (relative to this file)."
     )
+    allow_outside_paths: bool = Field(
+        False, description="Let this file's `system_prompt_file` and prompt plugin files lie "
+        "outside its folder and its package (refused otherwise; symlinks are followed first)."
+    )
     prompt_mode: Literal["concat", "replace"] = Field(
         "concat", description="concat: the persona is the prompt files along the base_config "
         "chain, parent first, joined by a blank line; replace: this file's prompt only."
@@ -221,7 +226,9 @@ class CreatureConfig(Strict):
     skill_index_budget_bytes: int = Field(
         4096, ge=64, description="UTF-8 byte budget of the skill index."
     )
-    max_iterations: int = Field(6, ge=1, le=100, description="Model rounds per turn at most.")
+    max_iterations: int = Field(6, ge=1, le=MAX_ITERATIONS, description="Model rounds per "
+                                "turn at most (KohakuTerrarium's run-wide budget of 0, null or "
+                                f"over {MAX_ITERATIONS} is a \"not supported\" line).")
     tool_choice: Literal["auto", "required"] = Field(
         "auto", description="required: every reply must be calls only (grammar-enforced)."
     )
@@ -446,6 +453,7 @@ class ChannelSchemaFile(Strict):
 
 __all__ = [
     "HINT_KEYS",
+    "MAX_ITERATIONS",
     "OUTPUT_TYPES",
     "ChannelDecl",
     "ChannelSchemaFile",

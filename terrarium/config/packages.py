@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from terrarium.config.kohaku_compat import findings_to_errors, normalize_package
 from terrarium.config.located import did_you_mean, from_validation_error, unknown_hint
 from terrarium.config.models import KohakuPackage
-from terrarium.config.yamlio import load_yaml
+from terrarium.config.yamlio import YamlDoc, load_yaml
 from terrarium.errors import ConfigError, Location
 from terrarium.paths import data_root
 
@@ -30,6 +30,41 @@ class Package:
     root: Path
     manifest: KohakuPackage
     tools: dict[str, str] = field(default_factory=dict)  # KohakuTerrarium form: name → mod:Cls
+    doc: YamlDoc | None = None  # the manifest as read, to point at one of its list entries
+
+    def missing_entries(self) -> list[ConfigError]:
+        """Each folder or file a manifest list names that is not there, reported at its
+        own list entry (the ``path`` of a ``{name, path}`` entry)."""
+        out: list[ConfigError] = []
+        if self.doc is None:
+            return out
+        m = self.manifest
+        for key, entries, what in (("creatures", m.creatures, "creature folder"),
+                                   ("terrariums", m.terrariums, "terrarium folder"),
+                                   ("channels", m.channels, "channel schema file or folder")):
+            for i, rel in enumerate(entries):
+                p = self.root / rel
+                if key == "creatures":
+                    ok = (p / "config.yaml").is_file() or (p.suffix in (".yaml", ".yml")
+                                                           and p.is_file())
+                elif key == "terrariums":
+                    ok = (p / "terrarium.yaml").is_file() or (p.suffix in (".yaml", ".yml")
+                                                              and p.is_file())
+                else:
+                    ok = p.exists()
+                if not ok:
+                    out.append(self._entry_error(key, i, f"{what} not found: {p}"))
+        for i, s in enumerate(m.skills):
+            p = self.root / s.path
+            if not (p / "SKILL.md").is_file() and not p.is_file():
+                out.append(self._entry_error("skills", i, f"skill {s.name!r} not found: {p}"))
+        return out
+
+    def _entry_error(self, key: str, i: int, message: str) -> ConfigError:
+        assert self.doc is not None
+        kp: tuple[str | int, ...] = (key, i, "path") if (key, i, "path") in self.doc.marks \
+            else (key, i)
+        return self.doc.error(kp, message, f"create it, or fix or remove this {key} entry")
 
     def skill_files(self) -> dict[str, Path]:
         """The package's skills by name: a folder's SKILL.md, or the file itself."""
@@ -84,7 +119,7 @@ class PackageIndex:
             except ValidationError as exc:
                 self.errors.extend(from_validation_error(
                     doc, exc, ControllerSettings, profile, base=("llm_profiles", pname)))
-        pkg = Package(model.name, root.resolve(), model, tools)
+        pkg = Package(model.name, root.resolve(), model, tools, doc)
         self.packages.setdefault(model.name, pkg)
         return pkg
 

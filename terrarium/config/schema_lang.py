@@ -92,7 +92,9 @@ class _Compiler:
                     TypeAdapter(ann).validate_python(raw["default"])
                 except ValidationError:
                     self.fail((*fkp, "default"), f"the default {raw['default']!r} is not a "
-                              f"valid {label}", "give a default value of the field's type")
+                              f"valid {label}", self.doc.yaml11_note(
+                                  (*fkp, "default"), raw["default"])
+                              or "give a default value of the field's type")
                     continue
             example = raw.get("example") if isinstance(raw, dict) else None
             if example is not None:
@@ -100,7 +102,8 @@ class _Compiler:
                     TypeAdapter(ann).validate_python(example)
                 except ValidationError:
                     self.fail((*fkp, "example"), f"the example {example!r} is not a valid "
-                              f"{label}", "give an example value of the field's type")
+                              f"{label}", self.doc.yaml11_note((*fkp, "example"), example)
+                              or "give an example value of the field's type")
                     continue
             defs[fname] = (ann, Field(field_default, description=desc or None,
                                       examples=[example] if example is not None else None,
@@ -123,6 +126,12 @@ class _Compiler:
             return SCALARS[tname], tname
         if tname == "enum":
             values = spec.get("values")
+            if isinstance(values, list) and values:
+                for i, v in enumerate(values):  # `[yes, no]`: YAML 1.1 read booleans
+                    if (note := self.doc.yaml11_note((*kp, "values", i), v)) is not None:
+                        self.fail((*kp, "values", i), f"enum value {v!r} is not a string",
+                                  note)
+                        return None
             if not isinstance(values, list) or not values or not all(
                 isinstance(v, str) for v in values
             ):

@@ -37,7 +37,13 @@ from terrarium.config.schema_lang import (
     message_type_from_model,
 )
 from terrarium.config.yamlio import YamlDoc, load_yaml
-from terrarium.errors import ConfigError, ConfigErrors, Location, TerrariumError
+from terrarium.errors import (
+    ConfigError,
+    ConfigErrors,
+    Location,
+    TerrariumError,
+    closest_name,
+)
 from terrarium.prompt.examples import value_for_label
 from terrarium.prompt.templates import MESSAGE_TEMPLATE_EXTRAS, compile_message_template
 
@@ -430,8 +436,9 @@ def load_team(path: Path | str) -> Team:
                  if isinstance(w, str) or (w.with_content and w.prompt is None)]
         listen = [*entry.channels.listen,
                   *(c for c, t in direct.items() if t == entry.name)]
-        for role, names, table in (("listen", listen, listeners),
-                                   ("can_send", entry.channels.can_send, senders),
+        can_send, heard = list(entry.channels.can_send), list(entry.channels.listen)
+        for role, names, table in (("listen", list(listen), listeners),
+                                   ("can_send", list(can_send), senders),
                                    ("output_wiring", wired, senders)):
             for j, ch in enumerate(names):
                 kp = (*ekp, "channels", role, j) if role != "output_wiring" else (*ekp, role, j)
@@ -440,6 +447,15 @@ def load_team(path: Path | str) -> Team:
                                             did_you_mean(ch, list(channels))
                                             or f"declare it under terrarium.channels "
                                             f"(declared: {', '.join(channels) or 'none'})"))
+                    # one mistake, one error: wire the channel the typo surely meant, so
+                    # that no "nobody listens" or unwired-template error follows from it
+                    meant = closest_name(ch, list(channels))
+                    if meant is not None and entry.name not in table[meant]:
+                        table[meant].append(entry.name)
+                        if role == "listen":
+                            heard.append(meant)
+                        elif role == "can_send":
+                            can_send.append(meant)
                 elif entry.name not in table[ch]:
                     table[ch].append(entry.name)
         for j, ch in enumerate(wired):
@@ -449,8 +465,8 @@ def load_team(path: Path | str) -> Team:
                                         f"channel {ch!r} has schema {mt.name!r} without a `text` "
                                         "field, so turn-end text cannot be delivered on it"))
         if lc is not None:
-            check_send_fill(lc, entry.name, entry.channels.can_send, channels, errors)
-            check_message_templates(lc, entry.name, entry.channels.listen, channels, errors)
+            check_send_fill(lc, entry.name, can_send, channels, errors)
+            check_message_templates(lc, entry.name, heard, channels, errors)
             creatures[entry.name] = CreatureDef(
                 entry.name, lc, tuple(listen), tuple(entry.channels.can_send),
                 tuple(wired), _hint_overrides(index, lc),
@@ -548,13 +564,21 @@ def load_package(path: Path) -> tuple[PackageIndex, list[Team]]:
         raise ConfigErrors(errors or [ConfigError(f"no {MANIFEST} in {root}",
                                                   location=Location(root))])
     teams: list[Team] = []
-    for ch in pkg.manifest.channels:
+    missing = pkg.missing_entries()  # each at its own list entry, then not loaded again
+    errors.extend(missing)
+    gone = {e.location.key_path[:2] for e in missing}
+    for i, ch in enumerate(pkg.manifest.channels):
         p = root / ch
+        if ("channels", i) in gone:
+            continue
         for f in sorted(p.glob("*.yaml")) if p.is_dir() else [p]:
             load_schema_file(f, errors)
-    for c in pkg.manifest.creatures:
-        load_creature(root / c, index, errors)
-    for t in pkg.manifest.terrariums:
+    for i, c in enumerate(pkg.manifest.creatures):
+        if ("creatures", i) not in gone:
+            load_creature(root / c, index, errors)
+    for i, t in enumerate(pkg.manifest.terrariums):
+        if ("terrariums", i) in gone:
+            continue
         try:
             teams.append(load_team(root / t))
         except ConfigErrors as exc:

@@ -55,6 +55,26 @@ class YamlDoc:
     path: Path
     data: Any
     marks: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
+    # the text of each unquoted scalar YAML resolved to a boolean or a number, as written:
+    # `yes` is true and `1.10` is 1.1 in YAML 1.1, which surprises where text was meant
+    scalars: dict[KeyPath, str] = field(default_factory=dict)
+
+    def yaml11_note(self, key_path: Sequence[str | int], value: Any) -> str | None:
+        """Why ``value`` at ``key_path`` is not the text written there, with the fix
+        (quoting); None when it was not an unquoted boolean or number."""
+        text = self.scalars.get(tuple(key_path))
+        if text is None or isinstance(value, str) or value is None:
+            return None
+        if isinstance(value, bool):
+            read = f"the boolean {str(value).lower()}"
+        elif isinstance(value, int | float) and text != str(value):
+            read = f"the number {value}"
+        elif isinstance(value, int | float):
+            read = "a number"
+        else:
+            return None
+        return f"YAML reads unquoted `{text}` as {read}; write \"{text}\" (quoted) to mean " \
+            "the text"
 
     def location(self, key_path: Sequence[str | int]) -> Location:
         """Location of the deepest existing prefix of ``key_path`` (never fails)."""
@@ -130,6 +150,8 @@ def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
     if isinstance(node, yaml.SequenceNode):
         return [_build(item, (*kp, i), doc) for i, item in enumerate(node.value)]
     value = _SCALAR_LOADER.construct_object(node)
+    if node.style is None and isinstance(value, bool | int | float):
+        doc.scalars[kp] = node.value
     if isinstance(value, str) and "${" in value:
         value = substitute_env(value, Location(doc.path, *_mark(node), key_path=kp))
         if value and node.style is None and node.tag == "tag:yaml.org,2002:str":
