@@ -1,10 +1,16 @@
 """Starting a team run, in order: the transport (past one machine), the channel hub, the
-run's task group, the wiring (embedded server, sinks, controllers), the supervisor with one
+run's task group, the wiring (sinks, embedded server, controllers), the supervisor with one
 loop per creature, background jobs and triggers. Each step may use the ones before it.
+
+Warm-up (``runtime/warmup.py``) overlaps them: voices load from the moment their outputs
+exist, and each creature's loop first makes its creature ready (prompt prefix restored from
+the cache or evaluated, voice loaded), then takes messages; ``TeamReady`` says when all are.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -19,13 +25,14 @@ from terrarium.channels.hub import ChannelHub
 from terrarium.channels.nats import NatsTransport
 from terrarium.config import Team
 from terrarium.controller.jobs import STATE_JOB_HOST
-from terrarium.events import RunStarted
+from terrarium.events import RunStarted, TeamReady
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.distributed import announce, check_join, open_transport
 from terrarium.runtime.options import RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.runtime.supervision import Supervisor
 from terrarium.runtime.triggers import Triggers
+from terrarium.runtime.warmup import WarmUp
 from terrarium.runtime.wiring import Wiring, build_hub
 from terrarium.store import MemoryStore
 from terrarium.tools.team import TeamControl
@@ -83,16 +90,25 @@ async def start_team(
     try:
         tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
         wiring = Wiring(options, bus, recorder, run_dir, memory)
-        await wiring.wire(creatures, hub, stack, operator=operator)
+        warm = (WarmUp(creatures, recorder=recorder, bus=bus, tg=tg, started_at=started_at)
+                if options.warm_up else None)
+        await wiring.wire(creatures, hub, stack, operator=operator,
+                          on_sinks=warm.on_sinks if warm is not None else None)
+        if warm is not None and wiring.embedded is not None:
+            warm.cache = wiring.embedded.prefix_cache()
+            api = wiring.embedded.api_base
+            warm.cached = lambda model: getattr(model, "base_url", None) == api
         resumed = hub.resume() if options.resume else {}
+        # the loops below warm their creatures first (WarmUp), not the supervisor
         sup = Supervisor(creatures, hub=hub, recorder=recorder, bus=bus, sinks=wiring.sinks,
-                         options=options, tg=tg, members=sorted(team.creatures))
+                         options=dataclasses.replace(options, warm_up=False), tg=tg,
+                         members=sorted(team.creatures))
         jobs = JobHost(tg, sup)  # background jobs run in the run's task group
         for c in creatures.values():
             if c.parts.cdef.config.background and c.controller is not None:
                 c.controller.tool_ctx.state[STATE_JOB_HOST] = jobs
         for c in creatures.values():
-            tg.start_soon(sup.loop, c)
+            tg.start_soon(_warm_then_loop, warm, sup, c)
         Triggers({c.name: c.parts.cdef.config.triggers for c in creatures.values()},
                  sup.deliver_trigger, bus=bus, clock=options.trigger_time).start(tg)
     except BaseException:
@@ -101,4 +117,13 @@ async def start_team(
         tg.cancel_scope.cancel()
         raise
     bus.publish(RunStarted(run_id=recorder.run_id, terrarium=team.name, path=str(team.path)))
+    if warm is None:
+        bus.publish(TeamReady(seconds=max(0.0, time.time() - started_at)))
     return Started(hub, tg, wiring, sup, transport, resumed)
+
+
+async def _warm_then_loop(warm: WarmUp | None, sup: Supervisor, c: RunningCreature) -> None:
+    """A creature's loop: ready first (its inbox keeps what arrives meanwhile)."""
+    if warm is not None:
+        await warm.creature(c)
+    await sup.loop(c)
