@@ -1,10 +1,10 @@
 """Starting a team run, in order: the transport (past one machine), the channel hub, the
-run's task group, the wiring (sinks, embedded server, controllers), the supervisor with one
+run's task group, the wiring (embedded server, sinks, controllers), the supervisor with one
 loop per creature, background jobs and triggers. Each step may use the ones before it.
 
-Warm-up (``runtime/warmup.py``) overlaps them: voices load from the moment their outputs
-exist, and each creature's loop first makes its creature ready (prompt prefix restored from
-the cache or evaluated, voice loaded), then takes messages; ``TeamReady`` says when all are.
+Each creature's loop first makes its creature ready (``runtime/warmup.py``: prompt prefix
+restored from the cache or evaluated, voice loaded), then takes messages (its inbox keeps
+what arrives meanwhile); ``TeamReady`` says when all are.
 """
 
 from __future__ import annotations
@@ -90,14 +90,15 @@ async def start_team(
     try:
         tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
         wiring = Wiring(options, bus, recorder, run_dir, memory)
-        warm = (WarmUp(creatures, recorder=recorder, bus=bus, tg=tg, started_at=started_at)
+        await wiring.wire(creatures, hub, stack, operator=operator)
+        warm = (WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
                 if options.warm_up else None)
-        await wiring.wire(creatures, hub, stack, operator=operator,
-                          on_sinks=warm.on_sinks if warm is not None else None)
-        if warm is not None and wiring.embedded is not None:
-            warm.cache = wiring.embedded.prefix_cache()
-            api = wiring.embedded.api_base
-            warm.cached = lambda model: getattr(model, "base_url", None) == api
+        if warm is not None:
+            warm.sinks = wiring.sinks
+            if wiring.embedded is not None:
+                warm.cache = wiring.embedded.prefix_cache()
+                api = wiring.embedded.api_base
+                warm.cached = lambda model: getattr(model, "base_url", None) == api
         resumed = hub.resume() if options.resume else {}
         # the loops below warm their creatures first (WarmUp), not the supervisor
         sup = Supervisor(creatures, hub=hub, recorder=recorder, bus=bus, sinks=wiring.sinks,

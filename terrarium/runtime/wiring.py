@@ -9,7 +9,7 @@ recorder's ``emit`` and each voice the recorder's transcript.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import datetime
 from pathlib import Path
@@ -162,24 +162,15 @@ class Wiring:
         self.slot_pools: dict[str, SlotPool] = {}  # team creature -> its sub-agents' slots
 
     async def wire(self, creatures: Mapping[str, RunningCreature], hub: ChannelHub,
-                   stack: AsyncExitStack, *, operator: TeamControl | None,
-                   on_sinks: Callable[[str, Mapping[str, OutputSink]], None] | None = None
-                   ) -> None:
-        """Give every creature its sinks (``on_sinks`` hears of each at once, so a voice
-        can load while the model does), start the embedded server if a creature or a
-        sub-agent needs it (one slot per creature, and per sub-agent that may run on it at
-        once), then give every creature its controller; the root creature's team tools get
-        ``operator``, the running team they act on."""
+                   stack: AsyncExitStack, *, operator: TeamControl | None) -> None:
+        """Start the embedded server if a creature or a sub-agent needs it (one slot per
+        creature, and per sub-agent that may run on it at once), then give every creature
+        its sinks and controller; the root creature's team tools get ``operator``, the
+        running team they act on."""
         opts = self.options
-        subagents: dict[str, Subagents] = {}
-        for c in creatures.values():
-            sinks = await self._make_sinks(c, stack)
-            self.sinks[c.name] = sinks
-            if on_sinks is not None:
-                on_sinks(c.name, sinks)
-            if c.parts.cdef.config.subagents:
-                subagents[c.name] = Subagents.for_parts(
-                    c.parts, make_model=self._subagent_model, emit=self.bus.publish)
+        subagents = {c.name: Subagents.for_parts(c.parts, make_model=self._subagent_model,
+                                                 emit=self.bus.publish)
+                     for c in creatures.values() if c.parts.cdef.config.subagents}
         needs_embedded = [
             c for c in creatures.values()
             if c.parts.settings.provider == "embedded"
@@ -194,7 +185,9 @@ class Wiring:
         slot_of = assign_slots({c.name: c.parts.settings for c in creatures.values()
                                 if not (opts.models and c.name in opts.models)})
         for c in creatures.values():
-            c.controller = self._make_controller(c, self.sinks[c.name], slot_of.get(c.name), hub)
+            sinks = await self._make_sinks(c, stack)
+            self.sinks[c.name] = sinks
+            c.controller = self._make_controller(c, sinks, slot_of.get(c.name), hub)
             if c.name == ROOT and operator is not None:
                 c.controller.tool_ctx.state[STATE_TEAM] = operator
             if c.name in subagents:
@@ -220,7 +213,7 @@ class Wiring:
             try:
                 if subs.parts(name).settings.provider == "embedded":
                     count += 1
-            except TerrariumError:
+            except (TerrariumError, OSError, ValueError):
                 continue
         return min(count, int(subs.limiter.total_tokens))
 
