@@ -277,3 +277,35 @@ def test_the_console_prints_start_up_progress() -> None:
         "  speaker warm in 8.0 s (prefix evaluated, 345 tokens, saved for the next start)",
         "ready in 1.0 s",
     ]
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_the_runtime_reports_each_creature_warm_then_the_team_ready(tmp_path: Path,
+                                                                    warm: bool) -> None:
+    from terrarium.events import RunStarted
+    from terrarium.runtime.runtime import TeamRuntime
+    from terrarium.voice import AudioClip, CallableSynthesizer
+
+    def speech(text: str) -> AudioClip:
+        return AudioClip(pcm=b"\x00\x00" * 1600, sample_rate=16000)
+
+    events: list[Event] = []
+    opts = RuntimeOptions(runs_dir=tmp_path, audio="none", warm_up=warm,
+                          synthesizer=CallableSynthesizer(speech, 16000),
+                          on_event=events.append)
+
+    async def go() -> None:
+        async with TeamRuntime(load_team(VOICE), opts) as rt:
+            with anyio.fail_after(30):
+                await rt.send_user("what is the weather?")
+                await rt.wait_idle()
+
+    anyio.run(go)
+    kinds = [type(e) for e in events
+             if isinstance(e, RunStarted | CreatureWarming | CreatureWarmed | TeamReady)]
+    if warm:
+        assert kinds == [RunStarted, CreatureWarming, CreatureWarmed, TeamReady]
+        (warmed,) = [e for e in events if isinstance(e, CreatureWarmed)]
+        assert warmed.creature == "speaker" and warmed.prefix == "none"  # scripted: no cache
+    else:
+        assert kinds == [RunStarted, TeamReady]

@@ -118,7 +118,7 @@ async def start_team(
         tg.cancel_scope.cancel()
         raise
     bus.publish(RunStarted(run_id=recorder.run_id, terrarium=team.name, path=str(team.path)))
-    if warm is None:
+    if warm is None or not warm.pending:
         bus.publish(TeamReady(seconds=max(0.0, time.time() - started_at)))
     return Started(hub, tg, wiring, sup, transport, resumed)
 

@@ -51,7 +51,8 @@ def prefix_text(controller: Controller) -> str | None:
 
 
 class WarmUp:
-    """Warms the creatures that listen; publishes ``TeamReady`` when all of them are.
+    """Warms the creatures that listen; publishes ``TeamReady`` when all of them are
+    (with none to warm, the caller says the team is ready).
 
     ``sinks``, ``cache`` and ``cached`` (which models talk to the cache's server) are set
     once the wiring is done; ``creature`` then warms one creature.
@@ -69,8 +70,6 @@ class WarmUp:
         self.sinks: Mapping[str, Mapping[str, OutputSink]] = {}
         self.cache: PrefixCache | None = None
         self.cached: Callable[[Any], bool] = lambda model: False
-        if not self.pending:
-            self._ready()
 
     # ------------------------------------------------------------------ creatures
     async def creature(self, c: RunningCreature) -> None:
