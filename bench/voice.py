@@ -299,8 +299,9 @@ def cold_start(runs: int, verbose: bool) -> None:
                 print(f"{i:>2} {kind:<6} ready {r.ready:5.2f} s after the process started "
                       f"(runtime {r.runtime_ready:4.1f} s, model load {r.model_load:3.1f} s, "
                       f"{r.restored} prefix(es) restored)", flush=True)
-                if verbose:
-                    print("     " + "\n     ".join(r.lines))
+                shown = r.lines if verbose else [x for x in r.lines if "[cache]" in x]
+                if shown:
+                    print("     " + "\n     ".join(shown))
     print(f"\ncold start of examples/voice_assistant, {runs} run(s) each "
           "(process start to ready):")
     for kind, rs in results.items():

@@ -81,11 +81,13 @@ class PrefixCache:
     ``--slot-save-path directory`` (the embedded server: ``slot_save_dir``).
 
     ``model_file`` identifies the model the states belong to. Never raises for a missing,
-    stale or unreadable file, nor for a server that refuses: each is an outcome.
+    stale or unreadable file, nor for a server that refuses: each is an outcome. The
+    timeout is long because the server queues a save behind the prompt it is evaluating
+    (another creature's whole prefix, at a first start).
     """
 
     def __init__(self, directory: Path, model_file: Path, base_url: str, *,
-                 timeout: float = 30.0, max_bytes: int = DEFAULT_MAX_BYTES,
+                 timeout: float = 120.0, max_bytes: int = DEFAULT_MAX_BYTES,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.directory = directory
         self.tag = model_tag(model_file)
@@ -118,7 +120,8 @@ class PrefixCache:
                                        json={"filename": name})
             data = resp.json() if resp.status_code == 200 else None
         except (httpx.HTTPError, ValueError) as exc:
-            return RestoreOutcome(False, problem=f"restore failed: {exc}", file=name)
+            return RestoreOutcome(False, problem=f"restore failed: {_describe(exc)}",
+                                  file=name)
         if not isinstance(data, dict) or not data.get("n_restored"):
             why = _error_text(resp)
             self.discard(prefix)
@@ -145,7 +148,7 @@ class PrefixCache:
         except (httpx.HTTPError, ValueError, OSError) as exc:
             with contextlib.suppress(OSError):
                 (self.directory / part).unlink()
-            return SaveOutcome(False, problem=f"save failed: {exc}")
+            return SaveOutcome(False, problem=f"save failed: {_describe(exc)}")
         self.prune()
         ms = float((data.get("timings") or {}).get("save_ms") or 0.0)
         return SaveOutcome(True, tokens=int(data["n_saved"]), ms=ms)
@@ -170,6 +173,11 @@ class PrefixCache:
                     p.unlink()
                     gone.append(p)
         return gone
+
+
+def _describe(exc: Exception) -> str:
+    """One line, also for exceptions whose text is empty (httpx's timeouts)."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _error_text(resp: httpx.Response) -> str:
