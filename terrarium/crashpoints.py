@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["crashpoint"]
+__all__ = ["ARMED", "crashpoint"]
 
 _KILL_AT = int(os.environ.get("TERRARIUM_TEST_KILL_AT", "0") or 0)
 _TRACE = os.environ.get("TERRARIUM_TEST_CRASHPOINTS") or None
 _ARMED = bool(_KILL_AT or _TRACE)
+ARMED = _ARMED  # hot paths test this constant instead of calling crashpoint()
 _count = 0
 
 

@@ -19,9 +19,17 @@ _counter = itertools.count()
 _time_ns = time.time_ns
 
 
+_TAG_BITS = int(_PROCESS_TAG, 16) << 32
+
+
+def _id_of(ns: int) -> str:
+    # one 120-bit number (ns, tag, seq) as 15 bytes of hex: twice as fast as formatting
+    return ((ns << 56) | _TAG_BITS | (next(_counter) & 0xFFFFFFFF)).to_bytes(15, "big").hex()
+
+
 def new_message_id() -> str:
     """A unique id that sorts by creation time: 16 hex ns + 6 hex process tag + 8 hex seq."""
-    return f"{_time_ns():016x}{_PROCESS_TAG}{next(_counter) & 0xFFFFFFFF:08x}"
+    return _id_of(_time_ns())
 
 
 def derived_message_id(parent: str, creature: str, n: int) -> str:
@@ -85,6 +93,39 @@ class Envelope(BaseModel):
         _set(env, "__pydantic_private__", None)
         return env
 
+    @classmethod
+    def fresh(
+        cls,
+        channel: str,
+        sender: str,
+        schema_name: str,
+        payload: dict[str, Any],
+        reply_to: str | None = None,
+        correlation_id: str | None = None,
+        id: str | None = None,
+    ) -> Envelope:
+        """A new trusted envelope (see :meth:`trusted`) sent now: its id (unless given)
+        and its ``ts`` come from one clock reading, the hub's hot path."""
+        ns = _time_ns()
+        env = _new(cls)
+        _set_dict(
+            env,
+            {
+                "id": id or _id_of(ns),
+                "channel": channel,
+                "sender": sender,
+                "schema_name": schema_name,
+                "payload": payload,
+                "ts": ns / 1e9,
+                "reply_to": reply_to,
+                "correlation_id": correlation_id,
+            },
+        )
+        _set_fields(env, _ALL_FIELDS)
+        _set_extra(env, None)
+        _set_private(env, None)
+        return env
+
     def to_json(self) -> str:
         return self.model_dump_json()
 
@@ -96,6 +137,11 @@ class Envelope(BaseModel):
 _new = object.__new__
 _set = object.__setattr__
 _ALL_FIELDS = frozenset(Envelope.model_fields)
+# BaseModel's own slot setters, called directly (what object.__setattr__ ends up doing)
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 __all__ = [

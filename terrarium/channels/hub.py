@@ -26,6 +26,7 @@ import dataclasses
 import json
 import logging
 import time
+import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
@@ -47,8 +48,9 @@ from terrarium.channels.log import (
     refusal_row,
 )
 from terrarium.channels.spec import ChannelSpec, CreatureWiring, SendResult
-from terrarium.channels.transport import Receiver, Transport
+from terrarium.channels.transport import NowaitPut, Receiver, Transport
 from terrarium.channels.writer import LogWriter
+from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, RegistryError, RuntimeFailure, closest_name
 from terrarium.events import MessageConsumed, MessageDelivered, MessageRefused, MessageSent
@@ -59,18 +61,28 @@ logger = logging.getLogger("terrarium.channels")
 MESSAGE_IGNORE_SQL = MESSAGE_SQL.replace("INSERT INTO", "INSERT OR IGNORE INTO", 1)
 
 PayloadValidator = Callable[[Any], dict[str, Any]]
+SizeCheck = Callable[[dict[str, Any], int], bool]  # (body, max_bytes) -> surely fits
 
 
 class _Route:
-    """Everything one (sender, channel) send needs, computed once."""
+    """Everything one (sender, channel) send needs, computed once.
 
-    __slots__ = ("broadcast", "channel", "max_bytes", "rr", "schema_name", "targets", "validate")
+    ``puts`` are the targets' non-blocking inbox puts (``Transport.nowait_put``), looked up
+    once here so a send that finds room costs one call per receiver; ``taps`` the same for
+    the channel's observers (the sender excluded). ``fits`` tells, without encoding it,
+    that a validated body is surely under ``max_bytes`` (see ``_fits_check``).
+    """
+
+    __slots__ = ("broadcast", "channel", "fits", "max_bytes", "ones", "puts", "rr",
+                 "schema_name", "taps", "targets", "validate")
 
     def __init__(
         self,
         spec: ChannelSpec,
         targets: tuple[str, ...],
         validate: PayloadValidator | None,
+        puts: tuple[NowaitPut, ...] = (),
+        taps: tuple[tuple[str, NowaitPut], ...] = (),
     ) -> None:
         self.channel = spec.name
         self.schema_name = spec.schema_name or spec.name
@@ -79,6 +91,10 @@ class _Route:
         self.validate = validate
         self.max_bytes = spec.max_bytes
         self.rr = 0
+        self.puts = puts
+        self.taps = taps
+        self.ones = tuple((t,) for t in targets)  # a queue send's result, made once
+        self.fits = _fits_check(spec.validator if validate else None, spec.max_bytes)
 
 
 def _plain(annotation: Any) -> bool:
@@ -112,6 +128,95 @@ def compile_validator(model: type[BaseModel]) -> PayloadValidator:
     return lambda payload: validate(payload).model_dump()
 
 
+_JSON_SCALARS = (str, int, float, bool, type(None))
+_JSON_CONTAINERS = (list, tuple, dict)
+
+
+def _json_plain(annotation: Any) -> bool:
+    """True when every value of this type is JSON data whose ``repr`` is at least a quarter
+    of its UTF-8 JSON size: str, int, float, bool, None, and lists, tuples, dicts of them."""
+    if annotation in _JSON_SCALARS:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return all(type(a) in _JSON_SCALARS for a in typing.get_args(annotation))
+    args = typing.get_args(annotation)
+    if origin in _JSON_CONTAINERS or origin is typing.Union or origin is types.UnionType:
+        return bool(args) and all(a is Ellipsis or _json_plain(a) for a in args)
+    return False
+
+
+def _json_plain_model(model: type[BaseModel] | None) -> bool:
+    """Whether a validated body of ``model`` is plain JSON data (see ``_json_plain``)."""
+    if model is None or model.model_config.get("extra") == "allow":
+        return False
+    return all(_json_plain(f.annotation) for f in model.model_fields.values())
+
+
+_INT_BOUND = 10**15  # |n| below this: at most 16 JSON bytes
+
+
+def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
+    """A per-schema test that a validated body surely fits ``limit`` UTF-8 JSON bytes.
+
+    False means "not sure", and the send measures the JSON. A schema of scalar fields
+    (str, bool, float, int, None, Literal; the usual case) is bounded from its strings'
+    lengths: 6 bytes a character at most (an escape), a fixed allowance for the rest. Any
+    other plain-JSON schema is bounded by ``4 * len(repr(body))``; others never are.
+    """
+    if model is None or not _json_plain_model(model):
+        return _never
+    fixed = 2  # {}
+    str_keys: list[str] = []
+    int_keys: list[str] = []
+    for name, f in model.model_fields.items():
+        fixed += 6 * len(name) + 4  # "key": and a comma
+        kinds = set(typing.get_args(f.annotation)) if _is_union(f.annotation) else {f.annotation}
+        kinds.discard(type(None))
+        fixed += 4  # null
+        if kinds <= {str}:
+            str_keys.append(name)
+            fixed += 2
+        elif kinds <= {int}:
+            int_keys.append(name)
+            fixed += 17
+        elif kinds <= {bool}:
+            fixed += 5
+        elif kinds <= {float}:
+            fixed += 24  # repr(float) is at most 24 characters; Infinity is 9
+        elif len(kinds) == 1 and typing.get_origin(next(iter(kinds))) is typing.Literal:
+            fixed += max(6 * len(repr(a)) for a in typing.get_args(next(iter(kinds))))
+        else:
+            return _repr_fits
+    if fixed > limit:
+        return _never
+    room = (limit - fixed) // 6
+    skeys, ikeys = tuple(str_keys), tuple(int_keys)
+
+    def fits(body: dict[str, Any], limit: int) -> bool:
+        n = 0
+        for k in skeys:
+            v = body[k]
+            if v is not None:
+                n += len(v)
+        for k in ikeys:
+            v = body[k]
+            if v is not None and not -_INT_BOUND < v < _INT_BOUND:
+                return False
+        return n <= room
+
+    return fits
+
+
+def _is_union(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    return origin is typing.Union or origin is types.UnionType
+
+
+def _never(body: dict[str, Any], limit: int) -> bool:
+    return False
+
+
 def payload_size(payload: Mapping[str, Any], limit: int) -> int:
     """The payload's size as UTF-8 JSON, or 0 when it is surely under ``limit``.
 
@@ -135,7 +240,35 @@ def payload_size(payload: Mapping[str, Any], limit: int) -> int:
     return len(_json_dumps(payload).encode("utf-8", "replace"))
 
 
+_fresh = Envelope.fresh
+_set_envelope = SendResult.__dict__["envelope"].__set__
+_set_delivered = SendResult.__dict__["delivered_to"].__set__
+
+
+def _result(env: Envelope, delivered: tuple[str, ...]) -> SendResult:
+    """``SendResult(env, delivered)`` through its slots: a frozen dataclass's ``__init__``
+    costs as much as a third of a fast send."""
+    r = _new_object(SendResult)
+    _set_envelope(r, env)
+    _set_delivered(r, delivered)
+    return r
+
+
+_new_object = object.__new__
 _json_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+
+def _repr_fits(body: dict[str, Any], limit: int) -> bool:
+    """True when a plain-JSON body surely fits in ``limit`` bytes of UTF-8 JSON.
+
+    For str, int, float, bool, None and containers of them, each ``repr`` character stands
+    for at most 4 JSON bytes (a character's UTF-8 is at most 4 bytes, an escape at most 6
+    for a 2+ character repr escape; ``inf`` is ``Infinity``), so ``4 * len(repr)`` bounds it.
+    """
+    try:
+        return 4 * len(repr(body)) <= limit
+    except ValueError:  # an int too long for str(): let the JSON encoder decide
+        return False
 
 
 def describe_validation_error(err: ValidationError) -> str:
@@ -163,7 +296,10 @@ class ChannelHub:
         validate: bool = True,
         send_timeout: float | None = None,
         offload_log: bool = False,
+        observers: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
+        """``observers``: {creature: channels} it gets a copy of every message on without
+        listening there (see :meth:`observed`); only with an in-process transport."""
         self.specs: dict[str, ChannelSpec] = {}
         for spec in channels:
             if spec.name in self.specs:
@@ -186,6 +322,8 @@ class ChannelHub:
         self.log = log
         self.run_id = run_id or (log.start_run(terrarium_name) if log is not None else "")
         self._writer = LogWriter(log, offload=offload_log) if log is not None else None
+        # no log to write first, no broker to hand to: a send puts straight into inboxes
+        self._direct = self._writer is None and not self.transport.brokered
         self._tg: anyio.abc.TaskGroup | None = None
         self._replayed: set[tuple[str, str]] = set()
 
@@ -195,17 +333,26 @@ class ChannelHub:
             for ch in w.listen:
                 listeners[ch].append(w.name)
         self._listeners = {ch: tuple(names) for ch, names in listeners.items()}
+        self._observers = self._check_observers(observers or {})
+        watching: dict[str, list[str]] = {name: [] for name in self.specs}
+        for name, chans in self._observers.items():
+            for ch in chans:
+                watching[ch].append(name)
+        self.observer_missed: dict[str, int] = dict.fromkeys(self._observers, 0)
         self.transport.bind(self.specs, self.wiring)
         self._inboxes: dict[str, Receiver] = {}
         for w in self.wiring.values():
-            if w.listen:
-                cap = sum(self.specs[ch].capacity for ch in set(w.listen))
+            heard = set(w.listen) | set(self._observers.get(w.name, ()))
+            if heard:
+                cap = sum(self.specs[ch].capacity for ch in heard)
                 self._inboxes[w.name] = self.transport.open_inbox(w.name, cap)
 
         validators: dict[str, PayloadValidator | None] = {
             name: compile_validator(s.validator) if (validate and s.validator) else None
             for name, s in self.specs.items()
         }
+        local = not self.transport.brokered
+        put = self.transport.nowait_put
         self._routes: dict[tuple[str, str], _Route] = {}
         for w in self.wiring.values():
             for ch in w.can_send:
@@ -213,7 +360,37 @@ class ChannelHub:
                 targets = self._listeners[ch]
                 if spec.kind == "broadcast":
                     targets = tuple(t for t in targets if t != w.name)
-                self._routes[(w.name, ch)] = _Route(spec, targets, validators[ch])
+                puts = tuple(put(t) for t in targets) if local else ()
+                taps = tuple((o, put(o)) for o in watching[ch] if o != w.name)
+                self._routes[(w.name, ch)] = _Route(spec, targets, validators[ch], puts, taps)
+
+    def _check_observers(self, observers: Mapping[str, Iterable[str]]
+                         ) -> dict[str, tuple[str, ...]]:
+        out: dict[str, tuple[str, ...]] = {}
+        for name, chans in observers.items():
+            chans = tuple(dict.fromkeys(chans))
+            if not chans:
+                continue
+            if self.transport.brokered:
+                raise RuntimeFailure(
+                    f"{type(self.transport).__name__} routes by itself, so creature {name!r} "
+                    "cannot observe channels there; observers need the in-process transport."
+                )
+            w = self.wiring.get(name)
+            if w is None:
+                raise RuntimeFailure(f"Observer {name!r} is not a creature of this team.")
+            for ch in chans:
+                if ch not in self.specs:
+                    raise RuntimeFailure(
+                        f"Creature {name!r} observes channel {ch!r}, which does not exist."
+                    )
+                if ch in w.listen:
+                    raise RuntimeFailure(
+                        f"Creature {name!r} both listens to and observes channel {ch!r}; "
+                        "a listener already gets its messages, so choose one."
+                    )
+            out[name] = chans
+        return out
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -257,6 +434,16 @@ class ChannelHub:
     def listeners(self, channel: str) -> tuple[str, ...]:
         return self._listeners[channel]
 
+    def observed(self, creature: str) -> tuple[str, ...]:
+        """The channels ``creature`` observes: it gets a copy of each message sent there.
+
+        An observer is not a receiver: a queue message still goes to exactly one listener,
+        the copy is not in the message's logged receivers (so a resumed run does not replay
+        it), and a send never waits for an observer. When the observer's inbox is full the
+        copy is dropped for it alone, counted in ``observer_missed`` and logged as a warning.
+        """
+        return self._observers.get(creature, ())
+
     # -- sending -----------------------------------------------------------------------
 
     async def send(
@@ -282,7 +469,8 @@ class ChannelHub:
         after a crash re-sends under the same id, which the broker deduplicates.
         """
         if key is not None and self.log is not None:
-            crashpoint("hub.send.check")
+            if _CRASH_ARMED:
+                crashpoint("hub.send.check")
             seen = self.log.sent_with_key(self.run_id, key)
             if seen is not None:
                 return SendResult(*seen)
@@ -292,7 +480,7 @@ class ChannelHub:
         targets = route.targets
         if not targets:
             await self._refuse(sender, channel, self._no_listener(sender, channel), payload)
-        if isinstance(payload, BaseModel):
+        if type(payload) is not dict and isinstance(payload, BaseModel):
             payload = payload.model_dump()
         validate = route.validate
         if validate is not None:
@@ -306,36 +494,82 @@ class ChannelHub:
                 await self._refuse(sender, channel, reason, payload)
         else:
             body = payload if type(payload) is dict else dict(payload)
-        size = payload_size(body, route.max_bytes)
-        if size > route.max_bytes:
-            reason = (
-                f"The message is {size} bytes; channel {channel!r} takes at most "
-                f"{route.max_bytes} (its max_bytes). Send less, or split it."
-            )
-            await self._refuse(sender, channel, reason, {"bytes": size})
-        env = Envelope.trusted(
-            message_id or new_message_id(),
-            channel,
-            sender,
-            route.schema_name,
-            body,
-            time.time(),
-            reply_to,
-            correlation_id,
-        )
-        if self.transport.brokered:
+        # the size check: bounded from the schema when it can be, else the JSON is measured
+        if not route.fits(body, route.max_bytes):
+            size = payload_size(body, route.max_bytes)
+            if size > route.max_bytes:
+                reason = (
+                    f"The message is {size} bytes; channel {channel!r} takes at most "
+                    f"{route.max_bytes} (its max_bytes). Send less, or split it."
+                )
+                await self._refuse(sender, channel, reason, {"bytes": size})
+        env = _fresh(channel, sender, route.schema_name, body, reply_to, correlation_id,
+                     message_id)
+        if self._direct:
+            # the fast path: every put that finds room is one call, no await, no task
+            if route.broadcast:
+                delivered = await self._fan_out(route, env, wait_limit)
+            else:
+                puts = route.puts
+                n = len(puts)
+                i = route.rr
+                for _ in range(n):
+                    try:
+                        puts[i](env)
+                    except anyio.WouldBlock:
+                        i = i + 1 if i + 1 < n else 0
+                        continue
+                    route.rr = i + 1 if i + 1 < n else 0
+                    delivered = route.ones[i]
+                    break
+                else:  # every inbox full: wait on the one whose turn it is
+                    i = route.rr
+                    route.rr = i + 1 if i + 1 < n else 0
+                    delivered = route.ones[i]
+                    await self._wait_deliver(env, targets[i], (), wait_limit)
+        elif self.transport.brokered:
             delivered = await self._publish(route, env, wait_limit)
         elif route.broadcast:
-            if self._writer is not None:
-                await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, targets, key))
+            await self._writer.write(MESSAGE_SQL, message_row(self.run_id, env, targets, key))
+            if _CRASH_ARMED:
                 crashpoint("hub.send.logged")
-            delivered = await self._deliver_all(env, targets, wait_limit)
+            delivered = await self._fan_out(route, env, wait_limit)
         else:
             delivered = await self._deliver_one(route, env, wait_limit, key)
-        crashpoint("hub.send.delivered")
+        if route.taps:
+            self._tap(route, env)
+        if _CRASH_ARMED:
+            crashpoint("hub.send.delivered")
         if self.bus._subs:
             self._announce(env, delivered)
-        return SendResult(env, delivered)
+        return _result(env, delivered)
+
+    async def _fan_out(
+        self, route: _Route, env: Envelope, wait_limit: float | None
+    ) -> tuple[str, ...]:
+        """A broadcast: the one shared envelope into every inbox with room, no task and no
+        copy per receiver; the sender waits only on a full inbox, in receiver order."""
+        targets = route.targets
+        k = 0
+        for put in route.puts:
+            try:
+                put(env)
+            except anyio.WouldBlock:
+                await self._wait_deliver(env, targets[k], targets[:k], wait_limit)
+            k += 1
+        return targets
+
+    def _tap(self, route: _Route, env: Envelope) -> None:
+        """Copies for the channel's observers: never waits; a full observer misses it."""
+        for name, put in route.taps:
+            try:
+                put(env)
+            except anyio.WouldBlock:
+                self.observer_missed[name] += 1
+                logger.warning(
+                    "observer %s missed message %s on %s: its inbox is full (%d missed)",
+                    name, env.id, env.channel, self.observer_missed[name],
+                )
 
     async def send_many(
         self,

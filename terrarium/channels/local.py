@@ -6,7 +6,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from terrarium.channels.envelope import Envelope
-from terrarium.channels.transport import Receiver, Transport
+from terrarium.channels.transport import NowaitPut, Receiver, Transport
 from terrarium.errors import RuntimeFailure
 
 
@@ -19,6 +19,20 @@ class LocalReceiver(Receiver):
 
     def _receive_live_nowait(self) -> Envelope:
         return self._stream.receive_nowait()
+
+    async def receive_batch(self, max_items: int = 256) -> list[Envelope]:
+        """As :meth:`Receiver.receive_batch`, taking from the stream's buffer directly."""
+        first = await self.receive()
+        out = [first]
+        # replayed envelopes (resume) first, through the generic path
+        nowait = self.receive_nowait if self._replay else self._stream.receive_nowait
+        append = out.append
+        try:
+            for _ in range(max_items - 1):
+                append(nowait())
+        except (anyio.WouldBlock, anyio.EndOfStream):
+            pass
+        return out
 
     async def _receive_live(self) -> Envelope:
         return await self._stream.receive()
@@ -55,6 +69,13 @@ class LocalTransport(Transport):
         except anyio.WouldBlock:
             return False
         return True
+
+    def nowait_put(self, creature: str) -> NowaitPut:
+        """The stream's own ``send_nowait``: no wrapper between the hub and the buffer."""
+        try:
+            return self._senders[creature].send_nowait
+        except KeyError:
+            raise RuntimeFailure(f"Creature {creature!r} has no inbox.") from None
 
     async def deliver(self, creature: str, envelope: Envelope) -> None:
         await self._senders[creature].send(envelope)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import anyio
@@ -19,6 +19,9 @@ from terrarium.channels.envelope import Envelope
 
 if TYPE_CHECKING:
     from terrarium.channels.spec import ChannelSpec, CreatureWiring
+
+NowaitPut = Callable[[Envelope], None]
+"""Puts an envelope in one inbox now, or raises ``anyio.WouldBlock`` (full; nothing done)."""
 
 
 class Receiver(ABC):
@@ -128,6 +131,21 @@ class Transport(ABC):
     def try_deliver(self, creature: str, envelope: Envelope) -> bool:
         """Put ``envelope`` in the inbox now; False (nothing done) when it is full."""
 
+    def nowait_put(self, creature: str) -> NowaitPut:
+        """The non-blocking fast path into ``creature``'s inbox, looked up once per route.
+
+        The hub calls it first for every receiver and awaits :meth:`deliver` only when it
+        raises ``anyio.WouldBlock`` (the inbox is full). The default wraps
+        :meth:`try_deliver`; an in-process transport returns its stream's ``send_nowait``.
+        """
+        try_deliver = self.try_deliver
+
+        def put(envelope: Envelope) -> None:
+            if not try_deliver(creature, envelope):
+                raise anyio.WouldBlock
+
+        return put
+
     @abstractmethod
     async def deliver(self, creature: str, envelope: Envelope) -> None:
         """Put ``envelope`` in the inbox, waiting while it is full (backpressure)."""
@@ -142,6 +160,7 @@ class Transport(ABC):
 
 
 __all__ = [
+    "NowaitPut",
     "Receiver",
     "Transport",
 ]

@@ -122,10 +122,20 @@ def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_i
                         for t in c.config.triggers if t.channel})
     if triggered:
         wirings.append(CreatureWiring(name=TRIGGER, can_send=tuple(triggered)))
+    observers: dict[str, tuple[str, ...]] = {}
     if team.root is not None:  # the operator may send on any channel too
-        wirings.append(CreatureWiring(name=ROOT, can_send=tuple(sorted(team.channels))))
+        # it listens where nobody else does (a channel for it); elsewhere it observes: a copy
+        # of each message without taking a queue message from the creature it is meant for
+        heard = {ch: any(ROOT != n for n in team.channels[ch].listeners)
+                 for ch in team.root.listen}
+        if transport is not None and transport.brokered:  # observers are in-process only
+            heard = {ch: others for ch, others in heard.items() if not others}
+        wirings.append(CreatureWiring(name=ROOT, can_send=tuple(sorted(team.channels)),
+                                      listen=tuple(ch for ch, o in heard.items() if not o)))
+        observers[ROOT] = tuple(ch for ch, others in heard.items() if others)
     return ChannelHub(specs, wirings, transport=transport, log=log, run_id=run_id,
-                      terrarium_name=team.name, bus=bus, send_timeout=options.send_timeout)
+                      terrarium_name=team.name, bus=bus, send_timeout=options.send_timeout,
+                      observers=observers)
 
 
 def payload_problem(team: Team, channel: str, payload: Mapping[str, Any]) -> str | None:

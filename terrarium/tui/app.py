@@ -7,6 +7,7 @@ a slow terminal can never slow the team down.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar
@@ -26,12 +27,19 @@ from terrarium.errors import ChannelRefusal
 from terrarium.runtime.api import TeamHandle
 from terrarium.tui.composer import ComposeScreen
 from terrarium.tui.creature_view import CreatureView
+from terrarium.tui.delegation import SUBAGENT_KEY, SubagentRun
 from terrarium.tui.human import ApprovalScreen, HumanRequest, MonitorHuman, QuestionScreen
 from terrarium.tui.payloads import PayloadReader
 from terrarium.tui.replay import ReplayHandle
 from terrarium.tui.state import Changes, MonitorState
 from terrarium.tui.team_panel import TeamPanel
-from terrarium.tui.text import STATE_LABELS, STATE_STYLES, PromptView, topology_text
+from terrarium.tui.text import (
+    STATE_LABELS,
+    STATE_STYLES,
+    WORK_STYLES,
+    PromptView,
+    topology_text,
+)
 from terrarium.tui.traffic_panel import TrafficPanel
 
 EVENT_BUFFER = 4096
@@ -46,7 +54,8 @@ class SayInput(Input):
 
 
 class MonitorApp(App[int]):
-    """Tabs: Team (creatures + channel traffic), Creature (transcript, prompt), Topology."""
+    """Tabs: Team (creatures with their sub-agents + channel traffic), Creature (transcript,
+    prompt, background jobs; a sub-agent run shows here like a creature), Topology."""
 
     TITLE = "terrarium"
     ENABLE_COMMAND_PALETTE = False  # its footer slot is worth more to the keys
@@ -68,6 +77,7 @@ class MonitorApp(App[int]):
         Binding("3", "tab('topology')", "topology"),
         Binding("n", "next_creature", "next"),
         Binding("p", "toggle_prompt", "prompt"),
+        Binding("j", "jobs", "jobs", show=False),
         Binding("s", "focus_say", "say"),
         Binding("c", "compose", "compose"),
         Binding("slash", "focus_filter", "filter", key_display="/"),
@@ -148,7 +158,7 @@ class MonitorApp(App[int]):
         names = sorted(self.handle.statuses)
         self.selected = self.team.entry if self.team.entry in names else (names[0] if names
                                                                           else None)
-        self.query_one(TeamPanel).show(self.handle.statuses)
+        self._show_team()
         if self.selected:
             self._show_creature(self.selected)
         if self.replay is not None:
@@ -234,11 +244,18 @@ class MonitorApp(App[int]):
         if changes.traffic:
             traffic.sync()
         traffic.refresh_payloads()
-        if changes.creatures or changes.transcripts:
-            self.query_one(TeamPanel).show(self.handle.statuses)
+        if changes.creatures or changes.transcripts or changes.work:
+            self._show_team()
         sel = self.selected
-        if sel is not None and (sel in changes.transcripts or sel in changes.creatures):
+        run = self._selected_run()
+        if run is not None:
+            if run.label.split("/", 1)[0] in changes.work:
+                self._sync_creature()
+                self._sync_prompt()
+        elif sel is not None and (sel in changes.transcripts or sel in changes.creatures):
             self._sync_creature()
+        if sel is not None and sel in changes.work and run is None:
+            self._sync_jobs()
         if sel is not None and sel in changes.prompts:
             self._sync_prompt()
         if changes.missed:
@@ -248,7 +265,11 @@ class MonitorApp(App[int]):
     def _tick(self) -> None:
         """Statuses are live objects: pick up counters that changed without an event."""
         try:
-            self.query_one(TeamPanel).show(self.handle.statuses)
+            if not self.deterministic:  # running jobs' elapsed goes on between events
+                work = self.state.work
+                work.now = max(work.now, time.time())
+            self._show_team()
+            self._sync_jobs()
             if self._payloads is not None:
                 self.state.fill_payloads(self._payloads)
                 self.query_one(TrafficPanel).refresh_payloads()
@@ -259,18 +280,56 @@ class MonitorApp(App[int]):
 
     # -- creature view -----------------------------------------------------------------
 
+    def _show_team(self) -> None:
+        self.query_one(TeamPanel).show(self.handle.statuses, self.state.work.subagents_of)
+
+    def _selected_run(self) -> SubagentRun | None:
+        """The sub-agent run selected instead of a creature, if one is."""
+        return self.state.work.run_by_key(self.selected) if self.selected else None
+
     def _show_creature(self, name: str) -> None:
+        """Select a creature, or a sub-agent run by its row key (``sub:RUN_ID``)."""
         self.selected = name
         view = self.query_one(CreatureView)
         view.select(name)
         self._sync_creature()
         self._sync_prompt()
+        self._sync_jobs()
+
+    def _sync_jobs(self) -> None:
+        if self.selected is None:
+            return
+        creature = None if self._selected_run() is not None else self.selected
+        self.query_one(CreatureView).show_jobs(creature, self.state.work)
+
+    def _sync_subagent(self, run: SubagentRun) -> None:
+        view = self.query_one(CreatureView)
+        title = Text(run.label, style="bold")
+        state = run.shown_state
+        title.append("  ")
+        title.append(STATE_LABELS.get(state, state),
+                     style=WORK_STYLES.get(state) or STATE_STYLES.get(state))
+        title.append(f"  sub-agent of {run.parent} · depth {run.depth} · "
+                     f"model calls {run.iterations}")
+        if run.prompt_tokens:
+            title.append(f" · prompt tokens {run.prompt_tokens}")
+        view.set_title(title)
+        width = max(self.size.width - 4, 40)
+        view.transcript.sync(tuple(run.entries), run.streaming, width)
 
     def _sync_creature(self) -> None:
         name = self.selected
         if name is None:
             return
+        run = self._selected_run()
+        if run is not None:
+            self._sync_subagent(run)
+            return
         view = self.query_one(CreatureView)
+        if name.startswith(SUBAGENT_KEY):  # a replay stepped back to before the run began
+            view.set_title(Text("this sub-agent run has not started yet here", style="dim"))
+            view.transcript.sync((), "", 40)
+            return
         st = self.handle.statuses.get(name)
         title = Text(name, style="bold")
         if st is not None:
@@ -288,9 +347,14 @@ class MonitorApp(App[int]):
         name = self.selected
         if name is None:
             return
-        self.query_one(CreatureView).inspector.show(self.prompt_view(name), name)
+        run = self._selected_run()
+        self.query_one(CreatureView).inspector.show(self.prompt_view(name),
+                                                    run.label if run else name)
 
     def prompt_view(self, name: str) -> PromptView | None:
+        run = self.state.work.run_by_key(name)
+        if run is not None:
+            return run.prompt
         if self.replay is not None:
             return self.replay.prompt_view(name)
         built = self.handle.prompt(name)
@@ -332,6 +396,8 @@ class MonitorApp(App[int]):
 
     def action_tab(self, tab: str) -> None:
         self.query_one("#tabs", TabbedContent).active = tab
+        if tab == "overview":  # arrows and enter pick a creature or sub-agent again
+            self.query_one(TeamPanel).focus()
 
     def action_next_creature(self) -> None:
         names = sorted(self.handle.statuses)
@@ -345,6 +411,14 @@ class MonitorApp(App[int]):
         self.query_one("#tabs", TabbedContent).active = "creature"
         self.query_one(CreatureView).toggle_prompt()
         self._sync_prompt()
+
+    def action_jobs(self) -> None:
+        """The selected creature's background jobs (the tab shows once it has any)."""
+        self.query_one("#tabs", TabbedContent).active = "creature"
+        if not self.query_one(CreatureView).open_jobs():
+            run = self._selected_run()
+            who = run.label if run is not None else (self.selected or "This creature")
+            self.notice(f"{who} has no background jobs.")
 
     def action_focus_say(self) -> None:
         self.query_one("#say", Input).focus()
@@ -381,16 +455,20 @@ class MonitorApp(App[int]):
         assert replay is not None
         self.state = MonitorState(self.team)
         self.state.apply_all(replay.applied())
+        if replay.position == replay.total and replay.run.status != "running":
+            # the run is over: a job or sub-agent that never ended was lost with it
+            self.state.work.lose_running(replay.run.ended or self.state.work.now)
         self.state.fill_payloads(
             lambda mid: ("", replay.payloads[mid]) if mid in replay.payloads else None)
         traffic = self.query_one(TrafficPanel)
         traffic.state = self.state
         traffic.rebuild()
-        self.query_one(TeamPanel).show(replay.statuses)
+        self._show_team()
         if self.selected is not None:
             self.query_one(CreatureView).transcript.reset()
             self._sync_creature()
             self._sync_prompt()
+            self._sync_jobs()
         self.query_one("#replay-bar", Static).update(self._replay_bar())
 
     def _replay_bar(self) -> Text:

@@ -1,5 +1,7 @@
 """The creature view: its transcript streaming live (tool calls collapsible, with their
-results inside), and the prompt inspector (section map, prefix/tail, prefix hash)."""
+results inside), the prompt inspector (section map, prefix/tail, prefix hash), and its
+background jobs (a tab shown once the creature has any). A sub-agent run shows here too,
+like a creature."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static, TabbedContent, TabPane
 
 from terrarium.events import TranscriptEntry
+from terrarium.tui.delegation import Delegations
+from terrarium.tui.jobs_panel import JobsPanel
 from terrarium.tui.text import PromptView, entry_full, entry_title, one_line
 
 ENTRY_STYLES: dict[str, str] = {
@@ -139,6 +143,7 @@ class CreatureView(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.creature: str | None = None
+        self._jobs_tab = False
 
     def compose(self) -> ComposeResult:
         yield Static("no creature selected", id="creature-title", markup=False)
@@ -147,6 +152,11 @@ class CreatureView(Vertical):
                 yield TranscriptView(id="transcript")
             with TabPane("Prompt", id="tab-prompt"):
                 yield PromptInspector(id="prompt")
+            with TabPane("Jobs", id="tab-jobs"):
+                yield JobsPanel(id="jobs")
+
+    def on_mount(self) -> None:
+        self.query_one("#creature-tabs", TabbedContent).hide_tab("tab-jobs")
 
     @property
     def transcript(self) -> TranscriptView:
@@ -155,6 +165,33 @@ class CreatureView(Vertical):
     @property
     def inspector(self) -> PromptInspector:
         return self.query_one(PromptInspector)
+
+    @property
+    def jobs(self) -> JobsPanel:
+        return self.query_one(JobsPanel)
+
+    def show_jobs(self, creature: str | None, work: Delegations) -> None:
+        """The jobs of ``creature`` (None for a sub-agent run: it has no jobs list); the
+        tab is there only while there is something to list."""
+        tabs = self.query_one("#creature-tabs", TabbedContent)
+        has = creature is not None and bool(work.jobs_of(creature))
+        if has != self._jobs_tab:
+            self._jobs_tab = has
+            if has:
+                tabs.show_tab("tab-jobs")
+            else:
+                if tabs.active == "tab-jobs":
+                    tabs.active = "tab-transcript"
+                tabs.hide_tab("tab-jobs")
+        if creature is not None:
+            self.jobs.show(creature, work)
+
+    def open_jobs(self) -> bool:
+        """Switch to the jobs tab when it is shown; False when there are none."""
+        if not self._jobs_tab:
+            return False
+        self.query_one("#creature-tabs", TabbedContent).active = "tab-jobs"
+        return True
 
     def select(self, creature: str) -> None:
         if creature != self.creature:
@@ -167,6 +204,9 @@ class CreatureView(Vertical):
     def toggle_prompt(self) -> None:
         tabs = self.query_one("#creature-tabs", TabbedContent)
         tabs.active = "tab-transcript" if tabs.active == "tab-prompt" else "tab-prompt"
+
+    def shows_jobs(self) -> bool:
+        return self.query_one("#creature-tabs", TabbedContent).active == "tab-jobs"
 
 
 __all__ = [

@@ -4,6 +4,8 @@
 as a live one. The log gives the run's events back typed (``DurableLog.typed_events``);
 statuses, transcripts, prompt maps and channel traffic are rebuilt by folding them up to a
 cursor, reading their fields, so the monitor can step through the run like a time slider.
+Sub-agent runs and background jobs are not creatures here: the monitor folds them from the
+same events (``tui/delegation.py``) and shows them nested under their creature.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.events import TranscriptEntry
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
+from terrarium.tui.delegation import is_subagent_label
 from terrarium.tui.text import PromptView, model_label
 
 READ_ONLY = "This is a replay of a recorded run, so nothing can be sent."
@@ -72,8 +75,8 @@ class ReplayHandle:
         names = set(team.creatures)
         for e in self.events:
             creature = getattr(e, "creature", None)
-            if isinstance(creature, str):
-                names.add(creature)
+            if isinstance(creature, str) and not is_subagent_label(creature):
+                names.add(creature)  # sub-agents nest under theirs (MonitorState.work)
         self._names = sorted(names)
         self.position = 0
         self._reset()

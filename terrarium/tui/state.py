@@ -1,8 +1,9 @@
 """The monitor's own view of a run, folded from bus events (no Textual here).
 
 The runtime owns statuses and transcripts; what only the event stream tells is channel
-traffic (sends and refusals, in order), streamed output not yet in a transcript, and how
-many events the bus had to drop for us. Everything is bounded so a long run cannot grow
+traffic (sends and refusals, in order), streamed output not yet in a transcript, sub-agent
+runs and background jobs (``work``, see ``delegation.py``), and how many events the bus had
+to drop for us. Everything is bounded so a long run cannot grow
 the monitor without limit.
 """
 
@@ -27,6 +28,7 @@ from terrarium.events import (
     TurnEnded,
     TurnStarted,
 )
+from terrarium.tui.delegation import Delegations
 
 MAX_TRAFFIC = 500
 MAX_STREAM_CHARS = 4000
@@ -60,6 +62,7 @@ class Changes:
     creatures: set[str] = field(default_factory=set)
     transcripts: set[str] = field(default_factory=set)
     prompts: set[str] = field(default_factory=set)
+    work: set[str] = field(default_factory=set)  # creatures whose sub-agents or jobs moved
     traffic: bool = False
     missed: int = 0
 
@@ -67,12 +70,13 @@ class Changes:
         self.creatures |= other.creatures
         self.transcripts |= other.transcripts
         self.prompts |= other.prompts
+        self.work |= other.work
         self.traffic = self.traffic or other.traffic
         self.missed += other.missed
 
     def __bool__(self) -> bool:
-        return bool(self.creatures or self.transcripts or self.prompts or self.traffic
-                    or self.missed)
+        return bool(self.creatures or self.transcripts or self.prompts or self.work
+                    or self.traffic or self.missed)
 
 
 class MonitorState:
@@ -82,6 +86,7 @@ class MonitorState:
         self.team = team
         self.traffic: deque[TrafficRow] = deque(maxlen=max_traffic)
         self.streaming: dict[str, str] = {}  # creature -> output text since its last entry
+        self.work = Delegations()  # sub-agent runs and background jobs
         self.missed = 0
         self.events_seen = 0
         self._seq = 0
@@ -96,6 +101,7 @@ class MonitorState:
         """Fold one event; return what the screen must redraw."""
         ch = Changes()
         self.events_seen += 1
+        ch.work = self.work.apply(event)
         if isinstance(event, MessageSent):
             self._seq += 1
             self.traffic.append(
@@ -127,6 +133,7 @@ class MonitorState:
             ch.missed = event.count
             ch.creatures |= set(self.team.creatures)  # anything may have changed
             ch.transcripts |= set(self.team.creatures)
+            ch.work |= set(self.team.creatures)
         return ch
 
     def apply_all(self, events: Iterable[Event]) -> Changes:

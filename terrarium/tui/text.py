@@ -36,6 +36,15 @@ STATE_STYLES: dict[str, str] = {
     "stopped": "dim italic",
 }
 
+# how sub-agent runs and background jobs ended (or that they still run)
+WORK_STYLES: dict[str, str] = {
+    "running": "bold cyan",
+    "done": "green",
+    "failed": "bold red",
+    "cancelled": "dim italic",
+    "lost": "bold reverse yellow",
+}
+
 
 def one_line(text: str, width: int) -> str:
     """Collapse whitespace and cut to ``width`` characters with an ellipsis."""
@@ -235,6 +244,7 @@ __all__ = [
     "ENTRY_MARKS",
     "STATE_LABELS",
     "STATE_STYLES",
+    "WORK_STYLES",
     "PromptView",
     "SectionView",
     "entry_full",

@@ -1,0 +1,170 @@
+"""The in-memory send fast path keeps every channel rule: order per sender, backpressure
+(a full inbox makes the sender wait; nothing dropped, nothing grows), refusals, max_bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import anyio.lowlevel
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog
+from terrarium.channels.hub import _fits_check, _json_dumps
+from terrarium.errors import ChannelRefusal
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Note(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str
+    n: int = 0
+
+
+class Mixed(BaseModel):
+    title: str | None = None
+    n: int = 0
+    x: float = 0.0
+    flag: bool = False
+    mood: Literal["calm", "héé\n"] = "calm"
+    tags: list[str] = []
+    extra: dict[str, list[str | float | None]] = {}
+
+
+def hub_of(kind: str, listeners: int, capacity: int, **kw: Any) -> ChannelHub:
+    spec = ChannelSpec(name="c", kind=kind, schema_name="note", validator=Note,
+                       capacity=capacity, max_bytes=kw.pop("max_bytes", 64 * 1024))
+    wiring = [CreatureWiring(name=f"l{i}", listen=("c",)) for i in range(listeners)]
+    wiring += [CreatureWiring(name="s", can_send=("c",))]
+    return ChannelHub([spec], wiring, **kw)
+
+
+async def settle() -> None:
+    """Let every runnable task run until it blocks (no sleeping, no clock)."""
+    for _ in range(50):
+        await anyio.lowlevel.checkpoint()
+
+
+@pytest.mark.parametrize("kind", ["queue", "broadcast"])
+async def test_a_full_inbox_makes_the_sender_wait_not_drop_or_grow(kind: str) -> None:
+    hub = hub_of(kind, listeners=2 if kind == "broadcast" else 1, capacity=3)
+    sent: list[int] = []
+    async with hub, anyio.create_task_group() as tg:
+
+        async def sender() -> None:
+            for k in range(10):
+                await hub.send("s", "c", {"text": "t", "n": k}, wait_limit=None)
+                sent.append(k)
+
+        tg.start_soon(sender)
+        await settle()
+        full = hub.subscribe("l0")
+        # three fit; the fourth send waits (not refused, not dropped, no fourth slot)
+        assert sent == [0, 1, 2]
+        assert full.pending() == 3
+        if kind == "broadcast":  # the sender waits on l0 first; l1 gets #3 after it
+            assert hub.subscribe("l1").pending() == 3
+        got: list[int] = []
+        while len(got) < 10:
+            for inbox in ([full] if kind == "queue" else [full, hub.subscribe("l1")]):
+                env = await inbox.receive()
+                if inbox is full:
+                    got.append(env.payload["n"])
+                assert inbox.pending() <= 3
+            await settle()
+        assert got == list(range(10))  # all of them, in the order sent
+    assert sent == list(range(10))
+
+
+async def test_queue_order_per_sender_survives_buffers_filling_and_draining() -> None:
+    hub = hub_of("queue", listeners=3, capacity=2)
+    got: dict[str, list[int]] = {"l0": [], "l1": [], "l2": []}
+    async with hub, anyio.create_task_group() as tg:
+
+        async def listen(name: str) -> None:
+            inbox = hub.subscribe(name)
+            while True:
+                for env in await inbox.receive_batch(3):
+                    got[name].append(env.payload["n"])
+                await anyio.lowlevel.checkpoint()
+
+        for name in got:
+            tg.start_soon(listen, name)
+        delivered = [(await hub.send("s", "c", {"text": "t", "n": k})).delivered_to
+                     for k in range(300)]
+        while sum(map(len, got.values())) < 300:
+            await anyio.lowlevel.checkpoint()
+        tg.cancel_scope.cancel()
+    assert sorted(n for ns in got.values() for n in ns) == list(range(300))  # exactly once
+    for name, ns in got.items():
+        assert ns == sorted(ns)  # each listener sees the sender's order
+        assert ns == [k for k, d in enumerate(delivered) if d == (name,)]
+
+
+async def test_a_send_that_waits_too_long_is_refused_and_names_who_got_it() -> None:
+    hub = hub_of("broadcast", listeners=3, capacity=1)
+    async with hub:
+        await hub.send("s", "c", {"text": "first"})
+        hub.subscribe("l0").receive_nowait()
+        hub.subscribe("l2").receive_nowait()
+        with pytest.raises(ChannelRefusal) as info:  # l1 is still full
+            await hub.send("s", "c", {"text": "second"}, wait_limit=0)
+        assert "inbox of 'l1' stayed full" in info.value.message
+        assert "(delivered to l0)." in info.value.message
+        assert hub.subscribe("l1").pending() == 1  # it did not grow past its capacity
+
+
+@pytest.mark.parametrize("log", [False, True])
+async def test_max_bytes_is_exact_at_the_limit(tmp_path: Path, log: bool) -> None:
+    text = "é\x01" * 20  # 2 + 6 JSON bytes a pair: the bound must not be fooled by escapes
+    body = {"text": text, "n": 0}
+    size = len(_json_dumps(body).encode())
+    with DurableLog(tmp_path / "log.db") as dlog:
+        for limit, ok in ((size, True), (size - 1, False)):
+            hub = hub_of("queue", 1, 8, max_bytes=limit, log=dlog if log else None)
+            async with hub:
+                if ok:
+                    assert (await hub.send("s", "c", body)).delivered_to == ("l0",)
+                else:
+                    with pytest.raises(ChannelRefusal, match=f"The message is {size} bytes"):
+                        await hub.send("s", "c", body)
+                    assert hub.subscribe("l0").pending() == 0
+
+
+@pytest.mark.parametrize("model", [Note, Mixed])
+def test_the_size_bound_never_lets_an_oversized_body_through(model: type[BaseModel]) -> None:
+    samples: list[dict[str, Any]] = [
+        {"text": s, "n": n}
+        for s in ("", "a", "é" * 50, "\x00" * 40, '"\\' * 30, "🙂" * 33, "x" * 200)
+        for n in (0, -(10**14), 10**15, 10**40)
+    ]
+    if model is Mixed:
+        samples = [
+            {"title": t, "n": n, "x": x, "flag": True, "mood": "héé\n", "tags": tags,
+             "extra": extra}
+            for t in (None, "\x1f" * 30, "ü" * 40)
+            for n in (1, 10**20)
+            for x in (float("inf"), -1.2345678901234567e-308)
+            for tags in ([], ["\x02" * 9] * 5)
+            for extra in ({}, {"k": ["é" * 7, None, 1.5]})
+        ]
+    accepted = 0
+    for limit in (16, 64, 100, 150, 300, 1000, 4000):
+        fits = _fits_check(model, limit)
+        for raw in samples:
+            body = model.model_validate(raw).__dict__ if model is Mixed else dict(raw)
+            real = len(json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+                       .encode("utf-8", "replace"))
+            if fits(body, limit):
+                accepted += 1
+                assert real <= limit, (limit, body)
+    assert accepted > len(samples)  # the bound does spare most sends the encoding
