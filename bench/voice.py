@@ -9,12 +9,21 @@ by a thin proxy, so the framework's own share can be separated out:
 
 Prints every utterance, then p50/p90 of time to first audio and of the framework share, and
 the share of each part. Run: ``python bench/voice.py [--utterances 12] [--warmup 2]``
+
+``--cold-start [--runs 5]`` measures something else: the time from starting the process
+``terrarium run examples/voice_assistant`` to its "ready in" line (every creature's prompt
+prefix in its slot and the voice loaded), at a first start (an empty prefix cache) and at a
+second start (the cache the previous start saved), the median of ``--runs`` each.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -228,10 +237,92 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
           f"{after[1]:.2f} ms per token")
 
 
+READY = re.compile(r"^ready in ([0-9.]+) s")
+LOADED = re.compile(r"^model loaded in ([0-9.]+) s")
+
+
+@dataclass
+class Start:
+    ready: float  # seconds from starting the process to its "ready in" line
+    runtime_ready: float  # the run's own figure: from the runtime's start to ready
+    model_load: float
+    restored: int  # creatures whose prefix came from the cache
+    lines: list[str] = field(default_factory=list)
+
+
+def start_once(cache: Path, timeout: float = 180.0) -> Start:
+    """Start ``terrarium run examples/voice_assistant`` with prefix cache ``cache``; return
+    when it says it is ready (then end it by closing its input, as a user would)."""
+    env = dict(os.environ, TERRARIUM_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    with tempfile.TemporaryDirectory() as runs:
+        cmd = [sys.executable, "-u", "-m", "terrarium", "run",
+               str(ROOT / "examples" / "voice_assistant"), "--audio", "none",
+               "--runs-dir", runs, "--timeout", str(timeout)]
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+        assert proc.stdout is not None and proc.stdin is not None
+        lines: list[str] = []
+        ready = runtime_ready = load = None
+        try:
+            for line in proc.stdout:
+                lines.append(line.rstrip())
+                if (m := LOADED.match(line)) is not None:
+                    load = float(m.group(1))
+                if (m := READY.match(line)) is not None:
+                    ready = time.perf_counter() - t0
+                    runtime_ready = float(m.group(1))
+                    break
+        finally:
+            proc.stdin.close()  # end of input: the run stops by itself
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.terminate()
+                proc.wait()
+    if ready is None or runtime_ready is None:
+        raise SystemExit("the run never said it was ready:\n" + "\n".join(lines))
+    restored = sum("restored from cache" in x for x in lines)
+    return Start(ready, runtime_ready, load or 0.0, restored, lines)
+
+
+def cold_start(runs: int, verbose: bool) -> None:
+    """First and second start, ``runs`` of each: median, min and max."""
+    results: dict[str, list[Start]] = {"first": [], "second": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(runs):
+            first_cache = Path(tmp) / f"first-{i}"  # empty: nothing to restore
+            results["first"].append(start_once(first_cache))
+            results["second"].append(start_once(first_cache))  # what the first one saved
+            for kind in ("first", "second"):
+                r = results[kind][-1]
+                print(f"{i:>2} {kind:<6} ready {r.ready:5.2f} s after the process started "
+                      f"(runtime {r.runtime_ready:4.1f} s, model load {r.model_load:3.1f} s, "
+                      f"{r.restored} prefix(es) restored)", flush=True)
+                shown = r.lines if verbose else [x for x in r.lines if "[cache]" in x]
+                if shown:
+                    print("     " + "\n     ".join(shown))
+    print(f"\ncold start of examples/voice_assistant, {runs} run(s) each "
+          "(process start to ready):")
+    for kind, rs in results.items():
+        vals = [r.ready for r in rs]
+        print(f"  {kind} start  median {statistics.median(vals):5.2f} s   min {min(vals):5.2f} s"
+              f"   max {max(vals):5.2f} s   (runtime's own: median "
+              f"{statistics.median(r.runtime_ready for r in rs):4.2f} s)")
+    second = statistics.median(r.ready for r in results["second"])
+    print(f"  target: second start <= 1.5 s: {'met' if second <= 1.5 else 'NOT met'}")
+
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--utterances", type=int, default=12)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("-v", "--verbose", action="store_true", help="print token usage per call")
+    p.add_argument("--cold-start", action="store_true",
+                   help="measure process start to ready, first and second start")
+    p.add_argument("--runs", type=int, default=5, help="starts of each kind (--cold-start)")
     a = p.parse_args()
-    anyio.run(main, a.utterances, a.warmup, a.verbose)
+    if a.cold_start:
+        cold_start(a.runs, a.verbose)
+    else:
+        anyio.run(main, a.utterances, a.warmup, a.verbose)

@@ -23,6 +23,8 @@ __all__ = [
     "ApprovalRequested",
     "CreatureState",
     "CreatureStateName",
+    "CreatureWarmed",
+    "CreatureWarming",
     "EntryKind",
     "ErrorEvent",
     "Event",
@@ -33,8 +35,12 @@ __all__ = [
     "MessageRefused",
     "MessageSent",
     "Missed",
+    "ModelLoaded",
+    "ModelLoading",
     "OutputText",
     "PluginFailed",
+    "PrefixCacheProblem",
+    "PrefixRestored",
     "PromptBuilt",
     "PromptSectionInfo",
     "Restart",
@@ -46,6 +52,7 @@ __all__ = [
     "SpeechMetrics",
     "SubagentEnded",
     "SubagentStarted",
+    "TeamReady",
     "TranscriptAppended",
     "TranscriptEntry",
     "TriggerFired",
@@ -394,6 +401,74 @@ class JobEnded(Event):
     call: str
     status: str
     result: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelLoading(Event):
+    """The embedded model started loading: nothing can answer until it has."""
+
+    kind: ClassVar[str] = "model_loading"
+    model: str
+    slots: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelLoaded(Event):
+    """The embedded model is loaded and serving, ``seconds`` after it started loading."""
+
+    kind: ClassVar[str] = "model_loaded"
+    model: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreatureWarming(Event):
+    """A creature's prompt prefix and voice are being made ready for its first turn."""
+
+    kind: ClassVar[str] = "creature_warming"
+    creature: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrefixRestored(Event):
+    """The creature's evaluated prompt prefix came back from the cache of a previous run."""
+
+    kind: ClassVar[str] = "prefix_restored"
+    creature: str
+    tokens: int
+    ms: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrefixCacheProblem(Event):
+    """A saved prompt prefix could not be used or written; the prefix is evaluated as
+    without a cache (``problem`` says what happened; never fatal)."""
+
+    kind: ClassVar[str] = "prefix_cache_problem"
+    creature: str
+    problem: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreatureWarmed(Event):
+    """A creature is ready: ``prefix`` tells how its prompt prefix got into its slot
+    (``restored`` from the cache, ``evaluated`` now, or ``none`` for a model without a
+    prompt cache); ``saved``: the evaluated prefix was saved for the next start."""
+
+    kind: ClassVar[str] = "creature_warmed"
+    creature: str
+    seconds: float
+    prefix: Literal["restored", "evaluated", "none"] = "none"
+    tokens: int = 0
+    saved: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TeamReady(Event):
+    """Every creature is warm: ``seconds`` since the run started."""
+
+    kind: ClassVar[str] = "team_ready"
+    seconds: float
 
 
 def _event_types() -> dict[str, type[Event]]:

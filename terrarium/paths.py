@@ -6,6 +6,8 @@ the repository root. Callers never need to know which.
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -37,7 +39,24 @@ def package_manifest() -> Path:
     return data_root() / "kohaku.yaml"
 
 
+def cache_dir() -> Path:
+    """The user's cache folder for terrarium (saved prompt prefixes): ``TERRARIUM_CACHE_DIR``
+    if set, else the platform's cache dir (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux).
+    Anything in it may be deleted at any time; it is only ever a speed-up."""
+    explicit = os.environ.get("TERRARIUM_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    elif os.name == "nt":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "terrarium"
+
+
 __all__ = [
+    "cache_dir",
     "channels_dir",
     "creatures_dir",
     "data_root",

@@ -68,6 +68,14 @@ def samples() -> list[ev.Event]:
                              args={"command": "pytest -q", "timeout": 30}),
         ev.ApprovalDecided(creature="a", tool="shell", request_id="a-1", approved=True,
                            reason="looks safe", by="terminal"),
+        ev.ModelLoading(model="SmolLM2", slots=3),
+        ev.ModelLoaded(model="SmolLM2", seconds=0.5),
+        ev.CreatureWarming(creature="a"),
+        ev.PrefixRestored(creature="a", tokens=1598, ms=9.5),
+        ev.PrefixCacheProblem(creature="a", problem="unusable saved state, deleted"),
+        ev.CreatureWarmed(creature="a", seconds=0.25, prefix="evaluated", tokens=345,
+                          saved=True),
+        ev.TeamReady(seconds=1.25),
         ev.RunEnded(run_id="r1", status="completed"),
     ]
     # distinct, increasing times: replay orders by time

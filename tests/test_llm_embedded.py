@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
+import anyio
 import pytest
 
+from terrarium.config import load_team
 from terrarium.errors import ModelError
+from terrarium.events import CreatureWarmed, Event, PrefixCacheProblem, PrefixRestored, TeamReady
 from terrarium.llm.completion import complete
 from terrarium.llm.embedded import EmbeddedServer
+from terrarium.llm.slots import SlotLeasingModel, plan_embedded
 from terrarium.llm.types import ChatMessage, ChatRequest
+from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 
 pytestmark = [pytest.mark.embedded, pytest.mark.anyio]
 
@@ -81,3 +87,72 @@ def test_tokenizer_counts_with_the_model_vocabulary(server: EmbeddedServer) -> N
 def test_unknown_slot_is_refused(server: EmbeddedServer) -> None:
     with pytest.raises(ModelError, match="slot 5 does not exist"):
         server.client(slot=5)
+
+
+async def test_a_subagent_on_its_leased_slot_leaves_the_parent_prefix_cached() -> None:
+    """Issue 14: the parent on slot 0, its sub-agent on slot 1 from its pool."""
+    plan = plan_embedded(1, {"lead": 1})
+    with EmbeddedServer(slots=plan.total, ctx_per_slot=1024) as srv:
+        parent = srv.client(slot=0)
+        system = "You are the lead of a small research team. Keep answers short. " * 12
+        await complete(parent, ChatRequest(messages=user("Hello.", system), max_tokens=2))
+        sub = SlotLeasingModel(srv.client(), plan.pools()["lead"], "lead/scout")
+        other = "You are a scout who looks things up. " * 12
+        await complete(sub, ChatRequest(messages=user("Find a bird.", other), max_tokens=2))
+        await complete(parent, ChatRequest(messages=user("Hello again.", system), max_tokens=2))
+        usage = parent.last_usage
+        assert usage is not None and usage.prompt_n is not None
+        assert usage.cached_tokens > usage.prompt_tokens // 2  # the parent's prefix survived
+
+
+TEAM = """\
+terrarium:
+  name: cached
+  input_channel: inbox
+  creatures:
+    - {name: helper, config: helper, channels: {listen: [inbox]}}
+  channels:
+    inbox: {type: queue, schema: {fields: {text: str}}}
+"""
+
+
+def test_a_second_start_restores_the_saved_prefix(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 5 of issue 17: the first start evaluates and saves each creature's prompt
+    prefix; the second start of the same team restores it instead."""
+    monkeypatch.setenv("TERRARIUM_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "team" / "helper").mkdir(parents=True)
+    (tmp_path / "team" / "terrarium.yaml").write_text(TEAM, encoding="utf-8")
+    (tmp_path / "team" / "helper" / "config.yaml").write_text(
+        "name: helper\nskill_mode: static\nsystem_prompt_file: system.md\n", encoding="utf-8")
+    (tmp_path / "team" / "helper" / "system.md").write_text(
+        "You help with short answers about tea, gardens and the weather.\n" * 20,
+        encoding="utf-8")
+
+    def start() -> list[Event]:
+        events: list[Event] = []
+
+        async def go() -> None:
+            ready = anyio.Event()
+
+            def seen(ev: Event) -> None:
+                events.append(ev)
+                if isinstance(ev, TeamReady):
+                    ready.set()
+
+            opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none", on_event=seen)
+            async with TeamRuntime(load_team(tmp_path / "team"), opts):
+                with anyio.fail_after(120):
+                    await ready.wait()
+
+        anyio.run(go)
+        return events
+
+    first = [e for e in start() if isinstance(e, CreatureWarmed)]
+    assert [(e.prefix, e.saved) for e in first] == [("evaluated", True)]
+    assert len(list((tmp_path / "cache" / "prefixes").glob("*.slot"))) == 1
+    second = start()
+    (restored,) = [e for e in second if isinstance(e, PrefixRestored)]
+    assert restored.creature == "helper" and restored.tokens == first[0].tokens
+    assert [e.prefix for e in second if isinstance(e, CreatureWarmed)] == ["restored"]
+    assert not [e for e in second if isinstance(e, PrefixCacheProblem)]

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+import yaml
 
+from terrarium.channels.bus import EventBus
+from terrarium.config import load_single_creature
+from terrarium.controller.assembly import assemble
+from terrarium.controller.subagent import Subagents
 from terrarium.errors import ConfigError
 from terrarium.llm.factory import make_model
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.settings import ControllerSettings
-from terrarium.llm.slots import assign_slots
-from terrarium.llm.types import ChatMessage, ChatRequest
+from terrarium.llm.slots import SlotLeasingModel, SlotPool, assign_slots, plan_embedded
+from terrarium.llm.types import ChatMessage, ChatRequest, StreamDelta
+from terrarium.runtime.options import RuntimeOptions
+from terrarium.runtime.recording import Recorder
+from terrarium.runtime.wiring import Wiring
 
 URL = "http://gpu-box:8080/v1"
 
@@ -69,3 +80,86 @@ def test_the_slot_reaches_the_request_with_cache_prompt() -> None:
     body = model.build_body(ChatRequest(messages=[ChatMessage(role="user", content="hi")],
                                         cache_prompt=True))
     assert body["id_slot"] == 1 and body["cache_prompt"] is True
+
+
+# ---------------------------------------------------------------- sub-agent slots (issue 14)
+
+
+def test_the_embedded_plan_puts_subagent_slots_after_the_creatures() -> None:
+    plan = plan_embedded(2, {"lead": 2, "idle": 0, "other": 1})
+    assert plan.total == 5
+    assert plan.subagents == {"lead": (2, 3), "other": (4,)}
+    assert plan_embedded(3, {}).total == 3 and plan_embedded(0, {"lead": 2}).total == 2
+
+
+def test_a_pool_gives_a_holder_its_last_slot_else_the_least_recently_used() -> None:
+    pool = SlotPool((4, 5))
+    a = pool.take("lead/a")
+    b = pool.take("lead/b")
+    assert (a, b) == (4, 5) and pool.take("lead/c") is None  # all lent: no slot, no wait
+    pool.give_back(a)
+    pool.give_back(b)
+    assert pool.take("lead/b") == 5  # its own slot again: its prefix may still be there
+    assert pool.take("lead/c") == 4
+    pool.give_back(4)
+    pool.give_back(5)
+    assert pool.take("lead/new") == 4  # returned first, so used least recently
+    pool.give_back(99)  # not the pool's: ignored
+    assert pool.free == (5,)
+
+
+class Recording:
+    name = "rec"
+    llama_cpp = True
+    last_usage = None
+
+    def __init__(self, pool: SlotPool) -> None:
+        self.pool = pool
+        self.seen: list[tuple[int | None, tuple[int, ...]]] = []
+
+    def describe(self) -> str:
+        return "recording"
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        self.seen.append((request.id_slot, self.pool.free))
+        yield StreamDelta(text="ok")
+
+
+def test_a_subagent_call_runs_on_a_leased_slot_never_its_parents() -> None:
+    plan = plan_embedded(1, {"lead": 1})  # slot 0: lead; slot 1: its sub-agents
+    pool = plan.pools()["lead"]
+    inner = Recording(pool)
+    model = SlotLeasingModel(inner, pool, "lead/researcher")
+    req = ChatRequest(messages=[ChatMessage(role="user", content="go")])
+
+    async def go() -> list[str]:
+        return [d.text async for d in model.stream(req)]
+
+    assert anyio.run(go) == ["ok"]
+    assert inner.seen == [(1, ())]  # on slot 1, lent for the call's length
+    assert pool.free == (1,)  # and given back after it
+    assert req.id_slot is None  # the caller's request is not changed
+    assert model.llama_cpp and model.describe() == "recording" and model.name == "rec"
+
+
+def test_the_runtime_reserves_one_slot_per_embedded_subagent(tmp_path: Path) -> None:
+    def config(name: str, **body: Any) -> str:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.yaml").write_text(
+            yaml.safe_dump({"name": name, "skill_mode": "static", **body}), encoding="utf-8")
+        (tmp_path / name / "s.yaml").write_text("steps: [done]\n", encoding="utf-8")
+        return f"../{name}"
+
+    scripted = {"controller": {"provider": "scripted", "script": "s.yaml"}}
+    subs = {"a": config("a"), "b": config("b"), "c": config("c", **scripted),
+            "d": config("d")}
+    config("lead", subagents=subs, subagent_concurrency=2, **scripted)
+    parts = assemble(load_single_creature(tmp_path / "lead"), "lead")
+    delegator = Subagents.for_parts(parts, make_model=lambda p, label: Recording(SlotPool(())),
+                                    emit=lambda ev: None)
+    opts = RuntimeOptions(runs_dir=tmp_path)
+    wiring = Wiring(opts, EventBus(), Recorder(EventBus(), opts), tmp_path, None)  # type: ignore[arg-type]
+    # a, b and d are embedded (c is scripted): the concurrency limit of 2 holds
+    assert wiring._embedded_subagents("lead", delegator) == 2
+    opts.models = {"lead/a": Recording(SlotPool(())), "b": Recording(SlotPool(()))}
+    assert wiring._embedded_subagents("lead", delegator) == 1  # overridden ones need none

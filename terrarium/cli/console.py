@@ -1,7 +1,9 @@
 """What ``terrarium run`` prints while a team works: streamed outputs, audio, problems.
 
 Runs as a bus subscriber, so a slow terminal never slows the team (it is told what it
-missed instead).
+missed instead). Start-up progress (model loading, creatures warming, ready) comes before
+that subscriber exists, so :meth:`ConsolePrinter.progress` is handed to the run as its
+``on_event`` instead.
 """
 
 from __future__ import annotations
@@ -13,14 +15,21 @@ from terrarium.channels.bus import EventBus
 from terrarium.events import (
     ApprovalDecided,
     CreatureState,
+    CreatureWarmed,
+    CreatureWarming,
     ErrorEvent,
     Event,
     MessageRefused,
     MessageSent,
     Missed,
+    ModelLoaded,
+    ModelLoading,
     OutputText,
+    PrefixCacheProblem,
+    PrefixRestored,
     Restart,
     SpeechCut,
+    TeamReady,
     TranscriptAppended,
     UtteranceWritten,
 )
@@ -82,6 +91,27 @@ class ConsolePrinter:
             self._line(f"  [console] {ev.count} events not shown (terminal too slow)")
         elif self.verbose and isinstance(ev, MessageSent):
             self._line(f"  [{ev.channel}] {ev.sender} -> {', '.join(ev.delivered_to)}")
+
+    def progress(self, ev: Event) -> None:
+        """Start-up lines: so the seconds before the first word are not silent."""
+        if isinstance(ev, ModelLoading):
+            self._line(f"loading model {ev.model} ({ev.slots} slot{'s' * (ev.slots != 1)})...")
+        elif isinstance(ev, ModelLoaded):
+            self._line(f"model loaded in {ev.seconds:.1f} s")
+        elif isinstance(ev, CreatureWarming):
+            self._line(f"warming {ev.creature}...")
+        elif isinstance(ev, PrefixRestored):
+            self._line(f"  {ev.creature}: prompt prefix restored from cache "
+                       f"({ev.tokens} tokens in {ev.ms:.0f} ms)")
+        elif isinstance(ev, PrefixCacheProblem):
+            self._line(f"  [cache] {ev.creature}: {ev.problem}")
+        elif isinstance(ev, CreatureWarmed):
+            how = {"restored": "prefix from cache", "none": "nothing to evaluate",
+                   "evaluated": f"prefix evaluated, {ev.tokens} tokens"
+                                + (", saved for the next start" if ev.saved else "")}[ev.prefix]
+            self._line(f"  {ev.creature} warm in {ev.seconds:.1f} s ({how})")
+        elif isinstance(ev, TeamReady):
+            self._line(f"ready in {ev.seconds:.1f} s")
 
     async def run(self, bus: EventBus) -> None:
         with bus.subscribe(capacity=4096) as sub:

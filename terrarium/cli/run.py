@@ -211,6 +211,7 @@ async def _run_command(args: argparse.Namespace) -> int:
     silent_root = team.root is not None and not team.root.config.output.named_outputs
     printer = ConsolePrinter(verbose=args.verbose, printed_elsewhere=stdout_outputs,
                              replies_of=frozenset({"root"}) if silent_root else frozenset())
+    opts.on_event = printer.progress  # start-up lines come before the printer subscribes
     timed_out = False
     async with TeamRuntime(team, opts) as rt:
         print(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}", flush=True)

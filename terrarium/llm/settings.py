@@ -89,7 +89,8 @@ class ControllerSettings(BaseModel):
         ge=1,
         description="With llama_cpp: the slots the server was started with (--parallel); its "
         "creatures are pinned one per slot (id_slot). Unset: a lone creature gets slot 0, "
-        "several none. Ignored for embedded (one slot per creature).",
+        "several none. Ignored for embedded (one slot per creature, and one per embedded "
+        "sub-agent up to `subagent_concurrency`).",
     )
 
     @model_validator(mode="before")

@@ -2,11 +2,17 @@
 run's task group, the wiring (embedded server, sinks, controllers), the supervisor with one
 loop per creature, background jobs (on resume: the jobs the crash cut off, reported lost)
 and triggers. Each step may use the ones before it.
+
+Each creature's loop first makes its creature ready (``runtime/warmup.py``: prompt prefix
+restored from the cache or evaluated, voice loaded), then takes messages (its inbox keeps
+what arrives meanwhile); ``TeamReady`` says when all are.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -21,13 +27,14 @@ from terrarium.channels.hub import ChannelHub
 from terrarium.channels.nats import NatsTransport
 from terrarium.config import Team
 from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
-from terrarium.events import RunStarted
+from terrarium.events import RunStarted, TeamReady
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.distributed import announce, check_join, open_transport
 from terrarium.runtime.options import RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.runtime.supervision import Supervisor
 from terrarium.runtime.triggers import Triggers
+from terrarium.runtime.warmup import WarmUp
 from terrarium.runtime.wiring import Wiring, build_hub
 from terrarium.store import MemoryStore
 from terrarium.tools.team import TeamControl
@@ -99,15 +106,25 @@ async def start_team(
         tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
         wiring = Wiring(options, bus, recorder, run_dir, memory)
         await wiring.wire(creatures, hub, stack, operator=operator)
+        warm = (WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
+                if options.warm_up else None)
+        if warm is not None:
+            warm.sinks = wiring.sinks
+            if wiring.embedded is not None:
+                warm.cache = wiring.embedded.prefix_cache()
+                api = wiring.embedded.api_base
+                warm.cached = lambda model: getattr(model, "base_url", None) == api
         resumed = hub.resume() if options.resume else {}
+        # the loops below warm their creatures first (WarmUp), not the supervisor
         sup = Supervisor(creatures, hub=hub, recorder=recorder, bus=bus, sinks=wiring.sinks,
-                         options=options, tg=tg, members=sorted(team.creatures))
+                         options=dataclasses.replace(options, warm_up=False), tg=tg,
+                         members=sorted(team.creatures))
         jobs = JobHost(tg, sup)  # background jobs run in the run's task group
         for c in creatures.values():
             if c.parts.cdef.config.background and c.controller is not None:
                 c.controller.tool_ctx.state[STATE_JOB_HOST] = jobs
         for c in creatures.values():
-            tg.start_soon(sup.loop, c)
+            tg.start_soon(_warm_then_loop, warm, sup, c)
         if options.resume:
             _report_lost_jobs(recorder, creatures, jobs, tg)
         Triggers({c.name: c.parts.cdef.config.triggers for c in creatures.values()},
@@ -123,4 +140,13 @@ async def start_team(
     gc.freeze()
     stack.callback(gc.unfreeze)
     bus.publish(RunStarted(run_id=recorder.run_id, terrarium=team.name, path=str(team.path)))
+    if warm is None or not warm.pending:
+        bus.publish(TeamReady(seconds=max(0.0, time.time() - started_at)))
     return Started(hub, tg, wiring, sup, transport, resumed)
+
+
+async def _warm_then_loop(warm: WarmUp | None, sup: Supervisor, c: RunningCreature) -> None:
+    """A creature's loop: ready first (its inbox keeps what arrives meanwhile)."""
+    if warm is not None:
+        await warm.creature(c)
+    await sup.loop(c)

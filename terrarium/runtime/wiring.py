@@ -8,6 +8,7 @@ recorder's ``emit`` and each voice the recorder's transcript.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import datetime
@@ -27,11 +28,20 @@ from terrarium.controller.assembly import AssemblyCache, CreatureParts, assemble
 from terrarium.controller.loop import Controller
 from terrarium.controller.mcp import connect_mcp
 from terrarium.controller.subagent import Subagents
-from terrarium.events import SentenceQueued, SentenceSynthesized, SpeechMetrics, UtteranceWritten
+from terrarium.errors import TerrariumError
+from terrarium.events import (
+    ModelLoaded,
+    ModelLoading,
+    SentenceQueued,
+    SentenceSynthesized,
+    SpeechMetrics,
+    UtteranceWritten,
+)
 from terrarium.llm.base import ChatModel
-from terrarium.llm.embedded import EmbeddedServer
+from terrarium.llm.embedded import MODEL_NAME, EmbeddedServer
 from terrarium.llm.factory import make_model
-from terrarium.llm.slots import assign_slots
+from terrarium.llm.prefix_cache import prefix_cache_dir
+from terrarium.llm.slots import SlotLeasingModel, SlotPool, assign_slots, plan_embedded
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
@@ -159,21 +169,28 @@ class Wiring:
         self.sinks: dict[str, dict[str, OutputSink]] = {}
         self.tts: list[Any] = []
         self.embedded: EmbeddedServer | None = None
+        self.slot_pools: dict[str, SlotPool] = {}  # team creature -> its sub-agents' slots
 
     async def wire(self, creatures: Mapping[str, RunningCreature], hub: ChannelHub,
                    stack: AsyncExitStack, *, operator: TeamControl | None) -> None:
-        """Start the embedded server if a creature needs it, then give every creature its
-        sinks and controller (one server slot each for the embedded ones); the root
-        creature's team tools get ``operator``, the running team they act on."""
+        """Start the embedded server if a creature or a sub-agent needs it (one slot per
+        creature, and per sub-agent that may run on it at once), then give every creature
+        its sinks and controller; the root creature's team tools get ``operator``, the
+        running team they act on."""
         opts = self.options
+        subagents = {c.name: Subagents.for_parts(c.parts, make_model=self._subagent_model,
+                                                 emit=self.bus.publish)
+                     for c in creatures.values() if c.parts.cdef.config.subagents}
         needs_embedded = [
             c for c in creatures.values()
             if c.parts.settings.provider == "embedded"
             and not (opts.models and c.name in opts.models)
         ]
-        if needs_embedded:
-            self.embedded = EmbeddedServer(slots=len(needs_embedded))
-            await stack.enter_async_context(self.embedded)
+        plan = plan_embedded(len(needs_embedded),
+                             {n: self._embedded_subagents(n, s) for n, s in subagents.items()})
+        if plan.total:
+            await self._start_embedded(plan.total, stack)
+            self.slot_pools = plan.pools()
         # one llama.cpp slot per creature, on the embedded server and on external ones
         slot_of = assign_slots({c.name: c.parts.settings for c in creatures.values()
                                 if not (opts.models and c.name in opts.models)})
@@ -183,19 +200,47 @@ class Wiring:
             c.controller = self._make_controller(c, sinks, slot_of.get(c.name), hub)
             if c.name == ROOT and operator is not None:
                 c.controller.tool_ctx.state[STATE_TEAM] = operator
-            if c.parts.cdef.config.subagents:
-                c.controller.tool_ctx.state[STATE_SUBAGENTS] = Subagents.for_parts(
-                    c.parts, make_model=self._subagent_model, emit=self.bus.publish)
+            if c.name in subagents:
+                c.controller.tool_ctx.state[STATE_SUBAGENTS] = subagents[c.name]
+
+    async def _start_embedded(self, slots: int, stack: AsyncExitStack) -> None:
+        """Start the embedded server (slot saving on: warm-up keeps prompt prefixes)."""
+        self.embedded = EmbeddedServer(slots=slots, slot_save_dir=prefix_cache_dir())
+        self.bus.publish(ModelLoading(model=MODEL_NAME, slots=slots))
+        began = time.perf_counter()
+        await stack.enter_async_context(self.embedded)
+        self.bus.publish(ModelLoaded(model=MODEL_NAME, seconds=time.perf_counter() - began))
+
+    def _embedded_subagents(self, creature: str, subs: Subagents) -> int:
+        """How many of ``creature``'s sub-agents may run on the embedded model at once:
+        one slot per such sub-agent, at most its concurrency limit. A sub-agent that does
+        not load is left out here; calling it reports why."""
+        models = self.options.models or {}
+        count = 0
+        for name in subs.entries:
+            if f"{creature}/{name}" in models or name in models:
+                continue
+            try:
+                if subs.parts(name).settings.provider == "embedded":
+                    count += 1
+            except (TerrariumError, OSError, ValueError):
+                continue
+        return min(count, int(subs.limiter.total_tokens))
 
     def _subagent_model(self, parts: CreatureParts, label: str) -> ChatModel:
         """A sub-agent's model: the run's override for its label (``lead/researcher``) or
-        name, else its own config's (embedded: the shared server, no slot of its own)."""
+        name, else its own config's (embedded: a slot leased from its team creature's
+        pool for each call, so it never evicts its parent's cached prompt)."""
         models = self.options.models or {}
         for key in (label, parts.name):
             if key in models:
                 return models[key]
-        return make_model(parts.settings, embedded=self.embedded, slot=None,
-                          base_dir=parts.cdef.folder)
+        model = make_model(parts.settings, embedded=self.embedded, slot=None,
+                           base_dir=parts.cdef.folder)
+        pool = self.slot_pools.get(label.split("/", 1)[0])
+        if pool is not None and parts.settings.provider == "embedded":
+            return SlotLeasingModel(model, pool, label)
+        return model
 
     async def _make_sinks(self, c: RunningCreature, stack: AsyncExitStack
                           ) -> dict[str, OutputSink]:
