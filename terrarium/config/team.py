@@ -40,6 +40,7 @@ from terrarium.config.yamlio import YamlDoc, load_yaml
 from terrarium.errors import ConfigError, ConfigErrors, Location, TerrariumError
 from terrarium.prompt.examples import value_for_label
 from terrarium.prompt.templates import MESSAGE_TEMPLATE_EXTRAS, compile_message_template
+from terrarium.voice.transcribe import TranscriptionSettings
 
 TERRARIUM_FILE = "terrarium.yaml"
 
@@ -89,6 +90,7 @@ class Team:
     root: CreatureDef | None = None
     index: PackageIndex | None = None
     transport: Literal["memory", "nats"] = "memory"
+    transcription: TranscriptionSettings | None = None  # speech in (voice/listen.py)
 
     @property
     def folder(self) -> Path:
@@ -520,7 +522,7 @@ def load_team(path: Path | str) -> Team:
     if errors:
         raise ConfigErrors(errors)
     return Team(spec.name, tpath, creatures, channels, spec.input_channel, root, index,
-                spec.transport)
+                spec.transport, spec.transcription)
 
 
 def load_single_creature(path: Path | str) -> Team:
