@@ -172,7 +172,7 @@ async def test_client_errors_say_what_went_wrong() -> None:
     with serve([], model=MODEL) as server:  # a wrong model is refused at once
         client = TranscriptionClient(TranscriptionSettings(
             base_url=server.url, model="nope", retries=3))
-        with pytest.raises(TranscriptionFailed, match="HTTP 400.*unknown model"):
+        with pytest.raises(TranscriptionFailed, match=r"HTTP 400.*unknown model"):
             await client.transcribe(tone())
         assert server.refused == ["unknown model 'nope'"]
     # nothing listening: a connection error, told as such
