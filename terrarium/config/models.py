@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from terrarium.llm.settings import ControllerSettings
 from terrarium.prompt.tail import StatusSpec
-from terrarium.voice.transcribe import TranscriptionSettings
+from terrarium.voice.speech_config import TranscriptionSettings
 
 HINT_KEYS = ("output_model", "execution_dynamic", "execution_static", "execution_native")
 OUTPUT_TYPES = ("tts", "stdout", "file")

@@ -40,7 +40,7 @@ from terrarium.config.yamlio import YamlDoc, load_yaml
 from terrarium.errors import ConfigError, ConfigErrors, Location, TerrariumError
 from terrarium.prompt.examples import value_for_label
 from terrarium.prompt.templates import MESSAGE_TEMPLATE_EXTRAS, compile_message_template
-from terrarium.voice.transcribe import TranscriptionSettings
+from terrarium.voice.speech_config import TranscriptionSettings
 
 TERRARIUM_FILE = "terrarium.yaml"
 

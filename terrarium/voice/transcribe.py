@@ -14,35 +14,12 @@ import wave
 import anyio
 import httpx
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import TranscriptionFailed
-from terrarium.voice.vad import SAMPLE_RATE, VadSettings
+from terrarium.voice.speech_config import TranscriptionSettings
+from terrarium.voice.vad import SAMPLE_RATE
 
 __all__ = ["TranscriptionClient", "TranscriptionSettings", "encode_wav"]
-
-
-class TranscriptionSettings(BaseModel):
-    """The ``transcription:`` block of a terrarium: where speech goes to become text."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    base_url: str = Field(
-        "http://localhost:8000/v1", description="Server root; `/audio/transcriptions` is "
-        "added (faster-whisper-server: http://localhost:8000/v1, whisper.cpp server started "
-        "with --inference-path /v1/audio/transcriptions: http://localhost:8080/v1, OpenAI: "
-        "https://api.openai.com/v1).")
-    model: str = Field("Systran/faster-whisper-small", description="The `model` form field.")
-    api_key_env: str | None = Field(
-        None, description="Environment variable holding the API key (sent as a Bearer "
-        "token); none for a local server.")
-    language: str | None = Field(None, description="ISO-639-1 language hint, e.g. `en`.")
-    prompt: str | None = Field(None, description="Text to guide spelling (names, terms).")
-    timeout: float = Field(30.0, gt=0, description="Seconds for one request.")
-    retries: int = Field(2, ge=0, description="Further tries after a timeout, a lost "
-                         "connection or a 5xx/429 answer.")
-    vad: VadSettings = Field(default_factory=VadSettings,
-                             description="Voice activity detection (runs locally).")
 
 
 def encode_wav(samples: np.ndarray, sample_rate: int = SAMPLE_RATE) -> bytes:

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import VoiceFileMissing
+from terrarium.voice.speech_config import VadSettings
 
 __all__ = [
     "CONTEXT",
@@ -34,31 +34,6 @@ __all__ = [
 SAMPLE_RATE = 16_000
 WINDOW = 512  # samples per model call at 16 kHz (32 ms), as silero-vad v5 requires
 CONTEXT = 64  # samples of the previous window the v5 model expects in front of each window
-
-
-class VadSettings(BaseModel):
-    """When speech starts and ends (the thresholds are speech probabilities 0..1)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    threshold: float = Field(0.5, ge=0.0, le=1.0, description="Speech above this probability.")
-    neg_threshold: float | None = Field(
-        None, ge=0.0, le=1.0, description="Silence below this (default threshold - 0.15); "
-        "between the two the current state holds, so speech does not flicker.")
-    min_speech_ms: int = Field(
-        250, ge=0, description="Speech shorter than this is no utterance (a cough, a click) "
-        "and does not barge in.")
-    min_silence_ms: int = Field(
-        500, ge=0, description="Silence this long ends an utterance.")
-    speech_pad_ms: int = Field(
-        96, ge=0, description="Audio kept before the start and after the end of speech.")
-    max_utterance_s: float = Field(
-        30.0, gt=0, description="An utterance longer than this is cut and sent as it is.")
-
-    @property
-    def off_threshold(self) -> float:
-        return self.neg_threshold if self.neg_threshold is not None \
-            else max(0.0, self.threshold - 0.15)
 
 
 class SpeechProbability(Protocol):
