@@ -331,3 +331,24 @@ def test_the_transcription_block_is_read(tmp_path: Path) -> None:
     assert load_any(write_team(tmp_path / "b", "")).transcription is None  # type: ignore[union-attr]
     with pytest.raises(ConfigErrors, match="min_silense_ms"):
         load_any(write_team(tmp_path / "c", "  transcription:\n    vad: {min_silense_ms: 1}\n"))
+
+
+# ---------------------------------------------------------------- the CLI
+
+
+def test_run_with_an_unreadable_wav_says_so(tmp_path: Path) -> None:
+    """`--wav` reaches the speech path (silero-vad loaded) and a bad file is a sentence."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    bad = tmp_path / "not.wav"
+    bad.write_text("not audio")
+    res = subprocess.run(
+        [sys.executable, "-m", "terrarium", "run", str(root / "tests/runtime_fixtures/trio"),
+         "--wav", str(bad), "--runs-dir", str(tmp_path), "--audio", "none"],
+        cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=60, check=False)
+    assert res.returncode != 0
+    assert "cannot read WAV file" in res.stderr and "Traceback" not in res.stderr
