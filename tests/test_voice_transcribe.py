@@ -352,3 +352,43 @@ def test_run_with_an_unreadable_wav_says_so(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, check=False)
     assert res.returncode != 0
     assert "cannot read WAV file" in res.stderr and "Traceback" not in res.stderr
+
+
+@pytest.mark.anyio
+async def test_microphone_blocks_arrive_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--listen`'s source with a stand-in for sounddevice: blocks the audio thread hands
+    over come out in order, at 16 kHz mono, and the stream is closed at the end."""
+    import sys
+    import types
+
+    from terrarium.voice.listen import microphone_chunks
+
+    opened: list[dict[str, object]] = []
+    closed: list[bool] = []
+
+    class InputStream:
+        def __init__(self, **kwargs: object) -> None:
+            opened.append(kwargs)
+            self.callback = kwargs["callback"]
+
+        def __enter__(self) -> InputStream:
+            for i in range(3):  # as PortAudio's thread would: (frames, 1) float32 blocks
+                self.callback(np.full((WINDOW, 1), i, dtype=np.float32), WINDOW, None, None)
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            closed.append(True)
+
+    monkeypatch.setitem(sys.modules, "sounddevice",
+                        types.SimpleNamespace(InputStream=InputStream))
+    got = []
+    chunks = microphone_chunks()
+    async for chunk in chunks:
+        assert chunk is not None
+        got.append(float(chunk[0]))
+        if len(got) == 3:
+            break
+    await chunks.aclose()  # type: ignore[attr-defined]
+    assert got == [0.0, 1.0, 2.0]
+    assert opened[0]["samplerate"] == SAMPLE_RATE and opened[0]["channels"] == 1
+    assert closed == [True]
