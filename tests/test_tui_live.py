@@ -130,7 +130,7 @@ def test_monitor_without_a_run_id_lists_the_runs_unless_one_is_running(
     _runs(nats_server.url, {"R1": "running", "R2": "running"})
     assert main(["monitor", "--broker", nats_server.url]) == 0
     out = capsys.readouterr().out
-    assert "R1  running" in out and "R2  running" in out and "2 run(s) running" in out
+    assert "R1  running" in out and "R2  running" in out and "2 runs are running" in out
 
     followed: list[str] = []
 

@@ -251,8 +251,8 @@ async def _monitor_broker(url: str, run_id: str | None, folder: Path) -> int:
             if len(running) != 1:
                 for r in records:
                     print(f"{r['run_id']}  {r.get('status', '?'):<11} {r['terrarium']}")
-                print(f"{len(running) or 'no'} run(s) running: give one RUN_ID to watch "
-                      "(terrarium monitor RUN_ID --broker URL)")
+                now = f"{len(running)} runs are" if running else "no run is"
+                print(f"{now} running; to watch one: terrarium monitor RUN_ID --broker URL")
                 return 0
             rec = running[0]
         else:
