@@ -108,11 +108,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "broker instead of --runs-dir")
     lg.set_defaults(func=cmd_log)
 
-    mo = sub.add_parser("monitor", help="replay a recorded run in the monitor (read-only)")
-    mo.add_argument("run_id", help="run id (see `terrarium log`)")
+    mo = sub.add_parser("monitor", help="replay a recorded run in the monitor (read-only), "
+                        "or follow a distributed run live (--broker)")
+    mo.add_argument("run_id", nargs="?", help="run id (see `terrarium log`); with --broker "
+                    "it may be omitted: the only running run, else the list of runs")
     mo.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
-    mo.add_argument("--broker", metavar="URL", help="replay a distributed run from this "
-                    "NATS broker")
+    mo.add_argument("--broker", metavar="URL", help="a distributed run on this NATS broker: "
+                    "followed live while it runs, replayed once it has ended")
     mo.set_defaults(func=cmd_monitor)
 
     mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one")

@@ -1,5 +1,6 @@
 """The commands that look without running a team: ``validate``, ``prompt``, ``models``,
-``log`` and ``monitor`` (a read-only replay of a recorded run).
+``log`` and ``monitor`` (a read-only replay of a recorded run, or a distributed run
+followed live from the broker).
 
 Modules only one command needs (the prompt assembly, the embedded server, the monitor) are
 imported inside that command, as they were before the command line became a package.
@@ -8,13 +9,15 @@ imported inside that command, as they were before the command line became a pack
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from terrarium.config import CreatureDef, Team, load_any
 from terrarium.errors import ConfigError, ConfigErrors, TerrariumError
 from terrarium.llm.factory import describe_settings
 
-__all__ = ["cmd_log", "cmd_models", "cmd_monitor", "cmd_prompt", "cmd_validate", "summarize_team"]
+__all__ = ["CONNECT_DEADLINE", "cmd_log", "cmd_models", "cmd_monitor", "cmd_prompt",
+           "cmd_validate", "summarize_team"]
 
 
 def summarize_team(team: Team) -> str:
@@ -203,6 +206,9 @@ def cmd_log(args: argparse.Namespace) -> int:
     return 0
 
 
+CONNECT_DEADLINE = 5.0  # seconds the monitor waits for the broker before it says why not
+
+
 def cmd_monitor(args: argparse.Namespace) -> int:
     from terrarium.runtime.runtime import LOG_FILE
     from terrarium.tui import monitor_replay
@@ -210,11 +216,65 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     if getattr(args, "broker", None):
         import tempfile
 
+        import anyio
+
         with tempfile.TemporaryDirectory(prefix="terrarium-monitor-") as tmp:
-            path = _broker_log(args.broker, args.run_id, Path(tmp))
-            assert path is not None
-            return monitor_replay(path, args.run_id)
+            return anyio.run(_monitor_broker, args.broker, args.run_id, Path(tmp))
+    if args.run_id is None:
+        raise TerrariumError("which run? `terrarium monitor` needs a RUN_ID without --broker",
+                             suggestion="`terrarium log` lists the runs in runs/")
     path = Path(args.runs_dir) / LOG_FILE
     if not path.is_file():
         raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")
     return monitor_replay(path, args.run_id)
+
+
+async def _monitor_broker(url: str, run_id: str | None, folder: Path) -> int:
+    """A run on the broker in the monitor: live while it runs, replayed once it has ended.
+
+    Without a run id: the only running run, or (none or several running) the list of the
+    broker's runs. An unreachable broker is one line and exit 2.
+    """
+    from terrarium.channels.log import RunInfo
+    from terrarium.channels.nats import connect_broker, materialize_log, run_records
+    from terrarium.channels.nats.follow import follow_run
+    from terrarium.errors import RuntimeFailure
+    from terrarium.tui import MonitorApp, ReplayHandle
+    from terrarium.tui.app import run_live_monitor
+    from terrarium.tui.live import LiveRunHandle
+
+    try:
+        nc = await connect_broker(url, name="terrarium monitor", deadline=CONNECT_DEADLINE)
+    except RuntimeFailure as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 2
+    try:
+        js = nc.jetstream()
+        records = await run_records(js)
+        if run_id is None:
+            running = [r for r in records if r.get("status") == "running"]
+            if len(running) != 1:
+                for r in records:
+                    print(f"{r['run_id']}  {r.get('status', '?'):<11} {r['terrarium']}")
+                now = f"{len(running)} runs are" if running else "no run is"
+                print(f"{now} running; to watch one: terrarium monitor RUN_ID --broker URL")
+                return 0
+            rec = running[0]
+        else:
+            found = [r for r in records if r["run_id"] == run_id]
+            if not found:
+                raise TerrariumError(f"there is no run {run_id} on the broker at {url}",
+                                     suggestion="`terrarium log --broker URL` lists its runs")
+            rec = found[-1]
+        rid = str(rec["run_id"])
+        if rec.get("status") != "running":
+            path = folder / "broker.sqlite3"
+            await materialize_log(js, rid, path)
+            app = MonitorApp(ReplayHandle(path, rid), read_only=True)
+            return (await app.run_async()) or 0
+        info = RunInfo(run_id=rid, terrarium=rec["terrarium"], path=rec.get("path"),
+                       started=rec.get("started", 0.0), ended=None, status="running")
+        handle = LiveRunHandle(info, folder)
+        return await run_live_monitor(handle, follow_run(js, rid, info.terrarium))
+    finally:
+        await nc.close()

@@ -8,7 +8,7 @@ a slow terminal can never slow the team down.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar
 
@@ -22,13 +22,16 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from terrarium.channels.bus import EventSubscription
+from terrarium.channels.nats.follow import LogBatch
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal
+from terrarium.events import RunEnded
 from terrarium.runtime.api import TeamHandle
 from terrarium.tui.composer import ComposeScreen
 from terrarium.tui.creature_view import CreatureView
 from terrarium.tui.delegation import SUBAGENT_KEY, SubagentRun
 from terrarium.tui.human import ApprovalScreen, HumanRequest, MonitorHuman, QuestionScreen
+from terrarium.tui.live import LIVE_EVENT_BUFFER, LiveRunHandle
 from terrarium.tui.payloads import PayloadReader
 from terrarium.tui.replay import ReplayHandle
 from terrarium.tui.state import Changes, MonitorState
@@ -104,7 +107,8 @@ class MonitorApp(App[int]):
         self.human = human
         self._asking: HumanRequest | None = None
         self.replay = handle if isinstance(handle, ReplayHandle) else None
-        self.read_only = read_only or self.replay is not None
+        self.read_only = (read_only or self.replay is not None
+                          or isinstance(handle, LiveRunHandle))
         self.deterministic = deterministic
         self.team: Team = handle.team
         self.state = MonitorState(self.team)
@@ -112,8 +116,12 @@ class MonitorApp(App[int]):
         self._payloads = PayloadReader(handle.log_path) if handle.log_path else None
         # Subscribe now, not on mount: nothing published from here on is lost to us.
         self._sub: EventSubscription | None = (
-            None if self.replay is not None else handle.bus.subscribe(EVENT_BUFFER)
+            None if self.replay is not None
+            else handle.bus.subscribe(
+                LIVE_EVENT_BUFFER if isinstance(handle, LiveRunHandle) else EVENT_BUFFER)
         )
+        # a run followed from the broker (tui/live.py): read-only, and it may end under us
+        self.live_follow = isinstance(handle, LiveRunHandle)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -153,6 +161,8 @@ class MonitorApp(App[int]):
         self.title = f"terrarium · {self.team.name}"
         if self.replay is not None:
             self.sub_title = "replay" if self.deterministic else f"replay {self.handle.run_id}"
+        elif self.live_follow:
+            self.sub_title = "live" if self.deterministic else f"live {self.handle.run_id}"
         else:
             self.sub_title = "" if self.deterministic else self.handle.run_id
         names = sorted(self.handle.statuses)
@@ -231,6 +241,8 @@ class MonitorApp(App[int]):
                 batch = [first, *sub.drain()]
                 try:
                     self._apply(self.state.apply_all(batch))
+                    if self.live_follow:
+                        self._run_ended(batch)
                 except NoMatches:  # the panels are gone: the app is closing mid-turn
                     return
                 await anyio.sleep(REFRESH_SECONDS)
@@ -261,6 +273,15 @@ class MonitorApp(App[int]):
         if changes.missed:
             self.notice(f"The monitor fell behind and skipped {self.state.missed} events; "
                         "the panels were refreshed from the runtime.")
+
+    def _run_ended(self, batch: list[Any]) -> None:
+        """A followed run that ends says so; the panels stay as they are, read-only."""
+        for e in batch:
+            if isinstance(e, RunEnded) and e.run_id == self.handle.run_id:
+                self.notice(f"The run ended ({e.status}); the monitor stays open on what it "
+                            "saw (q quits).")
+                self.sub_title = (f"ended ({e.status})" if self.deterministic
+                                  else f"ended ({e.status}) {self.handle.run_id}")
 
     def _tick(self) -> None:
         """Statuses are live objects: pick up counters that changed without an event."""
@@ -358,6 +379,8 @@ class MonitorApp(App[int]):
         if self.replay is not None:
             return self.replay.prompt_view(name)
         built = self.handle.prompt(name)
+        if built is None and isinstance(self.handle, LiveRunHandle):
+            return self.handle.prompt_view(name)  # only the logged map crosses the broker
         return PromptView.from_built(built) if built is not None else None
 
     @on(DataTable.RowSelected, "#team")
@@ -497,6 +520,21 @@ def monitor_replay(log_path: Any, run_id: str) -> int:
     return run_monitor(ReplayHandle(log_path, run_id), read_only=True)
 
 
+async def run_live_monitor(handle: LiveRunHandle, batches: AsyncIterable[LogBatch], *,
+                           app: MonitorApp | None = None) -> int:
+    """``terrarium monitor RUN_ID --broker URL`` on a running run: follow it live.
+
+    The follow feeds ``handle`` in this event loop while the app runs; quitting the app
+    stops the follow. After the run ends the app stays open (read-only) until quit.
+    """
+    app = app or MonitorApp(handle, read_only=True)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(handle.follow, batches)
+        result = await app.run_async()
+        tg.cancel_scope.cancel()
+    return result or 0
+
+
 RuntimeFactory = Callable[[Team], AbstractAsyncContextManager[TeamHandle]]
 
 
@@ -523,6 +561,7 @@ __all__ = [
     "RuntimeFactory",
     "SayInput",
     "monitor_replay",
+    "run_live_monitor",
     "run_monitor",
     "run_team_with_monitor",
 ]

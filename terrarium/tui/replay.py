@@ -46,6 +46,51 @@ def load_recorded_team(run: RunInfo) -> tuple[Team, str | None]:
     return loaded, None
 
 
+class FoldedRun:
+    """Creature statuses, transcripts and prompt maps folded from a run's events.
+
+    The replay folds the log's events up to its cursor; the live monitor of a distributed
+    run folds them as the broker hands them over. A creature an event names that the team
+    does not (the stand-in team of a run whose files are gone) is added on first sight.
+    """
+
+    def __init__(self, team: Team, names: Sequence[str] = ()) -> None:
+        self.team = team
+        self.statuses: dict[str, CreatureStatus] = {}
+        self.transcripts: dict[str, list[TranscriptEntry]] = {}
+        self.prompts: dict[str, PromptView] = {}
+        for n in sorted({*team.creatures, *names}):
+            self.add(n)
+
+    def add(self, name: str) -> None:
+        if name not in self.statuses:
+            model = model_label(self.team, name) if name in self.team.creatures else "?"
+            self.statuses[name] = CreatureStatus(name, model)
+            self.transcripts.setdefault(name, [])
+
+    def fold(self, e: ev.Event) -> None:
+        creature = getattr(e, "creature", None)
+        st = self.statuses.get(creature) if isinstance(creature, str) else None
+        if isinstance(e, ev.CreatureState) and st is not None:
+            st.state = e.state
+        elif isinstance(e, ev.TurnEnded) and st is not None:
+            st.turns += 1
+            st.tokens_in += e.prompt_tokens
+            st.tokens_out += e.completion_tokens
+            st.cached_tokens += e.cached_tokens
+            if e.error:
+                st.last_error = e.error
+        elif isinstance(e, ev.Restart) and st is not None:
+            st.restarts += 1
+            st.state = "restarting"
+        elif isinstance(e, ev.ErrorEvent) and st is not None:
+            st.last_error = e.message
+        elif isinstance(e, ev.TranscriptAppended):
+            self.transcripts.setdefault(e.creature, []).append(e.entry)
+        elif isinstance(e, ev.PromptBuilt):
+            self.prompts[e.creature] = PromptView.from_event(e)
+
+
 class ReplayHandle:
     """TeamHandle over a recorded run; ``seek``/``step`` move the cursor through its events."""
 
@@ -89,12 +134,7 @@ class ReplayHandle:
         return len(self.events)
 
     def _reset(self) -> None:
-        self._statuses = {
-            n: CreatureStatus(n, model_label(self.team, n) if n in self.team.creatures else "?")
-            for n in self._names
-        }
-        self._transcripts: dict[str, list[TranscriptEntry]] = {n: [] for n in self._names}
-        self._prompts: dict[str, PromptView] = {}
+        self._run = FoldedRun(self.team, self._names)
         self.position = 0
 
     def seek(self, position: int) -> int:
@@ -122,42 +162,23 @@ class ReplayHandle:
         return max(self.events[self.position - 1].ts - self.run.started, 0.0)
 
     def _fold(self, e: ev.Event) -> None:
-        creature = getattr(e, "creature", None)
-        st = self._statuses.get(creature) if isinstance(creature, str) else None
-        if isinstance(e, ev.CreatureState) and st is not None:
-            st.state = e.state
-        elif isinstance(e, ev.TurnEnded) and st is not None:
-            st.turns += 1
-            st.tokens_in += e.prompt_tokens
-            st.tokens_out += e.completion_tokens
-            st.cached_tokens += e.cached_tokens
-            if e.error:
-                st.last_error = e.error
-        elif isinstance(e, ev.Restart) and st is not None:
-            st.restarts += 1
-            st.state = "restarting"
-        elif isinstance(e, ev.ErrorEvent) and st is not None:
-            st.last_error = e.message
-        elif isinstance(e, ev.TranscriptAppended):
-            self._transcripts.setdefault(e.creature, []).append(e.entry)
-        elif isinstance(e, ev.PromptBuilt):
-            self._prompts[e.creature] = PromptView.from_event(e)
+        self._run.fold(e)
 
     # -- TeamHandle --------------------------------------------------------------------
 
     @property
     def statuses(self) -> Mapping[str, CreatureStatus]:
-        return self._statuses
+        return self._run.statuses
 
     def transcript(self, creature: str) -> Sequence[TranscriptEntry]:
-        return tuple(self._transcripts.get(creature, ()))
+        return tuple(self._run.transcripts.get(creature, ()))
 
     def prompt(self, creature: str) -> BuiltPrompt | None:
         """Replays hold no live prompt object; see ``prompt_view`` for the logged map."""
         return None
 
     def prompt_view(self, creature: str) -> PromptView | None:
-        return self._prompts.get(creature)
+        return self._run.prompts.get(creature)
 
     def check_payload(self, channel: str, payload: Mapping[str, Any]) -> str | None:
         return READ_ONLY
@@ -171,6 +192,7 @@ class ReplayHandle:
 
 __all__ = [
     "READ_ONLY",
+    "FoldedRun",
     "ReplayHandle",
     "load_recorded_team",
 ]
