@@ -28,8 +28,10 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel
 
+from terrarium.config.models import CompactionConfig
 from terrarium.controller.approval_gate import ApprovalGate
 from terrarium.controller.assembly import CreatureParts
+from terrarium.controller.compaction import Compactor
 from terrarium.controller.fill import SendFill
 from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     INCOMING_HEADER,
@@ -222,6 +224,11 @@ class Controller:
         self._round = 0
         self._sent = 0  # how many turns of the conversation a request has already shown
         self.pins = ContextPins()  # the context written into the history (see pinning)
+        compaction = CompactionConfig.of(parts.cdef.config.compaction)
+        # summarize: the fold line written by a model, once per fold block (see compaction)
+        self.compactor: Compactor | None = (
+            Compactor(parts.name, compaction, model, self.builder.tokenizer, self.emit,
+                      self.tool_ctx) if compaction.mode == "summarize" else None)
 
     @property
     def approver(self) -> Approver | None:
@@ -293,6 +300,7 @@ class Controller:
                     built = self._build(step)
                     if built.folded_turns and self._pin_context(context, again=True):
                         built = self._build(step)  # a fold hid the pinned status or facts
+                    built = await self._summarize_fold(built, step)
                 except ContextOverflow as exc:
                     if result.rounds > 1:
                         raise
@@ -392,9 +400,20 @@ class Controller:
     def _build(self, step: int) -> BuiltPrompt:
         """This step's prompt: the prefix and the conversation, context already pinned in it."""
         conversation = tuple(self.conversation)
-        built = self.builder.build(TailState(step=step, conversation=conversation, status=False))
+        fold = self.compactor.policy if self.compactor is not None else None
+        built = self.builder.build(TailState(step=step, conversation=conversation, status=False,
+                                             fold=fold))
         self.pins.note_fold(conversation, built.folded_turns)
         return built
+
+    async def _summarize_fold(self, built: BuiltPrompt, step: int) -> BuiltPrompt:
+        """With ``compaction: summarize``, the prompt with its fold block summarized: asked
+        once per block (cached); the fold point stays where it was (see compaction)."""
+        folded = self.conversation[:built.folded_turns]
+        if self.compactor is None or not self.compactor.wants(folded):
+            return built
+        await self.compactor.summarize(folded)
+        return self._build(step)
 
     def _pin_context(self, sections: Mapping[str, str], *, again: bool = False) -> bool:
         """Pin this step's new context into the history (see :class:`ContextPins`)."""
