@@ -14,7 +14,8 @@ so the stand-in line and the summary that replaces it fold at the same point.
 
 A failed summary call is recorded (``FoldSummarized`` with ``ok=False``) and the
 deterministic line stands in for that block, cached like a summary: the turn goes on and
-the prompt stays stable.
+the prompt stays stable. The summaries live as long as the controller: a creature restarted
+by its supervisor asks once more for the block it has folded.
 """
 
 from __future__ import annotations

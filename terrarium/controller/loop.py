@@ -7,9 +7,11 @@ Plain text streams to the creature's default named output while it arrives.
 
 Beside it, each in its own module: memory recall and record (``recall``), the fields the
 runtime fills into sends (``fill``), the turn's default output (``output``), the
-context pinned into the history (``pinning``), the approval gate (``approval_gate``); the
-first-audio pause is the tts sink's (``terrarium.voice.first_audio``). The config keys the
-loop reads come only from ``parts.loop`` (:class:`~terrarium.controller.assembly.LoopSettings`).
+context pinned into the history (``pinning``), the approval gate (``approval_gate``), the
+model-written fold lines of ``compaction: summarize`` (``compaction``); the first-audio
+pause is the tts sink's (``terrarium.voice.first_audio``). The config keys the loop reads
+come from ``parts.loop`` (:class:`~terrarium.controller.assembly.LoopSettings`); the
+plugins (``jobs.creature_hooks``) and ``compaction`` read the creature config themselves.
 """
 
 from __future__ import annotations
