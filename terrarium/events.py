@@ -28,6 +28,7 @@ __all__ = [
     "EntryKind",
     "ErrorEvent",
     "Event",
+    "FoldSummarized",
     "JobEnded",
     "JobStarted",
     "MessageConsumed",
@@ -378,6 +379,21 @@ class SubagentEnded(Event):
     ok: bool
     result: str
     rounds: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FoldSummarized(Event):
+    """``compaction: summarize`` asked for the fold line of ``turns`` folded turns, once
+    per fold block: ``ok`` with the summary ``text``, or not (``error``), and then the
+    deterministic fold line stands in. ``by``: ``model`` or ``subagent:NAME``."""
+
+    kind: ClassVar[str] = "fold_summarized"
+    creature: str
+    turns: int
+    by: str
+    ok: bool
+    text: str
+    error: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

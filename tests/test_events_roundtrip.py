@@ -61,6 +61,8 @@ def samples() -> list[ev.Event]:
                            task="look around", parent_run="s1"),
         ev.SubagentEnded(creature="a", subagent="scout", run_id="s2", ok=False,
                          result="timed out", rounds=3),
+        ev.FoldSummarized(creature="a", turns=8, by="subagent:s", ok=True, text="they met",
+                          error="none"),
         ev.JobStarted(creature="a", job_id="job-1", call="scout", args={"task": "x"}),
         ev.JobEnded(creature="a", job_id="job-1", call="scout", status="failed",
                     result="boom"),

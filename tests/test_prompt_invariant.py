@@ -5,7 +5,9 @@ For any sequence of rounds (plain replies, tool results, notices, refused and ac
 request B is its previous request A plus the model's reply plus what is new: nothing before
 A's end changes, so a llama.cpp slot (or a hosted prompt cache) evaluates only the new
 tokens. The one documented exception, the fold of old turns at block boundaries, cannot
-happen here: the context window is far larger than these conversations.
+happen here: the context window is far larger than these conversations. The last test shows
+that with ``compaction: summarize`` the exception stays the same: between two moves of the
+fold, requests extend each other, model-written fold line included.
 """
 
 from __future__ import annotations
@@ -253,3 +255,40 @@ def test_a_status_hidden_by_a_fold_is_pinned_again(tmp_path: Path) -> None:
     assert ctl.last_prompt is not None and ctl.last_prompt.folded_turns > 0
     for req in model.requests:
         assert any("## Status" in (m.content or "") for m in req.messages)
+
+
+class SummarizingRecorded(Recorded):
+    """Recorded, with summary requests (``compaction: summarize``) answered apart."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.summaries = 0
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        if (request.messages[0].content or "").startswith("Summarize the conversation"):
+            self.summaries += 1
+            yield StreamDelta(text=f"A summary, the {self.summaries}th.")
+            return
+        async for delta in super().stream(request):
+            yield delta
+
+
+def test_a_summarized_fold_keeps_requests_extending_between_folds(tmp_path: Path) -> None:
+    w = {"controller": {"provider": "openai", "base_url": "http://x/v1", "context_window": 1536},
+         "compaction": "summarize"}
+    parts = assemble(load_team(write_team(tmp_path, w, {})), "w")
+    model = SummarizingRecorded([], default_reply="Fine. " + "ok " * 30)
+    ctl = Controller(parts, model, clock=Clock())
+    for i in range(30):
+        anyio.run(ctl.run_turn, [Incoming(text=f"message {i}: " + "blah " * 40)])
+
+    def fold(req: ChatRequest) -> str | None:
+        second = req.messages[1]
+        return second.content if second.role == "system" and "summarized]" in (
+            second.content or "") else None
+
+    groups = [list(g) for _, g in itertools.groupby(
+        zip(model.requests, model.replies, strict=True), key=lambda rr: fold(rr[0]))]
+    assert model.summaries >= 2 and len(groups) == model.summaries + 1
+    for group in groups:
+        assert_extends([r for r, _ in group], [reply for _, reply in group])

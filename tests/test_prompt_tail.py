@@ -226,3 +226,22 @@ def test_model_tokenizer_from_llm_is_the_one_prompt_tokenizer(
         assert asked  # the builder really counted through the model's tokenizer
     finally:
         tok.close()
+
+
+def test_a_fold_policy_line_folds_at_the_same_point_whatever_its_text() -> None:
+    """The stand-in line and the summary replacing it are both costed at ``reserve``."""
+    from terrarium.prompt.tail import FoldPolicy
+
+    turns = tuple(Turn("user" if i % 2 == 0 else "assistant", f"turn {i} " + "blah " * 20)
+                  for i in range(40))
+    b = builder(budgets=TailBudgets(conversation=600))
+    short = FoldPolicy(line=lambda ts: f"[earlier: {len(ts)}]", reserve=120)
+    long = FoldPolicy(line=lambda ts: f"[earlier: {len(ts)}] " + "summary " * 80, reserve=120)
+    a = b.build(TailState(step=1, conversation=turns, fold=short))
+    c = b.build(TailState(step=1, conversation=turns, fold=long))
+    assert a.folded_turns == c.folded_turns > 0
+    assert c.messages()[1]["content"].startswith(f"[earlier: {c.folded_turns}] summary")
+    # without the reserve the short line would fold fewer turns
+    plain = b.build(TailState(step=1, conversation=turns,
+                              fold=FoldPolicy(line=short.line, reserve=0)))
+    assert plain.folded_turns < a.folded_turns

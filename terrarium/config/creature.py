@@ -508,6 +508,12 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                 f"sub-agent {sname!r} has the name of a tool this creature uses"))
         if not ref.startswith("@") and not config_file(Path(ref)).is_file():
             errors.append(lc.where(*where).error(f"sub-agent config not found: {ref}"))
+    summarizer = getattr(cfg.compaction, "subagent", None)
+    if summarizer is not None and summarizer not in cfg.subagents:
+        errors.append(lc.where("compaction", "subagent").error(
+            f"compaction names the sub-agent {summarizer!r}, which is not one of this "
+            f"creature's subagents",
+            did_you_mean(summarizer, list(cfg.subagents)) or f"add {summarizer!r} to `subagents:`"))
     ctl = cfg.controller
     if ctl is not None and ctl.provider == "scripted":
         if not ctl.script:

@@ -181,6 +181,31 @@ class SubagentConfig(Strict):
     timeout: float = Field(300.0, gt=0, description="Seconds a run may take.")
 
 
+class CompactionConfig(Strict):
+    """How the oldest turns fold when the conversation outgrows the context window."""
+
+    mode: Literal["fold", "summarize"] = Field(
+        "fold", description="fold: one deterministic line (counts, the first ask); summarize: "
+        "a summary written by the creature's model (or `subagent`), once per fold block.")
+    subagent: str | None = Field(
+        None, description="With summarize: the sub-agent (a key of `subagents`) that writes "
+        "the summary instead of the creature's own model.")
+    max_tokens: int = Field(
+        200, ge=64, le=4096, description="With summarize: the summary's length at most; the "
+        "fold budgets its line at this many tokens.")
+
+    @classmethod
+    def of(cls, value: str | CompactionConfig) -> CompactionConfig:
+        """The long form of a creature's ``compaction`` (a bare mode is ``{mode: ...}``)."""
+        return value if isinstance(value, CompactionConfig) else cls(mode=value)  # type: ignore[arg-type]
+
+    @model_validator(mode="after")
+    def _subagent_summarizes(self) -> CompactionConfig:
+        if self.subagent is not None and self.mode != "summarize":
+            raise ValueError("`subagent` names who summarizes: it needs `mode: summarize`")
+        return self
+
+
 class CreatureConfig(Strict):
     """A creature's ``config.yaml``."""
 
@@ -241,6 +266,11 @@ class CreatureConfig(Strict):
     history_turns: int | None = Field(
         None, ge=0, description="Keep only this many earlier messages at each turn's start "
         "(0: every turn starts fresh; default: all that fit the window, old ones folded)."
+    )
+    compaction: Literal["fold", "summarize"] | CompactionConfig = Field(
+        "fold", description="How old turns fold when the window is full: fold (a "
+        "deterministic line), summarize (the creature's model summarizes each fold block), "
+        "or {mode: summarize, subagent: NAME, max_tokens: N}."
     )
     memory_record: bool = Field(
         False, description="Write the text of every message this creature receives to memory."

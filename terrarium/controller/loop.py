@@ -6,9 +6,12 @@ back → repeat until the model answers without calls or ``max_iterations`` is r
 Plain text streams to the creature's default named output while it arrives.
 
 Beside it, each in its own module: memory recall and record (``recall``), the fields the
-runtime fills into sends (``fill``), the turn's default output (``output``); the
-first-audio pause is the tts sink's (``terrarium.voice.first_audio``). The config keys the
-loop reads come only from ``parts.loop`` (:class:`~terrarium.controller.assembly.LoopSettings`).
+runtime fills into sends (``fill``), the turn's default output (``output``), the
+context pinned into the history (``pinning``), the approval gate (``approval_gate``), the
+model-written fold lines of ``compaction: summarize`` (``compaction``); the first-audio
+pause is the tts sink's (``terrarium.voice.first_audio``). The config keys the loop reads
+come from ``parts.loop`` (:class:`~terrarium.controller.assembly.LoopSettings`); the
+plugins (``jobs.creature_hooks``) and ``compaction`` read the creature config themselves.
 """
 
 from __future__ import annotations
@@ -27,7 +30,10 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel
 
+from terrarium.config.models import CompactionConfig
+from terrarium.controller.approval_gate import ApprovalGate
 from terrarium.controller.assembly import CreatureParts
+from terrarium.controller.compaction import Compactor
 from terrarium.controller.fill import SendFill
 from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     INCOMING_HEADER,
@@ -38,12 +44,11 @@ from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
 )
 from terrarium.controller.jobs import creature_hooks
 from terrarium.controller.output import TurnOutput
+from terrarium.controller.pinning import ContextPins
 from terrarium.controller.recall import recall, record
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, ContextOverflow, TerrariumError
 from terrarium.events import (
-    ApprovalDecided,
-    ApprovalRequested,
     CreatureState,
     CreatureStateName,
     EntryKind,
@@ -72,13 +77,7 @@ from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
-from terrarium.tools.approval import (
-    NOBODY_TO_APPROVE,
-    Approval,
-    Approver,
-    needs_approval,
-    refusal_text,
-)
+from terrarium.tools.approval import Approver
 from terrarium.tools.base import Answerer, EffectJournal, Tool, ToolContext
 from terrarium.tools.runner import ToolResult
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
@@ -184,7 +183,6 @@ class Controller:
         self.emit: Emit = emit or _ignore
         self.slot = slot
         self.clock = clock or (lambda: None)
-        self.approver = approver  # None: nobody to ask, calls needing approval are refused
         self.builder = PromptBuilder(parts.inputs, parts.fmt, tokenizer, cache=parts.cache)
         self.conversation: list[Turn] = []
         self.step = 0
@@ -221,12 +219,27 @@ class Controller:
         self.last_prompt: BuiltPrompt | None = None
         self._pending_notice: str | None = None
         self.hooks = creature_hooks(parts.name, parts.cdef.config, self.emit, self.tool_ctx)
+        # None: nobody to ask, calls needing approval are refused
+        self.gate = ApprovalGate(parts.name, cfg.approve, approver, self.emit)
         # exactly-once effects: the consumed messages this turn answers, and the round
         self._turn_of: str | None = None
         self._round = 0
         self._sent = 0  # how many turns of the conversation a request has already shown
-        self._pinned: dict[str, tuple[str, Turn]] = {}  # section → (text, the turn holding it)
-        self._first_shown: Turn | None = None  # the oldest turn the last prompt kept unfolded
+        self.pins = ContextPins()  # the context written into the history (see pinning)
+        compaction = CompactionConfig.of(parts.cdef.config.compaction)
+        # summarize: the fold line written by a model, once per fold block (see compaction)
+        self.compactor: Compactor | None = (
+            Compactor(parts.name, compaction, model, self.builder.tokenizer, self.emit,
+                      self.tool_ctx) if compaction.mode == "summarize" else None)
+
+    @property
+    def approver(self) -> Approver | None:
+        """Who approves calls the creature's ``approve`` covers (the gate's)."""
+        return self.gate.approver
+
+    @approver.setter
+    def approver(self, approver: Approver | None) -> None:
+        self.gate.approver = approver
 
     # -- reporting -------------------------------------------------------------------
     def _state(self, state: CreatureStateName) -> None:
@@ -289,6 +302,7 @@ class Controller:
                     built = self._build(step)
                     if built.folded_turns and self._pin_context(context, again=True):
                         built = self._build(step)  # a fold hid the pinned status or facts
+                    built = await self._summarize_fold(built, step)
                 except ContextOverflow as exc:
                     if result.rounds > 1:
                         raise
@@ -388,50 +402,24 @@ class Controller:
     def _build(self, step: int) -> BuiltPrompt:
         """This step's prompt: the prefix and the conversation, context already pinned in it."""
         conversation = tuple(self.conversation)
-        built = self.builder.build(TailState(step=step, conversation=conversation, status=False))
-        folded = built.folded_turns
-        self._first_shown = conversation[folded] if 0 < folded < len(conversation) else None
+        fold = self.compactor.policy if self.compactor is not None else None
+        built = self.builder.build(TailState(step=step, conversation=conversation, status=False,
+                                             fold=fold))
+        self.pins.note_fold(conversation, built.folded_turns)
         return built
 
-    def _shown(self) -> list[Turn]:
-        """The turns the model still sees: the conversation after the last fold."""
-        first = self._first_shown
-        if first is not None:
-            for i, t in enumerate(self.conversation):
-                if t is first:
-                    return self.conversation[i:]
-        return self.conversation
+    async def _summarize_fold(self, built: BuiltPrompt, step: int) -> BuiltPrompt:
+        """With ``compaction: summarize``, the prompt with its fold block summarized: asked
+        once per block (cached); the fold point stays where it was (see compaction)."""
+        folded = self.conversation[:built.folded_turns]
+        if self.compactor is None or not self.compactor.wants(folded):
+            return built
+        await self.compactor.summarize(folded)
+        return self._build(step)
 
     def _pin_context(self, sections: Mapping[str, str], *, again: bool = False) -> bool:
-        """Add to the history what of this step's context is new; True if anything was.
-
-        The history is only ever appended to, so each request repeats the previous one byte
-        for byte and the model server's prompt cache covers all but the new input. Hence:
-        a section (status, recalled facts) is pinned only when its text differs from the
-        copy the model still sees, the one-shot notice whenever there is one, and the block
-        goes before the newest user message only if that message was never sent; else (a
-        round whose only outcome was a notice) at the end. ``again``: after a fold, re-pin
-        only the sections the fold hid.
-        """
-        shown = self._shown()
-        new: dict[str, str] = {}
-        for name, text in sections.items():
-            last = self._pinned.get(name)
-            if name == "notice":
-                if not again:
-                    new[name] = text
-            elif last is None or last[0] != text or not any(t is last[1] for t in shown):
-                new[name] = text
-        if not new:
-            return False
-        turn = Turn("system", "\n\n".join(new.values()))
-        end = len(self.conversation)
-        newest_user = max((i for i, t in enumerate(self.conversation) if t.role == "user"),
-                          default=end)
-        self.conversation.insert(newest_user if newest_user >= self._sent else end, turn)
-        for name, text in new.items():
-            self._pinned[name] = (text, turn)
-        return True
+        """Pin this step's new context into the history (see :class:`ContextPins`)."""
+        return self.pins.pin(self.conversation, sections, self._sent, again=again)
 
     def _spoken_continuation(self, request: ChatRequest | None,
                              rnd: _Round) -> ChatRequest | None:
@@ -597,23 +585,11 @@ class Controller:
 
     async def _approved_run(self, tool: type[Tool], ev: CallEvent,
                             args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Run the call, first asking for approval if the creature's ``approve`` covers it.
-
-        Asked under the caller's sequence lock, so calls still run in the order written.
-        """
-        if needs_approval(ev.name, self.settings.approve):
-            rid = f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}"
-            self.emit(ApprovalRequested(creature=self.parts.name, tool=ev.name,
-                                        request_id=rid, args=args))
-            if self.approver is None:
-                decision = Approval(False, NOBODY_TO_APPROVE, by="nobody")
-            else:
-                decision = await self.approver(self.parts.name, ev.name, args)
-            self.emit(ApprovalDecided(creature=self.parts.name, tool=ev.name, request_id=rid,
-                                      approved=decision.approved, reason=decision.reason,
-                                      by=decision.by))
-            if not decision.approved:
-                return ToolResult(ok=False, text=refusal_text(ev.name, decision))
+        """Run the call once the approval gate lets it (asked under the caller's sequence
+        lock, so calls still run in the order written)."""
+        refused = await self.gate.refusal(ev.name, args, self.turns)
+        if refused is not None:
+            return refused
         return await self.hooks.run_tool(tool, ev.args if ev.args is not None else args, ctx)
 
     def _effect_key(self, idx: int) -> str | None:

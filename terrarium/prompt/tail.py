@@ -5,12 +5,14 @@ conversation every turn, the one-shot notice when a round had one. The status li
 only what a creature asks for (:class:`StatusSpec`): by default the date, which changes once
 a day; a step counter or a timestamp by the minute would change every step.
 Each section has a token cap; the conversation gets what the context window leaves and folds
-its oldest turns into one deterministic summary line before anything fails.
+its oldest turns into one summary line before anything fails: by default a deterministic
+line (:func:`fold_summary`); a :class:`FoldPolicy` may supply another (the controller's
+model-written summaries, ``compaction: summarize``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -25,6 +27,7 @@ __all__ = [
     "FOLD_BLOCK",
     "TAIL_ORDER",
     "DateGrain",
+    "FoldPolicy",
     "StatusSpec",
     "Tail",
     "TailAssembler",
@@ -105,6 +108,7 @@ class TailState:
     conversation: Sequence[Turn] = ()
     notice: str | None = None
     status: bool | StatusSpec = True  # True: the default StatusSpec; False: no status block
+    fold: FoldPolicy | None = None  # how folded turns become the fold line (None: fold_summary)
 
 
 @dataclass(slots=True)
@@ -140,6 +144,19 @@ def fold_summary(turns: Sequence[Turn]) -> str:
         ask = first_user if len(first_user) <= 80 else first_user[:79] + "…"
         text += f"; the user first asked: {ask!r}"
     return text + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class FoldPolicy:
+    """How the folded turns become the fold line, and what that line is budgeted at.
+
+    ``reserve``: the line is costed at least this many tokens when the fold point is chosen,
+    so a short stand-in line and the longer text that later replaces it (kept within
+    ``reserve``) pick the same fold point: the line can be swapped without moving the fold.
+    """
+
+    line: Callable[[Sequence[Turn]], str] = fold_summary
+    reserve: int = 0
 
 
 class TailAssembler:
@@ -229,7 +246,7 @@ class TailAssembler:
             cap = min(cap, b.conversation)
         turns = tuple(state.conversation)
         if turns:
-            kept, summary, folded, conv_tokens = self._fit(turns, cap)
+            kept, summary, folded, conv_tokens = self._fit(turns, cap, state.fold)
             tail.turns = kept
             tail.summary = summary
             tail.folded = folded
@@ -245,8 +262,10 @@ class TailAssembler:
         tail.truncated = tuple(k for k in TAIL_ORDER if k in flags)
         return tail
 
-    def _fit(self, turns: tuple[Turn, ...], cap: int) -> tuple[tuple[Turn, ...], str, int, int]:
+    def _fit(self, turns: tuple[Turn, ...], cap: int, fold: FoldPolicy | None = None
+             ) -> tuple[tuple[Turn, ...], str, int, int]:
         """(kept turns, summary line, turns folded, tokens used)."""
+        line, reserve = (fold.line, fold.reserve) if fold is not None else (fold_summary, 0)
         cache, count, overhead = self._turn_tokens, self._tok.count, self._b.turn_overhead
         if len(cache) > 8192:
             cache.clear()
@@ -269,8 +288,8 @@ class TailAssembler:
         for k in sorted(set(candidates)):
             folded_cost = sum(costs[:k])
             running = total - folded_cost
-            summary = fold_summary(turns[:k])
-            used = running + self._tok.count(summary) + self._b.turn_overhead
+            summary = line(turns[:k])
+            used = running + max(self._tok.count(summary), reserve) + self._b.turn_overhead
             if used <= cap:
                 return turns[k:], summary, k, used
         raise ContextOverflow(
