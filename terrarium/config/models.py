@@ -32,6 +32,19 @@ class ChoiceRule(Strict):
     value: str = Field(description="The value chosen when it matches.")
 
 
+class ReplyGuardSpec(Strict):
+    """A spoken reply's guard (terrarium/controller/guard.py): fixed replies by intent, and
+    no echo of the user's words."""
+
+    words_field: str = Field("user_said", description="The incoming field holding the "
+                             "user's words, which a reply must not repeat.")
+    intent_field: str = Field("intent", description="The incoming field holding the intent.")
+    replies: dict[str, str] = Field(default_factory=dict, description="Intent -> the reply "
+                                    "the runtime speaks itself, without the model.")
+    echo_reply: str = Field("Sorry, I am not sure about that.", description="Said instead "
+                            "of a reply whose first sentence repeats the user's words.")
+
+
 class NamedOutput(Strict):
     """A sink a creature can write text to."""
 
@@ -253,6 +266,10 @@ class CreatureConfig(Strict):
         default_factory=list, description="For a creature whose every reply is one call of "
         "one fixed-choice value: patterns that decide the value from the input without the "
         "model (first match wins); otherwise the model's likelihood of each value decides."
+    )
+    reply_guard: ReplyGuardSpec | None = Field(
+        None, description="Fixed replies by intent and no echo of the user's words, for a "
+        "creature whose default output is spoken."
     )
     memory_in_prompt: bool = Field(
         True, description="Show the recent and recalled facts in the prompt tail; false keeps "
