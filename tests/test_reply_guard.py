@@ -12,7 +12,7 @@ import anyio
 from terrarium.config import load_team
 from terrarium.config.models import ReplyGuardSpec
 from terrarium.controller.assembly import assemble
-from terrarium.controller.guard import ReplyGuard, is_echo
+from terrarium.controller.guard import ReplyGuard, is_echo, second_person
 from terrarium.controller.loop import Controller, Incoming
 from terrarium.events import Event, TranscriptAppended
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
@@ -75,11 +75,27 @@ def test_echo_is_the_benchmark_measure() -> None:
     assert not is_echo("What is my name?", "Your name is Ada.")  # 2 of 4 words
 
 
-def test_an_echoing_first_sentence_is_replaced_before_it_is_spoken() -> None:
-    g = guard_for("I love green tea.")
-    said = feed_all(g, "I love green tea. It is tasty.")
-    assert said == "Sorry, I am not sure."
+def test_an_echoing_sentence_is_never_spoken_and_the_reply_goes_on() -> None:
+    g = guard_for("What is my name now?")
+    said = feed_all(g, "What is my name now? Your name is Ada.")
+    assert said == "Your name is Ada."
     assert g.notices and "repeats the user" in g.notices[0]
+
+
+def test_a_reply_of_echoes_says_the_users_facts_back_or_the_echo_reply() -> None:
+    g = ReplyGuard.for_turn(SPEC.model_copy(update={"facts_field": "memory_context"}),
+                            [{"user_said": "Where do I live?", "intent": "question",
+                              "memory_context": "I live in Lisbon. Ada is my name."}])
+    assert g is not None
+    assert feed_all(g, "Where do I live?") == "You live in Lisbon. Ada is your name."
+    g = guard_for("I love green tea.")
+    assert feed_all(g, "I love green tea.") == "Sorry, I am not sure."
+
+
+def test_second_person() -> None:
+    assert second_person("I am 42 years old. My favourite colour is blue.") == (
+        "You are 42 years old. Your favourite colour is blue.")
+    assert second_person("Ada is my name.") == "Ada is your name."
 
 
 def test_an_echoing_second_sentence_is_dropped_and_the_first_kept() -> None:
@@ -126,12 +142,16 @@ def speak(payload: dict[str, Any], model: Replies) -> tuple[str, list[str], list
 
 
 def test_the_speaker_never_speaks_the_users_words_back() -> None:
-    model = Replies("I love green tea and cake. That is nice.")
     payload = {"intent": "question", "user_said": "Do I love green tea and cake?",
                "recent_conversation": "", "memory_context": ""}
-    text, heard, notices = speak(payload, model)
-    assert "".join(heard) == text == "Sorry, I am not sure about that."
+    text, heard, notices = speak(payload, Replies("I love green tea and cake. Yes."))
+    assert "".join(heard) == text == "Yes."
     assert any("repeats the user" in n for n in notices)
+    text, heard, _ = speak(payload, Replies("I love green tea and cake."))
+    assert "".join(heard) == text == "Sorry, I am not sure about that."  # no facts given
+    payload["memory_context"] = "I love green tea."
+    text, _, _ = speak(payload, Replies("Do I love green tea and cake?"))
+    assert text == "You love green tea."
 
 
 def test_the_speaker_says_goodbye_itself() -> None:

@@ -39,10 +39,14 @@ class ReplyGuardSpec(Strict):
     words_field: str = Field("user_said", description="The incoming field holding the "
                              "user's words, which a reply must not repeat.")
     intent_field: str = Field("intent", description="The incoming field holding the intent.")
+    facts_field: str | None = Field(None, description="The incoming field holding the user's "
+                                    "facts (\"Ada is my name.\"): a reply with nothing but "
+                                    "echoes says them back to the user (\"Ada is your name.\").")
     replies: dict[str, str] = Field(default_factory=dict, description="Intent -> the reply "
                                     "the runtime speaks itself, without the model.")
     echo_reply: str = Field("Sorry, I am not sure about that.", description="Said instead "
-                            "of a reply whose first sentence repeats the user's words.")
+                            "of a reply whose every sentence repeats the user's words (or was "
+                            "cut off), when there are no facts to say.")
 
 
 class NamedOutput(Strict):

@@ -7,10 +7,12 @@ goodbye." with condolences. Two things the runtime can do without a better model
   statement) it speaks that reply itself, without asking the model at all (``replies``);
 - every other reply is held a sentence at a time and checked before it reaches the voice:
   a sentence that makes the reply an echo of the user's words (at least 60 % of them, in
-  order: the measure ``bench/conversation.py`` scores) is never spoken. An echoing first
-  sentence is replaced by ``echo_reply``; a later one is dropped, the reply ending at the
-  sentence before. Text left without a sentence end when the reply stops (a length cut) is
-  dropped too, so half a sentence is never spoken.
+  order: the measure ``bench/conversation.py`` scores) is never spoken, and the reply goes
+  on with the next one ("What is my name? Your name is Ada." says only the answer). Text
+  left without a sentence end when the reply stops (a length cut) is dropped too, so half a
+  sentence is never spoken. A reply left with nothing to say says what the runtime knows:
+  the user's facts it was given, turned to the second person ("Ada is your name."), or
+  else ``echo_reply``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ECHO_SHARE", "ReplyGuard", "is_echo", "lcs", "words"]
+__all__ = ["ECHO_SHARE", "ReplyGuard", "is_echo", "lcs", "second_person", "words"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
@@ -53,6 +55,23 @@ def is_echo(user: str, reply: str) -> bool:
     return len(u) >= MIN_WORDS and lcs(u, words(reply)) >= ECHO_SHARE * len(u)
 
 
+_TO_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are",
+           "i'm": "you're", "i've": "you've", "myself": "yourself"}
+
+
+def second_person(text: str) -> str:
+    """The user's own sentence said back to them: "I live in Lisbon." -> "You live in
+    Lisbon.", "Ada is my name." -> "Ada is your name."."""
+    def swap(m: re.Match[str]) -> str:
+        to = _TO_YOU.get(m.group(0).lower())
+        if to is None:
+            return m.group(0)
+        before = text[:m.start()].rstrip()
+        return to.capitalize() if not before or before[-1] in ".!?" else to
+
+    return re.sub(r"[A-Za-z']+", swap, text)
+
+
 @dataclass(slots=True)
 class ReplyGuard:
     """One turn's guard: the user's words and intent, read from the incoming message."""
@@ -61,9 +80,10 @@ class ReplyGuard:
     intent: str | None
     fixed: str | None  # the reply the runtime speaks itself, or None: the model answers
     echo_reply: str
+    facts: str = ""  # the user's facts the reply was given, in the user's voice
     _held: str = ""
     _spoken: str = ""
-    _closed: bool = False  # an echo was caught: nothing more of this reply is spoken
+    _closed: bool = False  # the reply is over: nothing more of it is spoken
     _replaced: str | None = None
     notices: list[str] = field(default_factory=list)
 
@@ -80,7 +100,10 @@ class ReplyGuard:
             return None
         intent = intents[-1] if intents else None
         fixed = spec.replies.get(intent) if intent is not None else None
-        return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply)
+        facts = " ".join(str(p[spec.facts_field]) for p in payloads
+                         if spec.facts_field and p and isinstance(p.get(spec.facts_field), str))
+        return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
+                   facts=facts.strip())
 
     @property
     def checks(self) -> bool:
@@ -103,22 +126,20 @@ class ReplyGuard:
 
     def _pass(self, sentence: str) -> str:
         if is_echo(self.user, self._spoken + sentence):
-            self._closed = True
-            self._held = ""
-            if not self._spoken.strip():
-                self._replaced = self.echo_reply
-                self.notices.append(f"not spoken, it repeats the user: {sentence.strip()!r}; "
-                                    f"said instead: {self.echo_reply!r}")
-                self._spoken = self.echo_reply
-                return self.echo_reply
             self.notices.append(f"not spoken, it repeats the user: {sentence.strip()!r}")
             return ""
+        if not self._spoken.strip():
+            sentence = sentence.lstrip()  # the reply starts here, not at a dropped echo
         self._spoken += sentence
         return sentence
 
+    def fallback(self) -> str:
+        """What the runtime knows to say: the user's facts to the user, or ``echo_reply``."""
+        return second_person(self.facts) if self.facts else self.echo_reply
+
     def finish(self) -> str:
         """At the reply's end: held words without a sentence end are dropped, never spoken;
-        a reply with nothing checked to say says ``echo_reply``."""
+        a reply with nothing checked to say says :meth:`fallback`."""
         if self.fixed is not None:  # the runtime's own reply: nothing was checked
             return ""
         rest, self._held = self._held, ""
@@ -126,8 +147,9 @@ class ReplyGuard:
             self.notices.append(f"not spoken, no sentence end: {rest.strip()!r}")
         if not self._spoken.strip() and self.checks and not self._closed:
             self._closed = True
-            self._spoken = self.echo_reply
-            return self.echo_reply
+            self._spoken = self.fallback()
+            self.notices.append(f"said instead: {self._spoken!r}")
+            return self._spoken
         self._closed = True
         return ""
 
