@@ -33,6 +33,7 @@ import anyio
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
+from terrarium.controller.guard import is_echo, words  # the runtime's guard uses this measure
 from terrarium.events import SentenceSynthesized, TranscriptAppended
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
@@ -99,28 +100,7 @@ dorothy sandra donna carol michelle amanda melissa deborah stephanie rose jim bi
 martha amy kim anne jenny tina molly jake luke sean ian jimmy
 """.split())
 
-_WORD = re.compile(r"[A-Za-z0-9']+")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
-
-
-def words(text: str) -> list[str]:
-    return [w.lower().strip("'") for w in _WORD.findall(text)]
-
-
-def lcs(a: list[str], b: list[str]) -> int:
-    """Length of the longest common subsequence: the user's words repeated in order."""
-    prev = [0] * (len(b) + 1)
-    for x in a:
-        cur = [0]
-        for j, y in enumerate(b):
-            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
-        prev = cur
-    return prev[-1]
-
-
-def is_echo(user: str, reply: str) -> bool:
-    u = words(user)
-    return len(u) >= 3 and lcs(u, words(reply)) >= 0.6 * len(u)
 
 
 def sentences(text: str) -> int:

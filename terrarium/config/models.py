@@ -34,6 +34,23 @@ class ChoiceRule(Strict):
     value: str = Field(description="The value chosen when it matches.")
 
 
+class ReplyGuardSpec(Strict):
+    """A spoken reply's guard (terrarium/controller/guard.py): fixed replies by intent, and
+    no echo of the user's words."""
+
+    words_field: str = Field("user_said", description="The incoming field holding the "
+                             "user's words, which a reply must not repeat.")
+    intent_field: str = Field("intent", description="The incoming field holding the intent.")
+    facts_field: str | None = Field(None, description="The incoming field holding the user's "
+                                    "facts (\"Ada is my name.\"): a reply with nothing but "
+                                    "echoes says them back to the user (\"Ada is your name.\").")
+    replies: dict[str, str] = Field(default_factory=dict, description="Intent -> the reply "
+                                    "the runtime speaks itself, without the model.")
+    echo_reply: str = Field("Sorry, I am not sure about that.", description="Said instead "
+                            "of a reply whose every sentence repeats the user's words (or was "
+                            "cut off), when there are no facts to say.")
+
+
 class NamedOutput(Strict):
     """A sink a creature can write text to."""
 
@@ -291,6 +308,10 @@ class CreatureConfig(Strict):
         default_factory=list, description="For a creature whose every reply is one call of "
         "one fixed-choice value: patterns that decide the value from the input without the "
         "model (first match wins); otherwise the model's likelihood of each value decides."
+    )
+    reply_guard: ReplyGuardSpec | None = Field(
+        None, description="Fixed replies by intent and no echo of the user's words, for a "
+        "creature whose default output is spoken."
     )
     memory_in_prompt: bool = Field(
         True, description="Show the recent and recalled facts in the prompt tail; false keeps "

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from terrarium.config import CreatureDef, Team
 from terrarium.config.creature import parse_skill
+from terrarium.config.models import ReplyGuardSpec
 from terrarium.controller.jobs import with_background
 from terrarium.formats import CallFormat, CallSpec, get_format, output_call_name, send_call_name
 from terrarium.llm.settings import ControllerSettings
@@ -75,6 +76,7 @@ class LoopSettings:
     memory_in_prompt: bool
     memory_facts: int
     choice_rules: tuple[tuple[str, str], ...]  # (pattern, value): decided without the model
+    reply_guard: ReplyGuardSpec | None  # fixed replies by intent, no echo (controller/guard.py)
     spoken_sentences: int | None  # the spoken default output stops after this many sentences
     prompt_status: bool | StatusSpec  # True: the default spec (the date, by the day)
     message_templates: Mapping[str, str]  # channel -> Jinja source
@@ -106,6 +108,7 @@ def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettin
         memory_in_prompt=cfg.memory_in_prompt,
         memory_facts=cfg.memory_facts,
         choice_rules=tuple((r.pattern, r.value) for r in cfg.choice_rules),
+        reply_guard=cfg.reply_guard,
         spoken_sentences=_spoken_sentences(cfg),
         prompt_status=cfg.prompt_status,
         message_templates=MappingProxyType(dict(cfg.message_templates)),

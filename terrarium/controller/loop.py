@@ -35,6 +35,7 @@ from terrarium.controller.approval_gate import ApprovalGate
 from terrarium.controller.assembly import CreatureParts
 from terrarium.controller.compaction import Compactor
 from terrarium.controller.fill import SendFill
+from terrarium.controller.guard import ReplyGuard
 from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     INCOMING_HEADER,
     Incoming,
@@ -285,11 +286,15 @@ class Controller:
         sink = self.sinks.get(default) if default else None
         out = TurnOutput(self.emit, self.parts.name, default, sink,
                          f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}")
+        if sink is not None:
+            out.guard = ReplyGuard.for_turn(cfg.reply_guard,
+                                            [dict(i.payload or {}) for i in inputs])
         await out.open()
         last_text = ""  # the turn-end text: the latest round's plain text, never call syntax
         decided = self._decide(inputs)  # a fixed-choice value the input settles
         try:
-            for _ in range(cfg.max_iterations):
+            fixed = out.guard.fixed if out.guard is not None else None
+            for _ in range(cfg.max_iterations if fixed is None else 0):
                 result.rounds += 1
                 step = self.step
                 self.step += 1
@@ -366,8 +371,16 @@ class Controller:
                             self._entry("notice", f"not spoken, cut off by max_tokens: {dropped!r}")
                     break
             else:
-                result.hit_max_iterations = True
-                self._entry("notice", f"stopped after max_iterations={cfg.max_iterations}")
+                if fixed is not None:  # the runtime knows the reply: no model round
+                    await out.write(fixed)
+                    last_text = fixed
+                    self._entry("assistant", fixed)
+                else:
+                    result.hit_max_iterations = True
+                    self._entry("notice",
+                                f"stopped after max_iterations={cfg.max_iterations}")
+            for n in await out.finish():
+                self._entry("notice", n)
         finally:
             if out.started and sink is not None:
                 with anyio.CancelScope(shield=True):
@@ -467,7 +480,7 @@ class Controller:
                 for ev in events:
                     if isinstance(ev, TextEvent):
                         rnd.text.append(ev.text)
-                        await out.write(ev.text)
+                        await out.say(ev.text)
                     elif isinstance(ev, CallEvent):
                         rnd.records.append(None)
                         tg.start_soon(self._run_call, ev, len(rnd.records) - 1, rnd.records,

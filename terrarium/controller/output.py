@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from terrarium.controller.guard import ReplyGuard
 from terrarium.events import CreatureState, Event, OutputText
 from terrarium.llm.base import ChatModel
 from terrarium.voice.first_audio import FirstAudioPause, first_audio_pause
@@ -28,6 +29,20 @@ class TurnOutput:
     utterance: str
     started: bool = False
     spoken: list[str] = field(default_factory=list)
+    guard: ReplyGuard | None = None  # checks each sentence before the voice gets it
+
+    async def say(self, text: str) -> None:
+        """Write the model's text, through the guard when there is one."""
+        await self.write(self.guard.feed(text) if self.guard is not None else text)
+
+    async def finish(self) -> list[str]:
+        """The reply is over: what the guard still holds is settled (spoken or dropped);
+        its notices are returned for the transcript."""
+        if self.guard is None:
+            return []
+        await self.write(self.guard.finish())
+        notices, self.guard.notices = self.guard.notices, []
+        return notices
 
     async def open(self) -> None:
         """Open the utterance when the turn starts, so its metrics count from there."""
@@ -36,6 +51,8 @@ class TurnOutput:
             await self.sink.begin(self.utterance)
 
     async def write(self, text: str) -> None:
+        if not text:
+            return
         if self.sink is not None:
             if not self.spoken:
                 self.emit(CreatureState(creature=self.creature, state="speaking"))
