@@ -180,7 +180,7 @@ class PromptBuilder:
         """The context sections of ``state`` alone (no conversation), capped, in tail order.
 
         The controller pins these into the history itself, only where and when they change
-        (see ``Controller._pin_context``), instead of a fresh block on every step.
+        (see ``ContextPins.pin`` in controller/pinning.py), instead of a fresh block on every step.
         """
         texts, _, _ = self._tail.context_sections(state)
         return texts
