@@ -17,12 +17,18 @@ from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, 
 from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
 from terrarium.cli.tools import cmd_tools
-from terrarium.cli.worker import cmd_worker
 from terrarium.errors import ConfigErrors, TerrariumError
 
 __all__ = ["EXIT_CONFIG", "build_parser", "main"]
 
 EXIT_CONFIG = 2
+
+
+def _cmd_worker(args: argparse.Namespace) -> int:
+    """``terrarium worker``; its module (and nats-py, ~40 ms) loads only for this command."""
+    from terrarium.cli.worker import cmd_worker
+
+    return cmd_worker(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--runs-dir", default="runs", help="this worker's local log (runs/)")
     w.add_argument("--audio", choices=("wav", "device", "none"), default="wav",
                    help="where the speech of creatures hosted here goes")
-    w.set_defaults(func=cmd_worker)
+    w.set_defaults(func=_cmd_worker)
 
     pr = sub.add_parser("prompt", help="print a creature's assembled prompt and section map")
     pr.add_argument("path", help="terrarium or creature folder")

@@ -27,9 +27,6 @@ from terrarium.llm.factory import describe_settings
 from terrarium.llm.settings import ControllerSettings
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.tools.approval import approve_all
-from terrarium.voice.listen import SpeechListener, microphone_chunks, wav_chunks
-from terrarium.voice.transcribe import TranscriptionClient, TranscriptionSettings
-from terrarium.voice.vad import SileroVad, UtteranceCutter
 
 __all__ = ["cmd_run", "load_runnable", "parse_creatures", "run_command"]
 
@@ -109,7 +106,12 @@ def _speech_wanted(args: argparse.Namespace) -> bool:
 
 async def _speech_lines(args: argparse.Namespace, team: Team, rt: TeamRuntime
                         ) -> AsyncIterator[str]:
-    """``--wav``/``--listen``: each utterance's text; speech starting barges in."""
+    """``--wav``/``--listen``: each utterance's text; speech starting barges in. The speech
+    modules (numpy, onnxruntime) are imported here so that a typed run never pays for them."""
+    from terrarium.voice.listen import SpeechListener, microphone_chunks, wav_chunks
+    from terrarium.voice.transcribe import TranscriptionClient, TranscriptionSettings
+    from terrarium.voice.vad import SileroVad, UtteranceCutter
+
     settings = team.transcription or TranscriptionSettings()
     vad = await anyio.to_thread.run_sync(SileroVad)
     listener = SpeechListener(UtteranceCutter(vad, settings.vad),

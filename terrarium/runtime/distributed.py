@@ -14,13 +14,16 @@ import hashlib
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from terrarium.channels.log import RunStatus
-from terrarium.channels.nats import NatsTransport, publish_run, run_record
 from terrarium.config import Team
 from terrarium.errors import RuntimeFailure
 from terrarium.runtime.options import ROOT, RuntimeOptions
 from terrarium.runtime.recording import Recorder
+
+if TYPE_CHECKING:  # nats-py loads only for a run on a broker
+    from terrarium.channels.nats import NatsTransport
 
 __all__ = ["BROKER_ENV", "announce", "broker_url", "check_join", "open_transport", "team_hash"]
 
@@ -73,6 +76,8 @@ def open_transport(team: Team, options: RuntimeOptions, run_id: str) -> NatsTran
     if url is None:
         return None
     joining = options.join is not None
+    from terrarium.channels.nats import NatsTransport
+
     return NatsTransport(url, run_id, provision=not joining, ack_wait=options.ack_wait,
                          prefetch=options.prefetch,
                          source=options.worker_name or ("worker" if joining else "run"))
@@ -81,6 +86,8 @@ def open_transport(team: Team, options: RuntimeOptions, run_id: str) -> NatsTran
 async def check_join(transport: NatsTransport, team: Team) -> None:
     """A worker's check: the run exists, still runs, and has this team's config hash."""
     run_id = transport.run_id
+    from terrarium.channels.nats import run_record
+
     rec = await run_record(transport.js, team.name, run_id)
     if rec is None:
         raise RuntimeFailure(f"there is no run {run_id} of {team.name!r} on the broker",
@@ -99,6 +106,8 @@ async def announce(transport: NatsTransport, team: Team, status: str, started: f
                    *, config_hash: str | None = None) -> None:
     """Record the run (or its new status) in the broker's runs stream."""
     ended = None if status == "running" else time.time()
+    from terrarium.channels.nats import publish_run
+
     await publish_run(transport.js, {
         "run_id": transport.run_id, "terrarium": team.name, "path": str(team.path),
         "config_hash": config_hash or team_hash(team), "status": status,

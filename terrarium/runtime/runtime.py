@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
@@ -28,7 +28,6 @@ import anyio.abc
 from terrarium.channels.bus import EventBus
 from terrarium.channels.hub import ChannelHub
 from terrarium.channels.log import DurableLog, RunStatus
-from terrarium.channels.nats import NatsTransport
 from terrarium.config import Team
 from terrarium.controller.loop import Incoming, TurnResult
 from terrarium.errors import RuntimeFailure
@@ -50,6 +49,9 @@ from terrarium.runtime.wiring import (
 )
 from terrarium.store import MemoryStore
 from terrarium.voice.sink import OutputSink
+
+if TYPE_CHECKING:  # nats-py loads only for a run on a broker
+    from terrarium.channels.nats import NatsTransport
 
 # RuntimeOptions, Supervision and LOG_FILE are re-exported: callers import them from here
 __all__ = ["LOG_FILE", "RuntimeOptions", "Supervision", "TeamRuntime"]

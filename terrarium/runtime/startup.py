@@ -17,14 +17,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 
 from terrarium.channels.bus import EventBus
 from terrarium.channels.hub import ChannelHub
-from terrarium.channels.nats import NatsTransport
 from terrarium.config import Team
 from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
 from terrarium.events import RunStarted, TeamReady
@@ -38,6 +37,9 @@ from terrarium.runtime.warmup import WarmUp
 from terrarium.runtime.wiring import Wiring, build_hub
 from terrarium.store import MemoryStore
 from terrarium.tools.team import TeamControl
+
+if TYPE_CHECKING:  # nats-py loads only for a run on a broker
+    from terrarium.channels.nats import NatsTransport
 
 __all__ = ["JobHost", "Started", "start_team"]
 

@@ -20,7 +20,6 @@ from typing import Protocol
 import anyio
 import anyio.abc
 import anyio.lowlevel
-from croniter import croniter
 
 from terrarium.channels.bus import EventBus
 from terrarium.config.models import TriggerConfig
@@ -74,7 +73,10 @@ class ManualTime:
 
 
 def next_cron(expr: str, after: float) -> float:
-    """The next moment (epoch seconds, UTC) the cron expression names after ``after``."""
+    """The next moment (epoch seconds, UTC) the cron expression names after ``after``
+    (croniter is imported here: only teams with a cron trigger need it)."""
+    from croniter import croniter
+
     start = datetime.fromtimestamp(after, tz=UTC)
     return float(croniter(expr, start).get_next(float))
 
