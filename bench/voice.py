@@ -179,6 +179,7 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
                                   on_event=on_event)
             async with TeamRuntime(team, opts) as rt:
                 rows = []
+                fixed_rows: list[float] = []
                 for i in range(n + warmup):
                     text = UTTERANCES[i % len(UTTERANCES)]
                     before_r, before_s = len(router.calls), len(speaker.calls)
@@ -190,9 +191,16 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
                     r_calls = router.calls[before_r:]
                     s_calls = speaker.calls[before_s:]
                     # no router call: its choice_rules decided the intent without the model
-                    if not new or not s_calls:
+                    if not new:
                         print(f"{i:>2} no audio for {text!r} (router calls {len(r_calls)}, "
                               f"speaker calls {len(s_calls)})")
+                        continue
+                    if not s_calls:  # the reply guard said a fixed reply: no model at all
+                        ttfa = (first_audio[new[0]] - t0) * 1000
+                        print(f"{i:>2} ttfa {ttfa:7.0f} ms | runtime reply, no model: "
+                              f"{first_piece[new[0]]!r}")
+                        if i >= warmup:
+                            fixed_rows.append(ttfa)
                         continue
                     uid = new[0]
                     ttfa = (first_audio[uid] - t0) * 1000
@@ -229,6 +237,13 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
         vals = list(col)
         print(f"  {name:<26} p50 {pct(vals, 0.5):7.1f} ms   p90 {pct(vals, 0.9):7.1f} ms   "
               f"mean {statistics.fmean(vals):7.1f} ms")
+    if fixed_rows:
+        print(f"  {len(fixed_rows)} more utterances answered by the runtime (greeting, thanks, "
+              f"goodbye, statement; no model): time to first audio p50 "
+              f"{pct(fixed_rows, 0.5):.1f} ms, p90 {pct(fixed_rows, 0.9):.1f} ms")
+        both = list(cols[0]) + fixed_rows
+        print(f"  all {len(both)} utterances: time to first audio p50 {pct(both, 0.5):.1f} ms, "
+              f"p90 {pct(both, 0.9):.1f} ms")
     ttfa50 = pct(list(cols[0]), 0.5)
     print(f"  framework share of time to first audio (p50): "
           f"{pct(list(cols[4]), 0.5) / ttfa50 * 100:.1f} %")

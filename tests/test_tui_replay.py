@@ -137,3 +137,19 @@ def test_entry_title_strips_message_framing() -> None:
         kind="message_in", ts=0.0, turn=2, name="notes",
         text=incoming_header("notes", "greeter") + "\n{\"topic\": \"x\"}")
     assert entry_title(entry) == '#2 in ◂ notes from greeter: {"topic": "x"}'
+
+
+@pytest.mark.parametrize("status", ["completed", "timeout", "failed"])
+async def test_a_replay_says_how_the_run_ended(recording: Recording, tmp_path: Path,
+                                               status: str, anyio_backend: str) -> None:
+    """A run stopped by --timeout (or failed) reads so in the monitor's header, not only in
+    ``terrarium log``."""
+    import sqlite3
+
+    log_path = tmp_path / "log.sqlite3"
+    shutil.copy(recording.log_path, log_path)
+    with sqlite3.connect(log_path) as db:
+        db.execute("UPDATE runs SET status = ? WHERE run_id = ?", (status, recording.run_id))
+    app = MonitorApp(ReplayHandle(log_path, recording.run_id), deterministic=True)
+    async with app.run_test(size=(80, 24)):
+        assert app.sub_title == f"replay ({status})"

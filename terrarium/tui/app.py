@@ -160,7 +160,9 @@ class MonitorApp(App[int]):
     def on_mount(self) -> None:
         self.title = f"terrarium · {self.team.name}"
         if self.replay is not None:
-            self.sub_title = "replay" if self.deterministic else f"replay {self.handle.run_id}"
+            # how the run ended (completed, failed, degraded, timeout, …) heads the replay
+            status = f"replay ({self.replay.run.status})"
+            self.sub_title = status if self.deterministic else f"{status} {self.handle.run_id}"
         elif self.live_follow:
             self.sub_title = "live" if self.deterministic else f"live {self.handle.run_id}"
         else:
