@@ -229,6 +229,16 @@ def test_the_file_name_follows_the_prefix_and_the_model_file(tmp_path: Path,
     assert PrefixCache(tmp_path, model_file, "http://x").file_name("a") != cache.file_name("a")
 
 
+def test_a_server_of_another_shape_finds_no_file(tmp_path: Path, model_file: Path) -> None:
+    """A state saved by a server with other slots or context does not restore (llama.cpp:
+    "no available space in KV cache"), so it is not even looked for."""
+    three = PrefixCache(tmp_path, model_file, "http://x", layout="3x4096")
+    assert three.file_name("a") == PrefixCache(tmp_path, model_file, "http://x",
+                                               layout="3x4096").file_name("a")
+    assert three.file_name("a") != PrefixCache(tmp_path, model_file, "http://x",
+                                               layout="1x4096").file_name("a")
+
+
 def test_prune_keeps_the_most_recently_used_within_the_limit(tmp_path: Path,
                                                              model_file: Path) -> None:
     cache = PrefixCache(tmp_path, model_file, "http://x", max_bytes=250)

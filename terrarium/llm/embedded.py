@@ -289,7 +289,10 @@ class EmbeddedServer:
         """Save/restore of this server's slots (None unless started with ``slot_save_dir``)."""
         if self.slot_save_dir is None or self.loaded_model is None:
             return None
-        return PrefixCache(self.slot_save_dir, self.loaded_model, self.base_url)
+        # a state saved by a server of another shape (slots, context) does not restore into
+        # this one ("no available space in KV cache"): the shape is part of the file's name
+        return PrefixCache(self.slot_save_dir, self.loaded_model, self.base_url,
+                           layout=f"{self.slots}x{self.ctx_per_slot}")
 
     def tokenizer(self) -> LlamaTokenizer:
         """The model's own tokenizer, for prompt budgets."""

@@ -44,13 +44,14 @@ def prefix_cache_dir() -> Path:
     return cache_dir() / "prefixes"
 
 
-def model_tag(model_file: Path) -> str:
-    """A short name for this exact model file: its name, size and modification time.
+def model_tag(model_file: Path, layout: str = "") -> str:
+    """A short name for this exact model file (its name, size and modification time) on a
+    server of this ``layout`` (slots and context per slot).
 
     Hashing a model's bytes would cost more than the restore saves; a replaced file gets
     a new size or time, and so a new tag."""
     st = model_file.stat()
-    ident = f"{model_file.name}\0{st.st_size}\0{st.st_mtime_ns}"
+    ident = f"{model_file.name}\0{st.st_size}\0{st.st_mtime_ns}\0{layout}"
     return hashlib.sha256(ident.encode()).hexdigest()[:12]
 
 
@@ -88,9 +89,9 @@ class PrefixCache:
 
     def __init__(self, directory: Path, model_file: Path, base_url: str, *,
                  timeout: float = 120.0, max_bytes: int = DEFAULT_MAX_BYTES,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None, layout: str = "") -> None:
         self.directory = directory
-        self.tag = model_tag(model_file)
+        self.tag = model_tag(model_file, layout)
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.max_bytes = max_bytes
