@@ -45,6 +45,7 @@ from typing import Any
 
 import anyio
 
+from terrarium.channels.nats import connect_broker
 from terrarium.channels.nats.follow import follow_run
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
@@ -54,6 +55,7 @@ from terrarium.events import (
     SentenceQueued,
     SentenceSynthesized,
     TurnEnded,
+    TurnStarted,
     UtteranceWritten,
 )
 from terrarium.formats import CallEvent
@@ -341,16 +343,30 @@ READY_TIMEOUT = 600.0  # the workers' start: model load and warm-up on a shared 
 @dataclass(frozen=True)
 class Layout:
     """What the across-workers bench runs: the team, the creatures each worker process
-    hosts, the creature whose turn ends an utterance (``last``), and the event of that
-    creature that marks the utterance's first audio."""
+    hosts, the creature whose turn ends an utterance (``last``), the event of that
+    creature that marks the utterance's first audio, and the creatures whose turn start is
+    timed from the send too (where along the way a difference arises)."""
 
     path: Path
     workers: tuple[tuple[str, ...], ...]
     last: str
+    starts: tuple[str, ...]
     first: type[Event] = SentenceSynthesized
 
 
-VOICE = Layout(ROOT / "examples" / "voice_assistant", (("router",), ("speaker",)), "speaker")
+VOICE = Layout(ROOT / "examples" / "voice_assistant", (("router",), ("speaker",)), "speaker",
+               ("router", "speaker"))
+
+
+@dataclass
+class Sample:
+    """One utterance, in ms from the send: first audio, and each timed creature's turn start.
+
+    (A ``message_sent`` event is no mark of the send: on a broker it is stamped after the
+    broker's acknowledgement, which can come after the listener began its turn.)"""
+
+    ttfa: float
+    starts: list[float]
 
 
 class Tracker:
@@ -373,6 +389,13 @@ class Tracker:
         return creatures <= {e.creature for e in self.events if isinstance(e, CreatureWarmed)}
 
 
+def start_ms(events: list[Event], t0: float, creature: str) -> float:
+    """From ``t0`` to ``creature``'s first turn start among ``events``, in ms (NaN: none)."""
+    began = next((e.ts for e in events if isinstance(e, TurnStarted)
+                  and e.creature == creature), None)
+    return (began - t0) * 1000 if began is not None else float("nan")
+
+
 def utterance_done(events: list[Event], last: str) -> bool:
     """``last``'s turn ended and every utterance it queued was written (or cut)."""
     ended = any(isinstance(e, TurnEnded) and e.creature == last for e in events)
@@ -381,33 +404,48 @@ def utterance_done(events: list[Event], last: str) -> bool:
     return ended and queued <= written
 
 
-async def measure(rt: TeamRuntime, tracker: Tracker, layout: Layout, texts: list[str],
-                  warmup: int, label: str, verbose: bool) -> list[float]:
-    """Send each text once the previous utterance is done; time to first audio in ms (from
-    just before the send to the first-audio event's own timestamp), warm-up ones left out."""
-    out: list[float] = []
-    for i, text in enumerate(texts):
+async def send_all(rt: TeamRuntime, tracker: Tracker, layout: Layout, texts: list[str]
+                   ) -> list[float]:
+    """Send each text once the previous utterance is done; when each was sent (the clock
+    of the events' own timestamps)."""
+    sent: list[float] = []
+    for text in texts:
         start = len(tracker.events)
-        t0 = time.time()
+        sent.append(time.time())
         await rt.send_user(text)
         with anyio.move_on_after(UTTERANCE_TIMEOUT):
             await tracker.until(lambda s=start: utterance_done(tracker.events[s:], layout.last))
-        firsts = [e.ts for e in tracker.events[start:] if isinstance(e, layout.first)
+    return sent
+
+
+def samples(events: list[Event], sent: list[float], layout: Layout, texts: list[str],
+            warmup: int, label: str, verbose: bool) -> list[Sample]:
+    """Each utterance's events (those stamped from its send to the next one's; the run's
+    events may arrive out of order from several processes): time to first audio, from the
+    send to the first-audio event's own timestamp, and to each timed creature's turn start."""
+    out: list[Sample] = []
+    bounds = [*sent[1:], float("inf")]
+    for i, (text, t0, t1) in enumerate(zip(texts, sent, bounds, strict=True)):
+        got = sorted((e for e in events if t0 <= e.ts < t1), key=lambda e: e.ts)
+        firsts = [e.ts for e in got if isinstance(e, layout.first)
                   and getattr(e, "creature", None) == layout.last]
         if not firsts:
-            print(f"  {label} {i:>2} no audio for {text!r}", flush=True)
+            print(f"  {label:<10} {i:>2} no audio for {text!r}", flush=True)
             continue
-        ttfa = (min(firsts) - t0) * 1000
+        sample = Sample((firsts[0] - t0) * 1000, [start_ms(got, t0, c) for c in layout.starts])
         if verbose:
             tag = " (warm-up)" if i < warmup else ""
-            print(f"  {label} {i:>2} ttfa {ttfa:7.1f} ms  {text!r}{tag}", flush=True)
+            starts = "  ".join(f"{c} {v:6.1f}" for c, v in zip(layout.starts, sample.starts,
+                                                                 strict=True))
+            print(f"  {label:<10} {i:>2} ttfa {sample.ttfa:7.1f} ms  (turn start: {starts})"
+                  f"  {text!r}{tag}", flush=True)
         if i >= warmup:
-            out.append(ttfa)
+            out.append(sample)
     return out
 
 
 async def in_process(layout: Layout, texts: list[str], warmup: int, runs_dir: Path,
-                     verbose: bool) -> list[float]:
+                     verbose: bool) -> list[Sample]:
     """Every creature in this process, the team's own models (as ``terrarium run``)."""
     team = load_team(layout.path)
     tracker = Tracker()
@@ -415,7 +453,8 @@ async def in_process(layout: Layout, texts: list[str], warmup: int, runs_dir: Pa
     async with TeamRuntime(team, opts) as rt:
         with anyio.fail_after(READY_TIMEOUT):
             await tracker.until(lambda: tracker.warmed(set(team.creatures)))
-        return await measure(rt, tracker, layout, texts, warmup, "in-process", verbose)
+        sent = await send_all(rt, tracker, layout, texts)
+    return samples(tracker.events, sent, layout, texts, warmup, "in-process", verbose)
 
 
 def spawn_worker(path: Path, url: str, run_id: str, creatures: tuple[str, ...],
@@ -432,18 +471,19 @@ def spawn_worker(path: Path, url: str, run_id: str, creatures: tuple[str, ...],
 
 
 async def across_workers(layout: Layout, url: str, texts: list[str], warmup: int, tmp: Path,
-                         verbose: bool) -> list[float]:
+                         verbose: bool) -> list[Sample]:
     """The run started here hosting nothing (``--host-creatures none``), each of
     ``layout.workers`` in its own ``terrarium worker`` process; events come back through
-    the run's log stream on the broker."""
+    the run's log stream on the broker, read to the run's end."""
     team = load_team(layout.path)
     tracker = Tracker()
     hosted = {n for names in layout.workers for n in names}
     opts = RuntimeOptions(runs_dir=tmp / "run", audio="none", broker=url, host=frozenset())
     procs: list[tuple[subprocess.Popen[bytes], Path]] = []
+    nc = await connect_broker(url, name="bench/voice.py (following the run)")
 
-    async def follow(js: Any, run_id: str) -> None:
-        async for batch in follow_run(js, run_id, team.name, idle=0.2):
+    async def follow(run_id: str) -> None:
+        async for batch in follow_run(nc.jetstream(), run_id, team.name, idle=0.2):
             for ev in batch.events:
                 tracker.add(ev)
 
@@ -456,28 +496,28 @@ async def across_workers(layout: Layout, url: str, texts: list[str], warmup: int
                                        + out.read_text(errors="replace")[-3000:])
 
     try:
-        async with TeamRuntime(team, opts) as rt:
-            assert rt.transport is not None
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(follow, rt.transport.js, rt.run_id)
+        async with anyio.create_task_group() as tg:  # the follower returns at the run's end
+            async with TeamRuntime(team, opts) as rt, anyio.create_task_group() as watching:
+                tg.start_soon(follow, rt.run_id)
                 for i, names in enumerate(layout.workers):
                     out = tmp / f"worker{i}.out"
                     procs.append((spawn_worker(layout.path, url, rt.run_id, names,
                                                tmp / f"w{i}", out), out))
-                tg.start_soon(watch)
+                watching.start_soon(watch)
                 with anyio.fail_after(READY_TIMEOUT):
                     await tracker.until(lambda: tracker.warmed(hosted))
-                result = await measure(rt, tracker, layout, texts, warmup, "broker", verbose)
-                tg.cancel_scope.cancel()
+                sent = await send_all(rt, tracker, layout, texts)
+                watching.cancel_scope.cancel()
         # the run has ended: each worker sees it and stops by itself
         for p, _ in procs:
             p.wait(timeout=60)
-        return result
     finally:
+        await nc.close()
         for p, _ in procs:
             if p.poll() is None:
                 p.kill()
                 p.wait()
+    return samples(tracker.events, sent, layout, texts, warmup, "broker", verbose)
 
 
 @contextmanager
@@ -515,8 +555,15 @@ def nats_server(url: str | None) -> Iterator[str]:
 
 @dataclass
 class Round:
-    in_process: list[float]
-    broker: list[float]
+    in_process: list[Sample]
+    broker: list[Sample]
+
+
+def _p(samples: list[Sample], q: float, start: int | None = None) -> float:
+    """Percentile ``q`` of time to first audio, or to timed creature ``start``'s turn."""
+    vals = [s.ttfa if start is None else s.starts[start] for s in samples]
+    vals = [v for v in vals if v == v]  # a turn start not seen (NaN) is left out
+    return pct(vals, q) if vals else float("nan")
 
 
 async def compare(layout: Layout, url: str, texts: list[str], warmup: int, rounds: int,
@@ -531,19 +578,25 @@ async def compare(layout: Layout, url: str, texts: list[str], warmup: int, round
         out.append(Round(local, remote))
         for name, vals in (("in-process", local), ("broker", remote)):
             if vals:
-                print(f"round {r}  {name:<10}  p50 {pct(vals, 0.5):7.1f} ms   p90 "
-                      f"{pct(vals, 0.9):7.1f} ms   ({len(vals)} utterances)", flush=True)
+                starts = ", ".join(f"{c} {_p(vals, 0.5, j):.1f}"
+                                   for j, c in enumerate(layout.starts))
+                print(f"round {r}  {name:<10}  p50 {_p(vals, 0.5):7.1f} ms   p90 "
+                      f"{_p(vals, 0.9):7.1f} ms   (turn start p50: {starts} ms; "
+                      f"{len(vals)} utterances)", flush=True)
     return out
 
 
-def report(rounds: list[Round]) -> None:
-    """The median over rounds of each mode's p50 and p90, and the broker's difference."""
+def report(rounds: list[Round], starts: tuple[str, ...]) -> None:
+    """The median over rounds of each mode's p50 and p90, and the broker's difference;
+    then the same for the send to each timed creature's turn start (p50)."""
     done = [r for r in rounds if r.in_process and r.broker]
     if not done:
         print("no measurements")
         return
-    fig = {kind: {q: statistics.median(pct(getattr(r, kind), q) for r in done)
+    fig = {kind: {q: statistics.median(_p(getattr(r, kind), q) for r in done)
                   for q in (0.5, 0.9)} for kind in ("in_process", "broker")}
+    start = {kind: [statistics.median(_p(getattr(r, kind), 0.5, j) for r in done)
+                    for j in range(len(starts))] for kind in ("in_process", "broker")}
     print(f"\ntime to first audio, median of {len(done)} round(s):")
     for kind, label in (("in_process", "in one process"), ("broker", "router + speaker in "
                                                             "two workers (NATS)")):
@@ -553,6 +606,11 @@ def report(rounds: list[Round]) -> None:
     print(f"  difference (broker - in one process)    p50 {d50:+7.1f} ms   p90 {d90:+7.1f} ms")
     print(f"  target: broker p50 within {TTFA_TARGET_MS:g} ms of in-process: "
           f"{'met' if abs(d50) <= TTFA_TARGET_MS else 'NOT met'}")
+    print("from the send to each creature's turn start, p50 (median of rounds):")
+    for j, c in enumerate(starts):
+        a, b = start["in_process"][j], start["broker"][j]
+        print(f"  {c:<12} in one process {a:7.1f} ms   across workers {b:7.1f} ms   "
+              f"difference {b - a:+6.1f} ms")
 
 
 def broker_main(url: str | None, n: int, warmup: int, rounds: int, verbose: bool) -> None:
@@ -560,7 +618,7 @@ def broker_main(url: str | None, n: int, warmup: int, rounds: int, verbose: bool
     with nats_server(url) as broker:
         print(f"broker {broker}; {n} utterances after {warmup} warm-up, {rounds} round(s), "
               "each round in one process first, then across two workers", flush=True)
-        report(anyio.run(compare, VOICE, broker, texts, warmup, rounds, verbose))
+        report(anyio.run(compare, VOICE, broker, texts, warmup, rounds, verbose), VOICE.starts)
 
 
 if __name__ == "__main__":

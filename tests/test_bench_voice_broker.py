@@ -70,7 +70,9 @@ def test_broker_bench_times_each_utterance_in_one_process_and_across_workers(
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (apt-get install nats-server; "
                     "scripts/setup.sh does it)")
-    layout = bench.Layout(_relay(tmp_path), (("a",), ("b", "c")), last="c", first=TurnEnded)
+    starts = ("a", "b", "c")
+    layout = bench.Layout(_relay(tmp_path), (("a",), ("b", "c")), last="c", starts=starts,
+                          first=TurnEnded)
     texts = ["ping one", "ping two", "ping three"]
 
     async def go(url: str) -> list[object]:
@@ -82,8 +84,13 @@ def test_broker_bench_times_each_utterance_in_one_process_and_across_workers(
         (rnd,) = anyio.run(go, url)
     out = capsys.readouterr().out
     assert len(rnd.in_process) == 2 and len(rnd.broker) == 2, out
-    assert all(t >= 0 for t in rnd.in_process + rnd.broker), out
+    for s in rnd.in_process + rnd.broker:
+        assert s.ttfa >= 0, out
+        # every creature's turn was seen from its process, in the relay's order
+        assert 0 <= s.starts[0] <= s.starts[1] <= s.starts[2] <= s.ttfa, out
     assert "no audio" not in out
     assert "round 0  broker" in out and "round 0  in-process" in out
-    bench.report([rnd])
-    assert "difference (broker - in one process)" in capsys.readouterr().out
+    bench.report([rnd], starts)
+    shown = capsys.readouterr().out
+    assert "difference (broker - in one process)" in shown
+    assert "target: broker p50 within 30 ms" in shown
