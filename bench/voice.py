@@ -10,6 +10,15 @@ by a thin proxy, so the framework's own share can be separated out:
 Prints every utterance, then p50/p90 of time to first audio and of the framework share, and
 the share of each part. Run: ``python bench/voice.py [--utterances 12] [--warmup 2]``
 
+``--broker [URL]`` runs the same utterances twice per round: first in one process (the
+team's own models, ``terrarium run``), then with the router and the speaker hosted by two
+``terrarium worker`` processes on a NATS broker (the run started here, hosting nothing:
+``--host-creatures none``); time to first audio is taken from each first
+``sentence_synthesized`` event's own timestamp (in the broker mode read back from the run's
+log stream on the broker). Without a URL it starts its own ``nats-server -js`` on a free
+port with a temporary store. Prints p50/p90 of each mode per round, the median over
+``--rounds``, and the difference (target: broker p50 within 30 ms of in-process).
+
 ``--cold-start [--runs 5]`` measures something else: the time from starting the process
 ``terrarium run examples/voice_assistant`` to its "ready in" line (every creature's prompt
 prefix in its slot and the voice loaded), at a first start (an empty prefix cache) and at a
@@ -21,22 +30,34 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import aclosing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
 
+from terrarium.channels.nats import connect_broker
+from terrarium.channels.nats.follow import follow_run
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
-from terrarium.events import SentenceSynthesized
+from terrarium.events import (
+    CreatureWarmed,
+    Event,
+    SentenceQueued,
+    SentenceSynthesized,
+    TurnEnded,
+    TurnStarted,
+    UtteranceWritten,
+)
 from terrarium.formats import CallEvent
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
@@ -328,6 +349,293 @@ def cold_start(runs: int, verbose: bool) -> None:
     print(f"  target: second start <= 1.5 s: {'met' if second <= 1.5 else 'NOT met'}")
 
 
+# ---------------------------------------------------------------------- across workers
+TTFA_TARGET_MS = 30.0  # broker p50 within this of the in-process p50
+UTTERANCE_TIMEOUT = 120.0  # seconds one utterance may take before it counts as no audio
+READY_TIMEOUT = 600.0  # the workers' start: model load and warm-up on a shared machine
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the across-workers bench runs: the team, the creatures each worker process
+    hosts, the creature whose turn ends an utterance (``last``), the event of that
+    creature that marks the utterance's first audio, and the creatures whose turn start is
+    timed from the send too (where along the way a difference arises)."""
+
+    path: Path
+    workers: tuple[tuple[str, ...], ...]
+    last: str
+    starts: tuple[str, ...]
+    first: type[Event] = SentenceSynthesized
+
+
+VOICE = Layout(ROOT / "examples" / "voice_assistant", (("router",), ("speaker",)), "speaker",
+               ("router", "speaker"))
+
+
+@dataclass
+class Sample:
+    """One utterance, in ms from the send: first audio, and each timed creature's turn start.
+
+    (A ``message_sent`` event is no mark of the send: on a broker it is stamped after the
+    broker's acknowledgement, which can come after the listener began its turn.)"""
+
+    ttfa: float
+    starts: list[float]
+
+
+class Tracker:
+    """Every event of the run as it arrives, and a wait for a condition on them."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._changed = anyio.Event()
+
+    def add(self, ev: Event) -> None:
+        self.events.append(ev)
+        self._changed.set()
+
+    async def until(self, cond: Callable[[], bool]) -> None:
+        while not cond():
+            self._changed = anyio.Event()  # add() runs on this loop: nothing slips between
+            await self._changed.wait()
+
+    def warmed(self, creatures: set[str]) -> bool:
+        return creatures <= {e.creature for e in self.events if isinstance(e, CreatureWarmed)}
+
+
+def start_ms(events: list[Event], t0: float, creature: str) -> float:
+    """From ``t0`` to ``creature``'s first turn start among ``events``, in ms (NaN: none)."""
+    began = next((e.ts for e in events if isinstance(e, TurnStarted)
+                  and e.creature == creature), None)
+    return (began - t0) * 1000 if began is not None else float("nan")
+
+
+def utterance_done(events: list[Event], last: str) -> bool:
+    """``last``'s turn ended and every utterance it queued was written (or cut)."""
+    ended = any(isinstance(e, TurnEnded) and e.creature == last for e in events)
+    queued = {e.utterance_id for e in events if isinstance(e, SentenceQueued)}
+    written = {e.utterance_id for e in events if isinstance(e, UtteranceWritten)}
+    return ended and queued <= written
+
+
+async def send_all(rt: TeamRuntime, tracker: Tracker, layout: Layout, texts: list[str]
+                   ) -> list[float]:
+    """Send each text once the previous utterance is done; when each was sent (the clock
+    of the events' own timestamps)."""
+    sent: list[float] = []
+    for text in texts:
+        start = len(tracker.events)
+        sent.append(time.time())
+        await rt.send_user(text)
+        with anyio.move_on_after(UTTERANCE_TIMEOUT):
+            await tracker.until(lambda s=start: utterance_done(tracker.events[s:], layout.last))
+    return sent
+
+
+def samples(events: list[Event], sent: list[float], layout: Layout, texts: list[str],
+            warmup: int, label: str, verbose: bool) -> list[Sample]:
+    """Each utterance's events (those stamped from its send to the next one's; the run's
+    events may arrive out of order from several processes): time to first audio, from the
+    send to the first-audio event's own timestamp, and to each timed creature's turn start."""
+    out: list[Sample] = []
+    bounds = [*sent[1:], float("inf")]
+    for i, (text, t0, t1) in enumerate(zip(texts, sent, bounds, strict=True)):
+        got = sorted((e for e in events if t0 <= e.ts < t1), key=lambda e: e.ts)
+        firsts = [e.ts for e in got if isinstance(e, layout.first)
+                  and getattr(e, "creature", None) == layout.last]
+        if not firsts:
+            print(f"  {label:<10} {i:>2} no audio for {text!r}", flush=True)
+            continue
+        sample = Sample((firsts[0] - t0) * 1000, [start_ms(got, t0, c) for c in layout.starts])
+        if verbose:
+            tag = " (warm-up)" if i < warmup else ""
+            starts = "  ".join(f"{c} {v:6.1f}" for c, v in zip(layout.starts, sample.starts,
+                                                                 strict=True))
+            print(f"  {label:<10} {i:>2} ttfa {sample.ttfa:7.1f} ms  (turn start: {starts})"
+                  f"  {text!r}{tag}", flush=True)
+        if i >= warmup:
+            out.append(sample)
+    return out
+
+
+async def in_process(layout: Layout, texts: list[str], warmup: int, runs_dir: Path,
+                     verbose: bool) -> list[Sample]:
+    """Every creature in this process, the team's own models (as ``terrarium run``)."""
+    team = load_team(layout.path)
+    tracker = Tracker()
+    opts = RuntimeOptions(runs_dir=runs_dir, audio="none", on_event=tracker.add)
+    async with TeamRuntime(team, opts) as rt:
+        with anyio.fail_after(READY_TIMEOUT):
+            await tracker.until(lambda: tracker.warmed(set(team.creatures)))
+        sent = await send_all(rt, tracker, layout, texts)
+    return samples(tracker.events, sent, layout, texts, warmup, "in-process", verbose)
+
+
+def spawn_worker(path: Path, url: str, run_id: str, creatures: tuple[str, ...],
+                 runs_dir: Path, out: Path) -> subprocess.Popen[bytes]:
+    """``terrarium worker PATH --broker URL --run RUN --creatures ... --audio none``."""
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with open(out, "wb") as f:  # the child keeps its own descriptor
+        return subprocess.Popen(
+            [sys.executable, "-u", "-m", "terrarium", "worker", str(path), "--broker", url,
+             "--run", run_id, "--creatures", ",".join(creatures), "--audio", "none",
+             "--runs-dir", str(runs_dir)],
+            stdout=f, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+
+
+async def across_workers(layout: Layout, url: str, texts: list[str], warmup: int, tmp: Path,
+                         verbose: bool) -> list[Sample]:
+    """The run started here hosting nothing (``--host-creatures none``), each of
+    ``layout.workers`` in its own ``terrarium worker`` process; events come back through
+    the run's log stream on the broker, read to the run's end."""
+    team = load_team(layout.path)
+    tracker = Tracker()
+    hosted = {n for names in layout.workers for n in names}
+    opts = RuntimeOptions(runs_dir=tmp / "run", audio="none", broker=url, host=frozenset())
+    procs: list[tuple[subprocess.Popen[bytes], Path]] = []
+    nc = await connect_broker(url, name="bench/voice.py (following the run)")
+
+    async def follow(run_id: str) -> None:
+        async for batch in follow_run(nc.jetstream(), run_id, team.name, idle=0.2):
+            for ev in batch.events:
+                tracker.add(ev)
+
+    async def watch() -> None:  # a worker that dies before the end is the bench's failure
+        while True:
+            await anyio.sleep(0.5)
+            for p, out in procs:
+                if p.poll() is not None:
+                    raise RuntimeError(f"worker exited ({p.returncode}):\n"
+                                       + out.read_text(errors="replace")[-3000:])
+
+    try:
+        async with anyio.create_task_group() as tg:  # the follower returns at the run's end
+            async with TeamRuntime(team, opts) as rt, anyio.create_task_group() as watching:
+                tg.start_soon(follow, rt.run_id)
+                for i, names in enumerate(layout.workers):
+                    out = tmp / f"worker{i}.out"
+                    procs.append((spawn_worker(layout.path, url, rt.run_id, names,
+                                               tmp / f"w{i}", out), out))
+                watching.start_soon(watch)
+                with anyio.fail_after(READY_TIMEOUT):
+                    await tracker.until(lambda: tracker.warmed(hosted))
+                sent = await send_all(rt, tracker, layout, texts)
+                watching.cancel_scope.cancel()
+        # the run has ended: each worker sees it and stops by itself
+        for p, _ in procs:
+            p.wait(timeout=60)
+    finally:
+        await nc.close()
+        for p, _ in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return samples(tracker.events, sent, layout, texts, warmup, "broker", verbose)
+
+
+@contextmanager
+def nats_server(url: str | None) -> Iterator[str]:
+    """``url``, or a ``nats-server -js`` of our own on a free port with a temporary store
+    (as bench/distributed.py starts it), stopped after."""
+    if url is not None:
+        yield url
+        return
+    binary = shutil.which("nats-server")
+    if binary is None:
+        raise SystemExit("nats-server is not installed (apt-get install nats-server)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    with tempfile.TemporaryDirectory(prefix="terrarium-bench-nats-") as store:
+        server = subprocess.Popen([binary, "-js", "-a", "127.0.0.1", "-p", str(port),
+                                   "-sd", store], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        raise SystemExit("nats-server did not start") from None
+                    time.sleep(0.05)
+            yield f"nats://127.0.0.1:{port}"
+        finally:
+            server.terminate()
+            server.wait()
+
+
+@dataclass
+class Round:
+    in_process: list[Sample]
+    broker: list[Sample]
+
+
+def _p(samples: list[Sample], q: float, start: int | None = None) -> float:
+    """Percentile ``q`` of time to first audio, or to timed creature ``start``'s turn."""
+    vals = [s.ttfa if start is None else s.starts[start] for s in samples]
+    vals = [v for v in vals if v == v]  # a turn start not seen (NaN) is left out
+    return pct(vals, q) if vals else float("nan")
+
+
+async def compare(layout: Layout, url: str, texts: list[str], warmup: int, rounds: int,
+                  verbose: bool) -> list[Round]:
+    """``rounds`` times: the utterances in one process, then across workers."""
+    out: list[Round] = []
+    for r in range(rounds):
+        with tempfile.TemporaryDirectory() as tmp:
+            local = await in_process(layout, texts, warmup, Path(tmp) / "local", verbose)
+            remote = await across_workers(layout, url, texts, warmup, Path(tmp) / "broker",
+                                          verbose)
+        out.append(Round(local, remote))
+        for name, vals in (("in-process", local), ("broker", remote)):
+            if vals:
+                starts = ", ".join(f"{c} {_p(vals, 0.5, j):.1f}"
+                                   for j, c in enumerate(layout.starts))
+                print(f"round {r}  {name:<10}  p50 {_p(vals, 0.5):7.1f} ms   p90 "
+                      f"{_p(vals, 0.9):7.1f} ms   (turn start p50: {starts} ms; "
+                      f"{len(vals)} utterances)", flush=True)
+    return out
+
+
+def report(rounds: list[Round], starts: tuple[str, ...]) -> None:
+    """The median over rounds of each mode's p50 and p90, and the broker's difference;
+    then the same for the send to each timed creature's turn start (p50)."""
+    done = [r for r in rounds if r.in_process and r.broker]
+    if not done:
+        print("no measurements")
+        return
+    fig = {kind: {q: statistics.median(_p(getattr(r, kind), q) for r in done)
+                  for q in (0.5, 0.9)} for kind in ("in_process", "broker")}
+    start = {kind: [statistics.median(_p(getattr(r, kind), 0.5, j) for r in done)
+                    for j in range(len(starts))] for kind in ("in_process", "broker")}
+    print(f"\ntime to first audio, median of {len(done)} round(s):")
+    for kind, label in (("in_process", "in one process"), ("broker", "router + speaker in "
+                                                            "two workers (NATS)")):
+        print(f"  {label:<38} p50 {fig[kind][0.5]:7.1f} ms   p90 {fig[kind][0.9]:7.1f} ms")
+    d50 = fig["broker"][0.5] - fig["in_process"][0.5]
+    d90 = fig["broker"][0.9] - fig["in_process"][0.9]
+    print(f"  difference (broker - in one process)    p50 {d50:+7.1f} ms   p90 {d90:+7.1f} ms")
+    print(f"  target: broker p50 within {TTFA_TARGET_MS:g} ms of in-process: "
+          f"{'met' if abs(d50) <= TTFA_TARGET_MS else 'NOT met'}")
+    print("from the send to each creature's turn start, p50 (median of rounds):")
+    for j, c in enumerate(starts):
+        a, b = start["in_process"][j], start["broker"][j]
+        print(f"  {c:<12} in one process {a:7.1f} ms   across workers {b:7.1f} ms   "
+              f"difference {b - a:+6.1f} ms")
+
+
+def broker_main(url: str | None, n: int, warmup: int, rounds: int, verbose: bool) -> None:
+    texts = [UTTERANCES[i % len(UTTERANCES)] for i in range(n + warmup)]
+    with nats_server(url) as broker:
+        print(f"broker {broker}; {n} utterances after {warmup} warm-up, {rounds} round(s), "
+              "each round in one process first, then across two workers", flush=True)
+        report(anyio.run(compare, VOICE, broker, texts, warmup, rounds, verbose), VOICE.starts)
+
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--utterances", type=int, default=12)
@@ -336,8 +644,14 @@ if __name__ == "__main__":
     p.add_argument("--cold-start", action="store_true",
                    help="measure process start to ready, first and second start")
     p.add_argument("--runs", type=int, default=5, help="starts of each kind (--cold-start)")
+    p.add_argument("--broker", nargs="?", const="", default=None, metavar="URL",
+                   help="in one process, then router and speaker in two workers on this NATS "
+                        "broker (no URL: start a nats-server here)")
+    p.add_argument("--rounds", type=int, default=3, help="rounds of both modes (--broker)")
     a = p.parse_args()
-    if a.cold_start:
+    if a.broker is not None:
+        broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
+    elif a.cold_start:
         cold_start(a.runs, a.verbose)
     else:
         anyio.run(main, a.utterances, a.warmup, a.verbose)
