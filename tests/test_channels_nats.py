@@ -15,7 +15,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,19 +36,6 @@ from terrarium.runtime.runtime import LOG_FILE, RuntimeOptions, TeamRuntime
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "runtime_fixtures"
 
-
-
-@pytest.fixture()
-def nats_server(tmp_path: Path) -> Iterator[NatsServer]:
-    """A real ``nats-server -js`` on a free port with a temporary store, stopped after."""
-    if NATS_SERVER is None:
-        pytest.skip("nats-server is not installed (apt-get install nats-server; "
-                    "scripts/setup.sh does it)")
-    server = NatsServer(tmp_path / "jetstream")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 class Note(BaseModel):

@@ -7,27 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from config_fixtures import errors_of, write
 
 from terrarium.cli.command import main
-from terrarium.config import load_any
 from terrarium.config.yamlio import parse_yaml
-from terrarium.errors import ConfigErrors
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-
-
-def errors_of(path: Path) -> list[str]:
-    try:
-        load_any(path)
-    except ConfigErrors as exc:
-        return [e.render() for e in exc.errors]
-    return []
-
 
 # -- YAML 1.1 ------------------------------------------------------------------------------
 

@@ -7,11 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from config_fixtures import errors_of, write
 
 from terrarium.cli.command import main
 from terrarium.config import Team, load_any, load_single_creature, load_team
 from terrarium.config.kohaku_compat import CREATURE_UNSUPPORTED
-from terrarium.errors import ConfigErrors
 from terrarium.llm.factory import make_model
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.settings import ControllerSettings
@@ -22,19 +22,6 @@ CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
 NOT_SUPPORTED = "is not supported by terrarium; use "
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-
-
-def errors_of(path: Path) -> list[str]:
-    try:
-        load_any(path)
-    except ConfigErrors as exc:
-        return [e.render() for e in exc.errors]
-    return []
 
 
 # -- the corpus -----------------------------------------------------------------------

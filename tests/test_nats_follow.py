@@ -6,13 +6,12 @@ run's end. Waits are on conditions (anyio events); fail_after is only a safety n
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 from live_run import T0, hand_run
-from nats_fixtures import NATS_SERVER, NatsServer
+from nats_fixtures import NatsServer
 
 from terrarium.channels.log import DurableLog
 from terrarium.channels.nats.follow import LogBatch, apply_ops, follow_run
@@ -21,19 +20,6 @@ from terrarium.events import CreatureState, Event, TranscriptAppended, Transcrip
 from terrarium.runtime.runtime import LOG_FILE, RuntimeOptions, TeamRuntime
 
 FIXTURES = Path(__file__).parent / "runtime_fixtures"
-
-
-@pytest.fixture()
-def nats_server(tmp_path: Path) -> Iterator[NatsServer]:
-    """A real ``nats-server -js`` on a free port with a temporary store, stopped after."""
-    if NATS_SERVER is None:
-        pytest.skip("nats-server is not installed (apt-get install nats-server; "
-                    "scripts/setup.sh does it)")
-    server = NatsServer(tmp_path / "jetstream")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def _state(creature: str, state: str, i: int) -> CreatureState:

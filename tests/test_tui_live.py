@@ -7,14 +7,14 @@ condition the monitor reaches (fail_after is a safety net, never what decides).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from live_run import T0, hand_run
-from nats_fixtures import NATS_SERVER, NatsServer, free_port
+from nats_fixtures import NatsServer, free_port
 from textual.widgets import DataTable, Input, Static
 
 import terrarium.cli.inspect as inspect_cmd
@@ -28,19 +28,6 @@ from terrarium.tui.live import READ_ONLY_LIVE, LiveRunHandle
 from terrarium.tui.team_panel import TeamPanel
 
 RELAY = Path(__file__).parent / "runtime_fixtures" / "relay"
-
-
-@pytest.fixture()
-def nats_server(tmp_path: Path) -> Iterator[NatsServer]:
-    """A real ``nats-server -js`` on a free port with a temporary store, stopped after."""
-    if NATS_SERVER is None:
-        pytest.skip("nats-server is not installed (apt-get install nats-server; "
-                    "scripts/setup.sh does it)")
-    server = NatsServer(tmp_path / "jetstream")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def _state(creature: str, state: str, i: int) -> CreatureState:

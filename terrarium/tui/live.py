@@ -11,21 +11,15 @@ the monitor stays open on what it has.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterable, Mapping, Sequence
+from collections.abc import AsyncIterable
 from pathlib import Path
-from typing import Any
 
 from terrarium import events as ev
 from terrarium.channels.bus import EventBus
 from terrarium.channels.log import DurableLog, RunInfo
 from terrarium.channels.nats.follow import LogBatch, apply_ops
-from terrarium.errors import ChannelRefusal
-from terrarium.events import TranscriptEntry
-from terrarium.prompt.built import BuiltPrompt
-from terrarium.runtime.api import CreatureStatus
 from terrarium.tui.delegation import is_subagent_label
-from terrarium.tui.replay import FoldedRun, load_recorded_team
-from terrarium.tui.text import PromptView
+from terrarium.tui.replay import FoldedHandle, FoldedRun, load_recorded_team
 
 __all__ = ["LIVE_EVENT_BUFFER", "READ_ONLY_LIVE", "LiveRunHandle"]
 
@@ -36,8 +30,10 @@ READ_ONLY_LIVE = ("This monitor follows a run on the broker from outside it, so 
 LIVE_EVENT_BUFFER = 1 << 16
 
 
-class LiveRunHandle:
+class LiveRunHandle(FoldedHandle):
     """TeamHandle over a run on the broker, fed by ``follow`` (read-only)."""
+
+    refusal = READ_ONLY_LIVE
 
     def __init__(self, run: RunInfo, folder: Path) -> None:
         self.run = run
@@ -76,28 +72,3 @@ class LiveRunHandle:
             self.ended = batch.ended
             last = batch.events[-1].ts if batch.events else self.run.started
             self.bus.publish(ev.RunEnded(ts=last, run_id=self.run_id, status=batch.ended))
-
-    # -- TeamHandle --------------------------------------------------------------------
-
-    @property
-    def statuses(self) -> Mapping[str, CreatureStatus]:
-        return self._run.statuses
-
-    def transcript(self, creature: str) -> Sequence[TranscriptEntry]:
-        return tuple(self._run.transcripts.get(creature, ()))
-
-    def prompt(self, creature: str) -> BuiltPrompt | None:
-        """No live prompt object crosses the broker; see ``prompt_view``."""
-        return None
-
-    def prompt_view(self, creature: str) -> PromptView | None:
-        return self._run.prompts.get(creature)
-
-    def check_payload(self, channel: str, payload: Mapping[str, Any]) -> str | None:
-        return READ_ONLY_LIVE
-
-    async def send_user(self, text: str) -> None:
-        raise ChannelRefusal(READ_ONLY_LIVE)
-
-    async def send(self, channel: str, payload: Mapping[str, Any]) -> None:
-        raise ChannelRefusal(READ_ONLY_LIVE)

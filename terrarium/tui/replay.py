@@ -91,7 +91,38 @@ class FoldedRun:
             self.prompts[e.creature] = PromptView.from_event(e)
 
 
-class ReplayHandle:
+class FoldedHandle:
+    """The read-only ``TeamHandle`` part a replay and a followed run share: everything is
+    read from ``_run`` (a :class:`FoldedRun`) and every send is refused with ``refusal``."""
+
+    _run: FoldedRun
+    refusal: str = READ_ONLY
+
+    @property
+    def statuses(self) -> Mapping[str, CreatureStatus]:
+        return self._run.statuses
+
+    def transcript(self, creature: str) -> Sequence[TranscriptEntry]:
+        return tuple(self._run.transcripts.get(creature, ()))
+
+    def prompt(self, creature: str) -> BuiltPrompt | None:
+        """No live prompt object is at hand; see ``prompt_view`` for the logged map."""
+        return None
+
+    def prompt_view(self, creature: str) -> PromptView | None:
+        return self._run.prompts.get(creature)
+
+    def check_payload(self, channel: str, payload: Mapping[str, Any]) -> str | None:
+        return self.refusal
+
+    async def send_user(self, text: str) -> None:
+        raise ChannelRefusal(self.refusal)
+
+    async def send(self, channel: str, payload: Mapping[str, Any]) -> None:
+        raise ChannelRefusal(self.refusal)
+
+
+class ReplayHandle(FoldedHandle):
     """TeamHandle over a recorded run; ``seek``/``step`` move the cursor through its events."""
 
     def __init__(self, log_path: Path | str, run_id: str, *, team: Team | None = None) -> None:
@@ -164,34 +195,10 @@ class ReplayHandle:
     def _fold(self, e: ev.Event) -> None:
         self._run.fold(e)
 
-    # -- TeamHandle --------------------------------------------------------------------
-
-    @property
-    def statuses(self) -> Mapping[str, CreatureStatus]:
-        return self._run.statuses
-
-    def transcript(self, creature: str) -> Sequence[TranscriptEntry]:
-        return tuple(self._run.transcripts.get(creature, ()))
-
-    def prompt(self, creature: str) -> BuiltPrompt | None:
-        """Replays hold no live prompt object; see ``prompt_view`` for the logged map."""
-        return None
-
-    def prompt_view(self, creature: str) -> PromptView | None:
-        return self._run.prompts.get(creature)
-
-    def check_payload(self, channel: str, payload: Mapping[str, Any]) -> str | None:
-        return READ_ONLY
-
-    async def send_user(self, text: str) -> None:
-        raise ChannelRefusal(READ_ONLY)
-
-    async def send(self, channel: str, payload: Mapping[str, Any]) -> None:
-        raise ChannelRefusal(READ_ONLY)
-
 
 __all__ = [
     "READ_ONLY",
+    "FoldedHandle",
     "FoldedRun",
     "ReplayHandle",
     "load_recorded_team",
