@@ -19,16 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from typing import Any
 
 import anyio
+from broker import nats_server
 from pydantic import BaseModel, ConfigDict
 
 from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring
@@ -166,11 +164,6 @@ def pair(kind: str, url: str, n: int, *, gap: float = 0.0, prefetch: int = 1
             "p50": lat[len(lat) // 2] * 1000, "p99": lat[int(len(lat) * 0.99)] * 1000}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -190,20 +183,7 @@ def main() -> None:
         extra = float(args.extra) if args.role.endswith("send") else int(args.extra)
         print(json.dumps(anyio.run(fn, args.broker, args.run, args.messages, extra)))
         return
-    server = None
-    store = tempfile.mkdtemp(prefix="terrarium-bench-nats-")
-    url = args.broker
-    if url is None:
-        binary = shutil.which("nats-server")
-        if binary is None:
-            sys.exit("nats-server is not installed (apt-get install nats-server)")
-        port = free_port()
-        server = subprocess.Popen([binary, "-js", "-a", "127.0.0.1", "-p", str(port),
-                                   "-sd", store], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        url = f"nats://127.0.0.1:{port}"
-        time.sleep(0.5)
-    try:
+    with nats_server(args.broker) as url:
         print(f"broker {url}; {args.messages} messages x {args.runs} runs (median), "
               f"prefetch {args.prefetch}, "
               f"latency over {args.latency} sends {args.gap * 1000:g} ms apart")
@@ -220,11 +200,6 @@ def main() -> None:
             r = pair(kind, url, args.latency, gap=args.gap)
             print(f"latency     {kind:<5} send -> listener  p50 {r['p50']:.2f} ms"
                   f"  p99 {r['p99']:.2f} ms")
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait()
-        shutil.rmtree(store, ignore_errors=True)
 
 
 if __name__ == "__main__":

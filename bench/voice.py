@@ -30,20 +30,19 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import aclosing, contextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
+from broker import nats_server
 
 from terrarium.channels.nats import connect_broker
 from terrarium.channels.nats.follow import follow_run
@@ -533,39 +532,6 @@ async def across_workers(layout: Layout, url: str, texts: list[str], warmup: int
                 p.kill()
                 p.wait()
     return samples(tracker.events, sent, layout, texts, warmup, "broker", verbose)
-
-
-@contextmanager
-def nats_server(url: str | None) -> Iterator[str]:
-    """``url``, or a ``nats-server -js`` of our own on a free port with a temporary store
-    (as bench/distributed.py starts it), stopped after."""
-    if url is not None:
-        yield url
-        return
-    binary = shutil.which("nats-server")
-    if binary is None:
-        raise SystemExit("nats-server is not installed (apt-get install nats-server)")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    with tempfile.TemporaryDirectory(prefix="terrarium-bench-nats-") as store:
-        server = subprocess.Popen([binary, "-js", "-a", "127.0.0.1", "-p", str(port),
-                                   "-sd", store], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        raise SystemExit("nats-server did not start") from None
-                    time.sleep(0.05)
-            yield f"nats://127.0.0.1:{port}"
-        finally:
-            server.terminate()
-            server.wait()
 
 
 @dataclass

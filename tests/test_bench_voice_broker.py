@@ -27,6 +27,7 @@ RELAY = Path(__file__).parent / "runtime_fixtures" / "relay"
 
 
 def _bench() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "bench"))  # as running the script does: its sibling modules
     spec = importlib.util.spec_from_file_location("bench_voice", ROOT / "bench" / "voice.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)

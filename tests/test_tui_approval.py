@@ -42,9 +42,12 @@ async def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 async def wait_for_screen(pilot, kind: type) -> None:  # type: ignore[no-untyped-def]
+    """Until a ``kind`` screen is on top and mounted with its widgets: a pushed screen
+    composes after the push, so querying it at once raced under load."""
     with anyio.fail_after(10):
-        while not isinstance(pilot.app.screen, kind):
+        while not (isinstance(pilot.app.screen, kind) and pilot.app.screen.is_mounted):
             await pilot.pause(0.05)
+        await pilot.pause()
 
 
 async def test_approve_in_the_monitor(runtime: TeamRuntime, human: MonitorHuman,
