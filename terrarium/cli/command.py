@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--ack-wait", type=float, default=30.0, metavar="SECONDS",
                    help="with --broker: how long a message a dead worker held waits before "
                    "it goes to another (default 30)")
+    r.add_argument("--no-share-model", dest="share_model", action="store_false",
+                   default=None, help="with --broker: load an embedded model server of this "
+                   "process's own instead of sharing the team's one on this machine")
     r.set_defaults(func=cmd_run)
 
     w = sub.add_parser("worker", help="host creatures of a run on a NATS broker")
@@ -85,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--runs-dir", default="runs", help="this worker's local log (runs/)")
     w.add_argument("--audio", choices=("wav", "device", "none"), default="wav",
                    help="where the speech of creatures hosted here goes")
+    w.add_argument("--no-share-model", dest="share_model", action="store_false",
+                   default=None, help="load an embedded model server of this worker's own "
+                   "instead of sharing the team's one on this machine")
     w.set_defaults(func=_cmd_worker)
 
     pr = sub.add_parser("prompt", help="print a creature's assembled prompt and section map")

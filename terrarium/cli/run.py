@@ -211,6 +211,7 @@ async def _run_command(args: argparse.Namespace) -> int:
         opts.host = parse_creatures(args.host_creatures, sorted(team.creatures),
                                     allow_none=True)
         opts.ack_wait = args.ack_wait
+        opts.share_model = getattr(args, "share_model", None)
     if args.tui:
         # imported here only because Textual is slow to load and only --tui needs it
         from terrarium.tui import MonitorHuman, run_team_with_monitor

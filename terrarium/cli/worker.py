@@ -5,6 +5,8 @@ waiting for one to start; it refuses a run whose config hash differs from its ow
 of the team. It hosts every team creature, or those ``--creatures`` names, and stops when
 the run ends. Several workers may host the same creature: on a queue channel they share
 the load; when one dies, the messages it held go to another after the run's ack wait.
+Workers of a team on one machine share one embedded model server (``--no-share-model``:
+one of its own; ``llm/shared_server.py``) and say which they use.
 """
 
 from __future__ import annotations
@@ -19,9 +21,18 @@ import anyio
 from terrarium.channels.nats import connect_broker, latest_run, wait_run_end
 from terrarium.cli.run import load_runnable, parse_creatures
 from terrarium.errors import RuntimeFailure
+from terrarium.llm.embedded import EmbeddedServer
+from terrarium.llm.shared_server import SharedEmbeddedServer
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 
-__all__ = ["cmd_worker", "worker_command"]
+__all__ = ["cmd_worker", "model_line", "worker_command"]
+
+
+def model_line(server: EmbeddedServer) -> str:
+    """Which embedded model server this worker uses: its own, or the team's shared one."""
+    if isinstance(server, SharedEmbeddedServer):
+        return server.describe_share()
+    return f"started an embedded model server of its own at {server.base_url} (not shared)"
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -45,10 +56,13 @@ async def worker_command(args: argparse.Namespace) -> int:
         run_id = rec["run_id"]
     name = f"worker {socket.gethostname()}:{os.getpid()}"
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), audio=args.audio, broker=args.broker,
-                          join=run_id, host=host, worker_name=name)
+                          join=run_id, host=host, worker_name=name,
+                          share_model=getattr(args, "share_model", None))
     async with TeamRuntime(team, opts) as rt:
         hosting = ", ".join(sorted(n for n in rt.statuses)) or "nothing"
         print(f"{name} joined run {run_id} of {team.name!r}; hosting {hosting}", flush=True)
+        if rt.embedded is not None:
+            print(f"model: {model_line(rt.embedded)}", flush=True)
         assert rt.transport is not None
         status = await wait_run_end(rt.transport.js, team.name, run_id)
         # the run is over: what this worker holds is done or will never be acked

@@ -106,7 +106,7 @@ async def start_team(
     tg = await stack.enter_async_context(anyio.create_task_group())
     try:
         tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
-        wiring = Wiring(options, bus, recorder, run_dir, memory)
+        wiring = Wiring(options, bus, recorder, run_dir, memory, team=team)
         await wiring.wire(creatures, hub, stack, operator=operator)
         warm = (WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
                 if options.warm_up else None)

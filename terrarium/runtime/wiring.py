@@ -9,9 +9,10 @@ recorder's ``emit`` and each voice the recorder's transcript.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,17 @@ from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import MODEL_NAME, EmbeddedServer
 from terrarium.llm.factory import make_model
 from terrarium.llm.prefix_cache import prefix_cache_dir
-from terrarium.llm.slots import SlotLeasingModel, SlotPool, assign_slots, plan_embedded
+from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.shared_server import SharedEmbeddedServer, can_share, share_env
+from terrarium.llm.slots import (
+    EmbeddedPlan,
+    SlotLeasingModel,
+    SlotPool,
+    assign_slots,
+    plan_embedded,
+)
 from terrarium.runtime.creature import RunningCreature
+from terrarium.runtime.distributed import team_hash
 from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.store import MemoryStore
@@ -54,7 +64,7 @@ from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
 __all__ = ["LogJournal", "Wiring", "assemble_team", "build_hub", "connect_team_mcp", "hosted",
-           "payload_problem"]
+           "payload_problem", "share_model", "team_layout"]
 
 
 def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | None = None
@@ -155,13 +165,47 @@ def payload_problem(team: Team, channel: str, payload: Mapping[str, Any]) -> str
     return None
 
 
+def share_model(options: RuntimeOptions, brokered: bool) -> bool:
+    """Whether this process shares the embedded server with the team's other processes
+    on this machine: ``options.share_model`` if set (``--no-share-model``), else
+    ``TERRARIUM_SHARE_MODEL`` if set, else yes for a run on a broker (the processes of a
+    team run past one machine), no for a run in one process (nothing to share with)."""
+    if not can_share():
+        return False
+    if options.share_model is not None:
+        return options.share_model
+    env = share_env()
+    return brokered if env is None else env
+
+
+def team_layout(team: Team, hosted_subagents: Mapping[str, Subagents],
+                count: Callable[[str, Subagents], int],
+                make_subagents: Callable[[str], Subagents]) -> tuple[EmbeddedPlan, dict[str, int]]:
+    """The embedded server's slots for the WHOLE team, whichever creatures this process
+    hosts: each embedded creature's slot (in team order, as ``assemble_team``: sorted
+    creatures, then the root), then its sub-agents' pools. A pure function of the team's
+    config, so every process of the team computes the same one; ``hosted_subagents`` are
+    the sub-agents of the creatures hosted here, ``make_subagents`` builds the others'."""
+    names = sorted(team.creatures) + ([ROOT] if team.root is not None else [])
+    embedded = [n for n in names
+                if (team.everyone[n].config.controller or ControllerSettings()).provider
+                == "embedded"]
+    counts: dict[str, int] = {}
+    for n in names:
+        if team.everyone[n].config.subagents:
+            subs = hosted_subagents.get(n) or make_subagents(n)
+            counts[n] = count(n, subs)
+    return plan_embedded(len(embedded), counts), {n: i for i, n in enumerate(embedded)}
+
+
 class Wiring:
     """Builds each creature's sinks and controller; what it starts goes on the caller's
     exit stack, so it stops with the run."""
 
     def __init__(self, options: RuntimeOptions, bus: EventBus, recorder: Recorder,
-                 run_dir: Path, memory: MemoryStore) -> None:
+                 run_dir: Path, memory: MemoryStore, *, team: Team | None = None) -> None:
         self.options = options
+        self.team = team  # the whole team: the shared server's slots are laid out team-wide
         self.bus = bus
         self.recorder = recorder
         self.run_dir = run_dir
@@ -188,12 +232,22 @@ class Wiring:
         ]
         plan = plan_embedded(len(needs_embedded),
                              {n: self._embedded_subagents(n, s) for n, s in subagents.items()})
-        if plan.total:
-            await self._start_embedded(plan.total, stack)
-            self.slot_pools = plan.pools()
         # one llama.cpp slot per creature, on the embedded server and on external ones
         slot_of = assign_slots({c.name: c.parts.settings for c in creatures.values()
                                 if not (opts.models and c.name in opts.models)})
+        if plan.total:
+            team = self.team if share_model(opts, hub.transport.brokered) else None
+            if team is not None:
+                # every process of the team computes the same slots for ALL its creatures
+                # (not only the ones it hosts), so processes sharing one server never
+                # pin two creatures to one slot
+                plan, embedded_slots = team_layout(
+                    team, subagents, partial(self._embedded_subagents, overrides=False),
+                    self._team_subagents)
+                slot_of.update({n: s for n, s in embedded_slots.items() if n in slot_of})
+            await self._start_embedded(plan.total, stack,
+                                       team=team_hash(team) if team is not None else None)
+            self.slot_pools = plan.pools()
         for c in creatures.values():
             sinks = await self._make_sinks(c, stack)
             self.sinks[c.name] = sinks
@@ -203,19 +257,36 @@ class Wiring:
             if c.name in subagents:
                 c.controller.tool_ctx.state[STATE_SUBAGENTS] = subagents[c.name]
 
-    async def _start_embedded(self, slots: int, stack: AsyncExitStack) -> None:
-        """Start the embedded server (slot saving on: warm-up keeps prompt prefixes)."""
-        self.embedded = EmbeddedServer(slots=slots, slot_save_dir=prefix_cache_dir())
+    async def _start_embedded(self, slots: int, stack: AsyncExitStack, *,
+                              team: str | None = None) -> None:
+        """Start the embedded server (slot saving on: warm-up keeps prompt prefixes);
+        with ``team`` (its config hash), attach to the one this team's processes on this
+        machine share, or start that one (``llm/shared_server.py``)."""
+        if team is not None:
+            self.embedded = SharedEmbeddedServer(team=team, slots=slots,
+                                                 slot_save_dir=prefix_cache_dir())
+        else:
+            self.embedded = EmbeddedServer(slots=slots, slot_save_dir=prefix_cache_dir())
         self.bus.publish(ModelLoading(model=MODEL_NAME, slots=slots))
         began = time.perf_counter()
         await stack.enter_async_context(self.embedded)
         self.bus.publish(ModelLoaded(model=MODEL_NAME, seconds=time.perf_counter() - began))
 
-    def _embedded_subagents(self, creature: str, subs: Subagents) -> int:
+    def _team_subagents(self, creature: str) -> Subagents:
+        """The sub-agents of a team creature not hosted here (only to count them)."""
+        assert self.team is not None
+        cfg = self.team.everyone[creature].config
+        return Subagents(cfg.subagents, label=creature, make_model=self._subagent_model,
+                         emit=self.bus.publish, max_depth=cfg.subagent_depth,
+                         concurrency=cfg.subagent_concurrency)
+
+    def _embedded_subagents(self, creature: str, subs: Subagents, *,
+                            overrides: bool = True) -> int:
         """How many of ``creature``'s sub-agents may run on the embedded model at once:
         one slot per such sub-agent, at most its concurrency limit. A sub-agent that does
-        not load is left out here; calling it reports why."""
-        models = self.options.models or {}
+        not load is left out here; calling it reports why. ``overrides``: leave out the
+        ones this process's ``options.models`` replace (not for a team-wide layout)."""
+        models = (self.options.models or {}) if overrides else {}
         count = 0
         for name in subs.entries:
             if f"{creature}/{name}" in models or name in models:
