@@ -224,6 +224,7 @@ class SharedEmbeddedServer(EmbeddedServer):
         self.attached = False
         self.owner_pid: int | None = None
         self.takeovers = 0
+        self.lost_owner: int | None = None  # whose server went away, until taken over
         self.entry: ServerEntry | None = None  # what this process advertised
         self._registry: ServerRegistry | None = None
         self._mutex = threading.Lock()  # one takeover at a time in this process
@@ -310,11 +311,13 @@ class SharedEmbeddedServer(EmbeddedServer):
         process may ask at once: the first does it, the others get its result."""
         with self._mutex:
             if self._base_url is not None and self._base_url != seen_url:
-                return self._base_url
+                return self._base_url  # another creature of this process did it
+            self.lost_owner = self.lost_owner or self.owner_pid
             with self.registry.locked(self.startup_timeout + 30.0):
                 # the dead owner's entry is stale: replaced, unless a live one replaced it
                 self._base_url, self.attached, self.owner_pid = None, False, None
                 self._attach_or_launch()
+            self.lost_owner = None
             self.takeovers += 1
             return self.base_url
 
@@ -357,20 +360,21 @@ class SharedClient(OpenAIClient):
 
     async def _follow(self) -> None:
         seen = self.base_url.removesuffix("/v1")
+        owner = self.server.owner_pid or self.server.lost_owner
         try:
             root = await anyio.to_thread.run_sync(self.server.take_over, seen)
         except ModelError as exc:
             raise ModelError(
-                f"the embedded model server at {seen} (process {self.server.owner_pid}) "
-                f"went away with its process, and taking over failed: {exc.message}",
+                f"the embedded model server at {seen} (process {owner}) went away with its "
+                f"process, and taking over failed: {exc.message}",
                 suggestion=exc.suggestion) from exc
         self.base_url = root + "/v1"
         self._scorer = None  # bound to the old address
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
         current = self.server.base_url if self.server.running else None
-        if self.server.owner_gone():
-            await self._follow()
+        if self.server.owner_gone() or self.server.lost_owner is not None:
+            await self._follow()  # gone, or a takeover that failed: (again) now
         elif current is not None and self.base_url != current + "/v1":
             self.base_url = current + "/v1"  # another creature here took over already
             self._scorer = None
