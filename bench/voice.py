@@ -17,7 +17,9 @@ team's own models, ``terrarium run``), then with the router and the speaker host
 ``sentence_synthesized`` event's own timestamp (in the broker mode read back from the run's
 log stream on the broker). Without a URL it starts its own ``nats-server -js`` on a free
 port with a temporary store. Prints p50/p90 of each mode per round, the median over
-``--rounds``, and the difference (target: broker p50 within 30 ms of in-process).
+``--rounds``, and the difference (target: broker p50 within 30 ms of in-process), and
+whether the two workers shared one embedded model server (``llm/shared_server.py``: they
+do unless ``TERRARIUM_SHARE_MODEL=0``), from each worker's ``model:`` line.
 
 ``--cold-start [--runs 5]`` measures something else: the time from starting the process
 ``terrarium run examples/voice_assistant`` to its "ready in" line (every creature's prompt
@@ -484,8 +486,24 @@ def spawn_worker(path: Path, url: str, run_id: str, creatures: tuple[str, ...],
             stdout=f, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
 
 
+def model_lines(procs: list[tuple[subprocess.Popen[bytes], Path]]) -> list[str]:
+    """What each worker said about its embedded model server (``model: ...``)."""
+    out = []
+    for i, (_, path) in enumerate(procs):
+        said = [x.removeprefix("model: ") for x in path.read_text(errors="replace").splitlines()
+                if x.startswith("model: ")]
+        out.append(f"worker {i}: {said[0] if said else 'said nothing about its model'}")
+    return out
+
+
+def shared_server(lines: list[str]) -> bool:
+    """Whether the workers used one embedded server: one started it, the others shared it."""
+    return (sum("sharing the embedded model server" in x for x in lines) == len(lines) - 1
+            and sum("started the embedded model server" in x for x in lines) == 1)
+
+
 async def across_workers(layout: Layout, url: str, texts: list[str], warmup: int, tmp: Path,
-                         verbose: bool) -> list[Sample]:
+                         verbose: bool, models: list[str] | None = None) -> list[Sample]:
     """The run started here hosting nothing (``--host-creatures none``), each of
     ``layout.workers`` in its own ``terrarium worker`` process; events come back through
     the run's log stream on the broker, read to the run's end."""
@@ -531,6 +549,8 @@ async def across_workers(layout: Layout, url: str, texts: list[str], warmup: int
             if p.poll() is None:
                 p.kill()
                 p.wait()
+        if models is not None:
+            models.extend(model_lines(procs))
     return samples(tracker.events, sent, layout, texts, warmup, "broker", verbose)
 
 
@@ -538,6 +558,7 @@ async def across_workers(layout: Layout, url: str, texts: list[str], warmup: int
 class Round:
     in_process: list[Sample]
     broker: list[Sample]
+    models: list[str] = field(default_factory=list)  # each worker's model server line
 
 
 def _p(samples: list[Sample], q: float, start: int | None = None) -> float:
@@ -554,9 +575,14 @@ async def compare(layout: Layout, url: str, texts: list[str], warmup: int, round
     for r in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
             local = await in_process(layout, texts, warmup, Path(tmp) / "local", verbose)
+            models: list[str] = []
             remote = await across_workers(layout, url, texts, warmup, Path(tmp) / "broker",
-                                          verbose)
-        out.append(Round(local, remote))
+                                          verbose, models)
+        out.append(Round(local, remote, models))
+        print(f"round {r}  the workers' model servers "
+              f"({'ONE shared' if shared_server(models) else 'NOT shared'}):", flush=True)
+        for line in models:
+            print(f"           {line}", flush=True)
         for name, vals in (("in-process", local), ("broker", remote)):
             if vals:
                 starts = ", ".join(f"{c} {_p(vals, 0.5, j):.1f}"
@@ -587,6 +613,9 @@ def report(rounds: list[Round], starts: tuple[str, ...]) -> None:
     print(f"  difference (broker - in one process)    p50 {d50:+7.1f} ms   p90 {d90:+7.1f} ms")
     print(f"  target: broker p50 within {TTFA_TARGET_MS:g} ms of in-process: "
           f"{'met' if abs(d50) <= TTFA_TARGET_MS else 'NOT met'}")
+    shared = sum(shared_server(r.models) for r in done)
+    print(f"  the workers shared one embedded model server in {shared} of {len(done)} "
+          f"round(s)")
     print("from the send to each creature's turn start, p50 (median of rounds):")
     for j, c in enumerate(starts):
         a, b = start["in_process"][j], start["broker"][j]
