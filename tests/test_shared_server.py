@@ -395,3 +395,24 @@ def test_processes_hosting_different_creatures_share_one_server_in_distinct_slot
             assert two.base_url == one.base_url and one.launches + two.launches == 1
 
     anyio.run(go)
+
+
+def test_a_sharer_saves_and_restores_prefixes_where_the_shared_server_keeps_them(
+        tmp_path: Path, registry: Path, model: Path) -> None:
+    """The server saves slots in its own folder: a sharer's prefix cache looks there (not
+    in its own folder), under the same names, and its clients count as that server's."""
+    owner = shared(registry, model, slot_save_dir=tmp_path / "owner-prefixes")
+    sharer = shared(registry, model, slot_save_dir=tmp_path / "sharer-prefixes")
+    owner.start()
+    try:
+        sharer.start()
+        mine, theirs = sharer.prefix_cache(), owner.prefix_cache()
+        assert mine is not None and theirs is not None
+        assert mine.directory == theirs.directory == tmp_path / "owner-prefixes"
+        assert mine.base_url == theirs.base_url
+        assert mine.file_name("the prefix") == theirs.file_name("the prefix")
+        # warm-up restores into a creature's slot only for models on the cache's server
+        assert sharer.client(1).base_url == sharer.api_base == owner.api_base
+        sharer.stop()
+    finally:
+        owner.stop()
