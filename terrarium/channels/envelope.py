@@ -6,7 +6,6 @@ counter, so a log ordered by id is ordered by send time and two processes never 
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import time
@@ -30,16 +29,6 @@ def _id_of(ns: int) -> str:
 def new_message_id() -> str:
     """A unique id that sorts by creation time: 16 hex ns + 6 hex process tag + 8 hex seq."""
     return _id_of(_time_ns())
-
-
-def derived_message_id(parent: str, creature: str, n: int) -> str:
-    """The id of ``creature``'s ``n``-th send in the turn that consumed ``parent``.
-
-    The same on every attempt, so a turn re-run after a crash re-sends under the same ids
-    (a broker deduplicates them). It keeps the parent's time prefix, sorting right after it.
-    """
-    tail = hashlib.sha256(f"{parent}/{creature}/{n}".encode()).hexdigest()[:14]
-    return f"{parent[:16]}{tail}"
 
 
 class Envelope(BaseModel):
@@ -146,6 +135,5 @@ _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 __all__ = [
     "Envelope",
-    "derived_message_id",
     "new_message_id",
 ]
