@@ -48,7 +48,7 @@ from terrarium.channels.log import (
     refusal_row,
 )
 from terrarium.channels.spec import ChannelSpec, CreatureWiring, SendResult
-from terrarium.channels.transport import NowaitPut, Receiver, Transport
+from terrarium.channels.transport import NowaitPut, Receiver, Transport, WaitPut
 from terrarium.channels.writer import LogWriter
 from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
@@ -68,33 +68,43 @@ class _Route:
     """Everything one (sender, channel) send needs, computed once.
 
     ``puts`` are the targets' non-blocking inbox puts (``Transport.nowait_put``), looked up
-    once here so a send that finds room costs one call per receiver; ``taps`` the same for
-    the channel's observers (the sender excluded). ``fits`` tells, without encoding it,
-    that a validated body is surely under ``max_bytes`` (see ``_fits_check``).
+    once here so a send that finds room costs one call per receiver; ``waits`` the matching
+    waiting puts (``Transport.wait_put``) for a full inbox; ``taps`` the non-blocking puts
+    of the channel's observers (the sender excluded). ``check`` is the schema's compiled
+    pydantic-core validator and ``flat`` tells that its instance ``__dict__`` is the dump
+    (see ``compile_validator``): called inline, not through a wrapper. ``fits`` tells,
+    without encoding it, that a validated body is surely under ``max_bytes`` (see
+    ``_fits_check``). ``one`` is the single inbox put of a 1-listener queue (the common
+    case: no round-robin to keep).
     """
 
-    __slots__ = ("broadcast", "channel", "fits", "max_bytes", "ones", "puts", "rr",
-                 "schema_name", "taps", "targets", "validate")
+    __slots__ = ("broadcast", "channel", "check", "fits", "flat", "max_bytes", "one", "ones",
+                 "puts", "rr", "schema_name", "taps", "targets", "validate", "waits")
 
     def __init__(
         self,
         spec: ChannelSpec,
         targets: tuple[str, ...],
-        validate: PayloadValidator | None,
+        validate: bool,
         puts: tuple[NowaitPut, ...] = (),
         taps: tuple[tuple[str, NowaitPut], ...] = (),
+        waits: tuple[WaitPut, ...] = (),
     ) -> None:
         self.channel = spec.name
         self.schema_name = spec.schema_name or spec.name
         self.broadcast = spec.kind == "broadcast"
         self.targets = targets
-        self.validate = validate
+        model = spec.validator if validate else None
+        self.validate = compile_validator(model) if model is not None else None
+        self.check, self.flat = _validator_parts(model) if model is not None else (None, True)
         self.max_bytes = spec.max_bytes
         self.rr = 0
         self.puts = puts
+        self.waits = waits
+        self.one = puts[0] if len(puts) == 1 and not self.broadcast else None
         self.taps = taps
         self.ones = tuple((t,) for t in targets)  # a queue send's result, made once
-        self.fits = _fits_check(spec.validator if validate else None, spec.max_bytes)
+        self.fits = _fits_check(model, spec.max_bytes)
 
 
 def _plain(annotation: Any) -> bool:
@@ -107,14 +117,10 @@ def _plain(annotation: Any) -> bool:
     return all(_plain(a) for a in typing.get_args(annotation))
 
 
-def compile_validator(model: type[BaseModel]) -> PayloadValidator:
-    """A fast payload validator returning the validated fields as a plain dict.
-
-    Uses the model's compiled pydantic-core validator directly. For flat models (no nested
-    models, dataclasses, extras or custom serializers) the instance ``__dict__`` already is
-    the dump, which halves the cost; otherwise ``model_dump`` is used.
-    """
-    validate = model.__pydantic_validator__.validate_python
+def _validator_parts(model: type[BaseModel]) -> tuple[Callable[[Any], Any], bool]:
+    """The model's compiled pydantic-core ``validate_python`` and whether it is *flat* (no
+    nested models, dataclasses, extras or custom serializers): then a validated instance's
+    ``__dict__`` already is its dump."""
     decorators = model.__pydantic_decorators__
     flat = (
         model.model_config.get("extra") != "allow"
@@ -123,6 +129,17 @@ def compile_validator(model: type[BaseModel]) -> PayloadValidator:
         and not model.model_computed_fields
         and all(_plain(f.annotation) for f in model.model_fields.values())
     )
+    return model.__pydantic_validator__.validate_python, flat
+
+
+def compile_validator(model: type[BaseModel]) -> PayloadValidator:
+    """A fast payload validator returning the validated fields as a plain dict.
+
+    Uses the model's compiled pydantic-core validator directly. For flat models (no nested
+    models, dataclasses, extras or custom serializers) the instance ``__dict__`` already is
+    the dump, which halves the cost; otherwise ``model_dump`` is used.
+    """
+    validate, flat = _validator_parts(model)
     if flat:
         return lambda payload: validate(payload).__dict__
     return lambda payload: validate(payload).model_dump()
@@ -192,6 +209,8 @@ def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
         return _never
     room = (limit - fixed) // 6
     skeys, ikeys = tuple(str_keys), tuple(int_keys)
+    if len(skeys) == 1 and len(ikeys) <= 1:  # the usual schema: one text, maybe a number
+        return _one_text_fits(skeys[0], ikeys[0] if ikeys else None, room)
 
     def fits(body: dict[str, Any], limit: int) -> bool:
         n = 0
@@ -206,6 +225,27 @@ def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
         return n <= room
 
     return fits
+
+
+def _one_text_fits(skey: str, ikey: str | None, room: int) -> SizeCheck:
+    """``_fits_check``'s bound for one string field and at most one int field, unrolled:
+    it runs on every send."""
+    if ikey is None:
+
+        def fits(body: dict[str, Any], limit: int) -> bool:
+            v = body[skey]
+            return v is None or len(v) <= room
+
+        return fits
+
+    def fits_int(body: dict[str, Any], limit: int) -> bool:
+        v = body[ikey]
+        if v is not None and not -_INT_BOUND < v < _INT_BOUND:
+            return False
+        v = body[skey]
+        return v is None or len(v) <= room
+
+    return fits_int
 
 
 def _is_union(annotation: Any) -> bool:
@@ -243,15 +283,6 @@ def payload_size(payload: Mapping[str, Any], limit: int) -> int:
 _fresh = Envelope.fresh
 _set_envelope = SendResult.__dict__["envelope"].__set__
 _set_delivered = SendResult.__dict__["delivered_to"].__set__
-
-
-def _result(env: Envelope, delivered: tuple[str, ...]) -> SendResult:
-    """``SendResult(env, delivered)`` through its slots: a frozen dataclass's ``__init__``
-    costs as much as a third of a fast send."""
-    r = _new_object(SendResult)
-    _set_envelope(r, env)
-    _set_delivered(r, delivered)
-    return r
 
 
 _new_object = object.__new__
@@ -347,12 +378,9 @@ class ChannelHub:
                 cap = sum(self.specs[ch].capacity for ch in heard)
                 self._inboxes[w.name] = self.transport.open_inbox(w.name, cap)
 
-        validators: dict[str, PayloadValidator | None] = {
-            name: compile_validator(s.validator) if (validate and s.validator) else None
-            for name, s in self.specs.items()
-        }
         local = not self.transport.brokered
         put = self.transport.nowait_put
+        wait = self.transport.wait_put
         self._routes: dict[tuple[str, str], _Route] = {}
         for w in self.wiring.values():
             for ch in w.can_send:
@@ -361,8 +389,9 @@ class ChannelHub:
                 if spec.kind == "broadcast":
                     targets = tuple(t for t in targets if t != w.name)
                 puts = tuple(put(t) for t in targets) if local else ()
+                waits = tuple(wait(t) for t in targets) if local else ()
                 taps = tuple((o, put(o)) for o in watching[ch] if o != w.name)
-                self._routes[(w.name, ch)] = _Route(spec, targets, validators[ch], puts, taps)
+                self._routes[(w.name, ch)] = _Route(spec, targets, validate, puts, taps, waits)
 
     def _check_observers(self, observers: Mapping[str, Iterable[str]]
                          ) -> dict[str, tuple[str, ...]]:
@@ -482,10 +511,10 @@ class ChannelHub:
             await self._refuse(sender, channel, self._no_listener(sender, channel), payload)
         if type(payload) is not dict and isinstance(payload, BaseModel):
             payload = payload.model_dump()
-        validate = route.validate
-        if validate is not None:
+        check = route.check
+        if check is not None:
             try:
-                body = validate(payload)
+                body = check(payload).__dict__ if route.flat else check(payload).model_dump()
             except ValidationError as e:
                 reason = (
                     f"The payload does not match the schema {route.schema_name!r} of channel "
@@ -507,7 +536,14 @@ class ChannelHub:
                      message_id)
         if self._direct:
             # the fast path: every put that finds room is one call, no await, no task
-            if route.broadcast:
+            one = route.one
+            if one is not None:  # a queue with one listener
+                delivered = targets
+                try:
+                    one(env)
+                except anyio.WouldBlock:
+                    await self._wait_deliver(env, targets[0], (), wait_limit, route.waits[0])
+            elif route.broadcast:
                 delivered = await self._fan_out(route, env, wait_limit)
             else:
                 puts = route.puts
@@ -526,7 +562,7 @@ class ChannelHub:
                     i = route.rr
                     route.rr = i + 1 if i + 1 < n else 0
                     delivered = route.ones[i]
-                    await self._wait_deliver(env, targets[i], (), wait_limit)
+                    await self._wait_deliver(env, targets[i], (), wait_limit, route.waits[i])
         elif self.transport.brokered:
             delivered = await self._publish(route, env, wait_limit)
         elif route.broadcast:
@@ -542,7 +578,12 @@ class ChannelHub:
             crashpoint("hub.send.delivered")
         if self.bus._subs:
             self._announce(env, delivered)
-        return _result(env, delivered)
+        # SendResult(env, delivered) through its slots: a frozen dataclass's __init__ costs
+        # as much as a third of a fast send
+        result = _new_object(SendResult)
+        _set_envelope(result, env)
+        _set_delivered(result, delivered)
+        return result
 
     async def _fan_out(
         self, route: _Route, env: Envelope, wait_limit: float | None
@@ -555,7 +596,8 @@ class ChannelHub:
             try:
                 put(env)
             except anyio.WouldBlock:
-                await self._wait_deliver(env, targets[k], targets[:k], wait_limit)
+                await self._wait_deliver(env, targets[k], targets[:k], wait_limit,
+                                         route.waits[k])
             k += 1
         return targets
 
@@ -744,13 +786,27 @@ class ChannelHub:
         return targets
 
     async def _wait_deliver(
-        self, env: Envelope, target: str, already: tuple[str, ...], wait_limit: float | None
+        self, env: Envelope, target: str, already: tuple[str, ...], wait_limit: float | None,
+        wait: WaitPut | None = None,
     ) -> None:
+        """Put ``env`` in ``target``'s full inbox, waiting for room at most ``wait_limit``
+        seconds. ``wait``: the route's waiting put for it (else ``Transport.deliver``).
+        An unbounded wait opens no cancel scope: it is the common case under load (a fast
+        sender waits here once per inbox-full of messages)."""
         if wait_limit is not None and wait_limit < 0:
             wait_limit = self.send_timeout
+        if wait_limit is None:
+            if wait is not None:
+                await wait(env)
+            else:
+                await self.transport.deliver(target, env)
+            return
         try:
             with anyio.fail_after(wait_limit):
-                await self.transport.deliver(target, env)
+                if wait is not None:
+                    await wait(env)
+                else:
+                    await self.transport.deliver(target, env)
         except TimeoutError:
             got = ", ".join(already) if already else "nobody"
             reason = (
