@@ -181,7 +181,9 @@ def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
     lengths: 6 bytes a character at most (an escape), a fixed allowance for the rest. Any
     other plain-JSON schema is bounded by ``4 * len(repr(body))``; others never are.
     """
-    if model is None or not _json_plain_model(model):
+    if model is None:  # an unchecked body: bounded from its values, if plain and small
+        return _rough_fits
+    if not _json_plain_model(model):
         return _never
     fixed = 2  # {}
     str_keys: list[str] = []
@@ -257,6 +259,10 @@ def _never(body: dict[str, Any], limit: int) -> bool:
     return False
 
 
+def _rough_fits(body: dict[str, Any], limit: int) -> bool:
+    return payload_size(body, limit) == 0
+
+
 def payload_size(payload: Mapping[str, Any], limit: int) -> int:
     """The payload's size as UTF-8 JSON, or 0 when it is surely under ``limit``.
 
@@ -267,7 +273,9 @@ def payload_size(payload: Mapping[str, Any], limit: int) -> int:
     for k, v in payload.items():
         if isinstance(v, str):
             rough += 4 * len(v) + 8  # at most 4 bytes a character, escapes aside
-        elif isinstance(v, (int, float, bool)) or v is None:
+        elif isinstance(v, float) or v is None or (
+            isinstance(v, int) and -_INT_BOUND < v < _INT_BOUND
+        ):
             rough += 32
         else:
             rough = limit
@@ -382,6 +390,8 @@ class ChannelHub:
         put = self.transport.nowait_put
         wait = self.transport.wait_put
         self._routes: dict[tuple[str, str], _Route] = {}
+        # the routes ``send`` takes without the general path (see there)
+        self._fast: dict[tuple[str, str], _Route] = {}
         for w in self.wiring.values():
             for ch in w.can_send:
                 spec = self.specs[ch]
@@ -391,7 +401,10 @@ class ChannelHub:
                 puts = tuple(put(t) for t in targets) if local else ()
                 waits = tuple(wait(t) for t in targets) if local else ()
                 taps = tuple((o, put(o)) for o in watching[ch] if o != w.name)
-                self._routes[(w.name, ch)] = _Route(spec, targets, validate, puts, taps, waits)
+                route = _Route(spec, targets, validate, puts, taps, waits)
+                self._routes[(w.name, ch)] = route
+                if self._direct and targets and route.flat and route.fits is not _never:
+                    self._fast[(w.name, ch)] = route
 
     def _check_observers(self, observers: Mapping[str, Iterable[str]]
                          ) -> dict[str, tuple[str, ...]]:
@@ -497,6 +510,63 @@ class ChannelHub:
         ``message_id`` (brokered transports) names the message so that a turn run again
         after a crash re-sends under the same id, which the broker deduplicates.
         """
+        route = self._fast.get((sender, channel))
+        if route is None or type(payload) is not dict:
+            return await self._send(sender, channel, payload, reply_to, correlation_id,
+                                    wait_limit, key, message_id)
+        # the fast path (no log, no broker, a listener, a plain-dict payload): every step
+        # is inline, and whatever is not the plain case (a refusal, a body that may be too
+        # big) is left to the general path before anything is done
+        check = route.check
+        if check is not None:
+            try:
+                body = check(payload).__dict__  # a fast route's schema is flat
+            except ValidationError:
+                return await self._send(sender, channel, payload, reply_to, correlation_id,
+                                        wait_limit, key, message_id)
+        else:
+            body = payload
+        if not route.fits(body, route.max_bytes):
+            return await self._send(sender, channel, payload, reply_to, correlation_id,
+                                    wait_limit, key, message_id)
+        env = _fresh(channel, sender, route.schema_name, body, reply_to, correlation_id,
+                     message_id)
+        one = route.one
+        if one is not None:  # a queue with one listener
+            delivered = route.targets
+            try:
+                one(env)
+            except anyio.WouldBlock:
+                await self._wait_deliver(env, delivered[0], (), wait_limit, route.waits[0])
+        elif route.broadcast:
+            delivered = await self._fan_out(route, env, wait_limit)
+        else:
+            delivered = await self._round_robin(route, env, wait_limit)
+        if route.taps:
+            self._tap(route, env)
+        if _CRASH_ARMED:
+            crashpoint("hub.send.delivered")
+        if self.bus._subs:
+            self._announce(env, delivered)
+        # SendResult(env, delivered) through its slots: a frozen dataclass's __init__ costs
+        # as much as a third of a fast send
+        result = _new_object(SendResult)
+        _set_envelope(result, env)
+        _set_delivered(result, delivered)
+        return result
+
+    async def _send(
+        self,
+        sender: str,
+        channel: str,
+        payload: Mapping[str, Any] | BaseModel,
+        reply_to: str | None,
+        correlation_id: str | None,
+        wait_limit: float | None,
+        key: str | None,
+        message_id: str | None,
+    ) -> SendResult:
+        """``send`` in every case: a log, a broker, a refusal, a payload to convert."""
         if key is not None and self.log is not None:
             if _CRASH_ARMED:
                 crashpoint("hub.send.check")
@@ -546,23 +616,7 @@ class ChannelHub:
             elif route.broadcast:
                 delivered = await self._fan_out(route, env, wait_limit)
             else:
-                puts = route.puts
-                n = len(puts)
-                i = route.rr
-                for _ in range(n):
-                    try:
-                        puts[i](env)
-                    except anyio.WouldBlock:
-                        i = i + 1 if i + 1 < n else 0
-                        continue
-                    route.rr = i + 1 if i + 1 < n else 0
-                    delivered = route.ones[i]
-                    break
-                else:  # every inbox full: wait on the one whose turn it is
-                    i = route.rr
-                    route.rr = i + 1 if i + 1 < n else 0
-                    delivered = route.ones[i]
-                    await self._wait_deliver(env, targets[i], (), wait_limit, route.waits[i])
+                delivered = await self._round_robin(route, env, wait_limit)
         elif self.transport.brokered:
             delivered = await self._publish(route, env, wait_limit)
         elif route.broadcast:
@@ -584,6 +638,27 @@ class ChannelHub:
         _set_envelope(result, env)
         _set_delivered(result, delivered)
         return result
+
+    async def _round_robin(
+        self, route: _Route, env: Envelope, wait_limit: float | None
+    ) -> tuple[str, ...]:
+        """A queue with several listeners: the first inbox with room from the one whose
+        turn it is; when all are full, wait on that one."""
+        puts = route.puts
+        n = len(puts)
+        i = route.rr
+        for _ in range(n):
+            try:
+                puts[i](env)
+            except anyio.WouldBlock:
+                i = i + 1 if i + 1 < n else 0
+                continue
+            route.rr = i + 1 if i + 1 < n else 0
+            return route.ones[i]
+        i = route.rr
+        route.rr = i + 1 if i + 1 < n else 0
+        await self._wait_deliver(env, route.targets[i], (), wait_limit, route.waits[i])
+        return route.ones[i]
 
     async def _fan_out(
         self, route: _Route, env: Envelope, wait_limit: float | None
