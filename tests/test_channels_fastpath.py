@@ -10,11 +10,17 @@ from typing import Any, Literal
 import anyio
 import anyio.lowlevel
 import pytest
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog
-from terrarium.channels.hub import _fits_check, _json_dumps
+from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog, EventBus
+from terrarium.channels.hub import (
+    _fields_validator,
+    _fits_check,
+    _json_dumps,
+    describe_validation_error,
+)
 from terrarium.errors import ChannelRefusal
+from terrarium.events import MessageRefused
 
 pytestmark = pytest.mark.anyio
 
@@ -168,3 +174,97 @@ def test_the_size_bound_never_lets_an_oversized_body_through(model: type[BaseMod
                 accepted += 1
                 assert real <= limit, (limit, body)
     assert accepted > len(samples)  # the bound does spare most sends the encoding
+
+
+class Shouty(BaseModel):
+    """A field validator that changes the value: the fast path must run it too."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    text: str
+    n: int = 0
+    mood: Literal["calm", "loud"] = "calm"
+
+    @field_validator("text")
+    @classmethod
+    def _upper(cls, v: str) -> str:
+        return v.upper()
+
+
+class Whole(BaseModel):
+    """A model validator: only the model's own validator may be used."""
+
+    text: str
+    n: int = 0
+
+    @model_validator(mode="after")
+    def _count(self) -> Whole:
+        self.n = len(self.text)
+        return self
+
+
+@pytest.mark.parametrize("model", [Note, Shouty, Mixed])
+def test_the_fields_validator_accepts_refuses_and_fills_in_as_the_model(
+        model: type[BaseModel]) -> None:
+    fields = _fields_validator(model)
+    assert fields is not None
+    payloads: list[Any] = [
+        {"text": "  hi "}, {"text": "x", "n": "7"}, {"text": "x", "n": 1.5}, {"text": 3},
+        {"text": "x", "extra": 1}, {"n": 2}, {"text": "x", "mood": "loud"},
+        {"text": "x", "mood": "sad"}, {"title": None, "tags": ["a"], "extra": {"k": [1.5]}},
+        {"tags": "nope"},
+    ]
+    for p in payloads:
+        try:
+            want = model.model_validate(p).__dict__
+        except ValidationError as e:
+            with pytest.raises(ValidationError) as info:
+                fields(p)
+            assert describe_validation_error(info.value) == describe_validation_error(e)
+        else:
+            assert fields(p)[0] == want
+
+
+def test_a_model_validator_keeps_the_models_own_validation() -> None:
+    assert _fields_validator(Whole) is None
+
+    async def go() -> None:
+        spec = ChannelSpec(name="c", validator=Whole)
+        hub = ChannelHub([spec], [CreatureWiring(name="l", listen=("c",)),
+                                  CreatureWiring(name="s", can_send=("c",))])
+        async with hub:
+            res = await hub.send("s", "c", {"text": "four"})
+        assert res.envelope.payload == {"text": "four", "n": 4}
+
+    anyio.run(go)
+
+
+@pytest.mark.parametrize(("payload", "reason"), [
+    ({"text": 3}, "The payload does not match the schema 'note' of channel 'c': "
+                  "field 'text': Input should be a valid string."),
+    ({"text": "x" * 200}, "The message is 217 bytes; channel 'c' takes at most 120"),
+])
+async def test_the_fast_path_refuses_as_the_logged_path_does(
+        tmp_path: Path, payload: dict[str, Any], reason: str) -> None:
+    for log in (None, DurableLog(tmp_path / "log.db")):
+        bus = EventBus()
+        sub = bus.subscribe()
+        hub = hub_of("queue", 1, 8, max_bytes=120, log=log, bus=bus)
+        async with hub:
+            assert ((("s", "c") in hub._fast) is (log is None))
+            with pytest.raises(ChannelRefusal) as info:
+                await hub.send("s", "c", payload)
+            assert info.value.message.startswith(reason)
+            assert hub.subscribe("l0").pending() == 0
+            assert (await hub.send("s", "c", {"text": "ok"})).delivered_to == ("l0",)
+        assert [e.reason for e in sub.drain() if isinstance(e, MessageRefused)] == [
+            info.value.message]
+        if log is not None:
+            log.close()
+
+
+async def test_an_unchecked_body_with_a_huge_number_is_measured() -> None:
+    hub = hub_of("queue", 1, 8, max_bytes=64, validate=False)
+    async with hub:
+        with pytest.raises(ChannelRefusal, match="The message is 118 bytes"):
+            await hub.send("s", "c", {"text": "x", "n": 10**100})
+        assert (await hub.send("s", "c", {"text": "x", "n": 10**14})).delivered_to == ("l0",)

@@ -212,13 +212,13 @@ class Envelope(tuple):  # type: ignore[type-arg]
         return zip(FIELDS, _tuple_iter(self), strict=True)
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
+        if type(other) is not type(self):  # a plain tuple of the same values is no envelope
+            return False if isinstance(other, tuple) else NotImplemented
         return _tuple_eq(self, other)
 
     def __ne__(self, other: object) -> bool:
         if type(other) is not type(self):
-            return NotImplemented
+            return True if isinstance(other, tuple) else NotImplemented
         return not _tuple_eq(self, other)
 
     def __hash__(self) -> int:
