@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog, EventBus
 from terrarium.channels.hub import (
+    _bounded_fields_validator,
     _fields_validator,
     _fits_check,
     _json_dumps,
@@ -163,9 +164,11 @@ def test_the_size_bound_never_lets_an_oversized_body_through(model: type[BaseMod
             for tags in ([], ["\x02" * 9] * 5)
             for extra in ({}, {"k": ["é" * 7, None, 1.5]})
         ]
-    accepted = 0
+    accepted = bounded_accepted = 0
     for limit in (16, 64, 100, 150, 300, 1000, 4000):
         fits = _fits_check(model, limit)
+        bounded = _bounded_fields_validator(model, limit)
+        assert bounded is not None or model is Mixed or limit < 100  # nested; or no room
         for raw in samples:
             body = model.model_validate(raw).__dict__ if model is Mixed else dict(raw)
             real = len(json.dumps(body, ensure_ascii=False, separators=(",", ":"))
@@ -173,7 +176,55 @@ def test_the_size_bound_never_lets_an_oversized_body_through(model: type[BaseMod
             if fits(body, limit):
                 accepted += 1
                 assert real <= limit, (limit, body)
+            if bounded is not None:
+                try:
+                    checked = bounded(raw)[0]
+                except ValidationError:
+                    continue
+                bounded_accepted += 1
+                assert checked == body and real <= limit, (limit, body)
     assert accepted > len(samples)  # the bound does spare most sends the encoding
+    assert bounded_accepted > len(samples) or model is Mixed
+
+
+class Scalars(BaseModel):
+    title: str | None = None
+    body: str = ""
+    n: int | None = 3
+    x: float = 0.0
+    flag: bool = False
+    mood: Literal["calm", "héé\n"] = "calm"
+
+
+class Upper(BaseModel):
+    model_config = ConfigDict(str_to_upper=True)  # "ß".upper() is "SS": longer
+    text: str
+
+
+def test_the_bounded_validator_never_lets_an_oversized_body_through() -> None:
+    samples = [
+        {"title": t, "body": b, "n": n, "x": x, "flag": True, "mood": m}
+        for t in (None, "", "\x1f" * 9, "ü" * 20)
+        for b in ("", "🙂" * 7, '"' * 15)
+        for n in (None, 0, 10**14, -(10**15), 10**20)
+        for x in (1.5, -1.2345678901234567e-308)
+        for m in ("calm", "héé\n")
+    ]
+    for limit in (350, 400, 500, 1000):
+        bounded = _bounded_fields_validator(Scalars, limit)
+        assert bounded is not None
+        accepted = 0
+        for raw in samples:
+            try:
+                body = bounded(raw)[0]
+            except ValidationError:
+                continue
+            accepted += 1
+            assert body == Scalars.model_validate(raw).__dict__
+            assert len(_json_dumps(body).encode()) <= limit, (limit, body)
+        assert 0 < accepted
+    assert _bounded_fields_validator(Upper, 1000) is None
+    assert _bounded_fields_validator(Shouty, 1000) is None  # a field validator
 
 
 class Shouty(BaseModel):

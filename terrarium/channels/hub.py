@@ -22,6 +22,7 @@ Semantics
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import logging
@@ -75,14 +76,16 @@ class _Route:
     pydantic-core validator and ``flat`` tells that its instance ``__dict__`` is the dump
     (see ``compile_validator``): called inline, not through a wrapper; ``fields`` the
     cheaper validator of its fields alone for the fast path (``_fields_validator``; None:
-    no schema, or only the model's own will do). ``fits`` tells,
+    no schema, or only the model's own will do), which checks the size too when it can
+    (``_bounded_fields_validator``; then ``fast_fits`` is None). ``fits`` tells,
     without encoding it, that a validated body is surely under ``max_bytes`` (see
     ``_fits_check``). ``one`` is the single inbox put of a 1-listener queue (the common
     case: no round-robin to keep).
     """
 
-    __slots__ = ("broadcast", "channel", "check", "fields", "fits", "flat", "max_bytes", "one",
-                 "ones", "puts", "rr", "schema_name", "taps", "targets", "validate", "waits")
+    __slots__ = ("broadcast", "channel", "check", "fast_fits", "fields", "fits", "flat",
+                 "max_bytes", "one", "ones", "puts", "rr", "schema_name", "taps", "targets",
+                 "validate", "waits")
 
     def __init__(
         self,
@@ -100,7 +103,14 @@ class _Route:
         model = spec.validator if validate else None
         self.validate = compile_validator(model) if model is not None else None
         self.check, self.flat = _validator_parts(model) if model is not None else (None, True)
-        self.fields = _fields_validator(model) if model is not None and self.flat else None
+        self.fits = _fits_check(model, spec.max_bytes)
+        self.fields, self.fast_fits = None, self.fits
+        if model is not None and self.flat:
+            bounded = _bounded_fields_validator(model, spec.max_bytes)
+            if bounded is not None:
+                self.fields, self.fast_fits = bounded, None
+            else:
+                self.fields = _fields_validator(model)
         self.max_bytes = spec.max_bytes
         self.rr = 0
         self.puts = puts
@@ -108,7 +118,6 @@ class _Route:
         self.one = puts[0] if len(puts) == 1 and not self.broadcast else None
         self.taps = taps
         self.ones = tuple((t,) for t in targets)  # a queue send's result, made once
-        self.fits = _fits_check(model, spec.max_bytes)
 
 
 def _plain(annotation: Any) -> bool:
@@ -159,6 +168,61 @@ def _fields_validator(model: type[BaseModel]) -> Callable[[Any], Any] | None:
         return None
 
 
+# what a str or int field's own schema may hold for the bound below to stay exact: nothing
+# that changes the value's length after the length is checked (case maps, coercions)
+_STR_KEYS = frozenset({"type", "metadata", "ref", "strict", "min_length", "max_length",
+                       "pattern", "regex_engine", "strip_whitespace", "serialization"})
+_INT_KEYS = frozenset({"type", "metadata", "ref", "strict", "serialization"})
+
+
+def _bounded_fields_validator(model: type[BaseModel], limit: int) -> Callable[[Any], Any] | None:
+    """``_fields_validator`` with ``max_bytes`` checked inside it: each str field takes at
+    most its share of the characters ``_fits_check`` allows, each int at most
+    ``_INT_BOUND``, so a body it accepts surely fits ``limit`` and the send skips the size
+    test. What it refuses (a bad payload, or one that may be too big) the model's own
+    validator and the exact size check decide. None when the schema is not plain scalars
+    whose length nothing changes after validation (see ``_STR_KEYS``)."""
+    if _fields_validator(model) is None or not _json_plain_model(model):
+        return None
+    plan = _scalar_plan(model)
+    if plan is None or plan[0] > limit:
+        return None
+    fixed, skeys, ikeys = plan
+    share = (limit - fixed) // 6 // max(1, len(skeys))
+    schema = model.__pydantic_core_schema__
+    config = schema.get("config") or {}
+    if config.get("str_to_upper") or config.get("str_to_lower") or config.get(
+            "coerce_numbers_to_str"):
+        return None
+    fields_schema = copy.deepcopy(schema["schema"])
+    for name, field in fields_schema["fields"].items():
+        inner = field["schema"]
+        default: Any = None
+        if inner.get("type") == "default":
+            if "default_factory" in inner:
+                return None
+            default = inner.get("default")
+            inner = inner["schema"]
+        if inner.get("type") == "nullable":
+            inner = inner["schema"]
+        if name in skeys:
+            if inner.get("type") != "str" or not inner.keys() <= _STR_KEYS:
+                return None
+            if isinstance(default, str) and len(default) > share:
+                return None
+            inner["max_length"] = min(inner.get("max_length", share), share)
+        elif name in ikeys:
+            if inner.get("type") != "int" or not inner.keys() <= _INT_KEYS:
+                return None
+            if isinstance(default, int) and not -_INT_BOUND < default < _INT_BOUND:
+                return None
+            inner["gt"], inner["lt"] = -_INT_BOUND, _INT_BOUND
+    try:
+        return SchemaValidator(fields_schema, schema.get("config")).validate_python
+    except Exception:  # pydantic-core refused the bounded copy: the plain path will do
+        return None
+
+
 def compile_validator(model: type[BaseModel]) -> PayloadValidator:
     """A fast payload validator returning the validated fields as a plain dict.
 
@@ -200,18 +264,10 @@ def _json_plain_model(model: type[BaseModel] | None) -> bool:
 _INT_BOUND = 10**15  # |n| below this: at most 16 JSON bytes
 
 
-def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
-    """A per-schema test that a validated body surely fits ``limit`` UTF-8 JSON bytes.
-
-    False means "not sure", and the send measures the JSON. A schema of scalar fields
-    (str, bool, float, int, None, Literal; the usual case) is bounded from its strings'
-    lengths: 6 bytes a character at most (an escape), a fixed allowance for the rest. Any
-    other plain-JSON schema is bounded by ``4 * len(repr(body))``; others never are.
-    """
-    if model is None:  # an unchecked body: bounded from its values, if plain and small
-        return _rough_fits
-    if not _json_plain_model(model):
-        return _never
+def _scalar_plan(model: type[BaseModel]) -> tuple[int, tuple[str, ...], tuple[str, ...]] | None:
+    """For a schema of scalar fields (str, bool, float, int, None, Literal): the most UTF-8
+    JSON bytes its body takes besides its strings' characters and its ints' digits (within
+    ``_INT_BOUND``), and its str and int fields. None for any other schema."""
     fixed = 2  # {}
     str_keys: list[str] = []
     int_keys: list[str] = []
@@ -233,11 +289,29 @@ def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
         elif len(kinds) == 1 and typing.get_origin(next(iter(kinds))) is typing.Literal:
             fixed += max(6 * len(repr(a)) for a in typing.get_args(next(iter(kinds))))
         else:
-            return _repr_fits
+            return None
+    return fixed, tuple(str_keys), tuple(int_keys)
+
+
+def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
+    """A per-schema test that a validated body surely fits ``limit`` UTF-8 JSON bytes.
+
+    False means "not sure", and the send measures the JSON. A schema of scalar fields
+    (str, bool, float, int, None, Literal; the usual case) is bounded from its strings'
+    lengths: 6 bytes a character at most (an escape), a fixed allowance for the rest. Any
+    other plain-JSON schema is bounded by ``4 * len(repr(body))``; others never are.
+    """
+    if model is None:  # an unchecked body: bounded from its values, if plain and small
+        return _rough_fits
+    if not _json_plain_model(model):
+        return _never
+    plan = _scalar_plan(model)
+    if plan is None:
+        return _repr_fits
+    fixed, skeys, ikeys = plan
     if fixed > limit:
         return _never
     room = (limit - fixed) // 6
-    skeys, ikeys = tuple(str_keys), tuple(int_keys)
     if len(skeys) == 1 and len(ikeys) <= 1:  # the usual schema: one text, maybe a number
         return _one_text_fits(skeys[0], ikeys[0] if ikeys else None, room)
 
@@ -555,7 +629,8 @@ class ChannelHub:
                                         wait_limit, key, message_id)
         else:  # unchecked (a fast route checks through ``fields`` or not at all)
             body = payload
-        if not route.fits(body, route.max_bytes):
+        fits = route.fast_fits
+        if fits is not None and not fits(body, route.max_bytes):
             return await self._send(sender, channel, payload, reply_to, correlation_id,
                                     wait_limit, key, message_id)
         ns = _time_ns()  # Envelope.fresh, inlined: it is a fifth of this path
