@@ -412,6 +412,37 @@ def _repr_fits(body: dict[str, Any], limit: int) -> bool:
         return False
 
 
+def _put_round_robin(route: _Route, env: Envelope) -> tuple[str, ...] | None:
+    """A queue send that finds room: into the first inbox with room from the one whose turn
+    it is, without waiting (a plain call, not a coroutine: the common case). None, with
+    nothing done, when every inbox is full."""
+    puts = route.puts
+    n = len(puts)
+    i = route.rr
+    for _ in range(n):
+        try:
+            puts[i](env)
+        except anyio.WouldBlock:
+            i = i + 1 if i + 1 < n else 0
+            continue
+        route.rr = i + 1 if i + 1 < n else 0
+        return route.ones[i]
+    return None
+
+
+def _put_all(route: _Route, env: Envelope) -> int:
+    """A broadcast's first pass, without waiting: into every inbox in order until one is
+    full. Returns how many got it (all of them in the common case)."""
+    k = 0
+    for put in route.puts:
+        try:
+            put(env)
+        except anyio.WouldBlock:
+            return k
+        k += 1
+    return k
+
+
 def describe_validation_error(err: ValidationError) -> str:
     """All pydantic errors in one readable sentence fragment."""
     parts = []
@@ -646,9 +677,14 @@ class ChannelHub:
             except anyio.WouldBlock:
                 await self._wait_deliver(env, delivered[0], (), wait_limit, route.waits[0])
         elif route.broadcast:
-            delivered = await self._fan_out(route, env, wait_limit)
+            delivered = route.targets
+            k = _put_all(route, env)
+            if k < len(delivered):
+                await self._fan_out(route, env, wait_limit, k)
         else:
-            delivered = await self._round_robin(route, env, wait_limit)
+            delivered = _put_round_robin(route, env)
+            if delivered is None:
+                delivered = await self._round_robin(route, env, wait_limit)
         if route.taps:
             self._tap(route, env)
         if _CRASH_ARMED:
@@ -751,36 +787,28 @@ class ChannelHub:
     ) -> tuple[str, ...]:
         """A queue with several listeners: the first inbox with room from the one whose
         turn it is; when all are full, wait on that one."""
-        puts = route.puts
-        n = len(puts)
+        delivered = _put_round_robin(route, env)
+        if delivered is not None:
+            return delivered
         i = route.rr
-        for _ in range(n):
-            try:
-                puts[i](env)
-            except anyio.WouldBlock:
-                i = i + 1 if i + 1 < n else 0
-                continue
-            route.rr = i + 1 if i + 1 < n else 0
-            return route.ones[i]
-        i = route.rr
-        route.rr = i + 1 if i + 1 < n else 0
+        route.rr = i + 1 if i + 1 < len(route.puts) else 0
         await self._wait_deliver(env, route.targets[i], (), wait_limit, route.waits[i])
         return route.ones[i]
 
     async def _fan_out(
-        self, route: _Route, env: Envelope, wait_limit: float | None
+        self, route: _Route, env: Envelope, wait_limit: float | None, start: int = 0
     ) -> tuple[str, ...]:
         """A broadcast: the one shared envelope into every inbox with room, no task and no
-        copy per receiver; the sender waits only on a full inbox, in receiver order."""
+        copy per receiver; the sender waits only on a full inbox, in receiver order.
+        ``start``: the receivers before it have it already (see ``_put_all``)."""
         targets = route.targets
-        k = 0
-        for put in route.puts:
+        waits = route.waits
+        puts = route.puts
+        for k in range(start, len(puts)):
             try:
-                put(env)
+                puts[k](env)
             except anyio.WouldBlock:
-                await self._wait_deliver(env, targets[k], targets[:k], wait_limit,
-                                         route.waits[k])
-            k += 1
+                await self._wait_deliver(env, targets[k], targets[:k], wait_limit, waits[k])
         return targets
 
     def _tap(self, route: _Route, env: Envelope) -> None:
