@@ -75,7 +75,7 @@ class _Route:
     of the channel's observers (the sender excluded). ``check`` is the schema's compiled
     pydantic-core validator and ``flat`` tells that its instance ``__dict__`` is the dump
     (see ``compile_validator``): called inline, not through a wrapper; ``fields`` the
-    cheaper validator of its fields alone for the fast path (``_fields_validator``; None:
+    cheaper validator returning the body dict for the fast path (``_fields_validator``; None:
     no schema, or only the model's own will do), which checks the size too when it can
     (``_bounded_fields_validator``; then ``fast_fits`` is None). ``fits`` tells,
     without encoding it, that a validated body is surely under ``max_bytes`` (see
@@ -145,13 +145,11 @@ def _validator_parts(model: type[BaseModel]) -> tuple[Callable[[Any], Any], bool
     return model.__pydantic_validator__.validate_python, flat
 
 
-def _fields_validator(model: type[BaseModel]) -> Callable[[Any], Any] | None:
-    """The validator of a flat model's fields alone (pydantic-core's ``model-fields``
-    schema, the model's own config): the same checks, defaults and errors as the model's,
-    returning ``(fields, extra, fields_set)`` without building the instance, which is a
-    third of a model validation. None when the model's schema is anything but a plain
-    model over its fields (a model validator, a custom ``__init__``, ``model_post_init``,
-    a root model, definitions): then the model validator is used."""
+def _fields_schema(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """A copy of a flat model's core schema for its fields (pydantic-core's
+    ``model-fields``) and the model's config. None when the model's schema is anything but
+    a plain model over its fields (a model validator, a custom ``__init__``,
+    ``model_post_init``, a root model, definitions): only the model validator will do."""
     try:
         schema = model.__pydantic_core_schema__
         if (
@@ -163,9 +161,48 @@ def _fields_validator(model: type[BaseModel]) -> Callable[[Any], Any] | None:
             or model.__pydantic_decorators__.model_validators
         ):
             return None
-        return SchemaValidator(schema["schema"], schema.get("config")).validate_python
+        return copy.deepcopy(schema["schema"]), dict(schema.get("config") or {})
     except Exception:  # an incomplete model (forward references): the model decides
         return None
+
+
+# a model field's keys that a typed-dict field means the same by (no validation alias)
+_FIELD_KEYS = frozenset({"type", "schema", "metadata", "frozen", "serialization_exclude",
+                         "serialization_alias"})
+
+
+def _dict_validator(fields: dict[str, Any], config: dict[str, Any]) -> Callable[[Any], Any] | None:
+    """The model's fields as a pydantic-core ``typed-dict`` schema: the same field schemas
+    (checks, coercions, defaults, field validators), extras and config, returning the body
+    dict itself, with no model instance and no fields-set to build (half a model
+    validation). None when a field needs what a typed dict does not mean the same by."""
+    if fields.get("extras_schema") is not None or fields.get("computed_fields"):
+        return None
+    typed: dict[str, Any] = {}
+    for name, f in fields["fields"].items():
+        if not f.keys() <= _FIELD_KEYS:
+            return None
+        typed[name] = {"type": "typed-dict-field", "schema": f["schema"],
+                       "required": f["schema"].get("type") != "default"}
+    schema: dict[str, Any] = {
+        "type": "typed-dict", "fields": typed,
+        "extra_behavior": fields.get("extra_behavior")
+        or config.get("extra_fields_behavior") or "ignore",
+        "config": config,  # a typed dict's field validators read their config from here
+    }
+    if "strict" in fields:
+        schema["strict"] = fields["strict"]
+    try:
+        return SchemaValidator(schema, config).validate_python  # type: ignore[arg-type]
+    except Exception:  # pydantic-core refused it: the model validator will do
+        return None
+
+
+def _fields_validator(model: type[BaseModel]) -> Callable[[Any], Any] | None:
+    """A validator returning the body dict that accepts, refuses and fills in exactly as
+    the model does (``_dict_validator`` over ``_fields_schema``); None: use the model."""
+    plain = _fields_schema(model)
+    return _dict_validator(*plain) if plain is not None else None
 
 
 # what a str or int field's own schema may hold for the bound below to stay exact: nothing
@@ -182,19 +219,18 @@ def _bounded_fields_validator(model: type[BaseModel], limit: int) -> Callable[[A
     test. What it refuses (a bad payload, or one that may be too big) the model's own
     validator and the exact size check decide. None when the schema is not plain scalars
     whose length nothing changes after validation (see ``_STR_KEYS``)."""
-    if _fields_validator(model) is None or not _json_plain_model(model):
+    plain = _fields_schema(model)
+    if plain is None or not _json_plain_model(model):
         return None
     plan = _scalar_plan(model)
     if plan is None or plan[0] > limit:
         return None
     fixed, skeys, ikeys = plan
     share = (limit - fixed) // 6 // max(1, len(skeys))
-    schema = model.__pydantic_core_schema__
-    config = schema.get("config") or {}
+    fields_schema, config = plain
     if config.get("str_to_upper") or config.get("str_to_lower") or config.get(
             "coerce_numbers_to_str"):
         return None
-    fields_schema = copy.deepcopy(schema["schema"])
     for name, field in fields_schema["fields"].items():
         inner = field["schema"]
         default: Any = None
@@ -217,10 +253,7 @@ def _bounded_fields_validator(model: type[BaseModel], limit: int) -> Callable[[A
             if isinstance(default, int) and not -_INT_BOUND < default < _INT_BOUND:
                 return None
             inner["gt"], inner["lt"] = -_INT_BOUND, _INT_BOUND
-    try:
-        return SchemaValidator(fields_schema, schema.get("config")).validate_python
-    except Exception:  # pydantic-core refused the bounded copy: the plain path will do
-        return None
+    return _dict_validator(fields_schema, config)
 
 
 def compile_validator(model: type[BaseModel]) -> PayloadValidator:
@@ -654,7 +687,7 @@ class ChannelHub:
         fields = route.fields
         if fields is not None:
             try:
-                body = fields(payload)[0]
+                body = fields(payload)
             except ValidationError:
                 return await self._send(sender, channel, payload, reply_to, correlation_id,
                                         wait_limit, key, message_id)
