@@ -5,16 +5,30 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import anyio
 import anyio.lowlevel
 import pytest
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog
-from terrarium.channels.hub import _fits_check, _json_dumps
+from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog, EventBus
+from terrarium.channels.hub import (
+    _bounded_fields_validator,
+    _fields_validator,
+    _fits_check,
+    _json_dumps,
+    describe_validation_error,
+)
 from terrarium.errors import ChannelRefusal
+from terrarium.events import MessageRefused
 
 pytestmark = pytest.mark.anyio
 
@@ -157,9 +171,11 @@ def test_the_size_bound_never_lets_an_oversized_body_through(model: type[BaseMod
             for tags in ([], ["\x02" * 9] * 5)
             for extra in ({}, {"k": ["é" * 7, None, 1.5]})
         ]
-    accepted = 0
+    accepted = bounded_accepted = 0
     for limit in (16, 64, 100, 150, 300, 1000, 4000):
         fits = _fits_check(model, limit)
+        bounded = _bounded_fields_validator(model, limit)
+        assert bounded is not None or model is Mixed or limit < 100  # nested; or no room
         for raw in samples:
             body = model.model_validate(raw).__dict__ if model is Mixed else dict(raw)
             real = len(json.dumps(body, ensure_ascii=False, separators=(",", ":"))
@@ -167,4 +183,164 @@ def test_the_size_bound_never_lets_an_oversized_body_through(model: type[BaseMod
             if fits(body, limit):
                 accepted += 1
                 assert real <= limit, (limit, body)
+            if bounded is not None:
+                try:
+                    checked = bounded(raw)
+                except ValidationError:
+                    continue
+                bounded_accepted += 1
+                assert checked == body and real <= limit, (limit, body)
     assert accepted > len(samples)  # the bound does spare most sends the encoding
+    assert bounded_accepted > len(samples) or model is Mixed
+
+
+class Scalars(BaseModel):
+    title: str | None = None
+    body: str = ""
+    n: int | None = 3
+    x: float = 0.0
+    flag: bool = False
+    mood: Literal["calm", "héé\n"] = "calm"
+
+
+class Upper(BaseModel):
+    model_config = ConfigDict(str_to_upper=True)  # "ß".upper() is "SS": longer
+    text: str
+
+
+def test_the_bounded_validator_never_lets_an_oversized_body_through() -> None:
+    samples = [
+        {"title": t, "body": b, "n": n, "x": x, "flag": True, "mood": m}
+        for t in (None, "", "\x1f" * 9, "ü" * 20)
+        for b in ("", "🙂" * 7, '"' * 15)
+        for n in (None, 0, 10**14, -(10**15), 10**20)
+        for x in (1.5, -1.2345678901234567e-308)
+        for m in ("calm", "héé\n")
+    ]
+    for limit in (350, 400, 500, 1000):
+        bounded = _bounded_fields_validator(Scalars, limit)
+        assert bounded is not None
+        accepted = 0
+        for raw in samples:
+            try:
+                body = bounded(raw)
+            except ValidationError:
+                continue
+            accepted += 1
+            assert body == Scalars.model_validate(raw).__dict__
+            assert len(_json_dumps(body).encode()) <= limit, (limit, body)
+        assert 0 < accepted
+    assert _bounded_fields_validator(Upper, 1000) is None
+    assert _bounded_fields_validator(Shouty, 1000) is None  # a field validator
+
+
+class Shouty(BaseModel):
+    """A field validator that changes the value: the fast path must run it too."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    text: str
+    n: int = 0
+    mood: Literal["calm", "loud"] = "calm"
+
+    @field_validator("text")
+    @classmethod
+    def _upper(cls, v: str) -> str:
+        return v.upper()
+
+
+class Whole(BaseModel):
+    """A model validator: only the model's own validator may be used."""
+
+    text: str
+    n: int = 0
+
+    @model_validator(mode="after")
+    def _count(self) -> Whole:
+        self.n = len(self.text)
+        return self
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(strict=True, str_max_length=5)
+    text: str = Field(min_length=1)
+    n: Annotated[int, Field(ge=0)] = 0
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        return v.split(",") if isinstance(v, str) else v
+
+
+class Aliased(BaseModel):
+    text: str = Field(validation_alias="body")
+
+
+@pytest.mark.parametrize("model", [Note, Shouty, Mixed, Strict])
+def test_the_fields_validator_accepts_refuses_and_fills_in_as_the_model(
+        model: type[BaseModel]) -> None:
+    fields = _fields_validator(model)
+    assert fields is not None
+    assert _fields_validator(Aliased) is None  # a typed dict reads aliases otherwise
+    payloads: list[Any] = [
+        {"text": "  hi "}, {"text": "x", "n": "7"}, {"text": "x", "n": 1.5}, {"text": 3},
+        {"text": "x", "extra": 1}, {"n": 2}, {"text": "x", "mood": "loud"},
+        {"text": "x", "mood": "sad"}, {"title": None, "tags": ["a"], "extra": {"k": [1.5]}},
+        {"tags": "nope"}, {"n": -1, "text": "ok"}, {"text": "toolong"}, {"text": ""},
+        {"text": "a", "tags": "b,c"}, {"tags": ["x"], "text": "y", "n": 2},
+    ]
+    for p in payloads:
+        try:
+            want = model.model_validate(p).__dict__
+        except ValidationError as e:
+            with pytest.raises(ValidationError) as info:
+                fields(p)
+            assert describe_validation_error(info.value) == describe_validation_error(e)
+        else:
+            assert list(fields(p).items()) == list(want.items())  # same order too
+
+
+def test_a_model_validator_keeps_the_models_own_validation() -> None:
+    assert _fields_validator(Whole) is None
+
+    async def go() -> None:
+        spec = ChannelSpec(name="c", validator=Whole)
+        hub = ChannelHub([spec], [CreatureWiring(name="l", listen=("c",)),
+                                  CreatureWiring(name="s", can_send=("c",))])
+        async with hub:
+            res = await hub.send("s", "c", {"text": "four"})
+        assert res.envelope.payload == {"text": "four", "n": 4}
+
+    anyio.run(go)
+
+
+@pytest.mark.parametrize(("payload", "reason"), [
+    ({"text": 3}, "The payload does not match the schema 'note' of channel 'c': "
+                  "field 'text': Input should be a valid string."),
+    ({"text": "x" * 200}, "The message is 217 bytes; channel 'c' takes at most 120"),
+])
+async def test_the_fast_path_refuses_as_the_logged_path_does(
+        tmp_path: Path, payload: dict[str, Any], reason: str) -> None:
+    for log in (None, DurableLog(tmp_path / "log.db")):
+        bus = EventBus()
+        sub = bus.subscribe()
+        hub = hub_of("queue", 1, 8, max_bytes=120, log=log, bus=bus)
+        async with hub:
+            assert ((("s", "c") in hub._fast) is (log is None))
+            with pytest.raises(ChannelRefusal) as info:
+                await hub.send("s", "c", payload)
+            assert info.value.message.startswith(reason)
+            assert hub.subscribe("l0").pending() == 0
+            assert (await hub.send("s", "c", {"text": "ok"})).delivered_to == ("l0",)
+        assert [e.reason for e in sub.drain() if isinstance(e, MessageRefused)] == [
+            info.value.message]
+        if log is not None:
+            log.close()
+
+
+async def test_an_unchecked_body_with_a_huge_number_is_measured() -> None:
+    hub = hub_of("queue", 1, 8, max_bytes=64, validate=False)
+    async with hub:
+        with pytest.raises(ChannelRefusal, match="The message is 118 bytes"):
+            await hub.send("s", "c", {"text": "x", "n": 10**100})
+        assert (await hub.send("s", "c", {"text": "x", "n": 10**14})).delivered_to == ("l0",)

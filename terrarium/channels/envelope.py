@@ -2,17 +2,32 @@
 
 Ids sort by creation time (nanoseconds first), then by a per-process random tag and a
 counter, so a log ordered by id is ordered by send time and two processes never collide.
+
+Two forms of one schema. ``EnvelopeWire`` is the pydantic model: the schema, and the form
+at the boundaries (JSON to and from a broker, rows read back from the log are validated
+through it). ``Envelope`` is the in-process form: an immutable tuple the hub makes once per
+send and shares among receivers. Why not the model itself: building a model instance, even
+bypassing validation, costs about twice the whole tuple, and the hub builds one per message
+(the typed queue's budget is ~2 us a message). ``Envelope`` keeps the model's API:
+attributes, ``Envelope(**fields)`` validates, ``model_dump``, ``model_dump_json``,
+``model_validate``, ``model_validate_json``, ``model_fields``, ``to_json``/``from_json``,
+``dict(env)``; it can be a field of a pydantic model (validated and dumped through the
+wire model).
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import time
-from typing import Any
+from collections import namedtuple
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler
+from pydantic.fields import FieldInfo
+from pydantic_core import core_schema
+from pydantic_core import to_json as _to_json
 
 _PROCESS_TAG = os.urandom(3).hex()
 _counter = itertools.count()
@@ -20,11 +35,12 @@ _time_ns = time.time_ns
 
 
 _TAG_BITS = int(_PROCESS_TAG, 16) << 32
+_next = _counter.__next__
 
 
 def _id_of(ns: int) -> str:
     # one 120-bit number (ns, tag, seq) as 15 bytes of hex: twice as fast as formatting
-    return ((ns << 56) | _TAG_BITS | (next(_counter) & 0xFFFFFFFF)).to_bytes(15, "big").hex()
+    return ((ns << 56) | _TAG_BITS | (_next() & 0xFFFFFFFF)).to_bytes(15, "big").hex()
 
 
 def new_message_id() -> str:
@@ -32,20 +48,10 @@ def new_message_id() -> str:
     return _id_of(_time_ns())
 
 
-def derived_message_id(parent: str, creature: str, n: int) -> str:
-    """The id of ``creature``'s ``n``-th send in the turn that consumed ``parent``.
+class EnvelopeWire(BaseModel):
+    """The envelope's schema, and its form on the wire and in the log (see the module)."""
 
-    The same on every attempt, so a turn re-run after a crash re-sends under the same ids
-    (a broker deduplicates them). It keeps the parent's time prefix, sorting right after it.
-    """
-    tail = hashlib.sha256(f"{parent}/{creature}/{n}".encode()).hexdigest()[:14]
-    return f"{parent[:16]}{tail}"
-
-
-class Envelope(BaseModel):
-    """One message on one channel; immutable once sent (broadcast shares one instance)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", title="Envelope")
 
     id: str = Field(description="Unique, time-ordered message id.")
     channel: str
@@ -55,6 +61,51 @@ class Envelope(BaseModel):
     ts: float = Field(description="Send time, seconds since the epoch.")
     reply_to: str | None = Field(default=None, description="Id of the message this answers.")
     correlation_id: str | None = None
+
+
+FIELDS: tuple[str, ...] = tuple(EnvelopeWire.model_fields)
+# only for its C field getters (what namedtuple attributes are): read a tuple slot by index
+_Fields = namedtuple("_Fields", FIELDS)  # type: ignore[misc]
+_tuple_new = tuple.__new__
+_object_new = object.__new__
+_ALL_FIELDS = frozenset(FIELDS)
+# BaseModel's own slot setters: a validated envelope becomes the model without re-validation
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_tuple_iter = tuple.__iter__
+_tuple_eq = tuple.__eq__
+
+
+class Envelope(tuple):  # type: ignore[type-arg]
+    """One message on one channel; immutable once sent (broadcast shares one instance).
+
+    The fields, in this order: id, channel, sender, schema_name, payload, ts, reply_to,
+    correlation_id (see ``EnvelopeWire`` for their meaning).
+    """
+
+    __slots__ = ()
+
+    model_fields: ClassVar[dict[str, FieldInfo]] = EnvelopeWire.model_fields
+
+    id: str = _Fields.id
+    channel: str = _Fields.channel
+    sender: str = _Fields.sender
+    schema_name: str = _Fields.schema_name
+    payload: dict[str, Any] = _Fields.payload
+    ts: float = _Fields.ts
+    reply_to: str | None = _Fields.reply_to
+    correlation_id: str | None = _Fields.correlation_id
+
+    def __new__(cls, **fields: Any) -> Envelope:
+        """Validated from keyword fields, as the pydantic model would be."""
+        return cls._of_wire(EnvelopeWire(**fields))
+
+    @classmethod
+    def _of_wire(cls, wire: EnvelopeWire) -> Envelope:
+        d = wire.__dict__
+        return _tuple_new(cls, [d[f] for f in FIELDS])
 
     @classmethod
     def trusted(
@@ -68,30 +119,14 @@ class Envelope(BaseModel):
         reply_to: str | None = None,
         correlation_id: str | None = None,
     ) -> Envelope:
-        """Build without re-validation: the hub made every field itself (hot path, ~2x faster).
+        """Build without validation: the hub made every field itself (the hot path).
 
         Only for values already known to have the declared types; everything coming from
         outside (JSON, the log) goes through ``model_validate``/``from_json``.
         """
-        env = _new(cls)
-        _set(
-            env,
-            "__dict__",
-            {
-                "id": id,
-                "channel": channel,
-                "sender": sender,
-                "schema_name": schema_name,
-                "payload": payload,
-                "ts": ts,
-                "reply_to": reply_to,
-                "correlation_id": correlation_id,
-            },
+        return _tuple_new(
+            cls, (id, channel, sender, schema_name, payload, ts, reply_to, correlation_id)
         )
-        _set(env, "__pydantic_fields_set__", _ALL_FIELDS)
-        _set(env, "__pydantic_extra__", None)
-        _set(env, "__pydantic_private__", None)
-        return env
 
     @classmethod
     def fresh(
@@ -107,45 +142,105 @@ class Envelope(BaseModel):
         """A new trusted envelope (see :meth:`trusted`) sent now: its id (unless given)
         and its ``ts`` come from one clock reading, the hub's hot path."""
         ns = _time_ns()
-        env = _new(cls)
-        _set_dict(
-            env,
-            {
-                "id": id or _id_of(ns),
-                "channel": channel,
-                "sender": sender,
-                "schema_name": schema_name,
-                "payload": payload,
-                "ts": ns / 1e9,
-                "reply_to": reply_to,
-                "correlation_id": correlation_id,
-            },
-        )
-        _set_fields(env, _ALL_FIELDS)
-        _set_extra(env, None)
-        _set_private(env, None)
-        return env
+        return _tuple_new(cls, (
+            id or _id_of(ns), channel, sender, schema_name, payload, ns / 1e9, reply_to,
+            correlation_id,
+        ))
+
+    # -- the model API, through the wire model -------------------------------------------
+
+    def wire(self) -> EnvelopeWire:
+        """This envelope as the pydantic model (no re-validation: it was validated)."""
+        w = _object_new(EnvelopeWire)
+        _set_dict(w, dict(zip(FIELDS, _tuple_iter(self), strict=True)))
+        _set_fields(w, _ALL_FIELDS)
+        _set_extra(w, None)
+        _set_private(w, None)
+        return w
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        return self.wire().model_dump(**kwargs)
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        if kwargs:
+            return self.wire().model_dump_json(**kwargs)
+        return self.to_json()
 
     def to_json(self) -> str:
-        return self.model_dump_json()
+        """The wire model's JSON (what ``model_dump_json`` gives), encoded by pydantic-core
+        straight from the fields: every field is plain data, so it is the same text."""
+        return _to_json(dict(zip(FIELDS, _tuple_iter(self), strict=True))).decode()
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Envelope:
-        return cls.model_validate_json(text)
+        return cls._of_wire(EnvelopeWire.model_validate_json(text))
+
+    @classmethod
+    def model_validate_json(cls, text: str | bytes) -> Envelope:
+        return cls.from_json(text)
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Envelope:
+        if isinstance(obj, Envelope):
+            return obj
+        return cls._of_wire(EnvelopeWire.model_validate(obj))
+
+    @classmethod
+    def model_json_schema(cls, **kwargs: Any) -> dict[str, Any]:
+        return EnvelopeWire.model_json_schema(**kwargs)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        """As a model field: an Envelope passes, anything else is validated as the wire
+        model; it dumps as the wire model does."""
+        wire = handler.generate_schema(EnvelopeWire)
+        return core_schema.union_schema(
+            [
+                core_schema.is_instance_schema(cls),
+                core_schema.no_info_after_validator_function(cls._of_wire, wire),
+            ],
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda env: env.wire(), return_schema=wire
+            ),
+        )
+
+    # -- value semantics like the frozen model ----------------------------------------
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:  # type: ignore[override]
+        """(field, value) pairs, as a pydantic model iterates: ``dict(env)`` works."""
+        return zip(FIELDS, _tuple_iter(self), strict=True)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):  # a plain tuple of the same values is no envelope
+            return False if isinstance(other, tuple) else NotImplemented
+        return _tuple_eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return True if isinstance(other, tuple) else NotImplemented
+        return not _tuple_eq(self, other)
+
+    def __hash__(self) -> int:
+        return hash(self[0])  # the id: equal envelopes share it
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in zip(FIELDS, _tuple_iter(self), strict=True))
+        return f"Envelope({inner})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (_rebuild, tuple(_tuple_iter(self)))
 
 
-_new = object.__new__
-_set = object.__setattr__
-_ALL_FIELDS = frozenset(Envelope.model_fields)
-# BaseModel's own slot setters, called directly (what object.__setattr__ ends up doing)
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+def _rebuild(*fields: Any) -> Envelope:
+    """Unpickling: the fields as they were (they were validated when first made)."""
+    return _tuple_new(Envelope, fields)
 
 
 __all__ = [
+    "FIELDS",
     "Envelope",
-    "derived_message_id",
+    "EnvelopeWire",
     "new_message_id",
 ]

@@ -22,6 +22,7 @@ Semantics
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import logging
@@ -35,9 +36,10 @@ from typing import Any
 import anyio
 import anyio.abc
 from pydantic import BaseModel, ValidationError
+from pydantic_core import SchemaValidator
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.envelope import Envelope, new_message_id
+from terrarium.channels.envelope import Envelope, _id_of, _time_ns, new_message_id
 from terrarium.channels.local import LocalTransport
 from terrarium.channels.log import (
     CONSUME_SQL,
@@ -48,7 +50,7 @@ from terrarium.channels.log import (
     refusal_row,
 )
 from terrarium.channels.spec import ChannelSpec, CreatureWiring, SendResult
-from terrarium.channels.transport import NowaitPut, Receiver, Transport
+from terrarium.channels.transport import NowaitPut, Receiver, Transport, WaitPut
 from terrarium.channels.writer import LogWriter
 from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
@@ -68,33 +70,54 @@ class _Route:
     """Everything one (sender, channel) send needs, computed once.
 
     ``puts`` are the targets' non-blocking inbox puts (``Transport.nowait_put``), looked up
-    once here so a send that finds room costs one call per receiver; ``taps`` the same for
-    the channel's observers (the sender excluded). ``fits`` tells, without encoding it,
-    that a validated body is surely under ``max_bytes`` (see ``_fits_check``).
+    once here so a send that finds room costs one call per receiver; ``waits`` the matching
+    waiting puts (``Transport.wait_put``) for a full inbox; ``taps`` the non-blocking puts
+    of the channel's observers (the sender excluded). ``check`` is the schema's compiled
+    pydantic-core validator and ``flat`` tells that its instance ``__dict__`` is the dump
+    (see ``compile_validator``): called inline, not through a wrapper; ``fields`` the
+    cheaper validator returning the body dict for the fast path (``_fields_validator``; None:
+    no schema, or only the model's own will do), which checks the size too when it can
+    (``_bounded_fields_validator``; then ``fast_fits`` is None). ``fits`` tells,
+    without encoding it, that a validated body is surely under ``max_bytes`` (see
+    ``_fits_check``). ``one`` is the single inbox put of a 1-listener queue (the common
+    case: no round-robin to keep).
     """
 
-    __slots__ = ("broadcast", "channel", "fits", "max_bytes", "ones", "puts", "rr",
-                 "schema_name", "taps", "targets", "validate")
+    __slots__ = ("broadcast", "channel", "check", "fast_fits", "fields", "fits", "flat",
+                 "max_bytes", "one", "ones", "puts", "rr", "schema_name", "taps", "targets",
+                 "validate", "waits")
 
     def __init__(
         self,
         spec: ChannelSpec,
         targets: tuple[str, ...],
-        validate: PayloadValidator | None,
+        validate: bool,
         puts: tuple[NowaitPut, ...] = (),
         taps: tuple[tuple[str, NowaitPut], ...] = (),
+        waits: tuple[WaitPut, ...] = (),
     ) -> None:
         self.channel = spec.name
         self.schema_name = spec.schema_name or spec.name
         self.broadcast = spec.kind == "broadcast"
         self.targets = targets
-        self.validate = validate
+        model = spec.validator if validate else None
+        self.validate = compile_validator(model) if model is not None else None
+        self.check, self.flat = _validator_parts(model) if model is not None else (None, True)
+        self.fits = _fits_check(model, spec.max_bytes)
+        self.fields, self.fast_fits = None, self.fits
+        if model is not None and self.flat:
+            bounded = _bounded_fields_validator(model, spec.max_bytes)
+            if bounded is not None:
+                self.fields, self.fast_fits = bounded, None
+            else:
+                self.fields = _fields_validator(model)
         self.max_bytes = spec.max_bytes
         self.rr = 0
         self.puts = puts
+        self.waits = waits
+        self.one = puts[0] if len(puts) == 1 and not self.broadcast else None
         self.taps = taps
         self.ones = tuple((t,) for t in targets)  # a queue send's result, made once
-        self.fits = _fits_check(spec.validator if validate else None, spec.max_bytes)
 
 
 def _plain(annotation: Any) -> bool:
@@ -107,14 +130,10 @@ def _plain(annotation: Any) -> bool:
     return all(_plain(a) for a in typing.get_args(annotation))
 
 
-def compile_validator(model: type[BaseModel]) -> PayloadValidator:
-    """A fast payload validator returning the validated fields as a plain dict.
-
-    Uses the model's compiled pydantic-core validator directly. For flat models (no nested
-    models, dataclasses, extras or custom serializers) the instance ``__dict__`` already is
-    the dump, which halves the cost; otherwise ``model_dump`` is used.
-    """
-    validate = model.__pydantic_validator__.validate_python
+def _validator_parts(model: type[BaseModel]) -> tuple[Callable[[Any], Any], bool]:
+    """The model's compiled pydantic-core ``validate_python`` and whether it is *flat* (no
+    nested models, dataclasses, extras or custom serializers): then a validated instance's
+    ``__dict__`` already is its dump."""
     decorators = model.__pydantic_decorators__
     flat = (
         model.model_config.get("extra") != "allow"
@@ -123,6 +142,128 @@ def compile_validator(model: type[BaseModel]) -> PayloadValidator:
         and not model.model_computed_fields
         and all(_plain(f.annotation) for f in model.model_fields.values())
     )
+    return model.__pydantic_validator__.validate_python, flat
+
+
+def _fields_schema(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """A copy of a flat model's core schema for its fields (pydantic-core's
+    ``model-fields``) and the model's config. None when the model's schema is anything but
+    a plain model over its fields (a model validator, a custom ``__init__``,
+    ``model_post_init``, a root model, definitions): only the model validator will do."""
+    try:
+        schema = model.__pydantic_core_schema__
+        if (
+            schema.get("type") != "model"
+            or schema.get("custom_init")
+            or schema.get("root_model")
+            or schema.get("post_init")
+            or schema["schema"].get("type") != "model-fields"
+            or model.__pydantic_decorators__.model_validators
+        ):
+            return None
+        return copy.deepcopy(schema["schema"]), dict(schema.get("config") or {})
+    except Exception:  # an incomplete model (forward references): the model decides
+        return None
+
+
+# a model field's keys that a typed-dict field means the same by (no validation alias)
+_FIELD_KEYS = frozenset({"type", "schema", "metadata", "frozen", "serialization_exclude",
+                         "serialization_alias"})
+
+
+def _dict_validator(fields: dict[str, Any], config: dict[str, Any]) -> Callable[[Any], Any] | None:
+    """The model's fields as a pydantic-core ``typed-dict`` schema: the same field schemas
+    (checks, coercions, defaults, field validators), extras and config, returning the body
+    dict itself, with no model instance and no fields-set to build (half a model
+    validation). None when a field needs what a typed dict does not mean the same by."""
+    if fields.get("extras_schema") is not None or fields.get("computed_fields"):
+        return None
+    typed: dict[str, Any] = {}
+    for name, f in fields["fields"].items():
+        if not f.keys() <= _FIELD_KEYS:
+            return None
+        typed[name] = {"type": "typed-dict-field", "schema": f["schema"],
+                       "required": f["schema"].get("type") != "default"}
+    schema: dict[str, Any] = {
+        "type": "typed-dict", "fields": typed,
+        "extra_behavior": fields.get("extra_behavior")
+        or config.get("extra_fields_behavior") or "ignore",
+        "config": config,  # a typed dict's field validators read their config from here
+    }
+    if "strict" in fields:
+        schema["strict"] = fields["strict"]
+    try:
+        return SchemaValidator(schema, config).validate_python  # type: ignore[arg-type]
+    except Exception:  # pydantic-core refused it: the model validator will do
+        return None
+
+
+def _fields_validator(model: type[BaseModel]) -> Callable[[Any], Any] | None:
+    """A validator returning the body dict that accepts, refuses and fills in exactly as
+    the model does (``_dict_validator`` over ``_fields_schema``); None: use the model."""
+    plain = _fields_schema(model)
+    return _dict_validator(*plain) if plain is not None else None
+
+
+# what a str or int field's own schema may hold for the bound below to stay exact: nothing
+# that changes the value's length after the length is checked (case maps, coercions)
+_STR_KEYS = frozenset({"type", "metadata", "ref", "strict", "min_length", "max_length",
+                       "pattern", "regex_engine", "strip_whitespace", "serialization"})
+_INT_KEYS = frozenset({"type", "metadata", "ref", "strict", "serialization"})
+
+
+def _bounded_fields_validator(model: type[BaseModel], limit: int) -> Callable[[Any], Any] | None:
+    """``_fields_validator`` with ``max_bytes`` checked inside it: each str field takes at
+    most its share of the characters ``_fits_check`` allows, each int at most
+    ``_INT_BOUND``, so a body it accepts surely fits ``limit`` and the send skips the size
+    test. What it refuses (a bad payload, or one that may be too big) the model's own
+    validator and the exact size check decide. None when the schema is not plain scalars
+    whose length nothing changes after validation (see ``_STR_KEYS``)."""
+    plain = _fields_schema(model)
+    if plain is None or not _json_plain_model(model):
+        return None
+    plan = _scalar_plan(model)
+    if plan is None or plan[0] > limit:
+        return None
+    fixed, skeys, ikeys = plan
+    share = (limit - fixed) // 6 // max(1, len(skeys))
+    fields_schema, config = plain
+    if config.get("str_to_upper") or config.get("str_to_lower") or config.get(
+            "coerce_numbers_to_str"):
+        return None
+    for name, field in fields_schema["fields"].items():
+        inner = field["schema"]
+        default: Any = None
+        if inner.get("type") == "default":
+            if "default_factory" in inner:
+                return None
+            default = inner.get("default")
+            inner = inner["schema"]
+        if inner.get("type") == "nullable":
+            inner = inner["schema"]
+        if name in skeys:
+            if inner.get("type") != "str" or not inner.keys() <= _STR_KEYS:
+                return None
+            if isinstance(default, str) and len(default) > share:
+                return None
+            inner["max_length"] = min(inner.get("max_length", share), share)
+        elif name in ikeys:
+            if inner.get("type") != "int" or not inner.keys() <= _INT_KEYS:
+                return None
+            if isinstance(default, int) and not -_INT_BOUND < default < _INT_BOUND:
+                return None
+            inner["gt"], inner["lt"] = -_INT_BOUND, _INT_BOUND
+    return _dict_validator(fields_schema, config)
+
+
+def compile_validator(model: type[BaseModel]) -> PayloadValidator:
+    """A fast payload validator returning the validated fields as a plain dict.
+
+    Uses the model's compiled pydantic-core validator directly. For flat models (no nested
+    models, dataclasses, extras or custom serializers) the instance ``__dict__`` already is
+    the dump, which halves the cost; otherwise ``model_dump`` is used.
+    """
+    validate, flat = _validator_parts(model)
     if flat:
         return lambda payload: validate(payload).__dict__
     return lambda payload: validate(payload).model_dump()
@@ -156,16 +297,10 @@ def _json_plain_model(model: type[BaseModel] | None) -> bool:
 _INT_BOUND = 10**15  # |n| below this: at most 16 JSON bytes
 
 
-def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
-    """A per-schema test that a validated body surely fits ``limit`` UTF-8 JSON bytes.
-
-    False means "not sure", and the send measures the JSON. A schema of scalar fields
-    (str, bool, float, int, None, Literal; the usual case) is bounded from its strings'
-    lengths: 6 bytes a character at most (an escape), a fixed allowance for the rest. Any
-    other plain-JSON schema is bounded by ``4 * len(repr(body))``; others never are.
-    """
-    if model is None or not _json_plain_model(model):
-        return _never
+def _scalar_plan(model: type[BaseModel]) -> tuple[int, tuple[str, ...], tuple[str, ...]] | None:
+    """For a schema of scalar fields (str, bool, float, int, None, Literal): the most UTF-8
+    JSON bytes its body takes besides its strings' characters and its ints' digits (within
+    ``_INT_BOUND``), and its str and int fields. None for any other schema."""
     fixed = 2  # {}
     str_keys: list[str] = []
     int_keys: list[str] = []
@@ -187,11 +322,31 @@ def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
         elif len(kinds) == 1 and typing.get_origin(next(iter(kinds))) is typing.Literal:
             fixed += max(6 * len(repr(a)) for a in typing.get_args(next(iter(kinds))))
         else:
-            return _repr_fits
+            return None
+    return fixed, tuple(str_keys), tuple(int_keys)
+
+
+def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
+    """A per-schema test that a validated body surely fits ``limit`` UTF-8 JSON bytes.
+
+    False means "not sure", and the send measures the JSON. A schema of scalar fields
+    (str, bool, float, int, None, Literal; the usual case) is bounded from its strings'
+    lengths: 6 bytes a character at most (an escape), a fixed allowance for the rest. Any
+    other plain-JSON schema is bounded by ``4 * len(repr(body))``; others never are.
+    """
+    if model is None:  # an unchecked body: bounded from its values, if plain and small
+        return _rough_fits
+    if not _json_plain_model(model):
+        return _never
+    plan = _scalar_plan(model)
+    if plan is None:
+        return _repr_fits
+    fixed, skeys, ikeys = plan
     if fixed > limit:
         return _never
     room = (limit - fixed) // 6
-    skeys, ikeys = tuple(str_keys), tuple(int_keys)
+    if len(skeys) == 1 and len(ikeys) <= 1:  # the usual schema: one text, maybe a number
+        return _one_text_fits(skeys[0], ikeys[0] if ikeys else None, room)
 
     def fits(body: dict[str, Any], limit: int) -> bool:
         n = 0
@@ -208,6 +363,27 @@ def _fits_check(model: type[BaseModel] | None, limit: int) -> SizeCheck:
     return fits
 
 
+def _one_text_fits(skey: str, ikey: str | None, room: int) -> SizeCheck:
+    """``_fits_check``'s bound for one string field and at most one int field, unrolled:
+    it runs on every send."""
+    if ikey is None:
+
+        def fits(body: dict[str, Any], limit: int) -> bool:
+            v = body[skey]
+            return v is None or len(v) <= room
+
+        return fits
+
+    def fits_int(body: dict[str, Any], limit: int) -> bool:
+        v = body[ikey]
+        if v is not None and not -_INT_BOUND < v < _INT_BOUND:
+            return False
+        v = body[skey]
+        return v is None or len(v) <= room
+
+    return fits_int
+
+
 def _is_union(annotation: Any) -> bool:
     origin = typing.get_origin(annotation)
     return origin is typing.Union or origin is types.UnionType
@@ -215,6 +391,10 @@ def _is_union(annotation: Any) -> bool:
 
 def _never(body: dict[str, Any], limit: int) -> bool:
     return False
+
+
+def _rough_fits(body: dict[str, Any], limit: int) -> bool:
+    return payload_size(body, limit) == 0
 
 
 def payload_size(payload: Mapping[str, Any], limit: int) -> int:
@@ -227,7 +407,9 @@ def payload_size(payload: Mapping[str, Any], limit: int) -> int:
     for k, v in payload.items():
         if isinstance(v, str):
             rough += 4 * len(v) + 8  # at most 4 bytes a character, escapes aside
-        elif isinstance(v, (int, float, bool)) or v is None:
+        elif isinstance(v, float) or v is None or (
+            isinstance(v, int) and -_INT_BOUND < v < _INT_BOUND
+        ):
             rough += 32
         else:
             rough = limit
@@ -241,20 +423,9 @@ def payload_size(payload: Mapping[str, Any], limit: int) -> int:
 
 
 _fresh = Envelope.fresh
-_set_envelope = SendResult.__dict__["envelope"].__set__
-_set_delivered = SendResult.__dict__["delivered_to"].__set__
 
 
-def _result(env: Envelope, delivered: tuple[str, ...]) -> SendResult:
-    """``SendResult(env, delivered)`` through its slots: a frozen dataclass's ``__init__``
-    costs as much as a third of a fast send."""
-    r = _new_object(SendResult)
-    _set_envelope(r, env)
-    _set_delivered(r, delivered)
-    return r
-
-
-_new_object = object.__new__
+_tuple_new = tuple.__new__
 _json_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 
@@ -269,6 +440,37 @@ def _repr_fits(body: dict[str, Any], limit: int) -> bool:
         return 4 * len(repr(body)) <= limit
     except ValueError:  # an int too long for str(): let the JSON encoder decide
         return False
+
+
+def _put_round_robin(route: _Route, env: Envelope) -> tuple[str, ...] | None:
+    """A queue send that finds room: into the first inbox with room from the one whose turn
+    it is, without waiting (a plain call, not a coroutine: the common case). None, with
+    nothing done, when every inbox is full."""
+    puts = route.puts
+    n = len(puts)
+    i = route.rr
+    for _ in range(n):
+        try:
+            puts[i](env)
+        except anyio.WouldBlock:
+            i = i + 1 if i + 1 < n else 0
+            continue
+        route.rr = i + 1 if i + 1 < n else 0
+        return route.ones[i]
+    return None
+
+
+def _put_all(route: _Route, env: Envelope) -> int:
+    """A broadcast's first pass, without waiting: into every inbox in order until one is
+    full. Returns how many got it (all of them in the common case)."""
+    k = 0
+    for put in route.puts:
+        try:
+            put(env)
+        except anyio.WouldBlock:
+            return k
+        k += 1
+    return k
 
 
 def describe_validation_error(err: ValidationError) -> str:
@@ -347,13 +549,12 @@ class ChannelHub:
                 cap = sum(self.specs[ch].capacity for ch in heard)
                 self._inboxes[w.name] = self.transport.open_inbox(w.name, cap)
 
-        validators: dict[str, PayloadValidator | None] = {
-            name: compile_validator(s.validator) if (validate and s.validator) else None
-            for name, s in self.specs.items()
-        }
         local = not self.transport.brokered
         put = self.transport.nowait_put
+        wait = self.transport.wait_put
         self._routes: dict[tuple[str, str], _Route] = {}
+        # the routes ``send`` takes without the general path (see there)
+        self._fast: dict[tuple[str, str], _Route] = {}
         for w in self.wiring.values():
             for ch in w.can_send:
                 spec = self.specs[ch]
@@ -361,8 +562,13 @@ class ChannelHub:
                 if spec.kind == "broadcast":
                     targets = tuple(t for t in targets if t != w.name)
                 puts = tuple(put(t) for t in targets) if local else ()
+                waits = tuple(wait(t) for t in targets) if local else ()
                 taps = tuple((o, put(o)) for o in watching[ch] if o != w.name)
-                self._routes[(w.name, ch)] = _Route(spec, targets, validators[ch], puts, taps)
+                route = _Route(spec, targets, validate, puts, taps, waits)
+                self._routes[(w.name, ch)] = route
+                checked = route.check is None or route.fields is not None
+                if self._direct and targets and checked and route.fits is not _never:
+                    self._fast[(w.name, ch)] = route
 
     def _check_observers(self, observers: Mapping[str, Iterable[str]]
                          ) -> dict[str, tuple[str, ...]]:
@@ -468,6 +674,67 @@ class ChannelHub:
         ``message_id`` (brokered transports) names the message so that a turn run again
         after a crash re-sends under the same id, which the broker deduplicates.
         """
+        route = self._fast.get((sender, channel))
+        if route is None or type(payload) is not dict:
+            return await self._send(sender, channel, payload, reply_to, correlation_id,
+                                    wait_limit, key, message_id)
+        # the fast path (no log, no broker, a listener, a plain-dict payload): every step
+        # is inline, and whatever is not the plain case (a refusal, a body that may be too
+        # big) is left to the general path before anything is done
+        fields = route.fields
+        if fields is not None:
+            try:
+                body = fields(payload)
+            except ValidationError:
+                return await self._send(sender, channel, payload, reply_to, correlation_id,
+                                        wait_limit, key, message_id)
+        else:  # unchecked (a fast route checks through ``fields`` or not at all)
+            body = payload
+        fits = route.fast_fits
+        if fits is not None and not fits(body, route.max_bytes):
+            return await self._send(sender, channel, payload, reply_to, correlation_id,
+                                    wait_limit, key, message_id)
+        ns = _time_ns()  # Envelope.fresh, inlined: it is a fifth of this path
+        env = _tuple_new(Envelope, (
+            message_id or _id_of(ns), channel, sender, route.schema_name, body, ns / 1e9,
+            reply_to, correlation_id,
+        ))
+        one = route.one
+        if one is not None:  # a queue with one listener
+            delivered = route.targets
+            try:
+                one(env)
+            except anyio.WouldBlock:
+                await self._wait_deliver(env, delivered[0], (), wait_limit, route.waits[0])
+        elif route.broadcast:
+            delivered = route.targets
+            k = _put_all(route, env)
+            if k < len(delivered):
+                await self._fan_out(route, env, wait_limit, k)
+        else:
+            delivered = _put_round_robin(route, env)
+            if delivered is None:
+                delivered = await self._round_robin(route, env, wait_limit)
+        if route.taps:
+            self._tap(route, env)
+        if _CRASH_ARMED:
+            crashpoint("hub.send.delivered")
+        if self.bus._subs:
+            self._announce(env, delivered)
+        return _tuple_new(SendResult, (env, delivered))  # SendResult(env, delivered)
+
+    async def _send(
+        self,
+        sender: str,
+        channel: str,
+        payload: Mapping[str, Any] | BaseModel,
+        reply_to: str | None,
+        correlation_id: str | None,
+        wait_limit: float | None,
+        key: str | None,
+        message_id: str | None,
+    ) -> SendResult:
+        """``send`` in every case: a log, a broker, a refusal, a payload to convert."""
         if key is not None and self.log is not None:
             if _CRASH_ARMED:
                 crashpoint("hub.send.check")
@@ -482,10 +749,10 @@ class ChannelHub:
             await self._refuse(sender, channel, self._no_listener(sender, channel), payload)
         if type(payload) is not dict and isinstance(payload, BaseModel):
             payload = payload.model_dump()
-        validate = route.validate
-        if validate is not None:
+        check = route.check
+        if check is not None:
             try:
-                body = validate(payload)
+                body = check(payload).__dict__ if route.flat else check(payload).model_dump()
             except ValidationError as e:
                 reason = (
                     f"The payload does not match the schema {route.schema_name!r} of channel "
@@ -507,26 +774,17 @@ class ChannelHub:
                      message_id)
         if self._direct:
             # the fast path: every put that finds room is one call, no await, no task
-            if route.broadcast:
+            one = route.one
+            if one is not None:  # a queue with one listener
+                delivered = targets
+                try:
+                    one(env)
+                except anyio.WouldBlock:
+                    await self._wait_deliver(env, targets[0], (), wait_limit, route.waits[0])
+            elif route.broadcast:
                 delivered = await self._fan_out(route, env, wait_limit)
             else:
-                puts = route.puts
-                n = len(puts)
-                i = route.rr
-                for _ in range(n):
-                    try:
-                        puts[i](env)
-                    except anyio.WouldBlock:
-                        i = i + 1 if i + 1 < n else 0
-                        continue
-                    route.rr = i + 1 if i + 1 < n else 0
-                    delivered = route.ones[i]
-                    break
-                else:  # every inbox full: wait on the one whose turn it is
-                    i = route.rr
-                    route.rr = i + 1 if i + 1 < n else 0
-                    delivered = route.ones[i]
-                    await self._wait_deliver(env, targets[i], (), wait_limit)
+                delivered = await self._round_robin(route, env, wait_limit)
         elif self.transport.brokered:
             delivered = await self._publish(route, env, wait_limit)
         elif route.broadcast:
@@ -542,21 +800,35 @@ class ChannelHub:
             crashpoint("hub.send.delivered")
         if self.bus._subs:
             self._announce(env, delivered)
-        return _result(env, delivered)
+        return _tuple_new(SendResult, (env, delivered))  # SendResult(env, delivered)
 
-    async def _fan_out(
+    async def _round_robin(
         self, route: _Route, env: Envelope, wait_limit: float | None
     ) -> tuple[str, ...]:
+        """A queue with several listeners: the first inbox with room from the one whose
+        turn it is; when all are full, wait on that one."""
+        delivered = _put_round_robin(route, env)
+        if delivered is not None:
+            return delivered
+        i = route.rr
+        route.rr = i + 1 if i + 1 < len(route.puts) else 0
+        await self._wait_deliver(env, route.targets[i], (), wait_limit, route.waits[i])
+        return route.ones[i]
+
+    async def _fan_out(
+        self, route: _Route, env: Envelope, wait_limit: float | None, start: int = 0
+    ) -> tuple[str, ...]:
         """A broadcast: the one shared envelope into every inbox with room, no task and no
-        copy per receiver; the sender waits only on a full inbox, in receiver order."""
+        copy per receiver; the sender waits only on a full inbox, in receiver order.
+        ``start``: the receivers before it have it already (see ``_put_all``)."""
         targets = route.targets
-        k = 0
-        for put in route.puts:
+        waits = route.waits
+        puts = route.puts
+        for k in range(start, len(puts)):
             try:
-                put(env)
+                puts[k](env)
             except anyio.WouldBlock:
-                await self._wait_deliver(env, targets[k], targets[:k], wait_limit)
-            k += 1
+                await self._wait_deliver(env, targets[k], targets[:k], wait_limit, waits[k])
         return targets
 
     def _tap(self, route: _Route, env: Envelope) -> None:
@@ -744,13 +1016,27 @@ class ChannelHub:
         return targets
 
     async def _wait_deliver(
-        self, env: Envelope, target: str, already: tuple[str, ...], wait_limit: float | None
+        self, env: Envelope, target: str, already: tuple[str, ...], wait_limit: float | None,
+        wait: WaitPut | None = None,
     ) -> None:
+        """Put ``env`` in ``target``'s full inbox, waiting for room at most ``wait_limit``
+        seconds. ``wait``: the route's waiting put for it (else ``Transport.deliver``).
+        An unbounded wait opens no cancel scope: it is the common case under load (a fast
+        sender waits here once per inbox-full of messages)."""
         if wait_limit is not None and wait_limit < 0:
             wait_limit = self.send_timeout
+        if wait_limit is None:
+            if wait is not None:
+                await wait(env)
+            else:
+                await self.transport.deliver(target, env)
+            return
         try:
             with anyio.fail_after(wait_limit):
-                await self.transport.deliver(target, env)
+                if wait is not None:
+                    await wait(env)
+                else:
+                    await self.transport.deliver(target, env)
         except TimeoutError:
             got = ", ".join(already) if already else "nobody"
             reason = (

@@ -6,7 +6,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from terrarium.channels.envelope import Envelope
-from terrarium.channels.transport import NowaitPut, Receiver, Transport
+from terrarium.channels.transport import NowaitPut, Receiver, Transport, WaitPut
 from terrarium.errors import RuntimeFailure
 
 
@@ -74,6 +74,13 @@ class LocalTransport(Transport):
         """The stream's own ``send_nowait``: no wrapper between the hub and the buffer."""
         try:
             return self._senders[creature].send_nowait
+        except KeyError:
+            raise RuntimeFailure(f"Creature {creature!r} has no inbox.") from None
+
+    def wait_put(self, creature: str) -> WaitPut:
+        """The stream's own ``send`` (waits while the inbox is full)."""
+        try:
+            return self._senders[creature].send
         except KeyError:
             raise RuntimeFailure(f"Creature {creature!r} has no inbox.") from None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import anyio
@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 NowaitPut = Callable[[Envelope], None]
 """Puts an envelope in one inbox now, or raises ``anyio.WouldBlock`` (full; nothing done)."""
+
+WaitPut = Callable[[Envelope], Awaitable[None]]
+"""Puts an envelope in one inbox, waiting while it is full (``Transport.deliver`` for it)."""
 
 
 class Receiver(ABC):
@@ -146,6 +149,17 @@ class Transport(ABC):
 
         return put
 
+    def wait_put(self, creature: str) -> WaitPut:
+        """The waiting put into ``creature``'s inbox, looked up once per route: what the hub
+        awaits when :meth:`nowait_put` found it full. The default wraps :meth:`deliver`; an
+        in-process transport returns its stream's ``send``."""
+        deliver = self.deliver
+
+        async def put(envelope: Envelope) -> None:
+            await deliver(creature, envelope)
+
+        return put
+
     @abstractmethod
     async def deliver(self, creature: str, envelope: Envelope) -> None:
         """Put ``envelope`` in the inbox, waiting while it is full (backpressure)."""
@@ -163,4 +177,5 @@ __all__ = [
     "NowaitPut",
     "Receiver",
     "Transport",
+    "WaitPut",
 ]
