@@ -2,7 +2,8 @@
 
 Synthesis is blocking CPU work (onnxruntime), so ``TTSOutput`` calls it in a worker thread;
 the model keeps generating on the event loop meanwhile. The voice is loaded once, lazily,
-and shared by every output in the process.
+and shared by every output in the process. The graph onnxruntime optimizes at the first
+load is kept in the user's cache folder, so a later start only reads it.
 """
 
 from __future__ import annotations
