@@ -187,10 +187,17 @@ class EmbeddedServer:
         # llama.cpp's CPU build runs its threads under OpenMP, whose idle workers spin (the
         # `poll` setting below does not reach them). On 2 shared cores the spinning starves
         # the thread doing the work: model load 4-13 s instead of 0.8 s, prompt evaluation
-        # 6-10 s instead of 3 s, with other processes busy. Read when libgomp loads (at the
-        # import below); a value the user set wins.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        import xllamacpp
+        # 6-10 s instead of 3 s, with other processes busy. libgomp reads it once, when it
+        # loads (at the import below); a value the user set wins, and the commands the
+        # creatures run do not inherit ours.
+        ours = "OMP_WAIT_POLICY" not in os.environ
+        if ours:
+            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+        try:
+            import xllamacpp
+        finally:
+            if ours:
+                os.environ.pop("OMP_WAIT_POLICY", None)
 
         path = self.model_file or model_path()
         if not path.is_file():
