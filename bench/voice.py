@@ -24,7 +24,9 @@ do unless ``TERRARIUM_SHARE_MODEL=0``), from each worker's ``model:`` line.
 ``--cold-start [--runs 5]`` measures something else: the time from starting the process
 ``terrarium run examples/voice_assistant`` to its "ready in" line (every creature's prompt
 prefix in its slot and the voice loaded), at a first start (an empty prefix cache) and at a
-second start (the cache the previous start saved), the median of ``--runs`` each.
+second start (the cache the previous start saved), the median of ``--runs`` each. Compiled
+bytecode is kept between the starts, as an installed package has it (``--no-bytecode``: as
+PYTHONDONTWRITEBYTECODE leaves it, compiled anew at each start).
 """
 
 from __future__ import annotations
@@ -287,10 +289,17 @@ class Start:
     lines: list[str] = field(default_factory=list)
 
 
-def start_once(cache: Path, timeout: float = 180.0) -> Start:
+def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None) -> Start:
     """Start ``terrarium run examples/voice_assistant`` with prefix cache ``cache``; return
-    when it says it is ready (then end it by closing its input, as a user would)."""
+    when it says it is ready (then end it by closing its input, as a user would).
+
+    ``pycache``: where the run's compiled bytecode is kept, as an installed package has it
+    (None: as this environment says; PYTHONDONTWRITEBYTECODE compiles every module anew at
+    every start, ~0.17 s of CPU here)."""
     env = dict(os.environ, TERRARIUM_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
     with tempfile.TemporaryDirectory() as runs:
         cmd = [sys.executable, "-u", "-m", "terrarium", "run",
                str(ROOT / "examples" / "voice_assistant"), "--audio", "none",
@@ -323,14 +332,18 @@ def start_once(cache: Path, timeout: float = 180.0) -> Start:
     return Start(ready, runtime_ready, load or 0.0, restored, lines)
 
 
-def cold_start(runs: int, verbose: bool) -> None:
-    """First and second start, ``runs`` of each: median, min and max."""
+def cold_start(runs: int, verbose: bool, bytecode: bool = True) -> None:
+    """First and second start, ``runs`` of each: median, min and max. ``bytecode``: the
+    modules' compiled bytecode is kept between starts, as after an install (the first
+    start of the first run compiles it)."""
     results: dict[str, list[Start]] = {"first": [], "second": []}
     with tempfile.TemporaryDirectory() as tmp:
+        pycache = Path(tmp) / "pycache" if bytecode else None
         for i in range(runs):
             first_cache = Path(tmp) / f"first-{i}"  # empty: nothing to restore
-            results["first"].append(start_once(first_cache))
-            results["second"].append(start_once(first_cache))  # what the first one saved
+            results["first"].append(start_once(first_cache, pycache=pycache))
+            # what the first one saved (prompt prefixes, the voice's optimized graph)
+            results["second"].append(start_once(first_cache, pycache=pycache))
             for kind in ("first", "second"):
                 r = results[kind][-1]
                 print(f"{i:>2} {kind:<6} ready {r.ready:5.2f} s after the process started "
@@ -340,7 +353,8 @@ def cold_start(runs: int, verbose: bool) -> None:
                 if shown:
                     print("     " + "\n     ".join(shown))
     print(f"\ncold start of examples/voice_assistant, {runs} run(s) each "
-          "(process start to ready):")
+          "(process start to ready; bytecode "
+          f"{'kept between starts, as installed' if bytecode else 'compiled at every start'}):")
     for kind, rs in results.items():
         vals = [r.ready for r in rs]
         print(f"  {kind} start  median {statistics.median(vals):5.2f} s   min {min(vals):5.2f} s"
@@ -639,6 +653,8 @@ if __name__ == "__main__":
     p.add_argument("--cold-start", action="store_true",
                    help="measure process start to ready, first and second start")
     p.add_argument("--runs", type=int, default=5, help="starts of each kind (--cold-start)")
+    p.add_argument("--no-bytecode", action="store_true", help="--cold-start: compile the "
+                   "modules at every start (PYTHONDONTWRITEBYTECODE) instead of keeping it")
     p.add_argument("--broker", nargs="?", const="", default=None, metavar="URL",
                    help="in one process, then router and speaker in two workers on this NATS "
                         "broker (no URL: start a nats-server here)")
@@ -647,6 +663,6 @@ if __name__ == "__main__":
     if a.broker is not None:
         broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
     elif a.cold_start:
-        cold_start(a.runs, a.verbose)
+        cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode)
     else:
         anyio.run(main, a.utterances, a.warmup, a.verbose)

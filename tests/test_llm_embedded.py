@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import httpx
 import pytest
 
 from terrarium.config import load_team
@@ -156,3 +157,53 @@ def test_a_second_start_restores_the_saved_prefix(tmp_path: Path,
     assert restored.creature == "helper" and restored.tokens == first[0].tokens
     assert [e.prefix for e in second if isinstance(e, CreatureWarmed)] == ["restored"]
     assert not [e for e in second if isinstance(e, PrefixCacheProblem)]
+
+
+def _chat(srv: EmbeddedServer, messages: list[dict[str, str]], **extra: object
+          ) -> dict[str, object]:
+    body = {"messages": messages, "id_slot": 0, "cache_prompt": True, **extra}
+    with httpx.Client(base_url=srv.base_url, timeout=120, verify=False) as http:
+        data: dict[str, object] = http.post("/v1/chat/completions", json=body).json()
+    return data
+
+
+def test_the_same_request_gives_the_same_reply(server: EmbeddedServer) -> None:
+    """Sampling (temperature above 0) with no seed in the request uses the server's fixed
+    one: a conversation repeated gives the same reply, run after run (llama.cpp's default
+    seed is drawn anew per request)."""
+    msgs = [{"role": "user", "content": "Tell me something about green tea."}]
+    replies = {str(_chat(server, msgs, max_tokens=24, temperature=0.9)["choices"])
+               for _ in range(3)}
+    assert len(replies) == 1
+
+
+def test_a_restored_prefix_continues_exactly_as_the_evaluated_one(tmp_path: Path) -> None:
+    """Issue 17 item 5: a slot restored from its saved state is the evaluated one: the next
+    request evaluates as many tokens and its tokens and logprobs are the same."""
+    system = [{"role": "system", "content": "You are a friendly voice assistant. " * 20}]
+    full = [*system, {"role": "user", "content": "Hi, my name is Ada. What is my name?"}]
+
+    def probe(srv: EmbeddedServer) -> tuple[object, object]:
+        data = _chat(srv, full, max_tokens=8, temperature=0, logprobs=True, top_logprobs=3)
+        choice = data["choices"][0]  # type: ignore[index]
+        tokens = [(t["token"], t["logprob"], [(a["token"], a["logprob"]) for a in
+                                              t["top_logprobs"]])
+                  for t in choice["logprobs"]["content"]]
+        return tokens, data["timings"]["prompt_n"]  # type: ignore[index]
+
+    with EmbeddedServer(slots=2, ctx_per_slot=2048, slot_save_dir=tmp_path) as first:
+        _chat(first, system, max_tokens=1)
+        with httpx.Client(base_url=first.base_url, timeout=120, verify=False) as http:
+            saved = http.post("/slots/0", params={"action": "save"},
+                              json={"filename": "p.slot"}).json()
+        assert saved["n_saved"] > 100
+        evaluated = probe(first)
+    with EmbeddedServer(slots=2, ctx_per_slot=2048, slot_save_dir=tmp_path) as second:
+        with httpx.Client(base_url=second.base_url, timeout=120, verify=False) as http:
+            got = http.post("/slots/0", params={"action": "restore"},
+                            json={"filename": "p.slot"}).json()
+        assert got["n_restored"] == saved["n_saved"]
+        warm = _chat(second, system, max_tokens=1)
+        assert warm["timings"]["prompt_n"] <= 4  # type: ignore[index]
+        restored = probe(second)
+    assert restored == evaluated

@@ -7,6 +7,13 @@ Modules
     ``inspect``  ``validate``, ``prompt``, ``models``, ``log``, ``monitor``: look, run nothing.
 """
 
-from terrarium.cli.command import main
+import sys
+
+# httpx's package loads its own command line (click, rich, pygments: ~40-90 ms, a tenth of
+# this command's imports) unless that module cannot be imported, in which case httpx puts
+# a stub in its place. This process never runs httpx's command line.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+from terrarium.cli.command import main  # noqa: E402
 
 __all__ = ["main"]

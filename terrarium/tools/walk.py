@@ -14,8 +14,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # loaded by the first .gitignore read: a run without these tools never pays
+    import pathspec
 
 __all__ = ["Entry", "IgnoreRules", "walk"]
 
@@ -47,6 +49,8 @@ class IgnoreRules:
             except OSError:
                 text = ""
             if text.strip():
+                import pathspec  # ~20 ms at start for every run otherwise
+
                 spec = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
             self._specs[folder] = spec
         return self._specs[folder]
