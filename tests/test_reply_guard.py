@@ -190,11 +190,12 @@ def test_a_safe_start_has_words_enough_and_leaves_the_echo_far() -> None:
     assert not safe_start(ASK, "I am sorry fo")  # a word still being written is not counted
     # the start repeats the user: never, however long
     assert not safe_start("What is the weather like on Mars?", "The weather on Mars is ")
-    # "What is my name?": three of its four words make an echo; a start sharing one leaves
-    # only two for the rest to repeat
-    assert safe_start("What is my name?", "I am not quite ")
-    assert not safe_start("What is my name?", "Your name is Ada and ")
-    # three-word utterances: two repeated words make an echo, so no start is safe
+    # eight words: five repeated make an echo; a start sharing one leaves four
+    assert safe_start(ASK, "I am sure you can find ")
+    assert not safe_start(ASK, "I can recommend you something ")
+    # five words: three repeated make an echo, and an answer reuses them
+    # ("No, it's not necessary to take an umbrella.")
+    assert not safe_start("Should I take an umbrella?", "No, it's not necessary to ")
     assert not safe_start("Where's my phone?", "I am not quite sure, but ")
 
 

@@ -21,8 +21,9 @@ the reply's first sentence is let through from its start once that start looks s
 heard, dropping the rest would speak half a sentence. No start can make a sentence safe for
 certain (the rest may still repeat the user word for word: "Hello, my name is Ada." starts
 with "Hello,"), so the rule asks for what the model's echoes never show: a start of several
-words that repeats at most one of the user's, leaving at least three more of them for the
-rest to repeat, in order. The rule is measured by ``bench/conversation.py``.
+words that repeats at most one of the user's, leaving at least four more of them for the
+rest to repeat, in order (so utterances under six words are never released early: an
+answer to a short question reuses its words). Measured on ``bench/conversation.py``.
 """
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ START_WORDS = 4
 """A first sentence is released early only once this many of its words have arrived."""
 START_SHARED = 1
 """... and only if they repeat at most this many of the user's words (in order) ..."""
-START_LEFT = 3
+START_LEFT = 4
 """... leaving at least this many more for the rest of the sentence to repeat, in order,
-before the reply would be an echo."""
+before the reply would be an echo. With 3, two of 20 released sentences on
+``bench/conversation.py`` were echoes by its measure ("Should I take an umbrella?" ->
+"No, it's not necessary to take an umbrella."): an answer reuses a short question's words."""
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
