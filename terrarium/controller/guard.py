@@ -20,10 +20,13 @@ the reply's first sentence is let through from its start once that start looks s
 (:func:`safe_start`), and is then spoken whole, whatever follows: once its first words are
 heard, dropping the rest would speak half a sentence. No start can make a sentence safe for
 certain (the rest may still repeat the user word for word: "Hello, my name is Ada." starts
-with "Hello,"), so the rule asks for what the model's echoes never show: a start of several
-words that repeats at most one of the user's, leaving at least four more of them for the
-rest to repeat, in order (so utterances under six words are never released early: an
-answer to a short question reuses its words). Measured on ``bench/conversation.py``.
+with "Hello,"), so the rule asks for what no echo of the model's showed on the benchmark:
+a start of several words that repeats at most one of the user's, leaving at least four
+more of them for the rest to repeat, in order (so utterances under six words are never
+released early: an answer to a short question reuses its words). A first sentence cut
+by ``max_tokens`` after its release would be heard in part; the speaker's first sentences
+stay far below its budget (the longest of 60 on the benchmark: 149 characters, roughly 35
+tokens of 60), and the transcript says so if one ever is.
 """
 
 from __future__ import annotations
@@ -81,7 +84,7 @@ def is_echo(user: str, reply: str) -> bool:
 
 def _echo_words(n: int) -> int:
     """How many of ``n`` user words, repeated in order, make a reply an echo."""
-    return math.ceil(ECHO_SHARE * n - 1e-9)
+    return math.ceil(ECHO_SHARE * n)  # an integer count >= the share exactly when >= this
 
 
 def safe_start(user: str, start: str) -> bool:
