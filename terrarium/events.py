@@ -47,6 +47,7 @@ __all__ = [
     "Restart",
     "RunEnded",
     "RunStarted",
+    "RunStatus",
     "SentenceQueued",
     "SentenceSynthesized",
     "SpeechCut",
@@ -67,6 +68,13 @@ __all__ = [
 CreatureStateName = Literal[
     "idle", "thinking", "calling_tool", "speaking", "restarting", "failed", "stopped"
 ]
+
+
+RunStatus = Literal["running", "completed", "degraded", "failed", "interrupted", "timeout"]
+"""A run's status in the log's ``runs`` table: the one set of outcome values (``timeout``:
+ended by ``--timeout``, exit 124). Here in the ground layer so that events carry it too."""
+
+_RUN_STATUSES: frozenset[str] = frozenset(typing.get_args(RunStatus))
 
 
 EntryKind = Literal[
@@ -216,7 +224,13 @@ class RunEnded(Event):
 
     kind: ClassVar[str] = "run_ended"
     run_id: str
-    status: str
+    status: RunStatus
+
+    def __post_init__(self) -> None:
+        # the runs table only knows these; a misspelt status would be shown as the outcome
+        if self.status not in _RUN_STATUSES:
+            raise ValueError(f"{self.status!r} is not a run status "
+                             f"(one of {', '.join(sorted(_RUN_STATUSES))})")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -170,3 +170,31 @@ def test_generic_event_is_gone() -> None:
         exec("from terrarium.events import GenericEvent", {})
     mentions = [p for p in (ROOT / "terrarium").rglob("*.py") if "GenericEvent" in p.read_text()]
     assert mentions == []
+
+
+def test_run_ended_status_is_a_run_status() -> None:
+    """``RunEnded.status`` is the log's RunStatus: a wrong one fails where it is made."""
+    from typing import get_args
+
+    from terrarium.channels import log as log_module
+
+    assert log_module.RunStatus is ev.RunStatus  # one definition, in the ground layer
+    for status in get_args(ev.RunStatus):
+        assert ev.RunEnded(run_id="r", status=status).status == status
+    with pytest.raises(ValueError, match="'finished' is not a run status"):
+        ev.RunEnded(run_id="r", status="finished")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="could not be rebuilt"):
+        event_from_dict({"kind": "run_ended", "ts": 1.0, "run_id": "r", "status": "finished"})
+
+
+def test_run_ended_rows_of_older_versions_still_read(tmp_path: Path) -> None:
+    """Every status an older version wrote reads back; a row with an unknown one is skipped
+    by the replay, not an error."""
+    statuses = ["completed", "failed", "interrupted", "degraded", "timeout", "bogus"]
+    with DurableLog(tmp_path / "log.sqlite3") as log:
+        run_id = log.start_run("demo")
+        for i, status in enumerate(statuses):
+            row = {"kind": "run_ended", "ts": 1.0 + i, "run_id": run_id, "status": status}
+            log._write(EVENT_SQL, (run_id, row["ts"], "run_ended", None, json.dumps(row)))
+        typed = log.typed_events(run_id)
+    assert [e.status for e in typed] == statuses[:-1]  # type: ignore[attr-defined]

@@ -136,3 +136,7 @@ def test_timeout_ends_a_run_within_a_second_while_a_tool_blocks(tmp_path: Path,
     assert res.returncode == 124, res.stderr
     assert "--timeout 2 s reached" in res.stdout + res.stderr
     assert took < startup + 2 + 1 + 1.0  # startup, the deadline, 1 s, slack for a busy box
+    # either way the run is recorded as ended by its timeout, never left "running"
+    with DurableLog(tmp_path / "s" / LOG_FILE) as log:
+        [run] = log.runs()
+        assert (run.status, run.ended is not None) == ("timeout", True)

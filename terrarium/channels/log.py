@@ -14,13 +14,13 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.errors import RuntimeFailure
-from terrarium.events import Event, event_from_dict, event_to_dict
+from terrarium.events import Event, RunStatus, event_from_dict, event_to_dict
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs(
@@ -80,9 +80,6 @@ TURN_SQL = (
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
-RunStatus = Literal["running", "completed", "degraded", "failed", "interrupted", "timeout"]
-"""A run's status in the ``runs`` table: the one set of outcome values (``timeout``: ended
-by ``--timeout``, exit 124)."""
 
 
 def message_row(

@@ -9,10 +9,11 @@ the one stdin reader (``cli.human``); otherwise nobody, so such calls are refuse
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +46,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         args.finished.set()
 
 
-def _watchdog(timeout: float, finished: threading.Event) -> None:
+def _watchdog(timeout: float, finished: threading.Event,
+              record_end: Callable[[], None] | None = None) -> None:
     """``--timeout`` holds even when tool code blocks the event loop (``time.sleep`` in an
     ``async def``, which no cancellation can reach): if the run has not ended 0.8 s past
-    its deadline, the process exits 124 at once, leaving the log as a crash does
-    (resumable with ``--resume``)."""
+    its deadline, the process exits 124 at once. ``record_end`` first records the run's
+    final status (``timeout``, as a cooperative stop does) so ``terrarium runs``/``log``
+    do not show it ``running`` forever; the rest of the log is left as a crash leaves it
+    (resumable with ``--resume``). It gets at most a second: a log it cannot write in time
+    does not keep the process alive."""
     if finished.wait(timeout + 0.8):
         return
     print(f"stopping: --timeout {timeout:g} s reached and the run did not give way; "
           "exiting now (resume it with --resume)", file=sys.stderr, flush=True)
+    if record_end is not None:
+        writer = threading.Thread(target=_quietly, args=(record_end,), daemon=True,
+                                  name="timeout status")
+        writer.start()
+        writer.join(1.0)
     os._exit(EXIT_TIMEOUT)
+
+
+def _quietly(fn: Callable[[], None]) -> None:
+    with contextlib.suppress(Exception):
+        fn()
 
 
 def clean_text(text: str | bytes, where: str) -> str:
@@ -248,7 +263,9 @@ async def _run_command(args: argparse.Namespace) -> int:
             tg.start_soon(printer.run, rt.bus)
             finished = getattr(args, "finished", None)
             if args.timeout is not None and finished is not None:
-                threading.Thread(target=_watchdog, args=(args.timeout, finished),
+                log, run_id = rt.log, rt.run_id
+                record = (lambda: log.set_run_status(run_id, "timeout")) if log else None
+                threading.Thread(target=_watchdog, args=(args.timeout, finished, record),
                                  daemon=True, name="timeout watchdog").start()
             tg.start_soon(router.run)
             with anyio.move_on_after(args.timeout) as scope:

@@ -48,6 +48,13 @@ class ReplyGuardSpec(Strict):
     echo_reply: str = Field("Sorry, I am not sure about that.", description="Said instead "
                             "of a reply whose every sentence repeats the user's words (or was "
                             "cut off), when there are no facts to say.")
+    release_first_clause: bool = Field(False, description="Speak the reply's first sentence "
+                                       "from its start, and then whole, once its first words "
+                                       "repeat at most one of the user's and leave the echo "
+                                       "far (guard.safe_start), instead of holding it to its "
+                                       "end: the first audio starts on the first clause. For "
+                                       "replies that end only at a sentence end (a tts "
+                                       "output's max_sentences).")
 
 
 class NamedOutput(Strict):

@@ -13,23 +13,50 @@ goodbye." with condolences. Two things the runtime can do without a better model
   sentence is never spoken. A reply left with nothing to say says what the runtime knows:
   the user's facts it was given, turned to the second person ("Ada is your name."), or
   else ``echo_reply``.
+
+Holding the first sentence whole costs the first audio its head start (the voice could
+start on the first clause while the model writes the rest), so with ``release_first_clause``
+the reply's first sentence is let through from its start once that start looks safe
+(:func:`safe_start`), and is then spoken whole, whatever follows: once its first words are
+heard, dropping the rest would speak half a sentence. No start can make a sentence safe for
+certain (the rest may still repeat the user word for word: "Hello, my name is Ada." starts
+with "Hello,"), so the rule asks for what no echo of the model's showed on the benchmark:
+a start of several words that repeats at most one of the user's, leaving at least four
+more of them for the rest to repeat, in order (so utterances under six words are never
+released early: an answer to a short question reuses its words). A first sentence cut
+by ``max_tokens`` after its release would be heard in part; the speaker's first sentences
+stay far below its budget (the longest of 60 on the benchmark: 149 characters, roughly 35
+tokens of 60), and the transcript says so if one ever is.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ECHO_SHARE", "ReplyGuard", "is_echo", "lcs", "second_person", "words"]
+__all__ = ["ECHO_SHARE", "ReplyGuard", "is_echo", "lcs", "safe_start", "second_person",
+           "words"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
 MIN_WORDS = 3
 """Shorter utterances are not checked: "Thanks." answered "Thanks!" is no echo."""
 
+START_WORDS = 4
+"""A first sentence is released early only once this many of its words have arrived."""
+START_SHARED = 1
+"""... and only if they repeat at most this many of the user's words (in order) ..."""
+START_LEFT = 4
+"""... leaving at least this many more for the rest of the sentence to repeat, in order,
+before the reply would be an echo. With 3, two of 20 released sentences on
+``bench/conversation.py`` were echoes by its measure ("Should I take an umbrella?" ->
+"No, it's not necessary to take an umbrella."): an answer reuses a short question's words."""
+
 _WORD = re.compile(r"[A-Za-z0-9']+")
+_PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
 
 
@@ -52,7 +79,31 @@ def lcs(a: Sequence[str], b: Sequence[str]) -> int:
 def is_echo(user: str, reply: str) -> bool:
     """The reply repeats the user's utterance (of three words or more)."""
     u = words(user)
-    return len(u) >= MIN_WORDS and lcs(u, words(reply)) >= ECHO_SHARE * len(u)
+    return len(u) >= MIN_WORDS and lcs(u, words(reply)) >= _echo_words(len(u))
+
+
+def _echo_words(n: int) -> int:
+    """How many of ``n`` user words, repeated in order, make a reply an echo."""
+    return math.ceil(ECHO_SHARE * n)  # an integer count >= the share exactly when >= this
+
+
+def safe_start(user: str, start: str) -> bool:
+    """Whether a reply whose first sentence begins with ``start`` may be spoken from here.
+
+    Its complete words (a word still being written is not counted) must be at least
+    ``START_WORDS`` and repeat at most ``START_SHARED`` of the user's words, in order, so
+    the rest of the sentence would have to repeat at least ``START_LEFT`` more to make it
+    an echo. Only complete words count, so the answer does not depend on how the text
+    was streamed in.
+    """
+    u = words(user)
+    if len(u) < MIN_WORDS:
+        return True  # too short to be echoed: never checked
+    p = words(_PARTIAL_WORD.sub("", start))
+    if len(p) < START_WORDS:
+        return False
+    shared = lcs(u, p)
+    return shared <= START_SHARED and _echo_words(len(u)) - shared >= START_LEFT
 
 
 _TO_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are",
@@ -81,8 +132,12 @@ class ReplyGuard:
     fixed: str | None  # the reply the runtime speaks itself, or None: the model answers
     echo_reply: str
     facts: str = ""  # the user's facts the reply was given, in the user's voice
+    release_first_clause: bool = False  # a safe first sentence is spoken from its start
+    released: str = ""  # the start of the first sentence, when it was released early
     _held: str = ""
     _spoken: str = ""
+    _sentences: int = 0  # sentences checked so far (spoken or not)
+    _open: bool = False  # the sentence under way was released early: it is spoken whole
     _closed: bool = False  # the reply is over: nothing more of it is spoken
     _replaced: str | None = None
     notices: list[str] = field(default_factory=list)
@@ -103,7 +158,8 @@ class ReplyGuard:
         facts = " ".join(str(p[spec.facts_field]) for p in payloads
                          if spec.facts_field and p and isinstance(p.get(spec.facts_field), str))
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
-                   facts=facts.strip())
+                   facts=facts.strip(),
+                   release_first_clause=spec.release_first_clause)
 
     @property
     def checks(self) -> bool:
@@ -111,7 +167,8 @@ class ReplyGuard:
         return len(words(self.user)) >= MIN_WORDS
 
     def feed(self, text: str) -> str:
-        """The part of the model's text that may be spoken now (whole checked sentences)."""
+        """The part of the model's text that may be spoken now: whole checked sentences,
+        and the first sentence from its start once :func:`safe_start` lets it through."""
         if self._closed:
             return ""
         if not self.checks:
@@ -119,19 +176,44 @@ class ReplyGuard:
             return text
         self._held += text
         out = ""
-        while not self._closed and (m := _SENTENCE_END.search(self._held)) is not None:
+        while not self._closed:
+            m = _SENTENCE_END.search(self._held)
+            if self._open:  # released at its start: through as it comes, to its end
+                cut = len(self._held) if m is None else m.end()
+                out += self._speak(self._held[:cut])
+                self._held = self._held[cut:]
+                if m is None:
+                    break
+                self._open = False
+                self._sentences += 1
+                continue
+            if m is None:
+                if not self._release_now():
+                    break
+                self._open = True
+                self.released = self._held.strip()
+                continue
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
+            self._sentences += 1
             out += self._pass(sentence)
         return out
+
+    def _release_now(self) -> bool:
+        """Whether the first sentence, still without its end, may be spoken from here."""
+        return (self.release_first_clause and self._sentences == 0
+                and safe_start(self.user, self._held))
+
+    def _speak(self, text: str) -> str:
+        if not self._spoken.strip():
+            text = text.lstrip()  # the reply starts here, not at a dropped echo
+        self._spoken += text
+        return text
 
     def _pass(self, sentence: str) -> str:
         if is_echo(self.user, self._spoken + sentence):
             self.notices.append(f"not spoken, it repeats the user: {sentence.strip()!r}")
             return ""
-        if not self._spoken.strip():
-            sentence = sentence.lstrip()  # the reply starts here, not at a dropped echo
-        self._spoken += sentence
-        return sentence
+        return self._speak(sentence)
 
     def fallback(self) -> str:
         """What the runtime knows to say: the user's facts to the user, or ``echo_reply``."""
@@ -145,6 +227,15 @@ class ReplyGuard:
         rest, self._held = self._held, ""
         if rest.strip() and not self._closed:
             self.notices.append(f"not spoken, no sentence end: {rest.strip()!r}")
+        if self._open and not self._closed:
+            # released at its start, and the reply stopped before its end (max_tokens): the
+            # voice drops the unfinished words, but the start was already given to it
+            self.notices.append(f"its start was spoken early, its end never came: "
+                                f"{self.released!r}")
+        elif self.released and is_echo(self.user, self._spoken):
+            self.notices.append(f"spoken although it repeats the user (its start was spoken "
+                                f"early): {self.released!r}")
+        self._open = False
         if not self._spoken.strip() and self.checks and not self._closed:
             self._closed = True
             self._spoken = self.fallback()
