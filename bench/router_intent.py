@@ -9,7 +9,9 @@ ones were taken for, and the router's time per turn (median).
 
 ``--set bench`` is the 18 the issue reports; ``held-out`` is the set changes are judged on
 (so nothing is tuned on the 18); ``all`` both. ``--no-rules`` runs the model-only pass alone.
-Run: ``python bench/router_intent.py [--set bench|held-out|all] [--no-rules] [-q]``
+``--at-field`` reads the model's likelihood at the value's place in the call instead of
+after the router's ``choice_ask`` (the way it was before), for comparison.
+Run: ``python bench/router_intent.py [--set bench|held-out|all] [--no-rules] [--at-field] [-q]``
 """
 
 from __future__ import annotations
@@ -72,11 +74,14 @@ class Mode:
             self.wrong[(label, str(got))] += 1
 
 
-def mode(server: EmbeddedServer, name: str, rules: bool, slot: int) -> Mode:
+def mode(server: EmbeddedServer, name: str, rules: bool, slot: int,
+         at_field: bool = False) -> Mode:
     team = load_team(ROOT / "examples" / "voice_assistant")
     if not rules:
         team.creatures["router"].config.choice_rules = []
     parts = assemble(team, "router")
+    if at_field:  # the model's likelihood read at the value's place in the call instead
+        parts.settings.extra_body.pop("choice_ask", None)
     sent: list[dict[str, Any]] = []
 
     async def send(channel: str, payload: dict[str, Any]) -> int:
@@ -87,13 +92,13 @@ def mode(server: EmbeddedServer, name: str, rules: bool, slot: int) -> Mode:
     return Mode(name, Controller(parts, model, send=send), model, sent)
 
 
-async def main(which: str, rules: bool, quiet: bool) -> None:
+async def main(which: str, rules: bool, quiet: bool, at_field: bool) -> None:
     sets = ["bench", "held-out"] if which == "all" else [which]
     # each mode on its own slot, so neither finds the other's request already evaluated
     async with EmbeddedServer(slots=2) as server:
-        modes = [mode(server, "model-only", rules=False, slot=0)]
+        modes = [mode(server, "model-only", rules=False, slot=0, at_field=at_field)]
         if rules:
-            modes.append(mode(server, "rules+model", rules=True, slot=1))
+            modes.append(mode(server, "rules+model", rules=True, slot=1, at_field=at_field))
         for set_name in sets:
             if not quiet:
                 print(f"-- {set_name}")
@@ -122,6 +127,8 @@ if __name__ == "__main__":
     p.add_argument("--set", choices=["bench", "held-out", "all"], default="bench",
                    help="which labelled sentences (default: the 18 of the issue)")
     p.add_argument("--no-rules", action="store_true", help="only the model-only pass")
+    p.add_argument("--at-field", action="store_true",
+                   help="score at the value's place in the call, not the router's choice_ask")
     p.add_argument("-q", "--quiet", action="store_true", help="only the summary")
     a = p.parse_args()
-    anyio.run(main, a.set, not a.no_rules, a.quiet)
+    anyio.run(main, a.set, not a.no_rules, a.quiet, a.at_field)
