@@ -154,3 +154,51 @@ def test_choices_are_scored_by_calibrated_likelihood() -> None:
     # values sharing their first token ("good") are told apart one token further on
     assert scored.raw == pytest.approx({"question": -0.6, "goodbye": -1.2, "goodnight": -4.0})
     assert scored.best == "goodbye"  # calibrated: -1.2 - (-3.0) beats -0.6 - (-0.5)
+
+
+def test_choices_asked_in_plain_words_score_each_value_by_its_best_phrase() -> None:
+    # after "The user is": " asking a question" (1 2 3), " saying goodbye" (4 5), " leaving" (6)
+    tokens = {" asking a question": [(1, " asking"), (2, " a"), (3, " question")],
+              " saying goodbye": [(4, " saying"), (5, " goodbye")], " leaving": [(6, " leaving")]}
+    logprobs = {
+        # content-free inputs ("" and "N/A"): " asking" is likely whatever is said
+        ("", "The user is"): {1: -0.5, 4: -2.0, 6: -3.0},
+        ("N/A", "The user is"): {1: -0.7, 4: -2.0, 6: -3.0},
+        ("See you.", "The user is"): {1: -0.4, 4: -2.5, 6: -1.0},
+    }
+    seen: list[dict[str, Any]] = []
+    fake = fake_llama(tokens, logprobs)
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return fake.handle_request(request)
+
+    scorer = ChoiceScorer("http://fake", transport=httpx.MockTransport(handle))
+    request = ChatRequest(messages=[ChatMessage(role="user", content="See you."),
+                                    ChatMessage(role="assistant", content="@@intent=")])
+    body = {"messages": [m.to_wire() for m in request.messages], "stream": True,
+            "choice_ask": {"prefix": "The user is",
+                           "phrases": {"question": [" asking a question"],
+                                       "goodbye": [" saying goodbye", " leaving"]}}}
+    scored = anyio.run(scorer.choose, body, request, ["question", "goodbye"])
+    assert all("choice_ask" not in b for b in seen)  # the ask is the scorer's, not the server's
+    # a phrase is told from the others by its first token; the best phrase counts:
+    # " leaving" (-1.0) beats " saying goodbye" (-2.5)
+    assert scored.raw == pytest.approx({"question": -0.4, "goodbye": -1.0})
+    # calibrated by the mean of the content-free inputs: -0.4 - (-0.6) vs -1.0 - (-3.0)
+    assert scored.scores == pytest.approx({"question": 0.2, "goodbye": 2.0})
+    assert scored.best == "goodbye"
+
+
+def test_the_embedded_model_gets_the_creatures_extra_body() -> None:
+    # the router's choice_ask reaches the scorer through the request body
+    from terrarium.llm.factory import make_model
+    from terrarium.llm.settings import ControllerSettings
+
+    class Embedded:
+        def client(self, slot: int | None = None, **kwargs: Any) -> Any:
+            return kwargs
+
+    settings = ControllerSettings(provider="embedded", extra_body={"choice_ask": {"prefix": "x"}})
+    made: Any = make_model(settings, embedded=Embedded(), slot=0)  # type: ignore[arg-type]
+    assert made["extra_body"] == {"choice_ask": {"prefix": "x"}}

@@ -74,7 +74,7 @@ def make_model(
             )
         # continuation lets the controller pause this model while speech is synthesized:
         # worth it only for a model sharing our CPU, and llama.cpp supports the prefill
-        return embedded.client(slot, continuation=True, **common)
+        return embedded.client(slot, continuation=True, extra_body=openai_extras(s), **common)
     if not s.base_url:
         raise ConfigError(
             "provider openai needs a base_url",
