@@ -222,6 +222,9 @@ def _session(model_path: Path) -> Any:
             saved.parent.mkdir(parents=True, exist_ok=True)
             part = saved.with_name(f"{saved.name}.{os.getpid()}.part")
             opts.optimized_model_filepath = str(part)
+            # its warning that the saved graph suits this machine only is what the cache
+            # key (machine, onnxruntime version) already accounts for: not for the user
+            opts.log_severity_level = 3
     session = onnxruntime.InferenceSession(str(model_path), sess_options=opts,
                                            providers=providers)
     if part is not None and saved is not None:  # a run killed mid-write leaves no half file
