@@ -184,7 +184,8 @@ def test_foreground_when_the_flag_is_false_or_no_host(tmp_path: Path) -> None:
 # -- through the runtime -----------------------------------------------------------------
 
 
-def test_in_a_team_the_result_arrives_as_a_message_and_stop_cancels(tmp_path: Path) -> None:
+def gate_team(tmp_path: Path) -> Path:
+    """A one-creature team whose ``gate`` tool runs as a background job."""
     folder = tmp_path / "team"
     (folder / "w").mkdir(parents=True)
     (folder / "w" / "config.yaml").write_text(yaml.safe_dump({
@@ -194,6 +195,11 @@ def test_in_a_team_the_result_arrives_as_a_message_and_stop_cancels(tmp_path: Pa
         "name": "jobs", "input_channel": "inbox",
         "creatures": [{"name": "w", "config": "w", "channels": {"listen": ["inbox"]}}],
         "channels": {"inbox": {"type": "queue"}}}}))
+    return folder
+
+
+def test_in_a_team_the_result_arrives_as_a_message_and_stop_cancels(tmp_path: Path) -> None:
+    folder = gate_team(tmp_path)
     model = ScriptedModel([
         {"match": "open north", "reply": call("gate", label="north")},
         {"match": "Started gate as job-1", "reply": "I will wait."},
@@ -237,15 +243,7 @@ def test_a_resumed_run_reports_jobs_lost_to_the_crash(tmp_path: Path) -> None:
     from terrarium.channels.log import DurableLog, format_timeline
     from terrarium.runtime.recording import LOG_FILE
 
-    folder = tmp_path / "team"
-    (folder / "w").mkdir(parents=True)
-    (folder / "w" / "config.yaml").write_text(yaml.safe_dump({
-        "name": "w", "tools": [f"{TOOLS}:Gate"], "skill_mode": "static",
-        "background": {"gate": True}}))
-    (folder / "terrarium.yaml").write_text(yaml.safe_dump({"terrarium": {
-        "name": "jobs", "input_channel": "inbox",
-        "creatures": [{"name": "w", "config": "w", "channels": {"listen": ["inbox"]}}],
-        "channels": {"inbox": {"type": "queue"}}}}))
+    folder = gate_team(tmp_path)
     runs = tmp_path / "runs"
     runs.mkdir()
     with DurableLog(runs / LOG_FILE) as log:  # what the crashed process left behind

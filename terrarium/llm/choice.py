@@ -114,9 +114,7 @@ class ChoiceScorer:
             if ask is not None:
                 raw, scores, usage = await self._ask(http, body, ask)
             else:
-                for c in choices:
-                    if c not in self._tokens:
-                        self._tokens[c] = await self._tokenize(http, c)
+                await self._learn_tokens(http, choices)
                 raw, usage = await self._score(http, body, choices)
                 scores = dict(raw)
                 if self.calibrate:
@@ -130,9 +128,7 @@ class ChoiceScorer:
                    ask: Ask) -> tuple[dict[str, float], dict[str, float], Usage]:
         """Raw and calibrated scores per value: its best phrase after the ask's prefix."""
         phrases = sorted({p for ps in ask.phrases.values() for p in ps})
-        for p in phrases:
-            if p not in self._tokens:
-                self._tokens[p] = await self._tokenize(http, p)
+        await self._learn_tokens(http, phrases)
         asked = {**body, "messages": ask.messages(body)}
         raw, usage = await self._score(http, asked, phrases)
         calibrated = dict(raw)
@@ -143,6 +139,12 @@ class ChoiceScorer:
         scores = {c: max(calibrated[p] for p in ps) for c, ps in ask.phrases.items()}
         raw_best = {c: max(raw[p] for p in ps) for c, ps in ask.phrases.items()}
         return raw_best, scores, usage
+
+    async def _learn_tokens(self, http: httpx.AsyncClient, texts: Sequence[str]) -> None:
+        """Tokenize each text not seen before (once per scorer)."""
+        for t in texts:
+            if t not in self._tokens:
+                self._tokens[t] = await self._tokenize(http, t)
 
     async def _tokenize(self, http: httpx.AsyncClient, text: str) -> list[tuple[int, str]]:
         resp = await http.post("/tokenize", json={"content": text, "with_pieces": True})

@@ -306,7 +306,11 @@ class EmbeddedServer:
             )
         kwargs.setdefault("model", MODEL_NAME)
         kwargs.setdefault("name", f"embedded:{MODEL_FILE}")
-        return OpenAIClient(base_url=self.api_base, llama_cpp=True, id_slot=slot, **kwargs)
+        return self._new_client(base_url=self.api_base, llama_cpp=True, id_slot=slot, **kwargs)
+
+    def _new_client(self, **kwargs: Any) -> OpenAIClient:
+        """The client object itself (a shared server's follows its owner's exit)."""
+        return OpenAIClient(**kwargs)
 
     def prefix_cache(self) -> PrefixCache | None:
         """Save/restore of this server's slots (None unless started with ``slot_save_dir``)."""

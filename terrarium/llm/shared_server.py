@@ -42,7 +42,7 @@ import anyio
 import httpx
 
 from terrarium.errors import ModelError
-from terrarium.llm.embedded import MODEL_FILE, MODEL_NAME, EmbeddedServer, model_path
+from terrarium.llm.embedded import EmbeddedServer, model_path
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.prefix_cache import model_tag
 from terrarium.llm.types import ChatRequest, StreamDelta
@@ -332,16 +332,9 @@ class SharedEmbeddedServer(EmbeddedServer):
                 f"shared with this team's other processes on this machine")
 
     # ------------------------------------------------------------------ clients
-    def client(self, slot: int | None = None, **kwargs: Any) -> OpenAIClient:
-        """A client pinned to ``slot`` that follows the server when its owner exits."""
-        if slot is not None and not 0 <= slot < self.slots:
-            raise ModelError(
-                f"slot {slot} does not exist; the embedded server has slots 0..{self.slots - 1}"
-            )
-        kwargs.setdefault("model", MODEL_NAME)
-        kwargs.setdefault("name", f"embedded:{MODEL_FILE}")
-        return SharedClient(self, base_url=self.api_base, llama_cpp=True, id_slot=slot,
-                            **kwargs)
+    def _new_client(self, **kwargs: Any) -> OpenAIClient:
+        """A client that follows the server when its owner exits."""
+        return SharedClient(self, **kwargs)
 
 
 class _OwnerGone(Exception):
