@@ -12,8 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from terrarium.config import CreatureDef, Team, load_any
-from terrarium.errors import ConfigError, ConfigErrors, TerrariumError
+from terrarium.config import CreatureDef, Team, load_any, load_single_creature
+from terrarium.config.models import CreatureConfig, SubagentConfig
+from terrarium.errors import ConfigErrors, TerrariumError
 from terrarium.llm.factory import describe_settings
 
 __all__ = ["CONNECT_DEADLINE", "cmd_log", "cmd_models", "cmd_monitor", "cmd_prompt",
@@ -23,8 +24,6 @@ __all__ = ["CONNECT_DEADLINE", "cmd_log", "cmd_models", "cmd_monitor", "cmd_prom
 def summarize_team(team: Team) -> str:
     """The one-screen summary ``validate`` prints: creatures, channels, who talks to whom,
     and who delegates to which sub-agents."""
-    from terrarium.cli.check import delegation_lines
-
     lines = [f"terrarium {team.name!r} ({team.path}) is valid", "", "creatures:"]
     for name in sorted(team.creatures):
         c = team.creatures[name]
@@ -72,15 +71,58 @@ def _prompt_line(c: CreatureDef) -> str:
     return f"prompt: {names} (prompt_mode {mode}: {how})"
 
 
+def delegation_lines(cdef: CreatureDef, indent: str = "") -> list[str]:
+    """The creature's sub-agents as a tree for ``validate``'s summary: who it can hand a
+    task to, how deep each sits (the depth limit is this creature's ``subagent_depth``,
+    counted from it), and each one's limits, so the delegation is visible before a run."""
+    cfg = cdef.config
+    if not cfg.subagents:
+        return []
+    lines = [f"{indent}sub-agents (depth limit {cfg.subagent_depth}, "
+             f"at most {cfg.subagent_concurrency} at once):"]
+    _tree(cfg, lines, indent + "  ", depth=1, limit=cfg.subagent_depth, seen=())
+    return lines
+
+
+def _limits(entry: SubagentConfig, sub: CreatureConfig | None, background: bool | None) -> str:
+    rounds = entry.max_iterations or (sub.max_iterations if sub is not None else None)
+    tokens = entry.max_tokens or (sub.controller.max_tokens if sub is not None
+                                  and sub.controller is not None else None)
+    parts = [f"max_iterations {rounds}" if rounds else "",
+             f"max_tokens {tokens}" if tokens else "", f"timeout {entry.timeout:g}s"]
+    if background is not None:
+        parts.append("background by default" if background else "may run in the background")
+    return ", ".join(p for p in parts if p)
+
+
+def _tree(cfg: CreatureConfig, lines: list[str], indent: str, *, depth: int, limit: int,
+          seen: tuple[str, ...]) -> None:
+    for sname, raw in sorted(cfg.subagents.items()):
+        entry = SubagentConfig(config=raw) if isinstance(raw, str) else raw
+        head = f"{indent}└ {sname} (depth {depth}"
+        if depth > limit:
+            lines.append(f"{head}): beyond the depth limit, its calls are refused")
+            continue
+        key = str(entry.config)
+        sub: CreatureConfig | None = None
+        try:
+            team = load_single_creature(entry.config)
+            sub = next(iter(team.creatures.values())).config
+        except TerrariumError:  # reported by the checks; the summary shows what it can
+            pass
+        lines.append(f"{head}; {_limits(entry, sub, cfg.background.get(sname))})")
+        if sub is None or key in seen:
+            continue
+        _tree(sub, lines, indent + "  ", depth=depth + 1, limit=limit, seen=(*seen, key))
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Load, then make every check a start would (assembly, prompt, plugins, sub-agents)."""
-    from terrarium.cli.check import check_team_start
+    """Load, then make every check a start would (the dry start: ``runtime/preflight.py``)."""
+    from terrarium.runtime.preflight import check_loaded
 
     result = load_any(Path(args.path))
-    teams = [result] if isinstance(result, Team) else result[1]
-    errors = [e for team in teams for e in check_team_start(team)]
-    if errors:
-        raise ConfigErrors(_unique(errors))
+    if errors := check_loaded(result):
+        raise ConfigErrors(errors)
     if isinstance(result, Team):
         print(summarize_team(result))
     else:
@@ -92,15 +134,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _unique(errors: list[ConfigError]) -> list[ConfigError]:
-    """A creature shared by two terrariums of a package is reported once."""
-    seen: set[str] = set()
-    return [e for e in errors if not (e.render() in seen or seen.add(e.render()))]
-
-
 def cmd_prompt(args: argparse.Namespace) -> int:
-    from terrarium.cli.check import check_team_start
-    from terrarium.controller.assembly import assemble
     from terrarium.prompt.builder import PromptBuilder
     from terrarium.prompt.report import format_prompt_report
     from terrarium.prompt.tail import TailState
@@ -114,9 +148,10 @@ def cmd_prompt(args: argparse.Namespace) -> int:
         known = ", ".join(sorted(result.creatures) + (["root"] if result.root else []))
         raise TerrariumError(f"there is no creature {args.creature!r} in {result.name!r}",
                              suggestion=f"creatures: {known}")
-    if errors := check_team_start(result):  # the same refusals as validate and run, exit 2
-        raise ConfigErrors(errors)
-    parts = assemble(result, args.creature)
+    from terrarium.runtime.preflight import dry_start
+
+    # the same refusals as validate and run, exit 2
+    parts = dry_start(result).raise_errors().parts[args.creature]
     state = TailState(step=args.step, status=parts.cdef.config.prompt_status)
     if args.exact:  # the model's own tokenizer, through the embedded llama.cpp server
         from terrarium.llm.embedded import EmbeddedServer

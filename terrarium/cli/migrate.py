@@ -28,6 +28,7 @@ from terrarium.config.kohaku_compat import (
     not_supported,
 )
 from terrarium.errors import ConfigErrors, TerrariumError
+from terrarium.runtime.preflight import check_loaded
 
 __all__ = ["REPORT_FILE", "cmd_migrate", "migrate"]
 
@@ -225,8 +226,9 @@ def migrate(source: Path, out_dir: Path) -> tuple[Report, str, bool]:
         else:
             continue
         _dump(path, data)
-    try:
-        load_any(out_dir)
+    try:  # what `terrarium validate` checks: loading, then the dry start
+        if errors := check_loaded(load_any(out_dir)):
+            raise ConfigErrors(errors)
         text, ok = "`terrarium validate` passes.", True
     except ConfigErrors as exc:
         text, ok = "`terrarium validate` still reports:\n\n```\n" + exc.render() + "\n```", False

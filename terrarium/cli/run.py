@@ -19,17 +19,17 @@ from typing import Any
 
 import anyio
 
-from terrarium.cli.check import raise_start_errors
 from terrarium.cli.console import ConsolePrinter
 from terrarium.cli.human import StdinRouter, TerminalHuman
 from terrarium.config import Team, load_any
 from terrarium.errors import ChannelRefusal, RuntimeFailure, TerrariumError
 from terrarium.llm.factory import describe_settings
 from terrarium.llm.settings import ControllerSettings
+from terrarium.runtime.preflight import DryStart, raise_start_errors
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.tools.approval import approve_all
 
-__all__ = ["cmd_run", "load_runnable", "parse_creatures", "run_command"]
+__all__ = ["cmd_run", "load_checked", "load_runnable", "parse_creatures", "run_command"]
 
 
 EXIT_FAILED = 1  # every creature of the team ended failed (or the run could not go on)
@@ -164,12 +164,17 @@ def parse_creatures(spec: str | None, known: list[str], *, allow_none: bool = Fa
 
 
 def load_runnable(path: Path) -> Team:
+    return load_checked(path)[0]
+
+
+def load_checked(path: Path) -> tuple[Team, DryStart]:
+    """The team at ``path`` and its dry start: refused before anything starts, exit 2.
+    Hand the dry start to ``TeamRuntime(checked=...)`` so the start does not repeat it."""
     result = load_any(path)
     if not isinstance(result, Team):
         raise TerrariumError(f"{path} is a package; run one of its terrariums or creatures",
                              suggestion="e.g. terrarium run examples/voice_assistant")
-    raise_start_errors(result, window=False)  # refused before anything starts, exit 2
-    return result
+    return result, raise_start_errors(result, window=False)
 
 
 async def _until_idle_or_limit(rt: TeamRuntime, max_turns: int | None) -> bool:
@@ -218,7 +223,7 @@ async def run_command(args: argparse.Namespace) -> int:
 
 
 async def _run_command(args: argparse.Namespace) -> int:
-    team = load_runnable(Path(args.path))
+    team, checked = load_checked(Path(args.path))
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
     broker = getattr(args, "broker", None)
     if broker:  # past one machine: this process starts the run and hosts what it is told
@@ -234,7 +239,8 @@ async def _run_command(args: argparse.Namespace) -> int:
         monitor = MonitorHuman()
         opts.approver = approve_all if args.yes else monitor.approve
         opts.answerer = monitor.answer
-        return await run_team_with_monitor(team, lambda t: TeamRuntime(t, opts), human=monitor)
+        return await run_team_with_monitor(
+            team, lambda t: TeamRuntime(t, opts, checked=checked), human=monitor)
     router = StdinRouter(_read_text_line)
     if sys.stdin.isatty() or args.approve_from_stdin:
         human = TerminalHuman(router)
@@ -251,7 +257,7 @@ async def _run_command(args: argparse.Namespace) -> int:
                              replies_of=frozenset({"root"}) if silent_root else frozenset())
     opts.on_event = printer.progress  # start-up lines come before the printer subscribes
     timed_out = False
-    async with TeamRuntime(team, opts) as rt:
+    async with TeamRuntime(team, opts, checked=checked) as rt:
         print(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}", flush=True)
         for name, cdef in sorted(team.everyone.items()):  # never silently the wrong model
             settings = cdef.config.controller or ControllerSettings()

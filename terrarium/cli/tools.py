@@ -5,7 +5,7 @@ an MCP server's tools are known only from the server itself, so this command sta
 creature's servers, lists their tools and stops them again. A server that does not start is
 reported (with its config line) after the tools that could be listed, and the exit code is 2.
 
-As in ``inspect``, what only this command needs (assembly, the MCP hub) is imported inside
+As in ``inspect``, what only this command needs (the dry start, the MCP hub) is imported inside
 it, so other commands do not pay for it.
 """
 
@@ -47,8 +47,8 @@ def tool_rows(tools: list[type[Tool]]) -> list[dict[str, str]]:
 
 
 async def _collect(team: Team, name: str) -> tuple[list[type[Tool]], ConfigErrors | None]:
-    from terrarium.controller.assembly import assemble
     from terrarium.controller.mcp import connect_mcp
+    from terrarium.runtime.preflight import dry_start
     from terrarium.tools.mcp.hub import McpHub, tool_classes
 
     failed: ConfigErrors | None = None
@@ -60,8 +60,9 @@ async def _collect(team: Team, name: str) -> tuple[list[type[Tool]], ConfigError
             extra = [cls for key, conn in sorted(hub.connections.items(), key=str)
                      if isinstance(key, tuple) and key[0] == name
                      for cls in tool_classes(conn)]
-        parts = assemble(team, name, extra_tools=extra)
-        return parts.registry.tools(), failed
+        # the dry start every command shares, with the servers' tools: its refusals, exit 2
+        dry = dry_start(team, names=[name], extra_tools={name: extra}).raise_errors()
+        return dry.parts[name].registry.tools(), failed
 
 
 def cmd_tools(args: argparse.Namespace) -> int:

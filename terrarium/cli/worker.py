@@ -19,7 +19,7 @@ from pathlib import Path
 import anyio
 
 from terrarium.channels.nats import connect_broker, latest_run, wait_run_end
-from terrarium.cli.run import load_runnable, parse_creatures
+from terrarium.cli.run import load_checked, parse_creatures
 from terrarium.errors import RuntimeFailure
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.shared_server import SharedEmbeddedServer
@@ -40,7 +40,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 async def worker_command(args: argparse.Namespace) -> int:
-    team = load_runnable(Path(args.path))
+    team, checked = load_checked(Path(args.path))
     host = parse_creatures(args.creatures, sorted(team.creatures))
     run_id = args.run
     if run_id is None:
@@ -58,7 +58,7 @@ async def worker_command(args: argparse.Namespace) -> int:
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), audio=args.audio, broker=args.broker,
                           join=run_id, host=host, worker_name=name,
                           share_model=getattr(args, "share_model", None))
-    async with TeamRuntime(team, opts) as rt:
+    async with TeamRuntime(team, opts, checked=checked) as rt:
         hosting = ", ".join(sorted(n for n in rt.statuses)) or "nothing"
         print(f"{name} joined run {run_id} of {team.name!r}; hosting {hosting}", flush=True)
         if rt.embedded is not None:

@@ -38,6 +38,7 @@ from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.distributed import announce_end
 from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
+from terrarium.runtime.preflight import DryStart
 from terrarium.runtime.recording import LOG_FILE, Recorder
 from terrarium.runtime.startup import start_team
 from terrarium.runtime.supervision import Supervisor
@@ -60,8 +61,13 @@ __all__ = ["LOG_FILE", "RuntimeOptions", "Supervision", "TeamRuntime"]
 class TeamRuntime:
     """Run a validated team: ``async with TeamRuntime(team) as rt: await rt.send_user(...)``."""
 
-    def __init__(self, team: Team, options: RuntimeOptions | None = None) -> None:
+    def __init__(self, team: Team, options: RuntimeOptions | None = None, *,
+                 checked: DryStart | None = None) -> None:
+        """``checked``: the team's dry start made already (the command line's), so its
+        creatures are not assembled and checked twice; without it the start makes one and
+        refuses what ``terrarium validate`` refuses (``ConfigErrors``)."""
         self.team = team
+        self._checked = checked
         self.options = options or RuntimeOptions()
         self.options.runs_dir = Path(self.options.runs_dir)
         self.bus = EventBus()
@@ -93,7 +99,7 @@ class TeamRuntime:
         try:
             # MCP servers are up before assembly, which lists their tools with the others
             mcp_tools = await connect_team_mcp(self.team, stack)
-            self._creatures = hosted(assemble_team(self.team, mcp_tools), opts)
+            self._creatures = hosted(assemble_team(self.team, mcp_tools, self._checked), opts)
             for c in self._creatures.values():
                 rec.add(c.name, c.parts.settings.model or c.parts.settings.provider)
             rec.open(Path(opts.runs_dir), self.team, opts.resume, join=opts.join)

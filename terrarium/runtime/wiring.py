@@ -26,7 +26,7 @@ from terrarium.channels.spec import ChannelSpec, CreatureWiring
 from terrarium.channels.transport import Transport
 from terrarium.config import Team
 from terrarium.config.models import NamedOutput
-from terrarium.controller.assembly import AssemblyCache, CreatureParts, assemble
+from terrarium.controller.assembly import CreatureParts
 from terrarium.controller.loop import Controller
 from terrarium.controller.mcp import connect_mcp
 from terrarium.controller.subagent import Subagents
@@ -55,6 +55,7 @@ from terrarium.llm.slots import (
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.distributed import team_hash
 from terrarium.runtime.options import ROOT, TRIGGER, USER, RuntimeOptions
+from terrarium.runtime.preflight import DryStart, dry_start
 from terrarium.runtime.recording import Recorder
 from terrarium.store import MemoryStore
 from terrarium.tools.ask import bind_answerer
@@ -68,20 +69,15 @@ __all__ = ["LogJournal", "Wiring", "assemble_team", "build_hub", "connect_team_m
            "payload_problem", "share_model", "team_layout"]
 
 
-def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | None = None
-                  ) -> dict[str, RunningCreature]:
-    """Every creature's parts (the root last), built with ONE prompt cache for the whole
-    team: its creatures share their views of each other. ``extra_tools`` are each creature's
-    tools from its MCP servers (see :func:`connect_team_mcp`)."""
-    names = sorted(team.creatures) + ([ROOT] if team.root is not None else [])
-    out: dict[str, RunningCreature] = {}
-    cache: AssemblyCache | None = None
-    extra = extra_tools or {}
-    for name in names:
-        parts = assemble(team, name, cache=cache, extra_tools=extra.get(name, ()))
-        cache = parts.cache
-        out[name] = RunningCreature(name, parts)
-    return out
+def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | None = None,
+                  checked: DryStart | None = None) -> dict[str, RunningCreature]:
+    """Every creature's parts (the root last), from the dry start every way in shares
+    (``runtime/preflight.py``): ONE prompt cache for the whole team, and the same refusals
+    as ``terrarium validate`` (``ConfigErrors``). ``extra_tools`` are each creature's tools
+    from its MCP servers (see :func:`connect_team_mcp`); ``checked``: the dry start the
+    command line already made, whose creatures without such tools are not checked again."""
+    dry = dry_start(team, window=False, extra_tools=extra_tools, checked=checked)
+    return {name: RunningCreature(name, parts) for name, parts in dry.raise_errors().parts.items()}
 
 
 async def connect_team_mcp(team: Team, stack: AsyncExitStack
