@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 import threading
 import wave
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import anyio
 import pytest
 
+from terrarium.events import SentenceQueued, SentenceSynthesized, SpeechCut, UtteranceWritten
 from terrarium.voice import (
     AudioClip,
     CollectOutput,
@@ -22,7 +24,6 @@ from terrarium.voice import (
     WavFileSink,
     split_sentences,
 )
-from terrarium.voice.tts import SentenceQueued, SentenceSynthesized, SpeechCut, UtteranceWritten
 
 pytestmark = pytest.mark.anyio
 
@@ -198,7 +199,7 @@ async def test_markdown_and_code_never_reach_the_synthesizer() -> None:
 async def test_barge_in_cuts_current_and_queued_then_next_reply_is_spoken() -> None:
     synth, sink = FakeSynth(), GatedSink()
     events: list[object] = []
-    async with TTSOutput(synth, sink, observer=events.append) as tts:
+    async with TTSOutput(synth, sink, observer=events.append, creature="c", output="voice") as tts:
         await speak(tts, "u1", REPLY)
         await sink.started(REPLY_SENTENCES[0]).wait()
         sink.release(1)  # the first sentence plays to the end
@@ -221,7 +222,10 @@ async def test_barge_in_cuts_current_and_queued_then_next_reply_is_spoken() -> N
     assert second.cut is None
     played = [t for k, t in sink.log if k == "played"]
     assert played == [REPLY_SENTENCES[0], "Okay, stopping now.", "What else?"]
-    assert any(isinstance(e, SpeechCut) and e.report == report for e in events)
+    cut = report.as_event("c", "voice")  # the ground event, named for its creature and output
+    assert cut.cut_text == tuple(REPLY_SENTENCES[2:]) and cut.output == "voice"
+    (emitted,) = [e for e in events if isinstance(e, SpeechCut)]
+    assert replace(emitted, ts=cut.ts) == cut
 
 
 async def test_barge_in_while_the_reply_is_still_streaming() -> None:
@@ -292,7 +296,8 @@ async def test_metrics_and_observer_events() -> None:
     assert synthesized[0].synth_ms == pytest.approx(50.0)
     assert synthesized[0].audio_seconds == pytest.approx(len("Hello there, my friend.") / RATE)
     written = events[-1]
-    assert isinstance(written, UtteranceWritten) and written.metrics == m
+    assert isinstance(written, UtteranceWritten)
+    assert asdict(written.metrics) == m.model_dump(exclude={"utterance_id"})
     assert tts.metrics("m") == m
 
 

@@ -29,7 +29,6 @@ from terrarium.events import (
     ErrorEvent,
     MessageRefused,
     Restart,
-    SpeechCut,
     TurnEnded,
     TurnStarted,
 )
@@ -244,11 +243,7 @@ class Supervisor:
                 cut = await sink.interrupt()
                 if cut is not None and (cut.interrupted_sentence or cut.cut_text
                                         or cut.also_cut):
-                    self.bus.publish(SpeechCut(
-                        creature=name, output=oname, utterance_id=cut.utterance_id,
-                        spoken_text=cut.spoken_text,
-                        interrupted_sentence=cut.interrupted_sentence,
-                        cut_text=tuple(cut.cut_text), also_cut=tuple(cut.also_cut)))
+                    self.bus.publish(cut.as_event(name, oname))
             if sinks:
                 self.cut_turn(name)
 

@@ -31,14 +31,7 @@ from terrarium.controller.loop import Controller
 from terrarium.controller.mcp import connect_mcp
 from terrarium.controller.subagent import Subagents
 from terrarium.errors import TerrariumError
-from terrarium.events import (
-    ModelLoaded,
-    ModelLoading,
-    SentenceQueued,
-    SentenceSynthesized,
-    SpeechMetrics,
-    UtteranceWritten,
-)
+from terrarium.events import Event, ModelLoaded, ModelLoading, SpeechCut, UtteranceWritten
 from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import MODEL_NAME, EmbeddedServer
 from terrarium.llm.factory import make_model
@@ -315,19 +308,19 @@ class Wiring:
         out: dict[str, OutputSink] = {}
         for oname, spec in sorted(c.parts.cdef.config.output.named_outputs.items()):
             if spec.type == "tts":
-                out[oname] = await self._make_tts(c, spec, stack)
+                out[oname] = await self._make_tts(c, oname, spec, stack)
             elif spec.type == "file":
                 out[oname] = FileOutput(Path(str(spec.path)))
             else:
                 out[oname] = PrintOutput(self.options.stdout, prefix=f"{c.name}> ")
         return out
 
-    async def _make_tts(self, c: RunningCreature, spec: NamedOutput,
+    async def _make_tts(self, c: RunningCreature, oname: str, spec: NamedOutput,
                         stack: AsyncExitStack) -> Any:
         """The ``tts`` output ``spec`` describes, started on ``stack``."""
-        from terrarium import voice
         from terrarium.voice import SegmenterConfig, TTSOutput, default_audio_sink
         from terrarium.voice.audio import NullAudioSink, WavFileSink
+        from terrarium.voice.metrics import speech_summary
 
         opts = self.options
         audio_dir = self.run_dir / "audio"
@@ -344,33 +337,25 @@ class Wiring:
             synth = PiperSynthesizer(Path(spec.voice))
         creature = c.name
 
-        def observe(ev: Any) -> None:
-            """The voice part's reports, republished as the ground events of the same name.
-            Its SpeechCut is not: ``barge_in`` publishes that, with the output's name."""
-            if isinstance(ev, voice.SentenceQueued):
-                self.bus.publish(SentenceQueued(creature=creature, utterance_id=ev.utterance_id,
-                                                index=ev.index, text=ev.text))
-            elif isinstance(ev, voice.SentenceSynthesized):
-                self.bus.publish(SentenceSynthesized(
-                    creature=creature, utterance_id=ev.utterance_id, index=ev.index,
-                    text=ev.text, synth_ms=ev.synth_ms, audio_seconds=ev.audio_seconds))
-            elif isinstance(ev, voice.UtteranceWritten):
-                self.bus.publish(UtteranceWritten(
-                    creature=creature, utterance_id=ev.utterance_id,
-                    path=str(ev.path) if ev.path is not None else None,
-                    duration=ev.duration, aborted=ev.aborted,
-                    metrics=SpeechMetrics(**ev.metrics.model_dump(exclude={"utterance_id"}))))
-                # the per-utterance figures, in the transcript
+        def observe(ev: Event) -> None:
+            """The voice part's events, published as they come (its SpeechCut is not:
+            ``barge_in`` publishes the cuts of every output); an utterance's figures also
+            go in the transcript."""
+            if isinstance(ev, SpeechCut):
+                return
+            self.bus.publish(ev)
+            if isinstance(ev, UtteranceWritten):
                 where = f"{ev.path} " if ev.path else ""
                 cut = " (cut)" if ev.aborted else ""
                 self.recorder.entry(
-                    creature, "output",
-                    f"audio {where}{ev.duration:.2f} s{cut}; {ev.metrics.summary()}", c.turns)
+                    creature, "output", f"audio {where}{ev.duration:.2f} s{cut}; "
+                    f"{speech_summary(ev.utterance_id, ev.metrics)}", c.turns)
 
         segmenter = SegmenterConfig(first_clause_chars=spec.first_clause_chars,
                                     first_piece_max_chars=spec.first_piece_max_chars)
         tts = TTSOutput(synth, sink, segmenter=segmenter, observer=observe,
-                        yield_first_audio=spec.yield_first_audio)
+                        yield_first_audio=spec.yield_first_audio, creature=creature,
+                        output=oname)
         await stack.enter_async_context(tts)
         self.tts.append(tts)
         return tts

@@ -27,15 +27,7 @@ from terrarium.voice.synth import (
     default_synthesizer,
     voice_model_path,
 )
-from terrarium.voice.tts import (
-    SentenceQueued,
-    SentenceSynthesized,
-    SpeechCut,
-    TTSOutput,
-    UtteranceResult,
-    UtteranceWritten,
-    VoiceEvent,
-)
+from terrarium.voice.tts import TTSOutput, UtteranceResult
 
 __all__ = [
     "AudioClip",
@@ -51,19 +43,14 @@ __all__ = [
     "PiperSynthesizer",
     "PrintOutput",
     "SegmenterConfig",
-    "SentenceQueued",
     "SentenceSegmenter",
-    "SentenceSynthesized",
-    "SpeechCut",
     "Synthesizer",
     "TTSOutput",
     "TeeSink",
     "UtteranceAudio",
     "UtteranceMetrics",
     "UtteranceResult",
-    "UtteranceWritten",
     "VoiceError",
-    "VoiceEvent",
     "VoiceFileMissing",
     "WavFileSink",
     "default_audio_sink",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from terrarium.events import SpeechMetrics
+
 
 class UtteranceMetrics(BaseModel):
     """How fast one reply turned into audio. Times are seconds after ``begin()``."""
@@ -33,21 +35,27 @@ class UtteranceMetrics(BaseModel):
 
     def summary(self) -> str:
         """One log line: the figures a user asks about."""
+        return speech_summary(self.utterance_id, self)
 
-        def ms(v: float | None) -> str:
-            return "-" if v is None else f"{v * 1000:.0f} ms"
 
-        rtf = self.real_time_factor
-        return (
-            f"{self.utterance_id}: first token {ms(self.time_to_first_token)}, "
-            f"first sentence {ms(self.time_to_first_sentence)}, "
-            f"first audio {ms(self.time_to_first_audio)}, "
-            f"{self.sentences} sentences, {self.audio_seconds:.2f} s audio, "
-            f"RTF {'-' if rtf is None else f'{rtf:.3f}'}"
-            + (" (interrupted)" if self.interrupted else "")
-        )
+def speech_summary(utterance_id: str, m: UtteranceMetrics | SpeechMetrics) -> str:
+    """One log line of an utterance's figures (this model's or the event's)."""
+
+    def ms(v: float | None) -> str:
+        return "-" if v is None else f"{v * 1000:.0f} ms"
+
+    rtf = m.real_time_factor
+    return (
+        f"{utterance_id}: first token {ms(m.time_to_first_token)}, "
+        f"first sentence {ms(m.time_to_first_sentence)}, "
+        f"first audio {ms(m.time_to_first_audio)}, "
+        f"{m.sentences} sentences, {m.audio_seconds:.2f} s audio, "
+        f"RTF {'-' if rtf is None else f'{rtf:.3f}'}"
+        + (" (interrupted)" if m.interrupted else "")
+    )
 
 
 __all__ = [
     "UtteranceMetrics",
+    "speech_summary",
 ]

@@ -18,6 +18,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import VoiceError
+from terrarium.events import SpeechCut
 
 __all__ = [
     "CollectOutput",
@@ -45,6 +46,13 @@ class CutReport(BaseModel):
     also_cut: list[str] = Field(
         default_factory=list, description="Later utterances that were queued and dropped."
     )
+
+    def as_event(self, creature: str, output: str) -> SpeechCut:
+        """The ground event saying this cut of ``creature``'s ``output`` (the log's record)."""
+        return SpeechCut(creature=creature, output=output, utterance_id=self.utterance_id,
+                         spoken_text=self.spoken_text,
+                         interrupted_sentence=self.interrupted_sentence,
+                         cut_text=tuple(self.cut_text), also_cut=tuple(self.also_cut))
 
 
 @runtime_checkable

@@ -20,14 +20,20 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Annotated, Literal
 
 import anyio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from terrarium.errors import VoiceError
+from terrarium.events import (
+    Event,
+    SentenceQueued,
+    SentenceSynthesized,
+    SpeechMetrics,
+    UtteranceWritten,
+)
 from terrarium.voice.audio import AudioSink, NullAudioSink, UtteranceAudio, WavFileSink
 from terrarium.voice.metrics import UtteranceMetrics
 from terrarium.voice.segment import CLOSERS, TERMINATORS, SegmenterConfig, SentenceSegmenter
@@ -36,57 +42,11 @@ from terrarium.voice.speakable import FenceFilter, to_speakable
 from terrarium.voice.synth import AudioClip, CallableSynthesizer, Synthesizer
 
 # ----------------------------------------------------------------------------- reports
-# What a TTS output tells its ``observer``. They carry the voice part's own models
-# (CutReport, UtteranceMetrics) and no creature name; the runtime republishes each as the
-# ground event of the same name (terrarium.events), which is all a watcher or the log sees.
+# What a TTS output tells its ``observer``: the ground events (terrarium.events) themselves,
+# named with the creature and output it was made for, which the runtime publishes as they
+# come. There is no second vocabulary to translate.
 
-
-class _Event(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    utterance_id: str
-
-
-class SentenceQueued(_Event):
-    """A complete, speakable sentence entered the synthesis queue."""
-
-    kind: Literal["sentence_queued"] = "sentence_queued"
-    index: int
-    text: str
-
-
-class SentenceSynthesized(_Event):
-    """A sentence became audio."""
-
-    kind: Literal["sentence_synthesized"] = "sentence_synthesized"
-    index: int
-    text: str
-    synth_ms: float
-    audio_seconds: float
-
-
-class UtteranceWritten(_Event):
-    """An utterance is finished (or was cut); its audio is where ``path`` says."""
-
-    kind: Literal["utterance_written"] = "utterance_written"
-    path: Path | None
-    duration: float
-    aborted: bool
-    metrics: UtteranceMetrics
-
-
-class SpeechCut(_Event):
-    """A barge-in stopped speech."""
-
-    kind: Literal["speech_cut"] = "speech_cut"
-    report: CutReport
-
-
-VoiceEvent = Annotated[
-    SentenceQueued | SentenceSynthesized | UtteranceWritten | SpeechCut,
-    Field(discriminator="kind"),
-]
-Observer = Callable[[VoiceEvent], None]
+Observer = Callable[[Event], None]
 
 
 class UtteranceResult(BaseModel):
@@ -168,6 +128,8 @@ class TTSOutput:
         keep_results: int = 64,
         clock: Callable[[], float] = time.perf_counter,
         yield_first_audio: bool = True,
+        creature: str = "",
+        output: str = "",
     ) -> None:
         if synthesizer is None:
             from terrarium.voice.synth import default_synthesizer
@@ -181,6 +143,8 @@ class TTSOutput:
         self.audio_sink: AudioSink = audio_sink
         self._segmenter_config = segmenter or SegmenterConfig()
         self._observer = observer
+        self.creature = creature  # who speaks, and through which output: the events say it
+        self.output = output
         self._clock = clock
         self._queue_size = queue_size
         self._playback_size = playback_size
@@ -338,7 +302,7 @@ class TTSOutput:
             )
             for utt in victims:
                 self._finish(utt, audio if utt is primary else None, reports[utt.id])
-        self._emit(SpeechCut(utterance_id=report.utterance_id, report=report))
+        self._emit(report.as_event(self.creature, self.output))
         return report
 
     # --------------------------------------------------------------- FirstPieceSink
@@ -424,6 +388,7 @@ class TTSOutput:
         utt.metrics.audio_seconds += clip.duration
         self._emit(
             SentenceSynthesized(
+                creature=self.creature,
                 utterance_id=utt.id,
                 index=item.index,
                 text=item.text,
@@ -485,7 +450,8 @@ class TTSOutput:
         utt.metrics.sentences += 1
         if utt.metrics.time_to_first_sentence is None:
             utt.metrics.time_to_first_sentence = self._clock() - utt.t0
-        self._emit(SentenceQueued(utterance_id=utt.id, index=index, text=text))
+        self._emit(SentenceQueued(creature=self.creature, utterance_id=utt.id, index=index,
+                                  text=text))
         await self._send(_Sentence(utt, index, text))
 
     async def _send(self, item: _Sentence | _End) -> None:
@@ -523,26 +489,22 @@ class TTSOutput:
         utt.done.set()
         self._emit(
             UtteranceWritten(
+                creature=self.creature,
                 utterance_id=utt.id,
-                path=audio.path if audio else None,
+                path=str(audio.path) if audio and audio.path is not None else None,
                 duration=audio.duration if audio else 0.0,
                 aborted=cut is not None,
-                metrics=utt.result.metrics,
+                metrics=SpeechMetrics(**utt.result.metrics.model_dump(exclude={"utterance_id"})),
             )
         )
 
-    def _emit(self, event: VoiceEvent) -> None:
+    def _emit(self, event: Event) -> None:
         if self._observer is not None:
             self._observer(event)
 
 
 __all__ = [
     "Observer",
-    "SentenceQueued",
-    "SentenceSynthesized",
-    "SpeechCut",
     "TTSOutput",
     "UtteranceResult",
-    "UtteranceWritten",
-    "VoiceEvent",
 ]
