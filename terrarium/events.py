@@ -10,6 +10,7 @@ stores and ``event_from_dict`` rebuilds the event from it (``EVENT_TYPES`` maps 
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 import types
 import typing
@@ -19,6 +20,7 @@ from typing import Any, ClassVar, Literal
 
 __all__ = [
     "EVENT_TYPES",
+    "INCOMING_HEADER",
     "ApprovalDecided",
     "ApprovalRequested",
     "CreatureState",
@@ -93,6 +95,12 @@ class TranscriptEntry:
     name: str | None = None  # tool or channel name
     detail: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+
+
+# A ``message_in`` entry's text starts as the model saw it, with the line that says where
+# the message came from (``[channel from sender]``, written by the controller): a watcher
+# that shows the text without it reads the sender from ``data`` or, in older logs, here.
+INCOMING_HEADER = re.compile(r"^\[([A-Za-z_][A-Za-z0-9_]*) from ([^\]\n]*)\]\n?")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

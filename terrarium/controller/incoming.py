@@ -10,16 +10,16 @@ describe rather than answer.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+# the header's pattern is the transcript's, in ground: a watcher reads it without the controller
+from terrarium.events import INCOMING_HEADER as INCOMING_HEADER
+
 # the compiler lives in prompt so that config can try a template at load (re-exported here)
 from terrarium.prompt.templates import CompiledTemplate
 from terrarium.prompt.templates import compile_message_template as compile_message_template
-
-INCOMING_HEADER = re.compile(r"^\[([A-Za-z_][A-Za-z0-9_]*) from ([^\]\n]*)\]\n?")
 
 
 def incoming_header(channel: str, sender: str) -> str:

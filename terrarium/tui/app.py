@@ -22,7 +22,7 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from terrarium.channels.bus import EventSubscription
-from terrarium.channels.nats.follow import LogBatch
+from terrarium.channels.mirror import LogBatch
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal
 from terrarium.events import RunEnded

@@ -17,7 +17,7 @@ from pathlib import Path
 from terrarium import events as ev
 from terrarium.channels.bus import EventBus
 from terrarium.channels.log import DurableLog, RunInfo
-from terrarium.channels.nats.follow import LogBatch, apply_ops
+from terrarium.channels.mirror import LogBatch, apply_ops
 from terrarium.tui.delegation import is_subagent_label
 from terrarium.tui.replay import FoldedHandle, FoldedRun, load_recorded_team
 

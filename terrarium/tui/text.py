@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.config import Team
-from terrarium.controller.loop import INCOMING_HEADER
-from terrarium.events import PromptBuilt, TranscriptEntry
+from terrarium.events import INCOMING_HEADER, PromptBuilt, TranscriptEntry
 from terrarium.runtime.api import CreatureStatus
 
 STATE_LABELS: dict[str, str] = {

@@ -13,62 +13,22 @@ starter died) is caught by the runs record when the stream has been idle.
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import AsyncIterator
 
 import nats.errors
 import nats.js.errors
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from terrarium.channels.log import EVENT_SQL
+from terrarium.channels.mirror import LogBatch, apply_ops, parse_batch
 from terrarium.channels.nats.naming import RUNS_STREAM, log_stream, log_subject, run_subject
 from terrarium.errors import RuntimeFailure
-from terrarium.events import Event, event_from_dict
 
+# LogBatch and apply_ops live in channels/mirror.py (the monitor takes them without nats)
 __all__ = ["FETCH_BATCH", "LogBatch", "apply_ops", "follow_run", "run_status"]
 
 FETCH_BATCH = 256  # stream messages per pull: bounds what one fetch holds in memory
-_STATUS_SQL = "UPDATE runs SET status="
 
-Ops = list[tuple[str, list[list[Any]]]]
-
-
-@dataclass(slots=True)
-class LogBatch:
-    """One mirrored write batch of the run: its raw writes and the events among them.
-
-    ``ended`` is set (the run's final status) on the last batch the follower yields.
-    """
-
-    ops: Ops = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    ended: str | None = None
-
-
-def _parse(data: bytes, run_id: str) -> tuple[LogBatch, str | None]:
-    """The batch in one stream message, and the final status if it records the run's end."""
-    try:
-        ops: Ops = [(str(sql), rows) for sql, rows in json.loads(data)["ops"]]
-    except (ValueError, KeyError, TypeError):
-        return LogBatch(), None  # not a log record this version understands
-    batch = LogBatch(ops=ops)
-    ended: str | None = None
-    for sql, rows in ops:
-        if sql == EVENT_SQL:
-            for row in rows:
-                try:
-                    batch.events.append(event_from_dict(json.loads(row[4])))
-                except (ValueError, KeyError, TypeError, IndexError):
-                    continue  # a kind this version does not know
-        elif sql.startswith(_STATUS_SQL):
-            for row in rows:
-                status, _ended, rid = row
-                if rid == run_id and status != "running":
-                    ended = str(status)
-    return batch, ended
 
 
 async def run_status(js: JetStreamContext, terrarium: str, run_id: str) -> str | None:
@@ -106,7 +66,7 @@ async def follow_run(js: JetStreamContext, run_id: str, terrarium: str, *,
                 msgs = []
             pending = msgs[-1].metadata.num_pending if msgs else 0
             for i, msg in enumerate(msgs):
-                out, end = _parse(msg.data, run_id)
+                out, end = parse_batch(msg.data, run_id)
                 ended = ended or end
                 if ended is not None and i == len(msgs) - 1 and pending == 0:
                     out.ended = ended  # nothing left behind the end: the last batch
@@ -126,20 +86,3 @@ async def follow_run(js: JetStreamContext, run_id: str, terrarium: str, *,
             await sub.unsubscribe()
         except Exception:  # the connection closed under us; the consumer expires anyway
             pass
-
-
-def apply_ops(conn: sqlite3.Connection, ops: Sequence[tuple[str, Sequence[Sequence[Any]]]]
-              ) -> None:
-    """Replay mirrored writes into a local copy of the log (a row seen twice is kept once)."""
-    conn.execute("BEGIN")
-    try:
-        for sql, rows in ops:
-            for row in rows:
-                try:
-                    conn.execute(sql, tuple(row))
-                except sqlite3.IntegrityError:
-                    pass  # the same row from a second process: keep the first
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
