@@ -14,7 +14,7 @@ from terrarium.config import Team, load_any, load_single_creature, load_team
 from terrarium.config.kohaku_compat import CREATURE_UNSUPPORTED
 from terrarium.llm.factory import make_model
 from terrarium.llm.openai_client import OpenAIClient
-from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.settings import ModelSettings
 from tests.test_llm_client import FakeOpenAI, ok_stream, request
 
 CORPUS = Path(__file__).parent / "kohaku_corpus"
@@ -200,10 +200,10 @@ def test_terrarium_is_a_team_after_migrate(tmp_path: Path) -> None:
 
 
 def test_base_url_without_provider_is_openai() -> None:
-    assert ControllerSettings(base_url="http://h/v1").provider == "openai"
-    assert ControllerSettings(api_key_env="K").provider == "openai"
-    assert ControllerSettings().provider == "embedded"
-    assert ControllerSettings(provider="embedded", base_url="http://h/v1").provider == "embedded"
+    assert ModelSettings(base_url="http://h/v1").provider == "openai"
+    assert ModelSettings(api_key_env="K").provider == "openai"
+    assert ModelSettings().provider == "embedded"
+    assert ModelSettings(provider="embedded", base_url="http://h/v1").provider == "embedded"
 
 
 @pytest.mark.anyio

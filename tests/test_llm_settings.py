@@ -1,4 +1,4 @@
-"""ControllerSettings, make_model, and the embedded model's file lookup (no server)."""
+"""ModelSettings, make_model, and the embedded model's file lookup (no server)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from terrarium.errors import ConfigError, ModelError, ModelFileMissing
 from terrarium.llm import (
-    ControllerSettings,
+    ModelSettings,
     OpenAIClient,
     ScriptedModel,
     make_model,
@@ -23,13 +23,13 @@ from terrarium.llm.embedded import EmbeddedServer
 
 
 def test_defaults_and_forbidden_keys() -> None:
-    s = ControllerSettings()
+    s = ModelSettings()
     assert s.provider == "embedded" and s.temperature == 0.2 and s.max_tokens == 256
     assert s.use_grammar is True
-    assert ControllerSettings(provider="openai", base_url="http://x/v1").use_grammar is False
+    assert ModelSettings(provider="openai", base_url="http://x/v1").use_grammar is False
     with pytest.raises(ValueError, match="temprature"):
-        ControllerSettings.model_validate({"temprature": 0.5})
-    for name, field in ControllerSettings.model_fields.items():
+        ModelSettings.model_validate({"temprature": 0.5})
+    for name, field in ModelSettings.model_fields.items():
         assert field.description, name
 
 

@@ -17,7 +17,7 @@ from terrarium.controller.subagent import Subagents
 from terrarium.errors import ConfigError
 from terrarium.llm.factory import make_model
 from terrarium.llm.openai_client import OpenAIClient
-from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.settings import ModelSettings
 from terrarium.llm.slots import SlotLeasingModel, SlotPool, assign_slots, plan_embedded
 from terrarium.llm.types import ChatMessage, ChatRequest, StreamDelta
 from terrarium.runtime.options import RuntimeOptions
@@ -27,11 +27,11 @@ from terrarium.runtime.wiring import Wiring
 URL = "http://gpu-box:8080/v1"
 
 
-def cs(**kw: Any) -> ControllerSettings:
-    return ControllerSettings.model_validate(kw)
+def cs(**kw: Any) -> ModelSettings:
+    return ModelSettings.model_validate(kw)
 
 
-def llama(url: str = URL, **kw: Any) -> ControllerSettings:
+def llama(url: str = URL, **kw: Any) -> ModelSettings:
     return cs(provider="openai", base_url=url, llama_cpp=True, **kw)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from terrarium.errors import RegistryError, TemplateError
-from terrarium.prompt import PromptBuilder, Skill, StaticPlugin, TailState, Turn, VariableRegistry
+from terrarium.prompt import PromptBuilder, Skill, StaticPlugin, TailState, Turn, VariableTable
 from terrarium.prompt.inputs import ChannelView
 
 try:
@@ -113,7 +113,7 @@ def test_base_prompt_verbatim_across_steps() -> None:
 
 
 def test_variable_registry_refuses_second_owner() -> None:
-    reg = VariableRegistry()
+    reg = VariableTable()
     reg.register("model", "a", "controller")
     with pytest.raises(RegistryError) as info:
         reg.register("model", "b", "plugin foo")

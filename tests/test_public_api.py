@@ -10,43 +10,27 @@ import terrarium
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PUBLIC = [
-    "ChannelRefusal",
-    "ChatModel",
-    "ChatRequest",
-    "ConfigError",
-    "ConfigErrors",
-    "ControllerSettings",
-    "EmbeddedServer",
-    "Event",
-    "ModelError",
-    "OpenAIClient",
-    "RunReport",
-    "RuntimeFailure",
-    "RuntimeOptions",
-    "ScriptedModel",
-    "Supervision",
-    "Team",
-    "TeamRuntime",
-    "TemplateError",
-    "TerrariumError",
-    "Tool",
-    "ToolContext",
-    "ToolError",
-    "ToolResult",
-    "TurnResult",
-    "__version__",
-    "load_any",
-    "load_single_creature",
-    "load_team",
-    "run",
-]
+def test_public_names_are_the_type_checking_block_and_each_resolves() -> None:
+    """The public names are written once (terrarium/__init__.py's TYPE_CHECKING block):
+    ``__all__`` is made from it, and each name is the object its module defines."""
+    import importlib
+
+    from terrarium.lazy import _type_checking_imports
+
+    table = _type_checking_imports((ROOT / "terrarium" / "__init__.py").read_text())
+    assert terrarium.__all__ == sorted([*table, "__version__"])
+    assert {"TeamRuntime", "run", "load_team", "Tool", "ModelSettings", "TerrariumError"} <= set(
+        table)
+    for name, module in table.items():
+        assert getattr(terrarium, name) is getattr(importlib.import_module(module), name), name
+    assert sorted(set(dir(terrarium)) & set(table)) == sorted(table)
 
 
-def test_exported_names_are_pinned() -> None:
-    assert sorted(terrarium.__all__) == PUBLIC
-    for name in PUBLIC:
-        assert getattr(terrarium, name) is not None
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    import pytest
+
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        terrarium.Nope  # noqa: B018
 
 
 def test_every_error_is_a_terrarium_error_or_a_value_error() -> None:

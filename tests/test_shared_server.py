@@ -24,7 +24,7 @@ from terrarium.errors import ModelError
 from terrarium.llm.shared_server import (
     SHARE_ENV,
     ServerEntry,
-    ServerRegistry,
+    ServerRecord,
     SharedEmbeddedServer,
     pid_alive,
     share_key,
@@ -141,7 +141,7 @@ def test_the_key_is_the_model_file_the_layout_and_the_team(model: Path) -> None:
 
 def test_an_entry_is_written_whole_read_back_and_withdrawn_only_by_its_writer(
         registry: Path) -> None:
-    reg = ServerRegistry(registry, "k")
+    reg = ServerRecord(registry, "k")
     assert reg.read() is None
     entry = ServerEntry(pid=os.getpid(), base_url="http://127.0.0.1:1", model="m", slots=2,
                         ctx_per_slot=4096, slot_save_dir="/tmp/p", started=1.0)
@@ -158,15 +158,15 @@ def test_an_entry_is_written_whole_read_back_and_withdrawn_only_by_its_writer(
 
 def test_the_lock_is_exclusive_and_a_wait_past_its_timeout_is_a_model_error(
         registry: Path) -> None:
-    reg = ServerRegistry(registry, "k")
+    reg = ServerRecord(registry, "k")
     with reg.locked(5.0):
         with pytest.raises(ModelError, match="held the embedded server's lock") as err:
-            with ServerRegistry(registry, "k").locked(0.05):
+            with ServerRecord(registry, "k").locked(0.05):
                 pass
         assert SHARE_ENV in (err.value.suggestion or "")
-        with ServerRegistry(registry, "other").locked(0.05):
+        with ServerRecord(registry, "other").locked(0.05):
             pass  # another key's lock is another lock
-    with ServerRegistry(registry, "k").locked(0.05):
+    with ServerRecord(registry, "k").locked(0.05):
         pass  # released
 
 

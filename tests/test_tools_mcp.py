@@ -2,8 +2,8 @@
 
 The server is ``tests/mcp_fixtures/server.py`` (the SDK's MCPServer, once FastMCP), run as a
 subprocess over stdio (or in-process over streamable HTTP on 127.0.0.1). Each test connects
-the creature's servers with ``connect_mcp`` inside an ``McpHub`` exactly as the runtime does,
-assembles the creature with the tools it got, and drives a real ``Controller`` on the
+the creature's servers with ``connect_mcp`` inside an ``McpConnections`` exactly as the runtime
+does, assembles the creature with the tools it got, and drives a real ``Controller`` on the
 scripted model: the call goes through the format's parser, the args model built from the
 tool's JSON schema, the grammar, the server, and back as a tool result.
 """
@@ -28,7 +28,7 @@ from terrarium.controller.mcp import connect_mcp, mcp_params
 from terrarium.errors import ConfigErrors
 from terrarium.formats import get_format, grammar_for
 from terrarium.llm.scripted import ScriptedModel
-from terrarium.tools.mcp.hub import McpHub
+from terrarium.tools.mcp.connections import McpConnections
 from terrarium.tools.mcp.params import HttpParams
 from tests.test_formats_grammar import accepts, read_gbnf
 
@@ -58,7 +58,7 @@ def write_creature(tmp_path: Path, *, fmt: str = "bracket",
 async def run_turns(team: Team, model: ScriptedModel, texts: list[str],
                     **hub_options: Any) -> tuple[list[TurnResult], Controller]:
     """Connect the servers, assemble, and run one turn per text on one controller."""
-    async with McpHub(**hub_options) as hub:
+    async with McpConnections(**hub_options) as hub:
         with anyio.fail_after(60):
             extra = await connect_mcp(team, hub)
         parts = assemble(team, "solo", extra_tools=extra.get("solo", ()))
@@ -192,7 +192,7 @@ def test_server_that_fails_to_start_names_its_config_line(tmp_path: Path) -> Non
     team = load_single_creature(write_creature(tmp_path, servers=servers))
 
     async def go() -> None:
-        async with McpHub() as hub:
+        async with McpConnections() as hub:
             with anyio.fail_after(60):
                 await connect_mcp(team, hub)
 
@@ -368,7 +368,7 @@ def test_mcp_catalogue_example_runs_on_the_scripted_model(
     model = ScriptedModel.from_file(example / "script.yaml")
 
     async def go() -> TurnResult:
-        async with McpHub() as hub:
+        async with McpConnections() as hub:
             with anyio.fail_after(60):
                 extra = await connect_mcp(team, hub)
             parts = assemble(team, "catalogue", extra_tools=extra["catalogue"])

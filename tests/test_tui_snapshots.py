@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent / "tui_fixtures"))
 
 from tui_recording import FrozenHandle, Recording, record
 
-from terrarium.prompt.built import BuiltPrompt, SectionInfo
+from terrarium.prompt.built_prompt import BuiltPrompt, SectionInfo
 from terrarium.prompt.tail import Tail
 from terrarium.tui import MonitorApp, ReplayHandle
 

@@ -193,12 +193,12 @@ def test_choices_asked_in_plain_words_score_each_value_by_its_best_phrase() -> N
 def test_the_embedded_model_gets_the_creatures_extra_body() -> None:
     # the router's choice_ask reaches the scorer through the request body
     from terrarium.llm.factory import make_model
-    from terrarium.llm.settings import ControllerSettings
+    from terrarium.llm.settings import ModelSettings
 
     class Embedded:
         def client(self, slot: int | None = None, **kwargs: Any) -> Any:
             return kwargs
 
-    settings = ControllerSettings(provider="embedded", extra_body={"choice_ask": {"prefix": "x"}})
+    settings = ModelSettings(provider="embedded", extra_body={"choice_ask": {"prefix": "x"}})
     made: Any = make_model(settings, embedded=Embedded(), slot=0)  # type: ignore[arg-type]
     assert made["extra_body"] == {"choice_ask": {"prefix": "x"}}

@@ -24,7 +24,7 @@ from terrarium.cli.human import StdinRouter, TerminalHuman
 from terrarium.config import Team, load_any
 from terrarium.errors import ChannelRefusal, RuntimeFailure, TerrariumError
 from terrarium.llm.factory import describe_settings
-from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.settings import ModelSettings
 from terrarium.runtime.preflight import DryStart, raise_start_errors
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.tools.approval import approve_all
@@ -260,7 +260,7 @@ async def _run_command(args: argparse.Namespace) -> int:
     async with TeamRuntime(team, opts, checked=checked) as rt:
         print(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}", flush=True)
         for name, cdef in sorted(team.everyone.items()):  # never silently the wrong model
-            settings = cdef.config.controller or ControllerSettings()
+            settings = cdef.config.controller or ModelSettings()
             print(f"  {name}: {describe_settings(settings)}", flush=True)
         if rt.resumed:
             total = sum(rt.resumed.values())

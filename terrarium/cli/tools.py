@@ -5,8 +5,8 @@ an MCP server's tools are known only from the server itself, so this command sta
 creature's servers, lists their tools and stops them again. A server that does not start is
 reported (with its config line) after the tools that could be listed, and the exit code is 2.
 
-As in ``inspect``, what only this command needs (the dry start, the MCP hub) is imported inside
-it, so other commands do not pay for it.
+As in ``inspect``, what only this command needs (the dry start, the MCP connections) is
+imported inside it, so other commands do not pay for it.
 """
 
 from __future__ import annotations
@@ -49,15 +49,15 @@ def tool_rows(tools: list[type[Tool]]) -> list[dict[str, str]]:
 async def _collect(team: Team, name: str) -> tuple[list[type[Tool]], ConfigErrors | None]:
     from terrarium.controller.mcp import connect_mcp
     from terrarium.runtime.preflight import dry_start
-    from terrarium.tools.mcp.hub import McpHub, tool_classes
+    from terrarium.tools.mcp.connections import McpConnections, tool_classes
 
     failed: ConfigErrors | None = None
-    async with McpHub() as hub:
+    async with McpConnections() as mcp:
         try:
-            extra = (await connect_mcp(team, hub, [name])).get(name, [])
+            extra = (await connect_mcp(team, mcp, [name])).get(name, [])
         except ConfigErrors as exc:
             failed = exc
-            extra = [cls for key, conn in sorted(hub.connections.items(), key=str)
+            extra = [cls for key, conn in sorted(mcp.connections.items(), key=str)
                      if isinstance(key, tuple) and key[0] == name
                      for cls in tool_classes(conn)]
         # the dry start every command shares, with the servers' tools: its refusals, exit 2

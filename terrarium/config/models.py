@@ -1,8 +1,8 @@
 """pydantic v2 schemas of every YAML file terrarium reads.
 
-Field names follow KohakuTerrarium's vocabulary (DESIGN.md §3). Every model forbids
-unknown keys; :mod:`terrarium.config.errors` turns pydantic's complaints into located
-``ConfigError``s with "did you mean" suggestions.
+Field names follow KohakuTerrarium's config keys (``config/kohaku_compat.py`` translates
+the ones that differ). Every model forbids unknown keys; :mod:`terrarium.config.located`
+turns pydantic's complaints into located ``ConfigError``s with "did you mean" suggestions.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.settings import ModelSettings
 from terrarium.prompt.tail import StatusSpec
 from terrarium.voice.speech_config import TranscriptionSettings
 
@@ -260,7 +260,7 @@ class CreatureConfig(Strict):
     no_inherit: list[str] = Field(
         default_factory=list, description="Keys whose inherited value is dropped, not merged."
     )
-    controller: ControllerSettings | None = Field(None, description="LLM settings.")
+    controller: ModelSettings | None = Field(None, description="LLM settings.")
     tools: list[str] = Field(
         default_factory=list, description="Tool names or dotted paths `pkg.mod:Class`."
     )

@@ -111,14 +111,14 @@ class PackageIndex:
         for key in model.framework_hints:
             if problem := unknown_hint(key):
                 self.errors.append(doc.error(("framework_hints", key), *problem))
-        from terrarium.llm.settings import ControllerSettings
+        from terrarium.llm.settings import ModelSettings
 
         for pname, profile in model.llm_profiles.items():
             try:
-                ControllerSettings.model_validate(profile)
+                ModelSettings.model_validate(profile)
             except ValidationError as exc:
                 self.errors.extend(from_validation_error(
-                    doc, exc, ControllerSettings, profile, base=("llm_profiles", pname)))
+                    doc, exc, ModelSettings, profile, base=("llm_profiles", pname)))
         pkg = Package(model.name, root.resolve(), model, tools, doc)
         self.packages.setdefault(model.name, pkg)
         return pkg

@@ -22,7 +22,7 @@ from terrarium.config.creature import parse_skill
 from terrarium.config.models import ReplyGuardSpec
 from terrarium.controller.jobs import with_background
 from terrarium.formats import CallFormat, CallSpec, get_format, output_call_name, send_call_name
-from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.settings import ModelSettings
 from terrarium.prompt.cache import PromptCache
 from terrarium.prompt.inputs import (
     ChannelView,
@@ -65,7 +65,7 @@ class LoopSettings:
     """The config keys the controller loop reads, read once from the validated config.
 
     No defaults here: every default lives in the pydantic config models
-    (:class:`~terrarium.config.models.CreatureConfig`, ``ControllerSettings``).
+    (:class:`~terrarium.config.models.CreatureConfig`, ``ModelSettings``).
     """
 
     max_iterations: int
@@ -96,7 +96,7 @@ def _spoken_sentences(cfg: Any) -> int | None:
     return out.max_sentences if out is not None and out.type == "tts" else None
 
 
-def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettings:
+def loop_settings(cdef: CreatureDef, settings: ModelSettings) -> LoopSettings:
     """The loop's settings for one creature."""
     cfg = cdef.config
     return LoopSettings(
@@ -129,7 +129,7 @@ class CreatureParts:
 
     name: str
     cdef: CreatureDef
-    settings: ControllerSettings
+    settings: ModelSettings
     registry: ToolRegistry
     fmt: CallFormat
     inputs: PromptInputs
@@ -223,7 +223,7 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
     cache = AssemblyCache() if cache is None else cache
     cdef = team.everyone[name]
     cfg = cdef.config
-    settings = cfg.controller or ControllerSettings()
+    settings = cfg.controller or ModelSettings()
     registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}",
                                       base=cdef.folder)
     if team.root is not None and cdef is team.root:

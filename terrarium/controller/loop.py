@@ -34,7 +34,6 @@ from terrarium.config.models import CompactionConfig
 from terrarium.controller.approval_gate import ApprovalGate
 from terrarium.controller.assembly import CreatureParts
 from terrarium.controller.compaction import Compactor
-from terrarium.controller.fill import SendFill
 from terrarium.controller.guard import ReplyGuard
 from terrarium.controller.incoming import (  # noqa: F401 (re-exported)
     INCOMING_HEADER,
@@ -47,6 +46,7 @@ from terrarium.controller.jobs import creature_hooks
 from terrarium.controller.output import TurnOutput
 from terrarium.controller.pinning import ContextPins
 from terrarium.controller.recall import recall, record
+from terrarium.controller.send_fill import SendFill
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, ContextOverflow, TerrariumError
 from terrarium.events import (
@@ -75,7 +75,7 @@ from terrarium.llm.base import ChatModel, keeps_prompt_cache, supports_continuat
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
 from terrarium.prompt.budget import Tokenizer
 from terrarium.prompt.builder import PromptBuilder
-from terrarium.prompt.built import BuiltPrompt
+from terrarium.prompt.built_prompt import BuiltPrompt
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
 from terrarium.tools.approval import Approver

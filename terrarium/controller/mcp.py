@@ -1,7 +1,7 @@
 """A team's ``mcp_servers``, connected: the extra tools each creature gets from them.
 
 Listing a server's tools needs it running, so a creature's tool list is known only after
-its servers are up: the runtime calls :func:`connect_mcp` inside an open ``McpHub`` (whose
+its servers are up: the runtime calls :func:`connect_mcp` inside an open ``McpConnections`` (whose
 task group keeps the servers up and reconnects them) and hands each creature's list to
 ``assemble(..., extra_tools=...)``. A server that fails to start becomes a located
 ``ConfigError`` naming the file and line that declared it, all of them at once.
@@ -17,7 +17,7 @@ from terrarium.config import CreatureDef, Team
 from terrarium.config.models import EnvValue, McpServerConfig, SecretValue
 from terrarium.errors import ConfigError, ConfigErrors
 from terrarium.tools.base import Tool
-from terrarium.tools.mcp.hub import McpHub, McpStartError
+from terrarium.tools.mcp.connections import McpConnections, McpStartError
 from terrarium.tools.mcp.params import HttpParams, McpParams, StdioParams
 
 __all__ = ["connect_mcp", "creature_defs", "mcp_params"]
@@ -68,13 +68,13 @@ def mcp_params(cdef: CreatureDef) -> dict[str, McpParams]:
 
 
 async def connect_mcp(
-    team: Team, hub: McpHub, names: Iterable[str] | None = None
+    team: Team, mcp: McpConnections, names: Iterable[str] | None = None
 ) -> dict[str, list[type[Tool]]]:
-    """Start every MCP server of the team's creatures (or of ``names``) in ``hub``.
+    """Start every MCP server of the team's creatures (or of ``names``) in ``mcp``.
 
     Returns creature name -> its MCP tools (``server__tool`` classes, servers in name
     order); creatures without servers are left out. Raises ``ConfigErrors`` naming the
-    config line of each server that did not start (the others are stopped with the hub).
+    config line of each server that did not start (the others are stopped with the mcp).
     """
     defs = creature_defs(team, names)
     servers: dict[tuple[str, str], tuple[str, McpParams]] = {}
@@ -90,7 +90,7 @@ async def connect_mcp(
     if errors:
         raise ConfigErrors(errors)
     try:
-        tools = await hub.connect(servers)
+        tools = await mcp.connect(servers)
     except McpStartError as exc:
         for fkey, (sname, _, why) in exc.failures.items():
             assert isinstance(fkey, tuple)

@@ -9,7 +9,7 @@ from terrarium.llm.embedded import EmbeddedServer, model_info, model_path, pull_
 from terrarium.llm.factory import make_model
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.scripted import ScriptedModel, ScriptStep
-from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.settings import ControllerSettings, ModelSettings
 from terrarium.llm.tokenizer import LlamaTokenizer
 from terrarium.llm.types import (
     ChatMessage,
@@ -30,6 +30,7 @@ __all__ = [
     "DeltaAccumulator",
     "EmbeddedServer",
     "LlamaTokenizer",
+    "ModelSettings",
     "OpenAIClient",
     "ScriptStep",
     "ScriptedModel",

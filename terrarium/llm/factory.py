@@ -13,14 +13,14 @@ from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.scripted import ScriptedModel
-from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.settings import ModelSettings
 
 # SmolLM2-135M falls into token loops under a grammar without a little repetition penalty.
 EMBEDDED_FREQUENCY_PENALTY = 0.5
 
 
 def make_model(
-    settings: ControllerSettings | Mapping[str, Any] | None,
+    settings: ModelSettings | Mapping[str, Any] | None,
     *,
     embedded: EmbeddedServer | None = None,
     slot: int | None = None,
@@ -33,10 +33,10 @@ def make_model(
     ``script`` path (the directory of the creature's config.yaml).
     """
     if settings is None:
-        settings = ControllerSettings()
-    elif not isinstance(settings, ControllerSettings):
+        settings = ModelSettings()
+    elif not isinstance(settings, ModelSettings):
         try:
-            settings = ControllerSettings.model_validate(dict(settings))
+            settings = ModelSettings.model_validate(dict(settings))
         except ValidationError as exc:
             first = exc.errors()[0]
             raise ConfigError(
@@ -93,7 +93,7 @@ def make_model(
     )
 
 
-def openai_extras(s: ControllerSettings) -> dict[str, Any]:
+def openai_extras(s: ModelSettings) -> dict[str, Any]:
     """The body fields an OpenAI-compatible server gets beyond the standard ones."""
     extra: dict[str, Any] = {}
     if s.reasoning_effort is not None:
@@ -104,7 +104,7 @@ def openai_extras(s: ControllerSettings) -> dict[str, Any]:
     return extra
 
 
-def describe_settings(s: ControllerSettings) -> str:
+def describe_settings(s: ModelSettings) -> str:
     """Which model and endpoint a creature uses, without starting anything (never a key)."""
     if s.provider == "embedded":
         return "embedded (in-process llama.cpp)"

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
-class ControllerSettings(BaseModel):
+class ModelSettings(BaseModel):
     """LLM settings of one creature. Unknown keys are errors.
 
     With ``provider: embedded`` the in-process llama.cpp model is used; ``openai`` talks to
@@ -116,6 +116,11 @@ class ControllerSettings(BaseModel):
         return self.context_window or 4096
 
 
+# the old name, kept for code written against it: "controller" is the turn loop
+# (terrarium.controller); these are the model's settings (the YAML key stays `controller:`)
+ControllerSettings = ModelSettings
+
 __all__ = [
     "ControllerSettings",
+    "ModelSettings",
 ]

@@ -56,7 +56,7 @@ except ImportError:  # pragma: no cover - not on the machines we test
 __all__ = [
     "SHARE_ENV",
     "ServerEntry",
-    "ServerRegistry",
+    "ServerRecord",
     "SharedClient",
     "SharedEmbeddedServer",
     "can_share",
@@ -144,7 +144,7 @@ class ServerEntry:
         return pid_alive(self.pid) and health(self.base_url)
 
 
-class ServerRegistry:
+class ServerRecord:
     """The registry file of one key (``<key>.json``) and its lock (``<key>.lock``)."""
 
     def __init__(self, directory: Path, key: str) -> None:
@@ -226,7 +226,7 @@ class SharedEmbeddedServer(EmbeddedServer):
         self.takeovers = 0
         self.lost_owner: int | None = None  # whose server went away, until taken over
         self.entry: ServerEntry | None = None  # what this process advertised
-        self._registry: ServerRegistry | None = None
+        self._registry: ServerRecord | None = None
         self._mutex = threading.Lock()  # one takeover at a time in this process
 
     # ------------------------------------------------------------------ life cycle
@@ -235,11 +235,11 @@ class SharedEmbeddedServer(EmbeddedServer):
         return self._base_url is not None
 
     @property
-    def registry(self) -> ServerRegistry:
+    def registry(self) -> ServerRecord:
         if self._registry is None:
             model = self.model_file or model_path()
             key = share_key(model, self.slots, self.ctx_per_slot, self.team)
-            self._registry = ServerRegistry(self.registry_root or registry_dir(), key)
+            self._registry = ServerRecord(self.registry_root or registry_dir(), key)
         return self._registry
 
     def start(self) -> None:

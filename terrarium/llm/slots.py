@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.errors import ConfigError, Location
-from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.settings import ModelSettings
 from terrarium.llm.types import ChatRequest, StreamDelta
 
 __all__ = [
@@ -39,7 +39,7 @@ EMBEDDED = "embedded"
 """The server key of the team's embedded llama.cpp server."""
 
 
-def server_key(settings: ControllerSettings) -> str | None:
+def server_key(settings: ModelSettings) -> str | None:
     """The llama.cpp server a creature talks to (None: no slots, not a llama.cpp server)."""
     if settings.provider == "embedded":
         return EMBEDDED
@@ -48,7 +48,7 @@ def server_key(settings: ControllerSettings) -> str | None:
     return None
 
 
-def assign_slots(creatures: Mapping[str, ControllerSettings]) -> dict[str, int]:
+def assign_slots(creatures: Mapping[str, ModelSettings]) -> dict[str, int]:
     """``{creature: slot}`` for the creatures on a llama.cpp server, in the mapping's order.
 
     Embedded: slots 0..n-1 (the runtime starts the server with one slot per creature).

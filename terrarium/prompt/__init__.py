@@ -7,7 +7,7 @@ from terrarium.prompt.budget import (
     Tokenizer,
 )
 from terrarium.prompt.builder import INFO_TOOL, PromptBuilder, ToolView
-from terrarium.prompt.built import BuiltPrompt, SectionInfo
+from terrarium.prompt.built_prompt import BuiltPrompt, SectionInfo
 from terrarium.prompt.cache import PromptCache
 from terrarium.prompt.hints import HINT_KEYS
 from terrarium.prompt.inputs import (
@@ -20,7 +20,7 @@ from terrarium.prompt.inputs import (
     StaticPlugin,
     TeamMember,
 )
-from terrarium.prompt.owners import Registry, SectionRegistry, VariableRegistry
+from terrarium.prompt.ownership import OwnerTable, SectionTable, VariableTable
 from terrarium.prompt.report import format_prompt_report, format_section_map
 from terrarium.prompt.tail import TAIL_ORDER, StatusSpec, TailState, Turn, fold_summary
 from terrarium.prompt.templates import compile_template
@@ -35,13 +35,13 @@ __all__ = [
     "EstimateTokenizer",
     "FieldView",
     "NamedOutputView",
+    "OwnerTable",
     "PromptBuilder",
     "PromptCache",
     "PromptInputs",
     "PromptPlugin",
-    "Registry",
     "SectionInfo",
-    "SectionRegistry",
+    "SectionTable",
     "Skill",
     "StaticPlugin",
     "StatusSpec",
@@ -51,7 +51,7 @@ __all__ = [
     "Tokenizer",
     "ToolView",
     "Turn",
-    "VariableRegistry",
+    "VariableTable",
     "compile_template",
     "fold_summary",
     "format_prompt_report",

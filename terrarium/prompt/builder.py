@@ -1,7 +1,7 @@
 """PromptBuilder: assemble the byte-stable prefix once, rebuild only the tail each step.
 
 The prefix (persona → tools → guidance → skills → channels → hints → outputs → plugins) is
-rendered at construction, so template and registry mistakes fail before the first turn and a
+rendered at construction, so template and ownership mistakes fail before the first turn and a
 llama.cpp slot can reuse the cached prefix on every step. Only :meth:`build` runs per step.
 
 A restart with the same frozen inputs is cheap: views, sections, call facts and the joined,
@@ -18,11 +18,11 @@ from typing import Any
 from terrarium.errors import PromptError
 from terrarium.formats.base import CallFormat
 from terrarium.prompt.budget import DEFAULT_TOKENIZER, TailBudgets, Tokenizer
-from terrarium.prompt.built import BuiltPrompt, SectionInfo, join_sections
+from terrarium.prompt.built_prompt import BuiltPrompt, SectionInfo, join_sections
 from terrarium.prompt.cache import PromptCache
 from terrarium.prompt.calls import INFO_TOOL
 from terrarium.prompt.inputs import PromptInputs, ToolView
-from terrarium.prompt.owners import SectionRegistry, VariableRegistry
+from terrarium.prompt.ownership import SectionTable, VariableTable
 from terrarium.prompt.tail import TailAssembler, TailState
 
 __all__ = ["INFO_TOOL", "PromptBuilder", "PromptCache", "ToolView", "join_sections"]
@@ -45,8 +45,8 @@ class PromptBuilder:
         self.tokenizer: Tokenizer = tokenizer or DEFAULT_TOKENIZER
         self.budgets = budgets or TailBudgets()
         self.native = not fmt.textual
-        self.variables = VariableRegistry()
-        self.section_registry = SectionRegistry()
+        self.variables = VariableTable()
+        self.section_table = SectionTable()
         self._register_facts()
         self._render_prefix()
         self._tail = TailAssembler(
@@ -152,7 +152,7 @@ class PromptBuilder:
             parts.append((f"plugin:{p.name}", p.render().strip("\n")))
 
         kept = tuple((name, text) for name, text in parts if text.strip())
-        self.section_registry.register_many(
+        self.section_table.register_many(
             (name, name, "the aggregator" if ":" not in name else name.split(":", 1)[0])
             for name, _ in kept
         )

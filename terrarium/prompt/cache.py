@@ -23,7 +23,7 @@ from typing import Any
 
 from terrarium.formats.base import CallFormat
 from terrarium.prompt.budget import Tokenizer
-from terrarium.prompt.built import Prefix, finish_prefix
+from terrarium.prompt.built_prompt import Prefix, finish_prefix
 from terrarium.prompt.calls import call_facts, call_names
 from terrarium.prompt.examples import model_example
 from terrarium.prompt.hints import HintFacts, resolve_hints

@@ -16,7 +16,7 @@ from terrarium.formats.base import CallFormat, output_call_name, send_call_name
 from terrarium.prompt.examples import fields_example, model_example
 from terrarium.prompt.hints import HintFacts, syntax_help_of
 from terrarium.prompt.inputs import ChannelView, NamedOutputView
-from terrarium.prompt.owners import Registry
+from terrarium.prompt.ownership import OwnerTable
 from terrarium.prompt.views import sort_tools, tool_owner
 from terrarium.tools.base import Tool
 
@@ -38,7 +38,7 @@ def call_names(
     ] = sort_tools,
 ) -> tuple[str, ...]:
     """Every call this creature can make, sorted; a send or output call may not shadow a tool."""
-    calls: Registry[str] = Registry("call name")
+    calls: OwnerTable[str] = OwnerTable("call name")
     calls.register_many(
         (send_call_name(c.name), "send", f"channel {c.name!r}") for c in channels if c.can_send
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from terrarium.prompt.built import BuiltPrompt
+from terrarium.prompt.built_prompt import BuiltPrompt
 
 
 def format_section_map(built: BuiltPrompt) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from terrarium.formats.base import CallFormat
 from terrarium.prompt.inputs import PromptPlugin, Skill
-from terrarium.prompt.owners import Registry
+from terrarium.prompt.ownership import OwnerTable
 from terrarium.tools.base import Tool
 
 __all__ = [
@@ -101,14 +101,14 @@ def _key_part(a: Any) -> Hashable:
 
 def sort_skills(skills: tuple[Skill, ...]) -> tuple[tuple[Skill, ...], dict[str, Skill]]:
     """Skills by name, and a name → skill map; two skills with one name are refused."""
-    reg: Registry[Skill] = Registry("skill")
+    reg: OwnerTable[Skill] = OwnerTable("skill")
     reg.register_many((s.name, s, s.source) for s in skills)
     return tuple(sorted(skills, key=_BY_NAME)), reg.as_dict()
 
 
 def sort_tools(tools: tuple[type[Tool], ...]) -> tuple[tuple[type[Tool], ...], frozenset[str]]:
     """Tools by name, and their call names; two tools with one name are refused."""
-    reg: Registry[str] = Registry("call name")
+    reg: OwnerTable[str] = OwnerTable("call name")
     reg.register_many((t.name, "tool", tool_owner(t)) for t in tools)
     return tuple(sorted(tools, key=_BY_NAME)), frozenset(reg.as_dict())
 
@@ -117,7 +117,7 @@ def unique_sorted(kind: str, owner: str) -> Callable[[tuple[Any, ...]], tuple[An
     """A sorted view that refuses two entries with one name (one owner per fact)."""
 
     def compute(items: tuple[Any, ...]) -> tuple[Any, ...]:
-        reg: Registry[Any] = Registry(kind)
+        reg: OwnerTable[Any] = OwnerTable(kind)
         reg.register_many((x.name, x, owner) for x in items)
         return tuple(sorted(items, key=_BY_NAME))
 
@@ -135,7 +135,7 @@ def _plugin_key(p: Any) -> tuple[int, str]:
 
 def sort_plugins(plugins: tuple[PromptPlugin, ...]) -> tuple[PromptPlugin, ...]:
     """Plugins by priority, then name; two plugins with one name are refused."""
-    reg: Registry[Any] = Registry("prompt plugin")
+    reg: OwnerTable[Any] = OwnerTable("prompt plugin")
     reg.register_many((p.name, p, plugin_owner(p)) for p in plugins)
     return tuple(sorted(plugins, key=_plugin_key))
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from terrarium.channels.bus import EventBus
 from terrarium.config import Team
 from terrarium.events import CreatureStateName, TranscriptEntry
-from terrarium.prompt.built import BuiltPrompt
+from terrarium.prompt.built_prompt import BuiltPrompt
 
 
 @dataclass(slots=True)

@@ -33,7 +33,7 @@ from terrarium.controller.loop import Incoming, TurnResult
 from terrarium.errors import RuntimeFailure
 from terrarium.events import TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
-from terrarium.prompt.built import BuiltPrompt
+from terrarium.prompt.built_prompt import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.distributed import announce_end

@@ -36,7 +36,7 @@ from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import MODEL_NAME, EmbeddedServer
 from terrarium.llm.factory import make_model
 from terrarium.llm.prefix_cache import prefix_cache_dir
-from terrarium.llm.settings import ControllerSettings
+from terrarium.llm.settings import ModelSettings
 from terrarium.llm.shared_server import SharedEmbeddedServer, can_share, share_env
 from terrarium.llm.slots import (
     EmbeddedPlan,
@@ -54,7 +54,7 @@ from terrarium.store import MemoryStore
 from terrarium.tools.ask import bind_answerer
 from terrarium.tools.base import Tool
 from terrarium.tools.delegate import STATE_SUBAGENTS
-from terrarium.tools.mcp.hub import McpHub
+from terrarium.tools.mcp.connections import McpConnections
 from terrarium.tools.team import STATE_TEAM, TeamControl
 from terrarium.voice.sink import FileOutput, OutputSink, PrintOutput
 
@@ -76,12 +76,12 @@ def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | 
 async def connect_team_mcp(team: Team, stack: AsyncExitStack
                            ) -> Mapping[str, Sequence[type[Tool]]]:
     """Start every MCP server the team's creatures list, kept up (and reconnected) by an
-    ``McpHub`` on ``stack``; returns each creature's tools from them. A team without MCP
+    ``McpConnections`` on ``stack``; returns each creature's tools from them. A team without MCP
     servers starts none and loads nothing of the MCP SDK."""
     if not any(d.config.mcp_servers for d in team.everyone.values()):
         return {}
-    hub = await stack.enter_async_context(McpHub())
-    return await connect_mcp(team, hub)
+    mcp = await stack.enter_async_context(McpConnections())
+    return await connect_mcp(team, mcp)
 
 
 def hosted(creatures: dict[str, RunningCreature], options: RuntimeOptions
@@ -178,7 +178,7 @@ def team_layout(team: Team, hosted_subagents: Mapping[str, Subagents],
     the sub-agents of the creatures hosted here, ``make_subagents`` builds the others'."""
     names = sorted(team.creatures) + ([ROOT] if team.root is not None else [])
     embedded = [n for n in names
-                if (team.everyone[n].config.controller or ControllerSettings()).provider
+                if (team.everyone[n].config.controller or ModelSettings()).provider
                 == "embedded"]
     counts: dict[str, int] = {}
     for n in names:

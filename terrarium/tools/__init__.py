@@ -20,8 +20,8 @@ Modules
     ``approval``  ``Approver``/``Approval``: who says yes to calls a creature's ``approve`` lists.
     ``confine``   the path-confinement rule the file tools share.
     ``workspace`` the workspace the file and shell tools act in (``ToolContext.workspace``).
-    ``mcp``       (a package) MCP servers' tools as Tool classes: ``McpHub``, ``McpConnection``,
-                  the JSON-schema → args-model conversion (see its ``__init__``).
+    ``mcp``       (a package) MCP servers' tools as Tool classes: ``McpConnections``,
+                  ``McpConnection``, the JSON-schema → args-model conversion (see its ``__init__``).
 
 Writing a tool
     Subclass ``Tool``; set ``name``, ``summary`` (one line for the prompt index),

@@ -6,7 +6,7 @@ instead of changing the wrong place. ``multi_edit`` applies its edits in order t
 in memory and writes once, so a failing edit leaves the file untouched (all or nothing).
 The file is replaced atomically (a temporary file renamed over it, mode kept), and its
 line endings are left as they were. The new text is planned and recorded before the file
-is replaced (:mod:`terrarium.tools.once`), so a crash mid-call never applies an edit twice.
+is replaced (:mod:`terrarium.tools.file_plan`), so a crash mid-call never applies an edit twice.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import ToolError
 from terrarium.tools.base import Tool, ToolContext
-from terrarium.tools.once import Plan, apply_once
+from terrarium.tools.file_plan import Plan, apply_once
 from terrarium.tools.workspace import shown, workspace_path
 
 __all__ = ["EditArgs", "EditTool", "MultiEditArgs", "MultiEditTool", "OneEdit", "apply_edit"]
@@ -170,7 +170,7 @@ class EditTool(Tool):
         "end_line) and copy old_string from them exactly, without the line numbers."
     )
     concurrency_safe: ClassVar[bool] = False
-    side_effects: ClassVar[bool] = True  # planned, then applied once (tools/once.py)
+    side_effects: ClassVar[bool] = True  # planned, then applied once (tools/file_plan.py)
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, EditArgs)
@@ -191,7 +191,7 @@ class MultiEditTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = MultiEditArgs
     concurrency_safe: ClassVar[bool] = False
-    side_effects: ClassVar[bool] = True  # planned, then applied once (tools/once.py)
+    side_effects: ClassVar[bool] = True  # planned, then applied once (tools/file_plan.py)
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
         assert isinstance(args, MultiEditArgs)

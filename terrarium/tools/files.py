@@ -5,7 +5,7 @@ readable and writable (:func:`terrarium.tools.workspace.file_path`). Disk work r
 worker thread (``anyio.to_thread``) so a slow disk never stalls the other creatures.
 A line range (``start_line``/``end_line``) returns numbered lines, the numbers ``edit``'s
 messages use, so a model can read exactly the part it is about to change. A write is
-planned and recorded before the file changes (:mod:`terrarium.tools.once`): an append that
+planned and recorded before the file changes (:mod:`terrarium.tools.file_plan`): an append that
 a crash interrupts is written once, at the offset it was planned for, not appended again.
 """
 
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import ToolError
 from terrarium.tools.base import Tool, ToolContext
-from terrarium.tools.once import Plan, apply_once
+from terrarium.tools.file_plan import Plan, apply_once
 from terrarium.tools.workspace import file_path
 
 __all__ = ["ReadFileArgs", "ReadFileTool", "WriteFileArgs", "WriteFileTool"]
@@ -186,7 +186,7 @@ class WriteFileTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = WriteFileArgs
     concurrency_safe: ClassVar[bool] = False
-    side_effects: ClassVar[bool] = True  # planned, then applied once (tools/once.py)
+    side_effects: ClassVar[bool] = True  # planned, then applied once (tools/file_plan.py)
     needs_followup = False
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:

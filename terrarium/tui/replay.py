@@ -20,7 +20,7 @@ from terrarium.channels.log import DurableLog, RunInfo
 from terrarium.config import Team, load_any
 from terrarium.errors import ChannelRefusal, TerrariumError
 from terrarium.events import TranscriptEntry
-from terrarium.prompt.built import BuiltPrompt
+from terrarium.prompt.built_prompt import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.tui.delegation import is_subagent_label
 from terrarium.tui.text import PromptView, model_label

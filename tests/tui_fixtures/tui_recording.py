@@ -21,7 +21,7 @@ from terrarium.channels.payload import describe_validation_error
 from terrarium.config import Team, load_team
 from terrarium.errors import ChannelRefusal
 from terrarium.events import Event, TranscriptEntry
-from terrarium.prompt.built import BuiltPrompt
+from terrarium.prompt.built_prompt import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 

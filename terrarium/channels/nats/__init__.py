@@ -1,8 +1,8 @@
 """Channels past one machine: the NATS JetStream transport, broker connection settings,
-and the broker's records of runs (run registry, the run's log stream)."""
+and the broker's records of runs (runs records, the run's log stream)."""
 
 from terrarium.channels.nats.connect import CREDENTIAL_VARIABLES, connect_broker, connect_options
-from terrarium.channels.nats.registry import (
+from terrarium.channels.nats.runs import (
     latest_run,
     materialize_log,
     publish_run,

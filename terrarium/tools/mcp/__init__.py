@@ -7,7 +7,7 @@ Modules
                     ``render_result``: a call's content as text (images etc. as a note).
     ``connection``  ``McpConnection``: one live server, its task, calls, reconnect with backoff
                     (imports the MCP SDK, which is slow to import: only when a server is used).
-    ``hub``         ``McpHub``: every server of a run in one task group; ``connect`` returns
+    ``connections`` ``McpConnections``: every server of a run in one task group; ``connect`` returns
                     the Tool classes per key; ``McpStartError`` for servers that fail to start.
 
 This ``__init__`` imports nothing, so that using one module does not load the SDK.

@@ -2,14 +2,14 @@
 
 Why a task of its own: the SDK's ``Client`` is an async context manager whose transport
 (a subprocess, an HTTP stream) lives in task groups that must be entered and left by the
-same task. ``McpConnection.run`` is that task, started in the hub's task group: it holds the
+same task. ``McpConnection.run`` is that task, started in the mcp's task group: it holds the
 client open, serves calls from any task, and when the server goes away (a call finds the
 connection closed, or a periodic ping fails) it leaves the context, waits (backoff 0.5 s
 doubling to 30 s) and connects again. A call while the server is down waits a little for
 it to come back, then fails with a ToolError the model can read; nothing else notices.
 
 A server that cannot be started the first time is not retried: ``run`` reports the failure
-through ``start_error`` (with the last lines it wrote to stderr) and ends, and the hub
+through ``start_error`` (with the last lines it wrote to stderr) and ends, and the mcp
 raises it as a start error naming the server.
 """
 

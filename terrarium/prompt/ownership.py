@@ -15,7 +15,7 @@ from terrarium.errors import RegistryError
 T = TypeVar("T")
 
 
-class Registry(Generic[T]):
+class OwnerTable(Generic[T]):
     """Name → (value, owner); duplicates are refused, listing is sorted by name."""
 
     kind: str = "entry"
@@ -79,21 +79,21 @@ class Registry(Generic[T]):
         return {n: self._values[n] for n in sorted(self._values)}
 
 
-class VariableRegistry(Registry[object]):
+class VariableTable(OwnerTable[object]):
     """Template variables (``creature``, ``model``, ``cwd``, ``tools`` …) and their owners."""
 
     kind = "template variable"
 
 
-class SectionRegistry(Registry[str]):
+class SectionTable(OwnerTable[str]):
     """Prompt sections by name; a plugin cannot shadow a built-in section."""
 
     kind = "prompt section"
 
 
 __all__ = [
-    "Registry",
-    "SectionRegistry",
+    "OwnerTable",
+    "SectionTable",
     "T",
-    "VariableRegistry",
+    "VariableTable",
 ]

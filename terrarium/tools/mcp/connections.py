@@ -1,7 +1,7 @@
 """Every MCP server of a run, kept up in one task group, and their tools as Tool classes.
 
-``async with McpHub() as hub:`` owns a task group in which each server's connection task
-runs (see ``connection``); ``await hub.connect({key: (server, params)})`` starts them all at
+``async with McpConnections() as mcp:`` owns a task group in which each server's connection
+task runs (see ``connection``); ``await mcp.connect({key: (server, params)})`` starts them all at
 once, waits until each is up with its tools listed, and returns one list of Tool classes per
 key. A server that fails to start does not stop the others from being tried; all failures
 are raised together as ``McpStartError`` (``failures``: key -> why), so the caller can name
@@ -27,7 +27,7 @@ from terrarium.tools.mcp.params import McpParams
 if TYPE_CHECKING:
     from terrarium.tools.mcp.connection import McpConnection
 
-__all__ = ["McpHub", "McpStartError"]
+__all__ = ["McpConnections", "McpStartError"]
 
 
 class McpStartError(TerrariumError):
@@ -40,7 +40,7 @@ class McpStartError(TerrariumError):
         super().__init__("; ".join(lines))
 
 
-class McpHub:
+class McpConnections:
     """The connections of one run; an async context manager around their task group."""
 
     def __init__(self, **connection_options: Any) -> None:
@@ -48,7 +48,7 @@ class McpHub:
         self._options = connection_options  # backoff, ping_interval, reconnect_wait
         self._tg: TaskGroup | None = None
 
-    async def __aenter__(self) -> McpHub:
+    async def __aenter__(self) -> McpConnections:
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         return self
@@ -70,7 +70,8 @@ class McpHub:
     ) -> dict[Hashable, list[type[McpTool]]]:
         """Start ``servers`` (key -> (server name, params)); their tools by key."""
         if self._tg is None:
-            raise RuntimeError("McpHub.connect needs `async with McpHub() as hub:` first")
+            raise RuntimeError(
+                "McpConnections.connect needs `async with McpConnections() as mcp:` first")
         if not servers:
             return {}
         from terrarium.tools.mcp.connection import McpConnection
