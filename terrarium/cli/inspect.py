@@ -127,6 +127,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     else:
         built = PromptBuilder(parts.inputs, parts.fmt).build(state)
     print(format_prompt_report(built, json=args.json))
+    for note in parts.notes:  # what was decided for the creature that its config does not say
+        print(f"note: {note}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

@@ -303,9 +303,17 @@ def _normalize_output(data: dict[str, Any], out: list[Finding]) -> None:
 
 
 def _normalize_controller(data: dict[str, Any], out: list[Finding]) -> None:
+    if isinstance(data.get("llm"), str):  # `llm: NAME` beside the controller: its preset
+        name = data.pop("llm")
+        ctl = data.setdefault("controller", {})
+        if isinstance(ctl, dict):
+            ctl.setdefault("llm", name)
+            out.append(Finding("changed", ("llm",), f"llm {name} is controller.llm {name}"))
     ctl = data.get("controller")
     if not isinstance(ctl, dict):
         return
+    if isinstance(ctl.get("preset"), str):  # another name for the same choice
+        ctl.setdefault("llm", ctl.pop("preset"))
     for key in CONTROLLER_MIRRORED:
         if key in ctl:
             value = ctl.pop(key)

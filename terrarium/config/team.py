@@ -285,7 +285,7 @@ def _takes_text(model: type[BaseModel], fname: str) -> bool:
 
 _ENTRY_KEYS = frozenset(CreatureEntry.model_fields) | {"config"}
 _ROOT_KEYS = frozenset(RootSpec.model_fields)
-_CREATURE_KEYS = frozenset(CreatureConfig.model_fields) | frozenset(CREATURE_UNSUPPORTED)
+_CREATURE_KEYS = frozenset(CreatureConfig.model_fields) | frozenset(CREATURE_UNSUPPORTED) | {"llm"}
 
 
 def _split_inline(entry: Any, keep: frozenset[str]) -> dict[str, Any]:

@@ -140,6 +140,8 @@ class CreatureParts:
     fills: dict[str, dict[str, str]] = field(default_factory=dict)  # send call -> field -> source
     # the memos it was assembled with; its PromptBuilder and the next creature share them
     cache: AssemblyCache = field(default_factory=lambda: AssemblyCache())
+    # decisions made for the creature that its config does not spell out (shown by `prompt`)
+    notes: tuple[str, ...] = ()
 
     @property
     def specs(self) -> dict[str, CallSpec]:
@@ -237,6 +239,7 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
         desc, inputs = ("", {}) if isinstance(sub, str) else (sub.description, sub.inputs)
         registry.register(subagent_tool(sname, desc, inputs), owner=f"{cdef.loaded.path}")
     registry = with_background(registry, cfg.background)  # the `background` flag, job tools
+    notes = _info_for_dynamic(cfg, registry, cdef)
     specs: list[CallSpec] = list(registry.specs())
     sends: dict[str, str] = {}
     fills: dict[str, dict[str, str]] = {}
@@ -297,4 +300,18 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
         extra_variables=dict(cfg.variables),
     )
     return CreatureParts(cdef.name, cdef, settings, registry, fmt, inputs, sends, outputs,
-                         cfg.output.default, loop_settings(cdef, settings), fills, cache)
+                         cfg.output.default, loop_settings(cdef, settings), fills, cache, notes)
+
+
+def _info_for_dynamic(cfg: Any, registry: ToolRegistry, cdef: CreatureDef) -> tuple[str, ...]:
+    """``skill_mode: dynamic`` lists each tool by one line and leaves the details to an
+    ``info`` call; a creature that lists tools but not ``info`` (KohakuTerrarium's
+    ``tools: [bash, read, write]``) gets it added, so the default mode works as written."""
+    from terrarium.tools.info import InfoTool
+
+    if cfg.skill_mode != "dynamic" or not registry.names() or InfoTool.name in registry.names():
+        return ()
+    registry.register(InfoTool, owner="skill_mode dynamic (added: the tools list has no info)")
+    return (f"skill_mode dynamic: the {InfoTool.name!r} tool was added because `tools` does not "
+            "list it (full tool docs come from an info call); list it yourself or set "
+            "`skill_mode: static` to change this",)
