@@ -358,6 +358,11 @@ class CreatureConfig(Strict):
         default_factory=dict, description="Per-tool settings: tool name → options, e.g. "
         "`shell: {timeout: 30, allowed_commands: ['pytest*']}`; each tool checks its own keys."
     )
+    channel_call: bool = Field(
+        False, description="Also offer one `send_channel(channel, message)` call for every "
+        "channel the creature may send on (KohakuTerrarium's form; `send_channel` or "
+        "`send_message` in `tools` sets it), besides each channel's `send_<channel>` call."
+    )
     approve: list[str] = Field(
         default_factory=list, description="Tools whose every call waits for a human's yes "
         "(terminal prompt or monitor; `terrarium run --yes` approves all), e.g. "
@@ -463,6 +468,11 @@ class TerrariumSpec(Strict):
     )
     creatures: list[CreatureEntry] = Field(min_length=1, description="The team.")
     channels: dict[str, ChannelDecl] = Field(default_factory=dict, description="Channels by name.")
+    workspace: str | None = Field(
+        None, description="One folder every creature without a `workspace` of its own works "
+        "in, as in KohakuTerrarium: `shared` (runs/RUN_ID/workspace) or a folder (relative to "
+        "this file). Default: each creature its own runs/RUN_ID/workspace/NAME.",
+    )
     transport: Literal["memory", "nats"] = Field(
         "memory", description="Channel transport: `memory` (one process) or `nats` (NATS "
         "JetStream, creatures hosted by workers on many machines; `--broker URL`)."

@@ -97,6 +97,8 @@ class Team:
     index: PackageIndex | None = None
     transport: Literal["memory", "nats"] = "memory"
     transcription: TranscriptionSettings | None = None  # speech in (voice/listen.py)
+    # the team's shared workspace: "shared" (in the run folder), an absolute folder, or None
+    workspace: str | None = None
 
     @property
     def folder(self) -> Path:
@@ -537,8 +539,11 @@ def load_team(path: Path | str) -> Team:
 
     if errors:
         raise ConfigErrors(errors)
+    workspace = spec.workspace
+    if workspace not in (None, "shared"):
+        workspace = str((tpath.parent / str(workspace)).resolve())
     return Team(spec.name, tpath, creatures, channels, spec.input_channel, root, index,
-                spec.transport, spec.transcription)
+                spec.transport, spec.transcription, workspace)
 
 
 def load_single_creature(path: Path | str) -> Team:

@@ -40,6 +40,8 @@ from terrarium.tools.registry import ToolRegistry
 from terrarium.tools.team import TEAM_TOOLS
 
 __all__ = [
+    "ANY_CHANNEL",
+    "CHANNEL_CALL",
     "DEFAULT_PERSONA",
     "CreatureParts",
     "LoopSettings",
@@ -50,6 +52,8 @@ __all__ = [
 ]
 
 DEFAULT_PERSONA = "You are {{ creature }}, a creature in a terrarium team.\n"
+CHANNEL_CALL = "send_channel"  # KohakuTerrarium's one call for every channel (channel_call)
+ANY_CHANNEL = "*"  # in CreatureParts.sends: the channel is the call's `channel` argument
 
 
 class TextMessage(BaseModel):
@@ -148,6 +152,14 @@ class CreatureParts:
         return dict(self.fmt.specs)
 
 
+def channel_call_model(channels: tuple[str, ...]) -> type[BaseModel]:
+    """The arguments of ``send_channel``: one of the creature's channels and the text."""
+    return create_model(
+        "SendChannel", __config__=ConfigDict(extra="forbid"),
+        channel=(Literal[channels], Field(description="the channel to send on")),  # type: ignore[valid-type]
+        message=(str, Field(description="the text to send")))
+
+
 def without_fields(model: type[BaseModel], names: frozenset[str]) -> type[BaseModel]:
     """``model`` minus the fields the runtime fills in: what the model itself must write.
 
@@ -195,6 +207,8 @@ class AssemblyCache(PromptCache):
         self.without_fields = lru_cache(maxsize=256)(without_fields)
         # the team's roster as TeamMembers, one entry: keyed by the identity of the creature map
         self.members: tuple[Mapping[str, CreatureDef], tuple[TeamMember, ...]] | None = None
+        # per set of channels: one `send_channel` args class (channel_call)
+        self.channel_call_model = lru_cache(maxsize=256)(channel_call_model)
 
     def all_members(self, team: Team) -> tuple[TeamMember, ...]:
         """Every creature as a TeamMember, built once per team and shared by all its creatures.
@@ -253,6 +267,10 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
             model = cache.without_fields(model, frozenset(fill))
         specs.append(CallSpec(call, desc, model))
         sends[call] = cname
+    if cfg.channel_call and cdef.can_send and CHANNEL_CALL not in sends:
+        specs.append(CallSpec(CHANNEL_CALL, "Send a text message on one of your channels.",
+                              cache.channel_call_model(tuple(sorted(cdef.can_send)))))
+        sends[CHANNEL_CALL] = ANY_CHANNEL
     outputs: dict[str, str] = {}
     views = []
     for oname, out in sorted(cfg.output.named_outputs.items()):

@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from terrarium.config.models import CompactionConfig
 from terrarium.controller.approval_gate import ApprovalGate
-from terrarium.controller.assembly import CreatureParts
+from terrarium.controller.assembly import ANY_CHANNEL, CreatureParts
 from terrarium.controller.compaction import Compactor
 from terrarium.controller.fill import SendFill
 from terrarium.controller.guard import ReplyGuard
@@ -622,6 +622,8 @@ class Controller:
     async def _send(self, ev: CallEvent, args: dict[str, Any], key: str | None = None
                     ) -> CallRecord:
         channel = self.parts.sends[ev.name]
+        if channel == ANY_CHANNEL:  # send_channel(channel, message): KohakuTerrarium's form
+            channel, args = str(args.get("channel")), {"text": str(args.get("message", ""))}
         if self.send is None:
             return CallRecord(ev.name, "send", args, False,
                               f"Refused: channel {channel!r} is not connected in this run.",

@@ -410,7 +410,11 @@ class Wiring:
         if ctl.tool_ctx.workspace is None and WORKSPACE_TOOLS & set(c.parts.registry.names()):
             # a creature that runs commands or edits files and names no workspace works in
             # a folder of its own in the run directory, never in its config folder
-            ctl.tool_ctx.workspace = self.run_dir / "workspace" / name
+            # (or, when the team declares one, in the team's shared workspace)
+            shared = self.team.workspace if self.team is not None else None
+            ctl.tool_ctx.workspace = (self.run_dir / "workspace" if shared == "shared"
+                                      else Path(shared) if shared
+                                      else self.run_dir / "workspace" / name)
             ctl.tool_ctx.workspace.mkdir(parents=True, exist_ok=True)
         return ctl
 
