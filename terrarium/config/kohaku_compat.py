@@ -30,6 +30,7 @@ __all__ = [
     "OUTPUT_TYPE_UNSUPPORTED",
     "PACKAGE_UNSUPPORTED",
     "ROOT_TEAM_TOOL_PREFIXES",
+    "TERRARIUM_UNSUPPORTED",
     "Finding",
     "findings_to_errors",
     "normalize_creature",
@@ -91,6 +92,11 @@ KT_PROVIDERS = ("openrouter", "anthropic", "codex", "codex-oauth", "gemini", "mi
 ENTRY_UNSUPPORTED: dict[str, tuple[str, str]] = {
     "output_log": ("`output_log`", "the run log (`terrarium log RUN_ID`)"),
     "output_log_size": ("`output_log_size`", "the run log (`terrarium log RUN_ID`)"),
+}
+
+TERRARIUM_UNSUPPORTED: dict[str, tuple[str, str]] = {  # keys of `terrarium:` itself
+    "interface": ("`terrarium.interface`",
+                  "`terrarium run` (`--tui` for the monitor) or the HTTP service"),
 }
 
 PACKAGE_UNSUPPORTED: dict[str, tuple[str, str]] = {

@@ -17,6 +17,7 @@ from terrarium.config.creature import (
 from terrarium.config.kohaku_compat import (
     CREATURE_UNSUPPORTED,
     ENTRY_UNSUPPORTED,
+    TERRARIUM_UNSUPPORTED,
     not_supported,
 )
 from terrarium.config.located import did_you_mean, from_validation_error
@@ -306,6 +307,11 @@ def _pre_normalize(doc: YamlDoc, errors: list[ConfigError]) -> tuple[
     spec = doc.data.get("terrarium") if isinstance(doc.data, dict) else None
     if not isinstance(spec, dict):
         return [], None
+    for key, (feature, instead) in TERRARIUM_UNSUPPORTED.items():
+        if key in spec:
+            errors.append(ConfigError(not_supported(feature, instead),
+                                      location=doc.location(("terrarium", key))))
+            spec.pop(key)
     channels = spec.get("channels")
     if isinstance(channels, dict):
         for cname, decl in list(channels.items()):
@@ -366,6 +372,28 @@ def _wiring_targets(spec: Any, channels: dict[str, ChannelDecl], doc: YamlDoc,
     return out
 
 
+def _load_entry(entry: CreatureEntry, doc: YamlDoc, ekp: tuple[Any, ...],
+                inline: dict[str, Any], index: PackageIndex, tpath: Path,
+                errors: list[ConfigError]) -> LoadedCreature | None:
+    """One terrarium entry's creature, or None (the reason is in ``errors``)."""
+    ref = _creature_ref(entry, doc, ekp, errors)
+    if ref is None:
+        return None
+    if entry.base_config is not None or inline:
+        return load_inline_creature({**inline, "base_config": ref, "name": entry.name}, doc,
+                                    ekp, index, errors)
+    try:
+        cpath = config_file(index.resolve_ref(ref, tpath.parent, doc.location((*ekp, "config"))))
+    except ConfigError as exc:
+        errors.append(exc)
+        return None
+    if not cpath.is_file():
+        errors.append(doc.error((*ekp, "config"), f"creature config not found: {cpath}",
+                                "point `config` at a creature folder holding config.yaml"))
+        return None
+    return load_creature(cpath, index, errors)
+
+
 def load_team(path: Path | str) -> Team:
     """Load and validate a terrarium (folder or terrarium.yaml); raise ConfigErrors."""
     path = Path(path).resolve()
@@ -416,26 +444,10 @@ def load_team(path: Path | str) -> Team:
         if not entry.name.isidentifier():
             errors.append(doc.error((*ekp, "name"),
                                     f"creature name {entry.name!r} must be an identifier"))
-        ref = _creature_ref(entry, doc, ekp, errors)
-        if ref is None:
-            continue
+        # a creature that fails to load is still wired as written: one mistake, one error
+        # (no "nobody listens" for the channels it would have heard)
         inline = inlines[i] if i < len(inlines) else {}
-        if entry.base_config is not None or inline:
-            lc = load_inline_creature({**inline, "base_config": ref, "name": entry.name}, doc,
-                                      ekp, index, errors)
-        else:
-            try:
-                cpath = config_file(index.resolve_ref(ref, tpath.parent,
-                                                      doc.location((*ekp, "config"))))
-            except ConfigError as exc:
-                errors.append(exc)
-                continue
-            if not cpath.is_file():
-                errors.append(doc.error((*ekp, "config"), f"creature config not found: {cpath}",
-                                        "point `config` at a creature folder holding "
-                                        "config.yaml"))
-                continue
-            lc = load_creature(cpath, index, errors)
+        lc = _load_entry(entry, doc, ekp, inline, index, tpath, errors)
         wired = [w if isinstance(w, str) else w.to for w in entry.output_wiring
                  if isinstance(w, str) or (w.with_content and w.prompt is None)]
         listen = [*entry.channels.listen,
@@ -500,12 +512,12 @@ def load_team(path: Path | str) -> Team:
                 if not rpath.is_file():
                     errors.append(doc.error((*rkp, "config"),
                                             f"root creature config not found: {rpath}"))
+            heard = tuple(c for c in root_listen if c in channels)
             if lc is not None:
-                heard = tuple(c for c in root_listen if c in channels)
                 root = CreatureDef("root", lc, listen=heard,
                                    hint_overrides=_hint_overrides(index, lc), inline=kt_form)
-                for ch in heard:
-                    listeners[ch].append("root")
+            for ch in heard:  # wired even when it failed to load: its error is the one
+                listeners[ch].append("root")
             if "root" in creatures:
                 errors.append(doc.error(rkp, "a creature is already named "
                                         "'root', the name the root creature takes",
