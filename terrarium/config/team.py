@@ -401,6 +401,7 @@ def load_team(path: Path | str) -> Team:
     errors: list[ConfigError] = []
     index = build_index(tpath.parent)
     errors.extend(index.errors)
+    seen = len(index.errors)  # packages read later, when referenced, add theirs at the end
     try:
         doc = load_yaml(tpath)
     except ConfigError as exc:
@@ -549,6 +550,7 @@ def load_team(path: Path | str) -> Team:
                                     f"broadcast channel {cname!r} is only heard by its only "
                                     "sender, so every send would reach nobody"))
 
+    errors.extend(index.errors[seen:])
     if errors:
         raise ConfigErrors(errors)
     workspace = spec.workspace
@@ -564,7 +566,9 @@ def load_single_creature(path: Path | str) -> Team:
     errors: list[ConfigError] = []
     index = build_index(path.parent)
     errors.extend(index.errors)
+    seen = len(index.errors)
     lc = load_creature(path, index, errors)
+    errors.extend(index.errors[seen:])
     if errors or lc is None:
         raise ConfigErrors(errors or [ConfigError("could not load the creature",
                                                   location=Location(path))])
@@ -578,6 +582,7 @@ def load_package(path: Path) -> tuple[PackageIndex, list[Team]]:
     root = path.parent if path.is_file() else path
     index = build_index(root)
     errors = list(index.errors)
+    seen = len(index.errors)
     pkg = index.add_root(root)
     if pkg is None:
         raise ConfigErrors(errors or [ConfigError(f"no {MANIFEST} in {root}",
@@ -602,6 +607,7 @@ def load_package(path: Path) -> tuple[PackageIndex, list[Team]]:
             teams.append(load_team(root / t))
         except ConfigErrors as exc:
             errors.extend(exc.errors)
+    errors.extend(index.errors[seen:])
     if errors:
         raise ConfigErrors(errors)
     return index, teams
