@@ -171,7 +171,9 @@ class PromptBuilder:
                 f"The prefix of {self.inputs.creature!r} needs {self.prefix_tokens} tokens, "
                 f"which with the reply reserve ({b.reply_reserve}) and margin ({b.margin}) "
                 f"leaves nothing of the {self.inputs.context_window}-token context window.",
-                suggestion="shorten the persona or the skill index, or use a larger window",
+                suggestion="shorten the persona or the skill index, or use a model with a "
+                "larger window (`controller.llm: PRESET`, `controller.context_window`, or "
+                "TERRARIUM_LLM for every creature that names no model)",
             )
         return left
 
