@@ -92,6 +92,7 @@ class LoopSettings:
     workspace: Path | None  # where file and shell tools act (None: the creature folder)
     tool_options: Mapping[str, Mapping[str, Any]]  # tool name -> its options, unvalidated
     approve: frozenset[str]  # tools whose calls wait for a human's yes ("*": every tool)
+    keep_reasoning: bool  # a reasoning model's thinking stays in the history
 
 
 def _spoken_sentences(cfg: Any) -> int | None:
@@ -124,6 +125,7 @@ def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettin
         workspace=Path(cfg.workspace) if cfg.workspace else None,
         tool_options=MappingProxyType({k: dict(v) for k, v in cfg.tool_options.items()}),
         approve=frozenset(cfg.approve),
+        keep_reasoning=settings.keep_reasoning,
     )
 
 

@@ -57,6 +57,7 @@ from terrarium.events import (
     OutputText,
     PromptBuilt,
     PromptSectionInfo,
+    Reasoning,
     TranscriptAppended,
     TranscriptEntry,
 )
@@ -72,6 +73,7 @@ from terrarium.formats import (
 from terrarium.formats.grammar import sentences_left
 from terrarium.formats.native import NativeFormat
 from terrarium.llm.base import ChatModel, keeps_prompt_cache, supports_continuation
+from terrarium.llm.reasoning import THINK_CLOSE, THINK_OPEN, ThinkSplitter
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
 from terrarium.prompt.budget import Tokenizer
 from terrarium.prompt.builder import PromptBuilder
@@ -136,6 +138,7 @@ class _Round:
     native: dict[int, dict[str, str]] = field(default_factory=dict)
     usage: Usage | None = None  # the model's usage for the round (both calls if it paused)
     finish_reason: str | None = None  # of the round's last model call ("length": cut off)
+    reasoning: list[str] = field(default_factory=list)  # thinking: never a reply, never sent
 
 
 @asynccontextmanager
@@ -471,6 +474,7 @@ class Controller:
         rnd = _Round()
         seq_lock = anyio.Lock()
         parser = self.parts.fmt.new_parser()
+        thinking = ThinkSplitter()  # <think> blocks in the text are thinking, not the reply
         failure: Exception | None = None
         # a framed value restarts its grammar on a continuation: never pause inside one
         pause = out.first_audio_pause(self.model) if frame is None else None
@@ -504,9 +508,15 @@ class Controller:
                             crashpoint("turn.delta")
                             if delta.finish_reason:
                                 rnd.finish_reason = delta.finish_reason
+                            if delta.reasoning:
+                                self._reasoned(rnd, delta.reasoning)
                             if delta.text:
-                                rnd.raw.append(delta.text)
-                                await handle(parser.feed(delta.text))
+                                shown, thought = thinking.feed(delta.text)
+                                if thought:
+                                    self._reasoned(rnd, thought)
+                                if shown:
+                                    rnd.raw.append(shown)
+                                    await handle(parser.feed(shown))
                             for tc in delta.tool_calls:
                                 nc = rnd.native.setdefault(
                                     tc.index, {"id": "", "name": "", "arguments": ""})
@@ -529,6 +539,14 @@ class Controller:
                 failure = exc
                 tg.cancel_scope.cancel()
             if failure is None:
+                shown, thought = thinking.close()
+                if thought:
+                    self._reasoned(rnd, thought)
+                if rnd.reasoning:  # the round's whole thinking, once, for the log and monitor
+                    self._entry("reasoning", "".join(rnd.reasoning))
+                if shown:
+                    rnd.raw.append(shown)
+                    await handle(parser.feed(shown))
                 if frame is not None:
                     rest = frame.close("".join(rnd.raw))
                     rnd.raw.append(rest)
@@ -543,6 +561,11 @@ class Controller:
         if failure is not None:
             raise failure
         return rnd
+
+    def _reasoned(self, rnd: _Round, text: str) -> None:
+        """A reasoning model's thinking: to the monitor and the log, nowhere else."""
+        rnd.reasoning.append(text)
+        self.emit(Reasoning(creature=self.parts.name, text=text))
 
     def _remember_round(self, rnd: _Round, records: list[CallRecord], follow_up: bool) -> None:
         """Add this round to the history exactly as the model wrote it.
@@ -559,6 +582,8 @@ class Controller:
                 r.name, self.fill.written(r.name, r.args) if r.kind == "send" else r.args)
                 for r in records]
             raw = "\n".join(p for p in ["".join(rnd.text), *shown] if p)
+        if raw and self.settings.keep_reasoning and rnd.reasoning:
+            raw = f"{THINK_OPEN}{''.join(rnd.reasoning)}{THINK_CLOSE}\n{raw}"
         if raw:
             self.conversation.append(Turn("assistant", raw))
         if records and follow_up:

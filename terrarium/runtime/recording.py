@@ -26,6 +26,7 @@ from terrarium.events import (
     JobStarted,
     MessageConsumed,
     OutputText,
+    Reasoning,
     RunEnded,
     TranscriptAppended,
     TranscriptEntry,
@@ -39,7 +40,8 @@ __all__ = ["LOG_FILE", "TRANSCRIPT_LIMIT", "Recorder"]
 LOG_FILE = "terrarium.sqlite3"
 TRANSCRIPT_LIMIT = 2000
 # not written to the events table: per-token deltas, and consumptions (their own table has them)
-_UNLOGGED = (OutputText, MessageConsumed)
+# (a round's whole thinking is logged as one "reasoning" transcript entry; its deltas are not)
+_UNLOGGED = (OutputText, MessageConsumed, Reasoning)
 
 
 class Recorder:
