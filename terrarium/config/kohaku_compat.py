@@ -105,9 +105,12 @@ PACKAGE_UNSUPPORTED: dict[str, tuple[str, str]] = {
     "triggers": ("package triggers", "messages on a channel"),
     "commands": ("controller commands", "tools (`package.module:Class`)"),
     "user_commands": ("slash commands", "the `terrarium` command line"),
-    "prompts": ("shared prompt fragments (`prompts:`)", "`prompt_plugins` entries with `file:`"),
-    "templates": ("shared prompt fragments (`templates:`)",
-                  "`prompt_plugins` entries with `file:`"),
+    "prompts": ("named prompt fragments (`prompts:`)",
+                "`{% include \"FILE.md\" %}` of a file in the package's prompts/ folder "
+                "(`terrarium migrate` rewrites the includes)"),
+    "templates": ("named prompt fragments (`templates:`)",
+                  "`{% include \"FILE.md\" %}` of a file in the package's prompts/ folder "
+                  "(`terrarium migrate` rewrites the includes)"),
     "python_dependencies": ("`python_dependencies`", "pip-installing them yourself"),
 }
 

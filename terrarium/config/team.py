@@ -372,6 +372,13 @@ def _wiring_targets(spec: Any, channels: dict[str, ChannelDecl], doc: YamlDoc,
     return out
 
 
+def once(errors: list[ConfigError]) -> list[ConfigError]:
+    """Each error once: a base creature shared by several entries, or a package manifest
+    read for each of its terrariums, has one mistake, so one error."""
+    seen: set[str] = set()
+    return [e for e in errors if not (e.render() in seen or seen.add(e.render()))]
+
+
 def _load_entry(entry: CreatureEntry, doc: YamlDoc, ekp: tuple[Any, ...],
                 inline: dict[str, Any], index: PackageIndex, tpath: Path,
                 errors: list[ConfigError]) -> LoadedCreature | None:
@@ -552,7 +559,7 @@ def load_team(path: Path | str) -> Team:
 
     errors.extend(index.errors[seen:])
     if errors:
-        raise ConfigErrors(errors)
+        raise ConfigErrors(once(errors))
     workspace = spec.workspace
     if workspace not in (None, "shared"):
         workspace = str((tpath.parent / str(workspace)).resolve())
@@ -609,7 +616,7 @@ def load_package(path: Path) -> tuple[PackageIndex, list[Team]]:
             errors.extend(exc.errors)
     errors.extend(index.errors[seen:])
     if errors:
-        raise ConfigErrors(errors)
+        raise ConfigErrors(once(errors))
     return index, teams
 
 
