@@ -405,3 +405,17 @@ def test_workbench_is_a_kt_form_package_that_loads_only_with_plain_lines() -> No
     assert lines  # unmigrated, it is refused ...
     for line in lines:  # ... each time in one plain line
         assert "KohakuTerrarium's " in line and PLAIN in line, line
+
+
+def test_an_unmigrated_kt_team_keeps_kt_channel_kinds(tmp_path: Path) -> None:
+    """KT-form entries (`base_config` with overrides), channels without `type`: the team
+    chat everyone talks on is a broadcast, a hand-off channel a queue, as in KT."""
+    write(tmp_path, {
+        "terrarium.yaml": (
+            "terrarium:\n  name: t\n  creatures:\n"
+            "    - {name: a, base_config: ./c, channels: {listen: [chat], can_send: [chat, work]}}\n"
+            "    - {name: b, base_config: ./c, channels: {listen: [chat, work], can_send: [chat]}}\n"
+            "  channels:\n    chat: {description: everyone}\n    work: {description: jobs}\n"),
+        "c/config.yaml": "name: c\n"})
+    team = load_team(tmp_path)
+    assert (team.channels["chat"].type, team.channels["work"].type) == ("broadcast", "queue")

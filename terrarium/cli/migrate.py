@@ -28,6 +28,7 @@ from terrarium.config.kohaku_compat import (
     ENTRY_UNSUPPORTED,
     TERRARIUM_UNSUPPORTED,
     Finding,
+    kt_channel_kinds,
     normalize_creature,
     normalize_package,
     not_supported,
@@ -185,29 +186,8 @@ def _rename(names: Any, renamed: dict[str, str]) -> Any:
 
 def _channel_kinds(spec: dict[str, Any], path: Path, report: Report) -> None:
     """A channel written without ``type`` gets the kind it has in KohakuTerrarium, written
-    out: a channel several creatures listen to and talk on (a team chat) is a broadcast,
-    every listener hears every message; any other is a queue."""
-    channels = spec.get("channels")
-    if not isinstance(channels, dict):
-        return
-    listen: dict[str, set[str]] = {}
-    send: dict[str, set[str]] = {}
-    for entry in spec.get("creatures") or []:
-        wiring = entry.get("channels") if isinstance(entry, dict) else None
-        if not isinstance(wiring, dict):
-            continue
-        for role, table in (("listen", listen), ("can_send", send)):
-            for ch in wiring.get(role) or []:
-                if isinstance(ch, str):
-                    table.setdefault(ch, set()).add(str(entry.get("name")))
-    for cname, decl in channels.items():
-        if not isinstance(decl, dict) or "type" in decl:
-            continue
-        hearers = listen.get(cname, set())
-        kind = "broadcast" if len(hearers) > 1 and hearers & send.get(cname, set()) else "queue"
-        decl["type"] = kind
-        why = (f"{len(hearers)} creatures listen and talk on it: every listener hears every "
-               "message" if kind == "broadcast" else "one listener takes each message")
+    out (see :func:`kt_channel_kinds`)."""
+    for cname, kind, why in kt_channel_kinds(spec):
         report.change(path, f"channel {cname!r} had no type: written `type: {kind}` ({why})")
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "TERRARIUM_UNSUPPORTED",
     "Finding",
     "findings_to_errors",
+    "kt_channel_kinds",
     "normalize_creature",
     "normalize_package",
     "not_supported",
@@ -501,6 +502,38 @@ def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool
     skills = data.get("skills")
     if isinstance(skills, str):  # `skills: "*"` or one folder
         data["skills"] = [skills]
+    return out
+
+
+def kt_channel_kinds(spec: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The kind KohakuTerrarium gives each channel of a ``terrarium:`` mapping written
+    without ``type``: a channel several creatures listen to and talk on (a team chat) is a
+    broadcast, every listener hearing every message; any other is a queue. Returns
+    (channel, kind, why) and writes the kind into the mapping."""
+    channels = spec.get("channels")
+    if not isinstance(channels, dict):
+        return []
+    listen: dict[str, set[str]] = {}
+    send: dict[str, set[str]] = {}
+    for entry in spec.get("creatures") or []:
+        wiring = entry.get("channels") if isinstance(entry, dict) else None
+        if not isinstance(wiring, dict):
+            continue
+        for role, table in (("listen", listen), ("can_send", send)):
+            names = wiring.get(role)
+            for ch in names if isinstance(names, list) else []:
+                if isinstance(ch, str):
+                    table.setdefault(ch, set()).add(str(entry.get("name")))
+    out: list[tuple[str, str, str]] = []
+    for cname, decl in channels.items():
+        if not isinstance(decl, dict) or "type" in decl:
+            continue
+        hearers = listen.get(cname, set())
+        kind = "broadcast" if len(hearers) > 1 and hearers & send.get(cname, set()) else "queue"
+        decl["type"] = kind
+        out.append((str(cname), kind, f"{len(hearers)} creatures listen and talk on it: every "
+                    "listener hears every message" if kind == "broadcast"
+                    else "one listener takes each message"))
     return out
 
 

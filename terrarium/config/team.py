@@ -18,6 +18,7 @@ from terrarium.config.kohaku_compat import (
     CREATURE_UNSUPPORTED,
     ENTRY_UNSUPPORTED,
     TERRARIUM_UNSUPPORTED,
+    kt_channel_kinds,
     not_supported,
 )
 from terrarium.config.located import did_you_mean, from_validation_error
@@ -317,6 +318,10 @@ def _pre_normalize(doc: YamlDoc, errors: list[ConfigError]) -> tuple[
         for cname, decl in list(channels.items()):
             if isinstance(decl, str):  # `name: "description"`
                 channels[cname] = {"description": decl}
+    entries = [e for e in [*(spec.get("creatures") or []), spec.get("root")]
+               if isinstance(e, dict)]
+    if any("base_config" in e for e in entries):  # KohakuTerrarium's form: its channel kinds
+        kt_channel_kinds(spec)
     inlines: list[dict[str, Any]] = []
     for i, entry in enumerate(spec.get("creatures") or []):
         if isinstance(entry, dict):
