@@ -413,8 +413,10 @@ def test_an_unmigrated_kt_team_keeps_kt_channel_kinds(tmp_path: Path) -> None:
     write(tmp_path, {
         "terrarium.yaml": (
             "terrarium:\n  name: t\n  creatures:\n"
-            "    - {name: a, base_config: ./c, channels: {listen: [chat], can_send: [chat, work]}}\n"
-            "    - {name: b, base_config: ./c, channels: {listen: [chat, work], can_send: [chat]}}\n"
+            "    - {name: a, base_config: ./c,\n"
+            "       channels: {listen: [chat], can_send: [chat, work]}}\n"
+            "    - {name: b, base_config: ./c,\n"
+            "       channels: {listen: [chat, work], can_send: [chat]}}\n"
             "  channels:\n    chat: {description: everyone}\n    work: {description: jobs}\n"),
         "c/config.yaml": "name: c\n"})
     team = load_team(tmp_path)
