@@ -20,6 +20,8 @@ from terrarium.controller.assembly import assemble
 from terrarium.events import Event, OutputText, Reasoning, TranscriptAppended
 from terrarium.llm.presets import resolve_preset
 from terrarium.llm.reasoning import ThinkSplitter
+from terrarium.prompt.builder import PromptBuilder
+from terrarium.prompt.tail import TailState
 from terrarium.runtime.runtime import LOG_FILE, RuntimeOptions, TeamRuntime
 
 CORPUS = Path(__file__).parent / "kohaku_corpus"
@@ -421,3 +423,19 @@ def test_an_unmigrated_kt_team_keeps_kt_channel_kinds(tmp_path: Path) -> None:
         "c/config.yaml": "name: c\n"})
     team = load_team(tmp_path)
     assert (team.channels["chat"].type, team.channels["work"].type) == ("broadcast", "queue")
+
+
+def test_an_include_in_a_parents_persona_is_found_where_that_file_lives(tmp_path: Path) -> None:
+    """Personas join along base_config; a fragment the parent's file includes from its own
+    folder is found even when the child lives elsewhere (a terrarium beside a package)."""
+    write(tmp_path, {
+        "base/config.yaml": "name: base\nsystem_prompt_file: prompts/system.md\n",
+        "base/prompts/system.md": '{% include "rules.md" %}\n',
+        "base/prompts/rules.md": "RULES: be brief.\n",
+        "child/config.yaml": ("name: child\nbase_config: ../base\n"
+                              "system_prompt_file: prompts/child.md\n"),
+        "child/prompts/child.md": "You are the child.\n"})
+    parts = assemble(load_single_creature(tmp_path / "child"), "child")
+    messages = PromptBuilder(parts.inputs, parts.fmt).build(TailState(step=0)).messages()
+    system = str(messages[0]["content"])
+    assert "RULES: be brief." in system and "You are the child." in system

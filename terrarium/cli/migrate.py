@@ -303,9 +303,32 @@ def _package_prompts(data: dict[str, Any], out_dir: Path, pkg_dir: Path,
     return names
 
 
-def _rewrite_includes(out_dir: Path, fragments: dict[str, str], report: Report) -> None:
-    """``{% include "git-safety" %}`` (a fragment by its package name) → its file name."""
-    if not fragments:
+def _outer_fragments(source: Path) -> dict[str, Path]:
+    """The named fragments of the KohakuTerrarium package that holds ``source`` (a creature
+    or terrarium folder migrated alone): name → file."""
+    for up in source.parents:
+        manifest = up / "kohaku.yaml"
+        if not manifest.is_file():
+            continue
+        data = _load(manifest)
+        out: dict[str, Path] = {}
+        for key in ("prompts", "templates"):
+            for e in data.get(key) or [] if isinstance(data, dict) else []:
+                if isinstance(e, dict) and isinstance(e.get("name"), str) \
+                        and isinstance(e.get("path"), str) and (up / e["path"]).is_file():
+                    out[e["name"]] = (up / e["path"]).resolve()
+        return out
+    return {}
+
+
+def _rewrite_includes(out_dir: Path, fragments: dict[str, str], outer: dict[str, Path],
+                      report: Report) -> None:
+    """``{% include "git-safety" %}`` (a fragment by its package name) → its file name. A
+    fragment of a package left outside (a folder migrated alone) is copied beside the file
+    that includes it."""
+    from terrarium.prompt.templates import prompt_dirs
+
+    if not fragments and not outer:
         return
     for path in sorted(out_dir.rglob("*")):
         if path.suffix not in _TEXT_SUFFIXES or not path.is_file():
@@ -314,11 +337,25 @@ def _rewrite_includes(out_dir: Path, fragments: dict[str, str], report: Report) 
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
-        new = _INCLUDE.sub(lambda m: m.group(1) + m.group(2) + fragments.get(
-            m.group(3), m.group(3)) + m.group(2), text)
+        copied: list[str] = []
+
+        def name_of(m: re.Match[str], path: Path = path, copied: list[str] = copied) -> str:
+            name = m.group(3)
+            if name in fragments:
+                return fragments[name]
+            src = outer.get(name)
+            if src is None:
+                return name
+            if not any((d / src.name).is_file() for d in prompt_dirs(str(path))):
+                shutil.copyfile(src, path.parent / src.name)
+                copied.append(src.name)
+            return src.name
+
+        new = _INCLUDE.sub(lambda m: m.group(1) + m.group(2) + name_of(m) + m.group(2), text)
         if new != text:
             path.write_text(new, encoding="utf-8")
-            report.change(path, "`{% include %}` of a package fragment names its file")
+            report.change(path, "`{% include %}` of a package fragment names its file"
+                          + (f" (copied beside it: {', '.join(copied)})" if copied else ""))
 
 
 def _model_note(out_dir: Path, report: Report) -> None:
@@ -377,7 +414,7 @@ def migrate(source: Path, out_dir: Path) -> tuple[Report, str, bool]:
         else:
             continue
         _dump(path, data)
-    _rewrite_includes(out_dir, fragments, report)
+    _rewrite_includes(out_dir, fragments, _outer_fragments(source), report)
     _model_note(out_dir, report)
     text, ok = _full_check(out_dir)
     (out_dir / REPORT_FILE).write_text(report.render(text), encoding="utf-8")

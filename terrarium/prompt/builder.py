@@ -113,7 +113,7 @@ class PromptBuilder:
     def _render_prefix(self) -> None:
         i, cache = self.inputs, self.cache
         file = str(i.persona_file) if i.persona_file is not None else "<persona>"
-        template = cache.template(i.persona_source, file)
+        template = cache.template(i.persona_source, file, i.persona_files)
         template.check_variables(self.variables.names())
         variables = self.variables
         values = {n: variables.get(n) for n, _ in template.needs if n in variables}
