@@ -439,3 +439,13 @@ def test_an_include_in_a_parents_persona_is_found_where_that_file_lives(tmp_path
     messages = PromptBuilder(parts.inputs, parts.fmt).build(TailState(step=0)).messages()
     system = str(messages[0]["content"])
     assert "RULES: be brief." in system and "You are the child." in system
+
+
+def test_a_kt_form_root_has_the_team_tools_under_kt_names_too(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "terrarium.yaml": ("terrarium:\n  name: t\n  root: {base_config: ./c}\n"
+                           "  creatures:\n    - {name: a, config: c}\n"),
+        "c/config.yaml": "name: c\n"})
+    names = assemble(load_team(tmp_path), "root").registry.names()
+    assert {"team_status", "group_status", "group_start_node", "group_stop_node"} <= set(names)
+    assert "group_status" not in assemble(load_team(tmp_path), "a").registry.names()

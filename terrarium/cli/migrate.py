@@ -255,9 +255,11 @@ def _terrarium(data: dict[str, Any], path: Path, report: Report,
         if root.get("listen") not in (None, "*"):
             root["listen"] = _rename(root["listen"], renamed)
         report.differs(path, "the root creature operates the team with terrarium's team tools "
-                       "(team_status, team_send, start_creature, stop_creature); "
-                       "KohakuTerrarium's terrarium_*, creature_* and group_* tools do not "
-                       "exist here, so a prompt naming them names calls the root cannot make")
+                       "(team_status, team_send, start_creature, stop_creature), also named "
+                       "group_status, group_start_node and group_stop_node; KohakuTerrarium's "
+                       "other group_* tools (group_send, group_channel, group_add_node, "
+                       "group_wire, ...) and its terrarium_*/creature_* tools do not exist "
+                       "here, so a prompt naming them names calls the root cannot make")
     _channel_kinds(spec, path, report)
     if "workspace" not in spec:
         spec["workspace"] = "shared"

@@ -37,7 +37,7 @@ from terrarium.prompt.tail import StatusSpec
 from terrarium.tools.base import Tool
 from terrarium.tools.delegate import subagent_tool
 from terrarium.tools.registry import ToolRegistry
-from terrarium.tools.team import TEAM_TOOLS
+from terrarium.tools.team import KT_TEAM_ALIASES, TEAM_TOOLS
 
 __all__ = [
     "ANY_CHANNEL",
@@ -247,6 +247,9 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
     if team.root is not None and cdef is team.root:
         for tool in TEAM_TOOLS:
             registry.register(tool, owner="the terrarium (root creature)")
+        if cdef.inline:  # a KohakuTerrarium-form root: its prompts name KT's group_* tools
+            for tool in KT_TEAM_ALIASES:
+                registry.register(tool, owner="the terrarium (KohakuTerrarium's names)")
     for tool in extra_tools:
         server = getattr(tool, "server", "")
         registry.register(tool, owner=f"MCP server {server!r} of {cdef.loaded.path}"
