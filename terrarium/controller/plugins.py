@@ -17,7 +17,6 @@ Two plugins ship: :class:`ToolBudget` (at most N tool calls per turn) and :class
 from __future__ import annotations
 
 import importlib
-import os
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from terrarium import secrecy
 from terrarium.config.models import LifecyclePluginConfig
 from terrarium.controller.incoming import Incoming
 from terrarium.errors import ConfigError
@@ -163,7 +163,7 @@ class Redactor(Plugin):
 
     def redact(self, text: str) -> str:
         # read the environment at use: a secret set after start is still masked
-        values = sorted((v for k in self.settings.env if (v := os.environ.get(k))),
+        values = sorted((v for k in self.settings.env if (v := secrecy.env(k))),
                         key=len, reverse=True)
         for v in values:
             text = text.replace(v, self.settings.mask)
