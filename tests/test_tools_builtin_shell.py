@@ -270,3 +270,34 @@ def test_a_required_sandbox_that_the_host_lacks_refuses_to_run(
                                   "shell sandbox, and bubblewrap (bwrap) is not installed.")
     assert not (tmp_path / "ran").exists()
     assert sh(ctx_in(tmp_path), "echo plain").text == "plain\n[exit code 0]"  # auto: runs
+
+
+def test_said_plainly_when_commands_run_without_the_sandbox(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import yaml
+
+    from terrarium.cli import main
+    from terrarium.cli.run import unsandboxed_note
+    from terrarium.config import load_single_creature
+
+    for name, opts in (("free", {}), ("off", {"sandbox": False})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.yaml").write_text(yaml.safe_dump({
+            "name": name, "controller": {"provider": "scripted", "script": "s.yaml"},
+            "tools": ["shell"], "tool_options": {"shell": opts}}))
+        (tmp_path / name / "s.yaml").write_text("steps: []\n")
+    free, off = (load_single_creature(tmp_path / n) for n in ("free", "off"))
+    if sandbox_status().available:
+        assert unsandboxed_note(free) is None
+        assert main(["tools", str(tmp_path / "free"), "free"]) == 0
+        assert ("shell: sandboxed by bubblewrap (workspace writable, no network)"
+                in capsys.readouterr().out)
+    monkeypatch.setattr(shell, "sandbox_status",
+                        lambda: SandboxStatus(False, None, "bubblewrap (bwrap) is not installed"))
+    assert unsandboxed_note(free) == (
+        "note: the shell commands of free run without a sandbox (bubblewrap (bwrap) is not "
+        "installed; commands run as this user); see docs/security.md")
+    assert unsandboxed_note(off) is None  # turned off on purpose: nothing to warn about
+    assert main(["tools", str(tmp_path / "off"), "off"]) == 0
+    assert "shell: no sandbox (sandbox: false in its tool_options)" in capsys.readouterr().out

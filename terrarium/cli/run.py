@@ -256,6 +256,8 @@ async def _run_command(args: argparse.Namespace) -> int:
         for name, cdef in sorted(team.everyone.items()):  # never silently the wrong model
             settings = cdef.config.controller or ControllerSettings()
             print(f"  {name}: {describe_settings(settings)}", flush=True)
+        if note := unsandboxed_note(team):
+            print(note, file=sys.stderr, flush=True)
         if rt.resumed:
             total = sum(rt.resumed.values())
             print(f"resuming: {total} unconsumed message(s) redelivered", flush=True)
@@ -309,3 +311,18 @@ async def _run_command(args: argparse.Namespace) -> int:
         print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
         return EXIT_FAILED if rt.status == "failed" else EXIT_DEGRADED
     return EXIT_TIMEOUT if timed_out else 0
+
+
+def unsandboxed_note(team: Team) -> str | None:
+    """One line naming the creatures whose shell commands run without the sandbox they
+    would get on a host where bubblewrap works (docs/security.md), or None."""
+    from terrarium.tools.shell import sandbox_line
+
+    names = [name for name, cdef in sorted(team.everyone.items())
+             if "shell" in cdef.config.tools
+             and sandbox_line(cdef.config.tool_options.get("shell", {}))[0]]
+    if not names:
+        return None
+    why = sandbox_line({})[1].removeprefix("shell: NOT sandboxed: ")
+    return (f"note: the shell commands of {', '.join(names)} run without a sandbox ({why}); "
+            "see docs/security.md")

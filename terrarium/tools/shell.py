@@ -30,7 +30,8 @@ import os
 import shutil
 import subprocess
 import uuid
-from typing import ClassVar, Literal
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 import anyio
 import anyio.abc
@@ -41,7 +42,8 @@ from terrarium.tools.base import Tool, ToolContext
 from terrarium.tools.sandbox import MARKER_ENV, bwrap_argv, kill_call, sandbox_status
 from terrarium.tools.workspace import work_dir, writable_roots
 
-__all__ = ["ENV_ALLOWED", "CappedOutput", "ShellArgs", "ShellOptions", "ShellTool", "scrub_env"]
+__all__ = ["ENV_ALLOWED", "CappedOutput", "ShellArgs", "ShellOptions", "ShellTool", "sandbox_line",
+           "scrub_env"]
 
 HARD_MAX_TIMEOUT = 600.0
 ENV_ALLOWED = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ", "USER",
@@ -132,6 +134,24 @@ def _check_allowed(command: str, patterns: list[str]) -> None:
             f"The command {line!r} is not allowed for this creature; allowed patterns: "
             f"{', '.join(patterns) or 'none'}."
         )
+
+
+def sandbox_line(raw: Mapping[str, Any]) -> tuple[bool, str]:
+    """How a creature's shell commands will run, with its ``tool_options.shell`` mapping:
+    (whether that is unconfined while a sandbox was wanted, one line saying so)."""
+    try:
+        options = ShellOptions.model_validate(dict(raw))
+    except ValueError:
+        return False, "shell: its options are invalid (see terrarium validate)"
+    if options.sandbox is False:
+        return False, "shell: no sandbox (sandbox: false in its tool_options)"
+    status = sandbox_status()
+    if status.available:
+        net = "network allowed" if options.network else "no network"
+        return False, f"shell: sandboxed by bubblewrap (workspace writable, {net})"
+    if options.sandbox is True:
+        return False, f"shell: refuses to run: the sandbox is required and {status.reason}"
+    return True, f"shell: NOT sandboxed: {status.reason}; commands run as this user"
 
 
 def sandboxed(options: ShellOptions) -> str | None:
