@@ -1,0 +1,105 @@
+"""Reliability, round two: sub-agents, jobs, default limits, failover hashes, cron, and the
+first round's leftovers, each as a user meets it (issue 27)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import yaml
+
+from terrarium.config import load_single_creature
+from terrarium.events import Event, TranscriptAppended
+from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+from terrarium.tools.approval import approve_all
+
+
+def call(tool: str, /, **args: Any) -> str:
+    body = "".join(f"@@{k}={v}\n" for k, v in args.items())
+    return f"[/{tool}]\n{body}[{tool}/]"
+
+
+def creature(root: Path, name: str, steps: list[Any], **config: Any) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    body = {"name": name, "controller": {"provider": "scripted", "script": "script.yaml"},
+            "skill_mode": "static", **config}
+    (folder / "config.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
+    (folder / "script.yaml").write_text(yaml.safe_dump({"steps": steps}), encoding="utf-8")
+    return folder
+
+
+def ask(folder: Path, text: str, runs: Path, **options: Any) -> tuple[TeamRuntime, str]:
+    """One turn of the single creature at ``folder``; the runtime (ended) and its answer."""
+    team = load_single_creature(folder)
+    name = next(iter(team.creatures))
+    opts = RuntimeOptions(runs_dir=runs, audio="none", warm_up=False, **options)
+
+    async def go() -> tuple[TeamRuntime, str]:
+        async with TeamRuntime(team, opts) as rt:
+            with anyio.fail_after(30):
+                result = await rt.ask(name, text)
+        assert result is not None
+        return rt, result.text
+
+    return anyio.run(go)
+
+
+# -- 3. a sub-agent without a workspace of its own ------------------------------------------
+
+
+def helper_and_lead(tmp_path: Path, **lead: Any) -> tuple[Path, Path]:
+    helper = creature(tmp_path, "helper", [
+        {"match": "tidy up", "reply": call("edit", path="config.yaml", old_string="name: helper",
+                                           new_string="name: rewritten")},
+        {"match": "Result of edit", "reply": call("shell", command="pwd; touch made.txt")},
+        {"match": "exit code", "reply": "Done tidying."}],
+        tools=["edit", "shell"])
+    return helper, creature(tmp_path, "lead", [
+        {"match": "please", "reply": call("helper", task="tidy up")},
+        {"match": "Result of helper", "reply": "The helper is done."}],
+        subagents={"helper": "../helper"}, **lead)
+
+
+def test_a_subagent_without_a_workspace_never_works_in_its_config_folder(
+        tmp_path: Path) -> None:
+    helper, lead = helper_and_lead(tmp_path)
+    before = (helper / "config.yaml").read_text()
+    rt, answer = ask(lead, "please", tmp_path / "runs")
+    assert answer == "The helper is done."
+    assert (helper / "config.yaml").read_text() == before  # its config is untouched
+    assert not (helper / "made.txt").exists()
+    assert rt.run_dir is not None
+    made = rt.run_dir / "workspace" / "lead" / "helper" / "made.txt"  # under --runs-dir
+    assert made.exists()
+
+
+def test_a_subagent_works_in_its_callers_workspace(tmp_path: Path) -> None:
+    helper, lead = helper_and_lead(tmp_path, workspace="repo", tools=["shell"])
+    (lead / "repo").mkdir()
+    (lead / "repo" / "config.yaml").write_text("name: helper\n")  # the caller's file to edit
+    ask(lead, "please", tmp_path / "runs")
+    assert (lead / "repo" / "config.yaml").read_text() == "name: rewritten\n"
+    assert (lead / "repo" / "made.txt").exists()
+    assert "name: helper" in (helper / "config.yaml").read_text()
+
+
+# -- 9. --yes reaches sub-agents -----------------------------------------------------------
+
+
+def test_yes_approves_the_gated_calls_of_subagents(tmp_path: Path) -> None:
+    creature(tmp_path, "careful", [
+        {"match": "count", "reply": call("shell", command="echo counted")},
+        {"match": "exit code", "reply": "Counted."}],
+        tools=["shell"], approve=["shell"])
+    lead = creature(tmp_path, "lead", [
+        {"match": "go", "reply": call("careful", task="count")},
+        {"match": "Result of careful", "reply": "Done."}],
+        subagents={"careful": "../careful"})
+    events: list[Event] = []
+    ask(lead, "go", tmp_path / "runs", approver=approve_all, on_event=events.append)
+    shown = "\n".join(e.entry.text for e in events if isinstance(e, TranscriptAppended)
+                      and e.creature == "lead/careful")
+    assert "counted\n[exit code 0]" in shown
+    assert "nobody is there to approve" not in shown
