@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 import yaml
 
+from terrarium.cli import main
 from terrarium.config import load_single_creature
 from terrarium.events import Event, TranscriptAppended
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+from terrarium.runtime.triggers import next_cron
 from terrarium.tools.approval import approve_all
 
 
@@ -103,3 +106,24 @@ def test_yes_approves_the_gated_calls_of_subagents(tmp_path: Path) -> None:
                       and e.creature == "lead/careful")
     assert "counted\n[exit code 0]" in shown
     assert "nobody is there to approve" not in shown
+
+
+# -- 10. a cron expression that never fires --------------------------------------------------
+
+
+def test_a_cron_that_never_fires_is_a_config_error_with_its_place(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = creature(tmp_path, "clock", [], triggers=[
+        {"type": "timer", "every": 60}, {"type": "cron", "cron": "0 0 30 2 *"}])
+    assert main(["validate", str(folder)]) == 2
+    err = capsys.readouterr().err
+    line = next(n for n, text in enumerate((folder / "config.yaml").read_text().splitlines(), 1)
+                if "0 0 30 2" in text)
+    assert f"config.yaml:{line}:" in err
+    assert "triggers[1]" in err
+    assert "the cron expression '0 0 30 2 *' never fires" in err
+    assert "Traceback" not in err and "CroniterBadDateError" not in err
+
+
+def test_a_cron_croniter_gives_up_on_ends_its_trigger_not_the_run() -> None:
+    assert next_cron("0 0 31 4 *", 0.0) is None  # April 31st: no such day
