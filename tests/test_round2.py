@@ -127,3 +127,40 @@ def test_a_cron_that_never_fires_is_a_config_error_with_its_place(
 
 def test_a_cron_croniter_gives_up_on_ends_its_trigger_not_the_run() -> None:
     assert next_cron("0 0 31 4 *", 0.0) is None  # April 31st: no such day
+
+
+# -- 5. default settings never end a run -----------------------------------------------------
+
+
+def test_read_file_with_its_defaults_fits_the_default_context(tmp_path: Path) -> None:
+    """A ~19 KB file read with read_file's defaults, in the default 4,096-token window: the
+    result is cut to fit, with a marker saying so, and the creature answers the next input."""
+    folder = creature(tmp_path, "reader", [
+        {"match": "read it", "reply": call("read_file", path="data/big.txt")},
+        {"match": "Result of read_file", "reply": "Read it."},
+        {"match": "and now", "reply": "Still here."}],
+        tools=["read_file"], readable_paths=["data"])
+    (folder / "data").mkdir()
+    (folder / "data" / "big.txt").write_text(
+        "".join(f"line {n}: the quick brown fox jumps over the lazy dog\n" for n in range(360)))
+    assert 18_000 < (folder / "data" / "big.txt").stat().st_size < 20_000
+    team = load_single_creature(folder)
+    opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none", warm_up=False)
+
+    async def go() -> list[str]:
+        async with TeamRuntime(team, opts) as rt:
+            with anyio.fail_after(30):
+                first = await rt.ask("reader", "read it")
+                second = await rt.ask("reader", "and now?")
+            assert rt.failed_creatures == {}
+            ctl = rt._creatures["reader"].controller
+            assert ctl is not None
+            results = [t.content for t in ctl.conversation if t.content.startswith("Result of")]
+        assert first is not None and second is not None
+        return [first.text, second.text, *results]
+
+    first, second, result = anyio.run(go)
+    assert (first, second) == ("Read it.", "Still here.")
+    assert result.startswith("Result of read_file: line 0: the quick brown fox")
+    assert "[cut to fit the context window: showed " in result
+    assert "ask for less (a line range, a narrower search)]" in result
