@@ -293,7 +293,7 @@ async def _run_command(args: argparse.Namespace) -> int:
                         if await _until_idle_or_limit(rt, args.max_turns):
                             print(f"stopping: --max-turns {args.max_turns} reached")
                             break
-                if live:
+                if live or single:  # single: background jobs and their results too
                     await _until_idle_or_limit(rt, args.max_turns)
             timed_out = scope.cancelled_caught
             if timed_out:
@@ -308,6 +308,8 @@ async def _run_command(args: argparse.Namespace) -> int:
     if rt.status in ("failed", "degraded"):
         for name, why in sorted(rt.failed_creatures.items()):
             print(f"error: creature {name!r} ended failed: {why}", file=sys.stderr)
+        for lost in rt.lost_jobs:
+            print(f"error: {lost}", file=sys.stderr)
         print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
         return EXIT_FAILED if rt.status == "failed" else EXIT_DEGRADED
     return EXIT_TIMEOUT if timed_out else 0
