@@ -164,3 +164,31 @@ def test_read_file_with_its_defaults_fits_the_default_context(tmp_path: Path) ->
     assert result.startswith("Result of read_file: line 0: the quick brown fox")
     assert "[cut to fit the context window: showed " in result
     assert "ask for less (a line range, a narrower search)]" in result
+
+
+# -- 6. worker failover with a workspace in the team folder ---------------------------------
+
+
+def test_the_config_hash_leaves_out_what_creatures_work_on(tmp_path: Path) -> None:
+    """A replacement worker compares config hashes; the files a creature wrote in its
+    workspace (or writable paths) inside the team folder are work, not config."""
+    from terrarium.config import load_team
+    from terrarium.runtime.distributed import team_hash
+
+    team_dir = tmp_path / "team"
+    creature(team_dir, "coder", ["ok"], tools=["write_file", "shell"], workspace="../work",
+             writable_paths=["../notes"])
+    (team_dir / "terrarium.yaml").write_text(yaml.safe_dump({"terrarium": {
+        "name": "coders", "input_channel": "tasks",
+        "creatures": [{"name": "coder", "config": "coder", "channels": {"listen": ["tasks"]}}],
+        "channels": {"tasks": {"type": "queue"}}}}))
+    for d in ("work", "notes"):
+        (team_dir / d).mkdir()
+    before = team_hash(load_team(team_dir))
+    (team_dir / "work" / "plan.md").write_text("# what the coder wrote\n")
+    (team_dir / "work" / "src").mkdir()
+    (team_dir / "work" / "src" / "settings.json").write_text("{}\n")
+    (team_dir / "notes" / "log.txt").write_text("a note\n")
+    assert team_hash(load_team(team_dir)) == before
+    (team_dir / "coder" / "persona.md").write_text("A new prompt file is config.\n")
+    assert team_hash(load_team(team_dir)) != before

@@ -36,15 +36,23 @@ def team_hash(team: Team) -> str:
     """A hash of every config file of the team (terrarium.yaml, creatures, prompts, scripts).
 
     Keyed by each file's path inside its folder (not the absolute path), so two machines
-    with the same team in different places agree.
+    with the same team in different places agree. What the creatures work on is not config:
+    their workspaces and writable paths are left out (a workspace with files in the team
+    folder differs between the machines by the time a replacement worker takes over).
     """
     folders = {team.folder.resolve()}
+    data: set[Path] = set()
     for c in team.everyone.values():
-        folders.add(Path(c.folder).resolve())
+        folder = Path(c.folder).resolve()
+        folders.add(folder)
+        cfg = c.config
+        for place in ([cfg.workspace] if cfg.workspace else []) + list(cfg.writable_paths):
+            data.add((folder / place).resolve())
     entries: dict[str, bytes] = {}
     for folder in sorted(folders):
         for dirpath, dirnames, filenames in os.walk(folder):
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS
+                                 and (Path(dirpath) / d).resolve() not in data)
             for fn in filenames:
                 p = Path(dirpath) / fn
                 if p.suffix.lower() in _CONFIG_SUFFIXES:
