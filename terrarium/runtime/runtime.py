@@ -141,7 +141,8 @@ class TeamRuntime:
         self.status = status
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
-        if self.transport is not None and not self.options.join:
+        if (self.transport is not None and not self.options.join
+                and not self.transport.lost_for()):  # a lost broker hears nothing
             with anyio.CancelScope(shield=True):  # tell the workers the run is over
                 await announce_end(self.transport, self.team, status, self._started,
                                    self._recorder)

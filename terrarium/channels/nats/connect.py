@@ -9,7 +9,7 @@ mutual TLS).
 from __future__ import annotations
 
 import ssl
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -80,9 +80,11 @@ def connect_options(url: str, env: Mapping[str, str] | None = None) -> dict[str,
 
 
 async def connect_broker(url: str, *, name: str = "terrarium",
-                         env: Mapping[str, str] | None = None, deadline: float = 10.0
-                         ) -> Client:
-    """A connection to the broker, or a sentence saying why there is none."""
+                         env: Mapping[str, str] | None = None, deadline: float = 10.0,
+                         on_lost: Callable[[], Awaitable[None]] | None = None,
+                         on_back: Callable[[], Awaitable[None]] | None = None) -> Client:
+    """A connection to the broker, or a sentence saying why there is none. ``on_lost`` and
+    ``on_back`` are told when the connection drops and when a reconnect succeeds."""
     opts = connect_options(url, env)
     errors: list[BaseException] = []
 
@@ -93,9 +95,14 @@ async def connect_broker(url: str, *, name: str = "terrarium",
         # once connected, reconnect for ever (a broker restart is survived); the first
         # connection gets ``deadline`` seconds, so a wrong URL or password is a sentence
         with anyio.fail_after(deadline):
+            told: dict[str, Any] = {}
+            if on_lost is not None:
+                told["disconnected_cb"] = on_lost
+            if on_back is not None:
+                told["reconnected_cb"] = on_back
             return await nats.connect(name=name, connect_timeout=min(5, deadline),
                                       max_reconnect_attempts=-1, reconnect_time_wait=0.5,
-                                      allow_reconnect=True, error_cb=on_error, **opts)
+                                      allow_reconnect=True, error_cb=on_error, **told, **opts)
     except Exception as exc:  # nats raises several unrelated types for "could not connect"
         cause: BaseException = exc
         if errors and isinstance(exc, TimeoutError):  # the retries' reason; a refusal first
