@@ -192,3 +192,21 @@ def test_the_config_hash_leaves_out_what_creatures_work_on(tmp_path: Path) -> No
     assert team_hash(load_team(team_dir)) == before
     (team_dir / "coder" / "persona.md").write_text("A new prompt file is config.\n")
     assert team_hash(load_team(team_dir)) != before
+
+
+# -- one error per mistake: a misspelled required key -----------------------------------------
+
+
+@pytest.mark.parametrize(("body", "typo", "key"), [
+    ({"subagents": {"helper": {"confg": "../helper"}}}, "confg", "config"),
+    ({"triggers": [{"typ": "timer", "every": 5}]}, "typ", "type"),
+    ({"plugins": [{"modul": "tool_budget"}]}, "modul", "module"),
+])
+def test_a_misspelled_required_key_is_one_error(tmp_path: Path, body: dict[str, Any],
+                                               typo: str, key: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    folder = creature(tmp_path, "typo", [], **body)
+    assert main(["validate", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("1 configuration error:"), err
+    assert f"unknown key {typo!r}, likely a typo of the required key {key!r}" in err
