@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from terrarium import secrecy
 from terrarium.config.kohaku_compat import findings_to_errors, normalize_creature
 from terrarium.config.located import did_you_mean, from_validation_error, unknown_hint
 from terrarium.config.models import CreatureConfig, EnvValue
@@ -635,7 +636,7 @@ def _check_mcp_servers(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                     f"MCP server {sname!r}: folder not found: {spec.cwd}"))
         values, key = (spec.env, "env") if spec.kind == "stdio" else (spec.headers, "headers")
         for var, value in values.items():
-            if isinstance(value, EnvValue) and value.env not in os.environ:
+            if isinstance(value, EnvValue) and secrecy.env(value.env) is None:
                 errors.append(lc.where("mcp_servers", sname, key, var).error(
                     f"MCP server {sname!r}: {'header' if key == 'headers' else 'variable'} {var!r} "
                     f"comes from the environment variable {value.env}, which is not set",

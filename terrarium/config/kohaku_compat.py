@@ -176,9 +176,11 @@ def _kt_form(key: str, value: Any) -> bool:
     if key == "plugins":  # a list is read entry by entry (_normalize_plugins)
         return not isinstance(value, list)
     if key == "triggers":
+        # a trigger without `type` is a mistake in terrarium's form (a typo such as `typ:`,
+        # reported as one), not KohakuTerrarium's, whose triggers all name their kind
         return not isinstance(value, list) or any(
-            isinstance(t, dict) and t.get("type") not in ("timer", "cron", "idle", "startup")
-            for t in value)
+            isinstance(t, dict) and "type" in t
+            and t["type"] not in ("timer", "cron", "idle", "startup") for t in value)
     return True
 
 

@@ -170,6 +170,18 @@ def _cron_valid(expr: str) -> bool:
     return bool(croniter.is_valid(expr))
 
 
+def _cron_fires(expr: str) -> bool:
+    """Whether a valid cron expression names any moment at all (``0 0 30 2 *``, February
+    30th, names none: croniter gives up looking)."""
+    from croniter import CroniterBadDateError, croniter
+
+    try:
+        croniter(expr).get_next(float)
+    except CroniterBadDateError:
+        return False
+    return True
+
+
 class TriggerConfig(Strict):
     """Something that wakes a creature without anyone writing to it."""
 
@@ -193,6 +205,9 @@ class TriggerConfig(Strict):
         if self.cron is not None and not _cron_valid(self.cron):
             raise ValueError(f"{self.cron!r} is not a cron expression (five fields: "
                              "minute hour day-of-month month day-of-week)")
+        if self.cron is not None and not _cron_fires(self.cron):
+            raise ValueError(f"the cron expression {self.cron!r} never fires: no date "
+                             "matches it (such as February 30th)")
         return self
 
 

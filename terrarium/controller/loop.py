@@ -160,6 +160,9 @@ def _args_dict(args: BaseModel | None, raw: Mapping[str, Any]) -> dict[str, Any]
     return args.model_dump(mode="json") if args is not None else dict(raw)
 
 
+MIN_RESULT_TOKENS = 64  # a round's results always keep at least this much
+
+
 class Controller:
     """Runs turns for one creature; owns its conversation, prompt builder and call routing."""
 
@@ -587,8 +590,36 @@ class Controller:
         if raw:
             self.conversation.append(Turn("assistant", raw))
         if records and follow_up:
-            lines = [f"Result of {r.name}: {r.result}" for r in records]
-            self.conversation.append(Turn("user", "\n".join(lines)))
+            self.conversation.append(Turn("user", self._results_text(records)))
+
+    def _results_text(self, records: list[CallRecord]) -> str:
+        """The round's results as the model reads them, cut to fit the context window.
+
+        A tool's own limits are set in bytes and cannot know the window (read_file's
+        default 20,000 bytes is about 5,000 tokens; a 4,096-token window has fewer), so the
+        results of one round together get at most half the tail's room; each result over
+        its share keeps its head and says how much was cut and what to do. The log keeps
+        every result whole; only what the model reads is cut.
+        """
+        lines = [f"Result of {r.name}: {r.result}" for r in records]
+        text = "\n".join(lines)
+        count = self.builder.tokenizer.count
+        budget = max(MIN_RESULT_TOKENS, self.builder.room() // 2)
+        used = count(text)
+        if used <= budget:
+            return text
+        share = budget / used
+        cut: list[str] = []
+        for r, line in zip(records, lines, strict=True):
+            keep = int(len(r.result) * share) - len(r.name) - 12
+            if keep >= len(r.result):
+                cut.append(line)
+                continue
+            keep = max(0, keep - 160)  # room for the marker itself
+            cut.append(f"Result of {r.name}: {r.result[:keep]}\n[cut to fit the context "
+                       f"window: showed {keep} of {len(r.result)} characters; ask for less "
+                       "(a line range, a narrower search)]")
+        return "\n".join(cut)
 
     async def _run_call(
         self, ev: CallEvent, idx: int, records: list[CallRecord | None], seq_lock: anyio.Lock

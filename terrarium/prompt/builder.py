@@ -177,6 +177,10 @@ class PromptBuilder:
             )
         return left
 
+    def room(self) -> int:
+        """Tokens the tail (context sections and conversation) may use in all."""
+        return self._available()
+
     # -- per step --------------------------------------------------------------------
     def context(self, state: TailState) -> dict[str, str]:
         """The context sections of ``state`` alone (no conversation), capped, in tail order.

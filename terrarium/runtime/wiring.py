@@ -255,7 +255,9 @@ class Wiring:
             c.controller = self._make_controller(c, sinks, slot_of.get(c.name), hub)
             if c.name == ROOT and operator is not None:
                 c.controller.tool_ctx.state[STATE_TEAM] = operator
-            if c.name in subagents:
+            if c.name in subagents:  # they ask whom their creature asks, and work beside it
+                subagents[c.name].approver = opts.approver
+                subagents[c.name].workspace_root = self.run_dir / "workspace"
                 c.controller.tool_ctx.state[STATE_SUBAGENTS] = subagents[c.name]
 
     async def _start_embedded(self, slots: int, stack: AsyncExitStack, *,
