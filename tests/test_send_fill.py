@@ -211,7 +211,7 @@ def config_line(folder: Path, text: str) -> int:
     ({"to_speaker": {"user_sad": "input"}}, "send_fill.to_speaker.user_sad",
      "channel 'to_speaker' has no field 'user_sad'", "did you mean 'user_said'?"),
     ({"to_speaker": {"user_said": "inptu"}}, "send_fill.to_speaker.user_said",
-     "input should be 'input', 'recalled', 'recent' or 'facts'", "did you mean 'input'?"),
+     "input should be 'input', 'recalled', 'recent', 'facts' or 'notes'", "did you mean 'input'?"),
     ({"to_speaker": {"turns": "input"}}, "send_fill.to_speaker.turns",
      "field 'turns' of channel 'to_speaker' does not hold text", "fill only str fields"),
     ({"to_speaker": {"memory_context": "recent"}}, "send_fill.to_speaker.memory_context",

@@ -338,7 +338,8 @@ class ReplyGuard:
         if self.about_user and self_talk(sentence):
             self.notices.append(f"not spoken, it talks about itself: {said!r}")
             return ""
-        if self.about_user and not uses(sentence, self.facts, self.user):
+        if self.about_user and not self._spoken.strip() and not uses(sentence, self.facts,
+                                                                     self.user):
             self.notices.append(f"not spoken, it does not use what the user told: {said!r}")
             return ""
         return self._speak(sentence)
