@@ -28,7 +28,14 @@ from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryStore, extract_facts
-from terrarium.store.subjects import about_user, is_statement, stem, strip_opening, subject_terms
+from terrarium.store.subjects import (
+    about_user,
+    is_statement,
+    relevant,
+    stem,
+    strip_opening,
+    subject_terms,
+)
 
 __all__ = ["USER_FACT", "Recalled", "facts_owner", "recall", "record"]
 
@@ -65,7 +72,9 @@ NOTE_CANDIDATES = 24
 async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit: int,
                     facts: Sequence[str] = ()) -> tuple[str, ...]:
     """Up to ``limit`` of the user's earlier statements (``creature``'s records) about what
-    ``question`` asks, best first; the user's matching ``facts`` come first."""
+    ``question`` asks, best first; the user's ``facts`` about it come first (the facts'
+    search matches any word: "Where am I from?" finds "I love green tea." by "I")."""
+    facts = [f for f in facts if relevant(f, question)]
     mine = about_user(question)
     if not mine and not _SELF.search(question):
         return tuple(facts)[:limit]  # "Tell me about dogs.": not about what the user told
