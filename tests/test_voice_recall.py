@@ -246,3 +246,10 @@ def test_the_speaker_stops_reading_a_looping_model() -> None:
     assert text == "".join(heard.text) == "Your name is Priya."
     assert model.pieces < 10  # stopped at the loop, not at max_tokens
     assert any("repeats itself" in n for n in notices)
+
+
+def test_a_statement_of_another_thing_is_never_said_instead_of_an_answer() -> None:
+    # "love" and "favourite" are one category, so the statement is handed over; but it
+    # holds no word of the question, so it is not said back when the answer fails
+    g = guard("What is my favourite film?", "I love baking bread.")
+    assert feed_all(g, "Your favourite film is Titanic.") == UNKNOWN

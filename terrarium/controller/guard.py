@@ -346,10 +346,12 @@ class ReplyGuard:
 
     def fallback(self) -> str:
         """What the runtime knows to say: for a question about the user, what they told
-        that is about it, to the user ("You're from Nairobi."), or else ``unknown_reply``;
+        that holds one of its words, to the user ("You're from Nairobi."), or else
+        ``unknown_reply`` ("I love baking bread." says nothing of a favourite film);
         otherwise the user's facts to the user, or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
-            told = [n for n in _SENTENCES.split(self.facts) if n and relevant(n, self.user)]
+            told = [n for n in _SENTENCES.split(self.facts)
+                    if n and relevant(n, self.user, related=False)]
             return second_person(strip_opening(told[0])) if told else self.unknown_reply
         return second_person(self.facts) if self.facts else self.echo_reply
 

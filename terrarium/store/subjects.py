@@ -116,10 +116,10 @@ def _stems(words: Iterable[str]) -> set[str]:
     return {stem(w) for w in words}
 
 
-def relevant(note: str, question: str) -> bool:
+def relevant(note: str, question: str, *, related: bool = True) -> bool:
     """Whether ``note`` (something the user said) is about what ``question`` asks: they
-    share a subject word, or words of one category."""
-    return bool(_stems(subject_terms(question)) & _stems(_content(note)))
+    share a subject word, or (``related``) words of one category."""
+    return bool(_stems(subject_terms(question, related=related)) & _stems(_content(note)))
 
 
 _QUESTION_START = re.compile(
