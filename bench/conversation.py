@@ -116,6 +116,9 @@ DEV: list[list[Say]] = [
     [S("My daughter is named Mia."), S("I work in a bakery."),
      S("What is my daughter's name?", "Mia"), S("Where do I work?", "bakery")],
     [S("Hello!"), S("What is my favourite film?", UNKNOWN)],
+    [S("Just call me Kim."), S("Who am I?", "Kim")],
+    [S("I've got two sons."), S("Recommend a board game."), S("How many kids do I have?", "two", "2")],
+    [S("I love baking bread."), S("What is my favourite film?", UNKNOWN)],
 ]
 
 # Common first names (and the ones SmolLM2-135M tends to make up): a reply naming one the

@@ -248,8 +248,17 @@ def test_the_speaker_stops_reading_a_looping_model() -> None:
     assert any("repeats itself" in n for n in notices)
 
 
-def test_a_statement_of_another_thing_is_never_said_instead_of_an_answer() -> None:
-    # "love" and "favourite" are one category, so the statement is handed over; but it
-    # holds no word of the question, so it is not said back when the answer fails
+def test_told_not_asked_is_acknowledged_whatever_the_intent() -> None:
+    spec = SPEC.model_copy(update={"replies": {"statement": "Got it, I will remember that."}})
+    g = ReplyGuard.for_turn(spec, [{"user_said": "Call me Sam, please.", "intent": "request"}])
+    assert g is not None and g.fixed == "Got it, I will remember that."
+    for asked in ["Turn on the lights please.", "I'd like a song.", "Tell me a joke."]:
+        g = ReplyGuard.for_turn(spec, [{"user_said": asked, "intent": "request"}])
+        assert g is not None and g.fixed is None, asked
+
+
+def test_a_related_statement_is_said_back_but_a_mere_like_is_not() -> None:
+    g = guard("How many kids do I have?", "I've got two sons.")
+    assert feed_all(g, "You have a dog.") == "You've got two sons."
     g = guard("What is my favourite film?", "I love baking bread.")
     assert feed_all(g, "Your favourite film is Titanic.") == UNKNOWN

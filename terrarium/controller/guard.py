@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from terrarium.store.subjects import about_user, relevant, stem, strip_opening
+from terrarium.store.subjects import about_user, is_statement, relevant, stem, strip_opening
 
 __all__ = ["ECHO_SHARE", "ReplyGuard", "fact_words", "is_echo", "lcs", "repeats", "safe_start",
            "second_person", "self_talk", "speaks_as_user", "uses", "words"]
@@ -125,6 +125,7 @@ def second_person(text: str) -> str:
     return re.sub(r"[A-Za-z']+", swap, text)
 
 
+_ASKS = frozenset({"question", "request"})
 _FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself"})
 _SECOND_PERSON = frozenset({"you", "you're", "your", "yours", "yourself", "you've"})
 _NOT_FACTS = frozenset("""
@@ -257,6 +258,9 @@ class ReplyGuard:
         fixed = spec.replies.get(intent) if intent is not None else None
         facts = " ".join(str(p[spec.facts_field]) for p in payloads
                          if spec.facts_field and p and isinstance(p.get(spec.facts_field), str))
+        if fixed is None and intent in _ASKS and is_statement(user):
+            # told, not asked ("Call me Sam, please." taken for a request): acknowledged
+            fixed = spec.replies.get("statement")
         mine = fixed is None and spec.unknown_reply is not None and about_user(user)
         if mine and not facts.strip():
             fixed = spec.unknown_reply  # asked about themselves, and nothing was told
@@ -346,12 +350,12 @@ class ReplyGuard:
 
     def fallback(self) -> str:
         """What the runtime knows to say: for a question about the user, what they told
-        that holds one of its words, to the user ("You're from Nairobi."), or else
-        ``unknown_reply`` ("I love baking bread." says nothing of a favourite film);
+        about it, to the user ("You're from Nairobi."), or else ``unknown_reply`` ("I love
+        baking bread." says nothing of a favourite film: likes are no subject);
         otherwise the user's facts to the user, or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
             told = [n for n in _SENTENCES.split(self.facts)
-                    if n and relevant(n, self.user, related=False)]
+                    if n and relevant(n, self.user, attitudes=False)]
             return second_person(strip_opening(told[0])) if told else self.unknown_reply
         return second_person(self.facts) if self.facts else self.echo_reply
 

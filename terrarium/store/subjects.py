@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["RELATED", "about_user", "is_statement", "relevant", "stem", "strip_opening",
-           "subject_terms"]
+__all__ = ["ATTITUDES", "RELATED", "about_user", "is_statement", "relevant", "stem",
+           "strip_opening", "subject_terms"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -59,9 +59,7 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # work
     "work works worked working job jobs living profession career occupation trade "
     "employed office company boss",
-    # likes and dislikes
-    "like likes love loves enjoy enjoys favourite favorite fan prefer adore best",
-    "hate hates dislike dislikes stand detest loathe",
+    # (likes and dislikes: ATTITUDES, below)
     # things owned and used
     "car cars drive drives vehicle bike motorbike motorcycle ride rides",
     "colour color colours colors red blue green yellow black white grey gray pink purple "
@@ -73,6 +71,14 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
 ))
 """Everyday categories of what people tell an assistant about themselves: a question's
 word is widened to the other words of its categories. Words are matched by their stem."""
+
+ATTITUDES: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
+    "like likes love loves enjoy enjoys favourite favorite fan prefer adore best",
+    "hate hates dislike dislikes stand detest loathe",
+))
+"""Likes and dislikes: categories of how the user feels about anything, not of what it is
+about. "What is my favourite film?" finds "I love baking bread." by them, which is worth
+handing to the model but is no answer to say back."""
 
 _SUFFIXES = ("'s", "ies", "es", "s", "ed", "ing")
 
@@ -87,10 +93,16 @@ def stem(word: str) -> str:
     return w
 
 
-_BY_STEM: dict[str, frozenset[str]] = {}
-for _group in RELATED:
-    for _w in _group:
-        _BY_STEM[stem(_w)] = _BY_STEM.get(stem(_w), frozenset()) | _group
+def _by_stem(groups: tuple[frozenset[str], ...]) -> dict[str, frozenset[str]]:
+    by: dict[str, frozenset[str]] = {}
+    for group in groups:
+        for w in group:
+            by[stem(w)] = by.get(stem(w), frozenset()) | group
+    return by
+
+
+_BY_STEM = _by_stem(RELATED + ATTITUDES)
+_BY_STEM_SUBJECTS = _by_stem(RELATED)
 
 
 def _content(text: str) -> list[str]:
@@ -102,13 +114,15 @@ def _content(text: str) -> list[str]:
     return list(seen)
 
 
-def subject_terms(text: str, *, related: bool = True) -> list[str]:
-    """The words ``text`` is about, then (``related``) the words related to them: what to
-    search for."""
+def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) -> list[str]:
+    """The words ``text`` is about, then (``related``) the words related to them, by the
+    categories of :data:`RELATED` and (``attitudes``) :data:`ATTITUDES`: what to search
+    for."""
     own = _content(text)
     if not related:
         return own
-    related_words = [w for o in own for w in sorted(_BY_STEM.get(stem(o), ())) if w not in own]
+    by = _BY_STEM if attitudes else _BY_STEM_SUBJECTS
+    related_words = [w for o in own for w in sorted(by.get(stem(o), ())) if w not in own]
     return list(dict.fromkeys([*own, *related_words]))
 
 
@@ -116,17 +130,21 @@ def _stems(words: Iterable[str]) -> set[str]:
     return {stem(w) for w in words}
 
 
-def relevant(note: str, question: str, *, related: bool = True) -> bool:
+def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
     """Whether ``note`` (something the user said) is about what ``question`` asks: they
-    share a subject word, or (``related``) words of one category."""
-    return bool(_stems(subject_terms(question, related=related)) & _stems(_content(note)))
+    share a subject word, or words of one category (of :data:`ATTITUDES` too, unless
+    ``attitudes`` is false)."""
+    terms = subject_terms(question, attitudes=attitudes)
+    return bool(_stems(terms) & _stems(_content(note)))
 
 
 _QUESTION_START = re.compile(
     r"^\W*(what|what's|where|where's|when|when's|who|who's|whom|whose|which|why|how|"
     r"how's|is|are|am|was|were|do|does|did|can|could|would|will|should|shall|have|has|"
     r"tell|remind|say|give|show|recall|remember|repeat|explain|describe|recommend|suggest|"
-    r"help|find|play|sing|write|read|make|let)\b", re.I)
+    r"help|find|play|sing|write|read|make|let|let's|please|turn|set|open|start|stop|"
+    r"check|search|look|list|name|count|translate|calculate|i'd like|i would like|i want|"
+    r"i need|i wonder)\b", re.I)
 _SOCIAL = frozenset("""hi hello hey there good morning afternoon evening night thanks thank
 you cheers bye goodbye see later soon take care so much lot a great nice ok okay yes no
 sure fine well""".split())
