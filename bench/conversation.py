@@ -117,7 +117,8 @@ DEV: list[list[Say]] = [
      S("What is my daughter's name?", "Mia"), S("Where do I work?", "bakery")],
     [S("Hello!"), S("What is my favourite film?", UNKNOWN)],
     [S("Just call me Kim."), S("Who am I?", "Kim")],
-    [S("I've got two sons."), S("Recommend a board game."), S("How many kids do I have?", "two", "2")],
+    [S("I've got two sons."), S("Recommend a board game."),
+     S("How many kids do I have?", "two", "2")],
     [S("I love baking bread."), S("What is my favourite film?", UNKNOWN)],
 ]
 
