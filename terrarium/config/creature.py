@@ -546,9 +546,14 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
         elif not Path(ctl.script).is_file():
             errors.append(lc.where("controller", "script").error(
                 f"script file not found: {ctl.script}"))
+    if cfg.memory_notes and not cfg.memory_record:
+        errors.append(lc.where("memory_notes").error(
+            "memory_notes recalls what the creature recorded, and it records nothing",
+            "add `memory_record: true`"))
     limits = {"recalled": ("memory_recall", cfg.memory_recall),
               "recent": ("memory_recent", cfg.memory_recent),
-              "facts": ("memory_facts", cfg.memory_facts)}
+              "facts": ("memory_facts", cfg.memory_facts),
+              "notes": ("memory_notes", cfg.memory_notes)}
     for cname, fields in cfg.send_fill.items():
         for fname, source in fields.items():
             key, limit = limits.get(source, ("", 1))

@@ -79,6 +79,7 @@ class LoopSettings:
     memory_record: bool
     memory_in_prompt: bool
     memory_facts: int
+    memory_notes: int
     choice_rules: tuple[tuple[str, str], ...]  # (pattern, value): decided without the model
     reply_guard: ReplyGuardSpec | None  # fixed replies by intent, no echo (controller/guard.py)
     spoken_sentences: int | None  # the spoken default output stops after this many sentences
@@ -112,6 +113,7 @@ def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettin
         memory_record=cfg.memory_record,
         memory_in_prompt=cfg.memory_in_prompt,
         memory_facts=cfg.memory_facts,
+        memory_notes=cfg.memory_notes,
         choice_rules=tuple((r.pattern, r.value) for r in cfg.choice_rules),
         reply_guard=cfg.reply_guard,
         spoken_sentences=_spoken_sentences(cfg),

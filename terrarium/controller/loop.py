@@ -281,7 +281,7 @@ class Controller:
         crashpoint("turn.begin")
         facts = await recall(self.memory, inputs, creature=self.parts.name,
                               recent=cfg.memory_recent, matches=cfg.memory_recall,
-                              facts=cfg.memory_facts)
+                              facts=cfg.memory_facts, notes=cfg.memory_notes)
         self.fill.begin_turn(inputs, facts)
         recalled = facts.prompt_lines() if cfg.memory_in_prompt else ()
         if (cfg.memory_record or cfg.memory_facts) and self.memory is not None:
@@ -371,10 +371,11 @@ class Controller:
                 if notices:
                     self._pending_notice = "\n".join(notices)
                 if not follow_up:
-                    if rnd.finish_reason == "length":
+                    if rnd.finish_reason == "length" or out.stopped:
                         dropped = await out.drop_unfinished()
                         if dropped:
-                            self._entry("notice", f"not spoken, cut off by max_tokens: {dropped!r}")
+                            why = "the reply repeats itself" if out.stopped else "max_tokens"
+                            self._entry("notice", f"not spoken, cut off by {why}: {dropped!r}")
                     break
             else:
                 if fixed is not None:  # the runtime knows the reply: no model round
@@ -526,6 +527,8 @@ class Controller:
                                 nc["id"] = tc.id or nc["id"]
                                 nc["name"] = tc.name or nc["name"]
                                 nc["arguments"] += tc.arguments
+                            if out.stopped:  # the guard will speak no more of it
+                                break
                             if pause is not None and pause.ready(rnd):
                                 paused = True
                                 break
