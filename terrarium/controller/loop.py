@@ -224,6 +224,10 @@ class Controller:
             answerer=answerer,
         )
         self.last_prompt: BuiltPrompt | None = None
+        # set while the creature's prompt prefix is still being evaluated after the team
+        # said it was ready: a round that needs the model waits for it (one that the runtime
+        # decides itself does not), so its request finds the prefix in its slot
+        self.warming: anyio.Event | None = None
         self._pending_notice: str | None = None
         self.hooks = creature_hooks(parts.name, parts.cdef.config, self.emit, self.tool_ctx)
         # None: nobody to ask, calls needing approval are refused
@@ -505,6 +509,8 @@ class Controller:
                     rnd.raw.append(decided)
                     await handle(parser.feed(decided))
                     rnd.finish_reason = "stop"
+                if current is not None and self.warming is not None:
+                    await self.warming.wait()
                 while current is not None:
                     paused = False
                     async with _closing(self.model.stream(current)) as deltas:
