@@ -235,7 +235,10 @@ class Wiring:
         # one llama.cpp slot per creature, on the embedded server and on external ones
         slot_of = assign_slots({c.name: c.parts.settings for c in creatures.values()
                                 if not (opts.models and c.name in opts.models)})
-        if plan.total:
+        if plan.total and opts.embedded is not None:  # the caller's server (serve's sessions)
+            self.embedded = opts.embedded
+            self.slot_pools = plan.pools()
+        elif plan.total:
             team = self.team if share_model(opts, hub.transport.brokered) else None
             if team is not None:
                 # every process of the team computes the same slots for ALL its creatures
