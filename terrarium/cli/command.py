@@ -31,6 +31,12 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     return cmd_worker(args)
 
 
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from terrarium.cli.graph import cmd_graph
+
+    return cmd_graph(args)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     """``terrarium serve``; Starlette and uvicorn load only for this command."""
     from terrarium.cli.serve import cmd_serve
@@ -162,6 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     mo.add_argument("--broker", metavar="URL", help="a distributed run on this NATS broker: "
                     "followed live while it runs, replayed once it has ended")
     mo.set_defaults(func=cmd_monitor)
+
+    gr = sub.add_parser("graph", help="draw the team's topology (svg, dot or mermaid)")
+    gr.add_argument("path", help="terrarium or creature folder")
+    gr.add_argument("--format", choices=("svg", "dot", "mermaid"), default="svg")
+    gr.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    gr.set_defaults(func=_cmd_graph)
 
     mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one")
     mg.add_argument("kt_path", help="KohakuTerrarium package, terrarium or creature folder")
