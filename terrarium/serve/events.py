@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 
 from terrarium.channels.log import DurableLog
 from terrarium.events import Event, TurnEnded, event_to_dict
@@ -86,11 +87,11 @@ class SessionEvents:
             " ORDER BY seq LIMIT ?", (self.session_id, after, self.committed, limit))
         return [(int(r[0]), r[1], r[2]) for r in rows]
 
-    async def wait(self, after: int, timeout: float | None = None
+    async def wait(self, after: int, patience: float | None = None
                    ) -> list[tuple[int, str, str]]:
-        """The next committed events after ``after``; [] when ``timeout`` passes first or
-        the session is closed."""
-        with anyio.move_on_after(timeout):
+        """The next committed events after ``after``; [] when ``patience`` seconds pass
+        first or the session is closed."""
+        with anyio.move_on_after(patience):
             while not self.closed:
                 rows = self.read(after)
                 if rows:
@@ -141,7 +142,6 @@ class EventWriter:
             while True:
                 await self._wake.wait()
                 self.flush()
-                await anyio.sleep(0)  # let publishers add to the next batch
+                await anyio.lowlevel.checkpoint()  # let publishers add to the next batch
         finally:
-            with anyio.CancelScope(shield=True):
-                self.flush()
+            self.flush()

@@ -53,14 +53,14 @@ def _text(content: str | list[dict[str, Any]] | None) -> str:
 
 
 async def reply_deltas(live: LiveSession, after: int, outputs: tuple[str, ...], *,
-                       timeout: float, usage: dict[str, int] | None = None
+                       within: float, usage: dict[str, int] | None = None
                        ) -> AsyncIterator[str]:
     """The output creatures' text written after event ``after``, until the team is quiet."""
     events = live.events
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within
     pos, quiet = after, 0
     while time.monotonic() < deadline:
-        rows = await events.wait(pos, timeout=0.01)
+        rows = await events.wait(pos, patience=0.01)
         for seq, kind, data in rows:
             pos = seq
             if kind == "output_text":
@@ -117,7 +117,7 @@ async def chat_completions(request: Request) -> Any:
     headers = {SESSION_HEADER: info.id}
     usage = {"prompt_tokens": 0, "completion_tokens": 0}
     deltas = reply_deltas(live, after, m.output_creatures,
-                          timeout=m.settings.reply_timeout, usage=usage)
+                          within=m.settings.reply_timeout, usage=usage)
     if not body.stream:
         try:
             reply = "".join([d async for d in deltas])

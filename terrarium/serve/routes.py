@@ -159,7 +159,7 @@ async def events_sse(request: Request) -> StreamingResponse:
         pos = after
         yield ": terrarium events\n\n"
         while not events.closed:
-            rows = await events.wait(pos, timeout=KEEPALIVE)
+            rows = await events.wait(pos, patience=KEEPALIVE)
             if not rows:
                 yield ": keepalive\n\n"
                 continue
@@ -197,7 +197,7 @@ async def events_ws(ws: WebSocket) -> None:
         tg.start_soon(watch_close)
         try:
             while not events.closed:
-                for seq, _, data in await events.wait(pos, timeout=KEEPALIVE):
+                for seq, _, data in await events.wait(pos, patience=KEEPALIVE):
                     await ws.send_text(data)
                     pos = seq
         except (WebSocketDisconnect, RuntimeError):

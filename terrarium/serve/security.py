@@ -6,6 +6,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from terrarium.serve.problems import PROBLEM_TYPE, Problem
