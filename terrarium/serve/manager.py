@@ -100,7 +100,13 @@ class SessionManager:
         await stack.enter_async_context(server)
         self.embedded = server
 
-    async def stop_all(self) -> None:
+    async def stop_all(self, grace: float = 5.0) -> None:
+        """Stop every session, letting turns in progress end first (up to ``grace``
+        seconds); what is cut is redelivered when the session is loaded again."""
+        with anyio.move_on_after(grace):
+            for live in list(self.loaded.values()):
+                while live.rt is not None and live.rt.busy():  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
         for live in list(self.loaded.values()):
             live.stop()
         for live in list(self.loaded.values()):
