@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -90,8 +89,7 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float) -> None:
         import gc
 
         gc.collect()
-        with open("/proc/self/statm") as f:
-            pages = int(f.read().split()[1])
+        pages = int(Path("/proc/self/statm").read_text().split()[1])  # noqa: ASYNC240
         mgr = request.app.state.manager
         return JSONResponse({"rss": pages * os.sysconf("SC_PAGE_SIZE"),
                              "loaded": len(mgr.loaded), "stored": mgr.store.count()})
@@ -105,7 +103,7 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float) -> None:
 # ---------------------------------------------------------------------- the client
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] if xs else float("nan")
+    return xs[min(len(xs) - 1, round(p / 100 * (len(xs) - 1)))] if xs else float("nan")
 
 
 async def make_sessions(c: httpx.AsyncClient, n: int) -> list[str]:
