@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -188,17 +189,18 @@ async def audio_ws(ws: WebSocket) -> None:
             pass
         tg.cancel_scope.cancel()
 
-    async def speak() -> None:
+    async def speak(tg: anyio.abc.TaskGroup) -> None:
         async for frame in recv:
             if isinstance(frame, bytes):
                 await ws.send_bytes(frame)
             else:
                 await ws.send_text(json.dumps(frame, ensure_ascii=False))
+        tg.cancel_scope.cancel()  # the server is closing the socket
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(hear, tg)
-            tg.start_soon(speak)
+            tg.start_soon(speak, tg)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:

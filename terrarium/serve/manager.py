@@ -113,6 +113,15 @@ class SessionManager:
             await live.stopped.wait()
         self.writer.flush()
 
+    def close_streams(self) -> None:
+        """The server is shutting down: end every event stream and audio socket, so no
+        open connection keeps it waiting (clients reconnect with the last seq they saw)."""
+        for ev in self.events.values():
+            ev.close()
+        for live in self.loaded.values():
+            for s in list(live.audio.sockets):
+                s.close()
+
     async def _reaper(self) -> None:
         s = self.settings
         while True:
@@ -125,6 +134,9 @@ class SessionManager:
 
     # ------------------------------------------------------------------ sessions
     def info(self, session_id: str) -> SessionInfo:
+        live = self.loaded.get(session_id)
+        if live is not None:  # loaded: known without a query (the hot path of input)
+            return live.info
         info = self.store.get(session_id) if _plausible(session_id) else None
         if info is None or info.terrarium != self.team.name:
             raise Problem(404, f"there is no session {session_id!r}", slug="no-session")

@@ -110,7 +110,8 @@ async def create_session(request: Request) -> JSONResponse:
 async def get_session(request: Request) -> JSONResponse:
     """One session."""
     m = _mgr(request)
-    return JSONResponse(m.public(m.info(request.path_params["session_id"])))
+    info = m.info(request.path_params["session_id"])
+    return JSONResponse(m.public(m.store.get(info.id) or info))  # its turns as of now
 
 
 async def delete_session(request: Request) -> Response:
