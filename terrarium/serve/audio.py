@@ -130,7 +130,7 @@ async def audio_ws(ws: WebSocket) -> None:
     m: SessionManager = ws.app.state.manager
     sid = ws.path_params["session_id"]
     try:
-        live = await m.load(sid)
+        live = await m.load(sid, hold=True)
     except Problem as p:
         await ws.close(code=4000 + p.status, reason=p.detail[:120])
         return
@@ -141,12 +141,17 @@ async def audio_ws(ws: WebSocket) -> None:
 
     settings = m.team.transcription or TranscriptionSettings()
     make_vad: Callable[[], Any] = ws.app.state.vad_factory or _silero
-    vad = await anyio.to_thread.run_sync(make_vad)
+    try:
+        vad = await anyio.to_thread.run_sync(make_vad)
+    except Exception as exc:  # silero-vad missing or broken: say so, hold nothing
+        live.inputs -= 1
+        await ws.close(code=1011, reason=f"speech in is unavailable: {exc}"[:120])
+        return
     await ws.accept()
     send, recv = anyio.create_memory_object_stream[Frame](QUEUE)
     live.audio.sockets.append(send)
     live.sockets += 1
-
+    live.inputs -= 1  # the socket holds the session loaded from here
     async def barge_in() -> None:
         rt = live.rt
         if rt is not None:

@@ -128,8 +128,7 @@ async def post_input(request: Request) -> JSONResponse:
     if (body.text is None) == (body.payload is None):
         raise Problem(422, "give exactly one of text or payload", slug="invalid-body",
                       errors=[{"field": "text", "message": "give text or payload"}])
-    live = await m.load(request.path_params["session_id"])
-    live.inputs += 1
+    live = await m.load(request.path_params["session_id"], hold=True)
     try:
         seq = await m.send(live, text=body.text, payload=body.payload)
     finally:
