@@ -24,6 +24,7 @@ def summarize_team(team: Team) -> str:
     """The one-screen summary ``validate`` prints: creatures, channels, who talks to whom,
     and who delegates to which sub-agents."""
     from terrarium.cli.check import delegation_lines
+    from terrarium.config.topology import team_topology
 
     lines = [f"terrarium {team.name!r} ({team.path}) is valid", "", "creatures:"]
     for name in sorted(team.creatures):
@@ -42,12 +43,12 @@ def summarize_team(team: Team) -> str:
             outs = ", ".join(f"{k}({v.type})" for k, v in sorted(cfg.output.named_outputs.items()))
             lines.append(f"  {'':<12} outputs: {outs}")
         lines += delegation_lines(c, f"  {'':<12} ")
-    if team.channels:
+    topo = team_topology(team)  # the same data `terrarium graph` and the web page draw
+    if topo.channels:
         lines += ["", "channels:"]
-        for name in sorted(team.channels):
-            ch = team.channels[name]
-            schema = ch.message_type.name if ch.message_type else "(untyped)"
-            lines.append(f"  {name:<14} {ch.type:<9} schema={schema}")
+        for ch in sorted(topo.channels, key=lambda c: c.name):
+            schema = ch.schema_.name if ch.schema_ else "(untyped)"
+            lines.append(f"  {ch.name:<14} {ch.kind:<9} schema={schema}")
             lines.append(f"  {'':<14} senders: {', '.join(ch.senders) or '-'}"
                          f"  ->  listeners: {', '.join(ch.listeners) or '-'}")
     if team.input_channel:

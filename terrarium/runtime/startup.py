@@ -110,6 +110,7 @@ async def start_team(
             tg.start_soon(watch_broker, transport, options.broker_give_up)
         wiring = Wiring(options, bus, recorder, run_dir, memory, team=team)
         await wiring.wire(creatures, hub, stack, operator=operator)
+        recorder.restore_histories(creatures)  # a session: what each creature heard before
         warm = (WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
                 if options.warm_up else None)
         if warm is not None:

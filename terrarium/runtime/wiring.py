@@ -236,7 +236,10 @@ class Wiring:
         # one llama.cpp slot per creature, on the embedded server and on external ones
         slot_of = assign_slots({c.name: c.parts.settings for c in creatures.values()
                                 if not (opts.models and c.name in opts.models)})
-        if plan.total:
+        if plan.total and opts.embedded is not None:  # the caller's server (serve's sessions)
+            self.embedded = opts.embedded
+            self.slot_pools = plan.pools()
+        elif plan.total:
             team = self.team if share_model(opts, hub.transport.brokered) else None
             if team is not None:
                 # every process of the team computes the same slots for ALL its creatures
@@ -337,8 +340,10 @@ class Wiring:
 
         opts = self.options
         audio_dir = self.run_dir / "audio"
-        if opts.audio == "none":
-            sink: Any = NullAudioSink()
+        if opts.audio_sink is not None:
+            sink: Any = opts.audio_sink(c.name)
+        elif opts.audio == "none":
+            sink = NullAudioSink()
         elif opts.audio == "device":
             sink = default_audio_sink(audio_dir)
         else:
