@@ -156,8 +156,9 @@ function onEvent(ev) {
       break;
     case "transcript": {
       const e = ev.entry;
-      if (e.kind === "tool_call" && e.name && state.team?.channels.some((c) => c.name === e.name)) {
-        traffic.expect(ev.creature, e.name, e.data?.args);
+      if (e.kind === "tool_call" && e.name) {  // a send call: `send_<channel>` (or the channel)
+        const ch = state.team?.channels.find((c) => e.name === `send_${c.name}` || e.name === c.name);
+        if (ch) traffic.expect(ev.creature, ch.name, e.data?.args);
       }
       if (e.kind === "message_in" && e.data?.message_id) traffic.delivered(e.data.message_id, e.text);
       transcripts.add(ev.creature, e);

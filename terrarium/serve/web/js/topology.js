@@ -2,7 +2,7 @@
 // from the user), plus a live message count on every edge.
 import { s, h } from "./dom.js";
 
-const W = 150, H = 54, COLGAP = 190, ROWGAP = 60, PAD = 30;
+const W = 140, H = 54, COLGAP = 150, ROWGAP = 60, PAD = 20;
 
 export function edgesOf(topo) {
   const out = [];

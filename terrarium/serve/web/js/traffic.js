@@ -16,6 +16,7 @@ export class TrafficView {
     this.counter = counter;
     this.pending = [];
     this.byMessage = new Map(); // message_id -> payload cell
+    this.early = new Map(); // message_id -> the receiver's text, come before its row
     this.payloads = new Map(); // "sender|channel" -> [payload...] (from send tool calls)
     this.total = 0;
     this.frame = 0;
@@ -33,6 +34,7 @@ export class TrafficView {
   clear() {
     this.list.replaceChildren();
     this.byMessage.clear();
+    this.early.clear();
     this.payloads.clear();
     this.pending = [];
     this.total = 0;
@@ -67,7 +69,10 @@ export class TrafficView {
   /** The receiver's rendering of a message we had no payload for. */
   delivered(messageId, text) {
     const cell = this.byMessage.get(messageId);
-    if (cell && !cell.dataset.filled) {
+    if (!cell) {
+      this.early.set(messageId, text);
+      if (this.early.size > 500) this.early.delete(this.early.keys().next().value);
+    } else if (!cell.dataset.filled) {
       cell.dataset.filled = "1";
       cell.replaceChildren(foldable(text));
     }
@@ -122,6 +127,10 @@ export class TrafficView {
     if (payload !== undefined && payload !== null) {
       cell.dataset.filled = "1";
       cell.append(this.payload(ev.channel, payload));
+    } else if (this.early.has(ev.message_id)) {
+      cell.dataset.filled = "1";
+      cell.append(foldable(this.early.get(ev.message_id)));
+      this.early.delete(ev.message_id);
     }
     this.byMessage.set(ev.message_id, cell);
     return h("li", { "data-channel": ev.channel, "data-message": ev.message_id },
