@@ -42,6 +42,7 @@ def test_shell_and_edit_approvals_answered_from_the_page(tmp_path: Path) -> None
             except Exception:
                 break  # no more approvals: the worker is done (or stuck; checked below)
             title = page.text_content("#approval-title") or ""
+            current = page.evaluate("terrariumApprovals.current.id")
             if "shell" in title:
                 command = page.text_content("#approval-body pre.command") or ""
                 assert "pytest" in command
@@ -56,7 +57,9 @@ def test_shell_and_edit_approvals_answered_from_the_page(tmp_path: Path) -> None
             else:
                 raise AssertionError(f"unexpected approval: {title}")
             page.click("#approval-yes")
-            page.wait_for_selector("dialog#approval:not([open])")
+            page.wait_for_function(
+                "id => !terrariumApprovals.current || terrariumApprovals.current.id !== id",
+                arg=current)
             if "edit" in seen and seen[-1] == "shell" and seen.count("shell") >= 2:
                 break  # tests run again after the edit: the worker's part is over
         assert "shell" in seen and "edit" in seen, seen

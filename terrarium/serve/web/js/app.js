@@ -26,6 +26,7 @@ const composer = new Composer($("#composer"), $("#composer-fields"), $("#compose
   $("#composer-ok"), $("#composer-channel"), sendInput);
 const approvals = new Approvals($("#approval"), $("#approvals-list"), $("#approvals-none"),
   (item, body) => api(`/v1/sessions/${enc(state.session.id)}/approvals/${enc(item.id)}`, { method: "POST", body }));
+window.terrariumApprovals = approvals;
 const voice = new Voice($("#talk"), $("#voice-status"), $("#mic-level"), $("#voice-log"), (ms) => charts.firstAudio(ms));
 
 const select = tabs($("#tablist"), (name) => {
