@@ -117,7 +117,6 @@ class EventWriter:
     def flush(self) -> None:
         """Write what is queued now (also at shutdown, after the sessions have stopped)."""
         rows, self._rows = self._rows, []
-        self._wake = anyio.Event()
         if not rows:
             return
         now = time.time()
@@ -141,6 +140,7 @@ class EventWriter:
         try:
             while True:
                 await self._wake.wait()
+                self._wake = anyio.Event()
                 self.flush()
                 await anyio.lowlevel.checkpoint()  # let publishers add to the next batch
         finally:
