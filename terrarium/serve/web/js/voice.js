@@ -9,7 +9,7 @@ const BARGE_RMS = 0.04; // a frame this loud while the reply plays counts as spe
 const BARGE_FRAMES = 8; // 160 ms of it in a row interrupts
 
 export const voiceStats = (window.terrariumVoice ||= {
-  framesSent: 0, playedSeconds: 0, scheduledSeconds: 0, heard: [], said: [], bargeIns: 0,
+  framesMade: 0, framesSent: 0, playedSeconds: 0, scheduledSeconds: 0, heard: [], said: [], bargeIns: 0,
 });
 
 export class Voice {
@@ -61,6 +61,7 @@ export class Voice {
 
   frame({ pcm, rms }) {
     this.meter.value = Math.min(1, rms * 4);
+    voiceStats.framesMade += 1;
     if (this.sock?.readyState === WebSocket.OPEN) {
       this.sock.send(pcm);
       voiceStats.framesSent += 1;
