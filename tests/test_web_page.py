@@ -147,22 +147,35 @@ def test_composer_refuses_an_invalid_enum_with_the_servers_sentence_then_sends(
         page.wait_for_selector("#transcript li[data-kind=assistant]:has-text('Noted')")
 
 
-def _post_at(server: Any, sid: str, rate: float, seconds: float, stop: threading.Event) -> int:
-    sent = 0
+def _post_at(server: Any, sid: str, rate: float, seconds: float) -> tuple[int, int]:
+    """Post tips at ``rate`` per second from a few threads; (accepted, refused)."""
+    counts = {"sent": 0, "refused": 0}
+    lock = threading.Lock()
     t0 = time.monotonic()
-    while not stop.is_set() and time.monotonic() - t0 < seconds:
-        server.request("POST", f"/v1/sessions/{sid}/input",
-                       {"payload": {"text": f"A comet, tip {sent}."}})
-        sent += 1
-        delay = t0 + sent / rate - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)
-    return sent
+    total = int(rate * seconds)
+    slots = iter(range(total))
+
+    def worker() -> None:
+        for k in slots:  # each thread takes the next slot: the k-th post at t0 + k / rate
+            delay = t0 + k / rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            status, _ = server.request("POST", f"/v1/sessions/{sid}/input",
+                                       {"payload": {"text": f"A comet, tip {k}."}})
+            with lock:
+                counts["sent" if status == 202 else "refused"] += 1
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return counts["sent"], counts["refused"]
 
 
 def test_figures_first_paint_and_event_to_row_under_load(tmp_path: Path) -> None:
-    """Prints first paint and event → row latency while the newsroom sends ~50 msg/s
-    (each tip makes three messages: tips, stories, published)."""
+    """Prints first paint and event → row latency while 50 tips a second go to the
+    newsroom (each a message on `tips`; the team adds its stories and publications)."""
     with serve(NEWSROOM, tmp_path / "runs", "--rate", "1000") as server, browser() as b:
         paints = []
         for _ in range(5):
@@ -178,16 +191,25 @@ def test_figures_first_paint_and_event_to_row_under_load(tmp_path: Path) -> None
         page.wait_for_selector("#topology svg", state="attached")
         sid = new_session(page, "load")
         open_tab(page, "traffic")
-        stop = threading.Event()
         t0 = time.monotonic()
-        sent = _post_at(server, sid, rate=50 / 3, seconds=6.0, stop=stop)
-        page.wait_for_function(f"() => terrariumMetrics.rows >= {sent * 3}", timeout=60_000)
-        elapsed = time.monotonic() - t0
+        sent, refused = _post_at(server, sid, rate=50.0, seconds=6.0)
+        posting = time.monotonic() - t0
+        page.wait_for_function(f"() => terrariumMetrics.rows >= {sent}", timeout=60_000)
+        settled, rows = -1, 0
+        while rows != settled:  # the team catches up: wait until no row comes for 1 s
+            settled = rows
+            time.sleep(1.0)
+            rows = page.evaluate("terrariumMetrics.rows")
+        elapsed = time.monotonic() - t0 - 1.0
         lat = page.evaluate("terrariumMetrics.rowLatencyMs")
-        rows = len(lat)
-        assert rows >= sent * 3
+        client = page.evaluate("terrariumMetrics.clientMs")
+        assert refused == 0 and len(lat) >= sent
         print(f"\nweb first paint (FCP, localhost, 5 loads): "
               f"{', '.join(f'{p:.0f}' for p in paints)} ms (target <= 300)")
-        print(f"web event -> row on screen: {rows} rows in {elapsed:.1f} s "
-              f"({rows / elapsed:.0f} msg/s): p50 {percentile(lat, 0.5):.1f} ms, "
-              f"p95 {percentile(lat, 0.95):.1f} ms, max {max(lat):.1f} ms (target p95 <= 100)")
+        rows = len(lat)
+        print(f"web event -> row on screen: {sent} tips posted in {posting:.1f} s "
+              f"({sent / posting:.0f}/s), {rows} rows shown in {elapsed:.1f} s: "
+              f"p50 {percentile(lat, 0.5):.1f} ms, p95 {percentile(lat, 0.95):.1f} ms, "
+              f"max {max(lat):.1f} ms (target p95 <= 100); of which in the page "
+              f"(arrival -> painted): p50 {percentile(client, 0.5):.1f} ms, "
+              f"p95 {percentile(client, 0.95):.1f} ms")

@@ -6,7 +6,7 @@ import { h, clock, foldable } from "./dom.js";
 
 const MAX_ROWS = 1000;
 
-export const metrics = (window.terrariumMetrics ||= { rowLatencyMs: [], rows: 0 });
+export const metrics = (window.terrariumMetrics ||= { rowLatencyMs: [], clientMs: [], rows: 0 });
 
 export class TrafficView {
   constructor(list, filter, follow, counter) {
@@ -57,7 +57,7 @@ export class TrafficView {
   sent(ev, live) {
     let payload = ev.payload;
     if (payload === undefined) payload = (this.payloads.get(`${ev.sender}|${ev.channel}`) || []).shift();
-    this.pending.push({ ev, payload, live });
+    this.pending.push({ ev, payload, live, got: performance.now() });
     this.schedule();
   }
 
@@ -93,7 +93,7 @@ export class TrafficView {
       const li = this.row(item);
       if (chosen && li.dataset.channel !== chosen) li.hidden = true;
       frag.append(li);
-      if (item.live) live.push(item.ev.ts);
+      if (item.live) live.push(item);
     }
     this.list.append(frag);
     this.total += batch.length;
@@ -107,8 +107,12 @@ export class TrafficView {
     if (live.length) {
       // measured once the frame that shows the rows has been painted
       setTimeout(() => {
-        const now = performance.timeOrigin + performance.now();
-        for (const ts of live) metrics.rowLatencyMs.push(now - ts * 1000);
+        const t = performance.now();
+        const now = performance.timeOrigin + t;
+        for (const item of live) {
+          metrics.rowLatencyMs.push(now - item.ev.ts * 1000);  // from the event's creation
+          if (item.got !== undefined) metrics.clientMs.push(t - item.got);  // from its arrival
+        }
         metrics.rows += live.length;
       }, 0);
     }
