@@ -90,6 +90,13 @@ def test_page_loads_clean_and_draws_every_creature_and_channel(tmp_path: Path) -
                  .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
                           && !el.textContent.trim()).map(el => el.outerHTML)""")
         assert unnamed == []
+        # sessions: a second one is created, listed and deleted from the page
+        second = new_session(page, "second")
+        open_tab(page, "sessions")
+        page.wait_for_selector(f"#sessions-body tr[data-session='{second}']")
+        page.click("button[aria-label='Delete session second']")
+        page.wait_for_selector(f"#sessions-body tr[data-session='{second}']", state="detached")
+        assert server.request("GET", f"/v1/sessions/{second}")[0] == 404
         phone = console.watch(b.new_page(viewport={"width": 390, "height": 844}))
         phone.goto(server.url + "/")
         phone.wait_for_selector("#sessions-body tr[data-session]")
