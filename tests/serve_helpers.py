@@ -70,3 +70,63 @@ async def sse_events(client: httpx.AsyncClient, url: str, *, until: Any,
                         return out
                 fields = {}
     return out
+
+
+class ServerProcess:
+    """``terrarium serve`` as a real process on a free port (``kill`` for a crash)."""
+
+    def __init__(self, team: Path, runs: Path, *args: str,
+                 env: dict[str, str] | None = None, port: int | None = None) -> None:
+        import os
+        import subprocess
+        import sys
+
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("TERRARIUM_TEST_")}
+        full_env.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", **(env or {}))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "terrarium", "serve", str(team), "--runs-dir", str(runs),
+             "--port", str(self.port), *args], cwd=ROOT, env=full_env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()  # "serving ... on http://..." once it listens
+        if "serving" not in line:
+            self.proc.kill()
+            raise AssertionError(f"the server did not start: {line}{self.proc.stderr.read()}")
+        self.banner = line
+
+    def wait_ready(self, token: str | None = None, limit: float = 60.0) -> None:
+        import time
+
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            try:
+                if httpx.get(self.base + "/readyz", headers=headers).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        raise AssertionError("the server never became ready")
+
+    def kill(self) -> None:
+        import signal
+
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> str:
+        """Stop it as Ctrl-C would; returns what it wrote to stderr."""
+        import signal
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        return self.proc.stderr.read() if self.proc.stderr else ""

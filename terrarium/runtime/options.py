@@ -83,3 +83,6 @@ class RuntimeOptions:
     # an embedded model server already started by the caller (``terrarium serve``: one for
     # all its sessions); the run uses it and leaves it running
     embedded: Any = None
+    # where each ``tts`` output's audio goes instead of ``audio`` (a function of the
+    # creature's name giving a voice.audio.AudioSink): serve streams it to a socket
+    audio_sink: Callable[[str], Any] | None = None

@@ -337,8 +337,10 @@ class Wiring:
 
         opts = self.options
         audio_dir = self.run_dir / "audio"
-        if opts.audio == "none":
-            sink: Any = NullAudioSink()
+        if opts.audio_sink is not None:
+            sink: Any = opts.audio_sink(c.name)
+        elif opts.audio == "none":
+            sink = NullAudioSink()
         elif opts.audio == "device":
             sink = default_audio_sink(audio_dir)
         else:

@@ -5,7 +5,7 @@ shutdown ends every session cleanly and a kill leaves them resumable."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from terrarium.config import Team
+from terrarium.serve.audio import audio_routes
 from terrarium.serve.manager import SessionManager
 from terrarium.serve.metrics import ServeMetrics
 from terrarium.serve.openai_api import ChatCompletionRequest, openai_routes
@@ -58,10 +59,12 @@ async def _problem(request: Request, exc: Exception) -> Response:
 
 
 def create_app(team: Team, settings: ServeSettings | None = None, *,
-               models: Mapping[str, Any] | None = None) -> Starlette:
-    """The app for ``team``; ``models`` overrides creatures' models (tests, benches)."""
+               models: Mapping[str, Any] | None = None, synthesizer: Any = None,
+               vad_factory: Callable[[], Any] | None = None) -> Starlette:
+    """The app for ``team``; ``models``, ``synthesizer`` and ``vad_factory`` stand in for
+    the creatures' models, the voice and silero-vad (tests, benches)."""
     settings = settings or ServeSettings()
-    manager = SessionManager(team, settings, models=models)
+    manager = SessionManager(team, settings, models=models, synthesizer=synthesizer)
     metrics = ServeMetrics()
     metrics.manager = manager
     manager.listeners.append(metrics.observe)
@@ -72,8 +75,6 @@ def create_app(team: Team, settings: ServeSettings | None = None, *,
             await tg.start(manager.run)
             yield
             tg.cancel_scope.cancel()
-
-    from terrarium.serve.audio import audio_routes
 
     routes: list[BaseRoute] = [
         *api_routes(), *openai_routes(), *audio_routes(),
@@ -103,6 +104,7 @@ def create_app(team: Team, settings: ServeSettings | None = None, *,
     app.state.manager = manager
     app.state.metrics = metrics
     app.state.settings = settings
+    app.state.vad_factory = vad_factory
     app.state.openapi = openapi_schema(routes, BODIES, title=f"terrarium serve: {team.name}",
                                        version="1")
     return app

@@ -24,6 +24,7 @@ from terrarium.config import Team
 from terrarium.runtime.options import RuntimeOptions
 from terrarium.runtime.runtime import TeamRuntime
 from terrarium.runtime.sessions import SessionInfo
+from terrarium.serve.audio import SessionAudio
 from terrarium.serve.events import SessionEvents
 from terrarium.tools.approval import Approval
 
@@ -74,13 +75,15 @@ class LiveSession:
 
     def __init__(self, info: SessionInfo, team: Team, settings: ServeSettings,
                  events: SessionEvents, embedded: Any = None,
-                 models: Mapping[str, Any] | None = None) -> None:
+                 models: Mapping[str, Any] | None = None, synthesizer: Any = None) -> None:
         self.info = info
         self.team = team
         self.settings = settings
         self.events = events
         self.embedded = embedded
         self.models = models
+        self.synthesizer = synthesizer  # the voice (tests and benches give a fake)
+        self.audio = SessionAudio()  # the audio sockets the session's voices play into
         self.rt: TeamRuntime | None = None
         self.ready = anyio.Event()
         self.stopped = anyio.Event()
@@ -98,7 +101,8 @@ class LiveSession:
         opts = RuntimeOptions(runs_dir=Path(s.runs_dir), resume=self.info.run_id,
                               audio=s.audio, keep_history=True, embedded=self.embedded,
                               approver=self.approve, answerer=self.answer,
-                              models=self.models, warm_up=s.warm_up, stdout=_Discard())
+                              models=self.models, warm_up=s.warm_up, stdout=_Discard(),
+                              audio_sink=self.audio.sink, synthesizer=self.synthesizer)
         if s.broker:
             opts.broker = s.broker
             opts.host = None
@@ -108,6 +112,7 @@ class LiveSession:
                   ) -> None:
         """Run the session's team until ``stop``; ``ready`` once it takes input."""
         started = False
+        self.events.listeners.append(self.audio.observe)
         try:
             runtime = TeamRuntime(self.team, self.options())
             # subscribed before start: the start-up events (warm-up, ready) are numbered too
@@ -134,6 +139,7 @@ class LiveSession:
                 self.ready.set()
                 task_status.started()
         finally:
+            self.events.listeners.remove(self.audio.observe)
             self.ready.set()
             self.stopped.set()
 

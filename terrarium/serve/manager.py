@@ -43,8 +43,9 @@ class SessionManager:
     """Create, find, load, feed and unload the sessions of one team."""
 
     def __init__(self, team: Team, settings: ServeSettings, *,
-                 models: Mapping[str, Any] | None = None) -> None:
+                 models: Mapping[str, Any] | None = None, synthesizer: Any = None) -> None:
         self.team = team
+        self.synthesizer = synthesizer
         self.settings = settings
         self.models = models  # per-creature model overrides (tests, benches)
         settings.runs_dir.mkdir(parents=True, exist_ok=True)
@@ -99,7 +100,13 @@ class SessionManager:
         await stack.enter_async_context(server)
         self.embedded = server
 
-    async def stop_all(self) -> None:
+    async def stop_all(self, grace: float = 5.0) -> None:
+        """Stop every session, letting turns in progress end first (up to ``grace``
+        seconds); what is cut is redelivered when the session is loaded again."""
+        with anyio.move_on_after(grace):
+            for live in list(self.loaded.values()):
+                while live.rt is not None and live.rt.busy():  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
         for live in list(self.loaded.values()):
             live.stop()
         for live in list(self.loaded.values()):
@@ -176,7 +183,8 @@ class SessionManager:
             if self._tg is None:
                 raise Problem(503, "the server is not running yet", slug="not-ready")
             live = LiveSession(info, self.team, self.settings, self.events_of(session_id),
-                               embedded=self.embedded, models=self.models)
+                               embedded=self.embedded, models=self.models,
+                               synthesizer=self.synthesizer)
             self.loaded[session_id] = live
             self.loads += 1
             self._tg.start_soon(self._host, live)

@@ -83,6 +83,7 @@ class ServeMetrics:
             self.prompt += ev.prompt_tokens
             self.cached += ev.cached_tokens
         elif isinstance(ev, UtteranceWritten) and ev.metrics.time_to_first_audio is not None:
+            # from the reply's start (the model's first token) to its first audio
             self.first_audio.observe(ev.metrics.time_to_first_audio)
 
     def render(self) -> bytes:

@@ -37,6 +37,9 @@ class Problem(Exception):
             "detail": self.detail}
         if self.errors:
             out["errors"] = self.errors
+        # an extension member OpenAI clients read their error message from
+        out["error"] = {"message": self.detail, "type": self.slug or "error",
+                        "code": self.status}
         return out
 
 
