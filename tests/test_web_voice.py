@@ -1,7 +1,8 @@
 """Voice in the browser: Chromium's fake microphone plays a WAV that Piper speaks, the
 page's AudioWorklet sends it as 16 kHz PCM16 on the session's audio socket, the tests'
 fake transcription server turns it into text for the team (scripted speaker), and the
-page plays at least a second of the reply's audio."""
+page plays at least a second of the reply's audio; the question heard again over the
+reply cuts it (barge-in)."""
 
 from __future__ import annotations
 
@@ -42,16 +43,19 @@ def audio_socket_served(url: str, sid: str) -> bool:
         return False
 
 
-def spoken_wav(path: Path) -> Path:
-    """Piper says a sentence between seconds of silence (16-bit mono WAV)."""
+def spoken_wav(path: Path, seconds: float = 13.0) -> Path:
+    """Piper asks for a story after a second of silence; silence fills the file to
+    ``seconds`` (16-bit mono WAV). Chromium's fake microphone plays it in a loop, so the
+    question comes again ``seconds`` later, while the story is being told."""
     from terrarium.voice.synth import default_synthesizer
     from terrarium.voice.transcribe import encode_wav
 
     clip = default_synthesizer().synthesize("Please tell me a story about a fox.")
     rate = clip.sample_rate
     speech = np.frombuffer(clip.pcm, dtype="<i2").astype(np.float32) / 32768.0
-    gap = np.zeros(rate, dtype=np.float32)
-    path.write_bytes(encode_wav(np.concatenate([gap, speech, gap, gap, gap, gap]), rate))
+    lead = np.zeros(rate, dtype=np.float32)
+    tail = np.zeros(max(rate, int(seconds * rate) - len(lead) - len(speech)), dtype=np.float32)
+    path.write_bytes(encode_wav(np.concatenate([lead, speech, tail]), rate))
     return path
 
 
@@ -85,6 +89,9 @@ def test_talk_button_reaches_the_team_and_plays_the_reply(tmp_path: Path) -> Non
             assert fake.received, "nothing reached the transcription server"
             page.wait_for_function("() => terrariumVoice.playedSeconds >= 1.0",
                                    timeout=LIMIT_MS)
+            # the fake microphone plays its file again: the second question, spoken over
+            # the (long) story, cuts it
+            page.wait_for_function("() => terrariumVoice.bargeIns > 0", timeout=LIMIT_MS)
             voice = page.evaluate("terrariumVoice")
             shot(page, "voice")
             page.click("#talk")
@@ -95,4 +102,6 @@ def test_talk_button_reaches_the_team_and_plays_the_reply(tmp_path: Path) -> Non
             page.wait_for_selector("#traffic li[data-channel=inbox]:has-text('tell me a story')")
             assert console.errors == []
             print(f"\nweb voice: {voice['playedSeconds']:.2f} s of reply audio played, "
-                  f"{voice['framesSent']} mic frames sent, {len(voice['said'])} sentences")
+                  f"{voice['framesSent']} mic frames sent, {len(voice['said'])} sentences, "
+                  f"{voice['bargeIns']} barge-ins ({voice['serverBargeIns']} told by the "
+                  "server)")
