@@ -71,3 +71,38 @@ def test_shell_and_edit_approvals_answered_from_the_page(tmp_path: Path) -> None
     after = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
                            cwd=repo, capture_output=True, text=True, check=False)
     assert after.returncode == 0, after.stdout + after.stderr
+
+
+ASKER = ROOT / "tests" / "serve_fixtures" / "asker"
+
+
+def test_question_answered_and_approval_denied_from_the_page(tmp_path: Path) -> None:
+    """ask_user shows its question and takes a typed answer; a denied call is marked as
+    refused in the creature's transcript."""
+    need_browser()
+    with serve(ASKER, tmp_path / "runs") as server, browser() as b:
+        console = Console()
+        page = console.watch(b.new_page(viewport={"width": 1280, "height": 800}))
+        page.goto(server.url + "/")
+        page.wait_for_selector("#f-text", state="attached")
+        new_session(page, "asker")
+        page.fill("#f-text", "A question for you.")
+        page.click("#composer-send")
+        page.wait_for_selector("dialog#approval[open]", timeout=LIMIT_MS)
+        assert page.text_content("#approval-body .question") == "Tea or coffee?"
+        page.fill("#approval-answer", "Tea, please.")
+        shot(page, "question")
+        page.keyboard.press("Enter")  # Enter in the answer field answers
+        page.wait_for_selector("dialog#approval:not([open])", state="attached")
+        page.click("#tab-transcripts")
+        page.select_option("#transcript-creature", "clerk")
+        page.wait_for_selector("#transcript li[data-kind=tool_result]:has-text('Tea, please.')",
+                               timeout=LIMIT_MS)
+        page.fill("#f-text", "Please remember this.")
+        page.click("#composer-send")
+        page.wait_for_selector("dialog#approval[open]", timeout=LIMIT_MS)
+        assert "memory_write" in (page.text_content("#approval-title") or "")
+        assert "The user likes tea." in (page.text_content("#approval-body") or "")
+        page.click("#approval-deny")
+        page.wait_for_selector("#transcript li.failed[data-kind=tool_result]", timeout=LIMIT_MS)
+        assert console.errors == []

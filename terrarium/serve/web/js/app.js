@@ -162,6 +162,7 @@ function onEvent(ev) {
         if (ch) traffic.expect(ev.creature, ch.name, e.data?.args);
       }
       if (e.kind === "message_in" && e.data?.message_id) traffic.delivered(e.data.message_id, e.text);
+      if (e.kind === "tool_call") refreshApprovals();  // it may wait for a yes or an answer
       transcripts.add(ev.creature, e);
       break;
     }
@@ -184,6 +185,8 @@ function onEvent(ev) {
 }
 
 setInterval(() => { if (state.view === "charts") charts.draw(); }, 500);
+// a question or approval raised while the stream was down is still found
+setInterval(() => { if (state.session && document.visibilityState === "visible") refreshApprovals(); }, 3000);
 
 // ---- transcripts (from the API when the events did not carry them) ----------------------
 async function loadTranscript() {
