@@ -98,6 +98,9 @@ def test_talk_button_reaches_the_team_and_plays_the_reply(tmp_path: Path) -> Non
             assert "tell me a story" in voice["heard"][0]
             assert voice["said"], "no sentence of the reply was announced"
             assert voice["framesSent"] > 50
+            open_tab(page, "charts")  # time to first audio, as the page heard it
+            page.wait_for_selector("#chart-ttfa svg")
+            shot(page, "charts-voice")
             open_tab(page, "traffic")
             page.wait_for_selector("#traffic li[data-channel=inbox]:has-text('tell me a story')")
             assert console.errors == []
