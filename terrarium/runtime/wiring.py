@@ -19,8 +19,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.hub import ChannelHub, describe_validation_error
+from terrarium.channels.hub import ChannelHub
 from terrarium.channels.log import DurableLog
+from terrarium.channels.payload import describe_validation_error
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
 from terrarium.channels.transport import Transport
 from terrarium.config import Team
