@@ -220,3 +220,23 @@ def test_figures_first_paint_and_event_to_row_under_load(tmp_path: Path) -> None
               f"max {max(lat):.1f} ms (target p95 <= 100); of which in the page "
               f"(arrival -> painted): p50 {percentile(client, 0.5):.1f} ms, "
               f"p95 {percentile(client, 0.95):.1f} ms")
+
+
+def test_page_with_a_token(tmp_path: Path) -> None:
+    """Behind a token the page's files load; the token comes once in the address
+    (#token=...), leaves it, and goes with every API call and socket."""
+    token = "a-long-random-test-token-0123456789"
+    with serve(NEWSROOM, tmp_path / "runs", "--token-env", "WEB_TEST_TOKEN",
+               env={"WEB_TEST_TOKEN": token}, token=token) as server, browser() as b:
+        assert server.request("GET", "/v1/team", auth=False)[0] == 401
+        console = Console()
+        page = console.watch(b.new_page(viewport={"width": 1280, "height": 800}))
+        page.goto(server.url + f"/#token={token}")
+        page.wait_for_selector("#topology svg", state="attached")
+        assert token not in page.url
+        new_session(page, "with token")  # POST, then the event WebSocket (?token=)
+        page.fill("#f-text", "A comet was seen over Oslo.")
+        page.click("#composer-send")
+        page.wait_for_selector("#traffic li[data-channel=published]", state="attached",
+                               timeout=30_000)
+        assert console.errors == []

@@ -49,12 +49,17 @@ class Server:
     proc: subprocess.Popen[str]
     log: Path
     env: dict[str, str] = field(default_factory=dict)
+    token: str | None = None
 
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    def request(self, method: str, path: str, body: Any = None, *, auth: bool = True
+                ) -> tuple[int, Any]:
         """One JSON request to the API (status, parsed body or None)."""
         data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"}
+        if auth and self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
         req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+                                     headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=30) as res:
                 raw = res.read()
@@ -65,8 +70,8 @@ class Server:
 
 
 @contextmanager
-def serve(team: Path, runs: Path, *extra: str, env: dict[str, str] | None = None
-          ) -> Iterator[Server]:
+def serve(team: Path, runs: Path, *extra: str, env: dict[str, str] | None = None,
+          token: str | None = None) -> Iterator[Server]:
     """``terrarium serve TEAM`` on a free port until the block ends; waits for /readyz."""
     port = free_port()
     log = runs / "serve.log"
@@ -77,7 +82,7 @@ def serve(team: Path, runs: Path, *extra: str, env: dict[str, str] | None = None
             [sys.executable, "-m", "terrarium", "serve", str(team), "--port", str(port),
              "--runs-dir", str(runs), *extra],
             cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT, text=True)
-    server = Server(f"http://127.0.0.1:{port}", proc, log, full_env)
+    server = Server(f"http://127.0.0.1:{port}", proc, log, full_env, token)
     try:
         deadline = time.monotonic() + START_LIMIT
         while True:
