@@ -90,6 +90,15 @@ def test_page_loads_clean_and_draws_every_creature_and_channel(tmp_path: Path) -
                  .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
                           && !el.textContent.trim()).map(el => el.outerHTML)""")
         assert unnamed == []
+        # a multi_edit approval shows one diff per edit (lines removed and added)
+        diff = page.evaluate("""async () => {
+            const m = await import('./js/approvals.js');
+            const el = m.describe({ kind: 'approval', tool: 'multi_edit', args: { path: 'a.py',
+              edits: [{ old_string: 'a\\nb\\nc', new_string: 'a\\nB\\nc' },
+                      { old_string: 'x', new_string: 'y\\nz' }] } });
+            return [...el.querySelectorAll('.diff')].map(d =>
+              [...d.children].map(r => r.className + ':' + r.textContent)); }""")
+        assert diff == [["same:a", "del:b", "add:B", "same:c"], ["del:x", "add:y", "add:z"]]
         # sessions: a second one is created, listed and deleted from the page
         second = new_session(page, "second")
         open_tab(page, "sessions")
