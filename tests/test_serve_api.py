@@ -260,9 +260,17 @@ async def test_idle_sessions_unload_and_come_back_with_their_conversation(
         assert _said(events) == "Your name is Ada."
         assert mgr.loads == 2
         # the reloaded bot heard the first exchange: its conversation came back
-        ctl = mgr.loaded[sid].rt._creatures["bot"].controller
-        assert next(t.content for t in ctl.conversation if t.role == "assistant") == (
-            "Nice to meet you.")
+        info = mgr.store.get(sid)
+        with anyio.fail_after(10):
+            while True:
+                (conv,) = mgr.log.query("SELECT conversation FROM histories WHERE run_id=? "
+                                        "AND creature='bot' ORDER BY ts DESC LIMIT 1",
+                                        (info.run_id,))[0]
+                said = [c for role, c, *_ in json.loads(conv) if role == "assistant"]
+                if len(said) == 2:
+                    break
+                await anyio.sleep(0.02)
+        assert said == ["Nice to meet you.", "Your name is Ada."]
 
 
 async def test_metrics_and_health(tmp_path: Path) -> None:

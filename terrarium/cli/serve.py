@@ -56,7 +56,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                              approval_timeout=args.approval_timeout, rate=args.rate)
     app = create_app(team, settings)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
-                            lifespan="on", access_log=False, ws_max_size=1 << 20)
+                            lifespan="on", access_log=False, ws_max_size=1 << 20,
+                            timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
 
     async def serve() -> None:
@@ -72,6 +73,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 auth = " (bearer token required)" if token else ""
                 print(f"serving {team.name!r} on http://{args.host}:{port}{auth}; "
                       f"log {settings.runs_dir / 'terrarium.sqlite3'}", flush=True)
+            # Ctrl-C: end the open event streams, so the server need not wait for them
+            while not server.should_exit:  # noqa: ASYNC110 (uvicorn's flag, no event)
+                await anyio.sleep(0.1)
+            app.state.manager.close_streams()
 
     anyio.run(serve)
     if not server.started:

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -129,7 +130,7 @@ async def audio_ws(ws: WebSocket) -> None:
     m: SessionManager = ws.app.state.manager
     sid = ws.path_params["session_id"]
     try:
-        live = await m.load(sid)
+        live = await m.load(sid, hold=True)
     except Problem as p:
         await ws.close(code=4000 + p.status, reason=p.detail[:120])
         return
@@ -140,12 +141,17 @@ async def audio_ws(ws: WebSocket) -> None:
 
     settings = m.team.transcription or TranscriptionSettings()
     make_vad: Callable[[], Any] = ws.app.state.vad_factory or _silero
-    vad = await anyio.to_thread.run_sync(make_vad)
+    try:
+        vad = await anyio.to_thread.run_sync(make_vad)
+    except Exception as exc:  # silero-vad missing or broken: say so, hold nothing
+        live.inputs -= 1
+        await ws.close(code=1011, reason=f"speech in is unavailable: {exc}"[:120])
+        return
     await ws.accept()
     send, recv = anyio.create_memory_object_stream[Frame](QUEUE)
     live.audio.sockets.append(send)
     live.sockets += 1
-
+    live.inputs -= 1  # the socket holds the session loaded from here
     async def barge_in() -> None:
         rt = live.rt
         if rt is not None:
@@ -188,17 +194,18 @@ async def audio_ws(ws: WebSocket) -> None:
             pass
         tg.cancel_scope.cancel()
 
-    async def speak() -> None:
+    async def speak(tg: anyio.abc.TaskGroup) -> None:
         async for frame in recv:
             if isinstance(frame, bytes):
                 await ws.send_bytes(frame)
             else:
                 await ws.send_text(json.dumps(frame, ensure_ascii=False))
+        tg.cancel_scope.cancel()  # the server is closing the socket
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(hear, tg)
-            tg.start_soon(speak)
+            tg.start_soon(speak, tg)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:

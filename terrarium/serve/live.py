@@ -119,6 +119,7 @@ class LiveSession:
             sub = runtime.bus.subscribe(capacity=2, accept=self.events.offer)
             async with runtime as rt:
                 self.rt = rt
+                self.touch()  # idle from now, not from when loading began
                 self.ready.set()
                 task_status.started()
                 started = True

@@ -113,6 +113,15 @@ class SessionManager:
             await live.stopped.wait()
         self.writer.flush()
 
+    def close_streams(self) -> None:
+        """The server is shutting down: end every event stream and audio socket, so no
+        open connection keeps it waiting (clients reconnect with the last seq they saw)."""
+        for ev in self.events.values():
+            ev.close()
+        for live in self.loaded.values():
+            for s in list(live.audio.sockets):
+                s.close()
+
     async def _reaper(self) -> None:
         s = self.settings
         while True:
@@ -120,11 +129,23 @@ class SessionManager:
             now = time.monotonic()
             for live in list(self.loaded.values()):
                 if (live.rt is not None and not live.busy()
-                        and now - live.last_active >= s.idle_unload):
+                        and now - live.last_active >= s.idle_unload
+                        and not self._unread(live.info.run_id)):
                     live.stop()
+
+    def _unread(self, run_id: str) -> bool:
+        """Whether a message of the run is still to be consumed: one handed to a creature
+        that has not yet started its turn is in no inbox buffer, so ``busy`` misses it."""
+        return bool(self.log.query(
+            "SELECT 1 FROM messages m, json_each(m.receivers) r WHERE m.run_id=? AND NOT"
+            " EXISTS (SELECT 1 FROM consumptions c WHERE c.message_id=m.id AND"
+            " c.receiver=r.value) LIMIT 1", (run_id,)))
 
     # ------------------------------------------------------------------ sessions
     def info(self, session_id: str) -> SessionInfo:
+        live = self.loaded.get(session_id)
+        if live is not None:  # loaded: known without a query (the hot path of input)
+            return live.info
         info = self.store.get(session_id) if _plausible(session_id) else None
         if info is None or info.terrarium != self.team.name:
             raise Problem(404, f"there is no session {session_id!r}", slug="no-session")
@@ -171,8 +192,10 @@ class SessionManager:
         if ev is not None:
             ev.close()
 
-    async def load(self, session_id: str) -> LiveSession:
-        """The session running, started if it was not (its next input wakes it)."""
+    async def load(self, session_id: str, *, hold: bool = False) -> LiveSession:
+        """The session running, started if it was not (its next input wakes it).
+        ``hold``: count an input in progress from now on (the caller takes it back with
+        ``live.inputs -= 1``), so the session is not unloaded between start and input."""
         while True:
             live = self.loaded.get(session_id)
             if live is None or not live._stop.is_set():
@@ -188,9 +211,13 @@ class SessionManager:
             self.loaded[session_id] = live
             self.loads += 1
             self._tg.start_soon(self._host, live)
+        if hold:
+            live.inputs += 1
         with anyio.move_on_after(self.settings.load_timeout):
             await live.ready.wait()
         if live.error or live.rt is None:
+            if hold:
+                live.inputs -= 1
             why = live.error or "it did not start in time"
             raise Problem(503, f"the session could not start: {why}", slug="session-failed")
         live.touch()

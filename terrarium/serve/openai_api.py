@@ -105,8 +105,7 @@ async def chat_completions(request: Request) -> Any:
     text = _text(users[-1].content)
     key = request.headers.get(SESSION_HEADER) or body.user
     info = m.by_user(key) if key else m.create(None)
-    live = await m.load(info.id)
-    live.inputs += 1
+    live = await m.load(info.id, hold=True)
     try:
         after = await m.send(live, text=text)
     except BaseException:

@@ -110,7 +110,8 @@ async def create_session(request: Request) -> JSONResponse:
 async def get_session(request: Request) -> JSONResponse:
     """One session."""
     m = _mgr(request)
-    return JSONResponse(m.public(m.info(request.path_params["session_id"])))
+    info = m.info(request.path_params["session_id"])
+    return JSONResponse(m.public(m.store.get(info.id) or info))  # its turns as of now
 
 
 async def delete_session(request: Request) -> Response:
@@ -127,8 +128,7 @@ async def post_input(request: Request) -> JSONResponse:
     if (body.text is None) == (body.payload is None):
         raise Problem(422, "give exactly one of text or payload", slug="invalid-body",
                       errors=[{"field": "text", "message": "give text or payload"}])
-    live = await m.load(request.path_params["session_id"])
-    live.inputs += 1
+    live = await m.load(request.path_params["session_id"], hold=True)
     try:
         seq = await m.send(live, text=body.text, payload=body.payload)
     finally:
