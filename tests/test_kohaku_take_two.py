@@ -449,3 +449,17 @@ def test_a_kt_form_root_has_the_team_tools_under_kt_names_too(tmp_path: Path) ->
     names = assemble(load_team(tmp_path), "root").registry.names()
     assert {"team_status", "group_status", "group_start_node", "group_stop_node"} <= set(names)
     assert "group_status" not in assemble(load_team(tmp_path), "a").registry.names()
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in CORPUS.iterdir() if p.is_dir()))
+@pytest.mark.parametrize("default", [None, "ollama:tiny"])
+def test_migrate_exit_code_is_validates_exit_code(
+        case: str, default: str | None, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never a false pass (nor a false fail): whatever migrate says, validate agrees."""
+    if default:
+        monkeypatch.setenv("TERRARIUM_LLM", default)  # a different window: other outcomes
+    out = tmp_path / case
+    said = main(["migrate", str(CORPUS / case), str(out)])
+    assert said == main(["validate", str(out)])
+    assert ("`terrarium validate` passes" in (out / "MIGRATION.md").read_text()) is (said == 0)
