@@ -463,3 +463,20 @@ def test_migrate_exit_code_is_validates_exit_code(
     said = main(["migrate", str(CORPUS / case), str(out)])
     assert said == main(["validate", str(out)])
     assert ("`terrarium validate` passes" in (out / "MIGRATION.md").read_text()) is (said == 0)
+
+
+def test_a_lazy_package_is_read_before_a_child_names_its_tools(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child names the package's tool by its bare name (KT's `type: package`); the
+    package, referenced by `base_config` only, is read first so the name resolves."""
+    write(tmp_path, {
+        "pkg/kohaku.yaml": ("name: toolbox\ncreatures: [creatures/base]\ntools:\n"
+                            "  - {name: ponder, module: terrarium.tools.think,\n"
+                            "     class: ThinkTool}\n"),
+        "pkg/creatures/base/config.yaml": "name: base\n",
+        "me/config.yaml": ("name: me\nbase_config: \"@toolbox/creatures/base\"\n"
+                           "tools:\n  - {name: ponder, type: package}\n")})
+    monkeypatch.setenv("TERRARIUM_PATH", str(tmp_path / "pkg"))
+    assert errors_of(tmp_path / "me") == []
+    cfg = load_single_creature(tmp_path / "me").creatures["me"].config
+    assert cfg.tools == ["terrarium.tools.think:ThinkTool"]
