@@ -480,3 +480,14 @@ def test_a_lazy_package_is_read_before_a_child_names_its_tools(
     assert errors_of(tmp_path / "me") == []
     cfg = load_single_creature(tmp_path / "me").creatures["me"].config
     assert cfg.tools == ["terrarium.tools.think:ThinkTool"]
+
+
+def test_a_model_profile_of_a_lazy_package_is_still_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {
+        "models/kohaku.yaml": ("name: models\nllm_profiles:\n"
+                               "  house: {base_url: 'http://127.0.0.1:9/v1', model: m}\n"),
+        "me/config.yaml": "name: me\ncontroller: {llm: house}\n"})
+    monkeypatch.setenv("TERRARIUM_PATH", str(tmp_path / "models"))
+    ctl = load_single_creature(tmp_path / "me").creatures["me"].config.controller
+    assert ctl is not None and ctl.model == "m" and ctl.provider == "openai"
