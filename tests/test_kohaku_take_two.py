@@ -491,3 +491,16 @@ def test_a_model_profile_of_a_lazy_package_is_still_found(
     monkeypatch.setenv("TERRARIUM_PATH", str(tmp_path / "models"))
     ctl = load_single_creature(tmp_path / "me").creatures["me"].config.controller
     assert ctl is not None and ctl.model == "m" and ctl.provider == "openai"
+
+
+def test_every_skill_includes_a_lazy_packages_skills(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {
+        "kit/kohaku.yaml": ("name: kit\nio: [{name: x}]\n"  # broken elsewhere: not read
+                            "skills:\n  - {name: tidy, path: skills/tidy}\n"),
+        "kit/skills/tidy/SKILL.md": "---\nname: tidy\nsummary: keep it tidy\n---\nTidy up.\n",
+        "me/config.yaml": "name: me\nskill_mode: static\nskills: ['*']\n"})
+    monkeypatch.setenv("TERRARIUM_PATH", str(tmp_path / "kit"))
+    assert errors_of(tmp_path / "me") == []
+    skills = load_single_creature(tmp_path / "me").creatures["me"].config.skills
+    assert [Path(s).parent.name for s in skills] == ["tidy"]

@@ -153,11 +153,21 @@ class PackageIndex:
         return out
 
     def skills(self) -> dict[str, Path]:
-        """Skills the visible packages offer by name (first package wins)."""
+        """Skills the visible packages offer by name (first package wins); a lazy package's
+        are read from its manifest without loading the rest of it (a skill is a file)."""
         out: dict[str, Path] = {}
         for pkg in self.packages.values():
             for name, path in pkg.skill_files().items():
                 out.setdefault(name, path)
+        for root in self.pending.values():
+            entries = _manifest_data(root / MANIFEST).get("skills")
+            for e in entries if isinstance(entries, list) else []:
+                if isinstance(e, dict) and isinstance(e.get("name"), str) \
+                        and isinstance(e.get("path"), str):
+                    p = (root / e["path"]).resolve()
+                    f = p / "SKILL.md" if p.is_dir() else p
+                    if f.is_file():
+                        out.setdefault(e["name"], f)
         return out
 
     def profile(self, name: str, near: Path) -> dict[str, Any] | None:
