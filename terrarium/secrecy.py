@@ -32,6 +32,7 @@ __all__ = [
     "env",
     "forget",
     "is_secret_name",
+    "owns_environment",
     "redact",
     "redact_url",
     "register",
@@ -51,6 +52,10 @@ _NOT_SECRET = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK", "GPG_AGENT_INFO",
 _URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^\s/@:]*)"
                               r"(?::(?P<password>[^\s/@]*))?@(?=[^\s@])")
 _MIN_SECRET = 4  # shorter values would mask ordinary words
+
+# True once the process entry took the secrets (``terrarium.cli.entry``): commands may then
+# take the ones a loaded config names too. A library caller's environment is left alone.
+owns_environment = False
 
 _lock = threading.Lock()
 _store: dict[str, str] = {}
