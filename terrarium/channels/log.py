@@ -281,6 +281,10 @@ class DurableLog:
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
 
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Read rows of tables other layers keep in this file (sessions, histories)."""
+        return self._query(sql, params)
+
     def run(self, run_id: str) -> RunInfo:
         rows = self._query(
             "SELECT run_id, terrarium, path, started, ended, status FROM runs WHERE run_id=?",

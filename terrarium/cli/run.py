@@ -224,6 +224,15 @@ async def run_command(args: argparse.Namespace) -> int:
 async def _run_command(args: argparse.Namespace) -> int:
     team = load_runnable(Path(args.path))
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
+    if getattr(args, "session", None):
+        if args.resume:
+            raise RuntimeFailure("--session and --resume cannot be used together",
+                                 suggestion="a session resumes its own run; drop --resume")
+        from terrarium.runtime.recording import LOG_FILE
+        from terrarium.runtime.sessions import open_named_session
+
+        opts.resume = open_named_session(Path(args.runs_dir) / LOG_FILE, team, args.session)
+        opts.keep_history = True
     broker = getattr(args, "broker", None)
     if broker:  # past one machine: this process starts the run and hosts what it is told
         opts.broker = broker

@@ -91,7 +91,7 @@ class _EchoStrip:
         text = self.feed(delta.text)
         if delta.tool_calls or delta.finish_reason:
             text += self.flush()
-        elif not text:
+        elif not text and not delta.reasoning:
             return None
         return delta.model_copy(update={"text": text})
 
@@ -471,6 +471,11 @@ class OpenAIClient:
         for choice in obj.get("choices") or []:
             delta = choice.get(delta_key) or {}
             text = delta.get("content") or ""
+            # a reasoning model's thinking: DeepSeek, vLLM and llama.cpp say reasoning_content,
+            # OpenRouter says reasoning
+            thought = delta.get("reasoning_content") or delta.get("reasoning") or ""
+            if not isinstance(thought, str):
+                thought = ""
             calls = [
                 ToolCallDelta(
                     index=int(tc.get("index", i)),
@@ -483,10 +488,11 @@ class OpenAIClient:
             finish = choice.get("finish_reason")
             if finish:
                 state.finish_reason = finish
-            if (text or calls) and state.first_token_at is None:
+            if (text or calls or thought) and state.first_token_at is None:
                 state.first_token_at = time.monotonic()
-            if text or calls or finish:
-                out.append(StreamDelta(text=text, tool_calls=calls, finish_reason=finish))
+            if text or calls or finish or thought:
+                out.append(StreamDelta(text=text, tool_calls=calls, finish_reason=finish,
+                                       reasoning=thought))
         return out
 
     def _usage(self, state: _StreamState, start: float, attempts: int) -> Usage:

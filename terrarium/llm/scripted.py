@@ -21,6 +21,7 @@ Script file format (YAML), either a list of steps or a mapping::
       - fault: refused                             # ... one no retry can fix (an HTTP 400)
       - {reply: "cut short", fault: truncate}      # streams part, then raises ModelError
       - {reply: "slow", delay: 0.5, chunk: 2, repeat: true}  # repeat: never used up
+      - {reasoning: "The user greets.", reply: "Hi!"}     # thinking apart, as reasoning_content
 
 A call takes the first unused step (in file order) whose ``match`` accepts the latest
 user or tool message; a step without ``match`` accepts anything.
@@ -97,6 +98,8 @@ class ScriptStep(BaseModel):
         default=None, description="Substring (or {contains, regex}) the latest message needs."
     )
     reply: str = Field(default="", description="Text streamed back.")
+    reasoning: str = Field(default="", description="Thinking streamed first, apart from the "
+                           "reply (as a reasoning model's `reasoning_content`).")
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
     fault: Literal["error", "truncate", "refused"] | None = Field(
         default=None, description="error: raise ModelError; truncate: stream half, then raise; "
@@ -335,6 +338,8 @@ class ScriptedModel:
             prefill = ""
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
         sent = prefill
+        for i in range(0, len(step.reasoning), size):
+            yield StreamDelta(reasoning=step.reasoning[i : i + size])
         try:
             for n, piece in enumerate(pieces):
                 if n and pause:

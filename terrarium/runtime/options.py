@@ -77,3 +77,13 @@ class RuntimeOptions:
     # share the embedded model server with the team's other processes on this machine
     # (runtime/wiring.share_model): None = yes on a broker unless TERRARIUM_SHARE_MODEL=0
     share_model: bool | None = None
+    # a session (runtime/sessions.py): each creature's conversation is saved with the
+    # message its turn consumed and restored when the run is resumed, so a session picks
+    # up where it was (only histories of consumed messages: exactly once, as the messages)
+    keep_history: bool = False
+    # an embedded model server already started by the caller (``terrarium serve``: one for
+    # all its sessions); the run uses it and leaves it running
+    embedded: Any = None
+    # where each ``tts`` output's audio goes instead of ``audio`` (a function of the
+    # creature's name giving a voice.audio.AudioSink): serve streams it to a socket
+    audio_sink: Callable[[str], Any] | None = None

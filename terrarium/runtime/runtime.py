@@ -217,7 +217,10 @@ class TeamRuntime:
     async def ask(self, creature: str, text: str) -> TurnResult | None:
         """Give ``creature`` user text directly (single-creature runs, the root creature)."""
         assert self._supervisor is not None
-        return await self._supervisor.turn(self._creatures[creature], [Incoming(text=text)])
+        c = self._creatures[creature]
+        result = await self._supervisor.turn(c, [Incoming(text=text)])
+        self._recorder.save_history(c.name, None, c.controller)  # a session keeps it
+        return result
 
     async def barge_in(self) -> None:
         """Stop current speech, clear what is queued, and cut the speaking turns short."""

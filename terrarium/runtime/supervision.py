@@ -155,6 +155,8 @@ class Supervisor:
             if result is not None:
                 await self._wire_output(c, result, env.id)
             c.turn_key = None
+            # a session keeps the conversation this turn made, before its message is consumed
+            self.recorder.save_history(c.name, env.id, c.controller)
             await self.hub.mark_consumed(c.name, env.id)
             crashpoint("supervisor.consumed")
             return
