@@ -175,3 +175,27 @@ def test_a_malformed_broker_url_on_the_command_line(tmp_path: Path) -> None:
     assert ran.returncode == 1
     assert ran.stderr.startswith("error: the broker URL 'nats://[::bad' is not a valid URL")
     assert "Traceback" not in ran.stderr
+
+
+def test_a_taken_secret_still_reaches_where_it_is_asked_for(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A command a creature passes a token to on purpose (``pass_env``) and the server's
+    ``--token-env`` still get theirs after the process entry took them."""
+    import argparse
+
+    import anyio
+
+    from terrarium.cli.serve import _token
+    from terrarium.tools.base import ToolContext
+    from terrarium.tools.runner import run_tool
+    from terrarium.tools.shell import ShellTool
+
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-value")
+    monkeypatch.setenv("MY_SERVE_TOKEN", "serve-token-0123456789")
+    secrecy.take_secrets()
+    assert "DEPLOY_TOKEN" not in os.environ
+    ctx = ToolContext(creature="w", cwd=tmp_path, workspace=tmp_path,
+                      tool_options={"shell": {"pass_env": ["DEPLOY_TOKEN"]}})
+    res = anyio.run(run_tool, ShellTool, {"command": "echo $DEPLOY_TOKEN"}, ctx)
+    assert res.text == "deploy-token-value\n[exit code 0]"
+    assert _token(argparse.Namespace(token_env="MY_SERVE_TOKEN")) == "serve-token-0123456789"

@@ -37,6 +37,7 @@ import anyio
 import anyio.abc
 from pydantic import BaseModel, ConfigDict, Field
 
+from terrarium import secrecy
 from terrarium.errors import ToolError
 from terrarium.tools.base import Tool, ToolContext
 from terrarium.tools.sandbox import MARKER_ENV, bwrap_argv, kill_call, sandbox_status
@@ -87,9 +88,14 @@ class ShellOptions(BaseModel):
 
 
 def scrub_env(extra: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
-    """The allow-listed part of this process's environment (see module docstring)."""
-    keep = ENV_ALLOWED | set(extra)
-    return {k: v for k, v in os.environ.items() if k in keep or k.startswith("LC_")}
+    """The allow-listed part of this process's environment (see module docstring), plus
+    the ``extra`` names a creature passes on purpose (``pass_env``), secrets included: the
+    process entry moved those out of ``os.environ`` (``terrarium.secrecy``)."""
+    env = {k: v for k, v in os.environ.items() if k in ENV_ALLOWED or k.startswith("LC_")}
+    for name in extra:
+        if (value := secrecy.env(name)) is not None:
+            env[name] = value
+    return env
 
 
 class CappedOutput:
