@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Literal
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium import secrecy
@@ -206,6 +207,8 @@ class ShellTool(Tool):
         timeout = min(args.timeout or options.timeout, options.max_timeout)
         out = CappedOutput(options.max_output_bytes)
         timed_out = False
+        if options.sandbox is not False:  # the one probe (cached) runs off the event loop
+            await anyio.to_thread.run_sync(sandbox_status)
         bwrap = sandboxed(options)
         env = scrub_env(options.pass_env)
         argv = [bash, "-c", args.command]
