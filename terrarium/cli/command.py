@@ -13,12 +13,13 @@ from collections.abc import Sequence
 
 import yaml
 
+from terrarium import secrecy
 from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, cmd_validate
 from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
 from terrarium.cli.tools import cmd_tools
 from terrarium.errors import ConfigErrors, TerrariumError
-from terrarium.secrecy import redact, take_secrets
+from terrarium.secrecy import redact
 
 __all__ = ["EXIT_CONFIG", "build_parser", "entry", "main"]
 
@@ -187,7 +188,8 @@ def entry() -> int:
     """The process's entry (the ``terrarium`` script, ``python -m terrarium``): secrets move
     out of the environment before anything else runs, so no command a creature runs can read
     them from this process (``terrarium.secrecy``); then :func:`main`."""
-    take_secrets()
+    secrecy.take_secrets()
+    secrecy.owns_environment = True
     return main()
 
 

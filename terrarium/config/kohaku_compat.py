@@ -329,6 +329,9 @@ def _normalize_plugins(data: dict[str, Any], out: list[Finding]) -> None:
         if isinstance(p.get("module"), str) and not {"class", "class_name", "type"} & set(p):
             kept.append(p)  # terrarium's own form
             continue
+        if "module" not in p and not {"class", "class_name", "type", "name"} & set(p):
+            kept.append(p)  # no form of KohakuTerrarium's either (`modul:`): one typo error
+            continue
         if "module" not in p and name in KT_PLUGIN_BUDGET:
             entry = {"module": "tool_budget", "name": "tool_budget"}
             opts = p.get("options") or {}
