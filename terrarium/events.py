@@ -38,6 +38,7 @@ __all__ = [
     "Missed",
     "ModelLoaded",
     "ModelLoading",
+    "ModelRetry",
     "OutputText",
     "PluginFailed",
     "PrefixCacheProblem",
@@ -117,6 +118,7 @@ class MessageSent(Event):
     channel: str
     sender: str
     delivered_to: tuple[str, ...]
+    payload: dict[str, Any] = field(default_factory=dict)  # what was sent (for watchers)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -216,6 +218,7 @@ class RunStarted(Event):
     run_id: str
     terrarium: str
     path: str
+    pid: int = 0  # the process that runs it: `terrarium log` tells a dead "running" run
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -443,6 +446,19 @@ class ModelLoading(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRetry(Event):
+    """A model call failed and is tried again after ``delay`` seconds: ``reason`` says
+    why, ``url`` where (so a server that is down is named, never a silent wait)."""
+
+    kind: ClassVar[str] = "model_retry"
+    creature: str
+    url: str
+    attempt: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelLoaded(Event):
     """The embedded model is loaded and serving, ``seconds`` after it started loading."""
 
@@ -457,6 +473,7 @@ class CreatureWarming(Event):
 
     kind: ClassVar[str] = "creature_warming"
     creature: str
+    prefix_tokens: int = 0  # the prompt prefix to evaluate (an estimate; 0: none)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

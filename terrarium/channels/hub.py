@@ -948,7 +948,8 @@ class ChannelHub:
         publish = self.bus.publish
         publish(
             MessageSent(
-                message_id=env.id, channel=env.channel, sender=env.sender, delivered_to=delivered
+                message_id=env.id, channel=env.channel, sender=env.sender, delivered_to=delivered,
+                payload=env.payload,
             )
         )
         for r in delivered:

@@ -62,7 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stdin is not a terminal, yet answer approvals and ask_user from it: "
                    "the line after a prompt answers it (without this, a piped run has "
                    "nobody to ask and refuses such calls)")
-    r.add_argument("-v", "--verbose", action="store_true", help="also print channel traffic")
+    r.add_argument("-v", "--verbose", action="store_true",
+                   help="also print channel traffic (each payload on its own lines), "
+                   "sub-agents and background jobs")
+    r.add_argument("--json", action="store_true", help="end with the run's summary as one "
+                   "JSON object (run id, status, exit code, problems) instead of a sentence")
     r.add_argument("--broker", metavar="URL", help="run past one machine: channels on this "
                    "NATS JetStream broker (nats://HOST:PORT or tls://...; credentials from "
                    "TERRARIUM_NATS_* variables); workers host the creatures")

@@ -11,13 +11,17 @@ turn answers that turn's first prompt.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 
 from terrarium.tools.approval import Approval
 
@@ -49,7 +53,7 @@ class StdinRouter:
                 self._wanted = anyio.Event()
                 await self._wanted.wait()
                 continue
-            line = await anyio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
+            line = await self._read()
             if not line:
                 self.eof = True
                 for w in self._waiters:
@@ -62,6 +66,26 @@ class StdinRouter:
             self._waiters.remove(w)
             w.line = line.rstrip("\r\n")
             w.done.set()
+
+    async def _read(self) -> str:
+        """One line, read in a daemon thread of its own: a read that never returns (a
+        terminal nobody types at, a pipe left open) must not keep the process alive once
+        the run is over (``--timeout``); a worker thread of anyio's would be waited for."""
+        done = anyio.Event()
+        box: list[str] = []
+        token = anyio.lowlevel.current_token()
+
+        def work() -> None:
+            try:
+                box.append(self._readline())
+            except (OSError, ValueError):  # stdin closed under us: the end of input
+                box.append("")
+            with contextlib.suppress(RuntimeError):  # the run is over: nobody waits
+                anyio.from_thread.run_sync(done.set, token=token)
+
+        threading.Thread(target=work, daemon=True, name="stdin reader").start()
+        await done.wait()
+        return box[0]
 
     async def readline(self, *, prompt: bool = False) -> str | None:
         """The next line for this caller (``prompt``: before user input); None at the end."""

@@ -77,6 +77,7 @@ class TeamRuntime:
         self.resumed: dict[str, int] = {}
         self.status: RunStatus = "running"  # the run's final status once it has ended
         self._timed_out = False
+        self._degraded = False
         self._recorder = Recorder(self.bus, self.options)
         self._creatures: dict[str, RunningCreature] = {}
         self._supervisor: Supervisor | None = None
@@ -128,7 +129,8 @@ class TeamRuntime:
         if stack is None:
             return None
         status: RunStatus = self._recorder.outcome(
-            self._creatures, timed_out=self._timed_out) if e is None else (
+            self._creatures, timed_out=self._timed_out, degraded=self._degraded
+        ) if e is None else (
             "interrupted" if isinstance(e, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
             else "failed")
         self.status = status
@@ -151,6 +153,11 @@ class TeamRuntime:
         """The caller's deadline (``--timeout``) ended the run: it is recorded as ``timeout``
         (unless creatures failed, which ``failed``/``degraded`` report first)."""
         self._timed_out = True
+
+    def mark_degraded(self) -> None:
+        """The caller saw the run lose work no creature failure shows (a refusal never made
+        good): it is recorded as ``degraded`` unless it ended worse."""
+        self._degraded = True
 
     # ------------------------------------------------------------------ records (TeamHandle)
     @property

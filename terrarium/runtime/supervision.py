@@ -192,6 +192,11 @@ class Supervisor:
                            consumed: str | None = None) -> None:
         text = result.text.strip()
         if not text:
+            if c.parts.cdef.output_wiring:  # never an empty message; never in silence
+                calls = ", ".join(dict.fromkeys(r.name for r in result.calls)) or "none"
+                self._entry(c, "notice", f"nothing sent on "
+                            f"{', '.join(c.parts.cdef.output_wiring)}: the turn ended without "
+                            f"text (its calls: {calls})")
             return
         for ch in c.parts.cdef.output_wiring:
             key = f"{c.name}/{consumed}/output:{ch}" if consumed else None

@@ -33,6 +33,7 @@ from terrarium.errors import TerrariumError
 from terrarium.events import (
     ModelLoaded,
     ModelLoading,
+    ModelRetry,
     SentenceQueued,
     SentenceSynthesized,
     SpeechMetrics,
@@ -298,6 +299,17 @@ class Wiring:
                 continue
         return min(count, int(subs.limiter.total_tokens))
 
+    def _tell_retries(self, model: ChatModel, creature: str) -> None:
+        """A model that retries says so on the bus (``ModelRetry``: why, where, when)."""
+        if hasattr(model, "on_retry"):
+            bus = self.bus
+
+            def told(attempt: int, delay: float, reason: str, url: str) -> None:
+                bus.publish(ModelRetry(creature=creature, url=url, attempt=attempt,
+                                       delay=delay, reason=reason))
+
+            model.on_retry = told
+
     def _subagent_model(self, parts: CreatureParts, label: str) -> ChatModel:
         """A sub-agent's model: the run's override for its label (``lead/researcher``) or
         name, else its own config's (embedded: a slot leased from its team creature's
@@ -308,6 +320,7 @@ class Wiring:
                 return models[key]
         model = make_model(parts.settings, embedded=self.embedded, slot=None,
                            base_dir=parts.cdef.folder)
+        self._tell_retries(model, label)
         pool = self.slot_pools.get(label.split("/", 1)[0])
         if pool is not None and parts.settings.provider == "embedded":
             return SlotLeasingModel(model, pool, label)
@@ -390,6 +403,7 @@ class Wiring:
             model = make_model(c.parts.settings, embedded=self.embedded, slot=slot,
                                base_dir=c.parts.cdef.folder)
         name = c.name
+        self._tell_retries(model, name)
         run_id = self.recorder.run_id
 
         async def send(channel: str, payload: dict[str, Any], key: str | None = None) -> int:
