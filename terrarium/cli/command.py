@@ -8,6 +8,8 @@ turns a terrarium error into a sentence and an exit code.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -122,6 +124,17 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
     lg.add_argument("--broker", metavar="URL", help="read distributed runs from this NATS "
                     "broker instead of --runs-dir")
+    lg.add_argument("--json", action="store_true", help="one JSON object per line, nothing "
+                    "folded (runs, or the timeline's events)")
+    lg.add_argument("--creature", metavar="NAME", help="only this creature's lines (and its "
+                    "sub-agents')")
+    lg.add_argument("--kind", action="append", metavar="KIND", help="only these kinds "
+                    "(repeatable or a,b): message, turn, refused, error, transcript, "
+                    "tool_call, tool_result, notice, job_started, ...")
+    lg.add_argument("--since", metavar="WHEN", help="only what happened since: 10m, 2h, "
+                    "14:05, or 2026-12-01 14:05 (local time)")
+    lg.add_argument("--all", action="store_true", help="also the lines another line "
+                    "repeats (message_sent, message_delivered, turn_started, turn_ended)")
     lg.set_defaults(func=cmd_log)
 
     mo = sub.add_parser("monitor", help="replay a recorded run in the monitor (read-only), "
@@ -164,3 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `terrarium log RUN | head`: the reader has what it wanted
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -9,8 +9,10 @@ imported inside that command, as they were before the command line became a pack
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from terrarium.config import CreatureDef, Team, load_any
 from terrarium.errors import ConfigError, ConfigErrors, TerrariumError
@@ -180,7 +182,7 @@ def _broker_log(url: str, run_id: str | None, folder: Path) -> Path | None:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    from terrarium.channels.log import DurableLog, format_timeline
+    from terrarium.channels.log import DurableLog
     from terrarium.runtime.runtime import LOG_FILE
 
     if getattr(args, "broker", None):
@@ -191,19 +193,43 @@ def cmd_log(args: argparse.Namespace) -> int:
             if path is None:
                 return 0
             with DurableLog(path) as log:
-                print(format_timeline(log.timeline(args.run_id), log.run(args.run_id)))
+                _print_log(log, args)
         return 0
     path = Path(args.runs_dir) / LOG_FILE
     if not path.is_file():
         raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")
     with DurableLog(path) as log:
-        if args.run_id is None:
-            for run in log.runs():
-                print(f"{run.run_id}  {run.status:<11} {run.terrarium}")
-            return 0
-        run = log.run(args.run_id)
-        print(format_timeline(log.timeline(args.run_id), run))
+        _print_log(log, args)
     return 0
+
+
+def _print_log(log: Any, args: argparse.Namespace) -> None:
+    """The list of runs (no RUN_ID), or one run's timeline; ``--json``: JSON lines."""
+    from terrarium.cli.timeline import (
+        format_rows,
+        format_runs,
+        parse_since,
+        run_rows,
+        runs_json,
+        select,
+        timeline_rows,
+    )
+
+    since = parse_since(args.since) if getattr(args, "since", None) else None
+    as_json = getattr(args, "json", False)
+    if args.run_id is None:
+        records = run_rows(log, since)
+        print(runs_json(records) if as_json else format_runs(records))
+        return
+    run = log.run(args.run_id)
+    rows = select(timeline_rows(log, args.run_id), creature=getattr(args, "creature", None),
+                  kinds=getattr(args, "kind", None) or (), since=since,
+                  everything=getattr(args, "all", False))
+    if as_json:
+        for r in rows:
+            print(json.dumps(r.as_json(), ensure_ascii=False, default=str))
+    else:
+        print(format_rows(rows, run))
 
 
 CONNECT_DEADLINE = 5.0  # seconds the monitor waits for the broker before it says why not
