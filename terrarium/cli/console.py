@@ -59,10 +59,14 @@ _QUIET = 1.0  # a step shorter than this gets no progress line at all
 
 class _SinkStream:
     """The text stream a creature's ``stdout`` output writes to: the console's own, with
-    the console told whether a line is open (its lines wait until that line ends)."""
+    the console told whether a line is open (its lines wait until that line ends). Blank
+    lines between a reply's rounds are left out, and a reply that goes on after console
+    lines were printed in its middle starts its next line with its prefix again."""
 
     def __init__(self, printer: ConsolePrinter) -> None:
         self._p = printer
+        self._prefix = ""  # the current utterance's `name> ` (PrintOutput writes it alone)
+        self._col0 = True
 
     def write(self, text: str) -> int:
         p = self._p
@@ -71,10 +75,25 @@ class _SinkStream:
             if p._open is not None:  # a streamed output of the console's own is open
                 p.out.write("\n")
                 p._open = None
-            p.out.write(text)
-            p._sink_open = not text.endswith("\n")
-            if not p._sink_open:
+            if self._col0 and text.endswith("> ") and "\n" not in text:
+                self._prefix = text  # an utterance begins
+                p.out.write(text)
+                self._col0 = False
+            else:
+                pieces = text.split("\n")
+                for i, piece in enumerate(pieces):
+                    if piece:
+                        if self._col0:
+                            p.out.write(self._prefix)
+                            self._col0 = False
+                        p.out.write(piece)
+                    if i < len(pieces) - 1 and not self._col0:
+                        p.out.write("\n")
+                        self._col0 = True
+            p._sink_open = not self._col0
+            if self._col0:
                 p._flush_waiting()
+            p.out.flush()
         return len(text)
 
     def flush(self) -> None:
