@@ -32,7 +32,7 @@ def summarize_team(team: Team) -> str:
         c = team.creatures[name]
         cfg = c.config
         model = cfg.controller.provider if cfg.controller else "embedded"
-        tools = ", ".join(cfg.tools) or "-"
+        tools = ", ".join(creature_tool_names(cfg)) or "-"
         lines.append(f"  {name:<12} model={model:<9} format={cfg.tool_format:<7} tools: {tools}")
         lines.append(f"  {'':<12} {_prompt_line(c)}")
         if cfg.controller is not None and cfg.controller.provider != "embedded":
@@ -63,6 +63,16 @@ def summarize_team(team: Team) -> str:
     return "\n".join(lines)
 
 
+def creature_tool_names(cfg: Any) -> list[str]:
+    """Every call a creature's config gives it: its tools, its sub-agents and, when it runs
+    background jobs, the job tools (MCP tools are known only once servers run)."""
+    names = [str(t) for t in cfg.tools]
+    names += sorted(cfg.subagents)
+    if cfg.background:
+        names += ["jobs", "read_job", "wait"]
+    return list(dict.fromkeys(names))
+
+
 def _prompt_line(c: CreatureDef) -> str:
     """Which persona files apply, and how they join (KohakuTerrarium's prompt_mode)."""
     files = c.loaded.prompt_files
@@ -78,11 +88,31 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Load, then make every check a start would (assembly, prompt, plugins, sub-agents)."""
     from terrarium.cli.check import check_team_start
 
-    result = load_any(Path(args.path))
-    teams = [result] if isinstance(result, Team) else result[1]
-    errors = [e for team in teams for e in check_team_start(team)]
-    if errors:
-        raise ConfigErrors(_unique(errors))
+    as_json = getattr(args, "json", False)
+    try:
+        result = load_any(Path(args.path))
+        teams = [result] if isinstance(result, Team) else result[1]
+        errors = [e for team in teams for e in check_team_start(team)]
+        if errors:
+            raise ConfigErrors(_unique(errors))
+    except ConfigErrors as exc:
+        if not as_json:
+            raise
+        print(json.dumps({"valid": False, "errors": [error_json(e) for e in exc.errors]},
+                         indent=2, ensure_ascii=False))
+        return 2
+    except ConfigError as exc:
+        if not as_json:
+            raise
+        print(json.dumps({"valid": False, "errors": [error_json(exc)]}, indent=2,
+                         ensure_ascii=False))
+        return 2
+    if as_json:
+        index = None if isinstance(result, Team) else result[0]
+        out = {"valid": True, "packages": sorted(index.packages) if index else [],
+               "terrariums": [team_json(t) for t in teams]}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
     if isinstance(result, Team):
         print(summarize_team(result))
     else:
@@ -92,6 +122,38 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print()
             print(summarize_team(team))
     return 0
+
+
+def error_json(e: TerrariumError) -> dict[str, Any]:
+    """A config error as ``validate --json`` gives it: where, which key, what, the hint."""
+    loc = e.location
+    return {"file": str(loc.file) if loc.file else None, "line": loc.line or None,
+            "column": loc.column or None, "key": loc.key or None, "message": e.message,
+            "hint": e.suggestion or None}
+
+
+def team_json(team: Team) -> dict[str, Any]:
+    """``validate --json``: what the one-screen summary shows, as data."""
+    def creature(c: CreatureDef) -> dict[str, Any]:
+        cfg = c.config
+        return {"model": cfg.controller.provider if cfg.controller else "embedded",
+                "endpoint": describe_settings(cfg.controller) if cfg.controller else None,
+                "format": cfg.tool_format, "tools": creature_tool_names(cfg),
+                "mcp_servers": sorted(cfg.mcp_servers),
+                "outputs": {k: v.type for k, v in sorted(cfg.output.named_outputs.items())},
+                "subagents": sorted(cfg.subagents), "listen": list(c.listen),
+                "config": str(c.loaded.path)}
+
+    return {
+        "name": team.name, "path": str(team.path),
+        "creatures": {n: creature(team.creatures[n]) for n in sorted(team.creatures)},
+        "channels": {n: {"type": ch.type,
+                         "schema": ch.message_type.name if ch.message_type else None,
+                         "senders": list(ch.senders), "listeners": list(ch.listeners)}
+                     for n, ch in sorted(team.channels.items())},
+        "input_channel": team.input_channel,
+        "root": creature(team.root) if team.root else None,
+    }
 
 
 def _unique(errors: list[ConfigError]) -> list[ConfigError]:
