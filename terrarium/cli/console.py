@@ -246,7 +246,7 @@ class ConsolePrinter:
         elif isinstance(ev, CreatureWarming):
             what = f"warming {ev.creature}"
             if ev.prefix_tokens:
-                what += f": evaluating its prompt prefix (~{ev.prefix_tokens:,} tokens)"
+                what += f": evaluating its prompt prefix (~{ev.prefix_tokens:,} tokens, estimated)"
             self._steps[f"warm:{ev.creature}"] = (what, now)
             self._line(f"warming {ev.creature}...")
         elif isinstance(ev, PrefixRestored):
@@ -278,13 +278,21 @@ class ConsolePrinter:
             self.tick()
 
     def tick(self) -> None:
-        """One progress line for the steps running longer than a second (none: nothing)."""
+        """One progress line until the team is ready: the elapsed time and each step that
+        has run for over a second (model load, a creature's prefix evaluation with its
+        size), or what is left when no step is named."""
+        if self.ready.is_set():
+            return
         now = self._clock()
         steps = [(what, now - since) for what, since in list(self._steps.values())
                  if now - since >= _QUIET]
-        if steps:
-            doing = "; ".join(f"{what} ({secs:.1f} s)" for what, secs in steps)
-            self._line(f"  ... {now - self._started:5.1f} s: {doing}")
+        if now - self._started < _QUIET:
+            return
+        doing = "; ".join(f"{what} ({secs:.1f} s)" for what, secs in steps) or "starting"
+        self._line(f"  ... {now - self._started:.1f} s: {doing}")
+
+    def stop_ticker(self) -> None:
+        self._stop.set()
 
     async def wait_ready(self, limit: float) -> None:
         """Until the team is ready (its start-up lines are out), at most ``limit`` s. The
@@ -347,6 +355,7 @@ def _audio_line(ev: UtteranceWritten) -> str:
 
     rtf = m.real_time_factor or 0.0
     cut = " (cut)" if ev.aborted else ""
-    return (f"  [audio] {ev.path} {ev.duration:.2f} s{cut} | first token "
+    where = ev.path or "not written (--audio none)"
+    return (f"  [audio] {where} {ev.duration:.2f} s{cut} | first token "
             f"{ms(m.time_to_first_token)}, first sentence {ms(m.time_to_first_sentence)}, "
             f"first audio {ms(m.time_to_first_audio)}, synthesis RTF {rtf:.3f}")

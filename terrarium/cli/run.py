@@ -292,8 +292,17 @@ async def _run_command(args: argparse.Namespace) -> int:
                              replies_of=frozenset({"root"}) if silent_root else frozenset())
     opts.on_event = printer.progress  # start-up lines come before the printer subscribes
     opts.stdout = printer.sink_stream()  # a creature's stdout output shares the console
-    say = printer.say
     printer.start_ticker()
+    try:
+        return await _drive(args, team, opts, printer, router, single)
+    finally:
+        printer.stop_ticker()
+
+
+async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
+                 printer: ConsolePrinter, router: StdinRouter, single: bool) -> int:
+    """Start the team, feed it the input, and close with the summary and exit code."""
+    say = printer.say
     timed_out = False
     async with TeamRuntime(team, opts) as rt:
         say(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}")
