@@ -114,6 +114,8 @@ class Supervisor:
                 c.failures += 1
                 cause = _root_cause(exc)
                 msg = f"{type(cause).__name__}: {getattr(cause, 'message', cause)}"
+                if hint := getattr(cause, "suggestion", None):  # what to check, e.g. the server
+                    msg += f" (hint: {hint})"
                 status.last_error = msg
                 self._entry(c, "error", f"turn failed: {msg}")
                 self.bus.publish(ErrorEvent(creature=c.name, message=msg))
