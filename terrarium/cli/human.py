@@ -24,6 +24,7 @@ import anyio.from_thread
 import anyio.lowlevel
 
 from terrarium.tools.approval import Approval
+from terrarium.tools.preview import call_preview
 
 __all__ = ["StdinRouter", "TerminalHuman", "parse_decision"]
 
@@ -133,6 +134,9 @@ class TerminalHuman:
         async with self._lock:
             shown = json.dumps(dict(args), ensure_ascii=False, sort_keys=True)
             self._say(f"\n[approve] {creature} wants to call {tool} {shown}")
+            if tool in ("edit", "multi_edit", "write_file"):  # what it changes, as a diff
+                for line in call_preview(tool, args).splitlines():
+                    self._say(f"  {line}")
             self._say("approve? [y = yes; anything else = no, the text is the reason] ", end="")
             line = await self.router.readline(prompt=True)
         decision = parse_decision(line, "terminal")

@@ -275,7 +275,20 @@ async def _run_command(args: argparse.Namespace) -> int:
         monitor = MonitorHuman()
         opts.approver = approve_all if args.yes else monitor.approve
         opts.answerer = monitor.answer
-        return await run_team_with_monitor(team, lambda t: TeamRuntime(t, opts), human=monitor)
+        made: list[TeamRuntime] = []
+
+        def runtime(t: Team) -> TeamRuntime:
+            made.append(TeamRuntime(t, opts))
+            return made[-1]
+
+        code = await run_team_with_monitor(team, runtime, human=monitor)
+        if made and made[0].run_id:  # the monitor is gone: where to find the run again
+            rt = made[0]
+            print(f"run {rt.run_id} of {team.name!r} ({rt.status}): {rt.turns_total} turn(s); "
+                  f"`terrarium log {rt.run_id}"
+                  f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}` shows "
+                  "the timeline", flush=True)
+        return code
     router = StdinRouter(_read_text_line)
     if sys.stdin.isatty() or args.approve_from_stdin:
         human = TerminalHuman(router)

@@ -96,7 +96,8 @@ class TeamRuntime:
             mcp_tools = await connect_team_mcp(self.team, stack)
             self._creatures = hosted(assemble_team(self.team, mcp_tools), opts)
             for c in self._creatures.values():
-                rec.add(c.name, c.parts.settings.model or c.parts.settings.provider)
+                s = c.parts.settings  # a scripted creature's `model:` names no model it uses
+                rec.add(c.name, s.provider if s.provider == "scripted" else s.model or s.provider)
             rec.open(Path(opts.runs_dir), self.team, opts.resume, join=opts.join)
         except BaseException:
             await stack.__aexit__(None, None, None)
