@@ -50,7 +50,7 @@ def _lines(tool: str, args: Mapping[str, Any]) -> list[str] | None:
         return [f"{how} {path} ({len(body)} line{'s' * (len(body) != 1)}):",
                 *(f"+{ln}" for ln in body)]
     if tool == "shell" and isinstance(args.get("command"), str):
-        rest = {k: v for k, v in args.items() if k != "command"}
+        rest = {k: v for k, v in args.items() if k != "command" and v is not None}
         extra = [f"  ({', '.join(f'{k}: {v}' for k, v in sorted(rest.items()))})"] if rest else []
         return [f"$ {line}" if i == 0 else f"  {line}"
                 for i, line in enumerate(args["command"].splitlines() or [""])] + extra
