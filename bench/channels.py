@@ -22,7 +22,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict
 
 from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog
-from terrarium.channels.hub import compile_validator
+from terrarium.channels.payload import compile_validator
 
 
 class Note(BaseModel):

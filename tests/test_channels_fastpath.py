@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog, EventBus
-from terrarium.channels.hub import (
+from terrarium.channels.payload import (
     _bounded_fields_validator,
     _fields_validator,
     _fits_check,

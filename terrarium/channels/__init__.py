@@ -3,7 +3,7 @@ and the event bus. The events themselves are ground: import them from terrarium.
 
 from terrarium.channels.bus import DEFAULT_EVENT_CAPACITY, EventBus, EventSubscription
 from terrarium.channels.envelope import Envelope, new_message_id
-from terrarium.channels.hub import ChannelHub, compile_validator, describe_validation_error
+from terrarium.channels.hub import ChannelHub
 from terrarium.channels.local import LocalReceiver, LocalTransport
 from terrarium.channels.log import (
     DurableLog,
@@ -13,15 +13,17 @@ from terrarium.channels.log import (
     TurnRecord,
     format_timeline,
 )
+from terrarium.channels.payload import compile_validator, describe_validation_error
 from terrarium.channels.spec import (
     DEFAULT_CAPACITY,
     ChannelKind,
+    ChannelMap,
     ChannelSpec,
     CreatureWiring,
     SendResult,
     wiring_from_mapping,
 )
-from terrarium.channels.transport import Receiver, Transport
+from terrarium.channels.transport import Lane, Receiver, Transport
 from terrarium.channels.writer import LogWriter
 
 __all__ = [
@@ -29,12 +31,14 @@ __all__ = [
     "DEFAULT_EVENT_CAPACITY",
     "ChannelHub",
     "ChannelKind",
+    "ChannelMap",
     "ChannelSpec",
     "CreatureWiring",
     "DurableLog",
     "Envelope",
     "EventBus",
     "EventSubscription",
+    "Lane",
     "LocalReceiver",
     "LocalTransport",
     "LogWriter",

@@ -1,13 +1,37 @@
-"""The in-process transport: one bounded anyio memory object stream per creature."""
+"""The in-process transport: one bounded anyio memory object stream per creature, and the
+routing between them (a queue's round-robin, a broadcast's fan-out, observers' copies).
+
+Every lane looks its inboxes' puts up once, so a send that finds room costs one plain call
+per receiver: no await, no task, no copy (envelopes are immutable and shared).
+
+Semantics
+- ``queue``: exactly one listener gets each message. Listeners are served round-robin,
+  skipping a listener whose inbox is full; when all are full the sender waits on the
+  listener whose turn it is. Round-robin keeps the split even among busy listeners while
+  skip-if-full lets an idle one absorb a burst.
+- ``broadcast``: every listener except the sender gets the same envelope; the sender
+  waits on each full inbox in turn.
+- A wait that runs out is a ``ChannelRefusal`` naming who already got the message.
+- Observers get a copy that never makes the sender wait: a full observer misses it.
+"""
 
 from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from terrarium.channels.envelope import Envelope
-from terrarium.channels.transport import NowaitPut, Receiver, Transport, WaitPut
-from terrarium.errors import RuntimeFailure
+from terrarium.channels.spec import ChannelSpec, CreatureWiring
+from terrarium.channels.transport import Delivered, Lane, Receiver, Transport
+from terrarium.errors import ChannelRefusal, RuntimeFailure
+
+logger = logging.getLogger("terrarium.channels")
+
+Put = Callable[[Envelope], None]  # a stream's send_nowait: raises anyio.WouldBlock when full
+Wait = Callable[[Envelope], Awaitable[None]]  # a stream's send: waits while it is full
 
 
 class LocalReceiver(Receiver):
@@ -41,12 +65,198 @@ class LocalReceiver(Receiver):
         return self._stream.statistics().current_buffer_used + len(self._replay)
 
 
+async def _wait_put(env: Envelope, target: str, already: Delivered,
+                    wait_limit: float | None, wait: Wait) -> None:
+    """Put ``env`` in ``target``'s full inbox, waiting for room at most ``wait_limit``
+    seconds. An unbounded wait opens no cancel scope: it is the common case under load (a
+    fast sender waits here once per inbox-full of messages)."""
+    if wait_limit is None:
+        await wait(env)
+        return
+    try:
+        with anyio.fail_after(wait_limit):
+            await wait(env)
+    except TimeoutError:
+        got = ", ".join(already) if already else "nobody"
+        raise ChannelRefusal(
+            f"The inbox of {target!r} stayed full for {wait_limit:g}s, so message {env.id} on "
+            f"channel {env.channel!r} was not delivered to it (delivered to {got})."
+        ) from None
+
+
+def _has_room(stream: MemoryObjectSendStream[Envelope]) -> bool:
+    stats = stream.statistics()
+    return stats.tasks_waiting_receive > 0 or stats.current_buffer_used < stats.max_buffer_size
+
+
+class _LocalLane(Lane):
+    """What every in-process lane shares: its inboxes' puts, looked up once, and the taps."""
+
+    __slots__ = ("_missed", "_one", "_ones", "_ports", "_puts", "_streams", "_tap_puts",
+                 "_wait", "_waits", "rr")
+
+    def __init__(self, targets: Delivered, streams: tuple[MemoryObjectSendStream[Envelope], ...],
+                 taps: tuple[tuple[str, Put], ...], missed: dict[str, int]) -> None:
+        super().__init__(targets, tuple(name for name, _ in taps))
+        self._streams = streams
+        self._puts: tuple[Put, ...] = tuple(s.send_nowait for s in streams)
+        self._waits: tuple[Wait, ...] = tuple(s.send for s in streams)
+        self._ports = dict(zip(targets, zip(self._puts, self._waits, strict=True), strict=True))
+        self._tap_puts = taps
+        self._missed = missed
+        self._one = self._puts[0] if self._puts else None  # the first (a 1-listener queue's)
+        self._wait = self._waits[0] if self._waits else None
+        self._ones = tuple((t,) for t in targets)  # a queue send's result, made once
+        self.rr = 0  # whose turn it is (a queue of several listeners)
+
+    def address(self, envelope: Envelope, look: bool = True) -> Delivered:
+        return self.targets
+
+    async def publish_to(self, envelope: Envelope, receivers: Delivered,
+                         wait_limit: float | None) -> Delivered:
+        for k, t in enumerate(receivers):
+            put, wait = self._ports[t]
+            try:
+                put(envelope)
+            except anyio.WouldBlock:
+                await _wait_put(envelope, t, receivers[:k], wait_limit, wait)
+        return receivers
+
+    def tap(self, envelope: Envelope) -> None:
+        for name, put in self._tap_puts:
+            try:
+                put(envelope)
+            except anyio.WouldBlock:
+                self._missed[name] += 1
+                logger.warning(
+                    "observer %s missed message %s on %s: its inbox is full (%d missed)",
+                    name, envelope.id, envelope.channel, self._missed[name],
+                )
+
+
+class _OneListener(_LocalLane):
+    """A queue with one listener (the common case: no round-robin to keep)."""
+
+    __slots__ = ()
+
+    def publish_nowait(self, envelope: Envelope) -> Delivered | int:
+        try:
+            self._one(envelope)
+        except anyio.WouldBlock:
+            return 0
+        return self.targets
+
+    async def publish(self, envelope: Envelope, wait_limit: float | None,
+                      start: int = 0) -> Delivered:
+        await _wait_put(envelope, self.targets[0], (), wait_limit, self._wait)
+        return self.targets
+
+
+class _RoundRobin(_LocalLane):
+    """A queue with several listeners: the first inbox with room from the one whose turn it
+    is; when all are full, wait on that one."""
+
+    __slots__ = ()
+
+    def publish_nowait(self, envelope: Envelope) -> Delivered | int:
+        puts = self._puts
+        n = len(puts)
+        i = self.rr
+        for _ in range(n):
+            try:
+                puts[i](envelope)
+            except anyio.WouldBlock:
+                i = i + 1 if i + 1 < n else 0
+                continue
+            self.rr = i + 1 if i + 1 < n else 0
+            return self._ones[i]
+        return 0
+
+    async def publish(self, envelope: Envelope, wait_limit: float | None,
+                      start: int = 0) -> Delivered:
+        got = self.publish_nowait(envelope)
+        if type(got) is tuple:
+            return got
+        i = self.rr
+        self.rr = i + 1 if i + 1 < len(self._puts) else 0
+        await _wait_put(envelope, self.targets[i], (), wait_limit, self._waits[i])
+        return self._ones[i]
+
+    def address(self, envelope: Envelope, look: bool = True) -> Delivered:
+        """The first listener with room from the one whose turn it is (``look=False``: the
+        one whose turn it is); the turn moves past it."""
+        n = len(self.targets)
+        start = self.rr
+        if look:
+            for k in range(n):
+                i = (start + k) % n
+                if _has_room(self._streams[i]):
+                    self.rr = (i + 1) % n
+                    return self._ones[i]
+        self.rr = (start + 1) % n
+        return self._ones[start]
+
+
+class _Broadcast(_LocalLane):
+    """A broadcast: the one shared envelope into every inbox with room, no task and no
+    copy per receiver; the sender waits only on a full inbox, in receiver order."""
+
+    __slots__ = ()
+
+    def publish_nowait(self, envelope: Envelope) -> Delivered | int:
+        k = 0
+        for put in self._puts:
+            try:
+                put(envelope)
+            except anyio.WouldBlock:
+                return k
+            k += 1
+        return self.targets
+
+    async def publish(self, envelope: Envelope, wait_limit: float | None,
+                      start: int = 0) -> Delivered:
+        targets = self.targets
+        waits = self._waits
+        puts = self._puts
+        for k in range(start, len(puts)):
+            try:
+                puts[k](envelope)
+            except anyio.WouldBlock:
+                await _wait_put(envelope, targets[k], targets[:k], wait_limit, waits[k])
+        return targets
+
+
 class LocalTransport(Transport):
     """Inboxes in this process; the zero-copy default (envelopes are shared, immutable)."""
 
     def __init__(self) -> None:
         self._senders: dict[str, MemoryObjectSendStream[Envelope]] = {}
         self._receivers: dict[str, LocalReceiver] = {}
+        self._missed: dict[str, int] = {}
+
+    def bind(self, specs: Mapping[str, ChannelSpec], wiring: Mapping[str, CreatureWiring],
+             observers: Mapping[str, tuple[str, ...]] | None = None) -> None:
+        self._missed = dict.fromkeys(observers or {}, 0)
+
+    @property
+    def observer_missed(self) -> dict[str, int]:
+        return self._missed
+
+    def lane(self, sender: str, spec: ChannelSpec, targets: Delivered,
+             observers: tuple[str, ...] = ()) -> Lane:
+        streams = tuple(self._stream(t) for t in targets)
+        taps = tuple((o, self._stream(o).send_nowait) for o in observers)
+        if spec.kind == "broadcast":
+            return _Broadcast(targets, streams, taps, self._missed)
+        if len(targets) == 1:
+            return _OneListener(targets, streams, taps, self._missed)
+        return _RoundRobin(targets, streams, taps, self._missed)
+
+    def _stream(self, creature: str) -> MemoryObjectSendStream[Envelope]:
+        try:
+            return self._senders[creature]
+        except KeyError:
+            raise RuntimeFailure(f"Creature {creature!r} has no inbox.") from None
 
     def open_inbox(self, creature: str, capacity: int) -> Receiver:
         if creature in self._receivers:
@@ -63,33 +273,8 @@ class LocalTransport(Transport):
         except KeyError:
             raise RuntimeFailure(f"Creature {creature!r} has no inbox.") from None
 
-    def try_deliver(self, creature: str, envelope: Envelope) -> bool:
-        try:
-            self._senders[creature].send_nowait(envelope)
-        except anyio.WouldBlock:
-            return False
-        return True
-
-    def nowait_put(self, creature: str) -> NowaitPut:
-        """The stream's own ``send_nowait``: no wrapper between the hub and the buffer."""
-        try:
-            return self._senders[creature].send_nowait
-        except KeyError:
-            raise RuntimeFailure(f"Creature {creature!r} has no inbox.") from None
-
-    def wait_put(self, creature: str) -> WaitPut:
-        """The stream's own ``send`` (waits while the inbox is full)."""
-        try:
-            return self._senders[creature].send
-        except KeyError:
-            raise RuntimeFailure(f"Creature {creature!r} has no inbox.") from None
-
     async def deliver(self, creature: str, envelope: Envelope) -> None:
         await self._senders[creature].send(envelope)
-
-    def has_room(self, creature: str) -> bool:
-        stats = self._senders[creature].statistics()
-        return stats.tasks_waiting_receive > 0 or stats.current_buffer_used < stats.max_buffer_size
 
     async def aclose(self) -> None:
         for send in self._senders.values():

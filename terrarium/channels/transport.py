@@ -1,16 +1,18 @@
 """The transport interface: how envelopes reach a creature's inbox.
 
-The hub decides *who* gets a message (permissions, schema, queue/broadcast routing, the
-log); a transport only moves envelopes into per-creature inboxes and tells whether an
-inbox has room. A networked broker can implement these two classes and replace the
-in-process one without creatures noticing: they only ever see a ``Receiver``.
+The hub decides *whether* a message goes (permissions, schema, size) and records it; a
+transport decides *who* gets it and moves it there: it makes one ``Lane`` per (sender,
+channel) up front, and the hub hands each checked envelope to its lane. The in-process
+transport (``channels/local.py``) picks the queue listener round-robin and fans a broadcast
+out into memory streams; a broker (``channels/nats``) publishes once and lets the broker
+route. Creatures never notice which: they only ever see a ``Receiver``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import anyio
@@ -20,11 +22,8 @@ from terrarium.channels.envelope import Envelope
 if TYPE_CHECKING:
     from terrarium.channels.spec import ChannelSpec, CreatureWiring
 
-NowaitPut = Callable[[Envelope], None]
-"""Puts an envelope in one inbox now, or raises ``anyio.WouldBlock`` (full; nothing done)."""
-
-WaitPut = Callable[[Envelope], Awaitable[None]]
-"""Puts an envelope in one inbox, waiting while it is full (``Transport.deliver`` for it)."""
+Delivered = tuple[str, ...]
+"""Who got a message, as the send result names them (a queue on a broker: ``"a|b"``)."""
 
 
 class Receiver(ABC):
@@ -93,27 +92,78 @@ class Receiver(ABC):
             raise StopAsyncIteration from None
 
 
-class Transport(ABC):
-    """Moves envelopes into inboxes; every inbox is opened before anything is sent.
+class Lane(ABC):
+    """One sender's way onto one channel, made once by :meth:`Transport.lane`.
 
-    A *brokered* transport (``brokered = True``, e.g. NATS JetStream) routes by itself: the
-    hub still validates, refuses and logs, then calls :meth:`publish` once per message and
-    the broker picks the queue listener or fans a broadcast out. Its listeners take a
-    message for good only when the runtime calls :meth:`ack` (the turn's effects are
-    recorded); in-process transports hand over at delivery, so ``ack`` does nothing.
+    ``targets`` are the channel's listeners (a broadcast's without the sender); ``taps`` the
+    observers that get a copy (in-process only; see ``ChannelHub.observed``). A send takes
+    one of two paths, chosen by the hub (not by the transport's kind):
+
+    - unrecorded: :meth:`publish_nowait`, then :meth:`publish` only when it could not
+      finish without waiting;
+    - recorded (a durable log): :meth:`address` names the receivers, the hub commits the
+      message with them, then :meth:`publish_to` delivers to exactly those.
+
+    A wait that runs out raises ``ChannelRefusal`` with the sentence the hub records.
+    """
+
+    __slots__ = ("taps", "targets")
+
+    def __init__(self, targets: Delivered, taps: tuple[str, ...] = ()) -> None:
+        self.targets = targets
+        self.taps = taps
+
+    def publish_nowait(self, envelope: Envelope) -> Delivered | int:
+        """Deliver without waiting: who got it, or (when some inbox was full) how many
+        receivers in order already have it, to hand to :meth:`publish` as ``start``."""
+        return 0
+
+    @abstractmethod
+    async def publish(self, envelope: Envelope, wait_limit: float | None,
+                      start: int = 0) -> Delivered:
+        """Deliver, waiting at most ``wait_limit`` seconds (None: forever) for room; after
+        :meth:`publish_nowait` returned ``start``."""
+
+    @abstractmethod
+    def address(self, envelope: Envelope, look: bool = True) -> Delivered:
+        """Who this message is for, decided before it is recorded. ``look=False``: plan a
+        batch in turn, without looking for room."""
+
+    @abstractmethod
+    async def publish_to(self, envelope: Envelope, receivers: Delivered,
+                         wait_limit: float | None) -> Delivered:
+        """Deliver to the ``receivers`` :meth:`address` named, waiting as :meth:`publish`."""
+
+    def tap(self, envelope: Envelope) -> None:
+        """Copies for the observers: never waits (see ``ChannelHub.observed``)."""
+        return None
+
+
+class Transport(ABC):
+    """Routes envelopes into inboxes; every inbox is opened before anything is sent.
+
+    ``keeps_messages``: the transport itself holds a message until a listener takes it for
+    good (a broker): the log's row is then a record, not the promise of delivery, so the
+    hub logs it without its send key (a re-run turn re-sends and the transport drops the
+    repeat by id) and tolerates a repeated id. Its listeners take a message for good only
+    when the runtime calls :meth:`ack` (the turn's effects are recorded); in-process
+    transports hand over at delivery, so ``ack`` does nothing. ``brokered``: the team's
+    creatures may live in other processes (the runtime's concern, not the hub's).
     """
 
     brokered: bool = False
+    keeps_messages: bool = False
 
-    def bind(self, specs: Mapping[str, ChannelSpec],
-             wiring: Mapping[str, CreatureWiring]) -> None:
-        """The team's channels and who listens where, before any inbox opens (default: unused)."""
+    def bind(self, specs: Mapping[str, ChannelSpec], wiring: Mapping[str, CreatureWiring],
+             observers: Mapping[str, tuple[str, ...]] | None = None) -> None:
+        """The team's channels, who listens where and who observes what, before any inbox
+        opens (default: unused). Raise ``RuntimeFailure`` for what it cannot carry."""
         return None
 
-    async def publish(self, envelope: Envelope, targets: tuple[str, ...], broadcast: bool,
-                      wait_limit: float | None) -> None:
-        """Brokered transports: store ``envelope`` for ``targets`` (raise to refuse)."""
-        raise NotImplementedError(f"{type(self).__name__} delivers through try_deliver")
+    @abstractmethod
+    def lane(self, sender: str, spec: ChannelSpec, targets: Delivered,
+             observers: tuple[str, ...] = ()) -> Lane:
+        """``sender``'s lane onto ``spec``'s channel, to ``targets`` (every inbox is open)."""
 
     async def ack(self, creature: str, message_ids: tuple[str, ...]) -> None:
         """``creature``'s turn over these messages is recorded: they are taken for good."""
@@ -123,6 +173,11 @@ class Transport(ABC):
         """Messages elsewhere (another process) not yet taken for good; 0 in-process."""
         return 0
 
+    @property
+    def observer_missed(self) -> dict[str, int]:
+        """Copies each observer missed because its inbox was full (in-process only)."""
+        return {}
+
     @abstractmethod
     def open_inbox(self, creature: str, capacity: int) -> Receiver:
         """Create ``creature``'s inbox holding at most ``capacity`` live envelopes."""
@@ -131,42 +186,9 @@ class Transport(ABC):
     def inbox(self, creature: str) -> Receiver: ...
 
     @abstractmethod
-    def try_deliver(self, creature: str, envelope: Envelope) -> bool:
-        """Put ``envelope`` in the inbox now; False (nothing done) when it is full."""
-
-    def nowait_put(self, creature: str) -> NowaitPut:
-        """The non-blocking fast path into ``creature``'s inbox, looked up once per route.
-
-        The hub calls it first for every receiver and awaits :meth:`deliver` only when it
-        raises ``anyio.WouldBlock`` (the inbox is full). The default wraps
-        :meth:`try_deliver`; an in-process transport returns its stream's ``send_nowait``.
-        """
-        try_deliver = self.try_deliver
-
-        def put(envelope: Envelope) -> None:
-            if not try_deliver(creature, envelope):
-                raise anyio.WouldBlock
-
-        return put
-
-    def wait_put(self, creature: str) -> WaitPut:
-        """The waiting put into ``creature``'s inbox, looked up once per route: what the hub
-        awaits when :meth:`nowait_put` found it full. The default wraps :meth:`deliver`; an
-        in-process transport returns its stream's ``send``."""
-        deliver = self.deliver
-
-        async def put(envelope: Envelope) -> None:
-            await deliver(creature, envelope)
-
-        return put
-
-    @abstractmethod
     async def deliver(self, creature: str, envelope: Envelope) -> None:
-        """Put ``envelope`` in the inbox, waiting while it is full (backpressure)."""
-
-    @abstractmethod
-    def has_room(self, creature: str) -> bool:
-        """Whether a delivery to ``creature`` would succeed without waiting."""
+        """Put ``envelope`` in one inbox, waiting while it is full: a message from the
+        framework (a trigger, a job's end), not from a channel."""
 
     @abstractmethod
     async def aclose(self) -> None:
@@ -174,8 +196,8 @@ class Transport(ABC):
 
 
 __all__ = [
-    "NowaitPut",
+    "Delivered",
+    "Lane",
     "Receiver",
     "Transport",
-    "WaitPut",
 ]

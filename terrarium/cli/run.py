@@ -261,6 +261,15 @@ async def run_command(args: argparse.Namespace) -> int:
 async def _run_command(args: argparse.Namespace) -> int:
     team = load_runnable(Path(args.path))
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
+    if getattr(args, "session", None):
+        if args.resume:
+            raise RuntimeFailure("--session and --resume cannot be used together",
+                                 suggestion="a session resumes its own run; drop --resume")
+        from terrarium.runtime.recording import LOG_FILE
+        from terrarium.runtime.sessions import open_named_session
+
+        opts.resume = open_named_session(Path(args.runs_dir) / LOG_FILE, team, args.session)
+        opts.keep_history = True
     broker = getattr(args, "broker", None)
     if broker:  # past one machine: this process starts the run and hosts what it is told
         opts.broker = broker
@@ -322,6 +331,8 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
         for name, cdef in sorted(team.everyone.items()):  # never silently the wrong model
             settings = cdef.config.controller or ControllerSettings()
             say(f"  {name}: {describe_settings(settings)}")
+        if note := unsandboxed_note(team):
+            print(note, file=sys.stderr, flush=True)
         if rt.resumed:
             total = sum(rt.resumed.values())
             say(f"resuming: {total} unconsumed message(s) redelivered")
@@ -359,7 +370,7 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
                         if await _until_idle_or_limit(rt, args.max_turns):
                             say(f"stopping: --max-turns {args.max_turns} reached")
                             break
-                if live:
+                if live or single:  # single: background jobs and their results too
                     await _until_idle_or_limit(rt, args.max_turns)
             timed_out = scope.cancelled_caught
             if timed_out:
@@ -387,6 +398,8 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
         for p in problems.unresolved:
             what = "gave up" if p.kind == "gave up" else f"{p.what or p.kind} was never made good"
             print(f"error: {p.creature}: {what}: {p.why}", file=sys.stderr)
+        for lost in rt.lost_jobs:
+            print(f"error: {lost}", file=sys.stderr)
         print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
     return code
 
@@ -415,3 +428,18 @@ def _summary(rt: TeamRuntime, problems: ProblemTracker, code: int, log_cmd: str
                           "tokens_out": st.tokens_out}
                       for n, st in sorted(rt.statuses.items())},
     }
+
+
+def unsandboxed_note(team: Team) -> str | None:
+    """One line naming the creatures whose shell commands run without the sandbox they
+    would get on a host where bubblewrap works (docs/security.md), or None."""
+    from terrarium.tools.shell import sandbox_line
+
+    names = [name for name, cdef in sorted(team.everyone.items())
+             if "shell" in cdef.config.tools
+             and sandbox_line(cdef.config.tool_options.get("shell", {}))[0]]
+    if not names:
+        return None
+    why = sandbox_line({})[1].removeprefix("shell: NOT sandboxed: ")
+    return (f"note: the shell commands of {', '.join(names)} run without a sandbox ({why}); "
+            "see docs/security.md")

@@ -17,7 +17,7 @@ import anyio
 from pydantic import ValidationError
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.hub import describe_validation_error
+from terrarium.channels.payload import describe_validation_error
 from terrarium.config import Team, load_team
 from terrarium.errors import ChannelRefusal
 from terrarium.events import Event, TranscriptEntry

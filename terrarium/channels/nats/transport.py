@@ -29,6 +29,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from types import TracebackType
@@ -63,7 +64,7 @@ from terrarium.channels.nats.naming import (
     log_subject,
 )
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
-from terrarium.channels.transport import Receiver, Transport
+from terrarium.channels.transport import Delivered, Lane, Receiver, Transport
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 
 __all__ = ["NatsReceiver", "NatsTransport"]
@@ -167,6 +168,7 @@ class NatsTransport(Transport):
     """
 
     brokered = True
+    keeps_messages = True
 
     def __init__(self, url: str, run_id: str, *, provision: bool = True,
                  ack_wait: float = 30.0, prefetch: int = 1, source: str = "run",
@@ -194,6 +196,7 @@ class NatsTransport(Transport):
         self._published = 0  # publishes by this process (the outstanding poll's freshness)
         self._poll: tuple[int, int, int] = (0, -1, 1)  # (seen publishes, previous, latest)
         self._polling = False
+        self.lost_since: float | None = None  # monotonic time the broker connection dropped
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -213,7 +216,8 @@ class NatsTransport(Transport):
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._wake = asyncio.Event()
-        self.nc = await connect_broker(self.url, name=f"terrarium {self.source}")
+        self.nc = await connect_broker(self.url, name=f"terrarium {self.source}",
+                                       on_lost=self._lost, on_back=self._back)
         self._js = self.nc.jetstream(timeout=10)
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
@@ -223,7 +227,7 @@ class NatsTransport(Transport):
     async def __aexit__(self, et: type[BaseException] | None, e: BaseException | None,
                         tb: TracebackType | None) -> None:
         try:
-            await self.flush(limit=5.0)
+            await self.flush(limit=5.0 if self.lost_since is None else 0.5)
         finally:
             if self._tg is not None:
                 self._tg.cancel_scope.cancel()
@@ -233,6 +237,17 @@ class NatsTransport(Transport):
             if self.nc is not None:
                 with contextlib.suppress(Exception):
                     await self.nc.close()
+
+    async def _lost(self) -> None:
+        if self.lost_since is None:
+            self.lost_since = time.monotonic()
+
+    async def _back(self) -> None:
+        self.lost_since = None
+
+    def lost_for(self) -> float:
+        """Seconds since the connection to the broker dropped (0 while connected)."""
+        return 0.0 if self.lost_since is None else time.monotonic() - self.lost_since
 
     async def start(self) -> None:
         """Create (provisioning) or check (joining) the run's streams and consumers."""
@@ -283,8 +298,14 @@ class NatsTransport(Transport):
 
     # -- Transport ---------------------------------------------------------------------
 
-    def bind(self, specs: Mapping[str, ChannelSpec],
-             wiring: Mapping[str, CreatureWiring]) -> None:
+    def bind(self, specs: Mapping[str, ChannelSpec], wiring: Mapping[str, CreatureWiring],
+             observers: Mapping[str, tuple[str, ...]] | None = None) -> None:
+        for name, chans in (observers or {}).items():
+            if chans:
+                raise RuntimeFailure(
+                    f"{type(self).__name__} routes by itself, so creature {name!r} cannot "
+                    "observe channels there; observers need the in-process transport."
+                )
         self._specs = dict(specs)
         listeners: dict[str, list[str]] = {name: [] for name in specs}
         for w in wiring.values():
@@ -309,14 +330,12 @@ class NatsTransport(Transport):
         except KeyError:
             raise RuntimeFailure(f"Creature {creature!r} has no inbox.") from None
 
-    def try_deliver(self, creature: str, envelope: Envelope) -> bool:
-        raise RuntimeFailure("the NATS transport routes by itself; the hub publishes")
-
     async def deliver(self, creature: str, envelope: Envelope) -> None:
         raise RuntimeFailure("the NATS transport routes by itself; the hub publishes")
 
-    def has_room(self, creature: str) -> bool:
-        return True
+    def lane(self, sender: str, spec: ChannelSpec, targets: Delivered,
+             observers: tuple[str, ...] = ()) -> Lane:
+        return _NatsLane(self, targets, spec.kind == "broadcast")
 
     async def publish(self, envelope: Envelope, targets: tuple[str, ...], broadcast: bool,
                       wait_limit: float | None) -> None:
@@ -455,6 +474,33 @@ class NatsTransport(Transport):
                 total += (info.num_pending or 0) + (info.num_ack_pending or 0)
             self._poll = (seen, self._poll[2], total)
             await anyio.sleep(0.03)
+
+
+class _NatsLane(Lane):
+    """Publishes once; the broker picks the queue listener or fans a broadcast out. A queue
+    message goes to whichever listener takes it first, so it names every candidate as one
+    ``a|b`` receiver (one message, one eventual consumer)."""
+
+    __slots__ = ("_broadcast", "_receivers", "_transport")
+
+    def __init__(self, transport: NatsTransport, targets: Delivered, broadcast: bool) -> None:
+        super().__init__(targets)
+        self._transport = transport
+        self._broadcast = broadcast
+        self._receivers = targets if broadcast else ("|".join(targets),)
+
+    async def publish(self, envelope: Envelope, wait_limit: float | None,
+                      start: int = 0) -> Delivered:
+        await self._transport.publish(envelope, self.targets, self._broadcast, wait_limit)
+        return self._receivers
+
+    def address(self, envelope: Envelope, look: bool = True) -> Delivered:
+        return self._receivers
+
+    async def publish_to(self, envelope: Envelope, receivers: Delivered,
+                         wait_limit: float | None) -> Delivered:
+        await self._transport.publish(envelope, self.targets, self._broadcast, wait_limit)
+        return receivers
 
 
 async def _ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
