@@ -31,6 +31,8 @@ __all__ = [
     "FoldSummarized",
     "JobEnded",
     "JobStarted",
+    "McpStarted",
+    "McpStarting",
     "MessageConsumed",
     "MessageDelivered",
     "MessageRefused",
@@ -455,6 +457,23 @@ class ModelLoading(Event):
     kind: ClassVar[str] = "model_loading"
     model: str
     slots: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpStarting(Event):
+    """The team's MCP servers are starting (``servers``: ``creature/server`` names);
+    nothing runs until they are up and have listed their tools."""
+
+    kind: ClassVar[str] = "mcp_starting"
+    servers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpStarted(Event):
+    """The team's MCP servers are up, ``seconds`` after they began starting."""
+
+    kind: ClassVar[str] = "mcp_started"
+    seconds: float
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

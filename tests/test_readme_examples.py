@@ -131,6 +131,9 @@ def test_mcp_catalogue(scratch: Path) -> None:
     listed, ran = run_cell("mcp_catalogue", scratch)
     assert re.search(r"catalogue__\w+ +mcp: catalogue", listed.stdout), listed.stdout
     assert any("__" in name for _, _, name in calls(scratch, "catalogue")), ran.stdout
+    lines = ran.stdout.splitlines()  # the server's start is told, not a silent wait
+    assert lines[0] == "starting MCP servers catalogue/catalogue..."
+    assert any(re.fullmatch(r"MCP servers up in [\d.]+ s", ln) for ln in lines)
 
 
 def test_code_fixers(scratch: Path) -> None:

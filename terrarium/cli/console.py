@@ -34,6 +34,8 @@ from terrarium.events import (
     Event,
     JobEnded,
     JobStarted,
+    McpStarted,
+    McpStarting,
     MessageSent,
     ModelLoaded,
     ModelLoading,
@@ -237,7 +239,13 @@ class ConsolePrinter:
     def progress(self, ev: Event) -> None:
         """Start-up lines: so the seconds before the first word are not silent."""
         now = self._clock()
-        if isinstance(ev, ModelLoading):
+        if isinstance(ev, McpStarting):
+            self._steps["mcp"] = (f"starting MCP servers {', '.join(ev.servers)}", now)
+            self._line(f"starting MCP servers {', '.join(ev.servers)}...")
+        elif isinstance(ev, McpStarted):
+            self._steps.pop("mcp", None)
+            self._line(f"MCP servers up in {ev.seconds:.1f} s")
+        elif isinstance(ev, ModelLoading):
             self._steps["model"] = (f"loading model {ev.model}", now)
             self._line(f"loading model {ev.model} ({ev.slots} slot{'s' * (ev.slots != 1)})...")
         elif isinstance(ev, ModelLoaded):

@@ -31,7 +31,7 @@ from terrarium.channels.log import DurableLog, RunStatus
 from terrarium.config import Team
 from terrarium.controller.loop import Incoming, TurnResult
 from terrarium.errors import RuntimeFailure
-from terrarium.events import TranscriptEntry
+from terrarium.events import Event, TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
@@ -93,7 +93,7 @@ class TeamRuntime:
         await stack.__aenter__()
         try:
             # MCP servers are up before assembly, which lists their tools with the others
-            mcp_tools = await connect_team_mcp(self.team, stack)
+            mcp_tools = await connect_team_mcp(self.team, stack, self._tell)
             self._creatures = hosted(assemble_team(self.team, mcp_tools), opts)
             for c in self._creatures.values():
                 s = c.parts.settings  # a scripted creature's `model:` names no model it uses
@@ -162,6 +162,13 @@ class TeamRuntime:
         """The caller's deadline (``--timeout``) ended the run: it is recorded as ``timeout``
         (unless creatures failed, which ``failed``/``degraded`` report first)."""
         self._timed_out = True
+
+    def _tell(self, event: Event) -> None:
+        """An event from before the log is open: to the bus, and to ``on_event`` (which
+        otherwise hears events as the log writes them)."""
+        self.bus.publish(event)
+        if self.options.on_event is not None:
+            self.options.on_event(event)
 
     def mark_degraded(self) -> None:
         """The caller saw the run lose work no creature failure shows (a refusal never made

@@ -32,6 +32,9 @@ from terrarium.controller.mcp import connect_mcp
 from terrarium.controller.subagent import Subagents
 from terrarium.errors import TerrariumError
 from terrarium.events import (
+    Event,
+    McpStarted,
+    McpStarting,
     ModelLoaded,
     ModelLoading,
     ModelRetry,
@@ -85,15 +88,25 @@ def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | 
     return out
 
 
-async def connect_team_mcp(team: Team, stack: AsyncExitStack
+async def connect_team_mcp(team: Team, stack: AsyncExitStack,
+                           tell: Callable[[Event], None] | None = None
                            ) -> Mapping[str, Sequence[type[Tool]]]:
     """Start every MCP server the team's creatures list, kept up (and reconnected) by an
     ``McpHub`` on ``stack``; returns each creature's tools from them. A team without MCP
-    servers starts none and loads nothing of the MCP SDK."""
-    if not any(d.config.mcp_servers for d in team.everyone.values()):
+    servers starts none and loads nothing of the MCP SDK. ``tell`` hears when the servers
+    start and when they are up (a start can take seconds: it is shown as progress)."""
+    servers = tuple(f"{n}/{s}" for n, d in sorted(team.everyone.items())
+                    for s in sorted(d.config.mcp_servers))
+    if not servers:
         return {}
+    began = time.perf_counter()
+    if tell is not None:
+        tell(McpStarting(servers=servers))
     hub = await stack.enter_async_context(McpHub())
-    return await connect_mcp(team, hub)
+    tools = await connect_mcp(team, hub)
+    if tell is not None:
+        tell(McpStarted(seconds=time.perf_counter() - began))
+    return tools
 
 
 def hosted(creatures: dict[str, RunningCreature], options: RuntimeOptions
