@@ -147,10 +147,10 @@ def summarize(label: str, rows: list[dict[str, Any]]) -> tuple[float, float]:
 
 
 def main(runs: int, reps: int, gen: int, policies: list[str] | None,
-         embedded_only: bool = False) -> None:
+         embedded_only: bool = False, chars: int | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         prompt_file = Path(tmp) / "prompt.txt"
-        prompt_file.write_text(router_prefix(), encoding="utf-8")
+        prompt_file.write_text(router_prefix()[:chars], encoding="utf-8")
         modes = ["embedded"] if embedded_only else ["embedded", "bare"]
         kinds = [(m, p) for p in policies or [None] for m in modes]
         results: dict[str, list[dict[str, Any]]] = {f"{m} {p or ''}".strip(): []
@@ -185,6 +185,8 @@ if __name__ == "__main__":
                         "PASSIVE,ACTIVE,default,spin:10000")
     p.add_argument("--embedded-only", action="store_true",
                    help="only the embedded server (an A/B of --policies)")
+    p.add_argument("--prompt-chars", type=int, default=None,
+                   help="only the prompt's first N characters (a shorter run)")
     p.add_argument("--child", choices=["embedded", "bare"], help=argparse.SUPPRESS)
     p.add_argument("--prompt-file", type=Path, help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -192,4 +194,4 @@ if __name__ == "__main__":
         child(a.child, a.prompt_file, a.reps, a.gen)
     else:
         main(a.runs, a.reps, a.gen, a.policies.split(",") if a.policies else None,
-             a.embedded_only)
+             a.embedded_only, a.prompt_chars)
