@@ -18,8 +18,9 @@ from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
 from terrarium.cli.tools import cmd_tools
 from terrarium.errors import ConfigErrors, TerrariumError
+from terrarium.secrecy import redact, take_secrets
 
-__all__ = ["EXIT_CONFIG", "build_parser", "main"]
+__all__ = ["EXIT_CONFIG", "build_parser", "entry", "main"]
 
 EXIT_CONFIG = 2
 
@@ -29,6 +30,19 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     from terrarium.cli.worker import cmd_worker
 
     return cmd_worker(args)
+
+
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from terrarium.cli.graph import cmd_graph
+
+    return cmd_graph(args)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    """``terrarium serve``; Starlette and uvicorn load only for this command."""
+    from terrarium.cli.serve import cmd_serve
+
+    return cmd_serve(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="speech in from the microphone (the terrarium's transcription block)")
     r.add_argument("--resume", metavar="RUN_ID", help="resume a run: deliver what was not "
                    "consumed, exactly once per receiver")
+    r.add_argument("--session", metavar="NAME", help="continue the named session (made if "
+                   "new): histories, memory and pending messages carry over between runs")
     r.add_argument("--max-turns", type=int, default=None, help="stop after this many turns")
     r.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
     r.add_argument("--runs-dir", default="runs", help="where run logs and audio go (runs/)")
@@ -93,6 +109,31 @@ def build_parser() -> argparse.ArgumentParser:
                    "instead of sharing the team's one on this machine")
     w.set_defaults(func=_cmd_worker)
 
+    sv = sub.add_parser("serve", help="serve a team over HTTP/WebSocket: many sessions, "
+                        "an OpenAI-compatible endpoint, voice over a socket")
+    sv.add_argument("path", help="terrarium folder or creature folder")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default "
+                    "127.0.0.1; any other needs --token-env)")
+    sv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
+    sv.add_argument("--broker", metavar="URL", help="channels on this NATS broker "
+                    "(creatures may run in `terrarium worker`s)")
+    sv.add_argument("--token-env", metavar="VAR", help="environment variable holding the "
+                    "bearer token every request must carry")
+    sv.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                    help="a browser origin allowed to call the API (CORS; repeatable)")
+    sv.add_argument("--runs-dir", default="runs", help="where the log, sessions and memory "
+                    "go (runs/)")
+    sv.add_argument("--audio", choices=("wav", "none"), default="none",
+                    help="also keep each session's speech as WAV files (default none)")
+    sv.add_argument("--idle-unload", type=float, default=300.0, metavar="SECONDS",
+                    help="unload a session idle this long (default 300)")
+    sv.add_argument("--approval-timeout", type=float, default=120.0, metavar="SECONDS",
+                    help="how long an approval or question waits for an answer over the API "
+                    "before it is denied (default 120)")
+    sv.add_argument("--rate", type=float, default=10.0, metavar="PER_SECOND",
+                    help="inputs per second a session may send (burst 2x; default 10)")
+    sv.set_defaults(func=_cmd_serve)
+
     pr = sub.add_parser("prompt", help="print a creature's assembled prompt and section map")
     pr.add_argument("path", help="terrarium or creature folder")
     pr.add_argument("creature", help="creature name")
@@ -129,11 +170,25 @@ def build_parser() -> argparse.ArgumentParser:
                     "followed live while it runs, replayed once it has ended")
     mo.set_defaults(func=cmd_monitor)
 
+    gr = sub.add_parser("graph", help="draw the team's topology (svg, dot or mermaid)")
+    gr.add_argument("path", help="terrarium or creature folder")
+    gr.add_argument("--format", choices=("svg", "dot", "mermaid"), default="svg")
+    gr.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    gr.set_defaults(func=_cmd_graph)
+
     mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one")
     mg.add_argument("kt_path", help="KohakuTerrarium package, terrarium or creature folder")
     mg.add_argument("out_dir", help="new folder for the result (and its MIGRATION.md report)")
     mg.set_defaults(func=cmd_migrate)
     return p
+
+
+def entry() -> int:
+    """The process's entry (the ``terrarium`` script, ``python -m terrarium``): secrets move
+    out of the environment before anything else runs, so no command a creature runs can read
+    them from this process (``terrarium.secrecy``); then :func:`main`."""
+    take_secrets()
+    return main()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -142,10 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ConfigErrors as exc:
-        print(exc.render(), file=sys.stderr)
+        print(redact(exc.render()), file=sys.stderr)
         return EXIT_CONFIG
     except TerrariumError as exc:
-        print(f"error: {exc.render()}", file=sys.stderr)
+        print(f"error: {redact(exc.render())}", file=sys.stderr)
         return 1
     except UnicodeDecodeError as exc:  # a file read by a command without a located check
         print(f"error: a file is not UTF-8 text ({exc.reason} at byte {exc.start})\n"

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from terrarium.config import CreatureDef, Team, load_any
-from terrarium.errors import ConfigError, ConfigErrors, TerrariumError
+from terrarium.errors import ConfigErrors, TerrariumError
 from terrarium.llm.factory import describe_settings
 
 __all__ = ["CONNECT_DEADLINE", "cmd_log", "cmd_models", "cmd_monitor", "cmd_prompt",
@@ -24,6 +24,7 @@ def summarize_team(team: Team) -> str:
     """The one-screen summary ``validate`` prints: creatures, channels, who talks to whom,
     and who delegates to which sub-agents."""
     from terrarium.cli.check import delegation_lines
+    from terrarium.config.topology import team_topology
 
     lines = [f"terrarium {team.name!r} ({team.path}) is valid", "", "creatures:"]
     for name in sorted(team.creatures):
@@ -42,12 +43,12 @@ def summarize_team(team: Team) -> str:
             outs = ", ".join(f"{k}({v.type})" for k, v in sorted(cfg.output.named_outputs.items()))
             lines.append(f"  {'':<12} outputs: {outs}")
         lines += delegation_lines(c, f"  {'':<12} ")
-    if team.channels:
+    topo = team_topology(team)  # the same data `terrarium graph` and the web page draw
+    if topo.channels:
         lines += ["", "channels:"]
-        for name in sorted(team.channels):
-            ch = team.channels[name]
-            schema = ch.message_type.name if ch.message_type else "(untyped)"
-            lines.append(f"  {name:<14} {ch.type:<9} schema={schema}")
+        for ch in sorted(topo.channels, key=lambda c: c.name):
+            schema = ch.schema_.name if ch.schema_ else "(untyped)"
+            lines.append(f"  {ch.name:<14} {ch.kind:<9} schema={schema}")
             lines.append(f"  {'':<14} senders: {', '.join(ch.senders) or '-'}"
                          f"  ->  listeners: {', '.join(ch.listeners) or '-'}")
     if team.input_channel:
@@ -74,13 +75,11 @@ def _prompt_line(c: CreatureDef) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Load, then make every check a start would (assembly, prompt, plugins, sub-agents)."""
-    from terrarium.cli.check import check_team_start
+    from terrarium.cli.check import check_path
 
-    result = load_any(Path(args.path))
-    teams = [result] if isinstance(result, Team) else result[1]
-    errors = [e for team in teams for e in check_team_start(team)]
+    result, errors = check_path(Path(args.path))
     if errors:
-        raise ConfigErrors(_unique(errors))
+        raise ConfigErrors(errors)
     if isinstance(result, Team):
         print(summarize_team(result))
     else:
@@ -90,12 +89,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print()
             print(summarize_team(team))
     return 0
-
-
-def _unique(errors: list[ConfigError]) -> list[ConfigError]:
-    """A creature shared by two terrariums of a package is reported once."""
-    seen: set[str] = set()
-    return [e for e in errors if not (e.render() in seen or seen.add(e.render()))]
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
@@ -127,6 +120,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     else:
         built = PromptBuilder(parts.inputs, parts.fmt).build(state)
     print(format_prompt_report(built, json=args.json))
+    for note in parts.notes:  # what was decided for the creature that its config does not say
+        print(f"note: {note}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

@@ -127,7 +127,7 @@ class PromptBuilder:
     def _render_prefix(self) -> None:
         i, cache = self.inputs, self.cache
         file = str(i.persona_file) if i.persona_file is not None else "<persona>"
-        template = cache.template(i.persona_source, file)
+        template = cache.template(i.persona_source, file, i.persona_files)
         template.check_variables(self.variables.names())
         variables = self.variables
         values = {n: variables.get(n) for n, _ in template.needs if n in variables}
@@ -186,9 +186,15 @@ class PromptBuilder:
                 f"The prefix of {self.inputs.creature!r} needs {self.prefix_tokens} tokens, "
                 f"which with the reply reserve ({b.reply_reserve}) and margin ({b.margin}) "
                 f"leaves nothing of the {self.inputs.context_window}-token context window.",
-                suggestion="shorten the persona or the skill index, or use a larger window",
+                suggestion="shorten the persona or the skill index, or use a model with a "
+                "larger window (`controller.llm: PRESET`, `controller.context_window`, or "
+                "TERRARIUM_LLM for every creature that names no model)",
             )
         return left
+
+    def room(self) -> int:
+        """Tokens the tail (context sections and conversation) may use in all."""
+        return self._available()
 
     # -- per step --------------------------------------------------------------------
     def context(self, state: TailState) -> dict[str, str]:

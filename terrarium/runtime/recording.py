@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from terrarium.channels.bus import EventBus
 from terrarium.channels.log import EVENT_SQL, DurableLog, RunStatus, TurnRecord, event_row
 from terrarium.config import Team
 from terrarium.controller.loop import TurnResult
+from terrarium.crashpoints import crashpoint
 from terrarium.events import (
     CreatureState,
     Event,
@@ -26,6 +27,7 @@ from terrarium.events import (
     JobStarted,
     MessageConsumed,
     OutputText,
+    Reasoning,
     RunEnded,
     TranscriptAppended,
     TranscriptEntry,
@@ -33,13 +35,15 @@ from terrarium.events import (
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, RuntimeOptions
+from terrarium.runtime.sessions import ensure_session_tables, history_ops, restore_history
 
 __all__ = ["LOG_FILE", "TRANSCRIPT_LIMIT", "Recorder"]
 
 LOG_FILE = "terrarium.sqlite3"
 TRANSCRIPT_LIMIT = 2000
 # not written to the events table: per-token deltas, and consumptions (their own table has them)
-_UNLOGGED = (OutputText, MessageConsumed)
+# (a round's whole thinking is logged as one "reasoning" transcript entry; its deltas are not)
+_UNLOGGED = (OutputText, MessageConsumed, Reasoning)
 
 
 class Recorder:
@@ -48,6 +52,7 @@ class Recorder:
     def __init__(self, bus: EventBus, options: RuntimeOptions) -> None:
         self.bus = bus
         self.options = options  # its ``on_event`` is read when an event passes, as it may change
+        self.lost_jobs: list[str] = []  # what the end of the run cut off (jobs_cut)
         self.statuses: dict[str, CreatureStatus] = {}
         self.transcripts: dict[str, deque[TranscriptEntry]] = {}
         self.log: DurableLog | None = None
@@ -80,11 +85,43 @@ class Recorder:
         else:
             self.run_id = self.log.start_run(team.name, team.path)
 
+    def save_history(self, creature: str, message_id: str | None, controller: Any) -> None:
+        """A session's run: keep the creature's conversation after the turn over
+        ``message_id`` (before that message is marked consumed; see runtime/sessions.py)."""
+        if self.log is None or not self.options.keep_history or controller is None:
+            return
+        self.log.write_batch(history_ops(self.run_id, creature, message_id, controller))
+        crashpoint("session.history_saved")
+
+    def restore_histories(self, creatures: Mapping[str, RunningCreature]) -> int:
+        """A session's run taken up again: each creature gets its saved conversation."""
+        if self.log is None or not self.options.keep_history:
+            return 0
+        ensure_session_tables(self.log)
+        return sum(restore_history(self.log, self.run_id, c.name, c.controller)
+                   for c in creatures.values() if c.controller is not None)
+
     def fail(self) -> None:
         """The run could not start: mark it failed and close the log."""
         if self.log is not None:
             self.log.set_run_status(self.run_id, "failed")
             self.log.close()
+
+    def jobs_cut(self, ended: Sequence[JobEnded], unread: int) -> None:
+        """Background jobs the end of the run cut off (each recorded ended ``cancelled``,
+        written now: the event writer stops with the run), and how many finished results
+        never reached their creature (``lost_jobs`` says both in sentences)."""
+        self.lost_jobs = [f"{ev.creature}: {ev.job_id} ({ev.call}) was cancelled by the end "
+                          "of the run" for ev in ended]
+        if unread:
+            self.lost_jobs.append(f"{unread} finished job result(s) never reached their "
+                                  "creature")
+        for ev in ended:  # written here, not through the bus: its writer is about to stop
+            if self.log is not None:
+                with contextlib.suppress(Exception):
+                    self.log.record_event(self.run_id, ev)
+            if self.options.on_event:
+                self.options.on_event(ev)
 
     def close(self, status: RunStatus) -> None:
         """Mark the run ended with ``status`` and tell whoever still watches."""

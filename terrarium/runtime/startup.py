@@ -28,7 +28,7 @@ from terrarium.config import Team
 from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
 from terrarium.events import RunStarted, TeamReady
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.distributed import announce, check_join, open_transport
+from terrarium.runtime.distributed import announce, check_join, open_transport, watch_broker
 from terrarium.runtime.options import RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.runtime.supervision import Supervisor
@@ -107,8 +107,11 @@ async def start_team(
     tg = await stack.enter_async_context(anyio.create_task_group())
     try:
         tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
+        if transport is not None:  # a broker gone for good ends the run, saying so
+            tg.start_soon(watch_broker, transport, options.broker_give_up)
         wiring = Wiring(options, bus, recorder, run_dir, memory, team=team)
         await wiring.wire(creatures, hub, stack, operator=operator)
+        recorder.restore_histories(creatures)  # a session: what each creature heard before
         warm = (WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
                 if options.warm_up else None)
         if warm is not None:
