@@ -169,9 +169,14 @@ def main(runs: int, reps: int, gen: int, policies: list[str] | None,
     for policy in ([] if embedded_only else policies or [None]):
         tail = f" {policy}" if policy else ""
         (epp, etg), (bpp, btg) = figures[f"embedded{tail}"], figures[f"bare{tail}"]
-        ok = min(epp / bpp, etg / btg) >= 0.95
+        pairs = list(zip(results[f"embedded{tail}"], results[f"bare{tail}"], strict=True))
+        rpp = statistics.median(e["pp"] / b["pp"] for e, b in pairs)
+        rtg = statistics.median(e["tg"] / b["tg"] for e, b in pairs)
+        ok = min(rpp, rtg) >= 0.95
         print(f"  embedded / bare{tail}: prompt {epp / bpp:.2f}x, generation {etg / btg:.2f}x "
-              f"(target >= 0.95x: {'met' if ok else 'NOT met'})")
+              f"(ratio of medians); pair by pair (median of {len(pairs)}): prompt "
+              f"{rpp:.2f}x, generation {rtg:.2f}x (target >= 0.95x: "
+              f"{'met' if ok else 'NOT met'})")
 
 
 if __name__ == "__main__":
