@@ -14,6 +14,14 @@ from terrarium.serve.problems import PROBLEM_TYPE, Problem
 __all__ = ["TOO_BIG", "BodyLimit", "TokenAuth", "is_loopback"]
 
 OPEN_PATHS = frozenset({"/healthz"})
+
+
+def _page_file(path: str) -> bool:
+    """The web page's own files (no data, no secrets): a browser cannot send a header
+    when it loads a page or its modules, so they are open; the page then sends the token
+    with every API call."""
+    return path in ("/", "/index.html") or (path.startswith("/js/") and path.endswith(".js")
+                                           and ".." not in path)
 TOO_BIG = "terrarium.body_too_big"  # set in the scope when a body passed its limit
 
 
@@ -42,16 +50,18 @@ async def _send_problem(scope: Scope, send: Send, p: Problem) -> None:
 
 
 class TokenAuth:
-    """Every route but /healthz needs ``Authorization: Bearer <token>`` (or ``?token=`` for
-    WebSocket and EventSource, which browsers cannot give headers); missing is 401, wrong
-    is 403. The token is compared in constant time."""
+    """Every route but /healthz and the page's files needs ``Authorization: Bearer
+    <token>`` (or ``?token=`` for WebSocket and EventSource, which browsers cannot give
+    headers); missing is 401, wrong is 403. The token is compared in constant time."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
+        if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS or (
+                scope["type"] == "http" and scope.get("method") in ("GET", "HEAD")
+                and _page_file(scope["path"])):
             await self.app(scope, receive, send)
             return
         given = _token_of(scope)

@@ -26,6 +26,7 @@ const composer = new Composer($("#composer"), $("#composer-fields"), $("#compose
   $("#composer-ok"), $("#composer-channel"), sendInput);
 const approvals = new Approvals($("#approval"), $("#approvals-list"), $("#approvals-none"),
   (item, body) => api(`/v1/sessions/${enc(state.session.id)}/approvals/${enc(item.id)}`, { method: "POST", body }));
+window.terrariumApprovals = approvals;
 const voice = new Voice($("#talk"), $("#voice-status"), $("#mic-level"), $("#voice-log"), (ms) => charts.firstAudio(ms));
 
 const select = tabs($("#tablist"), (name) => {
@@ -156,10 +157,12 @@ function onEvent(ev) {
       break;
     case "transcript": {
       const e = ev.entry;
-      if (e.kind === "tool_call" && e.name && state.team?.channels.some((c) => c.name === e.name)) {
-        traffic.expect(ev.creature, e.name, e.data?.args);
+      if (e.kind === "tool_call" && e.name) {  // a send call: `send_<channel>` (or the channel)
+        const ch = state.team?.channels.find((c) => e.name === `send_${c.name}` || e.name === c.name);
+        if (ch) traffic.expect(ev.creature, ch.name, e.data?.args);
       }
       if (e.kind === "message_in" && e.data?.message_id) traffic.delivered(e.data.message_id, e.text);
+      if (e.kind === "tool_call") refreshApprovals();  // it may wait for a yes or an answer
       transcripts.add(ev.creature, e);
       break;
     }
@@ -182,6 +185,8 @@ function onEvent(ev) {
 }
 
 setInterval(() => { if (state.view === "charts") charts.draw(); }, 500);
+// a question or approval raised while the stream was down is still found
+setInterval(() => { if (state.session && document.visibilityState === "visible") refreshApprovals(); }, 3000);
 
 // ---- transcripts (from the API when the events did not carry them) ----------------------
 async function loadTranscript() {

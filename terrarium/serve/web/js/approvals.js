@@ -32,7 +32,11 @@ function diffBox(path, edits) {
 
 export function describe(item) {
   const a = item.args || {};
-  if (item.kind === "question") return h("p", { class: "question", text: item.question || "" });
+  if (item.kind === "question") {
+    const choices = item.choices || [];
+    return h("div", {}, h("p", { class: "question", text: item.question || "" }),
+      choices.length ? h("p", { class: "muted", text: `Choices: ${choices.join(", ")}` }) : null);
+  }
   if (item.tool === "shell" || typeof a.command === "string") {
     return h("div", {}, h("p", { text: "Command:" }), h("pre", { class: "command", text: a.command ?? "" }));
   }
@@ -96,6 +100,8 @@ export class Approvals {
     this.body.replaceChildren(describe(item));
     this.answerRow.hidden = !question;
     this.answerInput.value = "";
+    const list = this.dialog.querySelector("#approval-choices");
+    list.replaceChildren(...(item.choices || []).map((c) => h("option", { value: c })));
     this.yes.textContent = question ? "Answer" : "Approve";
     this.no.textContent = question ? "Decline" : "Deny";
     this.err.hidden = true;

@@ -27,11 +27,14 @@ export function barChart(box, points, { unit = "", label = "" } = {}) {
   }
   shown.forEach((p, i) => {
     const bh = (H - T - B) * (p.value / top);
-    svg.append(s("rect", { class: "bar", x: L + i * bw + 1, y: H - B - bh, width: Math.max(1, bw - 2), height: bh },
+    svg.append(s("rect", { class: `bar ${p.cls || ""}`, x: L + i * bw + 1, y: H - B - bh, width: Math.max(1, bw - 2), height: bh },
       s("title", { text: `${p.label}: ${Math.round(p.value * 10) / 10}${unit}` })));
   });
-  svg.append(s("text", { x: L, y: H - 6, text: shown[0].label }),
-    s("text", { x: W - R, y: H - 6, "text-anchor": "end", text: shown.at(-1).label }));
+  svg.append(s("text", { x: L, y: H - 6, text: shown[0].label }));
+  if (shown.length > 1) {
+    svg.append(s("text", { x: Math.max(L + 120, L + shown.length * bw), y: H - 6,
+      "text-anchor": "end", text: shown.at(-1).label }));
+  }
   box.replaceChildren(svg);
 }
 
@@ -58,14 +61,14 @@ export class Charts {
       this.tokens.push({ label, value: (ev.prompt_tokens || 0) + (ev.completion_tokens || 0) });
       this.dirty = true;
     } else if (ev.kind === "utterance_written" && ev.metrics?.time_to_first_audio != null) {
-      this.ttfa.push({ label: ev.creature, value: ev.metrics.time_to_first_audio * 1000 });
+      this.ttfa.push({ label: `${ev.creature} (team)`, value: ev.metrics.time_to_first_audio * 1000 });
       this.dirty = true;
     }
   }
 
   /** First audio as the browser heard it over the audio socket. */
   firstAudio(ms) {
-    this.ttfa.push({ label: "socket", value: ms });
+    this.ttfa.push({ label: "heard by the page", value: ms, cls: "alt" });
     this.dirty = true;
   }
 

@@ -73,6 +73,7 @@ export class Composer {
 
   enable(on) {
     for (const el of this.form.elements) el.disabled = !on;
+    document.getElementById("composer-closed").hidden = on;
   }
 
   showErrors(message, fieldErrors = []) {

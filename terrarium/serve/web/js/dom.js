@@ -38,8 +38,8 @@ export function clock(ts) {
 const FOLD = 160;
 /** A value as text; a long one folded behind a summary that shows its start. */
 export function foldable(value) {
-  const text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
-  if (text.length <= FOLD && !text.includes("\n")) return document.createTextNode(text);
+  const text = (typeof value === "string" ? value : JSON.stringify(value, null, 2)).trimEnd();
+  if (text.length <= FOLD && text.split("\n").length <= 3) return document.createTextNode(text);
   const first = text.split("\n")[0].slice(0, FOLD);
   return h("details", { class: "fold" }, h("summary", { text: `${first}… (${text.length} chars)` }),
     h("div", { text }));

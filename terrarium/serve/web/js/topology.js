@@ -2,7 +2,7 @@
 // from the user), plus a live message count on every edge.
 import { s, h } from "./dom.js";
 
-const W = 150, H = 54, COLGAP = 190, ROWGAP = 60, PAD = 30;
+const W = 140, H = 54, COLGAP = 150, ROWGAP = 60, PAD = 20;
 
 export function edgesOf(topo) {
   const out = [];
@@ -104,7 +104,7 @@ export class TopologyView {
       let sub = c ? (c.model || "") : (n === "user" ? "you" : "");
       if (isOut) sub = "output" + (sub ? " · " + sub : "");
       if (c?.is_root) sub = "root · " + sub;
-      if (sub.length > 24) sub = sub.slice(0, 23) + "…";
+      if (sub.length > 21) sub = sub.slice(0, 20) + "…";
       svg.append(s("g", { class: `node${c ? "" : " user"}${isOut ? " output" : ""}`, "data-creature": n },
         s("rect", { x, y, width: W, height: H, rx: 8 }),
         s("text", { x: x + W / 2, y: y + 22, "text-anchor": "middle", "font-weight": "bold", text: n }),

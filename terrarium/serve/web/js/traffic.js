@@ -6,7 +6,7 @@ import { h, clock, foldable } from "./dom.js";
 
 const MAX_ROWS = 1000;
 
-export const metrics = (window.terrariumMetrics ||= { rowLatencyMs: [], rows: 0 });
+export const metrics = (window.terrariumMetrics ||= { rowLatencyMs: [], clientMs: [], rows: 0 });
 
 export class TrafficView {
   constructor(list, filter, follow, counter) {
@@ -16,6 +16,7 @@ export class TrafficView {
     this.counter = counter;
     this.pending = [];
     this.byMessage = new Map(); // message_id -> payload cell
+    this.early = new Map(); // message_id -> the receiver's text, come before its row
     this.payloads = new Map(); // "sender|channel" -> [payload...] (from send tool calls)
     this.total = 0;
     this.frame = 0;
@@ -33,6 +34,7 @@ export class TrafficView {
   clear() {
     this.list.replaceChildren();
     this.byMessage.clear();
+    this.early.clear();
     this.payloads.clear();
     this.pending = [];
     this.total = 0;
@@ -55,7 +57,7 @@ export class TrafficView {
   sent(ev, live) {
     let payload = ev.payload;
     if (payload === undefined) payload = (this.payloads.get(`${ev.sender}|${ev.channel}`) || []).shift();
-    this.pending.push({ ev, payload, live });
+    this.pending.push({ ev, payload, live, got: performance.now() });
     this.schedule();
   }
 
@@ -67,7 +69,10 @@ export class TrafficView {
   /** The receiver's rendering of a message we had no payload for. */
   delivered(messageId, text) {
     const cell = this.byMessage.get(messageId);
-    if (cell && !cell.dataset.filled) {
+    if (!cell) {
+      this.early.set(messageId, text);
+      if (this.early.size > 500) this.early.delete(this.early.keys().next().value);
+    } else if (!cell.dataset.filled) {
       cell.dataset.filled = "1";
       cell.replaceChildren(foldable(text));
     }
@@ -88,7 +93,7 @@ export class TrafficView {
       const li = this.row(item);
       if (chosen && li.dataset.channel !== chosen) li.hidden = true;
       frag.append(li);
-      if (item.live) live.push(item.ev.ts);
+      if (item.live) live.push(item);
     }
     this.list.append(frag);
     this.total += batch.length;
@@ -102,8 +107,12 @@ export class TrafficView {
     if (live.length) {
       // measured once the frame that shows the rows has been painted
       setTimeout(() => {
-        const now = performance.timeOrigin + performance.now();
-        for (const ts of live) metrics.rowLatencyMs.push(now - ts * 1000);
+        const t = performance.now();
+        const now = performance.timeOrigin + t;
+        for (const item of live) {
+          metrics.rowLatencyMs.push(now - item.ev.ts * 1000);  // from the event's creation
+          if (item.got !== undefined) metrics.clientMs.push(t - item.got);  // from its arrival
+        }
         metrics.rows += live.length;
       }, 0);
     }
@@ -122,6 +131,10 @@ export class TrafficView {
     if (payload !== undefined && payload !== null) {
       cell.dataset.filled = "1";
       cell.append(this.payload(ev.channel, payload));
+    } else if (this.early.has(ev.message_id)) {
+      cell.dataset.filled = "1";
+      cell.append(foldable(this.early.get(ev.message_id)));
+      this.early.delete(ev.message_id);
     }
     this.byMessage.set(ev.message_id, cell);
     return h("li", { "data-channel": ev.channel, "data-message": ev.message_id },

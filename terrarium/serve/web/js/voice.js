@@ -9,7 +9,7 @@ const BARGE_RMS = 0.04; // a frame this loud while the reply plays counts as spe
 const BARGE_FRAMES = 8; // 160 ms of it in a row interrupts
 
 export const voiceStats = (window.terrariumVoice ||= {
-  framesSent: 0, playedSeconds: 0, scheduledSeconds: 0, heard: [], said: [], bargeIns: 0,
+  framesMade: 0, framesSent: 0, playedSeconds: 0, scheduledSeconds: 0, heard: [], said: [], bargeIns: 0, serverBargeIns: 0,
 });
 
 export class Voice {
@@ -61,6 +61,7 @@ export class Voice {
 
   frame({ pcm, rms }) {
     this.meter.value = Math.min(1, rms * 4);
+    voiceStats.framesMade += 1;
     if (this.sock?.readyState === WebSocket.OPEN) {
       this.sock.send(pcm);
       voiceStats.framesSent += 1;
@@ -86,7 +87,14 @@ export class Voice {
       if (ms != null) this.onFirstAudio(ms);
       this.say("speaking");
     } else if (msg.type === "end") this.say("listening — speak");
-    else if (msg.type === "barge_in") this.bargeIn("interrupted");
+    else if (msg.type === "barge_in") {
+      voiceStats.serverBargeIns += 1;
+      this.bargeIn("interrupted");
+    }
+    else if (msg.type === "error") {
+      this.line("error", msg.message || "the server could not hear this");
+      this.say("the server reported a problem");
+    }
   }
 
   line(kind, text, extra = "") {
@@ -108,6 +116,7 @@ export class Voice {
     node.connect(this.ctx.destination);
     const at = Math.max(this.ctx.currentTime + 0.02, this.playhead || 0);
     node.start(at);
+    node.at = at;
     this.playhead = at + buf.duration;
     voiceStats.scheduledSeconds += buf.duration;
     this.sources.add(node);
@@ -119,7 +128,12 @@ export class Voice {
   bargeIn(why) {
     if (!this.sources.size) return;
     voiceStats.bargeIns += 1;
-    for (const n of this.sources) { n.cut = true; try { n.stop(); } catch { /* not started */ } }
+    const now = this.ctx ? this.ctx.currentTime : 0;
+    for (const n of this.sources) {
+      n.cut = true;  // what of it was heard still counts as played
+      voiceStats.playedSeconds += Math.max(0, Math.min(n.buffer.duration, now - n.at));
+      try { n.stop(); } catch { /* not started */ }
+    }
     this.sources.clear();
     this.playhead = 0;
     this.loud = 0;
@@ -130,7 +144,13 @@ export class Voice {
     this.on = false;
     this.button.setAttribute("aria-pressed", "false");
     this.button.textContent = "🎙 Talk";
-    if (this.sock) { this.sock.onclose = null; this.sock.close(); this.sock = null; }
+    if (this.sock) {
+      this.sock.onclose = null;
+      // flush an utterance in progress, then hang up
+      if (this.sock.readyState === WebSocket.OPEN) this.sock.send(JSON.stringify({ type: "end" }));
+      this.sock.close();
+      this.sock = null;
+    }
     if (this.node) { this.node.port.onmessage = null; this.node.disconnect(); this.node = null; }
     if (this.stream) { for (const t of this.stream.getTracks()) t.stop(); this.stream = null; }
     if (this.ctx) { this.ctx.close(); this.ctx = null; }
