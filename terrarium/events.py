@@ -33,6 +33,8 @@ __all__ = [
     "FoldSummarized",
     "JobEnded",
     "JobStarted",
+    "McpStarted",
+    "McpStarting",
     "MessageConsumed",
     "MessageDelivered",
     "MessageRefused",
@@ -40,12 +42,14 @@ __all__ = [
     "Missed",
     "ModelLoaded",
     "ModelLoading",
+    "ModelRetry",
     "OutputText",
     "PluginFailed",
     "PrefixCacheProblem",
     "PrefixRestored",
     "PromptBuilt",
     "PromptSectionInfo",
+    "Reasoning",
     "Restart",
     "RunEnded",
     "RunStarted",
@@ -80,7 +84,8 @@ _RUN_STATUSES: frozenset[str] = frozenset(typing.get_args(RunStatus))
 
 
 EntryKind = Literal[
-    "user", "message_in", "assistant", "tool_call", "tool_result", "notice", "output", "error"
+    "user", "message_in", "assistant", "tool_call", "tool_result", "notice", "output", "error",
+    "reasoning",
 ]
 
 
@@ -125,6 +130,7 @@ class MessageSent(Event):
     channel: str
     sender: str
     delivered_to: tuple[str, ...]
+    payload: dict[str, Any] = field(default_factory=dict)  # what was sent (for watchers)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -187,6 +193,16 @@ class OutputText(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Reasoning(Event):
+    """A delta of a reasoning model's thinking (``reasoning_content`` or a ``<think>``
+    block), streamed: for the monitor and the log only, never a channel, output or voice."""
+
+    kind: ClassVar[str] = "reasoning"
+    creature: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TranscriptAppended(Event):
     """A line was added to a creature's transcript (by its controller or the runtime)."""
 
@@ -224,6 +240,7 @@ class RunStarted(Event):
     run_id: str
     terrarium: str
     path: str
+    pid: int = 0  # the process that runs it: `terrarium log` tells a dead "running" run
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -451,6 +468,36 @@ class ModelLoading(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class McpStarting(Event):
+    """The team's MCP servers are starting (``servers``: ``creature/server`` names);
+    nothing runs until they are up and have listed their tools."""
+
+    kind: ClassVar[str] = "mcp_starting"
+    servers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpStarted(Event):
+    """The team's MCP servers are up, ``seconds`` after they began starting."""
+
+    kind: ClassVar[str] = "mcp_started"
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRetry(Event):
+    """A model call failed and is tried again after ``delay`` seconds: ``reason`` says
+    why, ``url`` where (so a server that is down is named, never a silent wait)."""
+
+    kind: ClassVar[str] = "model_retry"
+    creature: str
+    url: str
+    attempt: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelLoaded(Event):
     """The embedded model is loaded and serving, ``seconds`` after it started loading."""
 
@@ -465,6 +512,7 @@ class CreatureWarming(Event):
 
     kind: ClassVar[str] = "creature_warming"
     creature: str
+    prefix_tokens: int = 0  # the prompt prefix to evaluate (an estimate; 0: none)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -503,7 +551,9 @@ class CreatureWarmed(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TeamReady(Event):
-    """Every creature is warm: ``seconds`` since the run started."""
+    """The team takes input: ``seconds`` since the run started. Prompt prefixes the cache
+    held are in their slots; voices and prefixes evaluated anew follow while it listens
+    (each creature's ``CreatureWarmed`` says when)."""
 
     kind: ClassVar[str] = "team_ready"
     seconds: float

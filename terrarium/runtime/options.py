@@ -72,7 +72,21 @@ class RuntimeOptions:
     join: str | None = None
     ack_wait: float = 30.0  # seconds before a dead listener's message goes to another
     prefetch: int = 1  # messages a listener takes from the broker at a time
+    broker_give_up: float = 60.0  # seconds without the broker before the run ends, saying so
     worker_name: str = ""
     # share the embedded model server with the team's other processes on this machine
     # (runtime/wiring.share_model): None = yes on a broker unless TERRARIUM_SHARE_MODEL=0
     share_model: bool | None = None
+    # a session (runtime/sessions.py): each creature's conversation is saved with the
+    # message its turn consumed and restored when the run is resumed, so a session picks
+    # up where it was (only histories of consumed messages: exactly once, as the messages)
+    keep_history: bool = False
+    # an embedded model server already started by the caller (``terrarium serve``: one for
+    # all its sessions); the run uses it and leaves it running
+    embedded: Any = None
+    # where each ``tts`` output's audio goes instead of ``audio`` (a function of the
+    # creature's name giving a voice.audio.AudioSink): serve streams it to a socket
+    audio_sink: Callable[[str], Any] | None = None
+    # an open durable log of ``runs_dir`` to write to instead of opening one (serve: one
+    # connection for all its sessions, not one each); the run leaves it open
+    log: Any = None

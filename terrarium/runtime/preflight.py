@@ -19,7 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from terrarium.config import CreatureDef, Team
+from terrarium.config import CreatureDef, Team, load_any
+from terrarium.config.packages import PackageIndex
 from terrarium.controller.assembly import AssemblyCache, CreatureParts, assemble
 from terrarium.controller.plugins import load_plugins
 from terrarium.controller.subagent import load_subagent
@@ -28,8 +29,8 @@ from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.templates import template_calls
 from terrarium.tools.base import Tool
 
-__all__ = ["DryStart", "check_loaded", "check_team_start", "dry_start", "raise_start_errors",
-           "team_names"]
+__all__ = ["DryStart", "check_loaded", "check_path", "check_team_start", "dry_start",
+           "raise_start_errors", "team_names"]
 
 _WINDOW_PROBLEM = "The prefix of "  # PromptBuilder: the prefix leaves no room in the window
 _MAX_SUBAGENT_DEPTH = 8  # a cycle of sub-agents referring to each other stops here
@@ -90,7 +91,15 @@ def raise_start_errors(team: Team, *, window: bool = True) -> DryStart:
     return dry_start(team, window=window).raise_errors()
 
 
-def check_loaded(result: Team | tuple[object, list[Team]]) -> list[ConfigError]:
+def check_path(path: Path) -> tuple[Team | tuple[PackageIndex, list[Team]], list[ConfigError]]:
+    """What ``terrarium validate PATH`` checks, the one full check (``migrate`` says
+    "passes" only when this finds nothing): load the terrarium, creature or package (raises
+    ConfigErrors), then the dry start of every team, each problem once."""
+    result = load_any(path)
+    return result, check_loaded(result)
+
+
+def check_loaded(result: Team | tuple[PackageIndex, list[Team]]) -> list[ConfigError]:
     """The start problems of what ``load_any`` returned: one team, or every terrarium of a
     package (a creature shared by two of them reported once)."""
     teams = [result] if isinstance(result, Team) else result[1]

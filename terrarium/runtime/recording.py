@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from terrarium.channels.bus import EventBus
 from terrarium.channels.log import EVENT_SQL, DurableLog, RunStatus, TurnRecord, event_row
 from terrarium.config import Team
 from terrarium.controller.loop import TurnResult
+from terrarium.crashpoints import crashpoint
 from terrarium.events import (
     CreatureState,
     Event,
@@ -26,6 +27,7 @@ from terrarium.events import (
     JobStarted,
     MessageConsumed,
     OutputText,
+    Reasoning,
     RunEnded,
     TranscriptAppended,
     TranscriptEntry,
@@ -33,13 +35,15 @@ from terrarium.events import (
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, RuntimeOptions
+from terrarium.runtime.sessions import ensure_session_tables, history_ops, restore_history
 
 __all__ = ["LOG_FILE", "TRANSCRIPT_LIMIT", "Recorder"]
 
 LOG_FILE = "terrarium.sqlite3"
 TRANSCRIPT_LIMIT = 2000
 # not written to the events table: per-token deltas, and consumptions (their own table has them)
-_UNLOGGED = (OutputText, MessageConsumed)
+# (a round's whole thinking is logged as one "reasoning" transcript entry; its deltas are not)
+_UNLOGGED = (OutputText, MessageConsumed, Reasoning)
 
 
 class Recorder:
@@ -48,6 +52,7 @@ class Recorder:
     def __init__(self, bus: EventBus, options: RuntimeOptions) -> None:
         self.bus = bus
         self.options = options  # its ``on_event`` is read when an event passes, as it may change
+        self.lost_jobs: list[str] = []  # what the end of the run cut off (jobs_cut)
         self.statuses: dict[str, CreatureStatus] = {}
         self.transcripts: dict[str, deque[TranscriptEntry]] = {}
         self.log: DurableLog | None = None
@@ -66,7 +71,7 @@ class Recorder:
         record its part of run ``join`` that another process started."""
         runs_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = runs_dir / LOG_FILE
-        self.log = DurableLog(self.log_path)
+        self.log = self.options.log or DurableLog(self.log_path)
         if join:
             self.run_id = join
             if any(r.run_id == join for r in self.log.runs()):
@@ -80,11 +85,44 @@ class Recorder:
         else:
             self.run_id = self.log.start_run(team.name, team.path)
 
+    def save_history(self, creature: str, message_id: str | None, controller: Any) -> None:
+        """A session's run: keep the creature's conversation after the turn over
+        ``message_id`` (before that message is marked consumed; see runtime/sessions.py)."""
+        if self.log is None or not self.options.keep_history or controller is None:
+            return
+        self.log.write_batch(history_ops(self.run_id, creature, message_id, controller))
+        crashpoint("session.history_saved")
+
+    def restore_histories(self, creatures: Mapping[str, RunningCreature]) -> int:
+        """A session's run taken up again: each creature gets its saved conversation."""
+        if self.log is None or not self.options.keep_history:
+            return 0
+        ensure_session_tables(self.log)
+        return sum(restore_history(self.log, self.run_id, c.name, c.controller)
+                   for c in creatures.values() if c.controller is not None)
+
     def fail(self) -> None:
         """The run could not start: mark it failed and close the log."""
         if self.log is not None:
             self.log.set_run_status(self.run_id, "failed")
-            self.log.close()
+            if self.log is not self.options.log:  # a log the caller lent stays open
+                self.log.close()
+
+    def jobs_cut(self, ended: Sequence[JobEnded], unread: int) -> None:
+        """Background jobs the end of the run cut off (each recorded ended ``cancelled``,
+        written now: the event writer stops with the run), and how many finished results
+        never reached their creature (``lost_jobs`` says both in sentences)."""
+        self.lost_jobs = [f"{ev.creature}: {ev.job_id} ({ev.call}) was cancelled by the end "
+                          "of the run" for ev in ended]
+        if unread:
+            self.lost_jobs.append(f"{unread} finished job result(s) never reached their "
+                                  "creature")
+        for ev in ended:  # written here, not through the bus: its writer is about to stop
+            if self.log is not None:
+                with contextlib.suppress(Exception):
+                    self.log.record_event(self.run_id, ev)
+            if self.options.on_event:
+                self.options.on_event(ev)
 
     def close(self, status: RunStatus) -> None:
         """Mark the run ended with ``status`` and tell whoever still watches."""
@@ -97,7 +135,8 @@ class Recorder:
         self.bus.publish(ended)
         if self.options.on_event:
             self.options.on_event(ended)
-        self.log.close()
+        if self.log is not self.options.log:  # a log the caller lent stays open
+            self.log.close()
 
     async def write_events(self, sub: Any) -> None:
         """Write events to the log in small batches; per-token output deltas are skipped."""
@@ -172,15 +211,15 @@ class Recorder:
         with contextlib.suppress(Exception):
             self.log.record_turn(self.run_id, rec)
 
-    def outcome(self, creatures: Mapping[str, RunningCreature], *, timed_out: bool = False
-                ) -> RunStatus:
+    def outcome(self, creatures: Mapping[str, RunningCreature], *, timed_out: bool = False,
+                degraded: bool = False) -> RunStatus:
         """How a run that ended without an error went: ``failed`` when every team creature
         that listens ended failed, ``degraded`` when some did, else ``timeout`` when
         ``--timeout`` stopped it, else ``completed``."""
         members = [n for n, c in creatures.items() if n != ROOT and c.parts.cdef.listen]
         failed = [n for n in members if self.statuses[n].state == "failed"]
         if not failed:
-            return "timeout" if timed_out else "completed"
+            return "degraded" if degraded else "timeout" if timed_out else "completed"
         return "failed" if len(failed) == len(members) else "degraded"
 
     def jobs_in_log(self) -> dict[str, tuple[dict[str, JobStarted], set[str]]]:

@@ -31,7 +31,7 @@ from terrarium.channels.log import DurableLog, RunStatus
 from terrarium.config import Team
 from terrarium.controller.loop import Incoming, TurnResult
 from terrarium.errors import RuntimeFailure
-from terrarium.events import TranscriptEntry
+from terrarium.events import Event, TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built_prompt import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
@@ -42,6 +42,7 @@ from terrarium.runtime.preflight import DryStart
 from terrarium.runtime.recording import LOG_FILE, Recorder
 from terrarium.runtime.startup import start_team
 from terrarium.runtime.supervision import Supervisor
+from terrarium.runtime.warmup import WarmUp
 from terrarium.runtime.wiring import (
     assemble_team,
     connect_team_mcp,
@@ -56,6 +57,10 @@ if TYPE_CHECKING:  # nats-py loads only for a run on a broker
 
 # RuntimeOptions, Supervision and LOG_FILE are re-exported: callers import them from here
 __all__ = ["LOG_FILE", "RuntimeOptions", "Supervision", "TeamRuntime"]
+
+WARM_SAVE_LIMIT = 600.0
+"""Seconds a run that ended normally still waits for a prompt prefix being evaluated in the
+background, so that it is saved for the next start (an interrupted run does not wait)."""
 
 
 class TeamRuntime:
@@ -83,6 +88,7 @@ class TeamRuntime:
         self.resumed: dict[str, int] = {}
         self.status: RunStatus = "running"  # the run's final status once it has ended
         self._timed_out = False
+        self._degraded = False
         self._recorder = Recorder(self.bus, self.options)
         self._creatures: dict[str, RunningCreature] = {}
         self._supervisor: Supervisor | None = None
@@ -90,6 +96,7 @@ class TeamRuntime:
         self._tg: anyio.abc.TaskGroup | None = None
         self.transport: NatsTransport | None = None
         self._started = 0.0
+        self._warm: WarmUp | None = None
 
     # ------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> TeamRuntime:
@@ -98,10 +105,11 @@ class TeamRuntime:
         await stack.__aenter__()
         try:
             # MCP servers are up before assembly, which lists their tools with the others
-            mcp_tools = await connect_team_mcp(self.team, stack)
+            mcp_tools = await connect_team_mcp(self.team, stack, self._tell)
             self._creatures = hosted(assemble_team(self.team, mcp_tools, self._checked), opts)
             for c in self._creatures.values():
-                rec.add(c.name, c.parts.settings.model or c.parts.settings.provider)
+                s = c.parts.settings  # a scripted creature's `model:` names no model it uses
+                rec.add(c.name, s.provider if s.provider == "scripted" else s.model or s.provider)
             rec.open(Path(opts.runs_dir), self.team, opts.resume, join=opts.join)
         except BaseException:
             await stack.__aexit__(None, None, None)
@@ -123,6 +131,7 @@ class TeamRuntime:
             raise
         self.hub, self._tg, self._supervisor = st.hub, st.tg, st.supervisor
         self.transport, self.resumed = st.transport, st.resumed
+        self._warm = st.warm
         self.sinks, self.tts, self.embedded = st.wiring.sinks, st.wiring.tts, st.wiring.embedded
         self._stack = stack
         return self
@@ -134,13 +143,24 @@ class TeamRuntime:
         if stack is None:
             return None
         status: RunStatus = self._recorder.outcome(
-            self._creatures, timed_out=self._timed_out) if e is None else (
+            self._creatures, timed_out=self._timed_out, degraded=self._degraded
+        ) if e is None else (
             "interrupted" if isinstance(e, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
             else "failed")
+        if self._supervisor is not None:
+            # background jobs still running are cancelled and recorded so; a run that lost
+            # a job's work (or a result nobody got) did not complete
+            cut, unread = self._supervisor.end_jobs()
+            self._recorder.jobs_cut(cut, unread)
+            if (cut or unread) and status == "completed":
+                status = "degraded"
         self.status = status
+        if self._warm is not None and e is None:  # the next start restores what this saved
+            await self._warm.wait_saved(WARM_SAVE_LIMIT)
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
-        if self.transport is not None and not self.options.join:
+        if (self.transport is not None and not self.options.join
+                and not self.transport.lost_for()):  # a lost broker hears nothing
             with anyio.CancelScope(shield=True):  # tell the workers the run is over
                 await announce_end(self.transport, self.team, status, self._started,
                                    self._recorder)
@@ -158,11 +178,28 @@ class TeamRuntime:
         (unless creatures failed, which ``failed``/``degraded`` report first)."""
         self._timed_out = True
 
+    def _tell(self, event: Event) -> None:
+        """An event from before the log is open: to the bus, and to ``on_event`` (which
+        otherwise hears events as the log writes them)."""
+        self.bus.publish(event)
+        if self.options.on_event is not None:
+            self.options.on_event(event)
+
+    def mark_degraded(self) -> None:
+        """The caller saw the run lose work no creature failure shows (a refusal never made
+        good): it is recorded as ``degraded`` unless it ended worse."""
+        self._degraded = True
+
     # ------------------------------------------------------------------ records (TeamHandle)
     @property
     def failed_creatures(self) -> dict[str, str]:
         """Each creature that ended failed, with its last error."""
         return self._recorder.failed_creatures()
+
+    @property
+    def lost_jobs(self) -> list[str]:
+        """Background work the end of the run cut off, one sentence each (none: nothing)."""
+        return list(self._recorder.lost_jobs)
 
     @property
     def statuses(self) -> Mapping[str, CreatureStatus]:
@@ -210,7 +247,10 @@ class TeamRuntime:
     async def ask(self, creature: str, text: str) -> TurnResult | None:
         """Give ``creature`` user text directly (single-creature runs, the root creature)."""
         assert self._supervisor is not None
-        return await self._supervisor.turn(self._creatures[creature], [Incoming(text=text)])
+        c = self._creatures[creature]
+        result = await self._supervisor.turn(c, [Incoming(text=text)])
+        self._recorder.save_history(c.name, None, c.controller)  # a session keeps it
+        return result
 
     async def barge_in(self) -> None:
         """Stop current speech, clear what is queued, and cut the speaking turns short."""

@@ -27,6 +27,7 @@ from terrarium.errors import ChannelRefusal, ModelError, RuntimeFailure
 from terrarium.events import (
     CreatureState,
     ErrorEvent,
+    JobEnded,
     MessageRefused,
     Restart,
     TurnEnded,
@@ -113,6 +114,8 @@ class Supervisor:
                 c.failures += 1
                 cause = _root_cause(exc)
                 msg = f"{type(cause).__name__}: {getattr(cause, 'message', cause)}"
+                if hint := getattr(cause, "suggestion", None):  # what to check, e.g. the server
+                    msg += f" (hint: {hint})"
                 status.last_error = msg
                 self._entry(c, "error", f"turn failed: {msg}")
                 self.bus.publish(ErrorEvent(creature=c.name, message=msg))
@@ -153,6 +156,8 @@ class Supervisor:
             if result is not None:
                 await self._wire_output(c, result, env.id)
             c.turn_key = None
+            # a session keeps the conversation this turn made, before its message is consumed
+            self.recorder.save_history(c.name, env.id, c.controller)
             await self.hub.mark_consumed(c.name, env.id)
             crashpoint("supervisor.consumed")
             return
@@ -191,6 +196,11 @@ class Supervisor:
                            consumed: str | None = None) -> None:
         text = result.text.strip()
         if not text:
+            if c.parts.cdef.output_wiring:  # never an empty message; never in silence
+                calls = ", ".join(dict.fromkeys(r.name for r in result.calls)) or "none"
+                self._entry(c, "notice", f"nothing sent on "
+                            f"{', '.join(c.parts.cdef.output_wiring)}: the turn ended without "
+                            f"text (its calls: {calls})")
             return
         for ch in c.parts.cdef.output_wiring:
             key = f"{c.name}/{consumed}/output:{ch}" if consumed else None
@@ -288,10 +298,28 @@ class Supervisor:
         if c.turn_scope is not None and c.speaks:
             c.turn_scope.cancel()
 
+    def end_jobs(self) -> tuple[list[JobEnded], int]:
+        """The run ends: every creature's running jobs are cancelled. Returns their ends
+        (to be recorded) and how many finished results never reached their creature."""
+        cut: list[JobEnded] = []
+        unread = 0
+        for c in self.creatures.values():
+            jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None
+            if jobs is not None:
+                ended, left = jobs.end_of_run()
+                cut.extend(ended)
+                unread += len(left)
+        return cut, unread
+
     def busy(self) -> bool:
-        """Whether a turn, a restart backoff, or an unread message is still in motion."""
+        """Whether a turn, a restart backoff, an unread message, a background job or a job
+        result on its way is still in motion."""
         if self.active_turns or self.recovering:
             return True
+        for c in self.creatures.values():
+            jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None
+            if jobs is not None and not c.stopped and jobs.pending():
+                return True  # a background job runs, or its result is on its way
         for c in self.creatures.values():
             if c.stopped or not c.parts.cdef.listen:
                 continue

@@ -31,7 +31,16 @@ from terrarium.controller.loop import Controller
 from terrarium.controller.mcp import connect_mcp
 from terrarium.controller.subagent import Subagents
 from terrarium.errors import TerrariumError
-from terrarium.events import Event, ModelLoaded, ModelLoading, SpeechCut, UtteranceWritten
+from terrarium.events import (
+    Event,
+    McpStarted,
+    McpStarting,
+    ModelLoaded,
+    ModelLoading,
+    ModelRetry,
+    SpeechCut,
+    UtteranceWritten,
+)
 from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import MODEL_NAME, EmbeddedServer
 from terrarium.llm.factory import make_model
@@ -73,15 +82,25 @@ def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | 
     return {name: RunningCreature(name, parts) for name, parts in dry.raise_errors().parts.items()}
 
 
-async def connect_team_mcp(team: Team, stack: AsyncExitStack
+async def connect_team_mcp(team: Team, stack: AsyncExitStack,
+                           tell: Callable[[Event], None] | None = None
                            ) -> Mapping[str, Sequence[type[Tool]]]:
     """Start every MCP server the team's creatures list, kept up (and reconnected) by an
     ``McpConnections`` on ``stack``; returns each creature's tools from them. A team without MCP
-    servers starts none and loads nothing of the MCP SDK."""
-    if not any(d.config.mcp_servers for d in team.everyone.values()):
+    servers starts none and loads nothing of the MCP SDK. ``tell`` hears when the servers
+    start and when they are up (a start can take seconds: it is shown as progress)."""
+    servers = tuple(f"{n}/{s}" for n, d in sorted(team.everyone.items())
+                    for s in sorted(d.config.mcp_servers))
+    if not servers:
         return {}
+    began = time.perf_counter()
+    if tell is not None:
+        tell(McpStarting(servers=servers))
     mcp = await stack.enter_async_context(McpConnections())
-    return await connect_mcp(team, mcp)
+    tools = await connect_mcp(team, mcp)
+    if tell is not None:
+        tell(McpStarted(seconds=time.perf_counter() - began))
+    return tools
 
 
 def hosted(creatures: dict[str, RunningCreature], options: RuntimeOptions
@@ -225,7 +244,10 @@ class Wiring:
         # one llama.cpp slot per creature, on the embedded server and on external ones
         slot_of = assign_slots({c.name: c.parts.settings for c in creatures.values()
                                 if not (opts.models and c.name in opts.models)})
-        if plan.total:
+        if plan.total and opts.embedded is not None:  # the caller's server (serve's sessions)
+            self.embedded = opts.embedded
+            self.slot_pools = plan.pools()
+        elif plan.total:
             team = self.team if share_model(opts, hub.transport.brokered) else None
             if team is not None:
                 # every process of the team computes the same slots for ALL its creatures
@@ -244,7 +266,9 @@ class Wiring:
             c.controller = self._make_controller(c, sinks, slot_of.get(c.name), hub)
             if c.name == ROOT and operator is not None:
                 c.controller.tool_ctx.state[STATE_TEAM] = operator
-            if c.name in subagents:
+            if c.name in subagents:  # they ask whom their creature asks, and work beside it
+                subagents[c.name].approver = opts.approver
+                subagents[c.name].workspace_root = self.run_dir / "workspace"
                 c.controller.tool_ctx.state[STATE_SUBAGENTS] = subagents[c.name]
 
     async def _start_embedded(self, slots: int, stack: AsyncExitStack, *,
@@ -288,6 +312,17 @@ class Wiring:
                 continue
         return min(count, int(subs.limiter.total_tokens))
 
+    def _tell_retries(self, model: ChatModel, creature: str) -> None:
+        """A model that retries says so on the bus (``ModelRetry``: why, where, when)."""
+        if hasattr(model, "on_retry"):
+            bus = self.bus
+
+            def told(attempt: int, delay: float, reason: str, url: str) -> None:
+                bus.publish(ModelRetry(creature=creature, url=url, attempt=attempt,
+                                       delay=delay, reason=reason))
+
+            model.on_retry = told
+
     def _subagent_model(self, parts: CreatureParts, label: str) -> ChatModel:
         """A sub-agent's model: the run's override for its label (``lead/researcher``) or
         name, else its own config's (embedded: a slot leased from its team creature's
@@ -298,6 +333,7 @@ class Wiring:
                 return models[key]
         model = make_model(parts.settings, embedded=self.embedded, slot=None,
                            base_dir=parts.cdef.folder)
+        self._tell_retries(model, label)
         pool = self.slot_pools.get(label.split("/", 1)[0])
         if pool is not None and parts.settings.provider == "embedded":
             return SlotLeasingModel(model, pool, label)
@@ -324,8 +360,10 @@ class Wiring:
 
         opts = self.options
         audio_dir = self.run_dir / "audio"
-        if opts.audio == "none":
-            sink: Any = NullAudioSink()
+        if opts.audio_sink is not None:
+            sink: Any = opts.audio_sink(c.name)
+        elif opts.audio == "none":
+            sink = NullAudioSink()
         elif opts.audio == "device":
             sink = default_audio_sink(audio_dir)
         else:
@@ -372,6 +410,7 @@ class Wiring:
             model = make_model(c.parts.settings, embedded=self.embedded, slot=slot,
                                base_dir=c.parts.cdef.folder)
         name = c.name
+        self._tell_retries(model, name)
         run_id = self.recorder.run_id
 
         async def send(channel: str, payload: dict[str, Any], key: str | None = None) -> int:
@@ -392,7 +431,11 @@ class Wiring:
         if ctl.tool_ctx.workspace is None and WORKSPACE_TOOLS & set(c.parts.registry.names()):
             # a creature that runs commands or edits files and names no workspace works in
             # a folder of its own in the run directory, never in its config folder
-            ctl.tool_ctx.workspace = self.run_dir / "workspace" / name
+            # (or, when the team declares one, in the team's shared workspace)
+            shared = self.team.workspace if self.team is not None else None
+            ctl.tool_ctx.workspace = (self.run_dir / "workspace" if shared == "shared"
+                                      else Path(shared) if shared
+                                      else self.run_dir / "workspace" / name)
             ctl.tool_ctx.workspace.mkdir(parents=True, exist_ok=True)
         return ctl
 

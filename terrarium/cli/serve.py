@@ -1,0 +1,85 @@
+"""``terrarium serve PATH``: host one team for many sessions over HTTP and WebSocket.
+
+Safe by default: it binds 127.0.0.1; binding anything else needs a token (``--token-env
+VAR`` names the environment variable that holds it, so it never shows in ``ps``), and the
+server refuses to start without one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import anyio
+
+from terrarium import secrecy
+from terrarium.cli.run import load_runnable
+from terrarium.errors import TerrariumError
+
+__all__ = ["cmd_serve"]
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    var = args.token_env
+    if not var:
+        return None
+    token = secrecy.env(var) or ""  # the process entry took it out of the environment
+    if not token.strip():
+        raise TerrariumError(f"--token-env names {var}, but that environment variable is "
+                             "not set (or empty)", suggestion=f"export {var}=<a long random "
+                             "token>, e.g. from `python -c 'import secrets; "
+                             "print(secrets.token_urlsafe(32))'`")
+    if len(token) < 16:
+        raise TerrariumError(f"the token in {var} is shorter than 16 characters; anyone "
+                             "could guess it", suggestion="use a long random token")
+    return token
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from terrarium.serve import ServeSettings, create_app
+    from terrarium.serve.security import is_loopback
+
+    team = load_runnable(Path(args.path))
+    token = _token(args)
+    if not is_loopback(args.host) and token is None:
+        raise TerrariumError(f"refusing to serve on {args.host} without a token: anyone who "
+                             "reaches that address could drive the team",
+                             suggestion="set --token-env VAR (and export VAR), or bind "
+                             "127.0.0.1")
+    settings = ServeSettings(runs_dir=Path(args.runs_dir), host=args.host, port=args.port,
+                             broker=args.broker, token=token,
+                             allow_origins=list(args.allow_origin),
+                             idle_unload=args.idle_unload,
+                             approval_timeout=args.approval_timeout, rate=args.rate)
+    app = create_app(team, settings)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
+                            lifespan="on", access_log=False, ws_max_size=1 << 20,
+                            timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+
+    async def serve() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve)
+            while not server.started and not server.should_exit:  # noqa: ASYNC110 (uvicorn/runtime flags, no event)
+                await anyio.sleep(0.02)
+            if server.started:
+                port = args.port
+                for s in server.servers:
+                    for sock in s.sockets:
+                        port = sock.getsockname()[1]
+                auth = " (bearer token required)" if token else ""
+                print(f"serving {team.name!r} on http://{args.host}:{port}{auth}; "
+                      f"log {settings.runs_dir / 'terrarium.sqlite3'}", flush=True)
+            # Ctrl-C: end the open event streams, so the server need not wait for them
+            while not server.should_exit:  # noqa: ASYNC110 (uvicorn's flag, no event)
+                await anyio.sleep(0.1)
+            app.state.manager.close_streams()
+
+    anyio.run(serve)
+    if not server.started:
+        print(f"error: could not serve on {args.host}:{args.port}", file=sys.stderr)
+        return 1
+    return 0

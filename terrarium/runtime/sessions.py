@@ -1,0 +1,185 @@
+"""Sessions: one conversation with a team that outlives the process that runs it.
+
+A session is a run in the durable log that is resumed each time the session is loaded
+(``RuntimeOptions(resume=run_id, keep_history=True)``): the log redelivers its unconsumed
+messages exactly once, its memory store lives in the run's folder, and each creature's
+conversation is saved after every turn beside the message that turn consumed. On load a
+creature gets the newest saved conversation whose message is marked consumed: a crash
+between the save and the consumption leaves the message to be redelivered, and the
+conversation from before it, so no turn is heard twice or lost.
+
+The tables live in the run log's SQLite file (``runs/terrarium.sqlite3``), next to the runs
+they point at. The serve layer adds its event sequence (``session_events``) here too.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from terrarium.channels.log import DurableLog
+from terrarium.errors import RuntimeFailure
+from terrarium.prompt.tail import Turn
+
+if TYPE_CHECKING:
+    from terrarium.config import Team
+    from terrarium.controller.loop import Controller
+
+__all__ = ["ASK_KEY", "HISTORY_SQL", "SessionInfo", "SessionStore", "ensure_session_tables",
+           "history_ops", "open_named_session", "restore_history"]
+
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, name TEXT, run_id TEXT NOT NULL,"
+    " terrarium TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL,"
+    " turns INTEGER NOT NULL DEFAULT 0)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS sessions_name ON sessions(terrarium, name)"
+    " WHERE name IS NOT NULL",
+    "CREATE TABLE IF NOT EXISTS histories(run_id TEXT NOT NULL, creature TEXT NOT NULL,"
+    " message_id TEXT NOT NULL, turns INTEGER NOT NULL, conversation TEXT NOT NULL,"
+    " ts REAL NOT NULL, PRIMARY KEY(run_id, creature, message_id)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS session_events(session_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+    " kind TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY(session_id, seq)) WITHOUT ROWID",
+)
+
+HISTORY_SQL = ("INSERT OR REPLACE INTO histories(run_id, creature, message_id, turns,"
+               " conversation, ts) VALUES (?,?,?,?,?,?)")
+# keep the two newest conversations per creature: the newest may belong to a message the
+# crash left unconsumed, and then the one before it is the one to restore
+_PRUNE_SQL = ("DELETE FROM histories WHERE run_id=? AND creature=? AND message_id NOT IN"
+              " (SELECT message_id FROM histories WHERE run_id=? AND creature=?"
+              " ORDER BY ts DESC LIMIT 2)")
+ASK_KEY = "-"  # a turn over no channel message (a single creature's ``ask``): nothing to consume
+
+def ensure_session_tables(log: DurableLog) -> None:
+    """Create the session tables in ``log``'s file (if they are not there yet)."""
+    log.write_batch([(sql, [()]) for sql in _TABLES])
+
+
+def _dump_turns(conversation: list[Turn]) -> str:
+    return json.dumps([[t.role, t.content, t.name, t.tool_call_id] for t in conversation],
+                      ensure_ascii=False, separators=(",", ":"))
+
+
+def history_ops(run_id: str, creature: str, message_id: str | None,
+                ctl: Controller) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The log writes that save ``ctl``'s conversation after the turn over ``message_id``."""
+    key = message_id or ASK_KEY
+    return [(HISTORY_SQL, [(run_id, creature, key, ctl.turns, _dump_turns(ctl.conversation),
+                            time.time())]),
+            (_PRUNE_SQL, [(run_id, creature, run_id, creature)])]
+
+
+def restore_history(log: DurableLog, run_id: str, creature: str, ctl: Controller) -> bool:
+    """Give ``ctl`` the newest saved conversation whose turn's message was consumed."""
+    rows = log.query(
+        "SELECT h.message_id, h.turns, h.conversation FROM histories h WHERE h.run_id=?"
+        " AND h.creature=? AND (h.message_id=? OR EXISTS (SELECT 1 FROM consumptions c"
+        " WHERE c.message_id=h.message_id AND c.receiver=?)) ORDER BY h.ts DESC LIMIT 1",
+        (run_id, creature, ASK_KEY, creature))
+    if not rows:
+        return False
+    _, turns, data = rows[0]
+    ctl.conversation = [Turn(role=r[0], content=r[1], name=r[2], tool_call_id=r[3])
+                        for r in json.loads(data)]
+    ctl.turns = int(turns)
+    return True
+
+
+class SessionInfo(BaseModel):
+    """One stored session: its id (128 random bits, 32 hex digits) and the run it resumes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str | None
+    run_id: str
+    terrarium: str
+    created: float
+    updated: float
+    turns: int = 0
+
+
+_COLS = "id, name, run_id, terrarium, created, updated, turns"
+
+
+def _info(r: tuple[Any, ...]) -> SessionInfo:
+    return SessionInfo(id=r[0], name=r[1], run_id=r[2], terrarium=r[3], created=r[4],
+                       updated=r[5], turns=r[6])
+
+
+def new_session_id() -> str:
+    """128 random bits as 32 hex digits: unguessable, so the id itself is the handle."""
+    return secrets.token_hex(16)
+
+
+class SessionStore:
+    """The sessions of one log file: create, find, list, count turns, delete."""
+
+    def __init__(self, log: DurableLog) -> None:
+        self.log = log
+        ensure_session_tables(log)
+
+    def create(self, team: Team, name: str | None = None) -> SessionInfo:
+        if name is not None and self.by_name(team.name, name) is not None:
+            raise RuntimeFailure(f"there is already a session named {name!r}")
+        run_id = self.log.start_run(team.name, team.path)
+        self.log.set_run_status(run_id, "completed")  # nothing ran yet; loading resumes it
+        now = time.time()
+        info = SessionInfo(id=new_session_id(), name=name, run_id=run_id,
+                           terrarium=team.name, created=now, updated=now)
+        self.log.write_batch([(f"INSERT INTO sessions({_COLS}) VALUES (?,?,?,?,?,?,?)",
+                               [(info.id, name, run_id, team.name, now, now, 0)])])
+        return info
+
+    def get(self, session_id: str) -> SessionInfo | None:
+        rows = self.log.query(f"SELECT {_COLS} FROM sessions WHERE id=?", (session_id,))
+        return _info(rows[0]) if rows else None
+
+    def by_name(self, terrarium: str, name: str) -> SessionInfo | None:
+        rows = self.log.query(f"SELECT {_COLS} FROM sessions WHERE terrarium=? AND name=?",
+                              (terrarium, name))
+        return _info(rows[0]) if rows else None
+
+    def list(self, terrarium: str | None = None) -> list[SessionInfo]:
+        if terrarium is None:
+            rows = self.log.query(f"SELECT {_COLS} FROM sessions ORDER BY created")
+        else:
+            rows = self.log.query(f"SELECT {_COLS} FROM sessions WHERE terrarium=?"
+                                  " ORDER BY created", (terrarium,))
+        return [_info(r) for r in rows]
+
+    def count(self) -> int:
+        return int(self.log.query("SELECT count(*) FROM sessions")[0][0])
+
+    def add_turns(self, counts: Mapping[str, int]) -> None:
+        """Add finished turns to sessions (one transaction for many) and touch them."""
+        now = time.time()
+        self.log.write_batch([("UPDATE sessions SET turns=turns+?, updated=? WHERE id=?",
+                               [(n, now, sid) for sid, n in counts.items()])])
+
+    def delete(self, session_id: str) -> bool:
+        info = self.get(session_id)
+        if info is None:
+            return False
+        self.log.write_batch([
+            ("DELETE FROM sessions WHERE id=?", [(session_id,)]),
+            ("DELETE FROM session_events WHERE session_id=?", [(session_id,)]),
+            ("DELETE FROM histories WHERE run_id=?", [(info.run_id,)]),
+        ])
+        return True
+
+
+def open_named_session(log_path: Path, team: Team, name: str) -> str:
+    """The run of session ``name`` of ``team`` in the log at ``log_path``, made if new
+    (``terrarium run --session NAME``); resume it with ``keep_history``."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with DurableLog(log_path) as log:
+        store = SessionStore(log)
+        info = store.by_name(team.name, name) or store.create(team, name)
+        return info.run_id

@@ -1,0 +1,110 @@
+"""``create_app``: the Starlette app for one team. Its lifespan runs the session manager in
+a task group (structured: every session's runtime is a task under it), so the server's
+shutdown ends every session cleanly and a kill leaves them resumable."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from terrarium.config import Team
+from terrarium.serve.audio import audio_routes
+from terrarium.serve.manager import SessionManager
+from terrarium.serve.metrics import ServeMetrics
+from terrarium.serve.openai_api import ChatCompletionRequest, openai_routes
+from terrarium.serve.openapi import openapi_schema
+from terrarium.serve.problems import Problem, problem_response
+from terrarium.serve.routes import ApprovalAnswer, InputBody, NewSession, api_routes
+from terrarium.serve.security import BodyLimit, TokenAuth
+from terrarium.serve.settings import ServeSettings
+
+__all__ = ["WEB_DIR", "create_app"]
+
+WEB_DIR = Path(__file__).parent / "web"  # the web page (its own helper writes it)
+BODIES = {"create_session": NewSession, "post_input": InputBody,
+          "answer_approval": ApprovalAnswer, "chat_completions": ChatCompletionRequest}
+
+
+async def _metrics(request: Request) -> Response:
+    """Prometheus text: turns, tokens, cached ratio, time to first audio, inbox depths."""
+    metrics: ServeMetrics = request.app.state.metrics
+    return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+async def _openapi(request: Request) -> JSONResponse:
+    """The OpenAPI schema of every route."""
+    return JSONResponse(request.app.state.openapi)
+
+
+async def _problem(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, Problem):
+        return problem_response(exc)
+    if isinstance(exc, HTTPException):
+        return problem_response(Problem(exc.status_code, str(exc.detail)))
+    # never a traceback to the client; the server's log has it
+    return problem_response(Problem(500, "the server failed to handle this request",
+                                    slug="internal"))
+
+
+def create_app(team: Team, settings: ServeSettings | None = None, *,
+               models: Mapping[str, Any] | None = None, synthesizer: Any = None,
+               vad_factory: Callable[[], Any] | None = None) -> Starlette:
+    """The app for ``team``; ``models``, ``synthesizer`` and ``vad_factory`` stand in for
+    the creatures' models, the voice and silero-vad (tests, benches)."""
+    settings = settings or ServeSettings()
+    manager = SessionManager(team, settings, models=models, synthesizer=synthesizer)
+    metrics = ServeMetrics()
+    metrics.manager = manager
+    manager.listeners.append(metrics.observe)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with anyio.create_task_group() as tg:
+            await tg.start(manager.run)
+            yield
+            tg.cancel_scope.cancel()
+
+    routes: list[BaseRoute] = [
+        *api_routes(), *openai_routes(), *audio_routes(),
+        Route("/metrics", _metrics, methods=["GET"]),
+        Route("/openapi.json", _openapi, methods=["GET"]),
+    ]
+    if WEB_DIR.is_dir():
+        routes.append(Mount("/", app=StaticFiles(directory=WEB_DIR, html=True), name="web"))
+    middleware: list[Middleware] = []
+    if settings.token:
+        middleware.append(Middleware(TokenAuth, token=settings.token))
+    if settings.allow_origins:
+        middleware.append(Middleware(
+            CORSMiddleware, allow_origins=settings.allow_origins,
+            allow_methods=["GET", "POST", "DELETE"], allow_credentials=False,
+            allow_headers=["Authorization", "Content-Type", "Last-Event-ID",
+                           "X-Terrarium-Session"], expose_headers=["X-Terrarium-Session"]))
+    max_bytes = (team.channels[team.input_channel].max_bytes
+                 if team.input_channel and team.input_channel in team.channels
+                 else settings.max_body)
+    middleware.append(Middleware(BodyLimit, default=settings.max_body,
+                                 input_limit=max_bytes + 1024,
+                                 chat_limit=max(1 << 20, 4 * max_bytes)))
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
+                    exception_handlers={Exception: _problem, HTTPException: _problem,
+                                        Problem: _problem})
+    app.state.manager = manager
+    app.state.metrics = metrics
+    app.state.settings = settings
+    app.state.vad_factory = vad_factory
+    app.state.openapi = openapi_schema(routes, BODIES, title=f"terrarium serve: {team.name}",
+                                       version="1")
+    return app

@@ -1,0 +1,226 @@
+"""The voice socket, ``/v1/sessions/{id}/audio``: speech in, the team's voice out.
+
+The client sends binary frames of 16 kHz mono PCM16 (and may send the text frame
+``{"type": "end"}`` where its stream pauses, which flushes an utterance in progress). They
+go through silero-vad and the team's transcription endpoint (``SpeechListener``, as
+``terrarium run --listen`` does) into the session's input; speech starting while the team
+talks barges in. The session's ``tts`` outputs play into ``SocketAudioSink`` instead of a
+sound card: each utterance is announced with ``{"type": "start", "sample_rate": N}``, then
+come ``{"type": "sentence", "text": ..., "first_audio_ms"?: ...}`` and the sentence's
+PCM16 as binary frames, then ``{"type": "end"}``; a cut is told as ``{"type": "barge_in"}``.
+What the listener heard is told as ``{"type": "heard", "text": ...}``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.abc
+from anyio.streams.memory import MemoryObjectSendStream
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from terrarium.errors import TerrariumError
+from terrarium.events import Event, SentenceSynthesized, SpeechCut
+from terrarium.serve.problems import Problem
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from terrarium.serve.manager import SessionManager
+    from terrarium.voice.audio import UtteranceAudio
+    from terrarium.voice.synth import AudioClip
+
+__all__ = ["SessionAudio", "SocketAudioSink", "audio_routes"]
+
+FRAME_BYTES = 16384  # PCM per binary frame sent (about 0.37 s at 22.05 kHz)
+QUEUE = 512  # frames a slow client may fall behind before its audio is dropped
+Frame = bytes | dict[str, Any]
+
+
+class SessionAudio:
+    """One session's audio sockets: every frame goes to each (a slow one loses frames,
+    never slows the team), and the time from a heard utterance to its first audio."""
+
+    def __init__(self) -> None:
+        self.sockets: list[MemoryObjectSendStream[Frame]] = []
+        self.heard_at: float | None = None  # when the last utterance was handed to the team
+        self.first_audio_ms: list[float] = []  # for /metrics and the bench
+
+    def broadcast(self, frame: Frame) -> None:
+        for s in list(self.sockets):
+            try:
+                s.send_nowait(frame)
+            except anyio.WouldBlock:
+                pass
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                self.sockets.remove(s)
+
+    def sink(self, creature: str) -> SocketAudioSink:
+        return SocketAudioSink(self, creature)
+
+    def observe(self, seq: int, ev: Event) -> None:
+        """A ``SessionEvents`` listener: sentences and cuts, as the socket's frames."""
+        if isinstance(ev, SentenceSynthesized):
+            frame: dict[str, Any] = {"type": "sentence", "text": ev.text,
+                                     "creature": ev.creature, "index": ev.index}
+            if self.heard_at is not None:
+                ms = (time.perf_counter() - self.heard_at) * 1000.0
+                frame["first_audio_ms"] = round(ms, 1)
+                self.first_audio_ms.append(ms)
+                self.heard_at = None
+            self.broadcast(frame)
+        elif isinstance(ev, SpeechCut):
+            self.broadcast({"type": "barge_in", "creature": ev.creature,
+                            "spoken_text": ev.spoken_text})
+
+
+class SocketAudioSink:
+    """A ``tts`` output's audio sink that streams PCM16 to the session's sockets."""
+
+    def __init__(self, audio: SessionAudio, creature: str) -> None:
+        self.audio = audio
+        self.creature = creature
+        self._info: UtteranceAudio | None = None
+
+    async def begin(self, utterance_id: str, sample_rate: int) -> None:
+        from terrarium.voice.audio import UtteranceAudio
+
+        self._info = UtteranceAudio(utterance_id=utterance_id, sample_rate=sample_rate)
+        self.audio.broadcast({"type": "start", "sample_rate": sample_rate,
+                              "creature": self.creature, "utterance_id": utterance_id})
+
+    async def play(self, clip: AudioClip) -> None:
+        if self._info is None:
+            return
+        for i in range(0, len(clip.pcm), FRAME_BYTES):
+            self.audio.broadcast(clip.pcm[i:i + FRAME_BYTES])
+        self._info = self._info.model_copy(
+            update={"duration": self._info.duration + clip.duration})
+
+    async def finish(self) -> UtteranceAudio:
+        return self._end(aborted=False)
+
+    async def abort(self) -> UtteranceAudio:
+        return self._end(aborted=True)
+
+    def _end(self, *, aborted: bool) -> UtteranceAudio:
+        from terrarium.voice.audio import UtteranceAudio
+
+        info, self._info = self._info, None
+        if info is None:
+            info = UtteranceAudio(utterance_id="", sample_rate=0)
+        self.audio.broadcast({"type": "end", "creature": self.creature, "aborted": aborted})
+        return info.model_copy(update={"aborted": aborted})
+
+
+def _pcm16(data: bytes) -> np.ndarray:
+    import numpy as np
+
+    usable = len(data) - len(data) % 2
+    return np.frombuffer(data[:usable], dtype="<i2").astype(np.float32) / 32768.0
+
+
+async def audio_ws(ws: WebSocket) -> None:
+    """Speech in (16 kHz mono PCM16), the team's voice out (PCM16 and JSON frames)."""
+    m: SessionManager = ws.app.state.manager
+    sid = ws.path_params["session_id"]
+    try:
+        live = await m.load(sid, hold=True)
+    except Problem as p:
+        await ws.close(code=4000 + p.status, reason=p.detail[:120])
+        return
+    from terrarium.voice.listen import SpeechListener
+    from terrarium.voice.speech_config import TranscriptionSettings
+    from terrarium.voice.transcribe import TranscriptionClient
+    from terrarium.voice.vad import UtteranceCutter
+
+    settings = m.team.transcription or TranscriptionSettings()
+    make_vad: Callable[[], Any] = ws.app.state.vad_factory or _silero
+    try:
+        vad = await anyio.to_thread.run_sync(make_vad)
+    except Exception as exc:  # silero-vad missing or broken: say so, hold nothing
+        live.inputs -= 1
+        await ws.close(code=1011, reason=f"speech in is unavailable: {exc}"[:120])
+        return
+    await ws.accept()
+    send, recv = anyio.create_memory_object_stream[Frame](QUEUE)
+    live.audio.sockets.append(send)
+    live.sockets += 1
+    live.inputs -= 1  # the socket holds the session loaded from here
+    async def barge_in() -> None:
+        rt = live.rt
+        if rt is not None:
+            await rt.barge_in()
+
+    listener = SpeechListener(UtteranceCutter(vad, settings.vad),
+                              TranscriptionClient(settings), on_speech=barge_in)
+
+    async def chunks() -> AsyncIterator[Any]:
+        while True:
+            msg = await ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+            if msg.get("bytes"):
+                yield _pcm16(msg["bytes"])
+            elif msg.get("text"):
+                try:
+                    kind = json.loads(msg["text"]).get("type")
+                except (json.JSONDecodeError, AttributeError):
+                    kind = None
+                if kind == "end":
+                    yield None  # the client's stream paused: flush the utterance
+
+    async def hear(tg: anyio.abc.TaskGroup) -> None:
+        try:
+            async for text in listener.texts(chunks()):
+                live.audio.broadcast({"type": "heard", "text": text})
+                live.audio.heard_at = time.perf_counter()
+                live.inputs += 1
+                try:
+                    await m.send(live, text=text)
+                except Problem as p:
+                    live.audio.broadcast({"type": "error", "message": p.detail})
+                finally:
+                    live.inputs -= 1
+        except TerrariumError as exc:  # the transcription server failed: say so, stop
+            live.audio.broadcast({"type": "error", "message": exc.message})
+            await anyio.sleep(0.1)
+        except WebSocketDisconnect:
+            pass
+        tg.cancel_scope.cancel()
+
+    async def speak(tg: anyio.abc.TaskGroup) -> None:
+        async for frame in recv:
+            if isinstance(frame, bytes):
+                await ws.send_bytes(frame)
+            else:
+                await ws.send_text(json.dumps(frame, ensure_ascii=False))
+        tg.cancel_scope.cancel()  # the server is closing the socket
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(hear, tg)
+            tg.start_soon(speak, tg)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        if send in live.audio.sockets:
+            live.audio.sockets.remove(send)
+        send.close()
+        live.sockets -= 1
+        live.touch()
+
+
+def _silero() -> Any:
+    from terrarium.voice.vad import SileroVad
+
+    return SileroVad()
+
+
+def audio_routes() -> list[WebSocketRoute]:
+    return [WebSocketRoute("/v1/sessions/{session_id}/audio", audio_ws)]

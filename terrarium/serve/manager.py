@@ -1,0 +1,289 @@
+"""The server's sessions: stored in the log, loaded on their next input, unloaded when idle.
+
+One task group (the app's lifespan) holds the event writer, the reaper that unloads idle
+sessions, the shared embedded model server (one for all sessions: their creatures use its
+slots) and one task per loaded session. At start, sessions a crash left running (their
+run is still ``running`` in the log) are loaded again, so what they had not finished is
+redelivered at once, exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+import anyio.abc
+from pydantic import ValidationError
+
+from terrarium.channels.log import DurableLog
+from terrarium.config import Team
+from terrarium.errors import ChannelRefusal, RuntimeFailure
+from terrarium.llm.settings import ModelSettings
+from terrarium.runtime.recording import LOG_FILE
+from terrarium.runtime.sessions import SessionInfo, SessionStore
+from terrarium.runtime.wiring import payload_problem
+from terrarium.serve.events import EventWriter, SessionEvents
+from terrarium.serve.live import LiveSession
+from terrarium.serve.problems import Problem
+from terrarium.serve.settings import ServeSettings
+
+__all__ = ["SessionManager", "iso"]
+
+
+def iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat()
+
+
+class SessionManager:
+    """Create, find, load, feed and unload the sessions of one team."""
+
+    def __init__(self, team: Team, settings: ServeSettings, *,
+                 models: Mapping[str, Any] | None = None, synthesizer: Any = None) -> None:
+        self.team = team
+        self.synthesizer = synthesizer
+        self.settings = settings
+        self.models = models  # per-creature model overrides (tests, benches)
+        settings.runs_dir.mkdir(parents=True, exist_ok=True)
+        self.log = DurableLog(settings.runs_dir / LOG_FILE)
+        self.store = SessionStore(self.log)
+        self.writer = EventWriter(self.log)
+        self.loaded: dict[str, LiveSession] = {}
+        self.events: dict[str, SessionEvents] = {}
+        self.embedded: Any = None
+        self.ready = False
+        self.started = time.time()
+        self._tg: anyio.abc.TaskGroup | None = None
+        self.output_creatures = tuple(sorted(
+            n for n, c in team.creatures.items() if c.config.output.named_outputs))
+        self.loads = 0
+        self.unloads = 0
+        self.listeners: list[Any] = []  # told each event as it is published (metrics)
+
+    # ------------------------------------------------------------------ lifecycle
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+                  ) -> None:
+        """Serve until cancelled: writer, reaper, model server, crashed sessions back."""
+        async with AsyncExitStack() as stack, anyio.create_task_group() as tg:
+            self._tg = tg
+            tg.start_soon(self.writer.run)
+            await self._start_embedded(stack)
+            tg.start_soon(self._reaper)
+            for info in self.store.list(self.team.name):
+                if self.log.run(info.run_id).status == "running":  # a crash left it so
+                    await self.load(info.id)
+            self.ready = True
+            task_status.started()
+            try:
+                await anyio.sleep_forever()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self.stop_all()
+                tg.cancel_scope.cancel()
+        self.log.close()
+
+    async def _start_embedded(self, stack: AsyncExitStack) -> None:
+        """One embedded server for every session (a slot per embedded creature)."""
+        names = [n for n, c in self.team.everyone.items()
+                 if (c.config.controller or ModelSettings()).provider == "embedded"
+                 and not (self.models and n in self.models)]
+        if not names:
+            return
+        from terrarium.llm.embedded import EmbeddedServer
+        from terrarium.llm.prefix_cache import prefix_cache_dir
+
+        server = EmbeddedServer(slots=len(names), slot_save_dir=prefix_cache_dir())
+        await stack.enter_async_context(server)
+        self.embedded = server
+
+    async def stop_all(self, grace: float = 5.0) -> None:
+        """Stop every session, letting turns in progress end first (up to ``grace``
+        seconds); what is cut is redelivered when the session is loaded again."""
+        with anyio.move_on_after(grace):
+            for live in list(self.loaded.values()):
+                while live.rt is not None and live.rt.busy():  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
+        for live in list(self.loaded.values()):
+            live.stop()
+        for live in list(self.loaded.values()):
+            await live.stopped.wait()
+        self.writer.flush()
+
+    def close_streams(self) -> None:
+        """The server is shutting down: end every event stream and audio socket, so no
+        open connection keeps it waiting (clients reconnect with the last seq they saw)."""
+        for ev in self.events.values():
+            ev.close()
+        for live in self.loaded.values():
+            for s in list(live.audio.sockets):
+                s.close()
+
+    async def _reaper(self) -> None:
+        s = self.settings
+        while True:
+            await anyio.sleep(s.reap_every)
+            now = time.monotonic()
+            for live in list(self.loaded.values()):
+                if (live.rt is not None and not live.busy()
+                        and now - live.last_active >= s.idle_unload
+                        and not self._unread(live.info.run_id)):
+                    live.stop()
+
+    def _unread(self, run_id: str) -> bool:
+        """Whether a message of the run is still to be consumed: one handed to a creature
+        that has not yet started its turn is in no inbox buffer, so ``busy`` misses it."""
+        return bool(self.log.query(
+            "SELECT 1 FROM messages m, json_each(m.receivers) r WHERE m.run_id=? AND NOT"
+            " EXISTS (SELECT 1 FROM consumptions c WHERE c.message_id=m.id AND"
+            " c.receiver=r.value) LIMIT 1", (run_id,)))
+
+    # ------------------------------------------------------------------ sessions
+    def info(self, session_id: str) -> SessionInfo:
+        live = self.loaded.get(session_id)
+        if live is not None:  # loaded: known without a query (the hot path of input)
+            return live.info
+        info = self.store.get(session_id) if _plausible(session_id) else None
+        if info is None or info.terrarium != self.team.name:
+            raise Problem(404, f"there is no session {session_id!r}", slug="no-session")
+        return info
+
+    def public(self, info: SessionInfo) -> dict[str, Any]:
+        live = self.loaded.get(info.id)
+        return {"id": info.id, "name": info.name, "created_at": iso(info.created),
+                "updated_at": iso(info.updated), "loaded": live is not None and
+                live.rt is not None, "status": live.status if live is not None else "unloaded",
+                "turns": info.turns}
+
+    def create(self, name: str | None) -> SessionInfo:
+        try:
+            return self.store.create(self.team, name)
+        except RuntimeFailure as exc:
+            raise Problem(409, exc.message, slug="session-exists") from None
+
+    def by_user(self, key: str) -> SessionInfo:
+        """An OpenAI client's ``user`` (or X-Terrarium-Session): a session id, else a name
+        (the session is made on first use)."""
+        if _plausible(key):
+            info = self.store.get(key)
+            if info is not None and info.terrarium == self.team.name:
+                return info
+        return self.store.by_name(self.team.name, key) or self.store.create(self.team, key)
+
+    def events_of(self, session_id: str) -> SessionEvents:
+        ev = self.events.get(session_id)
+        if ev is None:
+            ev = self.events[session_id] = SessionEvents(session_id, self.log, self.writer)
+            ev.listeners.extend(self.listeners)
+        return ev
+
+    async def delete(self, session_id: str) -> None:
+        self.info(session_id)
+        live = self.loaded.get(session_id)
+        if live is not None:
+            live.stop()
+            await live.stopped.wait()
+        self.writer.flush()
+        self.store.delete(session_id)
+        ev = self.events.pop(session_id, None)
+        if ev is not None:
+            ev.close()
+
+    async def load(self, session_id: str, *, hold: bool = False) -> LiveSession:
+        """The session running, started if it was not (its next input wakes it).
+        ``hold``: count an input in progress from now on (the caller takes it back with
+        ``live.inputs -= 1``), so the session is not unloaded between start and input."""
+        while True:
+            live = self.loaded.get(session_id)
+            if live is None or not live._stop.is_set():
+                break
+            await live.stopped.wait()  # being unloaded: let it finish, then start again
+        if live is None:
+            info = self.info(session_id)
+            if self._tg is None:
+                raise Problem(503, "the server is not running yet", slug="not-ready")
+            live = LiveSession(info, self.team, self.settings, self.events_of(session_id),
+                               embedded=self.embedded, models=self.models,
+                               synthesizer=self.synthesizer, log=self.log)
+            self.loaded[session_id] = live
+            self.loads += 1
+            self._tg.start_soon(self._host, live)
+        if hold:
+            live.inputs += 1
+        with anyio.move_on_after(self.settings.load_timeout):
+            await live.ready.wait()
+        if live.error or live.rt is None:
+            if hold:
+                live.inputs -= 1
+            why = live.error or "it did not start in time"
+            raise Problem(503, f"the session could not start: {why}", slug="session-failed")
+        live.touch()
+        return live
+
+    async def _host(self, live: LiveSession) -> None:
+        try:
+            await live.run()
+        finally:
+            if self.loaded.get(live.info.id) is live:
+                del self.loaded[live.info.id]
+                self.unloads += 1
+            live.events.recent.clear()
+
+    # ------------------------------------------------------------------ input
+    def check_input(self, payload: Mapping[str, Any]) -> None:
+        """422 with each field's complaint and the channel's own sentence; 413 past the
+        channel's ``max_bytes``."""
+        channel = self.team.input_channel
+        if not channel:
+            raise Problem(409, f"terrarium {self.team.name!r} has no input_channel, so input "
+                          "has nowhere to go", slug="no-input-channel")
+        ch = self.team.channels[channel]
+        size = len(json.dumps(payload, ensure_ascii=False, separators=(",", ":"),
+                              default=str).encode())
+        if size > ch.max_bytes:
+            raise Problem(413, f"The message is {size} bytes; channel {channel!r} takes at "
+                          f"most {ch.max_bytes} (its max_bytes). Send less, or split it.",
+                          slug="too-large")
+        if ch.message_type is None:
+            return
+        try:
+            ch.message_type.model.model_validate(dict(payload))
+        except ValidationError as exc:
+            errors = [{"field": ".".join(str(p) for p in e["loc"]) or "payload",
+                       "message": e["msg"]} for e in exc.errors(include_url=False)]
+            detail = payload_problem(self.team, channel, payload) or str(exc)
+            raise Problem(422, detail, slug="invalid-input", errors=errors) from None
+
+    async def send(self, live: LiveSession, *, text: str | None = None,
+                   payload: Mapping[str, Any] | None = None) -> int:
+        """Give the session its input; returns the seq of the last event before it (read
+        the events ``after`` it to see everything the input caused)."""
+        body = dict(payload) if payload is not None else {"text": text or ""}
+        self.check_input(body)
+        wait = live.take_token()
+        if wait:
+            raise Problem(429, f"too many inputs for this session; try again in {wait:.2f} s",
+                          slug="rate-limited",
+                          headers={"Retry-After": str(max(1, round(wait + 0.5)))})
+        rt = live.rt
+        if rt is None:
+            raise Problem(503, "the session is stopping; send again", slug="session-stopping")
+        seq = live.events.last_seq
+        live.touch()
+        try:
+            if payload is None:
+                await rt.send_user(body["text"])
+            else:
+                await rt.barge_in()
+                await rt.send(self.team.input_channel or "", body)
+        except ChannelRefusal as exc:
+            status = 413 if "max_bytes" in exc.message else 422
+            raise Problem(status, exc.message, slug="refused") from None
+        return seq
+
+
+def _plausible(session_id: str) -> bool:
+    return len(session_id) == 32 and all(c in "0123456789abcdef" for c in session_id)

@@ -1,0 +1,307 @@
+"""The /v1 session API (see docs/serve.md): sessions, input, events, transcripts,
+approvals, prompts and the team's topology. Bodies are pydantic models; every error is a
+problem (``problems.py``); no route takes a file path."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from typing import Any, TypeVar
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from terrarium.serve.manager import SessionManager
+from terrarium.serve.problems import Problem
+from terrarium.serve.security import TOO_BIG
+
+__all__ = ["ApprovalAnswer", "InputBody", "NewSession", "api_routes", "read_model"]
+
+KEEPALIVE = 15.0  # seconds between SSE comments on a quiet stream (proxies close idle ones)
+
+
+class NewSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = Field(default=None, min_length=1, max_length=200,
+                             description="A name to find the session by (unique per team).")
+
+
+class InputBody(BaseModel):
+    """Plain user text (as stdin), or the fields of the input channel's schema."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str | None = Field(default=None, description="What the user says.")
+    payload: dict[str, Any] | None = Field(default=None,
+                                           description="Fields of the input channel's schema.")
+
+
+class ApprovalAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    approved: bool | None = Field(default=None, description="The decision on an approval.")
+    answer: str | None = Field(default=None, description="The answer to a question, or the "
+                               "reason given with an approval's decision.")
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+async def read_model(request: Request, model: type[M]) -> M:
+    """The body as ``model``; 422 naming each field that is wrong."""
+    raw = await request.body()
+    limit = request.scope.get(TOO_BIG)
+    if limit:
+        raise Problem(413, f"the request body is larger than {limit} bytes", slug="too-large")
+    try:
+        data = json.loads(raw or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise Problem(400, "the body is not valid JSON", slug="bad-json") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = [{"field": ".".join(str(p) for p in e["loc"]) or "body", "message": e["msg"]}
+                  for e in exc.errors(include_url=False)]
+        raise Problem(422, "the body does not match: " + "; ".join(
+            f"{e['field']}: {e['message']}" for e in errors), slug="invalid-body",
+            errors=errors) from None
+
+
+def _mgr(request: Request | WebSocket) -> SessionManager:
+    return request.app.state.manager  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------- health
+async def healthz(request: Request) -> JSONResponse:
+    """Liveness: the process answers."""
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> JSONResponse:
+    """Readiness: the model server is up and crashed sessions are back."""
+    ready = _mgr(request).ready
+    return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
+
+
+async def team(request: Request) -> JSONResponse:
+    """The team's topology: creatures, channels and schemas (for a client's forms)."""
+    from terrarium.config.topology import team_topology
+
+    return JSONResponse(team_topology(_mgr(request).team).model_dump(mode="json"))
+
+
+# ---------------------------------------------------------------------- sessions
+async def list_sessions(request: Request) -> JSONResponse:
+    """Every stored session of the team."""
+    m = _mgr(request)
+    return JSONResponse({"sessions": [m.public(i) for i in m.store.list(m.team.name)]})
+
+
+async def create_session(request: Request) -> JSONResponse:
+    """A new session (not loaded until its first input)."""
+    body = await read_model(request, NewSession)
+    m = _mgr(request)
+    return JSONResponse(m.public(m.create(body.name)), status_code=201)
+
+
+async def get_session(request: Request) -> JSONResponse:
+    """One session."""
+    m = _mgr(request)
+    info = m.info(request.path_params["session_id"])
+    return JSONResponse(m.public(m.store.get(info.id) or info))  # its turns as of now
+
+
+async def delete_session(request: Request) -> Response:
+    """Stop and forget a session (its run stays in the log)."""
+    await _mgr(request).delete(request.path_params["session_id"])
+    return Response(status_code=204)
+
+
+async def post_input(request: Request) -> JSONResponse:
+    """Input to the team's input channel: ``text`` or a ``payload`` of its schema."""
+    m = _mgr(request)
+    m.info(request.path_params["session_id"])  # 404 before the body is read
+    body = await read_model(request, InputBody)
+    if (body.text is None) == (body.payload is None):
+        raise Problem(422, "give exactly one of text or payload", slug="invalid-body",
+                      errors=[{"field": "text", "message": "give text or payload"}])
+    live = await m.load(request.path_params["session_id"], hold=True)
+    try:
+        seq = await m.send(live, text=body.text, payload=body.payload)
+    finally:
+        live.inputs -= 1
+    return JSONResponse({"accepted": True, "seq": seq}, status_code=202)
+
+
+# ---------------------------------------------------------------------- events
+def _after(request: Request | WebSocket) -> int:
+    raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+    try:
+        return max(0, int(raw))
+    except ValueError:
+        raise Problem(422, f"after must be a whole number, not {raw!r}", slug="invalid-query",
+                      errors=[{"field": "after", "message": "must be a whole number"}]
+                      ) from None
+
+
+async def events_sse(request: Request) -> StreamingResponse:
+    """The session's events as Server-Sent Events, from ``Last-Event-ID``/``after``."""
+    m = _mgr(request)
+    sid = request.path_params["session_id"]
+    m.info(sid)
+    after = _after(request)
+    events = m.events_of(sid)
+
+    async def stream() -> AsyncIterator[str]:
+        pos = after
+        yield ": terrarium events\n\n"
+        while not events.closed:
+            rows = await events.wait(pos, patience=KEEPALIVE)
+            if not rows:
+                yield ": keepalive\n\n"
+                continue
+            chunk = []
+            for seq, kind, data in rows:
+                chunk.append(f"id: {seq}\nevent: {kind}\ndata: {data}\n\n")
+                pos = seq
+            yield "".join(chunk)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def events_ws(ws: WebSocket) -> None:
+    """The session's events over a WebSocket, one JSON object per text frame."""
+    m = _mgr(ws)
+    sid = ws.path_params["session_id"]
+    try:
+        m.info(sid)
+        pos = _after(ws)
+    except Problem as p:
+        await ws.close(code=4404 if p.status == 404 else 4422, reason=p.detail[:120])
+        return
+    events = m.events_of(sid)
+    await ws.accept()
+
+    async def watch_close() -> None:
+        try:
+            while True:
+                await ws.receive_text()  # the client says nothing; this notices it leave
+        except (WebSocketDisconnect, RuntimeError):
+            tg.cancel_scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch_close)
+        try:
+            while not events.closed:
+                for seq, _, data in await events.wait(pos, patience=KEEPALIVE):
+                    await ws.send_text(data)
+                    pos = seq
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        tg.cancel_scope.cancel()
+    if events.closed:
+        await ws.close(code=1000)
+
+
+# ---------------------------------------------------------------------- views
+def _creature(m: SessionManager, name: str) -> str:
+    if name not in m.team.everyone:
+        raise Problem(404, f"there is no creature {name!r} in {m.team.name!r}",
+                      slug="no-creature")
+    return name
+
+
+async def transcript(request: Request) -> JSONResponse:
+    """A creature's transcript in this session (from the log when it is not loaded)."""
+    m = _mgr(request)
+    info = m.info(request.path_params["session_id"])
+    name = _creature(m, request.path_params["creature"])
+    live = m.loaded.get(info.id)
+    if live is not None and live.rt is not None:
+        entries = [dataclasses.asdict(e) for e in live.rt.transcript(name)]
+    else:
+        entries = [ev["entry"] for ev in m.log.events(info.run_id)
+                   if ev.get("kind") == "transcript" and ev.get("creature") == name]
+    return JSONResponse({"creature": name, "entries": entries})
+
+
+async def approvals(request: Request) -> JSONResponse:
+    """Approvals and questions waiting for an answer."""
+    m = _mgr(request)
+    info = m.info(request.path_params["session_id"])
+    live = m.loaded.get(info.id)
+    pending = [p.public() for p in live.pending.values()] if live is not None else []
+    return JSONResponse({"pending": pending})
+
+
+async def answer_approval(request: Request) -> JSONResponse:
+    """Approve or deny a call, or answer a question."""
+    m = _mgr(request)
+    info = m.info(request.path_params["session_id"])
+    live = m.loaded.get(info.id)
+    aid = request.path_params["approval_id"]
+    p = live.pending.get(aid) if live is not None else None
+    if p is None:
+        raise Problem(404, f"there is no pending approval or question {aid!r}",
+                      slug="no-approval")
+    body = await read_model(request, ApprovalAnswer)
+    if p.kind == "approval":
+        if body.approved is None:
+            raise Problem(422, "an approval needs approved: true or false",
+                          slug="invalid-body",
+                          errors=[{"field": "approved", "message": "Field required"}])
+        p.approved = body.approved
+        p.answer = body.answer
+    else:
+        if body.answer is None:
+            raise Problem(422, "a question needs an answer", slug="invalid-body",
+                          errors=[{"field": "answer", "message": "Field required"}])
+        p.answer = body.answer
+    p.answered.set()
+    return JSONResponse({"id": p.id, "kind": p.kind, "answered": True})
+
+
+async def prompt(request: Request) -> JSONResponse:
+    """A creature's assembled prompt: its last one in this session, else its first."""
+    m = _mgr(request)
+    info = m.info(request.path_params["session_id"])
+    name = _creature(m, request.path_params["creature"])
+    live = m.loaded.get(info.id)
+    built = live.rt.prompt(name) if live is not None and live.rt is not None else None
+    if built is None:
+        from terrarium.controller.assembly import assemble
+        from terrarium.prompt.builder import PromptBuilder
+        from terrarium.prompt.tail import TailState
+
+        parts = assemble(m.team, name)
+        built = PromptBuilder(parts.inputs, parts.fmt).build(
+            TailState(step=0, status=parts.cdef.config.prompt_status))
+    d = built.to_dict()
+    return JSONResponse({"creature": name, "prefix_hash": d["prefix_hash"],
+                         "tokens": d["tokens"], "sections": d["sections"],
+                         "text": built.render_text()})
+
+
+def api_routes() -> list[Route | WebSocketRoute]:
+    sid = "/v1/sessions/{session_id}"
+    return [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/v1/team", team, methods=["GET"]),
+        Route("/v1/sessions", list_sessions, methods=["GET"]),
+        Route("/v1/sessions", create_session, methods=["POST"]),
+        Route(sid, get_session, methods=["GET"]),
+        Route(sid, delete_session, methods=["DELETE"]),
+        Route(sid + "/input", post_input, methods=["POST"]),
+        Route(sid + "/events", events_sse, methods=["GET"]),
+        WebSocketRoute(sid + "/events/ws", events_ws),
+        Route(sid + "/transcript/{creature}", transcript, methods=["GET"]),
+        Route(sid + "/approvals", approvals, methods=["GET"]),
+        Route(sid + "/approvals/{approval_id}", answer_approval, methods=["POST"]),
+        Route(sid + "/prompt/{creature}", prompt, methods=["GET"]),
+    ]
+
