@@ -41,12 +41,12 @@ def test_repository_package_validates(capsys: pytest.CaptureFixture[str]) -> Non
     assert "package is valid: terrarium" in capsys.readouterr().out
 
 
-def test_readme_reference_matches_schemas() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split(START, 1)[1].split(END, 1)[0]
+def test_docs_reference_matches_schemas() -> None:
+    page = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    section = page.split(START, 1)[1].split(END, 1)[0]
     assert section.strip() == render_reference().strip(), (
-        "README config reference is stale: run python -m terrarium.config.reference --write "
-        "README.md"
+        "docs/reference.md is stale: run python -m terrarium.config.reference --write "
+        "docs/reference.md"
     )
 
 

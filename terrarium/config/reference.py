@@ -1,7 +1,7 @@
-"""The configuration reference in the README, generated from the schemas themselves.
+"""The configuration reference (docs/reference.md), generated from the schemas themselves.
 
-``python -m terrarium.config.reference --write README.md`` refreshes the README section
-between the markers; a test fails when README and schemas disagree.
+``python -m terrarium.config.reference --write docs/reference.md`` refreshes the section
+between the markers; a test fails when the page and the schemas disagree.
 """
 
 from __future__ import annotations
