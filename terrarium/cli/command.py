@@ -62,6 +62,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every command and its options, in one place: long because it is a table (one
+    ``add_parser`` block per command, read top to bottom), not because it decides much."""
     p = argparse.ArgumentParser(
         prog="terrarium", description="Run teams of LLM agents defined in YAML.",
         **_examples("terrarium init team my_team && terrarium run my_team --input 'Hello'",

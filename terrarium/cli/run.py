@@ -334,10 +334,8 @@ async def _run_command(args: argparse.Namespace) -> int:
 async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
                  printer: ConsolePrinter, router: StdinRouter, single: bool,
                  checked: DryStart) -> int:
-    """Start the team (its dry start made already: ``checked``), feed it the input, and
-    close with the summary and exit code."""
-    say = printer.say
-    timed_out = False
+    """Start the team (dry start made: ``checked``), feed it, close with summary and code."""
+    say, timed_out = printer.say, False
     async with TeamRuntime(team, opts, checked=checked) as rt:
         say(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}")
         for name, cdef in sorted(team.everyone.items()):  # never silently the wrong model
@@ -346,8 +344,7 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
         if note := unsandboxed_note(team):
             print(note, file=sys.stderr, flush=True)
         if rt.resumed:
-            total = sum(rt.resumed.values())
-            say(f"resuming: {total} unconsumed message(s) redelivered")
+            say(f"resuming: {sum(rt.resumed.values())} unconsumed message(s) redelivered")
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)
             finished = getattr(args, "finished", None)
