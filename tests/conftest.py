@@ -1,4 +1,5 @@
-"""Suite-wide settings: hypothesis runs derandomized, so every run tries the same examples;
+"""Suite-wide settings: async tests run on asyncio (``anyio_backend``: Textual and the
+runtime run on it); hypothesis runs derandomized, so every run tries the same examples;
 saved prompt prefixes go to a fresh folder per session, so no test restores what an earlier
 session (or the user's own runs) left in ``~/.cache/terrarium``; ``nats_server`` is the one
 real ``nats-server -js`` fixture the NATS tests share."""
@@ -18,6 +19,12 @@ os.environ["TERRARIUM_CACHE_DIR"] = tempfile.mkdtemp(prefix="terrarium-test-cach
 
 settings.register_profile("terrarium", derandomize=True, print_blob=True)
 settings.load_profile("terrarium")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The one event loop every ``pytest.mark.anyio`` test runs on."""
+    return "asyncio"
 
 
 @pytest.fixture()

@@ -32,18 +32,11 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     monkeypatch.setenv("GUARDED_WORKSPACE", str(ws))
     return ws
-
-
 
 
 def approval_events(runs: Path) -> list[Any]:

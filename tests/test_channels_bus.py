@@ -12,11 +12,6 @@ from terrarium.events import Missed, Restart, TurnStarted
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def ev(i: int) -> Restart:
     return Restart(creature="tick", attempt=i, delay=0.0)
 

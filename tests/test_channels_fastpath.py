@@ -33,11 +33,6 @@ from terrarium.events import MessageRefused
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Note(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str

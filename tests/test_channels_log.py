@@ -20,11 +20,6 @@ from terrarium.channels import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 SPECS = [ChannelSpec(name="work", kind="queue"), ChannelSpec(name="news", kind="broadcast")]
 WIRING = [
     CreatureWiring(name="boss", can_send=("work", "news")),

@@ -30,11 +30,6 @@ LIMIT = 120  # seconds: a bound against hangs, never a measured figure
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def pytest_in(repo: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHON"))}
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],

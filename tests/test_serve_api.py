@@ -25,11 +25,6 @@ from tests.serve_helpers import ASKER, CHAT, serving, sse_events
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @asynccontextmanager
 async def api(tmp_path: Path, team: Path = CHAT, **settings: Any
               ) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:

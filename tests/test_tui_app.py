@@ -22,11 +22,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # Textual runs on asyncio
-
-
-@pytest.fixture
 def team() -> Team:
     return load_team(FIXTURE)
 

@@ -21,11 +21,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # Textual runs on asyncio
-
-
-@pytest.fixture
 def human() -> MonitorHuman:
     return MonitorHuman()
 

@@ -26,11 +26,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # Textual runs on asyncio
-
-
-@pytest.fixture
 async def alerts(tmp_path: Path) -> AsyncIterator[TeamRuntime]:
     opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none")
     async with TeamRuntime(load_any(FIXTURES / "alerts"), opts) as rt:  # type: ignore[arg-type]

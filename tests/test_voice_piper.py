@@ -96,6 +96,3 @@ async def test_piper_through_tts_output_writes_a_wav(tmp_path: Path) -> None:
     assert m.real_time_factor > 0  # its value is a timing: bench/tts.py reports it
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"

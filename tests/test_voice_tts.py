@@ -30,11 +30,6 @@ pytestmark = pytest.mark.anyio
 RATE = 100  # fake audio: one frame per character of text, so 0.01 s per character
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class FakeSynth:
     """Encodes the text itself as PCM so sinks can tell which sentence they got."""
 
