@@ -62,6 +62,9 @@ def _tool_view(tool: type[Tool]) -> ToolView:
     return ToolView(tool.name, tool.summary)
 
 
+_ASSEMBLED_MAX = 4096  # assembled prefixes kept (see keep_assembled)
+
+
 class PromptCache:
     """The aggregator's memo tables; share one across builders to share their work."""
 
@@ -142,7 +145,10 @@ class PromptCache:
         key = self._assembly_key(inputs, fmt, tokenizer)
         if key is None:
             return
-        if len(self._assembled) >= 128:
+        # one entry per creature of the team: the dry start builds every creature's prefix
+        # before the first controller is made, so a smaller bound would drop them all (a
+        # hit shares the builder's objects, so a kept entry costs little)
+        if len(self._assembled) >= _ASSEMBLED_MAX:
             self._assembled.clear()
         self._assembled[key] = (inputs, tokenizer, done)  # keeps both alive: ids stay theirs
 
