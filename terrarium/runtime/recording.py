@@ -211,15 +211,15 @@ class Recorder:
         with contextlib.suppress(Exception):
             self.log.record_turn(self.run_id, rec)
 
-    def outcome(self, creatures: Mapping[str, RunningCreature], *, timed_out: bool = False
-                ) -> RunStatus:
+    def outcome(self, creatures: Mapping[str, RunningCreature], *, timed_out: bool = False,
+                degraded: bool = False) -> RunStatus:
         """How a run that ended without an error went: ``failed`` when every team creature
         that listens ended failed, ``degraded`` when some did, else ``timeout`` when
         ``--timeout`` stopped it, else ``completed``."""
         members = [n for n, c in creatures.items() if n != ROOT and c.parts.cdef.listen]
         failed = [n for n in members if self.statuses[n].state == "failed"]
         if not failed:
-            return "timeout" if timed_out else "completed"
+            return "degraded" if degraded else "timeout" if timed_out else "completed"
         return "failed" if len(failed) == len(members) else "degraded"
 
     def jobs_in_log(self) -> dict[str, tuple[dict[str, JobStarted], set[str]]]:
