@@ -25,6 +25,7 @@ from terrarium.events import (
     CreatureWarming,
     ModelLoaded,
     ModelLoading,
+    PrefixProgress,
     RunStarted,
     TeamReady,
 )
@@ -357,7 +358,10 @@ def test_a_progress_line_names_each_long_step_with_its_elapsed_time() -> None:
     printer.progress(CreatureWarming(creature="router", prefix_tokens=1598))
     clock.now += TICK
     printer.tick()  # the warm-up is 1.5 s old
-    printer.progress(TeamReady(seconds=3.6))
+    printer.progress(PrefixProgress(creature="router", done=512, total=1598))
+    clock.now += TICK
+    printer.tick()  # the server said how far it is
+    printer.progress(TeamReady(seconds=5.1))
     clock.now += TICK
     printer.tick()  # ready: no more progress lines
     assert out.getvalue().splitlines() == [
@@ -367,7 +371,8 @@ def test_a_progress_line_names_each_long_step_with_its_elapsed_time() -> None:
         "warming router...",
         "  ... 3.5 s: warming router: evaluating its prompt prefix (~1,598 tokens, "
         "estimated) (1.5 s)",
-        "ready in 3.6 s",
+        "  ... 5.0 s: warming router: prompt prefix 512/1,598 tokens evaluated (3.0 s)",
+        "ready in 5.1 s",
     ]
     assert TICK < 2.0
 

@@ -42,6 +42,7 @@ from terrarium.events import (
     ModelRetry,
     OutputText,
     PrefixCacheProblem,
+    PrefixProgress,
     PrefixRestored,
     Restart,
     SpeechCut,
@@ -196,6 +197,9 @@ class ConsolePrinter:
                 self._line(f"  [approval] {ev.creature} -> {ev.tool}: {word}"
                            + (f": {shown}" if shown else ""))
             return
+        if isinstance(ev, TeamReady):  # also heard here, should on_event not have told it
+            self.ready.set()
+            return
         problem = self.problems.feed(ev)
         if problem is not None:
             self._line(problem.line())
@@ -257,6 +261,11 @@ class ConsolePrinter:
                 what += f": evaluating its prompt prefix (~{ev.prefix_tokens:,} tokens, estimated)"
             self._steps[f"warm:{ev.creature}"] = (what, now)
             self._line(f"warming {ev.creature}...")
+        elif isinstance(ev, PrefixProgress):
+            key = f"warm:{ev.creature}"
+            since = self._steps.get(key, ("", now))[1]
+            self._steps[key] = (f"warming {ev.creature}: prompt prefix {ev.done:,}/{ev.total:,} "
+                                "tokens evaluated", since)
         elif isinstance(ev, PrefixRestored):
             self._line(f"  {ev.creature}: prompt prefix restored from cache "
                        f"({ev.tokens} tokens in {ev.ms:.0f} ms)")
