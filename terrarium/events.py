@@ -555,7 +555,9 @@ class CreatureWarmed(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TeamReady(Event):
-    """Every creature is warm: ``seconds`` since the run started."""
+    """The team takes input: ``seconds`` since the run started. Prompt prefixes the cache
+    held are in their slots; voices and prefixes evaluated anew follow while it listens
+    (each creature's ``CreatureWarmed`` says when)."""
 
     kind: ClassVar[str] = "team_ready"
     seconds: float

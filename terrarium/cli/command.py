@@ -16,12 +16,13 @@ from typing import Any
 
 import yaml
 
+from terrarium import secrecy
 from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, cmd_validate
 from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
 from terrarium.cli.tools import cmd_tools
 from terrarium.errors import ConfigErrors, TerrariumError
-from terrarium.secrecy import redact, take_secrets
+from terrarium.secrecy import redact
 
 __all__ = ["EXIT_CONFIG", "build_parser", "entry", "main"]
 
@@ -156,16 +157,14 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default "
                     "127.0.0.1; any other needs --token-env)")
     sv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
-    sv.add_argument("--broker", metavar="URL", help="channels on this NATS broker "
-                    "(creatures may run in `terrarium worker`s)")
+    sv.add_argument("--broker", metavar="URL", help="the sessions' channels on this NATS "
+                    "broker (their creatures run in this server)")
     sv.add_argument("--token-env", metavar="VAR", help="environment variable holding the "
                     "bearer token every request must carry")
     sv.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                     help="a browser origin allowed to call the API (CORS; repeatable)")
     sv.add_argument("--runs-dir", default="runs", help="where the log, sessions and memory "
                     "go (runs/)")
-    sv.add_argument("--audio", choices=("wav", "none"), default="none",
-                    help="also keep each session's speech as WAV files (default none)")
     sv.add_argument("--idle-unload", type=float, default=300.0, metavar="SECONDS",
                     help="unload a session idle this long (default 300)")
     sv.add_argument("--approval-timeout", type=float, default=120.0, metavar="SECONDS",
@@ -284,7 +283,8 @@ def entry() -> int:
     """The process's entry (the ``terrarium`` script, ``python -m terrarium``): secrets move
     out of the environment before anything else runs, so no command a creature runs can read
     them from this process (``terrarium.secrecy``); then :func:`main`."""
-    take_secrets()
+    secrecy.take_secrets()
+    secrecy.owns_environment = True
     return main()
 
 

@@ -20,11 +20,13 @@ from typing import Any
 
 import anyio
 
+from terrarium import secrecy
 from terrarium.cli.check import raise_start_errors
 from terrarium.cli.console import ConsolePrinter
 from terrarium.cli.human import StdinRouter, TerminalHuman
 from terrarium.cli.problems import ProblemTracker
 from terrarium.config import Team, load_any
+from terrarium.config.secret_names import secret_names
 from terrarium.errors import ChannelRefusal, RuntimeFailure, TerrariumError
 from terrarium.llm.factory import describe_settings
 from terrarium.llm.settings import ControllerSettings
@@ -210,6 +212,8 @@ def load_runnable(path: Path) -> Team:
         raise TerrariumError(f"{path} is a package; run one of its terrariums or creatures",
                              suggestion="e.g. terrarium run examples/voice_assistant")
     raise_start_errors(result, window=False)  # refused before anything starts, exit 2
+    if secrecy.owns_environment:  # the variables the config names as secrets go too
+        secrecy.take_secrets(secret_names(result))
     return result
 
 

@@ -41,6 +41,7 @@ from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
 from terrarium.runtime.recording import LOG_FILE, Recorder
 from terrarium.runtime.startup import start_team
 from terrarium.runtime.supervision import Supervisor
+from terrarium.runtime.warmup import WarmUp
 from terrarium.runtime.wiring import (
     assemble_team,
     connect_team_mcp,
@@ -55,6 +56,10 @@ if TYPE_CHECKING:  # nats-py loads only for a run on a broker
 
 # RuntimeOptions, Supervision and LOG_FILE are re-exported: callers import them from here
 __all__ = ["LOG_FILE", "RuntimeOptions", "Supervision", "TeamRuntime"]
+
+WARM_SAVE_LIMIT = 600.0
+"""Seconds a run that ended normally still waits for a prompt prefix being evaluated in the
+background, so that it is saved for the next start (an interrupted run does not wait)."""
 
 
 class TeamRuntime:
@@ -85,6 +90,7 @@ class TeamRuntime:
         self._tg: anyio.abc.TaskGroup | None = None
         self.transport: NatsTransport | None = None
         self._started = 0.0
+        self._warm: WarmUp | None = None
 
     # ------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> TeamRuntime:
@@ -119,6 +125,7 @@ class TeamRuntime:
             raise
         self.hub, self._tg, self._supervisor = st.hub, st.tg, st.supervisor
         self.transport, self.resumed = st.transport, st.resumed
+        self._warm = st.warm
         self.sinks, self.tts, self.embedded = st.wiring.sinks, st.wiring.tts, st.wiring.embedded
         self._stack = stack
         return self
@@ -142,6 +149,8 @@ class TeamRuntime:
             if (cut or unread) and status == "completed":
                 status = "degraded"
         self.status = status
+        if self._warm is not None and e is None:  # the next start restores what this saved
+            await self._warm.wait_saved(WARM_SAVE_LIMIT)
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
         if (self.transport is not None and not self.options.join

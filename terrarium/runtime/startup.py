@@ -55,6 +55,7 @@ class Started:
     supervisor: Supervisor
     transport: NatsTransport | None
     resumed: dict[str, int]
+    warm: WarmUp | None = None
 
 
 class JobHost:
@@ -153,7 +154,7 @@ async def start_team(
                            pid=os.getpid()))
     if warm is None or not warm.pending:
         bus.publish(TeamReady(seconds=max(0.0, time.time() - started_at)))
-    return Started(hub, tg, wiring, sup, transport, resumed)
+    return Started(hub, tg, wiring, sup, transport, resumed, warm)
 
 
 def warm_order(team: Team, creatures: Mapping[str, RunningCreature]

@@ -81,20 +81,35 @@ class WarmUp:
         self.sinks: Mapping[str, Mapping[str, OutputSink]] = {}
         self.cache: PrefixCache | None = None
         self.cached: Callable[[Any], bool] = lambda model: False
+        self.finished: anyio.Event | None = None  # set when ``run`` is done (see ``hold``)
 
     # ------------------------------------------------------------------ the team
     def hold(self, order: Sequence[RunningCreature]) -> None:
         """Close each warming creature's model gate until its prefix is in its slot (call
         before its loop starts)."""
+        self.finished = anyio.Event()
         for c in order:
             if c.name in self.pending and c.controller is not None \
                     and keeps_prompt_cache(c.controller.model):
                 c.controller.warming = anyio.Event()
 
+    async def wait_saved(self, limit: float) -> None:
+        """At a run's normal end: let a prefix evaluation under way finish and be saved, so
+        the next start restores it (a one-shot ``--input`` run often ends before it)."""
+        if self.finished is not None and not self.finished.is_set():
+            with anyio.move_on_after(limit):
+                await self.finished.wait()
+
     async def run(self, order: Sequence[RunningCreature]) -> None:
         """Restore what the cache holds, say the team is ready, then load the voices and
         evaluate the other prefixes in ``order``. Never raises for what only costs speed."""
-        todo = [c for c in order if c.name in self.pending]
+        try:
+            await self._run([c for c in order if c.name in self.pending])
+        finally:
+            if self.finished is not None:
+                self.finished.set()
+
+    async def _run(self, todo: list[RunningCreature]) -> None:
         began = {c.name: self.clock() for c in todo}
         restored: dict[str, tuple[str, int, bool]] = {}
         for c in todo:
