@@ -113,7 +113,7 @@ class WarmUp:
         began = {c.name: self.clock() for c in todo}
         restored: dict[str, tuple[str, int, bool]] = {}
         for c in todo:
-            self.bus.publish(CreatureWarming(creature=c.name))
+            self.bus.publish(CreatureWarming(creature=c.name, prefix_tokens=_prefix_tokens(c)))
 
         async def restore(c: RunningCreature) -> None:
             try:
