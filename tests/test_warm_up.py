@@ -161,3 +161,45 @@ def test_ready_comes_before_the_prefix_is_evaluated_and_the_turn_waits_for_it(
             await go()
 
     anyio.run(bounded)
+
+
+def test_a_run_that_ends_waits_for_the_prefix_under_way_so_it_is_saved(
+        tmp_path: Path) -> None:
+    """``wait_saved`` (a run's normal end) returns only once the background evaluation is
+    done; a first start that ended before it would otherwise save nothing."""
+    from terrarium.channels.bus import EventBus
+    from terrarium.events import CreatureWarmed, Event
+    from terrarium.runtime.creature import RunningCreature
+    from terrarium.runtime.options import RuntimeOptions as Opts
+    from terrarium.runtime.recording import Recorder
+    from terrarium.runtime.warmup import WarmUp
+
+    parts = assemble(load_team(VOICE), "speaker")
+    model = SlowPrefixServer()
+    ctl = Controller(parts, model, slot=0)
+    c = RunningCreature("speaker", parts, ctl)
+    bus = EventBus()
+    events: list[Event] = []
+    recorder = Recorder(bus, Opts(runs_dir=tmp_path))
+    recorder.add("speaker", "fake")
+    warm = WarmUp({"speaker": c}, recorder=recorder, bus=bus, started_at=0.0)
+    bus.publish = events.append  # type: ignore[method-assign]
+
+    async def go() -> None:
+        model.go = anyio.Event()
+        warm.hold([c])
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(warm.run, [c])
+            await anyio.wait_all_tasks_blocked()
+            assert not [e for e in events if isinstance(e, CreatureWarmed)]
+
+            async def release() -> None:
+                await anyio.wait_all_tasks_blocked()
+                assert model.go is not None
+                model.go.set()
+
+            tg.start_soon(release)
+            await warm.wait_saved(10)
+            assert [e.prefix for e in events if isinstance(e, CreatureWarmed)] == ["evaluated"]
+
+    anyio.run(go)

@@ -412,7 +412,9 @@ def _normalize_output(data: dict[str, Any], out: list[Finding]) -> None:
 def _normalize_controller(data: dict[str, Any], out: list[Finding]) -> None:
     if isinstance(data.get("llm"), str):  # `llm: NAME` beside the controller: its preset
         name = data.pop("llm")
-        ctl = data.setdefault("controller", {})
+        if data.get("controller") is None:
+            data["controller"] = {}
+        ctl = data["controller"]
         if isinstance(ctl, dict):
             ctl.setdefault("llm", name)
             out.append(Finding("changed", ("llm",), f"llm {name} is controller.llm {name}"))

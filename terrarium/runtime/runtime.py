@@ -31,7 +31,7 @@ from terrarium.channels.log import DurableLog, RunStatus
 from terrarium.config import Team
 from terrarium.controller.loop import Incoming, TurnResult
 from terrarium.errors import RuntimeFailure
-from terrarium.events import TranscriptEntry
+from terrarium.events import Event, TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
@@ -41,6 +41,7 @@ from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
 from terrarium.runtime.recording import LOG_FILE, Recorder
 from terrarium.runtime.startup import start_team
 from terrarium.runtime.supervision import Supervisor
+from terrarium.runtime.warmup import WarmUp
 from terrarium.runtime.wiring import (
     assemble_team,
     connect_team_mcp,
@@ -55,6 +56,10 @@ if TYPE_CHECKING:  # nats-py loads only for a run on a broker
 
 # RuntimeOptions, Supervision and LOG_FILE are re-exported: callers import them from here
 __all__ = ["LOG_FILE", "RuntimeOptions", "Supervision", "TeamRuntime"]
+
+WARM_SAVE_LIMIT = 600.0
+"""Seconds a run that ended normally still waits for a prompt prefix being evaluated in the
+background, so that it is saved for the next start (an interrupted run does not wait)."""
 
 
 class TeamRuntime:
@@ -77,6 +82,7 @@ class TeamRuntime:
         self.resumed: dict[str, int] = {}
         self.status: RunStatus = "running"  # the run's final status once it has ended
         self._timed_out = False
+        self._degraded = False
         self._recorder = Recorder(self.bus, self.options)
         self._creatures: dict[str, RunningCreature] = {}
         self._supervisor: Supervisor | None = None
@@ -84,6 +90,7 @@ class TeamRuntime:
         self._tg: anyio.abc.TaskGroup | None = None
         self.transport: NatsTransport | None = None
         self._started = 0.0
+        self._warm: WarmUp | None = None
 
     # ------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> TeamRuntime:
@@ -92,10 +99,11 @@ class TeamRuntime:
         await stack.__aenter__()
         try:
             # MCP servers are up before assembly, which lists their tools with the others
-            mcp_tools = await connect_team_mcp(self.team, stack)
+            mcp_tools = await connect_team_mcp(self.team, stack, self._tell)
             self._creatures = hosted(assemble_team(self.team, mcp_tools), opts)
             for c in self._creatures.values():
-                rec.add(c.name, c.parts.settings.model or c.parts.settings.provider)
+                s = c.parts.settings  # a scripted creature's `model:` names no model it uses
+                rec.add(c.name, s.provider if s.provider == "scripted" else s.model or s.provider)
             rec.open(Path(opts.runs_dir), self.team, opts.resume, join=opts.join)
         except BaseException:
             await stack.__aexit__(None, None, None)
@@ -117,6 +125,7 @@ class TeamRuntime:
             raise
         self.hub, self._tg, self._supervisor = st.hub, st.tg, st.supervisor
         self.transport, self.resumed = st.transport, st.resumed
+        self._warm = st.warm
         self.sinks, self.tts, self.embedded = st.wiring.sinks, st.wiring.tts, st.wiring.embedded
         self._stack = stack
         return self
@@ -128,7 +137,8 @@ class TeamRuntime:
         if stack is None:
             return None
         status: RunStatus = self._recorder.outcome(
-            self._creatures, timed_out=self._timed_out) if e is None else (
+            self._creatures, timed_out=self._timed_out, degraded=self._degraded
+        ) if e is None else (
             "interrupted" if isinstance(e, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
             else "failed")
         if self._supervisor is not None:
@@ -139,6 +149,8 @@ class TeamRuntime:
             if (cut or unread) and status == "completed":
                 status = "degraded"
         self.status = status
+        if self._warm is not None and e is None:  # the next start restores what this saved
+            await self._warm.wait_saved(WARM_SAVE_LIMIT)
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
         if (self.transport is not None and not self.options.join
@@ -159,6 +171,18 @@ class TeamRuntime:
         """The caller's deadline (``--timeout``) ended the run: it is recorded as ``timeout``
         (unless creatures failed, which ``failed``/``degraded`` report first)."""
         self._timed_out = True
+
+    def _tell(self, event: Event) -> None:
+        """An event from before the log is open: to the bus, and to ``on_event`` (which
+        otherwise hears events as the log writes them)."""
+        self.bus.publish(event)
+        if self.options.on_event is not None:
+            self.options.on_event(event)
+
+    def mark_degraded(self) -> None:
+        """The caller saw the run lose work no creature failure shows (a refusal never made
+        good): it is recorded as ``degraded`` unless it ended worse."""
+        self._degraded = True
 
     # ------------------------------------------------------------------ records (TeamHandle)
     @property

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
@@ -54,6 +55,7 @@ class Started:
     supervisor: Supervisor
     transport: NatsTransport | None
     resumed: dict[str, int]
+    warm: WarmUp | None = None
 
 
 class JobHost:
@@ -148,10 +150,11 @@ async def start_team(
     # instead of 160 ms, a stall every receiver of a broadcast would feel)
     gc.freeze()
     stack.callback(gc.unfreeze)
-    bus.publish(RunStarted(run_id=recorder.run_id, terrarium=team.name, path=str(team.path)))
+    bus.publish(RunStarted(run_id=recorder.run_id, terrarium=team.name, path=str(team.path),
+                           pid=os.getpid()))
     if warm is None or not warm.pending:
         bus.publish(TeamReady(seconds=max(0.0, time.time() - started_at)))
-    return Started(hub, tg, wiring, sup, transport, resumed)
+    return Started(hub, tg, wiring, sup, transport, resumed, warm)
 
 
 def warm_order(team: Team, creatures: Mapping[str, RunningCreature]

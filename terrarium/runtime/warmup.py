@@ -80,20 +80,35 @@ class WarmUp:
         self.sinks: Mapping[str, Mapping[str, OutputSink]] = {}
         self.cache: PrefixCache | None = None
         self.cached: Callable[[Any], bool] = lambda model: False
+        self.finished: anyio.Event | None = None  # set when ``run`` is done (see ``hold``)
 
     # ------------------------------------------------------------------ the team
     def hold(self, order: Sequence[RunningCreature]) -> None:
         """Close each warming creature's model gate until its prefix is in its slot (call
         before its loop starts)."""
+        self.finished = anyio.Event()
         for c in order:
             if c.name in self.pending and c.controller is not None \
                     and keeps_prompt_cache(c.controller.model):
                 c.controller.warming = anyio.Event()
 
+    async def wait_saved(self, limit: float) -> None:
+        """At a run's normal end: let a prefix evaluation under way finish and be saved, so
+        the next start restores it (a one-shot ``--input`` run often ends before it)."""
+        if self.finished is not None and not self.finished.is_set():
+            with anyio.move_on_after(limit):
+                await self.finished.wait()
+
     async def run(self, order: Sequence[RunningCreature]) -> None:
         """Restore what the cache holds, say the team is ready, then load the voices and
         evaluate the other prefixes in ``order``. Never raises for what only costs speed."""
-        todo = [c for c in order if c.name in self.pending]
+        try:
+            await self._run([c for c in order if c.name in self.pending])
+        finally:
+            if self.finished is not None:
+                self.finished.set()
+
+    async def _run(self, todo: list[RunningCreature]) -> None:
         began = {c.name: self.clock() for c in todo}
         restored: dict[str, tuple[str, int, bool]] = {}
         for c in todo:
@@ -138,7 +153,7 @@ class WarmUp:
         if c.name not in self.pending:
             return
         began = self.clock()
-        self.bus.publish(CreatureWarming(creature=c.name))
+        self.bus.publish(CreatureWarming(creature=c.name, prefix_tokens=_prefix_tokens(c)))
         how, tokens, saved = "none", 0, False
         voice_notes: list[str] = []
         async with anyio.create_task_group() as tg:
@@ -246,6 +261,15 @@ class WarmUp:
     def _problem(self, c: RunningCreature, problem: str) -> None:
         self.bus.publish(PrefixCacheProblem(creature=c.name, problem=problem))
         self._note(c, f"prompt prefix cache: {problem}")
+
+
+def _prefix_tokens(c: RunningCreature) -> int:
+    """The estimated size of the prefix warm-up will evaluate (0: nothing to evaluate), so
+    the console can say how big the step it is waiting for is."""
+    ctl = c.controller
+    if ctl is None or not keeps_prompt_cache(ctl.model):
+        return 0
+    return int(getattr(ctl.builder, "prefix_tokens", 0) or 0)
 
 
 def _why(exc: BaseException) -> str:
