@@ -31,6 +31,8 @@ __all__ = [
     "FoldSummarized",
     "JobEnded",
     "JobStarted",
+    "McpStarted",
+    "McpStarting",
     "MessageConsumed",
     "MessageDelivered",
     "MessageRefused",
@@ -38,6 +40,7 @@ __all__ = [
     "Missed",
     "ModelLoaded",
     "ModelLoading",
+    "ModelRetry",
     "OutputText",
     "PluginFailed",
     "PrefixCacheProblem",
@@ -119,6 +122,7 @@ class MessageSent(Event):
     channel: str
     sender: str
     delivered_to: tuple[str, ...]
+    payload: dict[str, Any] = field(default_factory=dict)  # what was sent (for watchers)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -228,6 +232,7 @@ class RunStarted(Event):
     run_id: str
     terrarium: str
     path: str
+    pid: int = 0  # the process that runs it: `terrarium log` tells a dead "running" run
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -455,6 +460,36 @@ class ModelLoading(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class McpStarting(Event):
+    """The team's MCP servers are starting (``servers``: ``creature/server`` names);
+    nothing runs until they are up and have listed their tools."""
+
+    kind: ClassVar[str] = "mcp_starting"
+    servers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpStarted(Event):
+    """The team's MCP servers are up, ``seconds`` after they began starting."""
+
+    kind: ClassVar[str] = "mcp_started"
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRetry(Event):
+    """A model call failed and is tried again after ``delay`` seconds: ``reason`` says
+    why, ``url`` where (so a server that is down is named, never a silent wait)."""
+
+    kind: ClassVar[str] = "model_retry"
+    creature: str
+    url: str
+    attempt: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelLoaded(Event):
     """The embedded model is loaded and serving, ``seconds`` after it started loading."""
 
@@ -469,6 +504,7 @@ class CreatureWarming(Event):
 
     kind: ClassVar[str] = "creature_warming"
     creature: str
+    prefix_tokens: int = 0  # the prompt prefix to evaluate (an estimate; 0: none)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

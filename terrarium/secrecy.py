@@ -32,6 +32,7 @@ __all__ = [
     "env",
     "forget",
     "is_secret_name",
+    "owns_environment",
     "redact",
     "redact_url",
     "register",
@@ -52,9 +53,14 @@ _URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[
                               r"(?::(?P<password>[^\s/@]*))?@(?=[^\s@])")
 _MIN_SECRET = 4  # shorter values would mask ordinary words
 
+# True once the process entry took the secrets (``terrarium.cli.entry``): commands may then
+# take the ones a loaded config names too. A library caller's environment is left alone.
+owns_environment = False
+
 _lock = threading.Lock()
 _store: dict[str, str] = {}
 _values: set[str] = set()
+_ordered: tuple[str, ...] = ()  # the values, the longest first
 _pattern: re.Pattern[str] | None = None
 
 
@@ -65,23 +71,24 @@ def is_secret_name(name: str) -> bool:
 
 def register(value: str | None) -> None:
     """Mask ``value`` wherever :func:`redact` runs from now on (a key, a URL password)."""
-    global _pattern
+    global _pattern, _ordered
     if not value or len(value) < _MIN_SECRET:
         return
     with _lock:
         if value in _values:
             return
         _values.add(value)
-        ordered = sorted(_values, key=len, reverse=True)  # the longest first
-        _pattern = re.compile("|".join(re.escape(v) for v in ordered))
+        _ordered = tuple(sorted(_values, key=len, reverse=True))  # the longest first
+        _pattern = re.compile("|".join(re.escape(v) for v in _ordered))
 
 
 def forget() -> None:
     """Drop every held and registered secret (tests; a process that starts over)."""
-    global _pattern
+    global _pattern, _ordered
     with _lock:
         _store.clear()
         _values.clear()
+        _ordered = ()
         _pattern = None
 
 
@@ -173,7 +180,10 @@ def redact(text: str) -> str:
         return text
     pattern = _pattern
     if pattern is not None:
-        text = pattern.sub(MASK, text)
+        for value in _ordered:  # a substring test per secret is far cheaper than the regex
+            if value in text:
+                text = pattern.sub(MASK, text)
+                break
     if "@" in text and "://" in text:
         text = _URL_CREDENTIALS.sub(_url_credentials, text)
     return text

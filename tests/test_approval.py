@@ -236,7 +236,9 @@ def test_cli_denied_from_stdin_with_a_reason(tmp_path: Path) -> None:
 def test_cli_piped_without_the_flag_has_nobody_to_ask(tmp_path: Path) -> None:
     ws, runs = tmp_path / "ws", tmp_path / "runs"
     res = terrarium(ws, runs, stdin="make a file\ny\n")
-    assert res.returncode == 0, res.stderr
+    # the call nobody could approve was never made good: the run is degraded (exit 3)
+    assert res.returncode == 3, res.stderr
+    assert "error: guarded: call shell was never made good: nobody is there" in res.stderr
     assert "[approve]" not in res.stdout
     assert "[approval] guarded -> shell: refused: nobody is there to approve it" in res.stdout
     assert not (ws / "made.txt").exists()

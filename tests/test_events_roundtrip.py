@@ -30,9 +30,10 @@ def samples() -> list[ev.Event]:
                 ev.PromptSectionInfo("status", "tail", 14, 4))
     metrics = ev.SpeechMetrics(0.1, 0.2, 0.3, 0.4, 1.5, 2, 1, True)
     made: list[ev.Event] = [
-        ev.RunStarted(run_id="r1", terrarium="demo", path="/teams/demo"),
+        ev.RunStarted(run_id="r1", terrarium="demo", path="/teams/demo", pid=4242),
         ev.CreatureState(creature="a", state="thinking"),
-        ev.MessageSent(message_id="m1", channel="work", sender="boss", delivered_to=("a", "b")),
+        ev.MessageSent(message_id="m1", channel="work", sender="boss", delivered_to=("a", "b"),
+                       payload={"task": "greet"}),
         ev.MessageDelivered(message_id="m1", channel="work", receiver="a"),
         ev.MessageRefused(sender="a", channel="news", reason="a may not send on news"),
         ev.MessageConsumed(message_id="m1", creature="a"),
@@ -72,7 +73,11 @@ def samples() -> list[ev.Event]:
                            reason="looks safe", by="terminal"),
         ev.ModelLoading(model="SmolLM2", slots=3),
         ev.ModelLoaded(model="SmolLM2", seconds=0.5),
-        ev.CreatureWarming(creature="a"),
+        ev.McpStarting(servers=("a/files", "a/tracker")),
+        ev.McpStarted(seconds=1.5),
+        ev.ModelRetry(creature="a", url="http://h/v1/chat/completions", attempt=1, delay=0.5,
+                      reason="could not connect"),
+        ev.CreatureWarming(creature="a", prefix_tokens=1598),
         ev.PrefixRestored(creature="a", tokens=1598, ms=9.5),
         ev.PrefixCacheProblem(creature="a", problem="unusable saved state, deleted"),
         ev.CreatureWarmed(creature="a", seconds=0.25, prefix="evaluated", tokens=345,

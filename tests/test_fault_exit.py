@@ -70,4 +70,5 @@ def test_a_run_ended_by_timeout_is_recorded_as_timeout_with_exit_124(tmp_path: P
     assert shown.returncode == 0, shown.stderr
     assert "status timeout" in shown.stdout
     listed = terrarium("log", "--runs-dir", str(tmp_path))
-    assert f"{run.run_id}  timeout" in listed.stdout, listed.stdout
+    [row] = [ln for ln in listed.stdout.splitlines() if ln.startswith(run.run_id)]
+    assert row.split()[5] == "timeout", listed.stdout  # id, date, time, duration (2), status

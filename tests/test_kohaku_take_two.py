@@ -449,3 +449,58 @@ def test_a_kt_form_root_has_the_team_tools_under_kt_names_too(tmp_path: Path) ->
     names = assemble(load_team(tmp_path), "root").registry.names()
     assert {"team_status", "group_status", "group_start_node", "group_stop_node"} <= set(names)
     assert "group_status" not in assemble(load_team(tmp_path), "a").registry.names()
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in CORPUS.iterdir() if p.is_dir()))
+@pytest.mark.parametrize("default", [None, "ollama:tiny"])
+def test_migrate_exit_code_is_validates_exit_code(
+        case: str, default: str | None, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never a false pass (nor a false fail): whatever migrate says, validate agrees."""
+    if default:
+        monkeypatch.setenv("TERRARIUM_LLM", default)  # a different window: other outcomes
+    out = tmp_path / case
+    said = main(["migrate", str(CORPUS / case), str(out)])
+    assert said == main(["validate", str(out)])
+    assert ("`terrarium validate` passes" in (out / "MIGRATION.md").read_text()) is (said == 0)
+
+
+def test_a_lazy_package_is_read_before_a_child_names_its_tools(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child names the package's tool by its bare name (KT's `type: package`); the
+    package, referenced by `base_config` only, is read first so the name resolves."""
+    write(tmp_path, {
+        "pkg/kohaku.yaml": ("name: toolbox\ncreatures: [creatures/base]\ntools:\n"
+                            "  - {name: ponder, module: terrarium.tools.think,\n"
+                            "     class: ThinkTool}\n"),
+        "pkg/creatures/base/config.yaml": "name: base\n",
+        "me/config.yaml": ("name: me\nbase_config: \"@toolbox/creatures/base\"\n"
+                           "tools:\n  - {name: ponder, type: package}\n")})
+    monkeypatch.setenv("TERRARIUM_PATH", str(tmp_path / "pkg"))
+    assert errors_of(tmp_path / "me") == []
+    cfg = load_single_creature(tmp_path / "me").creatures["me"].config
+    assert cfg.tools == ["terrarium.tools.think:ThinkTool"]
+
+
+def test_a_model_profile_of_a_lazy_package_is_still_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {
+        "models/kohaku.yaml": ("name: models\nllm_profiles:\n"
+                               "  house: {base_url: 'http://127.0.0.1:9/v1', model: m}\n"),
+        "me/config.yaml": "name: me\ncontroller: {llm: house}\n"})
+    monkeypatch.setenv("TERRARIUM_PATH", str(tmp_path / "models"))
+    ctl = load_single_creature(tmp_path / "me").creatures["me"].config.controller
+    assert ctl is not None and ctl.model == "m" and ctl.provider == "openai"
+
+
+def test_every_skill_includes_a_lazy_packages_skills(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {
+        "kit/kohaku.yaml": ("name: kit\nio: [{name: x}]\n"  # broken elsewhere: not read
+                            "skills:\n  - {name: tidy, path: skills/tidy}\n"),
+        "kit/skills/tidy/SKILL.md": "---\nname: tidy\nsummary: keep it tidy\n---\nTidy up.\n",
+        "me/config.yaml": "name: me\nskill_mode: static\nskills: ['*']\n"})
+    monkeypatch.setenv("TERRARIUM_PATH", str(tmp_path / "kit"))
+    assert errors_of(tmp_path / "me") == []
+    skills = load_single_creature(tmp_path / "me").creatures["me"].config.skills
+    assert [Path(s).parent.name for s in skills] == ["tidy"]

@@ -24,6 +24,7 @@ from terrarium.runtime.recording import LOG_FILE
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-test-0123456789abcdefSECRET"
 TOKEN = "ghp_tokenTOKENtoken0123456789"
+ROUTER = "or-key-named-by-the-config-only"
 
 
 @pytest.fixture(autouse=True)
@@ -46,13 +47,15 @@ def terrarium(*args: str, env: dict[str, str], cwd: Path = ROOT
 
 def snoop_creature(tmp_path: Path, sandbox: Any) -> Path:
     """A creature whose model runs a command that hunts for keys in every environment it
-    can see, its parent's first."""
+    can see, its parent's first. Its config names OPENROUTER as its key's variable (a name
+    that does not look like a secret's)."""
     folder = tmp_path / "snoop"
     folder.mkdir()
     hunt = ("cat /proc/$PPID/environ | tr '\\0' '\\n'; "
             "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -a SECRET; env")
     (folder / "config.yaml").write_text(yaml.safe_dump({
-        "name": "snoop", "controller": {"provider": "scripted", "script": "script.yaml"},
+        "name": "snoop", "controller": {"provider": "scripted", "script": "script.yaml",
+                                        "api_key_env": "OPENROUTER"},
         "skill_mode": "static", "tools": ["shell"], "workspace": "ws",
         "tool_options": {"shell": {"sandbox": sandbox}}}))
     (folder / "script.yaml").write_text(yaml.safe_dump({"steps": [
@@ -68,14 +71,15 @@ def test_a_shell_command_cannot_read_the_keys_of_its_parent(tmp_path: Path,
     folder = snoop_creature(tmp_path, sandbox)
     runs = tmp_path / "runs"
     res = terrarium("run", str(folder), "--input", "go", "--runs-dir", str(runs),
-                    env=env_for_child(OPENAI_API_KEY=KEY, GITHUB_TOKEN=TOKEN))
+                    env=env_for_child(OPENAI_API_KEY=KEY, GITHUB_TOKEN=TOKEN,
+                                      OPENROUTER=ROUTER))
     assert res.returncode == 0, res.stderr
     with DurableLog(runs / LOG_FILE) as log:
         [run] = log.runs()
         [turn] = log.turns(run.run_id)
     seen = turn.calls[0]["result"]
     assert "exit code 0" in seen and "PATH=" in seen  # the command ran and printed
-    for secret in (KEY, TOKEN):
+    for secret in (KEY, TOKEN, ROUTER):
         assert secret not in seen
         assert secret not in res.stdout + res.stderr
     for f in runs.iterdir():  # nor anywhere in the log files
@@ -171,3 +175,27 @@ def test_a_malformed_broker_url_on_the_command_line(tmp_path: Path) -> None:
     assert ran.returncode == 1
     assert ran.stderr.startswith("error: the broker URL 'nats://[::bad' is not a valid URL")
     assert "Traceback" not in ran.stderr
+
+
+def test_a_taken_secret_still_reaches_where_it_is_asked_for(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A command a creature passes a token to on purpose (``pass_env``) and the server's
+    ``--token-env`` still get theirs after the process entry took them."""
+    import argparse
+
+    import anyio
+
+    from terrarium.cli.serve import _token
+    from terrarium.tools.base import ToolContext
+    from terrarium.tools.runner import run_tool
+    from terrarium.tools.shell import ShellTool
+
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-value")
+    monkeypatch.setenv("MY_SERVE_TOKEN", "serve-token-0123456789")
+    secrecy.take_secrets()
+    assert "DEPLOY_TOKEN" not in os.environ
+    ctx = ToolContext(creature="w", cwd=tmp_path, workspace=tmp_path,
+                      tool_options={"shell": {"pass_env": ["DEPLOY_TOKEN"]}})
+    res = anyio.run(run_tool, ShellTool, {"command": "echo $DEPLOY_TOKEN"}, ctx)
+    assert res.text == "deploy-token-value\n[exit code 0]"
+    assert _token(argparse.Namespace(token_env="MY_SERVE_TOKEN")) == "serve-token-0123456789"

@@ -192,3 +192,46 @@ def test_a_symlink_refusal_does_not_show_where_the_link_points(tmp_path: Path) -
     assert not res.ok
     assert "resolves through a symlink to a place outside them" in res.text
     assert "hidden-place" not in res.text and "secret-name" not in res.text
+
+
+class MemoryJournal:
+    """An effect journal in a dict (the durable log's, without the log)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[bool, str]] = {}
+
+    def recorded(self, key: str) -> tuple[bool, str] | None:
+        return self.rows.get(key)
+
+    def record(self, key: str, creature: str, tool: str, ok: bool, result: str) -> None:
+        self.rows.setdefault(key, (ok, result))
+
+
+def test_concurrent_appends_to_one_file_each_land_once(tmp_path: Path) -> None:
+    """Two creatures append to one shared file at the same moment: each append is planned
+    at the file's end and applied before the next is planned, so none writes over another."""
+    import anyio
+
+    from terrarium.tools.base import ToolContext
+    from terrarium.tools.files import WriteFileTool
+    from terrarium.tools.runner import run_tool
+
+    journal = MemoryJournal()
+    shared = tmp_path / "shared.txt"
+
+    def ctx(who: str, n: int) -> ToolContext:
+        return ToolContext(creature=who, cwd=tmp_path, writable=(tmp_path,), journal=journal,
+                           effect_key=f"run/{who}/{n}")
+
+    async def go() -> None:
+        async with anyio.create_task_group() as tg:
+            for n in range(10):
+                for who in ("ann", "bob"):
+                    tg.start_soon(run_tool, WriteFileTool,
+                                  {"path": "shared.txt", "content": f"{who}{n};",
+                                   "append": True}, ctx(who, n))
+
+    anyio.run(go)
+    text = shared.read_text()
+    assert sorted(text.rstrip(";").split(";")) == sorted(
+        f"{who}{n}" for n in range(10) for who in ("ann", "bob"))

@@ -68,7 +68,7 @@ async def test_approve_in_the_monitor(runtime: TeamRuntime, human: MonitorHuman,
                 title = str(screen.query_one("#approval-title", Static).render())
                 args = str(screen.query_one("#approval-args", Static).render())
                 assert title == "guarded wants to call shell"
-                assert "echo made > made.txt" in args and '"command"' in args
+                assert args == "$ echo made > made.txt && echo the-command-ran"
                 await pilot.press("y")
             decided = [e for e in sub.drain() if isinstance(e, ApprovalDecided)]
         await pilot.pause()

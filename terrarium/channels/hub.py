@@ -337,7 +337,7 @@ class ChannelHub:
     def _announce(self, env: Envelope, delivered: tuple[str, ...]) -> None:
         publish = self.bus.publish
         publish(MessageSent(message_id=env.id, channel=env.channel, sender=env.sender,
-                            delivered_to=delivered))
+                            delivered_to=delivered, payload=env.payload))
         for r in delivered:
             publish(MessageDelivered(message_id=env.id, channel=env.channel, receiver=r))
 

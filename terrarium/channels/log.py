@@ -300,6 +300,16 @@ class DurableLog:
         )
         return [_run_info(r) for r in rows]
 
+    def run_pids(self) -> dict[str, int]:
+        """Each run's process id as its last ``run_started`` event recorded it (0: none),
+        so a list of runs can tell a ``running`` run whose process is gone."""
+        out: dict[str, int] = {}
+        for run_id, data in self._query(
+            "SELECT run_id, data FROM events WHERE kind='run_started' ORDER BY id"
+        ):
+            out[run_id] = int(json.loads(data).get("pid") or 0)
+        return out
+
     def sent_with_key(
         self, run_id: str, send_key: str
     ) -> tuple[Envelope, tuple[str, ...]] | None:

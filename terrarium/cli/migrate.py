@@ -360,7 +360,7 @@ def _rewrite_includes(out_dir: Path, fragments: dict[str, str], outer: dict[str,
                           + (f" (copied beside it: {', '.join(copied)})" if copied else ""))
 
 
-def _model_note(out_dir: Path, report: Report) -> None:
+def _model_note(report: Report) -> None:
     import os
 
     from terrarium.config.creature import DEFAULT_LLM_ENV
@@ -417,7 +417,7 @@ def migrate(source: Path, out_dir: Path) -> tuple[Report, str, bool]:
             continue
         _dump(path, data)
     _rewrite_includes(out_dir, fragments, _outer_fragments(source), report)
-    _model_note(out_dir, report)
+    _model_note(report)
     text, ok = _full_check(out_dir)
     (out_dir / REPORT_FILE).write_text(report.render(text), encoding="utf-8")
     return report, text, ok

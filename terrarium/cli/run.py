@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 import threading
@@ -19,10 +20,13 @@ from typing import Any
 
 import anyio
 
+from terrarium import secrecy
 from terrarium.cli.check import raise_start_errors
 from terrarium.cli.console import ConsolePrinter
 from terrarium.cli.human import StdinRouter, TerminalHuman
+from terrarium.cli.problems import ProblemTracker
 from terrarium.config import Team, load_any
+from terrarium.config.secret_names import secret_names
 from terrarium.errors import ChannelRefusal, RuntimeFailure, TerrariumError
 from terrarium.llm.factory import describe_settings
 from terrarium.llm.settings import ControllerSettings
@@ -35,6 +39,7 @@ __all__ = ["cmd_run", "load_runnable", "parse_creatures", "run_command"]
 EXIT_FAILED = 1  # every creature of the team ended failed (or the run could not go on)
 EXIT_DEGRADED = 3  # some creature ended failed; the others worked on
 EXIT_TIMEOUT = 124  # as timeout(1): the run was stopped by --timeout
+READY_WAIT = 600.0  # seconds the `you>` prompt waits for the start-up lines to end
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -85,7 +90,41 @@ def clean_text(text: str | bytes, where: str) -> str:
         return fixed
 
 
+class _FdLines:
+    """Lines of stdin read straight from its file descriptor. The reader thread blocks in
+    ``os.read``, which holds no lock of Python's: a read nobody answers (a terminal, a pipe
+    left open) cannot keep the process from exiting at the end of the run, as a read
+    through ``sys.stdin``'s buffer does (its lock is needed at interpreter shutdown)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = b""
+        self.eof = False
+
+    def readline(self) -> bytes:
+        while b"\n" not in self.buf and not self.eof:
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                self.eof = True
+            self.buf += chunk
+        line, sep, rest = self.buf.partition(b"\n")
+        self.buf = rest
+        return line + sep
+
+
+_STDIN: _FdLines | None = None
+
+
 def _read_line() -> bytes:
+    global _STDIN
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # a stand-in stdin (tests): its own lines
+        fd = -1
+    if fd >= 0:
+        if _STDIN is None or _STDIN.fd != fd:
+            _STDIN = _FdLines(fd)
+        return _STDIN.readline()
     stream = getattr(sys.stdin, "buffer", None)
     if stream is not None:
         return bytes(stream.readline())
@@ -99,12 +138,16 @@ def _read_text_line() -> str:
     return clean_text(raw, "stdin") if raw else ""
 
 
-async def _lines(args: argparse.Namespace, router: StdinRouter) -> AsyncIterator[str]:
+async def _lines(args: argparse.Namespace, router: StdinRouter,
+                 printer: ConsolePrinter | None = None) -> AsyncIterator[str]:
     if args.input:
         for text in args.input:
             yield clean_text(text, "--input")
         return
     interactive = sys.stdin.isatty()
+    if interactive and printer is not None:
+        # the prompt comes after the start-up lines, never in the middle of them
+        await printer.wait_ready(READY_WAIT)
     while True:
         if interactive:
             print("you> ", end="", flush=True)
@@ -169,6 +212,8 @@ def load_runnable(path: Path) -> Team:
         raise TerrariumError(f"{path} is a package; run one of its terrariums or creatures",
                              suggestion="e.g. terrarium run examples/voice_assistant")
     raise_start_errors(result, window=False)  # refused before anything starts, exit 2
+    if secrecy.owns_environment:  # the variables the config names as secrets go too
+        secrecy.take_secrets(secret_names(result))
     return result
 
 
@@ -243,7 +288,20 @@ async def _run_command(args: argparse.Namespace) -> int:
         monitor = MonitorHuman()
         opts.approver = approve_all if args.yes else monitor.approve
         opts.answerer = monitor.answer
-        return await run_team_with_monitor(team, lambda t: TeamRuntime(t, opts), human=monitor)
+        made: list[TeamRuntime] = []
+
+        def runtime(t: Team) -> TeamRuntime:
+            made.append(TeamRuntime(t, opts))
+            return made[-1]
+
+        code = await run_team_with_monitor(team, runtime, human=monitor)
+        if made and made[0].run_id:  # the monitor is gone: where to find the run again
+            rt = made[0]
+            print(f"run {rt.run_id} of {team.name!r} ({rt.status}): {rt.turns_total} turn(s); "
+                  f"`terrarium log {rt.run_id}"
+                  f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}` shows "
+                  "the timeline", flush=True)
+        return code
     router = StdinRouter(_read_text_line)
     if sys.stdin.isatty() or args.approve_from_stdin:
         human = TerminalHuman(router)
@@ -259,17 +317,29 @@ async def _run_command(args: argparse.Namespace) -> int:
     printer = ConsolePrinter(verbose=args.verbose, printed_elsewhere=stdout_outputs,
                              replies_of=frozenset({"root"}) if silent_root else frozenset())
     opts.on_event = printer.progress  # start-up lines come before the printer subscribes
+    opts.stdout = printer.sink_stream()  # a creature's stdout output shares the console
+    printer.start_ticker()
+    try:
+        return await _drive(args, team, opts, printer, router, single)
+    finally:
+        printer.stop_ticker()
+
+
+async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
+                 printer: ConsolePrinter, router: StdinRouter, single: bool) -> int:
+    """Start the team, feed it the input, and close with the summary and exit code."""
+    say = printer.say
     timed_out = False
     async with TeamRuntime(team, opts) as rt:
-        print(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}", flush=True)
+        say(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}")
         for name, cdef in sorted(team.everyone.items()):  # never silently the wrong model
             settings = cdef.config.controller or ControllerSettings()
-            print(f"  {name}: {describe_settings(settings)}", flush=True)
+            say(f"  {name}: {describe_settings(settings)}")
         if note := unsandboxed_note(team):
             print(note, file=sys.stderr, flush=True)
         if rt.resumed:
             total = sum(rt.resumed.values())
-            print(f"resuming: {total} unconsumed message(s) redelivered", flush=True)
+            say(f"resuming: {total} unconsumed message(s) redelivered")
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)
             finished = getattr(args, "finished", None)
@@ -279,19 +349,21 @@ async def _run_command(args: argparse.Namespace) -> int:
                 threading.Thread(target=_watchdog, args=(args.timeout, finished, record),
                                  daemon=True, name="timeout watchdog").start()
             tg.start_soon(router.run)
+            await printer.wait_ready(READY_WAIT)  # start-up lines first, then the replies
             with anyio.move_on_after(args.timeout) as scope:
                 if args.resume and await _until_idle_or_limit(rt, args.max_turns):
                     tg.cancel_scope.cancel()
                 speech = _speech_wanted(args)
                 live = not single and (getattr(args, "listen", False) or (
                     not args.input and not speech and sys.stdin.isatty()))
-                source = _speech_lines(args, team, rt) if speech else _lines(args, router)
+                source = (_speech_lines(args, team, rt) if speech
+                          else _lines(args, router, printer))
                 async for text in source:
                     if single:
                         name = next(iter(team.creatures))
                         result = await rt.ask(name, text)
                         if result is not None and not rt.sinks.get(name):
-                            print(f"{name}> {result.text.strip()}", flush=True)
+                            say(f"{name}> {result.text.strip()}")
                     elif live:
                         # a person at a terminal may speak while the assistant talks:
                         # send at once, which barges in on the current speech
@@ -300,7 +372,7 @@ async def _run_command(args: argparse.Namespace) -> int:
                         if not await _send_user(rt, text):
                             continue
                         if await _until_idle_or_limit(rt, args.max_turns):
-                            print(f"stopping: --max-turns {args.max_turns} reached")
+                            say(f"stopping: --max-turns {args.max_turns} reached")
                             break
                 if live or single:  # single: background jobs and their results too
                     await _until_idle_or_limit(rt, args.max_turns)
@@ -309,19 +381,57 @@ async def _run_command(args: argparse.Namespace) -> int:
                 rt.stopped_by_timeout()
             await anyio.sleep(0.05)  # let the printer show the last events
             tg.cancel_scope.cancel()
+        printer.close()
+        problems = printer.problems
+        problems.finish()
+        if problems.degraded:
+            rt.mark_degraded()
         if timed_out:
-            print(f"stopping: --timeout {args.timeout:g} s reached")
-        print(f"run {rt.run_id}: {rt.turns_total} turn(s); `terrarium log {rt.run_id}"
-              f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}` "
-              "shows the timeline", flush=True)
+            say(f"stopping: --timeout {args.timeout:g} s reached")
+        log_cmd = (f"terrarium log {rt.run_id}"
+                   f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}")
+        if not args.json:
+            say(f"run {rt.run_id}: {rt.turns_total} turn(s), {problems.summary()}; "
+                f"`{log_cmd}` shows the timeline")
+    code = _exit_code(rt, problems, timed_out)
+    if args.json:
+        print(json.dumps(_summary(rt, problems, code, log_cmd), ensure_ascii=False), flush=True)
     if rt.status in ("failed", "degraded"):
         for name, why in sorted(rt.failed_creatures.items()):
             print(f"error: creature {name!r} ended failed: {why}", file=sys.stderr)
+        for p in problems.unresolved:
+            what = "gave up" if p.kind == "gave up" else f"{p.what or p.kind} was never made good"
+            print(f"error: {p.creature}: {what}: {p.why}", file=sys.stderr)
         for lost in rt.lost_jobs:
             print(f"error: {lost}", file=sys.stderr)
         print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
-        return EXIT_FAILED if rt.status == "failed" else EXIT_DEGRADED
+    return code
+
+
+def _exit_code(rt: TeamRuntime, problems: ProblemTracker, timed_out: bool) -> int:
+    """1: every creature failed; 3: some did, a creature gave up, or a refusal was never
+    made good (degraded); 124: stopped by --timeout; else 0."""
+    if rt.status == "failed":
+        return EXIT_FAILED
+    if rt.status == "degraded" or problems.degraded:
+        return EXIT_DEGRADED
     return EXIT_TIMEOUT if timed_out else 0
+
+
+def _summary(rt: TeamRuntime, problems: ProblemTracker, code: int, log_cmd: str
+             ) -> dict[str, Any]:
+    """``run --json``: the closing summary as one JSON object (the last line of stdout)."""
+    return {
+        "run_id": rt.run_id, "status": rt.status, "exit_code": code,
+        "turns": rt.turns_total, "log": str(rt.log_path), "timeline": log_cmd,
+        "problems": problems.counts(),
+        "unresolved": [{"kind": p.kind, "creature": p.creature, "what": p.what, "why": p.why}
+                       for p in problems.unresolved],
+        "failed_creatures": dict(sorted(rt.failed_creatures.items())),
+        "creatures": {n: {"state": st.state, "turns": st.turns, "tokens_in": st.tokens_in,
+                          "tokens_out": st.tokens_out}
+                      for n, st in sorted(rt.statuses.items())},
+    }
 
 
 def unsandboxed_note(team: Team) -> str | None:

@@ -8,12 +8,12 @@ server refuses to start without one.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 import anyio
 
+from terrarium import secrecy
 from terrarium.cli.run import load_runnable
 from terrarium.errors import TerrariumError
 
@@ -24,7 +24,7 @@ def _token(args: argparse.Namespace) -> str | None:
     var = args.token_env
     if not var:
         return None
-    token = os.environ.get(var, "")
+    token = secrecy.env(var) or ""  # the process entry took it out of the environment
     if not token.strip():
         raise TerrariumError(f"--token-env names {var}, but that environment variable is "
                              "not set (or empty)", suggestion=f"export {var}=<a long random "
@@ -51,7 +51,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                              "127.0.0.1")
     settings = ServeSettings(runs_dir=Path(args.runs_dir), host=args.host, port=args.port,
                              broker=args.broker, token=token,
-                             allow_origins=list(args.allow_origin), audio=args.audio,
+                             allow_origins=list(args.allow_origin),
                              idle_unload=args.idle_unload,
                              approval_timeout=args.approval_timeout, rate=args.rate)
     app = create_app(team, settings)

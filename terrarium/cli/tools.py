@@ -21,17 +21,30 @@ from terrarium.config import Team, load_any
 from terrarium.errors import ConfigErrors, TerrariumError
 
 if TYPE_CHECKING:
+    from terrarium.config.models import CreatureConfig
     from terrarium.tools.base import Tool
 
 __all__ = ["cmd_tools", "tool_rows"]
 
 
-def tool_source(tool: type[Tool]) -> str:
-    """Where a tool comes from, in a few words."""
+def tool_source(tool: type[Tool], config: CreatureConfig | None = None) -> str:
+    """Where a tool comes from, in a few words (a sub-agent by its config, never by the
+    class the runtime made for it)."""
+    from terrarium.controller.jobs import JOB_TOOLS
     from terrarium.tools.mcp.adapter import McpTool
     from terrarium.tools.registry import BUILTIN_TOOLS
     from terrarium.tools.team import TEAM_TOOLS
 
+    if config is not None and tool.name in config.subagents:
+        entry = config.subagents[tool.name]
+        where = _short_path(str(entry if isinstance(entry, str) else entry.config))
+        bg = ", background by default" if config.background.get(tool.name) else ""
+        return f"sub-agent: {where}{bg}"
+    if tool in JOB_TOOLS:
+        return "background jobs"
+    if config is not None and config.background.get(tool.name) is not None:
+        tool = next((b for b in tool.__mro__[1:] if getattr(b, "name", None) == tool.name),
+                    tool)  # a call given a `background` flag: where its tool came from
     if isinstance(tool, type) and issubclass(tool, McpTool):
         return f"mcp: {tool.server}"
     if BUILTIN_TOOLS.get(tool.name) is tool:
@@ -41,9 +54,22 @@ def tool_source(tool: type[Tool]) -> str:
     return f"python: {tool.__module__}:{tool.__qualname__}"
 
 
-def tool_rows(tools: list[type[Tool]]) -> list[dict[str, str]]:
+def _short_path(path: str) -> str:
+    """A path relative to the current folder when it is under it (shorter to read)."""
+    import os
+
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def tool_rows(tools: list[type[Tool]], config: CreatureConfig | None = None
+              ) -> list[dict[str, str]]:
     """One row per tool, in the registry's (name) order."""
-    return [{"name": t.name, "source": tool_source(t), "summary": t.summary} for t in tools]
+    return [{"name": t.name, "source": tool_source(t, config), "summary": t.summary}
+            for t in tools]
 
 
 async def _collect(team: Team, name: str) -> tuple[list[type[Tool]], ConfigErrors | None]:
@@ -79,7 +105,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
                              suggestion=f"creatures: {', '.join(defs)}")
     servers = defs[args.creature].config.mcp_servers
     tools, failed = anyio.run(_collect, result, args.creature)
-    rows = tool_rows(tools)
+    rows = tool_rows(tools, defs[args.creature].config)
     sandbox = None
     if any(r["name"] == "shell" and r["source"] == "built-in" for r in rows):
         from terrarium.tools.shell import sandbox_line

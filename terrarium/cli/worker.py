@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import sys
 from pathlib import Path
 
 import anyio
 
 from terrarium.channels.nats import connect_broker, latest_run, wait_run_end
-from terrarium.cli.run import load_runnable, parse_creatures
+from terrarium.cli.run import load_runnable, parse_creatures, unsandboxed_note
 from terrarium.errors import RuntimeFailure
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.shared_server import SharedEmbeddedServer
@@ -63,6 +64,8 @@ async def worker_command(args: argparse.Namespace) -> int:
         print(f"{name} joined run {run_id} of {team.name!r}; hosting {hosting}", flush=True)
         if rt.embedded is not None:
             print(f"model: {model_line(rt.embedded)}", flush=True)
+        if note := unsandboxed_note(team):
+            print(note, file=sys.stderr, flush=True)
         assert rt.transport is not None
         status = await wait_run_end(rt.transport.js, team.name, run_id)
         # the run is over: what this worker holds is done or will never be acked

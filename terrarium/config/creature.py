@@ -265,6 +265,9 @@ def _load_data(
 ) -> tuple[dict[str, Any], YamlDoc, list[Path]] | None:
     """One creature mapping (a file's, or an inline override) with its base chain merged in;
     also the persona's prompt files in order."""
+    base = data.get("base_config")
+    if isinstance(base, str) and base.startswith("@"):  # read a lazy package before its
+        index.get(base[1:].partition("/")[0])           # tools are looked up by name
     findings = normalize_creature(data, known_tool=_known_tool, package_tools=index.tools(),
                                   root=root)
     errors.extend(findings_to_errors(doc, findings))

@@ -329,6 +329,9 @@ def _normalize_plugins(data: dict[str, Any], out: list[Finding]) -> None:
         if isinstance(p.get("module"), str) and not {"class", "class_name", "type"} & set(p):
             kept.append(p)  # terrarium's own form
             continue
+        if "module" not in p and not {"class", "class_name", "type", "name"} & set(p):
+            kept.append(p)  # no form of KohakuTerrarium's either (`modul:`): one typo error
+            continue
         if "module" not in p and name in KT_PLUGIN_BUDGET:
             entry = {"module": "tool_budget", "name": "tool_budget"}
             opts = p.get("options") or {}
@@ -409,7 +412,9 @@ def _normalize_output(data: dict[str, Any], out: list[Finding]) -> None:
 def _normalize_controller(data: dict[str, Any], out: list[Finding]) -> None:
     if isinstance(data.get("llm"), str):  # `llm: NAME` beside the controller: its preset
         name = data.pop("llm")
-        ctl = data.setdefault("controller", {})
+        if data.get("controller") is None:
+            data["controller"] = {}
+        ctl = data["controller"]
         if isinstance(ctl, dict):
             ctl.setdefault("llm", name)
             out.append(Finding("changed", ("llm",), f"llm {name} is controller.llm {name}"))

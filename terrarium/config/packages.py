@@ -153,23 +153,42 @@ class PackageIndex:
         return out
 
     def skills(self) -> dict[str, Path]:
-        """Skills the visible packages offer by name (first package wins)."""
+        """Skills the visible packages offer by name (first package wins); a lazy package's
+        are read from its manifest without loading the rest of it (a skill is a file)."""
         out: dict[str, Path] = {}
         for pkg in self.packages.values():
             for name, path in pkg.skill_files().items():
                 out.setdefault(name, path)
+        for root in self.pending.values():
+            entries = _manifest_data(root / MANIFEST).get("skills")
+            for e in entries if isinstance(entries, list) else []:
+                if isinstance(e, dict) and isinstance(e.get("name"), str) \
+                        and isinstance(e.get("path"), str):
+                    p = (root / e["path"]).resolve()
+                    f = p / "SKILL.md" if p.is_dir() else p
+                    if f.is_file():
+                        out.setdefault(e["name"], f)
         return out
 
     def profile(self, name: str, near: Path) -> dict[str, Any] | None:
-        """A named model profile: the nearest package's first, then any visible one."""
+        """A named model profile: the nearest package's first, then any visible one (a lazy
+        package that declares it is read now)."""
         owner = self.owning(near)
         for pkg in ([owner] if owner else []) + list(self.packages.values()):
             if name in pkg.manifest.llm_profiles:
                 return dict(pkg.manifest.llm_profiles[name])
+        for pname, root in list(self.pending.items()):
+            if name in _manifest_profiles(root / MANIFEST):
+                pkg = self.get(pname)
+                if pkg is not None and name in pkg.manifest.llm_profiles:
+                    return dict(pkg.manifest.llm_profiles[name])
         return None
 
     def profile_names(self) -> list[str]:
-        return sorted({n for p in self.packages.values() for n in p.manifest.llm_profiles})
+        names = {n for p in self.packages.values() for n in p.manifest.llm_profiles}
+        for root in self.pending.values():
+            names.update(_manifest_profiles(root / MANIFEST))
+        return sorted(names)
 
     def owning(self, path: Path) -> Package | None:
         """The nearest package whose root holds ``path``."""
@@ -218,16 +237,27 @@ def build_index(start: Path) -> PackageIndex:
     return index
 
 
-def _manifest_name(manifest: Path) -> str | None:
-    """A manifest's ``name``, read without validating the rest."""
+def _manifest_data(manifest: Path) -> dict[str, Any]:
+    """A manifest's raw mapping, read without validating it ({} when unreadable)."""
     import yaml
 
     try:
         data = yaml.safe_load(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
-    name = data.get("name") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _manifest_name(manifest: Path) -> str | None:
+    """A manifest's ``name``, read without validating the rest."""
+    name = _manifest_data(manifest).get("name")
     return name if isinstance(name, str) else None
+
+
+def _manifest_profiles(manifest: Path) -> list[str]:
+    """The model profile names a manifest declares, read without validating the rest."""
+    profiles = _manifest_data(manifest).get("llm_profiles")
+    return [str(k) for k in profiles] if isinstance(profiles, dict) else []
 
 
 __all__ = [

@@ -162,6 +162,16 @@ def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
     return value
 
 
+def _syntax_hint(text: str, line: int, problem: str) -> str:
+    """What to fix: a tab in the indentation gets its own plain answer."""
+    lines = text.splitlines()
+    near = lines[max(0, line - 2): line] if line else []
+    indent = [ln[: len(ln) - len(ln.lstrip())] for ln in near]
+    if "\t" in problem or "tab" in problem.lower() or any("\t" in i for i in indent):
+        return "tabs are not allowed in YAML indentation; indent with spaces"
+    return "check indentation, colons and quotes around this line"
+
+
 def parse_yaml(text: str, path: Path) -> YamlDoc:
     """Parse one YAML document; syntax errors become a ConfigError with line and column."""
     doc = YamlDoc(path=path, data=None)
@@ -183,7 +193,7 @@ def parse_yaml(text: str, path: Path) -> YamlDoc:
         raise ConfigError(
             f"YAML syntax error: {problem}{ctx}",
             location=Location(path, line, col),
-            suggestion="check indentation, colons and quotes around this line",
+            suggestion=_syntax_hint(text, line, problem),
         ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"YAML error: {exc}", location=Location(path)) from None

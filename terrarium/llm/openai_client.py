@@ -169,6 +169,9 @@ class OpenAIClient:
         self.last_choice: Scored | None = None  # the scores of the latest chosen value
         self._sleep: Sleep = sleep or anyio.sleep
         self._scorer: ChoiceScorer | None = None
+        # told (attempt, delay, reason, url) before each wait for a retry, so whoever
+        # watches can say a server is failing instead of waiting in silence
+        self.on_retry: Callable[[int, float, str, str], None] | None = None
 
     # -- description -------------------------------------------------------------------
 
@@ -353,7 +356,7 @@ class OpenAIClient:
         if attempt > self.retry.max_retries:
             raise self._error(
                 f"gave up on {self.url} after {attempt} attempt{'s' if attempt != 1 else ''}; "
-                f"the last one failed with {problem}"
+                f"the last one failed with {problem}", suggestion=_server_hint(problem, self.url),
             )
         delay = self.retry.delay(attempt, retry_after)
         spent = time.monotonic() - start
@@ -361,8 +364,11 @@ class OpenAIClient:
             raise self._error(
                 f"gave up on {self.url} after {attempt} attempt{'s' if attempt != 1 else ''} "
                 f"because waiting {delay:.2f} s more would exceed the retry time budget of "
-                f"{self.retry.max_total_s:g} s; the last one failed with {problem}"
+                f"{self.retry.max_total_s:g} s; the last one failed with {problem}",
+                suggestion=_server_hint(problem, self.url),
             )
+        if self.on_retry is not None:
+            self.on_retry(attempt, delay, problem, self.url)
         await self._sleep(delay)
 
     async def _error_text(self, resp: httpx.Response) -> str:
@@ -523,3 +529,14 @@ __all__ = [
     "OpenAIClient",
     "Sleep",
 ]
+
+
+def _server_hint(problem: str, url: str) -> str:
+    """What to check when the retries ran out: the server, named by its URL."""
+    root = url.removesuffix("/chat/completions")
+    if problem.startswith("could not connect"):
+        return (f"is the model server at {root} running? start it, or fix `base_url` in the "
+                "creature's controller")
+    if problem.startswith("HTTP 429"):
+        return f"the server at {root} is rate-limiting: wait, or lower the request rate"
+    return f"check the model server at {root} (its own log says more)"

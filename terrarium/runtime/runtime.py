@@ -31,7 +31,7 @@ from terrarium.channels.log import DurableLog, RunStatus
 from terrarium.config import Team
 from terrarium.controller.loop import Incoming, TurnResult
 from terrarium.errors import RuntimeFailure
-from terrarium.events import TranscriptEntry
+from terrarium.events import Event, TranscriptEntry
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
@@ -82,6 +82,7 @@ class TeamRuntime:
         self.resumed: dict[str, int] = {}
         self.status: RunStatus = "running"  # the run's final status once it has ended
         self._timed_out = False
+        self._degraded = False
         self._recorder = Recorder(self.bus, self.options)
         self._creatures: dict[str, RunningCreature] = {}
         self._supervisor: Supervisor | None = None
@@ -98,10 +99,11 @@ class TeamRuntime:
         await stack.__aenter__()
         try:
             # MCP servers are up before assembly, which lists their tools with the others
-            mcp_tools = await connect_team_mcp(self.team, stack)
+            mcp_tools = await connect_team_mcp(self.team, stack, self._tell)
             self._creatures = hosted(assemble_team(self.team, mcp_tools), opts)
             for c in self._creatures.values():
-                rec.add(c.name, c.parts.settings.model or c.parts.settings.provider)
+                s = c.parts.settings  # a scripted creature's `model:` names no model it uses
+                rec.add(c.name, s.provider if s.provider == "scripted" else s.model or s.provider)
             rec.open(Path(opts.runs_dir), self.team, opts.resume, join=opts.join)
         except BaseException:
             await stack.__aexit__(None, None, None)
@@ -135,7 +137,8 @@ class TeamRuntime:
         if stack is None:
             return None
         status: RunStatus = self._recorder.outcome(
-            self._creatures, timed_out=self._timed_out) if e is None else (
+            self._creatures, timed_out=self._timed_out, degraded=self._degraded
+        ) if e is None else (
             "interrupted" if isinstance(e, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
             else "failed")
         if self._supervisor is not None:
@@ -168,6 +171,18 @@ class TeamRuntime:
         """The caller's deadline (``--timeout``) ended the run: it is recorded as ``timeout``
         (unless creatures failed, which ``failed``/``degraded`` report first)."""
         self._timed_out = True
+
+    def _tell(self, event: Event) -> None:
+        """An event from before the log is open: to the bus, and to ``on_event`` (which
+        otherwise hears events as the log writes them)."""
+        self.bus.publish(event)
+        if self.options.on_event is not None:
+            self.options.on_event(event)
+
+    def mark_degraded(self) -> None:
+        """The caller saw the run lose work no creature failure shows (a refusal never made
+        good): it is recorded as ``degraded`` unless it ended worse."""
+        self._degraded = True
 
     # ------------------------------------------------------------------ records (TeamHandle)
     @property

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
@@ -149,7 +150,8 @@ async def start_team(
     # instead of 160 ms, a stall every receiver of a broadcast would feel)
     gc.freeze()
     stack.callback(gc.unfreeze)
-    bus.publish(RunStarted(run_id=recorder.run_id, terrarium=team.name, path=str(team.path)))
+    bus.publish(RunStarted(run_id=recorder.run_id, terrarium=team.name, path=str(team.path),
+                           pid=os.getpid()))
     if warm is None or not warm.pending:
         bus.publish(TeamReady(seconds=max(0.0, time.time() - started_at)))
     return Started(hub, tg, wiring, sup, transport, resumed, warm)

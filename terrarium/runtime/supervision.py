@@ -115,6 +115,8 @@ class Supervisor:
                 c.failures += 1
                 cause = _root_cause(exc)
                 msg = f"{type(cause).__name__}: {getattr(cause, 'message', cause)}"
+                if hint := getattr(cause, "suggestion", None):  # what to check, e.g. the server
+                    msg += f" (hint: {hint})"
                 status.last_error = msg
                 self._entry(c, "error", f"turn failed: {msg}")
                 self.bus.publish(ErrorEvent(creature=c.name, message=msg))
@@ -195,6 +197,11 @@ class Supervisor:
                            consumed: str | None = None) -> None:
         text = result.text.strip()
         if not text:
+            if c.parts.cdef.output_wiring:  # never an empty message; never in silence
+                calls = ", ".join(dict.fromkeys(r.name for r in result.calls)) or "none"
+                self._entry(c, "notice", f"nothing sent on "
+                            f"{', '.join(c.parts.cdef.output_wiring)}: the turn ended without "
+                            f"text (its calls: {calls})")
             return
         for ch in c.parts.cdef.output_wiring:
             key = f"{c.name}/{consumed}/output:{ch}" if consumed else None

@@ -153,7 +153,7 @@ class WarmUp:
         if c.name not in self.pending:
             return
         began = self.clock()
-        self.bus.publish(CreatureWarming(creature=c.name))
+        self.bus.publish(CreatureWarming(creature=c.name, prefix_tokens=_prefix_tokens(c)))
         how, tokens, saved = "none", 0, False
         voice_notes: list[str] = []
         async with anyio.create_task_group() as tg:
@@ -261,6 +261,15 @@ class WarmUp:
     def _problem(self, c: RunningCreature, problem: str) -> None:
         self.bus.publish(PrefixCacheProblem(creature=c.name, problem=problem))
         self._note(c, f"prompt prefix cache: {problem}")
+
+
+def _prefix_tokens(c: RunningCreature) -> int:
+    """The estimated size of the prefix warm-up will evaluate (0: nothing to evaluate), so
+    the console can say how big the step it is waiting for is."""
+    ctl = c.controller
+    if ctl is None or not keeps_prompt_cache(ctl.model):
+        return 0
+    return int(getattr(ctl.builder, "prefix_tokens", 0) or 0)
 
 
 def _why(exc: BaseException) -> str:

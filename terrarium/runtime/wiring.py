@@ -32,8 +32,12 @@ from terrarium.controller.mcp import connect_mcp
 from terrarium.controller.subagent import Subagents
 from terrarium.errors import TerrariumError
 from terrarium.events import (
+    Event,
+    McpStarted,
+    McpStarting,
     ModelLoaded,
     ModelLoading,
+    ModelRetry,
     SentenceQueued,
     SentenceSynthesized,
     SpeechMetrics,
@@ -84,15 +88,25 @@ def assemble_team(team: Team, extra_tools: Mapping[str, Sequence[type[Tool]]] | 
     return out
 
 
-async def connect_team_mcp(team: Team, stack: AsyncExitStack
+async def connect_team_mcp(team: Team, stack: AsyncExitStack,
+                           tell: Callable[[Event], None] | None = None
                            ) -> Mapping[str, Sequence[type[Tool]]]:
     """Start every MCP server the team's creatures list, kept up (and reconnected) by an
     ``McpHub`` on ``stack``; returns each creature's tools from them. A team without MCP
-    servers starts none and loads nothing of the MCP SDK."""
-    if not any(d.config.mcp_servers for d in team.everyone.values()):
+    servers starts none and loads nothing of the MCP SDK. ``tell`` hears when the servers
+    start and when they are up (a start can take seconds: it is shown as progress)."""
+    servers = tuple(f"{n}/{s}" for n, d in sorted(team.everyone.items())
+                    for s in sorted(d.config.mcp_servers))
+    if not servers:
         return {}
+    began = time.perf_counter()
+    if tell is not None:
+        tell(McpStarting(servers=servers))
     hub = await stack.enter_async_context(McpHub())
-    return await connect_mcp(team, hub)
+    tools = await connect_mcp(team, hub)
+    if tell is not None:
+        tell(McpStarted(seconds=time.perf_counter() - began))
+    return tools
 
 
 def hosted(creatures: dict[str, RunningCreature], options: RuntimeOptions
@@ -304,6 +318,17 @@ class Wiring:
                 continue
         return min(count, int(subs.limiter.total_tokens))
 
+    def _tell_retries(self, model: ChatModel, creature: str) -> None:
+        """A model that retries says so on the bus (``ModelRetry``: why, where, when)."""
+        if hasattr(model, "on_retry"):
+            bus = self.bus
+
+            def told(attempt: int, delay: float, reason: str, url: str) -> None:
+                bus.publish(ModelRetry(creature=creature, url=url, attempt=attempt,
+                                       delay=delay, reason=reason))
+
+            model.on_retry = told
+
     def _subagent_model(self, parts: CreatureParts, label: str) -> ChatModel:
         """A sub-agent's model: the run's override for its label (``lead/researcher``) or
         name, else its own config's (embedded: a slot leased from its team creature's
@@ -314,6 +339,7 @@ class Wiring:
                 return models[key]
         model = make_model(parts.settings, embedded=self.embedded, slot=None,
                            base_dir=parts.cdef.folder)
+        self._tell_retries(model, label)
         pool = self.slot_pools.get(label.split("/", 1)[0])
         if pool is not None and parts.settings.provider == "embedded":
             return SlotLeasingModel(model, pool, label)
@@ -398,6 +424,7 @@ class Wiring:
             model = make_model(c.parts.settings, embedded=self.embedded, slot=slot,
                                base_dir=c.parts.cdef.folder)
         name = c.name
+        self._tell_retries(model, name)
         run_id = self.recorder.run_id
 
         async def send(channel: str, payload: dict[str, Any], key: str | None = None) -> int:

@@ -151,7 +151,8 @@ def _apply_text(plan: Plan) -> None:
 
 async def _edit_once(ctx: ToolContext, tool: str, path: Path, edits: list[OneEdit]) -> str:
     name = shown(path, ctx)
-    return await apply_once(ctx, tool, lambda: _plan_edits(path, name, edits), _apply_text)
+    return await apply_once(ctx, tool, path, lambda: _plan_edits(path, name, edits),
+                            _apply_text)
 
 
 class EditTool(Tool):

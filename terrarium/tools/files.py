@@ -198,5 +198,6 @@ class WriteFileTool(Tool):
             )
         path, shown = file_path(args.path, ctx, "write")
         content, append = args.content, args.append
-        return await apply_once(ctx, self.name, lambda: _plan_write(path, shown, content, append),
+        return await apply_once(ctx, self.name, path,
+                                lambda: _plan_write(path, shown, content, append),
                                 _apply_write)

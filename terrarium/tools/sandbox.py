@@ -75,6 +75,7 @@ def bwrap_argv(bwrap: str, command: list[str], *, workspace: Path,
         if path.exists():
             argv += ["--bind", str(path), str(path)]
     argv += ["--chdir", str(workspace), "--clearenv"]
+    env = {**env, "TMPDIR": "/tmp"}  # the host's TMPDIR may be read-only in here
     for key, value in sorted(env.items()):
         argv += ["--setenv", key, value]
     return [*argv, "--", *command]

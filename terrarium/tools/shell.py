@@ -35,8 +35,10 @@ from typing import Any, ClassVar, Literal
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
+from terrarium import secrecy
 from terrarium.errors import ToolError
 from terrarium.tools.base import Tool, ToolContext
 from terrarium.tools.sandbox import MARKER_ENV, bwrap_argv, kill_call, sandbox_status
@@ -87,9 +89,14 @@ class ShellOptions(BaseModel):
 
 
 def scrub_env(extra: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
-    """The allow-listed part of this process's environment (see module docstring)."""
-    keep = ENV_ALLOWED | set(extra)
-    return {k: v for k, v in os.environ.items() if k in keep or k.startswith("LC_")}
+    """The allow-listed part of this process's environment (see module docstring), plus
+    the ``extra`` names a creature passes on purpose (``pass_env``), secrets included: the
+    process entry moved those out of ``os.environ`` (``terrarium.secrecy``)."""
+    env = {k: v for k, v in os.environ.items() if k in ENV_ALLOWED or k.startswith("LC_")}
+    for name in extra:
+        if (value := secrecy.env(name)) is not None:
+            env[name] = value
+    return env
 
 
 class CappedOutput:
@@ -200,6 +207,8 @@ class ShellTool(Tool):
         timeout = min(args.timeout or options.timeout, options.max_timeout)
         out = CappedOutput(options.max_output_bytes)
         timed_out = False
+        if options.sandbox is not False:  # the one probe (cached) runs off the event loop
+            await anyio.to_thread.run_sync(sandbox_status)
         bwrap = sandboxed(options)
         env = scrub_env(options.pass_env)
         argv = [bash, "-c", args.command]

@@ -25,7 +25,15 @@ from terrarium.channels.bus import EventSubscription
 from terrarium.channels.nats.follow import LogBatch
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal
-from terrarium.events import RunEnded
+from terrarium.events import (
+    CreatureWarmed,
+    CreatureWarming,
+    Event,
+    ModelLoaded,
+    ModelLoading,
+    RunEnded,
+    TeamReady,
+)
 from terrarium.runtime.api import TeamHandle
 from terrarium.tui.composer import ComposeScreen
 from terrarium.tui.creature_view import CreatureView
@@ -48,6 +56,47 @@ from terrarium.tui.traffic_panel import TrafficPanel
 EVENT_BUFFER = 4096
 REFRESH_SECONDS = 0.1  # events are taken in batches at most this often
 JUMP = 10
+
+
+class StartProgress:
+    """The team's start as one line for the notice bar: what is loading or warming, for
+    how long, until the team is ready (then how long it took)."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.began = clock()
+        self.steps: dict[str, tuple[str, float]] = {}
+        self.ready: float | None = None
+
+    def feed(self, events: list[Event]) -> bool:
+        """Fold start-up events; True when the line changed."""
+        changed = False
+        now = self.clock()
+        for e in events:
+            if isinstance(e, ModelLoading):
+                self.steps["model"] = (f"loading model {e.model}", now)
+            elif isinstance(e, ModelLoaded):
+                self.steps.pop("model", None)
+            elif isinstance(e, CreatureWarming):
+                size = f" (prefix ~{e.prefix_tokens:,} tokens)" if e.prefix_tokens else ""
+                self.steps[f"warm:{e.creature}"] = (f"warming {e.creature}{size}", now)
+            elif isinstance(e, CreatureWarmed):
+                self.steps.pop(f"warm:{e.creature}", None)
+            elif isinstance(e, TeamReady):
+                self.steps.clear()
+                self.ready = e.seconds
+            else:
+                continue
+            changed = True
+        return changed
+
+    def line(self) -> str:
+        if self.ready is not None:
+            return f"ready in {self.ready:.1f} s"
+        now = self.clock()
+        doing = "; ".join(f"{what}: {now - since:.0f} s" for what, since in
+                          self.steps.values()) or "starting the team"
+        return f"{doing} ... ({now - self.began:.0f} s since start)"
 
 
 class SayInput(Input):
@@ -99,10 +148,14 @@ class MonitorApp(App[int]):
         read_only: bool = False,
         deterministic: bool = False,
         human: MonitorHuman | None = None,
+        starting: bool = False,
     ) -> None:
         """``deterministic`` hides run ids and times (snapshot tests, screenshots);
-        ``human`` is where the run's approvals and questions wait for this app."""
+        ``human`` is where the run's approvals and questions wait for this app;
+        ``starting``: the handle's team is still starting (model load, warm-up), shown as
+        progress until :meth:`started` is called."""
         super().__init__()
+        self.progress = StartProgress(time.monotonic) if starting else None
         self.handle = handle
         self.human = human
         self._asking: HumanRequest | None = None
@@ -165,6 +218,9 @@ class MonitorApp(App[int]):
             self.sub_title = status if self.deterministic else f"{status} {self.handle.run_id}"
         elif self.live_follow:
             self.sub_title = "live" if self.deterministic else f"live {self.handle.run_id}"
+        elif self.progress is not None:
+            self.sub_title = "starting"
+            self.notice("starting the team...")
         else:
             self.sub_title = "" if self.deterministic else self.handle.run_id
         names = sorted(self.handle.statuses)
@@ -182,6 +238,24 @@ class MonitorApp(App[int]):
         if self.human is not None:
             human = self.human
             human.attach(lambda: self.call_later(self._ask_human))
+
+    def started(self) -> None:
+        """The team has started (its model loaded): show its creatures and run id."""
+        if not self.is_running:
+            return
+        self.sub_title = "" if self.deterministic else self.handle.run_id
+        names = sorted(self.handle.statuses)
+        if self.selected is None and names:
+            self._show_creature(self.team.entry if self.team.entry in names else names[0])
+        self._show_team()
+        if self.progress is not None and self.progress.ready is None:
+            self.notice(self.progress.line())
+
+    def start_failed(self, why: str) -> None:
+        """The team could not start: said in the notice bar; q quits."""
+        self.progress = None
+        self.sub_title = "could not start"
+        self.notice(f"the team could not start: {why} (q quits)", error=True)
 
     def on_unmount(self) -> None:
         # stop folding events first: refusing what waits lets turns go on, and their
@@ -241,6 +315,8 @@ class MonitorApp(App[int]):
                 except (anyio.EndOfStream, anyio.ClosedResourceError):
                     return
                 batch = [first, *sub.drain()]
+                if self.progress is not None and self.progress.feed(batch):
+                    self.notice(self.progress.line())
                 try:
                     self._apply(self.state.apply_all(batch))
                     if self.live_follow:
@@ -287,6 +363,8 @@ class MonitorApp(App[int]):
 
     def _tick(self) -> None:
         """Statuses are live objects: pick up counters that changed without an event."""
+        if self.progress is not None and self.progress.ready is None:
+            self.notice(self.progress.line())  # the elapsed time moves on while starting
         try:
             if not self.deterministic:  # running jobs' elapsed goes on between events
                 work = self.state.work
@@ -545,13 +623,41 @@ async def run_team_with_monitor(team: Team, runtime_factory: RuntimeFactory, *,
     """``terrarium run PATH --tui``: run the team and the monitor in one event loop.
 
     ``runtime_factory(team)`` must give an async context manager yielding a TeamHandle
-    (``TeamRuntime`` does). The runtime's tasks live in its own task group while the app
-    runs here; quitting the app leaves the context, which stops the team. ``human``, when
-    the runtime's approver and answerer are its methods, is served by the app's dialogs.
+    (``TeamRuntime`` does). When the context manager is itself the handle (its ``bus`` and
+    ``team`` exist before it starts, as a TeamRuntime's do), the monitor opens at once and
+    shows the model loading and the creatures warming; the team starts in a task of its
+    own (which also leaves the context: a runtime's task group must end in the task that
+    began it). Quitting the app stops the team. ``human``, when the runtime's approver and
+    answerer are its methods, is served by the app's dialogs.
     """
-    async with runtime_factory(team) as handle:
-        app = MonitorApp(handle, human=human)
-        result = await app.run_async()
+    made = runtime_factory(team)
+    if not (hasattr(made, "bus") and hasattr(made, "team") and hasattr(made, "statuses")):
+        async with made as handle:
+            app = MonitorApp(handle, human=human)
+            result = await app.run_async()
+        return result or 0
+    app = MonitorApp(made, human=human, starting=True)  # type: ignore[arg-type]
+    quit_ = anyio.Event()
+    failure: list[BaseException] = []
+
+    async def run_team() -> None:
+        try:
+            async with made:
+                app.call_later(app.started)
+                await quit_.wait()
+        except Exception as exc:  # shown in the app, then raised when it closes
+            failure.append(exc)
+            why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+            app.call_later(app.start_failed, str(why))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run_team)
+        try:
+            result = await app.run_async()
+        finally:
+            quit_.set()
+    if failure:
+        raise failure[0]
     return result or 0
 
 
@@ -562,6 +668,7 @@ __all__ = [
     "MonitorApp",
     "RuntimeFactory",
     "SayInput",
+    "StartProgress",
     "monitor_replay",
     "run_live_monitor",
     "run_monitor",

@@ -28,6 +28,26 @@ def _is_text(info: FieldInfo) -> bool:
     return info.type_label == "str" or info.type_label.startswith("enum")
 
 
+def enum_values(info: FieldInfo) -> tuple[str, ...]:
+    """The values an ``enum[a|b]`` field allows (empty for any other type)."""
+    label = info.type_label
+    if label.startswith("enum[") and label.endswith("]"):
+        return tuple(v for v in label[5:-1].split("|") if v)
+    return ()
+
+
+def missing_required(fields: Sequence[FieldInfo], raw: Mapping[str, str]) -> str | None:
+    """A required field (no default) left empty: said before the schema is asked, since an
+    empty text would pass it and send nothing useful."""
+    empty = [f.name for f in fields if f.required and f.default is None
+             and not raw.get(f.name, "").strip()]
+    if not empty:
+        return None
+    names = ", ".join(repr(n) for n in empty)
+    many = len(empty) > 1
+    return f"Required field{'s' * many} {names} {'are' if many else 'is'} empty."
+
+
 def build_payload(fields: Sequence[FieldInfo], raw: Mapping[str, str]) -> dict[str, Any]:
     """Per-field texts → payload: strings stay text, other types are read as JSON."""
     out: dict[str, Any] = {}
@@ -145,11 +165,17 @@ class ComposeScreen(ModalScreen[str | None]):
         rows = []
         for f in self.fields:
             req = "" if f.required else "?"
-            rows.append(Horizontal(
-                Label(Text(f"{f.name}{req}: {f.type_label}")),
-                Input(placeholder=f.description or f.name, compact=True,
-                      id=f"field-{self._build}-{f.name}", classes="field-input"),
-                classes="field-row"))
+            values = enum_values(f)
+            widget: Input | Select[str]
+            if values:  # a choice, never free text
+                widget = Select([(v, v) for v in values], prompt=f"choose {f.name}",
+                                allow_blank=True, compact=True,
+                                id=f"field-{self._build}-{f.name}", classes="field-select")
+            else:
+                widget = Input(placeholder=f.description or f.name, compact=True,
+                               id=f"field-{self._build}-{f.name}", classes="field-input")
+            rows.append(Horizontal(Label(Text(f"{f.name}{req}: {f.type_label}")), widget,
+                                   classes="field-row"))
         box.mount_all(rows)
         area = self.query_one("#compose-json", TextArea)
         area.text = json_template(self.fields)
@@ -162,24 +188,41 @@ class ComposeScreen(ModalScreen[str | None]):
     def field_input(self, name: str) -> Input:
         return self.query_one(f"#field-{self._build}-{name}", Input)
 
+    def field_select(self, name: str) -> Select[str]:
+        """An enum field's chooser."""
+        return self.query_one(f"#field-{self._build}-{name}", Select)
+
+    def field_text(self, name: str) -> str:
+        """What a field holds now, as text ("" for an unchosen enum)."""
+        widget = self.query_one(f"#field-{self._build}-{name}")
+        if isinstance(widget, Select):
+            value = widget.value
+            return value if isinstance(value, str) else ""
+        return widget.value if isinstance(widget, Input) else ""
+
+    def raw_fields(self) -> dict[str, str]:
+        raw = {}
+        for f in self.fields:
+            try:
+                raw[f.name] = self.field_text(f.name)
+            except Exception:  # a rebuild is in flight; its inputs are not mounted yet
+                raw[f.name] = ""
+        return raw
+
     # -- checking ----------------------------------------------------------------------
 
     def payload(self) -> dict[str, Any]:
         """The payload as typed so far; raises PayloadProblem when it cannot be read."""
         if self.json_mode:
             return parse_json_payload(self.query_one("#compose-json", TextArea).text)
-        raw = {}
-        for f in self.fields:
-            try:
-                raw[f.name] = self.field_input(f.name).value
-            except Exception:  # a rebuild is in flight; its inputs are not mounted yet
-                raw[f.name] = ""
-        return build_payload(self.fields, raw)
+        return build_payload(self.fields, self.raw_fields())
 
     def problem(self) -> str | None:
         """Why sending now would be refused, or None."""
         if self.channel is None:
             return "There is no channel to send on."
+        if not self.json_mode and (empty := missing_required(self.fields, self.raw_fields())):
+            return empty
         try:
             payload = self.payload()
         except PayloadProblem as exc:
@@ -194,6 +237,7 @@ class ComposeScreen(ModalScreen[str | None]):
         return reason
 
     @on(Input.Changed, ".field-input")
+    @on(Select.Changed, ".field-select")
     @on(TextArea.Changed, "#compose-json")
     def _edited(self) -> None:
         self._check()
@@ -245,6 +289,8 @@ __all__ = [
     "ComposeScreen",
     "build_payload",
     "channel_fields",
+    "enum_values",
     "json_template",
+    "missing_required",
     "parse_json_payload",
 ]

@@ -8,13 +8,13 @@ closing the monitor refuses whatever still waits, so no creature hangs on a gone
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import anyio
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from terrarium.tools.approval import Approval
+from terrarium.tools.preview import call_preview
 
 __all__ = ["ApprovalScreen", "HumanRequest", "MonitorHuman", "QuestionScreen"]
 
@@ -125,6 +126,24 @@ _BOX_CSS = """
 """
 
 
+def _preview(tool: str, args: Mapping[str, Any]) -> Text:
+    """The call as a person checks it: a diff coloured as diffs are, a command, or JSON."""
+    text = Text()
+    for line in call_preview(tool, args).splitlines():
+        style = ""
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        text.append(line + "\n", style=style)
+    text.rstrip()
+    return text
+
+
 class ApprovalScreen(ModalScreen[Approval]):
     """Shows a call and its arguments: approve (y) or deny (n); r types a reason, which
     goes back to the model (enter in it denies)."""
@@ -148,8 +167,8 @@ class ApprovalScreen(ModalScreen[Approval]):
             yield Static(f"{req.creature} wants to call {req.tool}", id="approval-title",
                          classes="human-title", markup=False)
             with VerticalScroll(classes="human-args"):
-                yield Static(json.dumps(dict(req.args), indent=2, ensure_ascii=False,
-                                        sort_keys=True), id="approval-args", markup=False)
+                yield Static(_preview(req.tool, req.args), id="approval-args",
+                             markup=False)
             yield Input(placeholder="reason (sent back to the model when denied; enter denies)",
                         id="approval-reason", compact=True)
             with Horizontal(classes="human-buttons"):

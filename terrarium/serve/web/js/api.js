@@ -50,7 +50,7 @@ const KINDS = [
   "utterance_written", "approval_requested", "approval_decided", "missed", "plugin_failed",
   "trigger_fired", "subagent_started", "subagent_ended", "fold_summarized", "job_started",
   "job_ended", "model_loading", "model_loaded", "creature_warming", "prefix_restored",
-  "prefix_cache_problem", "creature_warmed", "team_ready", "message",
+  "prefix_cache_problem", "creature_warmed", "team_ready", "message", "reasoning",
 ];
 
 /**
