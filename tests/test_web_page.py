@@ -5,6 +5,7 @@ load) are printed, never asserted."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -250,3 +251,43 @@ def test_page_with_a_token(tmp_path: Path) -> None:
         page.wait_for_selector("#traffic li[data-channel=published]", state="attached",
                                timeout=30_000)
         assert console.errors == []
+
+
+def test_composer_keeps_an_int_within_the_schemas_bounds(tmp_path: Path) -> None:
+    """A channel typed by a pydantic model with ``ge``/``le``: the number field carries the
+    bounds, and a value outside them is refused in the page before anything is sent."""
+    team = tmp_path / "team"
+    (team / "desk").mkdir(parents=True)
+    (team / "ticket_model.py").write_text(
+        "from pydantic import BaseModel, Field\n"
+        "class Ticket(BaseModel):\n"
+        "    text: str\n"
+        "    copies: int = Field(1, ge=1, le=5, description='How many.')\n")
+    (team / "desk" / "config.yaml").write_text(
+        "name: desk\ncontroller: {provider: scripted, script: script.yaml}\n")
+    (team / "desk" / "script.yaml").write_text('default_reply: "Noted."\n')
+    (team / "terrarium.yaml").write_text(
+        "terrarium:\n  name: desk\n  input_channel: tips\n"
+        "  creatures:\n    - {name: desk, config: desk, channels: {listen: [tips]}}\n"
+        "  channels:\n    tips: {schema: 'ticket_model:Ticket'}\n")
+    env = {"PYTHONPATH": f"{ROOT}{os.pathsep}{team}"}
+    with serve(team, tmp_path / "runs", env=env) as server, browser() as b:
+        page = b.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(server.url + "/")
+        page.wait_for_selector("#f-copies", state="attached")
+        assert (page.get_attribute("#f-copies", "min"), page.get_attribute("#f-copies", "max")) \
+            == ("1", "5")
+        new_session(page)
+        page.fill("#f-text", "Print this.")
+        page.fill("#f-copies", "9")
+        page.click("#composer-send")
+        assert "at most 5" in page.text_content("#f-copies-err")
+        assert page.evaluate("terrariumMetrics.rows") == 0  # nothing was sent
+        page.fill("#f-copies", "3")
+        page.click("#composer-send")
+        page.wait_for_selector("#composer-ok:has-text('sent')")
+        open_tab(page, "traffic")
+        row = page.locator("#traffic li[data-channel=tips]").first
+        row.wait_for()
+        assert row.locator("dt").all_text_contents() == ["text", "copies"]
+        assert row.locator("dd").all_text_contents() == ["Print this.", "3"]
