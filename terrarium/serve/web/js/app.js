@@ -36,7 +36,6 @@ const select = tabs($("#tablist"), (name) => {
   if (name === "prompt" && state.session) prompt.refresh();
   if (name === "charts") charts.draw();
 });
-$("#transcript-creature").addEventListener("change", () => loadTranscript());
 $("#prompt-refresh").addEventListener("click", () => state.session && prompt.refresh());
 
 async function sendInput(channel, payload) {
@@ -188,15 +187,12 @@ setInterval(() => { if (state.view === "charts") charts.draw(); }, 500);
 // a question or approval raised while the stream was down is still found
 setInterval(() => { if (state.session && document.visibilityState === "visible") refreshApprovals(); }, 3000);
 
-// ---- transcripts (from the API when the events did not carry them) ----------------------
-async function loadTranscript() {
-  const c = $("#transcript-creature").value;
-  if (!state.session || !c) return;
-  if (transcripts.has(c)) { transcripts.show(); return; }
-  try {
-    const data = await api(`/v1/sessions/${enc(state.session.id)}/transcript/${enc(c)}`);
-    if (!transcripts.has(c)) transcripts.load(c, data.entries || []);
-  } catch { transcripts.show(); }
+// ---- transcripts ----------------------------------------------------------------------
+// Built from the session's transcript events: the stream replays them from the first, so
+// the transcript endpoint is not needed (and a copy fetched while the replay runs would
+// show its lines twice).
+function loadTranscript() {
+  transcripts.show();
 }
 
 // ---- start ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ export class TranscriptView {
 
   has(creature) { return this.entries.has(creature); }
 
-  load(creature, entries) {
+  load(creature, entries) {  // a whole transcript at once (kept for callers with one)
     this.entries.set(creature, entries.slice());
     if (creature === this.select.value) this.show();
   }
