@@ -70,7 +70,7 @@ async function loadSessions() {
     const name = s.name || "(unnamed)";
     return h("tr", { class: state.session?.id === s.id ? "current" : "", "data-session": s.id },
       h("td", { text: name }), h("td", { class: "mono wide", text: s.id.slice(0, 12) + "…", title: s.id }),
-      h("td", { text: s.status + (s.loaded ? "" : " (unloaded)") }), h("td", { class: "num", text: s.turns }),
+      h("td", { text: s.loaded || s.status === "unloaded" ? s.status : `${s.status} (unloaded)` }), h("td", { class: "num", text: s.turns }),
       h("td", { class: "wide", text: s.updated_at ? new Date(s.updated_at).toLocaleString() : "" }),
       h("td", {}, h("button", { type: "button", "aria-label": `Open session ${name}`, text: "Open", onclick: () => openSession(s, true) }),
         " ", h("button", { type: "button", class: "danger", "aria-label": `Delete session ${name}`, text: "Delete", onclick: () => deleteSession(s) })));
