@@ -11,11 +11,20 @@ scored automatically:
 - complete: the spoken text ends at a sentence end and has at most two sentences;
 - invented names: the reply names a person (from a list of common first names) the user
   never named;
+- speaks as the user: the reply says one of the user's names or places as its own ("I'm
+  Sam", "I am from Porto", "my name is Ada");
+- repetition loops: a word or phrase repeated three times running, or one word said four
+  times, in what was spoken (and, reported apart, in everything the model wrote);
+- honest: for a turn asking what the user never said, the reply says it does not know;
 - time to first audio (user's text sent → the reply's first piece synthesized), p50/p90:
   on a machine shared with other work this figure is noisy, the rates above are not.
 
+Two sets of dialogues: ``first`` (``DIALOGUES`` below, the ones the voice assistant is
+tuned on) and ``held-out`` (``bench/conversation_data.py``, written before the tuning of
+issue 30 and never tuned on); ``--set both`` (the default) runs and reports each.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
-Run: ``python bench/conversation.py [--runs 1] [-v] [--speaker-template FILE]``
+Run: ``python bench/conversation.py [--set first|held-out|both] [--runs 1] [-v]
+[--speaker-template FILE]``
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
@@ -52,6 +62,11 @@ class Say:
 
 def S(text: str, *expect: str) -> Say:  # short, for the scripts below
     return Say(text, tuple(expect))
+
+
+def held_out() -> list[list[Say]]:
+    """The held-out set (bench/conversation_data.py) as dialogues."""
+    return [[S(*turn) for turn in dialogue] for dialogue in HELD_OUT]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -84,6 +99,27 @@ DIALOGUES: list[list[Say]] = [
      S("How old am I?", "30", "thirty"), S("What do I love to eat?", "pizza"), S("Thanks!")],
     [S("Hey, my name is Lena."), S("Tell me a joke."), S("What is my name?", "Lena"),
      S("Goodbye!")],
+]
+
+# The developer's own cases for issue 30 (the issue's examples among them): tuned on, like
+# the first set; the held-out set is never tuned on.
+DEV: list[list[Say]] = [
+    [S("Call me Sam, please."), S("What is my name?", "Sam")],
+    [S("My dog is called Rex."), S("Tell me about dogs."), S("What is my dog called?", "Rex")],
+    [S("Hey, I'm Priya and I teach maths."), S("Remind me of my name.", "Priya"),
+     S("What do I teach?", "math")],
+    [S("I'm originally from Nairobi."), S("Where am I from?", "Nairobi")],
+    [S("I drive a blue Volvo."), S("What colour is my car?", "blue")],
+    [S("I'm allergic to cats."), S("What am I allergic to?", "cat")],
+    [S("My birthday is on the 3rd of March."), S("When is my birthday?", "March")],
+    [S("Friends call me Jo."), S("What do my friends call me?", "Jo")],
+    [S("My daughter is named Mia."), S("I work in a bakery."),
+     S("What is my daughter's name?", "Mia"), S("Where do I work?", "bakery")],
+    [S("Hello!"), S("What is my favourite film?", UNKNOWN)],
+    [S("Just call me Kim."), S("Who am I?", "Kim")],
+    [S("I've got two sons."), S("Recommend a board game."),
+     S("How many kids do I have?", "two", "2")],
+    [S("I love baking bread."), S("What is my favourite film?", UNKNOWN)],
 ]
 
 # Common first names (and the ones SmolLM2-135M tends to make up): a reply naming one the
@@ -119,6 +155,37 @@ def invented(reply: str, said: str) -> list[str]:
             if w.lower() in NAMES and w.lower() not in known]
 
 
+_AS_USER = re.compile(r"\b(?:I'm|I am|my name is|call me|I'm from|I am from|I come from|"
+                      r"I live in|I was born in|I grew up in)\s+([A-Z][a-z]+)")
+_LOOP_WORD = re.compile(r"[a-z0-9']+")
+_LOOP_STOP = frozenset("the a an and or to of in is you your i my it that".split())
+
+
+def speaks_as_user(reply: str, said: str) -> list[str]:
+    """The user's own names and places the reply claims as its own ("I'm Sam")."""
+    theirs = {w for w in re.findall(r"\b[A-Z][a-z]+\b", said)}
+    return [m.group(1) for m in _AS_USER.finditer(reply) if m.group(1) in theirs]
+
+
+def loops(text: str) -> bool:
+    """A word or phrase (up to six words) said three times running, or one word (not a
+    function word) said four times: the model stuck in a loop."""
+    ws = _LOOP_WORD.findall(text.lower())
+    for n in range(1, 7):
+        for i in range(len(ws) - 3 * n + 1):
+            if ws[i:i + n] == ws[i + n:i + 2 * n] == ws[i + 2 * n:i + 3 * n]:
+                return True
+    counts: dict[str, int] = {}
+    for w in ws:
+        if w not in _LOOP_STOP:
+            counts[w] = counts.get(w, 0) + 1
+    return any(c >= 4 for c in counts.values())
+
+
+_DONT_KNOW = re.compile(r"\b(don't|do not|didn't|did not) (know|remember)|\bnot sure\b|"
+                        r"\bhaven't (told|said|mentioned)|\bno idea\b", re.I)
+
+
 @dataclass
 class TurnRow:
     dialogue: int
@@ -130,8 +197,12 @@ class TurnRow:
     written: str = ""  # everything the speaker's model wrote, spoken or not
     echo: bool = False
     recalled: bool | None = None
+    honest: bool | None = None  # asked what was never said: the reply says it does not know
     complete: bool = False
     names: list[str] = field(default_factory=list)
+    as_user: list[str] = field(default_factory=list)
+    loop: bool = False  # in what was spoken
+    loop_written: bool = False  # in what the model wrote, spoken or not
 
 
 async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: list[Say],
@@ -177,7 +248,12 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
                 row.echo = is_echo(say.text, reply)
                 row.complete = is_complete(reply)
                 row.names = invented(reply, said)
-                if say.expect:
+                row.as_user = speaks_as_user(reply, said)
+                row.loop = loops(reply)
+                row.loop_written = loops(written)
+                if say.expect == (UNKNOWN,):
+                    row.honest = bool(_DONT_KNOW.search(reply))
+                elif say.expect:
                     low = reply.lower()
                     row.recalled = any(e.lower() in low for e in say.expect)
                 rows.append(row)
@@ -185,7 +261,9 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
                     marks = "".join([
                         "E" if row.echo else "-", "C" if row.complete else "i",
                         {True: "R", False: "r", None: "."}[row.recalled],
-                        "N" if row.names else "-"])
+                        {True: "H", False: "h", None: "."}[row.honest],
+                        "N" if row.names else "-", "U" if row.as_user else "-",
+                        "L" if row.loop else ("l" if row.loop_written else "-")])
                     t = f"{ttfa:5.0f}" if ttfa is not None else "    -"
                     print(f"  [{marks}] {t} ms {row.intent or '?':9} {say.text!r} -> {reply!r}",
                           flush=True)
@@ -200,6 +278,7 @@ def pct(values: list[float], q: float) -> float:
 def summarize(rows: list[TurnRow]) -> dict[str, Any]:
     n = len(rows)
     asks = [r for r in rows if r.recalled is not None]
+    unknown = [r for r in rows if r.honest is not None]
     ttfa = [r.ttfa_ms for r in rows if r.ttfa_ms is not None]
     return {
         "turns": n,
@@ -208,6 +287,11 @@ def summarize(rows: list[TurnRow]) -> dict[str, Any]:
         "recall_asks": len(asks),
         "complete": sum(r.complete for r in rows) / n,
         "invented_names": sum(bool(r.names) for r in rows) / n,
+        "as_user": sum(bool(r.as_user) for r in rows),
+        "loops": sum(r.loop for r in rows),
+        "loops_written": sum(r.loop_written for r in rows),
+        "honest": sum(bool(r.honest) for r in unknown),
+        "unknown_asks": len(unknown),
         "ttfa_p50": pct(ttfa, 0.5) if ttfa else None,
         "ttfa_p90": pct(ttfa, 0.9) if ttfa else None,
         "silent": sum(1 for r in rows if not r.reply),
@@ -221,6 +305,8 @@ def show(summary: dict[str, Any], label: str) -> None:
     print(f"{label}: {s['turns']} turns | echo {s['echo'] * 100:.1f} % | recall "
           f"{s['recall'] * 100:.0f} % of {s['recall_asks']} | complete "
           f"{s['complete'] * 100:.0f} % | invented names {s['invented_names'] * 100:.1f} % | "
+          f"speaks as the user {s['as_user']} | loops {s['loops']} (written "
+          f"{s['loops_written']}) | honest {s['honest']} of {s['unknown_asks']} | "
           f"silent {s['silent']} | ttfa p50 {p50} ms p90 {p90} ms")
 
 
@@ -235,6 +321,9 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
         ("recall missed", pick(lambda r: r.recalled is False)),
         ("incomplete", pick(lambda r: not r.complete)),
         ("invented names", pick(lambda r: r.names)),
+        ("speaks as the user", pick(lambda r: r.as_user)),
+        ("repetition loop spoken", pick(lambda r: r.loop)),
+        ("not honest about what was never said", pick(lambda r: r.honest is False)),
     ]
     for title, got in groups:
         if got:
@@ -243,32 +332,42 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
                 print(f"  {r.user!r} [{r.intent}] -> {r.reply!r}")
 
 
+SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "dev": lambda: DEV}
+
+
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
-               only: list[int] | None = None) -> dict[str, Any]:
-    turns = sum(len(d) for d in DIALOGUES)
-    print(f"{len(DIALOGUES)} dialogues, {turns} user turns, team {team_dir}")
-    summaries = []
-    all_rows: list[TurnRow] = []
+               only: list[int] | None = None, sets: tuple[str, ...] = ("first", "held-out"),
+               ) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     async with EmbeddedServer(slots=2) as server:
-        for run in range(runs):
-            rows: list[TurnRow] = []
-            for d, script in enumerate(DIALOGUES):
-                if only and d + 1 not in only:
-                    continue
-                if verbose:
-                    print(f"dialogue {d + 1}")
-                rows += await run_dialogue(server, team_dir, d, script, template, verbose)
-            summaries.append(summarize(rows))
-            show(summaries[-1], f"run {run + 1}")
-            all_rows += rows
-    examples(all_rows)
-    if runs > 1:
-        print()
-        for i, s in enumerate(summaries):
-            show(s, f"run {i + 1}")
-        show(summarize(all_rows), "all runs")
+        for name in sets:
+            dialogues = SETS[name]()
+            turns = sum(len(d) for d in dialogues)
+            print(f"set {name}: {len(dialogues)} dialogues, {turns} user turns, team {team_dir}")
+            summaries = []
+            all_rows: list[TurnRow] = []
+            for run in range(runs):
+                rows: list[TurnRow] = []
+                for d, script in enumerate(dialogues):
+                    if only and d + 1 not in only:
+                        continue
+                    if verbose:
+                        print(f"dialogue {d + 1}")
+                    rows += await run_dialogue(server, team_dir, d, script, template, verbose)
+                summaries.append(summarize(rows))
+                show(summaries[-1], f"{name} run {run + 1}")
+                all_rows += rows
+            examples(all_rows)
+            out[name] = {"runs": summaries, "rows": [r.__dict__ for r in all_rows]}
+            out[name]["all"] = summarize(all_rows)
+    print()
+    for name in sets:
+        for i, s in enumerate(out[name]["runs"]):
+            show(s, f"{name} run {i + 1}")
+        if runs > 1:
+            show(out[name]["all"], f"{name} all runs")
     print("\n(time to first audio depends on the machine's load; the rates do not)")
-    return {"runs": summaries, "rows": [r.__dict__ for r in all_rows]}
+    return out
 
 
 if __name__ == "__main__":
@@ -280,9 +379,13 @@ if __name__ == "__main__":
     p.add_argument("--team", type=Path, default=ROOT / "examples" / "voice_assistant")
     p.add_argument("--json", type=Path, default=None, help="write every row here")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
+    p.add_argument("--set", choices=["first", "held-out", "dev", "both"], default="both",
+                   help="which dialogues: the first set, the held-out one, both, or the "
+                   "developer's own cases (dev)")
     a = p.parse_args()
     text = a.speaker_template.read_text() if a.speaker_template else None
     only = [int(x) for x in a.dialogues.split(",") if x.strip()] or None
-    out = anyio.run(main, a.runs, a.verbose, text, a.team, only)
+    chosen = ("first", "held-out") if a.set == "both" else (a.set,)
+    out = anyio.run(main, a.runs, a.verbose, text, a.team, only, chosen)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))

@@ -99,6 +99,8 @@ async def main(which: str, rules: bool, quiet: bool, at_field: bool) -> None:
         modes = [mode(server, "model-only", rules=False, slot=0, at_field=at_field)]
         if rules:
             modes.append(mode(server, "rules+model", rules=True, slot=1, at_field=at_field))
+        for m in modes:  # the prefix in each slot first, as a started team has it
+            await m.ctl.warm_prefix()
         for set_name in sets:
             if not quiet:
                 print(f"-- {set_name}")

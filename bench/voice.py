@@ -286,12 +286,19 @@ class Start:
     runtime_ready: float  # the run's own figure: from the runtime's start to ready
     model_load: float
     restored: int  # creatures whose prefix came from the cache
+    audio: float | None = None  # seconds from starting the process to the first reply's WAV
     lines: list[str] = field(default_factory=list)
 
 
-def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None) -> Start:
-    """Start ``terrarium run examples/voice_assistant`` with prefix cache ``cache``; return
-    when it says it is ready (then end it by closing its input, as a user would).
+FIRST_INPUT = "Hi, my name is Ada. I love green tea."  # the README's main command
+
+
+def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None,
+               say: str | None = FIRST_INPUT) -> Start:
+    """Start ``terrarium run examples/voice_assistant --input SAY`` with prefix cache
+    ``cache``; note when it says it is ready and when the first reply's audio is written
+    (its ``[audio]`` line: the whole reply synthesized, so an upper bound of the first
+    audio), then let it end. ``say=None``: no input; end it at ready by closing its input.
 
     ``pycache``: where the run's compiled bytecode is kept, as an installed package has it
     (None: as this environment says; PYTHONDONTWRITEBYTECODE compiles every module anew at
@@ -302,14 +309,16 @@ def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None)
         env["PYTHONPYCACHEPREFIX"] = str(pycache)
     with tempfile.TemporaryDirectory() as runs:
         cmd = [sys.executable, "-u", "-m", "terrarium", "run",
-               str(ROOT / "examples" / "voice_assistant"), "--audio", "none",
-               "--runs-dir", runs, "--timeout", str(timeout)]
+               str(ROOT / "examples" / "voice_assistant"), "--audio", "none" if say is None
+               else "wav", "--runs-dir", runs, "--timeout", str(timeout)]
+        if say is not None:
+            cmd += ["--input", say]
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
         assert proc.stdout is not None and proc.stdin is not None
         lines: list[str] = []
-        ready = runtime_ready = load = None
+        ready = runtime_ready = load = audio = None
         try:
             for line in proc.stdout:
                 lines.append(line.rstrip())
@@ -318,18 +327,22 @@ def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None)
                 if (m := READY.match(line)) is not None:
                     ready = time.perf_counter() - t0
                     runtime_ready = float(m.group(1))
+                    if say is None:
+                        break
+                if "[audio]" in line and audio is None:
+                    audio = time.perf_counter() - t0
                     break
         finally:
             proc.stdin.close()  # end of input: the run stops by itself
             try:
-                proc.wait(timeout=30)
+                proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 proc.terminate()
                 proc.wait()
     if ready is None or runtime_ready is None:
         raise SystemExit("the run never said it was ready:\n" + "\n".join(lines))
     restored = sum("restored from cache" in x for x in lines)
-    return Start(ready, runtime_ready, load or 0.0, restored, lines)
+    return Start(ready, runtime_ready, load or 0.0, restored, audio, lines)
 
 
 def cold_start(runs: int, verbose: bool, bytecode: bool = True) -> None:
@@ -346,22 +359,32 @@ def cold_start(runs: int, verbose: bool, bytecode: bool = True) -> None:
             results["second"].append(start_once(first_cache, pycache=pycache))
             for kind in ("first", "second"):
                 r = results[kind][-1]
+                heard = f"{r.audio:5.2f} s" if r.audio is not None else "never"
                 print(f"{i:>2} {kind:<6} ready {r.ready:5.2f} s after the process started "
                       f"(runtime {r.runtime_ready:4.1f} s, model load {r.model_load:3.1f} s, "
-                      f"{r.restored} prefix(es) restored)", flush=True)
+                      f"{r.restored} prefix(es) restored), first reply's audio {heard}",
+                      flush=True)
                 shown = r.lines if verbose else [x for x in r.lines if "[cache]" in x]
                 if shown:
                     print("     " + "\n     ".join(shown))
-    print(f"\ncold start of examples/voice_assistant, {runs} run(s) each "
-          "(process start to ready; bytecode "
+    print(f"\ncold start of examples/voice_assistant --input {FIRST_INPUT!r}, {runs} run(s) "
+          "each (from the process's start; bytecode "
           f"{'kept between starts, as installed' if bytecode else 'compiled at every start'}):")
     for kind, rs in results.items():
         vals = [r.ready for r in rs]
-        print(f"  {kind} start  median {statistics.median(vals):5.2f} s   min {min(vals):5.2f} s"
-              f"   max {max(vals):5.2f} s   (runtime's own: median "
-              f"{statistics.median(r.runtime_ready for r in rs):4.2f} s)")
+        heard = [r.audio for r in rs if r.audio is not None]
+        audio = (f"; first reply's audio median {statistics.median(heard):5.2f} s"
+                 if heard else "; no audio")
+        print(f"  {kind} start  ready median {statistics.median(vals):5.2f} s   min "
+              f"{min(vals):5.2f} s   max {max(vals):5.2f} s   (runtime's own: median "
+              f"{statistics.median(r.runtime_ready for r in rs):4.2f} s){audio}")
+    first = statistics.median(r.ready for r in results["first"])
     second = statistics.median(r.ready for r in results["second"])
-    print(f"  target: second start <= 1.5 s: {'met' if second <= 1.5 else 'NOT met'}")
+    heard = [r.audio for r in results["first"] if r.audio is not None]
+    first_audio = statistics.median(heard) if len(heard) == runs else float("inf")
+    print(f"  targets: first start <= 5 s: {'met' if first <= 5.0 else 'NOT met'}; first "
+          f"reply's audio <= 8 s: {'met' if first_audio <= 8.0 else 'NOT met'}; second "
+          f"start <= 1.0 s: {'met' if second <= 1.0 else 'NOT met'}")
 
 
 # ---------------------------------------------------------------------- across workers

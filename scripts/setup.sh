@@ -6,10 +6,13 @@ cd "$(dirname "$0")/.."
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   # libsndfile/portaudio let the optional sound-device sink work; tmux for trying the TUI;
   # ripgrep makes the grep tool fast (it falls back to Python without it); nats-server is
-  # the broker of distributed runs (transport: nats) and its tests; chromium runs the web
-  # page's browser tests (Playwright drives it via executable_path: no browser download).
+  # the broker of distributed runs (transport: nats) and its tests; bubblewrap is the
+  # sandbox the shell tool runs commands in (own pid namespace, workspace-only writes, no
+  # network; docs/security.md), without it commands run unconfined and a run says so;
+  # chromium runs the web page's browser tests (Playwright drives it via executable_path:
+  # no browser download).
   (apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-      libportaudio2 tmux sqlite3 ripgrep nats-server chromium >/dev/null) || echo "setup: apt-get step skipped (offline?)"
+      libportaudio2 tmux sqlite3 ripgrep nats-server bubblewrap chromium >/dev/null) || echo "setup: apt-get step skipped (offline?)"
 fi
 python3 -m venv .venv
 . .venv/bin/activate

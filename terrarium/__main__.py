@@ -1,5 +1,5 @@
 """``python -m terrarium`` is the ``terrarium`` command."""
 
-from terrarium.cli import main
+from terrarium.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

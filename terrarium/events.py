@@ -44,6 +44,7 @@ __all__ = [
     "PrefixRestored",
     "PromptBuilt",
     "PromptSectionInfo",
+    "Reasoning",
     "Restart",
     "RunEnded",
     "RunStarted",
@@ -78,7 +79,8 @@ _RUN_STATUSES: frozenset[str] = frozenset(typing.get_args(RunStatus))
 
 
 EntryKind = Literal[
-    "user", "message_in", "assistant", "tool_call", "tool_result", "notice", "output", "error"
+    "user", "message_in", "assistant", "tool_call", "tool_result", "notice", "output", "error",
+    "reasoning",
 ]
 
 
@@ -175,6 +177,16 @@ class OutputText(Event):
     kind: ClassVar[str] = "output_text"
     creature: str
     output: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reasoning(Event):
+    """A delta of a reasoning model's thinking (``reasoning_content`` or a ``<think>``
+    block), streamed: for the monitor and the log only, never a channel, output or voice."""
+
+    kind: ClassVar[str] = "reasoning"
+    creature: str
     text: str
 
 

@@ -347,3 +347,32 @@ def test_token_authentication_on_a_real_server(tmp_path: Path) -> None:
             anyio.run(go, {})
     finally:
         server.stop()
+
+
+def test_a_broker_gone_for_good_ends_the_run_with_a_sentence(nats_server: NatsServer,
+                                                             tmp_path: Path) -> None:
+    """The broker stops mid-run and does not come back: after ``broker_give_up`` seconds
+    the run ends with one sentence, not a silent wait for --timeout."""
+    team = load_team(FIXTURES / "relay")
+    opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none", broker=nats_server.url,
+                          broker_give_up=1.0)
+
+    async def go() -> None:
+        async with TeamRuntime(team, opts) as rt:
+            with anyio.fail_after(20):
+                await rt.send_user("ping")
+                await rt.wait_idle()
+                nats_server.stop()
+                await anyio.sleep_forever()  # what a run with nothing to do does
+
+    with pytest.raises(BaseException) as caught:
+        anyio.run(go)
+    def leaves(exc: BaseException) -> list[BaseException]:
+        if isinstance(exc, BaseExceptionGroup):
+            return [leaf for e in exc.exceptions for leaf in leaves(e)]
+        return [exc]
+
+    failures = [e for e in leaves(caught.value) if isinstance(e, RuntimeFailure)]
+    assert failures, caught.value
+    assert failures[0].message == (f"lost the NATS broker at {nats_server.url} and could not "
+                                   "reconnect for 1 s; giving up")

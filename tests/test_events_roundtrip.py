@@ -78,6 +78,7 @@ def samples() -> list[ev.Event]:
         ev.CreatureWarmed(creature="a", seconds=0.25, prefix="evaluated", tokens=345,
                           saved=True),
         ev.TeamReady(seconds=1.25),
+        ev.Reasoning(creature="a", text="The user greets; answer briefly."),
         ev.RunEnded(run_id="r1", status="completed"),
     ]
     # distinct, increasing times: replay orders by time

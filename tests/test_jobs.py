@@ -14,7 +14,7 @@ import yaml
 from terrarium.config import load_team
 from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS, JobManager
 from terrarium.controller.loop import Controller, Incoming, TurnResult
-from terrarium.events import Event, JobEnded, JobStarted
+from terrarium.events import Event, JobEnded, JobStarted, TurnEnded
 from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.types import ChatRequest, StreamDelta
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
@@ -198,6 +198,16 @@ def gate_team(tmp_path: Path) -> Path:
     return folder
 
 
+async def until(cond: Callable[[], bool]) -> None:
+    while not cond():  # noqa: ASYNC110
+        await anyio.sleep(0.01)
+
+
+def idle_after(events: list[Event], turns: int) -> bool:
+    """Whether ``turns`` turns have ended (the creature waits for its next message)."""
+    return len([e for e in events if isinstance(e, TurnEnded)]) >= turns
+
+
 def test_in_a_team_the_result_arrives_as_a_message_and_stop_cancels(tmp_path: Path) -> None:
     folder = gate_team(tmp_path)
     model = ScriptedModel([
@@ -216,14 +226,14 @@ def test_in_a_team_the_result_arrives_as_a_message_and_stop_cancels(tmp_path: Pa
         async with TeamRuntime(load_team(folder), opts) as rt:
             with anyio.fail_after(20):
                 await rt.send_user("open north")
-                await rt.wait_idle()
+                await until(lambda: idle_after(events, 1))  # the turn that started it ended
+                assert rt.busy()  # a running job keeps the team from being idle
                 Gate.opened.set()  # the job ends while the creature is idle
-                while not any(isinstance(e, JobEnded) for e in events):  # noqa: ASYNC110
-                    await anyio.sleep(0.01)
-                await rt.wait_idle()
+                await rt.wait_idle()  # returns once the result was delivered and answered
+                assert len(model.requests) == 3
                 Gate.opened = anyio.Event()
                 await rt.send_user("open south")
-                await rt.wait_idle()
+                await until(lambda: idle_after(events, 3))
                 await rt.stop_creature("w")
                 while len([e for e in events if isinstance(e, JobEnded)]) < 2:  # noqa: ASYNC110
                     await anyio.sleep(0.01)
@@ -268,9 +278,7 @@ def test_a_resumed_run_reports_jobs_lost_to_the_crash(tmp_path: Path) -> None:
         Gate.opened = anyio.Event()
         async with TeamRuntime(load_team(folder), opts) as rt:
             with anyio.fail_after(20):
-                while not any(isinstance(e, JobStarted) for e in events):  # noqa: ASYNC110
-                    await anyio.sleep(0.01)
-                await rt.wait_idle()
+                await until(lambda: idle_after(events, 1))  # it started job-3 again
                 Gate.opened.set()
                 while len(model.requests) < 3:  # noqa: ASYNC110
                     await anyio.sleep(0.01)
@@ -288,3 +296,114 @@ def test_a_resumed_run_reports_jobs_lost_to_the_crash(tmp_path: Path) -> None:
         lost = [e for e in log.events(run_id) if e.get("status") == "lost"]
     assert [(e["kind"], e["job_id"]) for e in lost] == [("job_ended", "job-1")]
     assert "job_ended" in shown and "job_id=job-1 call=gate status=lost" in shown, shown
+
+
+# -- the end of a run drops no job silently ---------------------------------------------------
+
+
+def test_a_run_waits_for_its_jobs_and_delivers_their_results(tmp_path: Path) -> None:
+    """The lead starts a job and ends its turn: the run is not over (nor idle) until the job
+    ended and its result was answered."""
+    folder = gate_team(tmp_path)
+    model = ScriptedModel([
+        {"match": "open north", "reply": call("gate", label="north")},
+        {"match": "Started gate as job-1", "reply": "I will wait."},
+        {"match": "[job from job-1]", "reply": "North is open."},
+    ])
+    events: list[Event] = []
+    opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none", warm_up=False,
+                          models={"w": model}, on_event=events.append)
+
+    held: list[bool] = []
+
+    async def go() -> str:
+        Gate.opened = anyio.Event()
+        async with TeamRuntime(load_team(folder), opts) as rt:
+            with anyio.fail_after(20):
+                await rt.send_user("open north")
+                async with anyio.create_task_group() as tg:
+                    async def open_when_waited_for() -> None:
+                        await until(lambda: idle_after(events, 1))
+                        held.append(rt.busy())  # the running job keeps the team busy
+                        Gate.opened.set()
+
+                    tg.start_soon(open_when_waited_for)
+                    await rt.wait_idle()
+                    answered = len(model.requests)  # when the team was idle
+                    tg.cancel_scope.cancel()
+        assert (answered, held) == (3, [True])
+        return rt.status
+
+    assert anyio.run(go) == "completed"
+    assert last_user(model.requests[-1]).startswith("[job from job-1]")
+    assert [(e.job_id, e.status) for e in events if isinstance(e, JobEnded)] == [
+        ("job-1", "done")]
+
+
+def test_a_job_the_end_of_the_run_cuts_off_is_recorded_and_the_run_did_not_complete(
+        tmp_path: Path) -> None:
+    folder = gate_team(tmp_path)
+    model = ScriptedModel([
+        {"match": "open north", "reply": call("gate", label="north")},
+        {"match": "Started gate as job-1", "reply": "I will wait."},
+    ])
+    events: list[Event] = []
+    opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none", warm_up=False,
+                          models={"w": model}, on_event=events.append)
+
+    async def go() -> TeamRuntime:
+        Gate.opened = anyio.Event()  # never opened: the job runs until the run ends
+        async with TeamRuntime(load_team(folder), opts) as rt:
+            with anyio.fail_after(20):
+                await rt.send_user("open north")
+                await until(lambda: idle_after(events, 1))
+        return rt
+
+    rt = anyio.run(go)
+    assert rt.status == "degraded"
+    assert rt.lost_jobs == ["w: job-1 (gate) was cancelled by the end of the run"]
+    from terrarium.channels.log import DurableLog
+    from terrarium.runtime.recording import LOG_FILE
+
+    with DurableLog(tmp_path / "runs" / LOG_FILE) as log:
+        [run] = log.runs()
+        ended = [e for e in log.events(run.run_id) if e["kind"] == "job_ended"]
+    assert run.status == "degraded"
+    assert [(e["job_id"], e["status"], e["result"]) for e in ended] == [
+        ("job-1", "cancelled", "cancelled: the run ended before it finished")]
+
+
+def test_terrarium_run_waits_for_a_single_creatures_job(tmp_path: Path) -> None:
+    """``terrarium run`` with its input done: the job's result still reaches the creature,
+    whose answer is printed; the run completed with the job ended done."""
+    import os
+    import subprocess
+    import sys
+
+    from terrarium.channels.log import DurableLog
+    from terrarium.runtime.recording import LOG_FILE
+
+    folder = tmp_path / "napper"
+    folder.mkdir()
+    (folder / "config.yaml").write_text(yaml.safe_dump({
+        "name": "napper", "controller": {"provider": "scripted", "script": "script.yaml"},
+        "skill_mode": "static", "tools": [f"{TOOLS}:Nap"], "background": {"nap": True}}))
+    (folder / "script.yaml").write_text(yaml.safe_dump({"steps": [
+        {"match": "go", "reply": call("nap", label="now")},
+        {"match": "Started nap as job-1", "reply": "Napping in the background."},
+        {"match": "[job from job-1]", "reply": "Woke up refreshed."}]}))
+    root = Path(__file__).resolve().parent.parent
+    res = subprocess.run(
+        [sys.executable, "-m", "terrarium", "run", str(folder), "--input", "go",
+         "--runs-dir", str(tmp_path / "runs")], cwd=root, stdin=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True,
+        timeout=60, check=False)
+    assert res.returncode == 0, res.stderr
+    with DurableLog(tmp_path / "runs" / LOG_FILE) as log:
+        [run] = log.runs()
+        events = log.events(run.run_id)
+    ended = [(e["job_id"], e["status"]) for e in events if e["kind"] == "job_ended"]
+    said = [e["entry"]["text"] for e in events
+            if e["kind"] == "transcript" and e["entry"]["kind"] == "assistant"]
+    assert (run.status, ended) == ("completed", [("job-1", "done")])
+    assert said == ["Napping in the background.", "Woke up refreshed."]

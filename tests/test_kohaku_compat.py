@@ -19,7 +19,7 @@ from tests.test_llm_client import FakeOpenAI, ok_stream, request
 
 CORPUS = Path(__file__).parent / "kohaku_corpus"
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
-NOT_SUPPORTED = "is not supported by terrarium; use "
+NOT_SUPPORTED = " is not supported here; use "
 
 
 
@@ -30,7 +30,7 @@ NOT_SUPPORTED = "is not supported by terrarium; use "
 @pytest.mark.parametrize("case", CASES)
 def test_corpus_validates_or_fails_only_with_not_supported_lines(case: str) -> None:
     for line in errors_of(CORPUS / case):
-        assert "KohakuTerrarium feature" in line and NOT_SUPPORTED in line, line
+        assert "KohakuTerrarium's " in line and NOT_SUPPORTED in line, line
         assert "\n" not in line  # one located line each
 
 
@@ -47,7 +47,7 @@ def test_migrate_then_validate_exits_zero(case: str, tmp_path: Path,
     out = tmp_path / case
     assert main(["migrate", str(CORPUS / case), str(out)]) == 0
     report = (out / "MIGRATION.md").read_text()
-    assert "## Dropped" in report and "`terrarium validate` passes." in report
+    assert "## Dropped" in report and "`terrarium validate` passes (" in report
     assert main(["validate", str(out)]) == 0
     assert (CORPUS / case).is_dir()  # the source is left alone
 
@@ -55,7 +55,8 @@ def test_migrate_then_validate_exits_zero(case: str, tmp_path: Path,
 def test_migrate_reports_every_dropped_feature(tmp_path: Path) -> None:
     main(["migrate", str(CORPUS / "solo_toolbox"), str(tmp_path / "o")])
     report = (tmp_path / "o/MIGRATION.md").read_text()
-    for feature in ("sub-agents", "lifecycle plugins", "`termination:`", "'web_search'",
+    for feature in ("sub-agents", "plugin 'some_pkg.plugins.CostMeter'", "`termination:`",
+                    "'web_search'",
                     "MCP tool 'lookup'", "trigger tool 'add_timer'",
                     "`max_iterations: 300`"):
         assert feature in report
@@ -169,7 +170,7 @@ def test_every_table_entry_is_a_located_not_supported_line(tmp_path: Path) -> No
     assert len(lines) == len(CREATURE_UNSUPPORTED)
     for key, line in zip(CREATURE_UNSUPPORTED, sorted(lines, key=lambda s: int(
             s.split(":")[1])), strict=True):
-        assert f": {key}: KohakuTerrarium feature" in line and NOT_SUPPORTED in line
+        assert f": {key}: KohakuTerrarium's" in line and NOT_SUPPORTED in line
 
 
 def test_package_metadata_and_list_entries(tmp_path: Path) -> None:
@@ -181,7 +182,7 @@ def test_package_metadata_and_list_entries(tmp_path: Path) -> None:
         "elsewhere/two/config.yaml": "name: two\n",
     })
     (line,) = errors_of(tmp_path)
-    assert "kohaku.yaml:8:1: plugins: KohakuTerrarium feature package plugins" in line
+    assert "kohaku.yaml:8:1: plugins: KohakuTerrarium's package plugins" in line
     (tmp_path / "kohaku.yaml").write_text(
         (tmp_path / "kohaku.yaml").read_text().split("plugins:")[0])
     index, _ = load_any(tmp_path)  # type: ignore[misc]
@@ -233,7 +234,7 @@ def test_unknown_profile_is_located(tmp_path: Path) -> None:
     write(tmp_path, {"kohaku.yaml": "name: p\nllm_profiles:\n  fast: {base_url: http://h/v1}\n",
                      "c/config.yaml": "name: c\ncontroller:\n  llm: fsat\n"})
     (line,) = errors_of(tmp_path / "c")
-    assert "c/config.yaml:3:3: controller.llm: unknown model profile 'fsat'" in line
+    assert "c/config.yaml:3:3: controller.llm: unknown model profile or preset 'fsat'" in line
     assert "did you mean 'fast'" in line
 
 
@@ -279,6 +280,6 @@ def test_max_iterations_is_terrariums_only_in_its_range(tmp_path: Path, value: s
         assert load_single_creature(tmp_path / "c").creatures["c"].config.max_iterations == kept
     else:
         (line,) = lines
-        assert "config.yaml:2:1: max_iterations: KohakuTerrarium feature" in line
+        assert "config.yaml:2:1: max_iterations: KohakuTerrarium's" in line
         assert NOT_SUPPORTED in line and "--max-turns" in line
         assert "less than or equal" not in line

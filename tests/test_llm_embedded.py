@@ -138,7 +138,7 @@ def test_a_second_start_restores_the_saved_prefix(tmp_path: Path,
 
             def seen(ev: Event) -> None:
                 events.append(ev)
-                if isinstance(ev, TeamReady):
+                if isinstance(ev, CreatureWarmed):  # a first start is ready before this
                     ready.set()
 
             opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none", on_event=seen)
@@ -149,8 +149,11 @@ def test_a_second_start_restores_the_saved_prefix(tmp_path: Path,
         anyio.run(go)
         return events
 
-    first = [e for e in start() if isinstance(e, CreatureWarmed)]
+    events = start()
+    first = [e for e in events if isinstance(e, CreatureWarmed)]
     assert [(e.prefix, e.saved) for e in first] == [("evaluated", True)]
+    kinds = [type(e) for e in events]  # ready first, the prefix evaluated while listening
+    assert kinds.index(TeamReady) < kinds.index(CreatureWarmed)
     assert len(list((tmp_path / "cache" / "prefixes").glob("*.slot"))) == 1
     second = start()
     (restored,) = [e for e in second if isinstance(e, PrefixRestored)]

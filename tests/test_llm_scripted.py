@@ -183,3 +183,24 @@ def test_bad_script_files_are_config_errors(tmp_path: Path) -> None:
         ScriptedModel.from_file(bad_regex)
     with pytest.raises(ConfigError, match="cannot be read"):
         ScriptedModel.from_file(tmp_path / "missing.yaml")
+
+
+def test_the_requests_kept_are_bounded_and_calls_count_them_all() -> None:
+    import anyio
+
+    from terrarium.llm.scripted import KEEP_REQUESTS, ScriptedModel
+    from terrarium.llm.types import ChatMessage, ChatRequest
+
+    model = ScriptedModel(default_reply="again")
+
+    async def go() -> None:
+        for n in range(KEEP_REQUESTS + 50):
+            req = ChatRequest(messages=[ChatMessage(role="user", content=f"call {n}")])
+            async for _ in model.stream(req):
+                pass
+
+    anyio.run(go)
+    assert model.calls == KEEP_REQUESTS + 50
+    assert len(model.requests) == KEEP_REQUESTS  # the newest ones
+    assert model.requests[-1].messages[-1].content == f"call {KEEP_REQUESTS + 49}"
+    assert model.requests[0].messages[-1].content == "call 50"

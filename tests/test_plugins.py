@@ -61,10 +61,15 @@ def test_a_veto_is_the_result_the_model_reads(tmp_path: Path) -> None:
     assert result.text == "OK."
 
 
-def test_a_crashing_plugin_is_isolated_and_recorded(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("cls", "error"), [("Crash", "RuntimeError"), ("Quit", "SystemExit"),
+                                           ("Interrupt", "KeyboardInterrupt")])
+def test_a_crashing_plugin_is_isolated_and_recorded(tmp_path: Path, cls: str,
+                                                    error: str) -> None:
+    """Whatever it raises, sys.exit and Ctrl-C's exception included: a plugin's failure is
+    the plugin's, like a tool's, and the turn goes on."""
     Recorder.seen.clear()
     parts = make_parts(tmp_path, tools=[f"{TOOLS}:Lookup"], plugins=[
-        {"module": f"{PLUGINS}:Crash", "priority": 1},
+        {"module": f"{PLUGINS}:{cls}", "priority": 1, "name": "crash"},
         {"module": f"{PLUGINS}:Recorder"}])
     events: list[Event] = []
     model = ScriptedModel([call("lookup", label="sky"), "Fine."])
@@ -75,7 +80,8 @@ def test_a_crashing_plugin_is_isolated_and_recorded(tmp_path: Path) -> None:
                       ("crash", "before_tool"), ("crash", "after_tool"),
                       ("crash", "after_model"), ("crash", "before_model"),
                       ("crash", "after_model"), ("crash", "on_turn_end")]
-    assert all("boom" in e.error for e in events if isinstance(e, PluginFailed))
+    assert all(e.error.startswith(f"{error}: ") and "boom" in e.error
+               for e in events if isinstance(e, PluginFailed))
     # the plugin after it still ran every hook
     assert len(Recorder.seen) == 8
 

@@ -64,6 +64,26 @@ def test_persona_is_rendered_per_assembly_so_a_changed_variable_shows() -> None:
     assert PromptBuilder(inputs, FakeFormat()).prefix.startswith("Mood: bright.")
 
 
+def test_a_kept_assembly_never_hides_a_changed_variable() -> None:
+    """The same inputs object assembles nothing the second time, yet a variable changed in
+    place (a plain value, or a list's contents) still shows, with one shared cache."""
+    cache = PromptCache()
+    extra: dict[str, object] = {"mood": "calm", "items": ["tea"]}
+    inputs = make_inputs(persona_source="Mood: {{ mood }} {{ items|join(',') }}.\n",
+                         extra_variables=extra)
+    first = PromptBuilder(inputs, FakeFormat(), cache=cache)
+    assert first.prefix.startswith("Mood: calm tea.")
+    extra["items"].append("cake")  # type: ignore[attr-defined]
+    again = PromptBuilder(inputs, FakeFormat(), cache=cache)
+    assert again.prefix.startswith("Mood: calm tea,cake.")
+    del extra["items"]
+    inputs = make_inputs(persona_source="Mood: {{ mood }}.\n", extra_variables=extra)
+    kept = PromptBuilder(inputs, FakeFormat(), cache=cache)
+    assert PromptBuilder(inputs, FakeFormat(), cache=cache).prefix is kept.prefix  # kept
+    extra["mood"] = "bright"
+    assert PromptBuilder(inputs, FakeFormat(), cache=cache).prefix.startswith("Mood: bright.")
+
+
 def test_token_counts_are_memoized_per_tokenizer() -> None:
     inputs = make_inputs()
     estimate = PromptBuilder(inputs, FakeFormat(), EstimateTokenizer())

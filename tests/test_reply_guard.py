@@ -142,15 +142,15 @@ def speak(payload: dict[str, Any], model: Replies) -> tuple[str, list[str], list
 
 
 def test_the_speaker_never_speaks_the_users_words_back() -> None:
-    payload = {"intent": "question", "user_said": "Do I love green tea and cake?",
+    payload = {"intent": "question", "user_said": "Is green tea good with lemon cake?",
                "recent_conversation": "", "memory_context": ""}
-    text, heard, notices = speak(payload, Replies("I love green tea and cake. Yes."))
+    text, heard, notices = speak(payload, Replies("Green tea is good with lemon cake. Yes."))
     assert "".join(heard) == text == "Yes."
     assert any("repeats the user" in n for n in notices)
-    text, heard, _ = speak(payload, Replies("I love green tea and cake."))
+    text, heard, _ = speak(payload, Replies("Green tea is good with lemon cake."))
     assert "".join(heard) == text == "Sorry, I am not sure about that."  # no facts given
     payload["memory_context"] = "I love green tea."
-    text, _, _ = speak(payload, Replies("Do I love green tea and cake?"))
+    text, _, _ = speak(payload, Replies("Is green tea good with lemon cake?"))
     assert text == "You love green tea."
 
 

@@ -211,7 +211,7 @@ def config_line(folder: Path, text: str) -> int:
     ({"to_speaker": {"user_sad": "input"}}, "send_fill.to_speaker.user_sad",
      "channel 'to_speaker' has no field 'user_sad'", "did you mean 'user_said'?"),
     ({"to_speaker": {"user_said": "inptu"}}, "send_fill.to_speaker.user_said",
-     "input should be 'input', 'recalled', 'recent' or 'facts'", "did you mean 'input'?"),
+     "input should be 'input', 'recalled', 'recent', 'facts' or 'notes'", "did you mean 'input'?"),
     ({"to_speaker": {"turns": "input"}}, "send_fill.to_speaker.turns",
      "field 'turns' of channel 'to_speaker' does not hold text", "fill only str fields"),
     ({"to_speaker": {"memory_context": "recent"}}, "send_fill.to_speaker.memory_context",
@@ -271,3 +271,19 @@ def test_native_history_shows_only_what_the_model_wrote(tmp_path: Path) -> None:
     history = [m.content or "" for m in model.requests[1].messages if m.role == "assistant"]
     assert any(SUMMARY in h for h in history)
     assert not any("user_said" in h or QUESTION in h for h in history)
+
+
+def test_notes_carry_what_the_user_told_however_it_is_asked(tmp_path: Path) -> None:
+    # issue 30: no word of "What colour is my car?" is in "I drive a blue Volvo.", and no
+    # fact rule reads it; the user's latest statement is still the note
+    fill = {"to_speaker": {"user_said": "input", "memory_context": "notes"}}
+    folder = write_team(tmp_path, memory_notes=2, memory_recall=0, send_fill=fill)
+    rt, _, _ = run_team(folder, ["I drive a blue Volvo.", "What colour is my car?"])
+    assert sent_payloads(rt)[-1]["memory_context"] == "I drive a blue Volvo."
+
+
+def test_notes_need_memory_record(tmp_path: Path) -> None:
+    fill = {"to_speaker": {"user_said": "input", "memory_context": "notes"}}
+    folder = write_team(tmp_path, memory_notes=2, memory_record=False, send_fill=fill)
+    assert any("memory_notes recalls what the creature recorded" in e
+               and "memory_record: true" in e for e in errors_of(folder))

@@ -3,16 +3,23 @@ environment scrubbing, allowed_commands, options."""
 
 from __future__ import annotations
 
+import os
+import socket
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from terrarium.tools import shell
 from terrarium.tools.base import ToolContext
 from terrarium.tools.runner import ToolResult, run_tool
+from terrarium.tools.sandbox import SandboxStatus, sandbox_status
 from terrarium.tools.shell import CappedOutput, ShellTool
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def sh(ctx: ToolContext, command: str, **kw: Any) -> ToolResult:
@@ -75,26 +82,68 @@ def test_stdin_is_closed(tmp_path: Path) -> None:
     assert res.ok and res.text == "done\n[exit code 0]"
 
 
-def test_timeout_kills_child_and_grandchild(tmp_path: Path) -> None:
-    # the child shell starts a grandchild that would outlive it, records both pids, waits
+def running(*argv: str) -> list[int]:
+    """Pids (seen from here, outside any sandbox) whose command line is exactly ``argv``."""
+    want = ("\0".join(argv) + "\0").encode()
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes() == want and alive(int(entry.name)):
+                    out.append(int(entry.name))
+            except OSError:
+                continue
+    return out
+
+
+def none_left(*argv: str) -> bool:
+    for _ in range(500):  # SIGKILL is delivered asynchronously; wait for it, not for a time
+        if not running(*argv):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+MODES = [pytest.param(False, id="plain"), pytest.param("auto", id="sandbox")]
+
+
+def unique() -> str:
+    return str(300 + uuid.uuid4().int % 10_000)
+
+
+@pytest.mark.parametrize("sandbox", MODES)
+def test_timeout_kills_child_and_grandchild(tmp_path: Path, sandbox: Any) -> None:
+    # the child shell starts a grandchild that would outlive it, then waits
+    n = unique()
     cmd = (
-        "( sleep 300 & echo $! > grandchild.pid; echo $BASHPID > child.pid; wait ) & "
+        f"( sleep {n} & echo $! > grandchild.pid; echo $BASHPID > child.pid; wait ) & "
         "while [ ! -s grandchild.pid ] || [ ! -s child.pid ]; do sleep 0.01; done; "
         "echo ready; wait"
     )
-    res = sh(ctx_in(tmp_path), cmd, timeout=1)
+    res = sh(ctx_in(tmp_path, sandbox=sandbox), cmd, timeout=1)
     assert not res.ok
     assert "timed out after 1 s" in res.text and "ready" in res.text
-    child = int((tmp_path / "child.pid").read_text())
-    grandchild = int((tmp_path / "grandchild.pid").read_text())
-    assert gone_eventually(child)
-    assert gone_eventually(grandchild)
+    assert none_left("sleep", n)
 
 
-def test_background_process_does_not_outlive_the_call(tmp_path: Path) -> None:
-    res = sh(ctx_in(tmp_path), "sleep 300 & echo $! > bg.pid; echo started")
+@pytest.mark.parametrize("sandbox", MODES)
+def test_background_process_does_not_outlive_the_call(tmp_path: Path, sandbox: Any) -> None:
+    n = unique()
+    res = sh(ctx_in(tmp_path, sandbox=sandbox), f"sleep {n} & echo started")
     assert res.ok and res.text == "started\n[exit code 0]"
-    assert gone_eventually(int((tmp_path / "bg.pid").read_text()))
+    assert none_left("sleep", n)
+
+
+@pytest.mark.parametrize("sandbox", MODES)
+def test_a_setsid_daemon_does_not_outlive_the_call(tmp_path: Path, sandbox: Any) -> None:
+    """Its own session and process group, stdio detached: still ended with the call."""
+    n = unique()
+    res = sh(ctx_in(tmp_path, sandbox=sandbox),
+             f"setsid sleep {n} </dev/null >/dev/null 2>&1 & "
+             f"setsid -f sh -c 'sleep {n}' </dev/null >/dev/null 2>&1; echo started")
+    assert res.ok, res.text
+    assert none_left("sleep", n)
+    assert none_left("sh", "-c", f"sleep {n}")
 
 
 def test_timeout_clipped_to_max_timeout_option(tmp_path: Path) -> None:
@@ -166,3 +215,89 @@ def test_allowed_commands(tmp_path: Path) -> None:
 
 def test_concurrency_flag() -> None:
     assert ShellTool.concurrency_safe is False
+
+
+# -- the sandbox (bubblewrap) --------------------------------------------------------------
+
+needs_bwrap = pytest.mark.skipif(not sandbox_status().available,
+                                 reason="bubblewrap does not work on this host")
+
+
+@needs_bwrap
+def test_sandbox_hides_every_other_process(tmp_path: Path) -> None:
+    res = sh(ctx_in(tmp_path), f"ls /proc/{os.getpid()} 2>&1; ls -d /proc/[0-9]* | wc -l")
+    assert res.ok, res.text
+    assert "No such file" in res.text.splitlines()[0]  # this process is out of sight
+    assert int(res.text.splitlines()[-2]) <= 4  # bwrap's init, bash, ls, wc
+
+
+@needs_bwrap
+def test_sandbox_writes_only_the_workspace_and_writable_paths(tmp_path: Path) -> None:
+    ws, out, extra = tmp_path / "ws", tmp_path / "outside", tmp_path / "extra"
+    for d in (ws, out, extra):
+        d.mkdir()
+    ctx = ToolContext(creature="w", cwd=tmp_path, workspace=ws, writable=(Path("extra"),))
+    res = sh(ctx, f"touch in.txt {extra}/x.txt; touch {out}/no.txt; echo $?; "
+                  f"touch {ROOT}/no.txt; echo $?; head -c 14 {ROOT}/pyproject.toml")
+    assert res.text.splitlines()[-5:] == ["1", f"touch: cannot touch '{ROOT}/no.txt': "
+                                          "Read-only file system", "1", "[build-system]",
+                                          "[exit code 0]"], res.text
+    assert (ws / "in.txt").exists() and (extra / "x.txt").exists()
+    assert not (out / "no.txt").exists() and not (ROOT / "no.txt").exists()
+
+
+@needs_bwrap
+def test_sandbox_has_no_network_unless_allowed(tmp_path: Path) -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    port = server.getsockname()[1]
+    probe = f"(echo > /dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo reached || echo cut off"
+    try:
+        assert sh(ctx_in(tmp_path), probe).text.startswith("cut off")
+        assert sh(ctx_in(tmp_path, network=True), probe).text.startswith("reached")
+        assert sh(ctx_in(tmp_path, sandbox=False), probe).text.startswith("reached")
+    finally:
+        server.close()
+
+
+def test_a_required_sandbox_that_the_host_lacks_refuses_to_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shell, "sandbox_status",
+                        lambda: SandboxStatus(False, None, "bubblewrap (bwrap) is not installed"))
+    res = sh(ctx_in(tmp_path, sandbox=True), "touch ran")
+    assert (res.ok, res.text) == (False, "The command was not run: this creature requires the "
+                                  "shell sandbox, and bubblewrap (bwrap) is not installed.")
+    assert not (tmp_path / "ran").exists()
+    assert sh(ctx_in(tmp_path), "echo plain").text == "plain\n[exit code 0]"  # auto: runs
+
+
+def test_said_plainly_when_commands_run_without_the_sandbox(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import yaml
+
+    from terrarium.cli import main
+    from terrarium.cli.run import unsandboxed_note
+    from terrarium.config import load_single_creature
+
+    for name, opts in (("free", {}), ("off", {"sandbox": False})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.yaml").write_text(yaml.safe_dump({
+            "name": name, "controller": {"provider": "scripted", "script": "s.yaml"},
+            "tools": ["shell"], "tool_options": {"shell": opts}}))
+        (tmp_path / name / "s.yaml").write_text("steps: []\n")
+    free, off = (load_single_creature(tmp_path / n) for n in ("free", "off"))
+    if sandbox_status().available:
+        assert unsandboxed_note(free) is None
+        assert main(["tools", str(tmp_path / "free"), "free"]) == 0
+        assert ("shell: sandboxed by bubblewrap (workspace writable, no network)"
+                in capsys.readouterr().out)
+    monkeypatch.setattr(shell, "sandbox_status",
+                        lambda: SandboxStatus(False, None, "bubblewrap (bwrap) is not installed"))
+    assert unsandboxed_note(free) == (
+        "note: the shell commands of free run without a sandbox (bubblewrap (bwrap) is not "
+        "installed; commands run as this user); see docs/security.md")
+    assert unsandboxed_note(off) is None  # turned off on purpose: nothing to warn about
+    assert main(["tools", str(tmp_path / "off"), "off"]) == 0
+    assert "shell: no sandbox (sandbox: false in its tool_options)" in capsys.readouterr().out

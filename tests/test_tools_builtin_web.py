@@ -7,6 +7,7 @@ are refused before any connection, which is what the tests show.
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
+import httpx
 import pytest
 
 from terrarium.tools.base import ToolContext
@@ -35,6 +37,8 @@ def make_handler(routes: dict[str, tuple[int, dict[str, str], bytes]]) -> type:
         def do_GET(self) -> None:
             Server.seen.append(self.path)
             status, headers, body = routes.get(self.path, (404, {}, b"not here"))
+            if self.path == "/host":  # echoes the Host header it was sent
+                body += str(self.headers["Host"]).encode()
             self.send_response(status)
             for k, v in headers.items():
                 self.send_header(k, v)
@@ -71,6 +75,7 @@ def server() -> Iterator[str]:
         "/to-file": (302, {"Location": "file:///etc/passwd"}, b""),
         "/loop": (302, {"Location": "/loop"}, b""),
         "/secret": (200, {"Content-Type": "text/plain"}, b"TOP SECRET"),
+        "/host": (200, {"Content-Type": "text/plain"}, b"Host: "),
     })
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -222,3 +227,74 @@ def test_unknown_option_is_an_error(tmp_path: Path) -> None:
 
 def test_flags() -> None:
     assert WebFetchTool.concurrency_safe is True
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://[2002:7f00:1::]/", "6to4 loopback"),         # 6to4 of 127.0.0.1
+    ("http://[2002:a00:1::5]/", "6to4 private"),          # 6to4 of 10.0.0.1
+    ("http://[2002:a9fe:a9fe::]/", "6to4 link-local"),    # 6to4 of 169.254.169.254
+    ("http://[fec0::1]/", "site-local"),
+    ("http://[fed0:1::2]/", "site-local"),
+    ("http://[64:ff9b::7f00:1]/", "NAT64"),
+    ("http://[64:ff9b:1::a00:1]/", "NAT64"),
+    ("http://[::127.0.0.1]/", "IPv4-compatible"),
+    ("http://[::ffff:127.0.0.1]/", "loopback"),
+    ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "Teredo"),
+])
+def test_ipv6_spellings_of_inside_addresses_refused(url: str, why: str,
+                                                   tmp_path: Path) -> None:
+    res = fetch(url, ctx(tmp_path))
+    assert not res.ok, res.text
+    article = "an" if why[0].lower() in "aeiou" else "a"
+    assert f"is {article} {why} address" in res.text, res.text
+
+
+def test_a_6to4_address_of_a_public_host_passes_the_check() -> None:
+    from terrarium.tools.web import WebFetchOptions, check_url
+
+    async def nobody(host: str, port: int) -> list[str]:
+        raise AssertionError("a literal is not resolved")
+
+    url = httpx.URL("http://[2002:808:808::1]/")  # 6to4 of 8.8.8.8: public
+    assert anyio.run(check_url, url, WebFetchOptions(), nobody) == ["2002:808:808::1"]
+
+
+def test_the_connection_goes_to_the_checked_address(server: str, tmp_path: Path) -> None:
+    """The name is resolved once, by the check; the request goes to that address with the
+    name in its Host header (the system resolver does not know pinned.test at all)."""
+    port = server.rsplit(":", 1)[1]
+
+    class FakeDNS(WebFetchTool):
+        @staticmethod
+        async def resolver(host: str, port: int) -> list[str]:
+            return {"pinned.test": ["127.0.0.1"]}[host]
+
+    res = fetch(f"http://pinned.test:{port}/host", ctx(tmp_path, allow_hosts=["pinned.test"]),
+                FakeDNS)
+    assert res.ok, res.text
+    assert res.text.startswith(f"URL: http://pinned.test:{port}/host\n")
+    assert res.text.endswith(f"Host: pinned.test:{port}")
+
+
+def test_dns_rebinding_cannot_turn_the_fetch_inward(server: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The name first resolves to a public address (the check passes), then to loopback:
+    a second resolution for the connection would reach the local server."""
+    port = int(server.rsplit(":", 1)[1])
+    real = socket.getaddrinfo
+    answers = iter(["192.0.2.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"])
+    asked: list[str] = []
+
+    def rebinding(host: Any, *args: Any, **kw: Any) -> Any:
+        if host in ("rebind.test", b"rebind.test"):
+            asked.append("rebind.test")
+            return real(next(answers), *args, **kw)
+        return real(host, *args, **kw)
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    monkeypatch.setattr("terrarium.tools.web._forbidden",
+                        lambda ip: "loopback" if ip.is_loopback else None)  # 192.0.2.1 "public"
+    res = fetch(f"http://rebind.test:{port}/secret", ctx(tmp_path, timeout=2))
+    assert "TOP SECRET" not in res.text
+    assert Server.seen == []  # the local server was never reached
+    assert asked == ["rebind.test"]  # resolved once, by the check

@@ -172,3 +172,23 @@ def test_display_relative_when_cwd_is_a_symlink(layout: dict[str, Path], tmp_pat
     ctx = ToolContext(creature="t", cwd=alias, writable=(Path("out"),))
     res = call(WriteFileTool, {"path": "out/z.txt", "content": "z"}, ctx)
     assert res.ok and res.text == "Wrote 1 bytes to out/z.txt."
+
+
+def test_a_symlink_refusal_does_not_show_where_the_link_points(tmp_path: Path) -> None:
+    import anyio
+
+    from terrarium.tools.base import ToolContext
+    from terrarium.tools.files import ReadFileTool
+    from terrarium.tools.runner import run_tool
+
+    outside = tmp_path / "hidden-place" / "secret-name.txt"
+    outside.parent.mkdir()
+    outside.write_text("x")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "link.txt").symlink_to(outside)
+    ctx = ToolContext(creature="w", cwd=tmp_path, workspace=ws)
+    res = anyio.run(run_tool, ReadFileTool, {"path": "link.txt"}, ctx)
+    assert not res.ok
+    assert "resolves through a symlink to a place outside them" in res.text
+    assert "hidden-place" not in res.text and "secret-name" not in res.text

@@ -95,3 +95,69 @@ def test_warm_up_can_be_turned_off(tmp_path: Path) -> None:
     said, notices = run_voice(tmp_path, warm=False)
     assert "Hello." not in said
     assert not any("warmed" in n for n in notices)
+
+
+class SlowPrefixServer(CachingServer):
+    """A caching server whose first request (the prefix's evaluation) waits for ``go``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go: anyio.Event | None = None  # made in the test's event loop
+        self.log: list[str] = []
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        first = not self.requests
+        self.requests.append(request)
+        self.log.append("prefix" if first else "turn")
+        if first and self.go is not None:
+            await self.go.wait()
+        self.last_usage = Usage(prompt_tokens=120, prompt_n=120, prompt_ms=50.0)
+        yield StreamDelta(text="Fine.")
+
+
+def test_ready_comes_before_the_prefix_is_evaluated_and_the_turn_waits_for_it(
+        tmp_path: Path) -> None:
+    """A first start says it is ready before the prefix is evaluated; a round that needs
+    the model meanwhile waits until the prefix is in the slot, then asks."""
+    from terrarium.channels.bus import EventBus
+    from terrarium.controller.loop import Incoming
+    from terrarium.events import CreatureWarmed, Event, TeamReady
+    from terrarium.runtime.creature import RunningCreature
+    from terrarium.runtime.options import RuntimeOptions as Opts
+    from terrarium.runtime.recording import Recorder
+    from terrarium.runtime.warmup import WarmUp
+
+    parts = assemble(load_team(VOICE), "speaker")
+    model = SlowPrefixServer()
+    ctl = Controller(parts, model, slot=0)
+    c = RunningCreature("speaker", parts, ctl)
+    bus = EventBus()
+    events: list[Event] = []
+    recorder = Recorder(bus, Opts(runs_dir=tmp_path))
+    recorder.add("speaker", "fake")
+    warm = WarmUp({"speaker": c}, recorder=recorder, bus=bus, started_at=0.0)
+    bus.publish = events.append  # type: ignore[method-assign]
+
+    async def go() -> None:
+        model.go = anyio.Event()
+        warm.hold([c])
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(warm.run, [c])
+            await anyio.wait_all_tasks_blocked()
+            assert [type(e) for e in events if isinstance(e, TeamReady)] == [TeamReady]
+            assert model.log == ["prefix"]  # evaluating, after the team said ready
+            tg.start_soon(ctl.run_turn, [Incoming(text="hi", channel="inbox",
+                                                   sender="user", payload={"text": "hi"})])
+            await anyio.wait_all_tasks_blocked()
+            assert model.log == ["prefix"]  # the turn waits for the prefix
+            model.go.set()
+        assert model.log == ["prefix", "turn"]
+        assert ctl.warming is None
+        (warmed,) = [e for e in events if isinstance(e, CreatureWarmed)]
+        assert warmed.prefix == "evaluated"
+
+    async def bounded() -> None:
+        with anyio.fail_after(10):
+            await go()
+
+    anyio.run(bounded)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.errors import RuntimeFailure
 from terrarium.events import Event, RunStatus, event_from_dict, event_to_dict
+from terrarium.secrecy import redact
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs(
@@ -215,9 +216,11 @@ class DurableLog:
     # -- writing -----------------------------------------------------------------------
 
     def write_batch(self, ops: Iterable[tuple[str, Sequence[tuple[Any, ...]]]]) -> None:
-        """Run every ``(sql, rows)`` pair in ONE transaction (committed before returning)."""
-        if self.on_write is not None and not isinstance(ops, list):
-            ops = list(ops)
+        """Run every ``(sql, rows)`` pair in ONE transaction (committed before returning).
+
+        Every text value is redacted first (``terrarium.secrecy``): a key a command printed,
+        or a URL's password, never reaches the file (nor the broker's mirror of it)."""
+        ops = [(sql, [_redacted(row) for row in rows]) for sql, rows in ops]
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN")
@@ -232,6 +235,7 @@ class DurableLog:
                 self.on_write(ops)  # type: ignore[arg-type]
 
     def _write(self, sql: str, row: tuple[Any, ...]) -> int:
+        row = _redacted(row)
         with self._lock:
             cur = self._conn.execute(sql, row)
             if self.on_write is not None:
@@ -475,6 +479,11 @@ class DurableLog:
 _ENV_FIELDS = "id, channel, sender, schema_name, payload, ts, reply_to, correlation_id, receivers"
 _ENV_COLS = _ENV_FIELDS
 _ENV_COLS_M = ", ".join(f"m.{c.strip()}" for c in _ENV_FIELDS.split(","))
+
+
+def _redacted(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``row`` with secrets masked in each of its text values."""
+    return tuple(redact(v) if isinstance(v, str) else v for v in row)
 
 
 def _envelope(row: tuple[Any, ...]) -> Envelope:

@@ -14,6 +14,6 @@ import sys
 # a stub in its place. This process never runs httpx's command line.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
-from terrarium.cli.command import main  # noqa: E402
+from terrarium.cli.command import entry, main  # noqa: E402
 
-__all__ = ["main"]
+__all__ = ["entry", "main"]

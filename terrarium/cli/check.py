@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from terrarium.config import CreatureDef, Team, load_single_creature
+from terrarium.config import CreatureDef, Team, load_any, load_single_creature
 from terrarium.config.models import CreatureConfig, SubagentConfig
+from terrarium.config.packages import PackageIndex
 from terrarium.controller.assembly import AssemblyCache, CreatureParts, assemble
 from terrarium.controller.plugins import load_plugins
 from terrarium.controller.subagent import load_subagent
@@ -23,7 +24,7 @@ from terrarium.errors import ConfigError, ConfigErrors, Location, TerrariumError
 from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.templates import template_calls
 
-__all__ = ["check_creature_start", "check_team_start", "delegation_lines",
+__all__ = ["check_creature_start", "check_path", "check_team_start", "delegation_lines",
            "raise_start_errors"]
 
 _WINDOW_PROBLEM = "The prefix of "  # PromptBuilder: the prefix leaves no room in the window
@@ -123,6 +124,17 @@ def check_team_start(team: Team, *, window: bool = True) -> list[ConfigError]:
     for name in names:
         cache = check_creature_start(team, name, errors, cache=cache, window=window)
     return errors
+
+
+def check_path(path: Path) -> tuple[Team | tuple[PackageIndex, list[Team]], list[ConfigError]]:
+    """What ``terrarium validate PATH`` checks, the one full check (``migrate`` says
+    "passes" only when this finds nothing): load the terrarium, creature or package (raises
+    ConfigErrors), then every start check of every team, each problem once."""
+    result = load_any(path)
+    teams = [result] if isinstance(result, Team) else result[1]
+    errors = [e for team in teams for e in check_team_start(team)]
+    seen: set[str] = set()  # a creature shared by two terrariums of a package: once
+    return result, [e for e in errors if not (e.render() in seen or seen.add(e.render()))]
 
 
 def raise_start_errors(team: Team, *, window: bool = True) -> None:

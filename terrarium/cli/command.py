@@ -18,8 +18,9 @@ from terrarium.cli.migrate import cmd_migrate
 from terrarium.cli.run import cmd_run
 from terrarium.cli.tools import cmd_tools
 from terrarium.errors import ConfigErrors, TerrariumError
+from terrarium.secrecy import redact, take_secrets
 
-__all__ = ["EXIT_CONFIG", "build_parser", "main"]
+__all__ = ["EXIT_CONFIG", "build_parser", "entry", "main"]
 
 EXIT_CONFIG = 2
 
@@ -182,16 +183,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def entry() -> int:
+    """The process's entry (the ``terrarium`` script, ``python -m terrarium``): secrets move
+    out of the environment before anything else runs, so no command a creature runs can read
+    them from this process (``terrarium.secrecy``); then :func:`main`."""
+    take_secrets()
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except ConfigErrors as exc:
-        print(exc.render(), file=sys.stderr)
+        print(redact(exc.render()), file=sys.stderr)
         return EXIT_CONFIG
     except TerrariumError as exc:
-        print(f"error: {exc.render()}", file=sys.stderr)
+        print(f"error: {redact(exc.render())}", file=sys.stderr)
         return 1
     except UnicodeDecodeError as exc:  # a file read by a command without a located check
         print(f"error: a file is not UTF-8 text ({exc.reason} at byte {exc.start})\n"

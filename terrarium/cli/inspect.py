@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from terrarium.config import CreatureDef, Team, load_any
-from terrarium.errors import ConfigError, ConfigErrors, TerrariumError
+from terrarium.errors import ConfigErrors, TerrariumError
 from terrarium.llm.factory import describe_settings
 
 __all__ = ["CONNECT_DEADLINE", "cmd_log", "cmd_models", "cmd_monitor", "cmd_prompt",
@@ -75,13 +75,11 @@ def _prompt_line(c: CreatureDef) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Load, then make every check a start would (assembly, prompt, plugins, sub-agents)."""
-    from terrarium.cli.check import check_team_start
+    from terrarium.cli.check import check_path
 
-    result = load_any(Path(args.path))
-    teams = [result] if isinstance(result, Team) else result[1]
-    errors = [e for team in teams for e in check_team_start(team)]
+    result, errors = check_path(Path(args.path))
     if errors:
-        raise ConfigErrors(_unique(errors))
+        raise ConfigErrors(errors)
     if isinstance(result, Team):
         print(summarize_team(result))
     else:
@@ -91,12 +89,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print()
             print(summarize_team(team))
     return 0
-
-
-def _unique(errors: list[ConfigError]) -> list[ConfigError]:
-    """A creature shared by two terrariums of a package is reported once."""
-    seen: set[str] = set()
-    return [e for e in errors if not (e.render() in seen or seen.add(e.render()))]
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
@@ -128,6 +120,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     else:
         built = PromptBuilder(parts.inputs, parts.fmt).build(state)
     print(format_prompt_report(built, json=args.json))
+    for note in parts.notes:  # what was decided for the creature that its config does not say
+        print(f"note: {note}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

@@ -5,24 +5,30 @@ The folder is copied whole (prompts, skills, code), then each ``kohaku.yaml``,
 ``terrarium.yaml`` and creature ``config.yaml`` is rewritten with the same translations
 validation applies (:mod:`terrarium.config.kohaku_compat`), plus the few a loader cannot
 make silently: an inline ``system_prompt`` becomes a prompt file, ``max_messages`` and
-``ephemeral`` become ``history_turns``, channel names lose their ``-``. What has no
-equivalent is dropped and listed in ``MIGRATION.md``; the result is then validated.
+``ephemeral`` become ``history_turns``, channel names lose their ``-``, a channel written
+without ``type`` gets the kind it has in KohakuTerrarium, a team gets one shared workspace,
+and ``{% include "NAME" %}`` of a package prompt names its file. YAML files are rewritten
+round-trip (ruamel.yaml), so their comments stay.
+
+The result then goes through the same full check as ``terrarium validate`` (prompt assembly
+included); ``MIGRATION.md`` says "passes" only when it does, and lists what was changed,
+what was dropped and which behaviour differs.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from terrarium.config import load_any
 from terrarium.config.kohaku_compat import (
     ENTRY_UNSUPPORTED,
+    TERRARIUM_UNSUPPORTED,
     Finding,
+    kt_channel_kinds,
     normalize_creature,
     normalize_package,
     not_supported,
@@ -33,15 +39,18 @@ __all__ = ["REPORT_FILE", "cmd_migrate", "migrate"]
 
 REPORT_FILE = "MIGRATION.md"
 _CREATURE_FILES = ("config.yaml", "config.yml")
+_TEXT_SUFFIXES = (".md", ".txt", ".j2", ".jinja", ".jinja2")
+_INCLUDE = re.compile(r"""(\{%-?\s*include\s+)(["'])([^"']+)\2""")
 
 
 @dataclass(slots=True)
 class Report:
-    """Every change and every dropped feature, by file."""
+    """Every change, every dropped feature and every behaviour that differs, by file."""
 
     root: Path
     changed: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+    behaviour: list[str] = field(default_factory=list)
 
     def add(self, path: Path, findings: list[Finding], prefix: tuple[Any, ...] = ()) -> None:
         rel = path.relative_to(self.root)
@@ -56,15 +65,49 @@ class Report:
     def drop(self, path: Path, where: str, text: str) -> None:
         self.dropped.append(f"{path.relative_to(self.root)}: {where}: {text}")
 
+    def differs(self, path: Path | None, text: str) -> None:
+        line = f"{path.relative_to(self.root)}: {text}" if path is not None else text
+        if line not in self.behaviour:
+            self.behaviour.append(line)
+
     def render(self, validated: str) -> str:
         lines = ["# Migration from KohakuTerrarium", "",
-                 "YAML files were rewritten, so their comments are gone; every other file "
-                 "was copied unchanged.", "", f"## Changed ({len(self.changed)})", ""]
+                 "YAML files were rewritten in place (their comments are kept); every other "
+                 "file was copied unchanged, except prompt files whose `{% include %}` was "
+                 "rewritten (listed below).", "",
+                 f"## Changed ({len(self.changed)})", ""]
         lines += [f"- {c}" for c in self.changed] or ["- nothing"]
         lines += ["", f"## Dropped: not supported by terrarium ({len(self.dropped)})", ""]
         lines += [f"- {d}" for d in self.dropped] or ["- nothing"]
+        lines += ["", f"## Behaviour that differs from KohakuTerrarium ({len(self.behaviour)})",
+                  ""]
+        lines += [f"- {b}" for b in self.behaviour] or ["- nothing"]
         lines += ["", "## Validation", "", validated, ""]
         return "\n".join(lines)
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    y.width = 4096  # never fold a long line the author wrote on one
+    y.indent(mapping=2, sequence=4, offset=2)
+    return y
+
+
+def _load(path: Path) -> Any:
+    from ruamel.yaml import YAMLError
+
+    try:
+        return _yaml().load(path.read_text(encoding="utf-8"))
+    except (YAMLError, UnicodeDecodeError):
+        return None
+
+
+def _dump(path: Path, data: Any) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        _yaml().dump(data, f)
 
 
 def _known_tool(name: str) -> bool:
@@ -92,15 +135,20 @@ def _write_prompt(folder: Path, stem: str, data: dict[str, Any], report: Report,
 
 
 def _history(data: dict[str, Any], report: Report, where: Path) -> None:
-    if "max_messages" in data:
-        n = data.pop("max_messages")
-        if isinstance(n, int) and n > 0:
-            data.setdefault("history_turns", n)
-            report.change(where, f"max_messages {n} is history_turns {n}")
-    if "ephemeral" in data:
-        if data.pop("ephemeral") is True:
+    """``max_messages``/``ephemeral`` (on the creature or in its controller, as
+    KohakuTerrarium allows) → the creature's ``history_turns``, never a controller key."""
+    ctl = data.get("controller")
+    for owner, prefix in ((data, ""), (ctl, "controller.")):
+        if not isinstance(owner, dict):
+            continue
+        if "max_messages" in owner:
+            n = owner.pop("max_messages")
+            if isinstance(n, int) and n > 0:
+                data.setdefault("history_turns", n)
+                report.change(where, f"{prefix}max_messages {n} is history_turns {n}")
+        if "ephemeral" in owner and owner.pop("ephemeral") is True:
             data["history_turns"] = 0
-            report.change(where, "ephemeral: true is history_turns: 0")
+            report.change(where, f"{prefix}ephemeral: true is history_turns: 0")
 
 
 _ENTRY_ONLY = ("name", "config", "base_config", "channels", "output_wiring", "listen")
@@ -108,26 +156,39 @@ _ENTRY_ONLY = ("name", "config", "base_config", "channels", "output_wiring", "li
 
 def _creature(data: dict[str, Any], folder: Path, stem: str, report: Report, where: Path,
               prefix: tuple[Any, ...] = (), *, root: bool = False,
-              package_tools: dict[str, str] | None = None) -> None:
-    if prefix:  # a terrarium entry: its wiring keys are not creature keys
+              package_tools: dict[str, str] | None = None, entry_done: bool = False) -> None:
+    if prefix and not entry_done:  # a terrarium entry: its wiring keys are not creature keys
         wiring = {k: data.pop(k) for k in _ENTRY_ONLY if k in data}
-        _creature(data, folder, stem, report, where, (), root=root,
-                  package_tools=package_tools)
-        data.update(wiring)
+        _creature(data, folder, stem, report, where, prefix, root=root,
+                  package_tools=package_tools, entry_done=True)
+        for k, v in reversed(list(wiring.items())):  # wiring first again, as written
+            if hasattr(data, "insert"):  # a ruamel mapping keeps the order and comments
+                data.insert(0, k, v)
+            else:
+                data[k] = v
         return
     _write_prompt(folder, stem, data, report, where)
     _history(data, report, where)
-    ctl = data.get("controller")
-    if isinstance(ctl, dict):
-        _history(ctl, report, where)
     report.add(where, normalize_creature(data, known_tool=_known_tool,
                                          package_tools=package_tools, root=root), prefix)
+    if isinstance(data.get("controller"), dict) and not data["controller"]:
+        data.pop("controller")  # emptied (its keys moved up): an empty block reads as a mistake
 
 
 def _rename(names: Any, renamed: dict[str, str]) -> Any:
     if isinstance(names, list):
-        return [renamed.get(n, n) if isinstance(n, str) else n for n in names]
+        for i, n in enumerate(names):
+            if isinstance(n, str) and n in renamed:
+                names[i] = renamed[n]
+        return names
     return renamed.get(names, names) if isinstance(names, str) else names
+
+
+def _channel_kinds(spec: dict[str, Any], path: Path, report: Report) -> None:
+    """A channel written without ``type`` gets the kind it has in KohakuTerrarium, written
+    out (see :func:`kt_channel_kinds`)."""
+    for cname, kind, why in kt_channel_kinds(spec):
+        report.change(path, f"channel {cname!r} had no type: written `type: {kind}` ({why})")
 
 
 def _terrarium(data: dict[str, Any], path: Path, report: Report,
@@ -136,16 +197,22 @@ def _terrarium(data: dict[str, Any], path: Path, report: Report,
     if not isinstance(spec, dict):
         return
     folder = path.parent
+    for key, (feature, instead) in TERRARIUM_UNSUPPORTED.items():
+        if key in spec:
+            spec.pop(key)
+            report.drop(path, f"terrarium.{key}", not_supported(feature, instead))
     renamed: dict[str, str] = {}
     channels = spec.get("channels")
     if isinstance(channels, dict):
         for cname in list(channels):
-            decl = channels.pop(cname)
+            decl = channels[cname]
+            if isinstance(decl, str) or decl is None:
+                channels[cname] = {"description": decl or ""}
             new = cname.replace("-", "_") if isinstance(cname, str) else cname
             if new != cname:
                 renamed[cname] = new
+                channels[new] = channels.pop(cname)
                 report.change(path, f"channel {cname!r} renamed {new!r}")
-            channels[new] = {"description": decl} if isinstance(decl, str) else decl
     if "input_channel" in spec:
         spec["input_channel"] = _rename(spec["input_channel"], renamed)
     for i, entry in enumerate(spec.get("creatures") or []):
@@ -162,18 +229,24 @@ def _terrarium(data: dict[str, Any], path: Path, report: Report,
             for role in ("listen", "can_send"):
                 if role in wiring:
                     wiring[role] = _rename(wiring[role], renamed)
-        kept = []
-        for j, w in enumerate(entry.get("output_wiring") or []):
-            if isinstance(w, dict) and (w.get("with_content") is False or w.get("prompt")):
-                what = "content-free pings" if w.get("with_content") is False else \
-                    "`prompt` templates"
-                report.drop(path, ".".join(map(str, (*kp, "output_wiring", j))),
-                            not_supported(f"output_wiring {what}",
-                                          "channels and `message_templates`"))
-                continue
-            kept.append(_rename(w.get("to") if isinstance(w, dict) else w, renamed))
-        if "output_wiring" in entry:
-            entry["output_wiring"] = kept
+            if wiring.get("can_send") and "base_config" in entry \
+                    and "channel_call" not in entry:
+                entry["channel_call"] = True  # KohakuTerrarium gives every creature send_channel
+                report.change(path, f"creature {name!r}: `channel_call: true` (its "
+                              "`send_channel(channel, message)` call)")
+        wires = entry.get("output_wiring")
+        if isinstance(wires, list):
+            for j in reversed(range(len(wires))):
+                w = wires[j]
+                if isinstance(w, dict) and (w.get("with_content") is False or w.get("prompt")):
+                    what = "content-free pings" if w.get("with_content") is False else \
+                        "`prompt` templates"
+                    report.drop(path, ".".join(map(str, (*kp, "output_wiring", j))),
+                                not_supported(f"output_wiring {what}",
+                                              "channels and `message_templates`"))
+                    del wires[j]
+                    continue
+                wires[j] = _rename(w.get("to") if isinstance(w, dict) else w, renamed)
         _creature(entry, folder, f"{name}", report, path, kp, package_tools=package_tools)
     root = spec.get("root")
     if isinstance(root, dict):
@@ -181,6 +254,123 @@ def _terrarium(data: dict[str, Any], path: Path, report: Report,
                   package_tools=package_tools)
         if root.get("listen") not in (None, "*"):
             root["listen"] = _rename(root["listen"], renamed)
+        report.differs(path, "the root creature operates the team with terrarium's team tools "
+                       "(team_status, team_send, start_creature, stop_creature), also named "
+                       "group_status, group_start_node and group_stop_node; KohakuTerrarium's "
+                       "other group_* tools (group_send, group_channel, group_add_node, "
+                       "group_wire, ...) and its terrarium_*/creature_* tools do not exist "
+                       "here, so a prompt naming them names calls the root cannot make")
+    _channel_kinds(spec, path, report)
+    if "workspace" not in spec:
+        spec["workspace"] = "shared"
+        report.change(path, "terrarium.workspace: shared (one folder for every creature)")
+        report.differs(path, "the creatures share one workspace, runs/RUN_ID/workspace, "
+                       "as in KohakuTerrarium (not the current folder: give `workspace: "
+                       "PATH` to work in a folder of yours)")
+    if any(isinstance(e, dict) and e.get("channel_call") for e in spec.get("creatures") or []):
+        report.differs(path, "KohakuTerrarium's send_channel(channel, message) sends "
+                       "`{text: message}`; a channel with a schema refuses it (use its "
+                       "`send_<channel>` call)")
+
+
+def _package_prompts(data: dict[str, Any], out_dir: Path, pkg_dir: Path,
+                     report: Report, where: Path) -> dict[str, str]:
+    """KohakuTerrarium's named prompt fragments (``prompts:``/``templates:``) → the file
+    name an ``{% include %}`` finds in the package's ``prompts/`` folder (copied there
+    when it lives elsewhere). Returns name → include name."""
+    names: dict[str, str] = {}
+    for key in ("prompts", "templates"):
+        entries = data.get(key)
+        if not isinstance(entries, list):
+            continue
+        keep = []
+        for e in entries:
+            name, rel = (e.get("name"), e.get("path")) if isinstance(e, dict) else (None, None)
+            src = (pkg_dir / rel).resolve() if isinstance(rel, str) else None
+            if not isinstance(name, str) or src is None or not src.is_file():
+                keep.append(e)
+                continue
+            prompts = pkg_dir / "prompts"
+            if not src.is_relative_to(prompts.resolve()):
+                prompts.mkdir(exist_ok=True)
+                shutil.copyfile(src, prompts / src.name)
+                src = prompts / src.name
+            names[name] = str(src.relative_to(prompts.resolve()))
+            report.change(where, f"{key}: fragment {name!r} is included as "
+                          f"{names[name]!r} (prompts/{names[name]})")
+        if keep:
+            data[key] = keep
+        else:
+            data.pop(key)
+    return names
+
+
+def _outer_fragments(source: Path) -> dict[str, Path]:
+    """The named fragments of the KohakuTerrarium package that holds ``source`` (a creature
+    or terrarium folder migrated alone): name → file."""
+    for up in source.parents:
+        manifest = up / "kohaku.yaml"
+        if not manifest.is_file():
+            continue
+        data = _load(manifest)
+        out: dict[str, Path] = {}
+        for key in ("prompts", "templates"):
+            for e in data.get(key) or [] if isinstance(data, dict) else []:
+                if isinstance(e, dict) and isinstance(e.get("name"), str) \
+                        and isinstance(e.get("path"), str) and (up / e["path"]).is_file():
+                    out[e["name"]] = (up / e["path"]).resolve()
+        return out
+    return {}
+
+
+def _rewrite_includes(out_dir: Path, fragments: dict[str, str], outer: dict[str, Path],
+                      report: Report) -> None:
+    """``{% include "git-safety" %}`` (a fragment by its package name) → its file name. A
+    fragment of a package left outside (a folder migrated alone) is copied beside the file
+    that includes it."""
+    from terrarium.prompt.templates import prompt_dirs
+
+    if not fragments and not outer:
+        return
+    for path in sorted(out_dir.rglob("*")):
+        if path.suffix not in _TEXT_SUFFIXES or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        copied: list[str] = []
+
+        def name_of(m: re.Match[str], path: Path = path, copied: list[str] = copied) -> str:
+            name = m.group(3)
+            if name in fragments:
+                return fragments[name]
+            src = outer.get(name)
+            if src is None:
+                return name
+            if not any((d / src.name).is_file() for d in prompt_dirs(str(path))):
+                shutil.copyfile(src, path.parent / src.name)
+                copied.append(src.name)
+            return src.name
+
+        new = _INCLUDE.sub(lambda m: m.group(1) + m.group(2) + name_of(m) + m.group(2), text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            report.change(path, "`{% include %}` of a package fragment names its file"
+                          + (f" (copied beside it: {', '.join(copied)})" if copied else ""))
+
+
+def _model_note(out_dir: Path, report: Report) -> None:
+    import os
+
+    from terrarium.config.creature import DEFAULT_LLM_ENV
+
+    default = os.environ.get(DEFAULT_LLM_ENV, "").strip()
+    report.differs(None, "a creature that names no model uses the model preset in "
+                   f"{DEFAULT_LLM_ENV} (KohakuTerrarium's default model; e.g. "
+                   f"`{DEFAULT_LLM_ENV}=claude-sonnet-4.5`), else the embedded 135M model with "
+                   "a 4096-token window" + (f"; this check used {DEFAULT_LLM_ENV}={default}"
+                                            if default else "; it was unset for this check"))
 
 
 def migrate(source: Path, out_dir: Path) -> tuple[Report, str, bool]:
@@ -198,10 +388,14 @@ def migrate(source: Path, out_dir: Path) -> tuple[Report, str, bool]:
     out_dir = out_dir.resolve()
     report = Report(out_dir)
     package_tools: dict[str, str] = {}
+    fragments: dict[str, str] = {}
     files = sorted(p for p in out_dir.rglob("*.y*ml") if p.is_file())
     for path in files:  # packages first: their tools are named by creatures
         if path.name == "kohaku.yaml":
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            data = _load(path)
+            if not isinstance(data, dict):
+                continue
+            fragments.update(_package_prompts(data, out_dir, path.parent, report, path))
             findings, tools = normalize_package(data)
             package_tools.update(tools)
             report.add(path, findings)
@@ -212,12 +406,9 @@ def migrate(source: Path, out_dir: Path) -> tuple[Report, str, bool]:
     for path in files:
         if path.name == "kohaku.yaml":
             continue
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError:
-            continue  # not ours to judge: copied as it was
+        data = _load(path)
         if not isinstance(data, dict):
-            continue
+            continue  # not ours to judge: copied as it was
         if path.name == "terrarium.yaml" or "terrarium" in data:
             _terrarium(data, path, report, package_tools)
         elif path.name in _CREATURE_FILES:
@@ -225,23 +416,33 @@ def migrate(source: Path, out_dir: Path) -> tuple[Report, str, bool]:
         else:
             continue
         _dump(path, data)
-    try:
-        load_any(out_dir)
-        text, ok = "`terrarium validate` passes.", True
-    except ConfigErrors as exc:
-        text, ok = "`terrarium validate` still reports:\n\n```\n" + exc.render() + "\n```", False
+    _rewrite_includes(out_dir, fragments, _outer_fragments(source), report)
+    _model_note(out_dir, report)
+    text, ok = _full_check(out_dir)
     (out_dir / REPORT_FILE).write_text(report.render(text), encoding="utf-8")
     return report, text, ok
 
 
-def _dump(path: Path, data: Any) -> None:
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+def _full_check(out_dir: Path) -> tuple[str, bool]:
+    """``terrarium validate``'s own check on the result: load, then every start check."""
+    from terrarium.cli.check import check_path
+
+    try:
+        _, errors = check_path(out_dir)
+    except ConfigErrors as exc:
+        errors = exc.errors
+    if not errors:
+        return "`terrarium validate` passes (the same full check, prompt assembly included).", \
+            True
+    return ("`terrarium validate` does not pass; it reports:\n\n```\n"
+            + ConfigErrors(errors).render() + "\n```"), False
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     report, text, ok = migrate(Path(args.kt_path), Path(args.out_dir))
     print(f"migrated {args.kt_path} → {args.out_dir}: {len(report.changed)} changes, "
-          f"{len(report.dropped)} features dropped (see {Path(args.out_dir) / REPORT_FILE})")
+          f"{len(report.dropped)} features dropped, {len(report.behaviour)} behaviour "
+          f"differences (see {Path(args.out_dir) / REPORT_FILE})")
     for line in report.dropped:
         print(f"  dropped: {line}")
     print(text)

@@ -265,6 +265,8 @@ async def _run_command(args: argparse.Namespace) -> int:
         for name, cdef in sorted(team.everyone.items()):  # never silently the wrong model
             settings = cdef.config.controller or ControllerSettings()
             print(f"  {name}: {describe_settings(settings)}", flush=True)
+        if note := unsandboxed_note(team):
+            print(note, file=sys.stderr, flush=True)
         if rt.resumed:
             total = sum(rt.resumed.values())
             print(f"resuming: {total} unconsumed message(s) redelivered", flush=True)
@@ -300,7 +302,7 @@ async def _run_command(args: argparse.Namespace) -> int:
                         if await _until_idle_or_limit(rt, args.max_turns):
                             print(f"stopping: --max-turns {args.max_turns} reached")
                             break
-                if live:
+                if live or single:  # single: background jobs and their results too
                     await _until_idle_or_limit(rt, args.max_turns)
             timed_out = scope.cancelled_caught
             if timed_out:
@@ -315,6 +317,23 @@ async def _run_command(args: argparse.Namespace) -> int:
     if rt.status in ("failed", "degraded"):
         for name, why in sorted(rt.failed_creatures.items()):
             print(f"error: creature {name!r} ended failed: {why}", file=sys.stderr)
+        for lost in rt.lost_jobs:
+            print(f"error: {lost}", file=sys.stderr)
         print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
         return EXIT_FAILED if rt.status == "failed" else EXIT_DEGRADED
     return EXIT_TIMEOUT if timed_out else 0
+
+
+def unsandboxed_note(team: Team) -> str | None:
+    """One line naming the creatures whose shell commands run without the sandbox they
+    would get on a host where bubblewrap works (docs/security.md), or None."""
+    from terrarium.tools.shell import sandbox_line
+
+    names = [name for name, cdef in sorted(team.everyone.items())
+             if "shell" in cdef.config.tools
+             and sandbox_line(cdef.config.tool_options.get("shell", {}))[0]]
+    if not names:
+        return None
+    why = sandbox_line({})[1].removeprefix("shell: NOT sandboxed: ")
+    return (f"note: the shell commands of {', '.join(names)} run without a sandbox ({why}); "
+            "see docs/security.md")

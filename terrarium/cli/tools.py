@@ -80,8 +80,15 @@ def cmd_tools(args: argparse.Namespace) -> int:
     servers = defs[args.creature].config.mcp_servers
     tools, failed = anyio.run(_collect, result, args.creature)
     rows = tool_rows(tools)
+    sandbox = None
+    if any(r["name"] == "shell" and r["source"] == "built-in" for r in rows):
+        from terrarium.tools.shell import sandbox_line
+
+        sandbox = sandbox_line(defs[args.creature].config.tool_options.get("shell", {}))[1]
     if args.json:
         out: dict[str, Any] = {"creature": args.creature, "tools": rows}
+        if sandbox is not None:
+            out["shell_sandbox"] = sandbox
         if failed is not None:
             out["errors"] = [e.render() for e in failed.errors]
         print(json.dumps(out, indent=2, ensure_ascii=False))
@@ -95,6 +102,8 @@ def cmd_tools(args: argparse.Namespace) -> int:
         w_src = max((len(r["source"]) for r in rows), default=6)
         for r in rows:
             print(f"  {r['name']:<{w_name}}  {r['source']:<{w_src}}  {r['summary']}")
+        if sandbox is not None:
+            print(sandbox)
         if failed is not None:
             print(failed.render(), file=sys.stderr)
     return 2 if failed is not None else 0

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from terrarium import secrecy
 from terrarium.config.kohaku_compat import findings_to_errors, normalize_creature
 from terrarium.config.located import did_you_mean, from_validation_error, unknown_hint
 from terrarium.config.models import CreatureConfig, EnvValue
@@ -383,21 +384,44 @@ def _finish(
     return loaded if len(errors) == n_before else None
 
 
+DEFAULT_LLM_ENV = "TERRARIUM_LLM"
+# controller keys that choose a model: a controller with none of them takes the default
+_MODEL_KEYS = ("provider", "llm", "base_url", "model", "script", "api_key_env")
+
+
 def _use_profile(data: dict[str, Any], doc: YamlDoc, path: Path, index: PackageIndex,
                  origins: dict[KeyPath, Origin], errors: list[ConfigError]) -> None:
-    """``controller.llm: NAME``: the kohaku.yaml profile under this controller's own keys."""
+    """``controller.llm: NAME``: a kohaku.yaml profile, else a model preset
+    (:mod:`terrarium.llm.presets`), under this controller's own keys. A controller that
+    names no model takes ``TERRARIUM_LLM`` when it is set (KohakuTerrarium's default model)."""
+    from terrarium.llm.presets import preset_names, resolve_preset
+
     ctl = data.get("controller")
+    if ctl is None or (isinstance(ctl, dict) and not any(k in ctl for k in _MODEL_KEYS)):
+        default = os.environ.get(DEFAULT_LLM_ENV, "").strip()
+        if default:
+            ctl = data["controller"] = {**(ctl or {}), "llm": default}
+            origins.setdefault(("controller", "llm"), Origin(doc, ()))
     name = ctl.get("llm") if isinstance(ctl, dict) else None
     if not isinstance(name, str):
         return
     profile = index.profile(name, path)
     if profile is None:
+        profile = resolve_preset(name)
+    if profile is None and name.startswith("scripted:"):  # a test's or a demo's script
+        # a scripted model has no window of its own: do not let the default 4K refuse a prompt
+        profile = {"provider": "scripted", "script": str(Path(name[9:]).expanduser().resolve()),
+                   "context_window": 131_072}
+    if profile is None:
         known = index.profile_names()
         origin = origins.get(("controller", "llm"), Origin(doc, ("controller", "llm")))
+        from_env = origin.key_path == () and name == os.environ.get(DEFAULT_LLM_ENV, "").strip()
         errors.append(origin.error(
-            f"unknown model profile {name!r}",
-            did_you_mean(name, known) or f"declare it under `llm_profiles:` in kohaku.yaml "
-            f"(known: {', '.join(known) or 'none'})"))
+            f"unknown model profile or preset {name!r}"
+            + (f" (from {DEFAULT_LLM_ENV})" if from_env else ""),
+            did_you_mean(name, known + preset_names()) or
+            f"declare it under `llm_profiles:` in kohaku.yaml (known: {', '.join(known) or 'none'})"
+            f", or name a preset: {', '.join(preset_names())}"))
         return
     data["controller"] = _deep_merge(profile, ctl)
 
@@ -522,9 +546,14 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
         elif not Path(ctl.script).is_file():
             errors.append(lc.where("controller", "script").error(
                 f"script file not found: {ctl.script}"))
+    if cfg.memory_notes and not cfg.memory_record:
+        errors.append(lc.where("memory_notes").error(
+            "memory_notes recalls what the creature recorded, and it records nothing",
+            "add `memory_record: true`"))
     limits = {"recalled": ("memory_recall", cfg.memory_recall),
               "recent": ("memory_recent", cfg.memory_recent),
-              "facts": ("memory_facts", cfg.memory_facts)}
+              "facts": ("memory_facts", cfg.memory_facts),
+              "notes": ("memory_notes", cfg.memory_notes)}
     for cname, fields in cfg.send_fill.items():
         for fname, source in fields.items():
             key, limit = limits.get(source, ("", 1))
@@ -612,7 +641,7 @@ def _check_mcp_servers(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                     f"MCP server {sname!r}: folder not found: {spec.cwd}"))
         values, key = (spec.env, "env") if spec.kind == "stdio" else (spec.headers, "headers")
         for var, value in values.items():
-            if isinstance(value, EnvValue) and value.env not in os.environ:
+            if isinstance(value, EnvValue) and secrecy.env(value.env) is None:
                 errors.append(lc.where("mcp_servers", sname, key, var).error(
                     f"MCP server {sname!r}: {'header' if key == 'headers' else 'variable'} {var!r} "
                     f"comes from the environment variable {value.env}, which is not set",

@@ -30,8 +30,10 @@ __all__ = [
     "OUTPUT_TYPE_UNSUPPORTED",
     "PACKAGE_UNSUPPORTED",
     "ROOT_TEAM_TOOL_PREFIXES",
+    "TERRARIUM_UNSUPPORTED",
     "Finding",
     "findings_to_errors",
+    "kt_channel_kinds",
     "normalize_creature",
     "normalize_package",
     "not_supported",
@@ -39,7 +41,7 @@ __all__ = [
 
 # key → (the KohakuTerrarium feature, what to use in terrarium instead)
 CREATURE_UNSUPPORTED: dict[str, tuple[str, str]] = {
-    "system_prompt": ("an inline `system_prompt`",
+    "system_prompt": ("inline `system_prompt`",
                       "a file named by `system_prompt_file` (`terrarium migrate` writes it)"),
     "prompt_context_files": ("`prompt_context_files`",
                              "`prompt_plugins` entries with `file:`, or `variables`"),
@@ -93,15 +95,23 @@ ENTRY_UNSUPPORTED: dict[str, tuple[str, str]] = {
     "output_log_size": ("`output_log_size`", "the run log (`terrarium log RUN_ID`)"),
 }
 
+TERRARIUM_UNSUPPORTED: dict[str, tuple[str, str]] = {  # keys of `terrarium:` itself
+    "interface": ("`terrarium.interface`",
+                  "`terrarium run` (`--tui` for the monitor) or the HTTP service"),
+}
+
 PACKAGE_UNSUPPORTED: dict[str, tuple[str, str]] = {
     "plugins": ("package plugins", "`prompt_plugins` in a creature"),
     "io": ("package input/output modules", "named outputs (`output.named_outputs`)"),
     "triggers": ("package triggers", "messages on a channel"),
     "commands": ("controller commands", "tools (`package.module:Class`)"),
     "user_commands": ("slash commands", "the `terrarium` command line"),
-    "prompts": ("shared prompt fragments (`prompts:`)", "`prompt_plugins` entries with `file:`"),
-    "templates": ("shared prompt fragments (`templates:`)",
-                  "`prompt_plugins` entries with `file:`"),
+    "prompts": ("named prompt fragments (`prompts:`)",
+                "`{% include \"FILE.md\" %}` of a file in the package's prompts/ folder "
+                "(`terrarium migrate` rewrites the includes)"),
+    "templates": ("named prompt fragments (`templates:`)",
+                  "`{% include \"FILE.md\" %}` of a file in the package's prompts/ folder "
+                  "(`terrarium migrate` rewrites the includes)"),
     "python_dependencies": ("`python_dependencies`", "pip-installing them yourself"),
 }
 
@@ -128,13 +138,18 @@ KT_TOOL_UNSUPPORTED: dict[str, str] = {  # KohakuTerrarium built-in → what to 
     "scratchpad": "`memory_write` and `memory_search`",
     "json_read": "`read_file`",
     "json_write": "`write_file`",
-    "send_message": "`channels.can_send` (each channel gives a `send_<channel>` call)",
+    "show_card": "a named output (`output.named_outputs`)",
+    "delete_trigger": "`triggers` in the creature's config",
+    "list_triggers": "`triggers` in the creature's config",
     "stop_task": "`max_iterations`",
     "web_search": "`web_fetch`",
     "watch_channel": "`channels.listen`",
     "add_timer": "messages on a channel",
     "add_schedule": "messages on a channel",
 }
+# KohakuTerrarium's call that sends on a channel named by its argument (terrarium: channel_call)
+KT_CHANNEL_CALLS = ("send_channel", "send_message")
+CHANNEL_CALL_REF = "\0channel_call"
 # KohakuTerrarium built-ins of the same name and meaning as terrarium's (when it has them)
 KT_TOOL_SAME = ("edit", "multi_edit", "glob", "grep", "tree", "info", "think", "ask_user",
                 "web_fetch")
@@ -158,18 +173,20 @@ def _kt_form(key: str, value: Any) -> bool:
     sub-agents as a list, plugins naming a `class`, triggers of a kind terrarium lacks."""
     if key == "subagents":
         return not isinstance(value, dict)
-    if key == "plugins":
-        return not isinstance(value, list) or any(
-            isinstance(p, dict) and "class" in p for p in value)
+    if key == "plugins":  # a list is read entry by entry (_normalize_plugins)
+        return not isinstance(value, list)
     if key == "triggers":
+        # a trigger without `type` is a mistake in terrarium's form (a typo such as `typ:`,
+        # reported as one), not KohakuTerrarium's, whose triggers all name their kind
         return not isinstance(value, list) or any(
-            isinstance(t, dict) and t.get("type") not in ("timer", "cron", "idle", "startup")
-            for t in value)
+            isinstance(t, dict) and "type" in t
+            and t["type"] not in ("timer", "cron", "idle", "startup") for t in value)
     return True
 
 
 def not_supported(feature: str, instead: str) -> str:
-    return f"KohakuTerrarium feature {feature} is not supported by terrarium; use {instead} instead"
+    """The one plain line for a KohakuTerrarium form that terrarium does not have."""
+    return f"KohakuTerrarium's {feature} is not supported here; use {instead}"
 
 
 def findings_to_errors(doc: YamlDoc, findings: list[Finding], base: KeyPath = ()) -> list[
@@ -226,6 +243,10 @@ def _tool_ref(entry: Any, i: int, known: Callable[[str], bool], package_tools: d
         return name, options  # the schema/registry explains an unknown type or name
     if known(name):
         return name, options
+    if name in KT_CHANNEL_CALLS:
+        out.append(Finding("changed", kp, f"tool {name!r} is the `send_channel` call "
+                                          "(`channel_call: true`)"))
+        return CHANNEL_CALL_REF, {}
     alias = KT_TOOL_ALIASES.get(name)
     if alias and known(alias):
         out.append(Finding("changed", kp, f"tool {name!r} is terrarium's {alias!r}"))
@@ -236,6 +257,11 @@ def _tool_ref(entry: Any, i: int, known: Callable[[str], bool], package_tools: d
     if root and name.startswith(ROOT_TEAM_TOOL_PREFIXES):
         out.append(Finding("changed", kp, f"tool {name!r} dropped: the root creature gets "
                                           "terrarium's team tools by itself"))
+        return None, {}
+    if name.startswith(ROOT_TEAM_TOOL_PREFIXES):
+        out.append(Finding("unsupported", kp, not_supported(
+            f"team tool {name!r} on a creature that is not the root",
+            "channels (`channels.can_send`); only the root creature operates the team")))
         return None, {}
     if name in KT_TOOL_UNSUPPORTED or alias or name in KT_TOOL_SAME:
         instead = KT_TOOL_UNSUPPORTED.get(name) or (f"`{alias}`" if alias else
@@ -254,6 +280,9 @@ def _normalize_tools(data: dict[str, Any], known: Callable[[str], bool],
     options: dict[str, dict[str, Any]] = {}
     for i, entry in enumerate(tools):
         ref, opts = _tool_ref(entry, i, known, package_tools, root, out)
+        if ref == CHANNEL_CALL_REF:
+            data["channel_call"] = True
+            continue
         if ref is None:
             continue
         refs.append(ref)
@@ -271,6 +300,81 @@ def _normalize_tools(data: dict[str, Any], known: Callable[[str], bool],
             for tname in options:
                 out.append(Finding("unsupported", ("tools",), not_supported(
                     f"options on tool {tname!r}", "the tool's defaults")))
+
+
+# KohakuTerrarium's built-in plugins, named without a module
+KT_PLUGINS_UNSUPPORTED: dict[str, str] = {
+    "sandbox": "`workspace`, `writable_paths` and `approve` (tools that wait for a human's yes)",
+    "permgate": "`approve` (tools that wait for a human's yes)",
+    "tool_guard": "`approve` (tools that wait for a human's yes)",
+}
+KT_PLUGIN_COMPACTION = ("auto-compact", "auto_compact", "compact")
+KT_PLUGIN_BUDGET = ("budget", "budget_enforcer")
+
+
+def _normalize_plugins(data: dict[str, Any], out: list[Finding]) -> None:
+    """Entry by entry: KohakuTerrarium's built-ins map onto terrarium's (budget →
+    ``tool_budget``, auto-compact → ``compaction: summarize``); its plugin classes, which
+    need its runtime, get one line each."""
+    plugins = data.get("plugins")
+    if not isinstance(plugins, list):
+        return
+    kept: list[Any] = []
+    for i, p in enumerate(plugins):
+        if not isinstance(p, dict):
+            kept.append(p)
+            continue
+        name = p.get("name")
+        kp: KeyPath = ("plugins", i)
+        if isinstance(p.get("module"), str) and not {"class", "class_name", "type"} & set(p):
+            kept.append(p)  # terrarium's own form
+            continue
+        if "module" not in p and name in KT_PLUGIN_BUDGET:
+            entry = {"module": "tool_budget", "name": "tool_budget"}
+            opts = p.get("options") or {}
+            calls = opts.get("max_calls", opts.get("max_tool_calls")) if isinstance(
+                opts, dict) else None
+            if isinstance(calls, int):
+                entry["options"] = {"max_calls": calls}
+            kept.append(entry)
+            out.append(Finding("changed", kp, f"plugin {name!r} is terrarium's `tool_budget` "
+                               "(tool calls per turn)"))
+        elif "module" not in p and name in KT_PLUGIN_COMPACTION:
+            data.setdefault("compaction", "summarize")
+            out.append(Finding("changed", kp, f"plugin {name!r} is `compaction: summarize`"))
+        elif "module" not in p and name in KT_PLUGINS_UNSUPPORTED:
+            out.append(Finding("unsupported", kp, not_supported(
+                f"built-in plugin {name!r}", KT_PLUGINS_UNSUPPORTED[name])))
+        elif "module" not in p and name in ("tool_budget", "redactor"):
+            kept.append({**p, "module": name})
+        else:
+            cls = p.get("class") or p.get("class_name")
+            what = f"{p.get('module')}.{cls}" if cls else (p.get("module") or name)
+            out.append(Finding("unsupported", kp, not_supported(
+                f"plugin {what!r} (it runs inside KohakuTerrarium)",
+                "a terrarium plugin (`module: package.module:Class`) or the shipped "
+                "`tool_budget` and `redactor`")))
+    if kept:
+        data["plugins"] = kept
+    else:
+        data.pop("plugins", None)
+
+
+def _normalize_named_outputs(data: dict[str, Any], out: list[Finding]) -> None:
+    output = data.get("output")
+    named = output.get("named_outputs") if isinstance(output, dict) else None
+    if not isinstance(named, dict):
+        return
+    for oname in list(named):
+        spec = named[oname]
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        if isinstance(kind, str) and kind in OUTPUT_TYPE_UNSUPPORTED:
+            feature, instead = OUTPUT_TYPE_UNSUPPORTED[kind]
+            named.pop(oname)
+            out.append(Finding("unsupported", ("output", "named_outputs", oname, "type"),
+                               not_supported(f"{feature} (named output {oname!r})", instead)))
+            if output.get("default") == oname:
+                output.pop("default")
 
 
 def _normalize_output(data: dict[str, Any], out: list[Finding]) -> None:
@@ -303,9 +407,17 @@ def _normalize_output(data: dict[str, Any], out: list[Finding]) -> None:
 
 
 def _normalize_controller(data: dict[str, Any], out: list[Finding]) -> None:
+    if isinstance(data.get("llm"), str):  # `llm: NAME` beside the controller: its preset
+        name = data.pop("llm")
+        ctl = data.setdefault("controller", {})
+        if isinstance(ctl, dict):
+            ctl.setdefault("llm", name)
+            out.append(Finding("changed", ("llm",), f"llm {name} is controller.llm {name}"))
     ctl = data.get("controller")
     if not isinstance(ctl, dict):
         return
+    if isinstance(ctl.get("preset"), str):  # another name for the same choice
+        ctl.setdefault("llm", ctl.pop("preset"))
     for key in CONTROLLER_MIRRORED:
         if key in ctl:
             value = ctl.pop(key)
@@ -386,10 +498,44 @@ def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool
     _normalize_controller(data, out)
     _normalize_mcp_servers(data, out)
     _normalize_tools(data, known_tool, package_tools or {}, root, out)
+    _normalize_plugins(data, out)
     _normalize_output(data, out)
+    _normalize_named_outputs(data, out)
     skills = data.get("skills")
     if isinstance(skills, str):  # `skills: "*"` or one folder
         data["skills"] = [skills]
+    return out
+
+
+def kt_channel_kinds(spec: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The kind KohakuTerrarium gives each channel of a ``terrarium:`` mapping written
+    without ``type``: a channel several creatures listen to and talk on (a team chat) is a
+    broadcast, every listener hearing every message; any other is a queue. Returns
+    (channel, kind, why) and writes the kind into the mapping."""
+    channels = spec.get("channels")
+    if not isinstance(channels, dict):
+        return []
+    listen: dict[str, set[str]] = {}
+    send: dict[str, set[str]] = {}
+    for entry in spec.get("creatures") or []:
+        wiring = entry.get("channels") if isinstance(entry, dict) else None
+        if not isinstance(wiring, dict):
+            continue
+        for role, table in (("listen", listen), ("can_send", send)):
+            names = wiring.get(role)
+            for ch in names if isinstance(names, list) else []:
+                if isinstance(ch, str):
+                    table.setdefault(ch, set()).add(str(entry.get("name")))
+    out: list[tuple[str, str, str]] = []
+    for cname, decl in channels.items():
+        if not isinstance(decl, dict) or "type" in decl:
+            continue
+        hearers = listen.get(cname, set())
+        kind = "broadcast" if len(hearers) > 1 and hearers & send.get(cname, set()) else "queue"
+        decl["type"] = kind
+        out.append((str(cname), kind, f"{len(hearers)} creatures listen and talk on it: every "
+                    "listener hears every message" if kind == "broadcast"
+                    else "one listener takes each message"))
     return out
 
 

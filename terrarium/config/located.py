@@ -99,6 +99,8 @@ def from_validation_error(
         key = str(loc[-1]) if loc else ""
         if err["type"] == "missing" and loc in typos.values():
             continue  # reported at the misspelled key
+        if _other_branch_fits(err, errs, data):
+            continue  # a mapping where a union also takes text: the mapping branch says why
         sentence = _sentence(err, key)
         suggestion = None
         if loc in typos:
@@ -129,6 +131,35 @@ def from_validation_error(
 
 
 _TEXT_EXPECTED = ("string_type", "literal_error", "enum")  # pydantic wanted text here
+
+
+def _other_branch_fits(err: Any, errs: list[Any], data: Any) -> bool:
+    """Whether ``err`` is a union branch that wanted a plain value (``str`` in ``str |
+    SubagentConfig``) where a mapping was written, and another branch of the same union has
+    its own errors: the mapping was meant for that branch, so only its errors are the
+    mistake (``subagents: {h: {confg: ...}}`` is one typo, not also "not a string")."""
+    loc = tuple(err["loc"])
+    given = err.get("input")
+    if not isinstance(given, dict) or not err["type"].endswith("_type") or not loc:
+        return False
+    union = loc[:-1]
+    node = data
+    for part in union:  # the value the union was given, found by the loc's real keys
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return False
+    if node is not given or str(loc[-1]) in given:
+        return False  # the last part is a real key, not a branch tag
+
+    def other_branch(e: Any) -> bool:
+        el = tuple(e["loc"])
+        return (e is not err and el[:len(union)] == union and len(el) > len(union)
+                and el[len(union)] != loc[-1] and str(el[len(union)]) not in given)
+
+    return any(other_branch(e) for e in errs)
 
 
 def _typos_of_required(errs: list[Any]) -> dict[tuple[Any, ...], tuple[Any, ...]]:

@@ -18,7 +18,7 @@ from terrarium.voice.speech_config import TranscriptionSettings
 HINT_KEYS = ("output_model", "execution_dynamic", "execution_static", "execution_native")
 OUTPUT_TYPES = ("tts", "stdout", "file")
 MAX_ITERATIONS = 100  # model rounds in one turn, at most
-FillSource = Literal["input", "recalled", "recent", "facts"]
+FillSource = Literal["input", "recalled", "recent", "facts", "notes"]
 
 
 class Strict(BaseModel):
@@ -48,6 +48,13 @@ class ReplyGuardSpec(Strict):
     echo_reply: str = Field("Sorry, I am not sure about that.", description="Said instead "
                             "of a reply whose every sentence repeats the user's words (or was "
                             "cut off), when there are no facts to say.")
+    unknown_reply: str | None = Field(None, description="For a question about the user "
+                                      "(\"Where am I from?\"): said when nothing they told "
+                                      "is recalled (`facts_field` empty), and instead of a "
+                                      "reply that uses nothing of what was recalled when none "
+                                      "of it is about the question. Such replies are checked "
+                                      "whole: never of the user as the speaker, never about "
+                                      "chatbots.")
     release_first_clause: bool = Field(False, description="Speak the reply's first sentence "
                                        "from its start, and then whole, once its first words "
                                        "repeat at most one of the user's and leave the echo "
@@ -170,6 +177,18 @@ def _cron_valid(expr: str) -> bool:
     return bool(croniter.is_valid(expr))
 
 
+def _cron_fires(expr: str) -> bool:
+    """Whether a valid cron expression names any moment at all (``0 0 30 2 *``, February
+    30th, names none: croniter gives up looking)."""
+    from croniter import CroniterBadDateError, croniter
+
+    try:
+        croniter(expr).get_next(float)
+    except CroniterBadDateError:
+        return False
+    return True
+
+
 class TriggerConfig(Strict):
     """Something that wakes a creature without anyone writing to it."""
 
@@ -193,6 +212,9 @@ class TriggerConfig(Strict):
         if self.cron is not None and not _cron_valid(self.cron):
             raise ValueError(f"{self.cron!r} is not a cron expression (five fields: "
                              "minute hour day-of-month month day-of-week)")
+        if self.cron is not None and not _cron_fires(self.cron):
+            raise ValueError(f"the cron expression {self.cron!r} never fires: no date "
+                             "matches it (such as February 30th)")
         return self
 
 
@@ -318,6 +340,12 @@ class CreatureConfig(Strict):
         "place, likes, job, read from their words without a model) as facts, and recall this "
         "many that match each new input (send_fill source `facts`)."
     )
+    memory_notes: int = Field(
+        0, ge=0, le=10, description="Recall this many of the user's own earlier statements "
+        "about what each new input asks, however they were phrased (searched with its "
+        "subject words and related ones; for a question about the user, their latest "
+        "statements follow): send_fill source `notes`. Needs `memory_record`."
+    )
     choice_rules: list[ChoiceRule] = Field(
         default_factory=list, description="For a creature whose every reply is one call of "
         "one fixed-choice value: patterns that decide the value from the input without the "
@@ -336,7 +364,8 @@ class CreatureConfig(Strict):
         "never writes them: channel → field → `input` (the text this turn answers, verbatim), "
         "`recalled` (the memory matches, needs memory_recall) or `recent` (the newest "
         "records, needs memory_recent) or `facts` (the user's matching facts, needs "
-        "memory_facts)."
+        "memory_facts) or `notes` (the user's earlier statements about the input, needs "
+        "memory_notes)."
     )
     message_templates: dict[str, str] = Field(
         default_factory=dict, description="How messages on a channel this creature listens to "
@@ -357,6 +386,11 @@ class CreatureConfig(Strict):
     tool_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Per-tool settings: tool name → options, e.g. "
         "`shell: {timeout: 30, allowed_commands: ['pytest*']}`; each tool checks its own keys."
+    )
+    channel_call: bool = Field(
+        False, description="Also offer one `send_channel(channel, message)` call for every "
+        "channel the creature may send on (KohakuTerrarium's form; `send_channel` or "
+        "`send_message` in `tools` sets it), besides each channel's `send_<channel>` call."
     )
     approve: list[str] = Field(
         default_factory=list, description="Tools whose every call waits for a human's yes "
@@ -463,6 +497,11 @@ class TerrariumSpec(Strict):
     )
     creatures: list[CreatureEntry] = Field(min_length=1, description="The team.")
     channels: dict[str, ChannelDecl] = Field(default_factory=dict, description="Channels by name.")
+    workspace: str | None = Field(
+        None, description="One folder every creature without a `workspace` of its own works "
+        "in, as in KohakuTerrarium: `shared` (runs/RUN_ID/workspace) or a folder (relative to "
+        "this file). Default: each creature its own runs/RUN_ID/workspace/NAME.",
+    )
     transport: Literal["memory", "nats"] = Field(
         "memory", description="Channel transport: `memory` (one process) or `nats` (NATS "
         "JetStream, creatures hosted by workers on many machines; `--broker URL`)."

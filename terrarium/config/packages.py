@@ -1,8 +1,13 @@
 """``kohaku.yaml`` packages: where they are and how ``@package/path`` resolves.
 
 The search path is, in order: this repository's own package (shipped inside the wheel),
-every folder named in ``TERRARIUM_PATH`` (``os.pathsep``-separated), and the folders above
-the file being loaded that hold a ``kohaku.yaml``.
+the folders above the file being loaded that hold a ``kohaku.yaml``, and every folder named
+in ``TERRARIUM_PATH`` (``os.pathsep``-separated); the first package of a name wins.
+
+Packages on ``TERRARIUM_PATH`` load lazily: only their names are read up front, and a
+package is read and validated when a config references it (``@name/...``). An installed
+package that is broken, or still in KohakuTerrarium's form, does not break a config that
+never mentions it.
 """
 
 from __future__ import annotations
@@ -88,6 +93,22 @@ class PackageIndex:
 
     packages: dict[str, Package] = field(default_factory=dict)
     errors: list[ConfigError] = field(default_factory=list)
+    pending: dict[str, Path] = field(default_factory=dict)  # lazy: name → root, not yet read
+
+    def add_lazy(self, root: Path) -> None:
+        """Note a package by name only; it is read when something references it."""
+        manifest = root / MANIFEST
+        if not manifest.is_file():
+            return
+        name = _manifest_name(manifest) or root.name
+        if name not in self.packages:
+            self.pending.setdefault(name, root)
+
+    def get(self, name: str) -> Package | None:
+        """The package called ``name``, reading (and validating) it on first use."""
+        if name not in self.packages and name in self.pending:
+            self.add_root(self.pending.pop(name))
+        return self.packages.get(name)
 
     def add_root(self, root: Path) -> Package | None:
         manifest = root / MANIFEST
@@ -165,9 +186,12 @@ class PackageIndex:
         if not ref.startswith("@"):
             return (base_dir / ref).resolve()
         name, _, rest = ref[1:].partition("/")
-        pkg = self.packages.get(name)
+        root = self.pending.get(name)
+        pkg = self.get(name)
+        if pkg is None and root is not None:  # its own errors say why; resolve in it anyway
+            return (root / rest).resolve()
         if pkg is None:
-            known = sorted(self.packages)
+            known = sorted({*self.packages, *self.pending})
             raise ConfigError(
                 f"unknown package {name!r} in reference {ref!r}",
                 location=location,
@@ -185,13 +209,25 @@ def build_index(start: Path) -> PackageIndex:
     """Index the packages visible from ``start`` (a file or folder being loaded)."""
     index = PackageIndex()
     index.add_root(data_root())
-    for entry in os.environ.get("TERRARIUM_PATH", "").split(os.pathsep):
-        if entry:
-            index.add_root(Path(entry).expanduser())
     here = start.resolve()
     for folder in [here, *here.parents] if here.is_dir() else here.parents:
-        index.add_root(folder)
+        index.add_root(folder)  # the package being loaded: read now
+    for entry in os.environ.get("TERRARIUM_PATH", "").split(os.pathsep):
+        if entry:
+            index.add_lazy(Path(entry).expanduser())
     return index
+
+
+def _manifest_name(manifest: Path) -> str | None:
+    """A manifest's ``name``, read without validating the rest."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
 
 
 __all__ = [

@@ -17,6 +17,8 @@ from terrarium.config.creature import (
 from terrarium.config.kohaku_compat import (
     CREATURE_UNSUPPORTED,
     ENTRY_UNSUPPORTED,
+    TERRARIUM_UNSUPPORTED,
+    kt_channel_kinds,
     not_supported,
 )
 from terrarium.config.located import did_you_mean, from_validation_error
@@ -97,6 +99,8 @@ class Team:
     index: PackageIndex | None = None
     transport: Literal["memory", "nats"] = "memory"
     transcription: TranscriptionSettings | None = None  # speech in (voice/listen.py)
+    # the team's shared workspace: "shared" (in the run folder), an absolute folder, or None
+    workspace: str | None = None
 
     @property
     def folder(self) -> Path:
@@ -285,7 +289,7 @@ def _takes_text(model: type[BaseModel], fname: str) -> bool:
 
 _ENTRY_KEYS = frozenset(CreatureEntry.model_fields) | {"config"}
 _ROOT_KEYS = frozenset(RootSpec.model_fields)
-_CREATURE_KEYS = frozenset(CreatureConfig.model_fields) | frozenset(CREATURE_UNSUPPORTED)
+_CREATURE_KEYS = frozenset(CreatureConfig.model_fields) | frozenset(CREATURE_UNSUPPORTED) | {"llm"}
 
 
 def _split_inline(entry: Any, keep: frozenset[str]) -> dict[str, Any]:
@@ -304,11 +308,20 @@ def _pre_normalize(doc: YamlDoc, errors: list[ConfigError]) -> tuple[
     spec = doc.data.get("terrarium") if isinstance(doc.data, dict) else None
     if not isinstance(spec, dict):
         return [], None
+    for key, (feature, instead) in TERRARIUM_UNSUPPORTED.items():
+        if key in spec:
+            errors.append(ConfigError(not_supported(feature, instead),
+                                      location=doc.location(("terrarium", key))))
+            spec.pop(key)
     channels = spec.get("channels")
     if isinstance(channels, dict):
         for cname, decl in list(channels.items()):
             if isinstance(decl, str):  # `name: "description"`
                 channels[cname] = {"description": decl}
+    entries = [e for e in [*(spec.get("creatures") or []), spec.get("root")]
+               if isinstance(e, dict)]
+    if any("base_config" in e for e in entries):  # KohakuTerrarium's form: its channel kinds
+        kt_channel_kinds(spec)
     inlines: list[dict[str, Any]] = []
     for i, entry in enumerate(spec.get("creatures") or []):
         if isinstance(entry, dict):
@@ -364,6 +377,35 @@ def _wiring_targets(spec: Any, channels: dict[str, ChannelDecl], doc: YamlDoc,
     return out
 
 
+def once(errors: list[ConfigError]) -> list[ConfigError]:
+    """Each error once: a base creature shared by several entries, or a package manifest
+    read for each of its terrariums, has one mistake, so one error."""
+    seen: set[str] = set()
+    return [e for e in errors if not (e.render() in seen or seen.add(e.render()))]
+
+
+def _load_entry(entry: CreatureEntry, doc: YamlDoc, ekp: tuple[Any, ...],
+                inline: dict[str, Any], index: PackageIndex, tpath: Path,
+                errors: list[ConfigError]) -> LoadedCreature | None:
+    """One terrarium entry's creature, or None (the reason is in ``errors``)."""
+    ref = _creature_ref(entry, doc, ekp, errors)
+    if ref is None:
+        return None
+    if entry.base_config is not None or inline:
+        return load_inline_creature({**inline, "base_config": ref, "name": entry.name}, doc,
+                                    ekp, index, errors)
+    try:
+        cpath = config_file(index.resolve_ref(ref, tpath.parent, doc.location((*ekp, "config"))))
+    except ConfigError as exc:
+        errors.append(exc)
+        return None
+    if not cpath.is_file():
+        errors.append(doc.error((*ekp, "config"), f"creature config not found: {cpath}",
+                                "point `config` at a creature folder holding config.yaml"))
+        return None
+    return load_creature(cpath, index, errors)
+
+
 def load_team(path: Path | str) -> Team:
     """Load and validate a terrarium (folder or terrarium.yaml); raise ConfigErrors."""
     path = Path(path).resolve()
@@ -371,6 +413,7 @@ def load_team(path: Path | str) -> Team:
     errors: list[ConfigError] = []
     index = build_index(tpath.parent)
     errors.extend(index.errors)
+    seen = len(index.errors)  # packages read later, when referenced, add theirs at the end
     try:
         doc = load_yaml(tpath)
     except ConfigError as exc:
@@ -414,26 +457,10 @@ def load_team(path: Path | str) -> Team:
         if not entry.name.isidentifier():
             errors.append(doc.error((*ekp, "name"),
                                     f"creature name {entry.name!r} must be an identifier"))
-        ref = _creature_ref(entry, doc, ekp, errors)
-        if ref is None:
-            continue
+        # a creature that fails to load is still wired as written: one mistake, one error
+        # (no "nobody listens" for the channels it would have heard)
         inline = inlines[i] if i < len(inlines) else {}
-        if entry.base_config is not None or inline:
-            lc = load_inline_creature({**inline, "base_config": ref, "name": entry.name}, doc,
-                                      ekp, index, errors)
-        else:
-            try:
-                cpath = config_file(index.resolve_ref(ref, tpath.parent,
-                                                      doc.location((*ekp, "config"))))
-            except ConfigError as exc:
-                errors.append(exc)
-                continue
-            if not cpath.is_file():
-                errors.append(doc.error((*ekp, "config"), f"creature config not found: {cpath}",
-                                        "point `config` at a creature folder holding "
-                                        "config.yaml"))
-                continue
-            lc = load_creature(cpath, index, errors)
+        lc = _load_entry(entry, doc, ekp, inline, index, tpath, errors)
         wired = [w if isinstance(w, str) else w.to for w in entry.output_wiring
                  if isinstance(w, str) or (w.with_content and w.prompt is None)]
         listen = [*entry.channels.listen,
@@ -498,12 +525,12 @@ def load_team(path: Path | str) -> Team:
                 if not rpath.is_file():
                     errors.append(doc.error((*rkp, "config"),
                                             f"root creature config not found: {rpath}"))
+            heard = tuple(c for c in root_listen if c in channels)
             if lc is not None:
-                heard = tuple(c for c in root_listen if c in channels)
                 root = CreatureDef("root", lc, listen=heard,
                                    hint_overrides=_hint_overrides(index, lc), inline=kt_form)
-                for ch in heard:
-                    listeners[ch].append("root")
+            for ch in heard:  # wired even when it failed to load: its error is the one
+                listeners[ch].append("root")
             if "root" in creatures:
                 errors.append(doc.error(rkp, "a creature is already named "
                                         "'root', the name the root creature takes",
@@ -535,10 +562,14 @@ def load_team(path: Path | str) -> Team:
                                     f"broadcast channel {cname!r} is only heard by its only "
                                     "sender, so every send would reach nobody"))
 
+    errors.extend(index.errors[seen:])
     if errors:
-        raise ConfigErrors(errors)
+        raise ConfigErrors(once(errors))
+    workspace = spec.workspace
+    if workspace not in (None, "shared"):
+        workspace = str((tpath.parent / str(workspace)).resolve())
     return Team(spec.name, tpath, creatures, channels, spec.input_channel, root, index,
-                spec.transport, spec.transcription)
+                spec.transport, spec.transcription, workspace)
 
 
 def load_single_creature(path: Path | str) -> Team:
@@ -547,7 +578,9 @@ def load_single_creature(path: Path | str) -> Team:
     errors: list[ConfigError] = []
     index = build_index(path.parent)
     errors.extend(index.errors)
+    seen = len(index.errors)
     lc = load_creature(path, index, errors)
+    errors.extend(index.errors[seen:])
     if errors or lc is None:
         raise ConfigErrors(errors or [ConfigError("could not load the creature",
                                                   location=Location(path))])
@@ -561,6 +594,7 @@ def load_package(path: Path) -> tuple[PackageIndex, list[Team]]:
     root = path.parent if path.is_file() else path
     index = build_index(root)
     errors = list(index.errors)
+    seen = len(index.errors)
     pkg = index.add_root(root)
     if pkg is None:
         raise ConfigErrors(errors or [ConfigError(f"no {MANIFEST} in {root}",
@@ -585,8 +619,9 @@ def load_package(path: Path) -> tuple[PackageIndex, list[Team]]:
             teams.append(load_team(root / t))
         except ConfigErrors as exc:
             errors.extend(exc.errors)
+    errors.extend(index.errors[seen:])
     if errors:
-        raise ConfigErrors(errors)
+        raise ConfigErrors(once(errors))
     return index, teams
 
 

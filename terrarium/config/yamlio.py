@@ -6,7 +6,6 @@ a map from key path to (line, column), so any later error can point at the exact
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from terrarium import secrecy
 from terrarium.errors import ConfigError, Location
 
 KeyPath = tuple[str | int, ...]
@@ -34,7 +34,7 @@ def substitute_env(text: str, location: Location) -> str:
         if m.group(0) == "$${":
             return "${"
         name, default = m.group(1), m.group(2)
-        value = os.environ.get(name)
+        value = secrecy.env(name)
         if value is not None:
             return value
         if default is not None:

@@ -37,9 +37,11 @@ from terrarium.prompt.tail import StatusSpec
 from terrarium.tools.base import Tool
 from terrarium.tools.delegate import subagent_tool
 from terrarium.tools.registry import ToolRegistry
-from terrarium.tools.team import TEAM_TOOLS
+from terrarium.tools.team import KT_TEAM_ALIASES, TEAM_TOOLS
 
 __all__ = [
+    "ANY_CHANNEL",
+    "CHANNEL_CALL",
     "DEFAULT_PERSONA",
     "CreatureParts",
     "LoopSettings",
@@ -50,6 +52,8 @@ __all__ = [
 ]
 
 DEFAULT_PERSONA = "You are {{ creature }}, a creature in a terrarium team.\n"
+CHANNEL_CALL = "send_channel"  # KohakuTerrarium's one call for every channel (channel_call)
+ANY_CHANNEL = "*"  # in CreatureParts.sends: the channel is the call's `channel` argument
 
 
 class TextMessage(BaseModel):
@@ -75,6 +79,7 @@ class LoopSettings:
     memory_record: bool
     memory_in_prompt: bool
     memory_facts: int
+    memory_notes: int
     choice_rules: tuple[tuple[str, str], ...]  # (pattern, value): decided without the model
     reply_guard: ReplyGuardSpec | None  # fixed replies by intent, no echo (controller/guard.py)
     spoken_sentences: int | None  # the spoken default output stops after this many sentences
@@ -88,6 +93,7 @@ class LoopSettings:
     workspace: Path | None  # where file and shell tools act (None: the creature folder)
     tool_options: Mapping[str, Mapping[str, Any]]  # tool name -> its options, unvalidated
     approve: frozenset[str]  # tools whose calls wait for a human's yes ("*": every tool)
+    keep_reasoning: bool  # a reasoning model's thinking stays in the history
 
 
 def _spoken_sentences(cfg: Any) -> int | None:
@@ -107,6 +113,7 @@ def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettin
         memory_record=cfg.memory_record,
         memory_in_prompt=cfg.memory_in_prompt,
         memory_facts=cfg.memory_facts,
+        memory_notes=cfg.memory_notes,
         choice_rules=tuple((r.pattern, r.value) for r in cfg.choice_rules),
         reply_guard=cfg.reply_guard,
         spoken_sentences=_spoken_sentences(cfg),
@@ -120,6 +127,7 @@ def loop_settings(cdef: CreatureDef, settings: ControllerSettings) -> LoopSettin
         workspace=Path(cfg.workspace) if cfg.workspace else None,
         tool_options=MappingProxyType({k: dict(v) for k, v in cfg.tool_options.items()}),
         approve=frozenset(cfg.approve),
+        keep_reasoning=settings.keep_reasoning,
     )
 
 
@@ -140,10 +148,20 @@ class CreatureParts:
     fills: dict[str, dict[str, str]] = field(default_factory=dict)  # send call -> field -> source
     # the memos it was assembled with; its PromptBuilder and the next creature share them
     cache: AssemblyCache = field(default_factory=lambda: AssemblyCache())
+    # decisions made for the creature that its config does not spell out (shown by `prompt`)
+    notes: tuple[str, ...] = ()
 
     @property
     def specs(self) -> dict[str, CallSpec]:
         return dict(self.fmt.specs)
+
+
+def channel_call_model(channels: tuple[str, ...]) -> type[BaseModel]:
+    """The arguments of ``send_channel``: one of the creature's channels and the text."""
+    return create_model(
+        "SendChannel", __config__=ConfigDict(extra="forbid"),
+        channel=(Literal[channels], Field(description="the channel to send on")),  # type: ignore[valid-type]
+        message=(str, Field(description="the text to send")))
 
 
 def without_fields(model: type[BaseModel], names: frozenset[str]) -> type[BaseModel]:
@@ -193,6 +211,8 @@ class AssemblyCache(PromptCache):
         self.without_fields = lru_cache(maxsize=256)(without_fields)
         # the team's roster as TeamMembers, one entry: keyed by the identity of the creature map
         self.members: tuple[Mapping[str, CreatureDef], tuple[TeamMember, ...]] | None = None
+        # per set of channels: one `send_channel` args class (channel_call)
+        self.channel_call_model = lru_cache(maxsize=256)(channel_call_model)
 
     def all_members(self, team: Team) -> tuple[TeamMember, ...]:
         """Every creature as a TeamMember, built once per team and shared by all its creatures.
@@ -229,6 +249,9 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
     if team.root is not None and cdef is team.root:
         for tool in TEAM_TOOLS:
             registry.register(tool, owner="the terrarium (root creature)")
+        if cdef.inline:  # a KohakuTerrarium-form root: its prompts name KT's group_* tools
+            for tool in KT_TEAM_ALIASES:
+                registry.register(tool, owner="the terrarium (KohakuTerrarium's names)")
     for tool in extra_tools:
         server = getattr(tool, "server", "")
         registry.register(tool, owner=f"MCP server {server!r} of {cdef.loaded.path}"
@@ -237,6 +260,7 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
         desc, inputs = ("", {}) if isinstance(sub, str) else (sub.description, sub.inputs)
         registry.register(subagent_tool(sname, desc, inputs), owner=f"{cdef.loaded.path}")
     registry = with_background(registry, cfg.background)  # the `background` flag, job tools
+    notes = _info_for_dynamic(cfg, registry, cdef)
     specs: list[CallSpec] = list(registry.specs())
     sends: dict[str, str] = {}
     fills: dict[str, dict[str, str]] = {}
@@ -250,6 +274,10 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
             model = cache.without_fields(model, frozenset(fill))
         specs.append(CallSpec(call, desc, model))
         sends[call] = cname
+    if cfg.channel_call and cdef.can_send and CHANNEL_CALL not in sends:
+        specs.append(CallSpec(CHANNEL_CALL, "Send a text message on one of your channels.",
+                              cache.channel_call_model(tuple(sorted(cdef.can_send)))))
+        sends[CHANNEL_CALL] = ANY_CHANNEL
     outputs: dict[str, str] = {}
     views = []
     for oname, out in sorted(cfg.output.named_outputs.items()):
@@ -282,6 +310,7 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
         creature=cdef.name,
         persona_source=persona,
         persona_file=persona_file,
+        persona_files=tuple(cdef.loaded.prompt_files) if persona_file is not None else (),
         skill_mode=cfg.skill_mode,
         tools=tuple(registry.tools()),
         skills=tuple(skills),
@@ -297,4 +326,18 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
         extra_variables=dict(cfg.variables),
     )
     return CreatureParts(cdef.name, cdef, settings, registry, fmt, inputs, sends, outputs,
-                         cfg.output.default, loop_settings(cdef, settings), fills, cache)
+                         cfg.output.default, loop_settings(cdef, settings), fills, cache, notes)
+
+
+def _info_for_dynamic(cfg: Any, registry: ToolRegistry, cdef: CreatureDef) -> tuple[str, ...]:
+    """``skill_mode: dynamic`` lists each tool by one line and leaves the details to an
+    ``info`` call; a creature that lists tools but not ``info`` (KohakuTerrarium's
+    ``tools: [bash, read, write]``) gets it added, so the default mode works as written."""
+    from terrarium.tools.info import InfoTool
+
+    if cfg.skill_mode != "dynamic" or not registry.names() or InfoTool.name in registry.names():
+        return ()
+    registry.register(InfoTool, owner="skill_mode dynamic (added: the tools list has no info)")
+    return (f"skill_mode dynamic: the {InfoTool.name!r} tool was added because `tools` does not "
+            "list it (full tool docs come from an info call); list it yourself or set "
+            "`skill_mode: static` to change this",)

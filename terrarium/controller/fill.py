@@ -22,7 +22,8 @@ class SendFill:
 
     def __init__(self, fills: Mapping[str, Mapping[str, str]],
                  channels: Sequence[ChannelView], sends: Mapping[str, str]) -> None:
-        self.fills = fills  # send call -> field -> source ("input", "recalled", "recent", "facts")
+        # send call -> field -> source ("input", "recalled", "recent", "facts", "notes")
+        self.fills = fills
         views = {c.name: c for c in channels}
         self._field_order = {  # send call -> the channel schema's field order
             call: tuple(f.name for f in views[sends[call]].fields) for call in fills
@@ -38,7 +39,8 @@ class SendFill:
             self._values = {"input": "\n".join(i.search_text for i in inputs),
                             "recalled": " ".join(recalled.matches),
                             "recent": " ".join(recalled.recent),
-                            "facts": " ".join(recalled.facts)}
+                            "facts": " ".join(recalled.facts),
+                            "notes": " ".join(recalled.notes)}
 
     def filled(self, call: str, args: dict[str, Any]) -> dict[str, Any]:
         """The full message of a send: the model's fields plus those the runtime fills in,

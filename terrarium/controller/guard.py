@@ -37,8 +37,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ECHO_SHARE", "ReplyGuard", "is_echo", "lcs", "safe_start", "second_person",
-           "words"]
+from terrarium.store.subjects import about_user, is_statement, relevant, stem, strip_opening
+
+__all__ = ["ECHO_SHARE", "ReplyGuard", "fact_words", "is_echo", "lcs", "repeats", "safe_start",
+           "second_person", "self_talk", "speaks_as_user", "uses", "words"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
@@ -123,6 +125,98 @@ def second_person(text: str) -> str:
     return re.sub(r"[A-Za-z']+", swap, text)
 
 
+_ASKS = frozenset({"question", "request"})
+_FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself"})
+_SECOND_PERSON = frozenset({"you", "you're", "your", "yours", "yourself", "you've"})
+_NOT_FACTS = frozenset("""
+like likes love loves enjoy have has had want need know think help happy glad sorry sure
+remember tell good great nice really also just well here there today now always never
+get got go going make made see look feel find say said use used take give thing things
+""".split())
+_SELF_TALK = re.compile(r"\b(chat ?bots?|bots?|robots?|ai|artificial intelligence|language "
+                        r"models?|virtual assistants?|assistants?|computer programs?|"
+                        r"machines?)\b", re.I)
+_WORD_CASED = re.compile(r"[A-Za-z0-9']+")
+
+
+def fact_words(user: str, notes: str) -> frozenset[str]:
+    """The words that state the user's facts: every content word of what they told
+    (``notes``) and the names in their utterance ("Call me Sam" -> "sam")."""
+    told = {w for w in words(notes) if w not in _NOT_FACTS and not _is_function(w)}
+    names: set[str] = set()
+    for sentence in _SENTENCES.split(user):
+        cased = _WORD_CASED.findall(sentence)
+        names |= {w.lower() for w in cased[1:] if w[:1].isupper() and w.lower() != "i"}
+    return frozenset(told | names)
+
+
+def speaks_as_user(sentence: str, facts: frozenset[str]) -> bool:
+    """Whether ``sentence`` states one of the user's facts as the speaker's own: a fact
+    word within the words after "I", "I'm", "my" or "me" ("I'm Sam", "My dog is Rex"),
+    before the sentence turns to "you"."""
+    ws = words(sentence)
+    for i, w in enumerate(ws):
+        if w not in _FIRST_PERSON:
+            continue
+        for nxt in ws[i + 1:i + 7]:
+            if nxt in _SECOND_PERSON:
+                break
+            if nxt in facts:
+                return True
+    return False
+
+
+def self_talk(sentence: str) -> bool:
+    """Whether ``sentence`` talks about chatbots, AI or assistants: asked about the user,
+    SmolLM2-135M tells them they are a chatbot."""
+    return bool(_SELF_TALK.search(sentence))
+
+
+def uses(sentence: str, notes: str, question: str) -> bool:
+    """Whether ``sentence`` says something of ``notes`` that ``question`` did not: a word
+    of what the user told, other than the question's own words."""
+    asked = {stem(w) for w in words(question)}
+    told = {stem(w) for w in words(notes) if not _is_function(w)} - asked
+    return bool(told & {stem(w) for w in words(sentence)})
+
+
+def repeats(text: str) -> int:
+    """Where a degenerate repetition starts in ``text`` (a word or phrase of up to six
+    words said three times running, or one word said a fourth time), or -1: a model
+    stuck in a loop ("Reminder, Reminder, Reminder, ...")."""
+    found = [(m.start(), m.group(0).lower().strip("'")) for m in _WORD_CASED.finditer(text)]
+    ws = [w for _, w in found]
+    counts: dict[str, int] = {}
+    for i, w in enumerate(ws):
+        for n in range(1, 7):
+            j = i + 1 - 3 * n  # where three copies of a phrase of n words ending here start
+            if j >= 0 and ws[j:j + n] == ws[j + n:j + 2 * n] == ws[j + 2 * n:i + 1]:
+                return found[j + n][0]  # the first copy may stand: the repeats may not
+        if not _is_function(w):
+            counts[w] = counts.get(w, 0) + 1
+            if counts[w] == LOOP_COUNT:
+                return found[i][0]
+    return -1
+
+
+LOOP_COUNT = 4
+"""A content word said this many times in one short reply is a loop."""
+
+
+def _is_function(word: str) -> bool:
+    return word in _FUNCTION
+
+
+_FUNCTION = frozenset("""
+a an the and or but if so than then of to in on at by for from with about as into is am are
+was were be been do does did have has had will would can could should may might must i me
+my you your he she it we they them him her us its our their this that these those there
+here not no yes very too also some any all what which who how why when where i'm you're
+it's that's don't can't
+""".split())
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+
+
 @dataclass(slots=True)
 class ReplyGuard:
     """One turn's guard: the user's words and intent, read from the incoming message."""
@@ -131,16 +225,23 @@ class ReplyGuard:
     intent: str | None
     fixed: str | None  # the reply the runtime speaks itself, or None: the model answers
     echo_reply: str
-    facts: str = ""  # the user's facts the reply was given, in the user's voice
+    facts: str = ""  # the user's facts (or notes) the reply was given, in the user's voice
     release_first_clause: bool = False  # a safe first sentence is spoken from its start
+    unknown_reply: str | None = None  # "I don't know that yet.": see :meth:`fallback`
+    about_user: bool = False  # the user asks about themselves: the reply must use the notes
     released: str = ""  # the start of the first sentence, when it was released early
     _held: str = ""
+    _written: str = ""  # everything the model wrote this turn
     _spoken: str = ""
     _sentences: int = 0  # sentences checked so far (spoken or not)
     _open: bool = False  # the sentence under way was released early: it is spoken whole
     _closed: bool = False  # the reply is over: nothing more of it is spoken
-    _replaced: str | None = None
+    _stopped: bool = False  # the model is stuck in a loop: stop reading it
+    _fact_words: frozenset[str] = frozenset()
     notices: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._fact_words = fact_words(self.user, self.facts)
 
     @classmethod
     def for_turn(cls, spec: Any, payloads: Sequence[dict[str, Any] | None]) -> ReplyGuard | None:
@@ -157,23 +258,36 @@ class ReplyGuard:
         fixed = spec.replies.get(intent) if intent is not None else None
         facts = " ".join(str(p[spec.facts_field]) for p in payloads
                          if spec.facts_field and p and isinstance(p.get(spec.facts_field), str))
+        if fixed is None and intent in _ASKS and is_statement(user):
+            # told, not asked ("Call me Sam, please." taken for a request): acknowledged
+            fixed = spec.replies.get("statement")
+        mine = fixed is None and spec.unknown_reply is not None and about_user(user)
+        if mine and not facts.strip():
+            fixed = spec.unknown_reply  # asked about themselves, and nothing was told
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
-                   facts=facts.strip(),
-                   release_first_clause=spec.release_first_clause)
+                   facts=facts.strip(), release_first_clause=spec.release_first_clause,
+                   unknown_reply=spec.unknown_reply, about_user=mine)
 
     @property
     def checks(self) -> bool:
         """Whether the user's words are long enough for an echo to be possible."""
         return len(words(self.user)) >= MIN_WORDS
 
+    @property
+    def stopped(self) -> bool:
+        """The model is stuck in a loop: the rest of its reply would never be spoken."""
+        return self._stopped
+
     def feed(self, text: str) -> str:
         """The part of the model's text that may be spoken now: whole checked sentences,
         and the first sentence from its start once :func:`safe_start` lets it through."""
         if self._closed:
             return ""
-        if not self.checks:
-            self._spoken += text
-            return text
+        start = len(self._written)
+        self._written += text
+        loop = repeats(self._written)
+        if loop >= 0:  # keep only what came before the loop, and stop
+            text = text[:max(0, loop - start)]
         self._held += text
         out = ""
         while not self._closed:
@@ -196,12 +310,20 @@ class ReplyGuard:
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
             self._sentences += 1
             out += self._pass(sentence)
+        if loop >= 0 and not self._closed:
+            self._stopped = True
+            self.notices.append(f"stopped, the reply repeats itself: "
+                                f"{self._written[loop:].strip()!r}")
+            out += self._end()
         return out
 
     def _release_now(self) -> bool:
         """Whether the first sentence, still without its end, may be spoken from here."""
-        return (self.release_first_clause and self._sentences == 0
-                and safe_start(self.user, self._held))
+        if self.about_user or self._sentences or not self._held.strip():
+            return False
+        if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
+            return True
+        return self.release_first_clause and safe_start(self.user, self._held)
 
     def _speak(self, text: str) -> str:
         if not self._spoken.strip():
@@ -210,14 +332,44 @@ class ReplyGuard:
         return text
 
     def _pass(self, sentence: str) -> str:
+        said = sentence.strip()
         if is_echo(self.user, self._spoken + sentence):
-            self.notices.append(f"not spoken, it repeats the user: {sentence.strip()!r}")
+            self.notices.append(f"not spoken, it repeats the user: {said!r}")
+            return ""
+        if speaks_as_user(sentence, self._fact_words):
+            self.notices.append(f"not spoken, it speaks as the user: {said!r}")
+            return ""
+        if self.about_user and self_talk(sentence):
+            self.notices.append(f"not spoken, it talks about itself: {said!r}")
+            return ""
+        if self.about_user and not self._spoken.strip() and not uses(sentence, self.facts,
+                                                                     self.user):
+            self.notices.append(f"not spoken, it does not use what the user told: {said!r}")
             return ""
         return self._speak(sentence)
 
     def fallback(self) -> str:
-        """What the runtime knows to say: the user's facts to the user, or ``echo_reply``."""
+        """What the runtime knows to say: for a question about the user, what they told
+        about it, to the user ("You're from Nairobi."), or else ``unknown_reply`` ("I love
+        baking bread." says nothing of a favourite film: likes are no subject);
+        otherwise the user's facts to the user, or ``echo_reply``."""
+        if self.about_user and self.unknown_reply is not None:
+            told = [n for n in _SENTENCES.split(self.facts)
+                    if n and relevant(n, self.user, attitudes=False)]
+            return second_person(strip_opening(told[0])) if told else self.unknown_reply
         return second_person(self.facts) if self.facts else self.echo_reply
+
+    def _end(self) -> str:
+        """Close the reply; one with nothing spoken says :meth:`fallback`."""
+        self._closed = True
+        self._held = ""
+        if self._spoken.strip():
+            return ""
+        if self._open:
+            return ""  # its start was given to the voice: the voice drops the unfinished part
+        self._spoken = self.fallback()
+        self.notices.append(f"said instead: {self._spoken!r}")
+        return self._spoken
 
     def finish(self) -> str:
         """At the reply's end: held words without a sentence end are dropped, never spoken;
@@ -235,14 +387,10 @@ class ReplyGuard:
         elif self.released and is_echo(self.user, self._spoken):
             self.notices.append(f"spoken although it repeats the user (its start was spoken "
                                 f"early): {self.released!r}")
+        if self._closed:
+            return ""
         self._open = False
-        if not self._spoken.strip() and self.checks and not self._closed:
-            self._closed = True
-            self._spoken = self.fallback()
-            self.notices.append(f"said instead: {self._spoken!r}")
-            return self._spoken
-        self._closed = True
-        return ""
+        return self._end()
 
     @property
     def spoken(self) -> str:

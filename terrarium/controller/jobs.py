@@ -9,9 +9,13 @@ as an incoming message (channel ``job``, sender the job id).
 
 Jobs run in a task group the runtime hands down (:class:`JobHost`), never as stray tasks:
 they end with the run, and :meth:`JobManager.cancel_all` ends them when their creature
-stops. ``JobStarted``/``JobEnded`` events put their state in the log; a resumed run
-(:meth:`JobManager.resume`) records each job the crash cut off as ended ``lost`` and
-tells its creature, so the model may start it again.
+stops. The end of a run drops none silently: while a job runs or its result waits to be
+delivered the team is not idle (:meth:`JobManager.pending`), and a job still running when
+the run ends anyway (``--timeout``, ``--max-turns``, Ctrl-C, leaving the runtime) is
+recorded ended ``cancelled`` by :meth:`JobManager.end_of_run`. ``JobStarted``/``JobEnded``
+events put their state in the log; a resumed run (:meth:`JobManager.resume`) records each
+job the crash cut off as ended ``lost`` and tells its creature, so the model may start it
+again.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ __all__ = [
 STATE_JOBS = "jobs"
 STATE_JOB_HOST = "job_host"
 JobStatus = Literal["running", "done", "failed", "cancelled", "lost"]
+CUT_RESULT = "cancelled: the run ended before it finished"
 LOST_RESULT = ("lost: the run stopped (a crash) before this job finished, so its result is "
                "unknown; start it again if you still need it")
 
@@ -72,6 +77,7 @@ class Job:
     scope: anyio.CancelScope | None = None
     done: anyio.Event = field(default_factory=anyio.Event)
     reported: bool = False  # its result was read in a turn: no message needed
+    ended: bool = False  # its JobEnded is recorded (by the job itself, or the run's end)
 
     def line(self) -> str:
         return f"{self.id} {self.call} {self.status}"
@@ -94,6 +100,7 @@ class JobManager:
         self.jobs: dict[str, Job] = {}
         self.busy = False
         self._ids = itertools.count(1)
+        self._delivering = 0  # results on their way to the creature
 
     def resume(self, started: Mapping[str, JobStarted], ended: set[str]) -> list[Job]:
         """A resumed run takes up the log's jobs of this creature: new job ids go on after
@@ -115,6 +122,31 @@ class JobManager:
             lost.append(job)
         return lost
 
+    def pending(self) -> bool:
+        """Whether a job still runs or a result has not reached the creature yet (the team
+        is not idle while one does)."""
+        return self._delivering > 0 or any(
+            j.status == "running" or (not j.reported and j.status != "cancelled")
+            for j in self.jobs.values())
+
+    def end_of_run(self) -> tuple[list[JobEnded], list[Job]]:
+        """The run ends now: each running job is cancelled and its end returned (to be
+        recorded ``cancelled``); also returns the finished jobs whose result never reached
+        the creature. Either way the work is lost, and the run says so."""
+        cut: list[JobEnded] = []
+        for job in self.jobs.values():
+            if job.status == "running":
+                job.status, job.result, job.ended, job.reported = (
+                    "cancelled", CUT_RESULT, True, True)
+                job.done.set()
+                if job.scope is not None:
+                    job.scope.cancel()
+                cut.append(JobEnded(creature=self.creature, job_id=job.id, call=job.call,
+                                    status="cancelled", result=job.result))
+        unread = [j for j in self.jobs.values()
+                  if not j.reported and j.status in ("done", "failed")]
+        return cut, unread
+
     def set_busy(self, busy: bool, host: JobHost | None) -> None:
         """Told at each turn's start and end; at the end, unread results are delivered."""
         self.busy = busy
@@ -122,6 +154,7 @@ class JobManager:
             for job in self.jobs.values():
                 if job.status != "running" and not job.reported:
                     job.reported = True
+                    self._delivering += 1  # counted from now: the team is not idle yet
                     host.start_soon(self._deliver, host, job)
 
     def start(self, host: JobHost, call: str, args: dict[str, Any],
@@ -143,17 +176,25 @@ class JobManager:
                 job.status, job.result = ("done" if res.ok else "failed"), res.text
             except Exception as exc:  # run_tool never raises; a sub-agent host might
                 job.status, job.result = "failed", f"{type(exc).__name__}: {exc}"
+        if job.ended:  # the run's end recorded it (end_of_run)
+            return
         if scope.cancelled_caught or job.status == "running":
             job.status, job.result = "cancelled", "cancelled before it finished"
         job.done.set()
+        job.ended = True
         self.emit(JobEnded(creature=self.creature, job_id=job.id, call=job.call,
                            status=job.status, result=job.result))
         if not self.busy and not job.reported and job.status != "cancelled":
             job.reported = True
+            self._delivering += 1
             await self._deliver(host, job)
 
     async def _deliver(self, host: JobHost, job: Job) -> None:
-        await host.deliver(self.creature, job.id, job.payload())
+        """Hand ``job``'s result to the creature (the caller counted it in ``_delivering``)."""
+        try:
+            await host.deliver(self.creature, job.id, job.payload())
+        finally:
+            self._delivering -= 1
 
     def get(self, job_id: str) -> Job:
         if job_id not in self.jobs:

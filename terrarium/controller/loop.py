@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from terrarium.config.models import CompactionConfig
 from terrarium.controller.approval_gate import ApprovalGate
-from terrarium.controller.assembly import CreatureParts
+from terrarium.controller.assembly import ANY_CHANNEL, CreatureParts
 from terrarium.controller.compaction import Compactor
 from terrarium.controller.fill import SendFill
 from terrarium.controller.guard import ReplyGuard
@@ -57,6 +57,7 @@ from terrarium.events import (
     OutputText,
     PromptBuilt,
     PromptSectionInfo,
+    Reasoning,
     TranscriptAppended,
     TranscriptEntry,
 )
@@ -72,6 +73,7 @@ from terrarium.formats import (
 from terrarium.formats.grammar import sentences_left
 from terrarium.formats.native import NativeFormat
 from terrarium.llm.base import ChatModel, keeps_prompt_cache, supports_continuation
+from terrarium.llm.reasoning import THINK_CLOSE, THINK_OPEN, ThinkSplitter
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
 from terrarium.prompt.budget import Tokenizer
 from terrarium.prompt.builder import PromptBuilder
@@ -136,6 +138,7 @@ class _Round:
     native: dict[int, dict[str, str]] = field(default_factory=dict)
     usage: Usage | None = None  # the model's usage for the round (both calls if it paused)
     finish_reason: str | None = None  # of the round's last model call ("length": cut off)
+    reasoning: list[str] = field(default_factory=list)  # thinking: never a reply, never sent
 
 
 @asynccontextmanager
@@ -155,6 +158,9 @@ def _ignore(event: Event) -> None:
 
 def _args_dict(args: BaseModel | None, raw: Mapping[str, Any]) -> dict[str, Any]:
     return args.model_dump(mode="json") if args is not None else dict(raw)
+
+
+MIN_RESULT_TOKENS = 64  # a round's results always keep at least this much
 
 
 class Controller:
@@ -218,6 +224,10 @@ class Controller:
             answerer=answerer,
         )
         self.last_prompt: BuiltPrompt | None = None
+        # set while the creature's prompt prefix is still being evaluated after the team
+        # said it was ready: a round that needs the model waits for it (one that the runtime
+        # decides itself does not), so its request finds the prefix in its slot
+        self.warming: anyio.Event | None = None
         self._pending_notice: str | None = None
         self.hooks = creature_hooks(parts.name, parts.cdef.config, self.emit, self.tool_ctx)
         # None: nobody to ask, calls needing approval are refused
@@ -275,7 +285,7 @@ class Controller:
         crashpoint("turn.begin")
         facts = await recall(self.memory, inputs, creature=self.parts.name,
                               recent=cfg.memory_recent, matches=cfg.memory_recall,
-                              facts=cfg.memory_facts)
+                              facts=cfg.memory_facts, notes=cfg.memory_notes)
         self.fill.begin_turn(inputs, facts)
         recalled = facts.prompt_lines() if cfg.memory_in_prompt else ()
         if (cfg.memory_record or cfg.memory_facts) and self.memory is not None:
@@ -365,10 +375,11 @@ class Controller:
                 if notices:
                     self._pending_notice = "\n".join(notices)
                 if not follow_up:
-                    if rnd.finish_reason == "length":
+                    if rnd.finish_reason == "length" or out.stopped:
                         dropped = await out.drop_unfinished()
                         if dropped:
-                            self._entry("notice", f"not spoken, cut off by max_tokens: {dropped!r}")
+                            why = "the reply repeats itself" if out.stopped else "max_tokens"
+                            self._entry("notice", f"not spoken, cut off by {why}: {dropped!r}")
                     break
             else:
                 if fixed is not None:  # the runtime knows the reply: no model round
@@ -471,6 +482,7 @@ class Controller:
         rnd = _Round()
         seq_lock = anyio.Lock()
         parser = self.parts.fmt.new_parser()
+        thinking = ThinkSplitter()  # <think> blocks in the text are thinking, not the reply
         failure: Exception | None = None
         # a framed value restarts its grammar on a continuation: never pause inside one
         pause = out.first_audio_pause(self.model) if frame is None else None
@@ -497,6 +509,8 @@ class Controller:
                     rnd.raw.append(decided)
                     await handle(parser.feed(decided))
                     rnd.finish_reason = "stop"
+                if current is not None and self.warming is not None:
+                    await self.warming.wait()
                 while current is not None:
                     paused = False
                     async with _closing(self.model.stream(current)) as deltas:
@@ -504,15 +518,23 @@ class Controller:
                             crashpoint("turn.delta")
                             if delta.finish_reason:
                                 rnd.finish_reason = delta.finish_reason
+                            if delta.reasoning:
+                                self._reasoned(rnd, delta.reasoning)
                             if delta.text:
-                                rnd.raw.append(delta.text)
-                                await handle(parser.feed(delta.text))
+                                shown, thought = thinking.feed(delta.text)
+                                if thought:
+                                    self._reasoned(rnd, thought)
+                                if shown:
+                                    rnd.raw.append(shown)
+                                    await handle(parser.feed(shown))
                             for tc in delta.tool_calls:
                                 nc = rnd.native.setdefault(
                                     tc.index, {"id": "", "name": "", "arguments": ""})
                                 nc["id"] = tc.id or nc["id"]
                                 nc["name"] = tc.name or nc["name"]
                                 nc["arguments"] += tc.arguments
+                            if out.stopped:  # the guard will speak no more of it
+                                break
                             if pause is not None and pause.ready(rnd):
                                 paused = True
                                 break
@@ -529,6 +551,14 @@ class Controller:
                 failure = exc
                 tg.cancel_scope.cancel()
             if failure is None:
+                shown, thought = thinking.close()
+                if thought:
+                    self._reasoned(rnd, thought)
+                if rnd.reasoning:  # the round's whole thinking, once, for the log and monitor
+                    self._entry("reasoning", "".join(rnd.reasoning))
+                if shown:
+                    rnd.raw.append(shown)
+                    await handle(parser.feed(shown))
                 if frame is not None:
                     rest = frame.close("".join(rnd.raw))
                     rnd.raw.append(rest)
@@ -543,6 +573,11 @@ class Controller:
         if failure is not None:
             raise failure
         return rnd
+
+    def _reasoned(self, rnd: _Round, text: str) -> None:
+        """A reasoning model's thinking: to the monitor and the log, nowhere else."""
+        rnd.reasoning.append(text)
+        self.emit(Reasoning(creature=self.parts.name, text=text))
 
     def _remember_round(self, rnd: _Round, records: list[CallRecord], follow_up: bool) -> None:
         """Add this round to the history exactly as the model wrote it.
@@ -559,11 +594,41 @@ class Controller:
                 r.name, self.fill.written(r.name, r.args) if r.kind == "send" else r.args)
                 for r in records]
             raw = "\n".join(p for p in ["".join(rnd.text), *shown] if p)
+        if raw and self.settings.keep_reasoning and rnd.reasoning:
+            raw = f"{THINK_OPEN}{''.join(rnd.reasoning)}{THINK_CLOSE}\n{raw}"
         if raw:
             self.conversation.append(Turn("assistant", raw))
         if records and follow_up:
-            lines = [f"Result of {r.name}: {r.result}" for r in records]
-            self.conversation.append(Turn("user", "\n".join(lines)))
+            self.conversation.append(Turn("user", self._results_text(records)))
+
+    def _results_text(self, records: list[CallRecord]) -> str:
+        """The round's results as the model reads them, cut to fit the context window.
+
+        A tool's own limits are set in bytes and cannot know the window (read_file's
+        default 20,000 bytes is about 5,000 tokens; a 4,096-token window has fewer), so the
+        results of one round together get at most half the tail's room; each result over
+        its share keeps its head and says how much was cut and what to do. The log keeps
+        every result whole; only what the model reads is cut.
+        """
+        lines = [f"Result of {r.name}: {r.result}" for r in records]
+        text = "\n".join(lines)
+        count = self.builder.tokenizer.count
+        budget = max(MIN_RESULT_TOKENS, self.builder.room() // 2)
+        used = count(text)
+        if used <= budget:
+            return text
+        share = budget / used
+        cut: list[str] = []
+        for r, line in zip(records, lines, strict=True):
+            keep = int(len(r.result) * share) - len(r.name) - 12
+            if keep >= len(r.result):
+                cut.append(line)
+                continue
+            keep = max(0, keep - 160)  # room for the marker itself
+            cut.append(f"Result of {r.name}: {r.result[:keep]}\n[cut to fit the context "
+                       f"window: showed {keep} of {len(r.result)} characters; ask for less "
+                       "(a line range, a narrower search)]")
+        return "\n".join(cut)
 
     async def _run_call(
         self, ev: CallEvent, idx: int, records: list[CallRecord | None], seq_lock: anyio.Lock
@@ -622,6 +687,8 @@ class Controller:
     async def _send(self, ev: CallEvent, args: dict[str, Any], key: str | None = None
                     ) -> CallRecord:
         channel = self.parts.sends[ev.name]
+        if channel == ANY_CHANNEL:  # send_channel(channel, message): KohakuTerrarium's form
+            channel, args = str(args.get("channel")), {"text": str(args.get("message", ""))}
         if self.send is None:
             return CallRecord(ev.name, "send", args, False,
                               f"Refused: channel {channel!r} is not connected in this run.",

@@ -9,10 +9,10 @@ task group keeps the servers up and reconnects them) and hands each creature's l
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from terrarium import secrecy
 from terrarium.config import CreatureDef, Team
 from terrarium.config.models import EnvValue, McpServerConfig, SecretValue
 from terrarium.errors import ConfigError, ConfigErrors
@@ -33,10 +33,11 @@ def creature_defs(team: Team, names: Iterable[str] | None = None) -> dict[str, C
 
 def _resolve(value: SecretValue, where: str) -> str:
     if isinstance(value, EnvValue):
-        if value.env not in os.environ:
+        secret = secrecy.env(value.env)
+        if secret is None:
             raise KeyError(f"{where} comes from the environment variable {value.env}, "
                            "which is not set")
-        return value.prefix + os.environ[value.env]
+        return value.prefix + secret
     return value
 
 

@@ -31,6 +31,11 @@ class TurnOutput:
     spoken: list[str] = field(default_factory=list)
     guard: ReplyGuard | None = None  # checks each sentence before the voice gets it
 
+    @property
+    def stopped(self) -> bool:
+        """The guard stopped the reply (a loop): the model need not be read further."""
+        return self.guard is not None and self.guard.stopped
+
     async def say(self, text: str) -> None:
         """Write the model's text, through the guard when there is one."""
         await self.write(self.guard.feed(text) if self.guard is not None else text)

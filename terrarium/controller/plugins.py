@@ -17,14 +17,15 @@ Two plugins ship: :class:`ToolBudget` (at most N tool calls per turn) and :class
 from __future__ import annotations
 
 import importlib
-import os
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import anyio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from terrarium import secrecy
 from terrarium.config.models import LifecyclePluginConfig
 from terrarium.controller.incoming import Incoming
 from terrarium.errors import ConfigError
@@ -163,7 +164,7 @@ class Redactor(Plugin):
 
     def redact(self, text: str) -> str:
         # read the environment at use: a secret set after start is still masked
-        values = sorted((v for k in self.settings.env if (v := os.environ.get(k))),
+        values = sorted((v for k in self.settings.env if (v := secrecy.env(k))),
                         key=len, reverse=True)
         for v in values:
             text = text.replace(v, self.settings.mask)
@@ -228,6 +229,15 @@ Starter = Callable[
     Awaitable[ToolResult | None]]
 
 
+def _not_cancelled(exc: BaseException) -> None:
+    """Re-raise cancellation (a cancel scope must still stop a hook); anything else a plugin
+    raises, ``SystemExit`` and ``KeyboardInterrupt`` included, is isolated like a tool's."""
+    cancelled = anyio.get_cancelled_exc_class()
+    if isinstance(exc, cancelled) or (
+            isinstance(exc, BaseExceptionGroup) and exc.subgroup(cancelled) is not None):
+        raise exc
+
+
 class Hooks:
     """What the loop calls at each point of a turn; runs every plugin in order, isolated.
 
@@ -246,7 +256,7 @@ class Hooks:
         # may take a vetted call to run it elsewhere (jobs.py): its result, or None to run here
         self.starter: Starter | None = None
 
-    def _failed(self, plugin: Plugin, hook: str, exc: Exception) -> None:
+    def _failed(self, plugin: Plugin, hook: str, exc: BaseException) -> None:
         error = f"{type(exc).__name__}: {exc}"
         self.emit(PluginFailed(creature=self.creature, plugin=plugin.name, hook=hook,
                                error=error))
@@ -262,14 +272,16 @@ class Hooks:
             for p in self.plugins:
                 try:
                     await p.on_message(self.turn, item)
-                except Exception as exc:
+                except BaseException as exc:  # SystemExit too: a plugin's, not ours
+                    _not_cancelled(exc)
                     self._failed(p, "on_message", exc)
 
     async def before_model(self, request: ChatRequest) -> ChatRequest:
         for p in self.plugins:
             try:
                 changed = await p.before_model(self.turn, request)
-            except Exception as exc:
+            except BaseException as exc:  # SystemExit too: a plugin's, not ours
+                _not_cancelled(exc)
                 self._failed(p, "before_model", exc)
                 continue
             if changed is not None:
@@ -282,7 +294,8 @@ class Hooks:
         for p in self.plugins:
             try:
                 await p.after_model(self.turn, request, reply)
-            except Exception as exc:
+            except BaseException as exc:  # SystemExit too: a plugin's, not ours
+                _not_cancelled(exc)
                 self._failed(p, "after_model", exc)
 
     async def run_tool(self, tool: Tool | type[Tool], args: Any, ctx: ToolContext) -> ToolResult:
@@ -293,7 +306,8 @@ class Hooks:
         for p in self.plugins:
             try:
                 reason = await p.before_tool(self.turn, call)
-            except Exception as exc:
+            except BaseException as exc:  # SystemExit too: a plugin's, not ours
+                _not_cancelled(exc)
                 self._failed(p, "before_tool", exc)
                 continue
             if reason:
@@ -304,7 +318,8 @@ class Hooks:
             for p in self.plugins:
                 try:
                     changed = await p.after_tool(self.turn, call, result)
-                except Exception as exc:
+                except BaseException as exc:  # SystemExit too: a plugin's, not ours
+                    _not_cancelled(exc)
                     self._failed(p, "after_tool", exc)
                     continue
                 if changed is not None:
@@ -321,7 +336,8 @@ class Hooks:
         for p in self.plugins:
             try:
                 await p.on_turn_end(self.turn, result)
-            except Exception as exc:
+            except BaseException as exc:  # SystemExit too: a plugin's, not ours
+                _not_cancelled(exc)
                 self._failed(p, "on_turn_end", exc)
 
     def turn_over(self) -> None:

@@ -8,15 +8,34 @@ and the fields the runtime fills into sends (``send_fill``). The inputs are then
 What the user says about themselves ("my name is Ada", "I live in Lisbon") is also kept as
 facts (``memory_facts``), read by :func:`terrarium.store.extract_facts` without a model, and
 the ones matching a new input are recalled: "What is my name?" finds "Ada is my name.".
+
+Notes (``memory_notes``) do not depend on such patterns: they are the user's own earlier
+statements about what the new input asks, however they were phrased. For an input that
+mentions the user ("What is my dog called?", "What should I cook?"; not "Tell me about
+dogs."), the creature's records are searched (FTS5) with the input's subject words and the
+words related to them (:func:`terrarium.store.subjects.subject_terms`: "dog", "called",
+"name", "pet", ...), and the statements among the hits ranked by how many of the input's
+own words they hold, then related ones, newest first on a tie; for a question about the
+user ("What colour is my car?") their most recent statements follow ("I drive a blue
+Volvo.": no word in common), since such a question is most often about what they just said.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryStore, extract_facts
+from terrarium.store.subjects import (
+    about_user,
+    is_statement,
+    relevant,
+    stem,
+    strip_opening,
+    subject_terms,
+)
 
 __all__ = ["USER_FACT", "Recalled", "facts_owner", "recall", "record"]
 
@@ -38,16 +57,58 @@ class Recalled:
     recent: tuple[str, ...] = ()  # this creature's newest records, oldest to newest
     matches: tuple[str, ...] = ()  # the best matches for the inputs, not among ``recent``
     facts: tuple[str, ...] = ()  # the user's own facts that match the inputs
+    notes: tuple[str, ...] = ()  # the user's earlier statements about what the inputs ask
 
     def prompt_lines(self) -> tuple[str, ...]:
         """The facts as the prompt tail shows them."""
         return (*(f"recently: {t}" for t in self.recent), *self.matches)
 
 
+_SELF = re.compile(r"\b(I|I'm|I've|we)\b")
+NOTE_CANDIDATES = 24
+"""How many search hits (and recent records) are ranked for the notes."""
+
+
+async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit: int,
+                    facts: Sequence[str] = ()) -> tuple[str, ...]:
+    """Up to ``limit`` of the user's earlier statements (``creature``'s records) about what
+    ``question`` asks, best first; the user's ``facts`` about it come first (the facts'
+    search matches any word: "Where am I from?" finds "I love green tea." by "I")."""
+    facts = [f for f in facts if relevant(f, question)]
+    mine = about_user(question)
+    if not mine and not _SELF.search(question):
+        return tuple(facts)[:limit]  # "Tell me about dogs.": not about what the user told
+    terms = subject_terms(question)
+    own = {stem(t) for t in subject_terms_own(question)}
+    related = {stem(t) for t in terms} - own
+    scored: dict[str, tuple[int, int]] = {}
+    if terms:
+        hits = await memory.asearch(" ".join(terms), limit=NOTE_CANDIDATES, creature=creature)
+        for hit in hits:
+            if not is_statement(hit.text):
+                continue
+            stems = {stem(w) for w in subject_terms_own(hit.text)}
+            score = 2 * len(stems & own) + len(stems & related)
+            if score:
+                scored[hit.text] = (score, hit.id)
+    found = [t for t, _ in sorted(scored.items(), key=lambda p: (-p[1][0], -p[1][1]))]
+    if mine:
+        newest = await memory.arecent(NOTE_CANDIDATES, creature=creature)
+        found += [h.text for h in newest if is_statement(h.text)]
+    notes = [*facts, *(strip_opening(t) for t in found)]
+    return tuple(dict.fromkeys(notes))[:limit]
+
+
+def subject_terms_own(text: str) -> list[str]:
+    """The subject words of ``text`` itself, without related ones."""
+    return subject_terms(text, related=False)
+
+
 async def recall(memory: MemoryStore | None, inputs: Sequence[Incoming], *, creature: str,
-                 recent: int, matches: int, facts: int = 0) -> Recalled:
-    """Up to ``recent`` newest records of ``creature``, ``matches`` best matches and
-    ``facts`` of the user's facts that match the inputs."""
+                 recent: int, matches: int, facts: int = 0, notes: int = 0) -> Recalled:
+    """Up to ``recent`` newest records of ``creature``, ``matches`` best matches,
+    ``facts`` of the user's facts that match the inputs and ``notes`` of the user's
+    earlier statements about what they ask."""
     if memory is None:
         return Recalled()
     newest: list[str] = []
@@ -65,7 +126,11 @@ async def recall(memory: MemoryStore | None, inputs: Sequence[Incoming], *, crea
         query = " ".join(i.search_text for i in inputs)
         hits = await memory.asearch(query, limit=matches)
         found = [h.text for h in hits if h.text not in newest and h.text not in own]
-    return Recalled(tuple(newest), tuple(found), tuple(own))
+    said: tuple[str, ...] = ()
+    if notes:
+        question = " ".join(i.search_text for i in inputs)
+        said = await notes_for(memory, question, creature=creature, limit=notes, facts=own)
+    return Recalled(tuple(newest), tuple(found), tuple(own), said)
 
 
 async def record(memory: MemoryStore, inputs: Sequence[Incoming], *, creature: str,

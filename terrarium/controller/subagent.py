@@ -10,6 +10,12 @@ Limits: sub-agents nest at most ``subagent_depth`` deep (the top creature's sett
 from it), and at most ``subagent_concurrency`` run at once in one creature's tree (one
 ``anyio.CapacityLimiter`` shared down the tree).
 
+What a sub-agent inherits from its caller: who approves its gated calls (``--yes``, the
+terminal, the monitor) and who answers its ``ask_user``; and, unless it names a
+``workspace`` of its own, where its file and shell tools act: its caller's workspace, else
+``<run dir>/workspace/<label>`` (``workspace_root``), else a new temporary folder. Never its
+config folder: a sub-agent with ``edit`` could otherwise rewrite its own ``config.yaml``.
+
 Recording: ``SubagentStarted``/``SubagentEnded`` carry the parent creature and a run id;
 the sub-agent's own events are re-labelled ``parent/name`` (``lead/researcher``,
 ``lead/researcher/scout``), so the log and its watchers show them nested under the parent.
@@ -18,8 +24,10 @@ the sub-agent's own events are re-labelled ``parent/name`` (``lead/researcher``,
 from __future__ import annotations
 
 import dataclasses
+import tempfile
 import uuid
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -33,6 +41,7 @@ from terrarium.controller.loop import Controller
 from terrarium.errors import TerrariumError, ToolError
 from terrarium.events import Event, SubagentEnded, SubagentStarted, TranscriptAppended
 from terrarium.llm.base import ChatModel
+from terrarium.tools.approval import Approver
 from terrarium.tools.base import ToolContext
 from terrarium.tools.delegate import STATE_PROGRESS, STATE_SUBAGENTS
 
@@ -74,7 +83,8 @@ class Subagents:
                  make_model: ModelFactory, emit: Callable[[Event], None],
                  max_depth: int = 2, concurrency: int = 4, depth: int = 0,
                  limiter: anyio.CapacityLimiter | None = None,
-                 parent_run: str | None = None) -> None:
+                 parent_run: str | None = None, approver: Approver | None = None,
+                 workspace_root: Path | None = None) -> None:
         self.entries = dict(entries)
         self.label = label  # who calls: "lead", or "lead/researcher" for a nested one
         self.make_model = make_model
@@ -83,6 +93,8 @@ class Subagents:
         self.depth = depth  # the caller's depth: 0 for a team creature
         self.limiter = limiter or anyio.CapacityLimiter(concurrency)
         self.parent_run = parent_run
+        self.approver = approver  # who approves the gated calls of the sub-agents
+        self.workspace_root = workspace_root  # <run dir>/workspace, set by the runtime
         self._parts: dict[str, CreatureParts] = {}
 
     @classmethod
@@ -96,6 +108,17 @@ class Subagents:
         if name not in self._parts:
             self._parts[name] = load_subagent(name, self.entries[name])
         return self._parts[name]
+
+    def _workspace(self, parts: CreatureParts, label: str, ctx: ToolContext) -> Path | None:
+        """Where the sub-agent's file and shell tools act when it names no workspace (see
+        the module docstring); None when it names one (its own, relative to its config)."""
+        if parts.loop.workspace is not None:
+            return None
+        if ctx.workspace is not None:
+            return ctx.workspace if ctx.workspace.is_absolute() else ctx.cwd / ctx.workspace
+        if self.workspace_root is not None:
+            return self.workspace_root / label
+        return Path(tempfile.mkdtemp(prefix=f"terrarium-{label.replace('/', '-')}-"))
 
     def _relabel(self, label: str, progress: list[str] | None) -> Callable[[Event], None]:
         """The child's emit: its events under ``label``; what it writes also goes to the
@@ -136,11 +159,17 @@ class Subagents:
             async with self.limiter:
                 with anyio.fail_after(entry.timeout):
                     child = Controller(parts, self.make_model(parts, label),
-                                       emit=self._relabel(label, progress))
+                                       emit=self._relabel(label, progress),
+                                       approver=self.approver, answerer=ctx.answerer)
+                    workspace = self._workspace(parts, label, ctx)
+                    if workspace is not None:
+                        workspace.mkdir(parents=True, exist_ok=True)
+                        child.tool_ctx.workspace = workspace
                     child.tool_ctx.state[STATE_SUBAGENTS] = Subagents(
                         parts.cdef.config.subagents, label=label, make_model=self.make_model,
                         emit=self.emit, max_depth=self.max_depth, depth=depth,
-                        limiter=self.limiter, parent_run=run_id)
+                        limiter=self.limiter, parent_run=run_id, approver=self.approver,
+                        workspace_root=self.workspace_root)
                     result = await child.run_turn([Incoming(text="\n".join(lines))])
             rounds = result.rounds
             answer = result.text.strip() or "(the sub-agent gave no answer)"

@@ -131,6 +131,7 @@ class EmbeddedServer:
     ``poll`` is llama.cpp's busy-wait level (0-100) for its worker threads.
     ``slot_save_dir`` turns on slot save/restore into that folder (``--slot-save-path``),
     which :meth:`prefix_cache` uses to keep evaluated prompt prefixes between runs.
+    ``batch``: tokens evaluated per step of the server's loop (see :meth:`start`).
     Use ``with``/``async with`` or ``start()``/``stop()``.
     """
 
@@ -147,6 +148,7 @@ class EmbeddedServer:
         flash_attention: bool = False,
         poll: int = 0,
         slot_save_dir: Path | None = None,
+        batch: int = 256,
     ) -> None:
         if slots < 1:
             raise ModelError(f"the embedded server needs at least one slot, not {slots}")
@@ -160,6 +162,7 @@ class EmbeddedServer:
         self.flash_attention = flash_attention
         self.poll = poll
         self.slot_save_dir = slot_save_dir
+        self.batch = batch
         self.loaded_model: Path | None = None  # the file the running server loaded
         self._server: Any = None
         self._base_url: str | None = None
@@ -214,6 +217,14 @@ class EmbeddedServer:
         params.cpuparams.n_threads = self.threads
         params.cpuparams_batch.n_threads = self.threads
         params.endpoint_slots = True
+        # A prompt is evaluated in batches of this many tokens, and the server looks at its
+        # queue between two: a request on another slot starts, and a stopped one (a turn
+        # cut short, the run ending while a prefix is still evaluated in the background)
+        # ends, after at most one batch rather than after the whole prompt (llama.cpp's
+        # default batch is 2,048 tokens: a run that ended during a first start's warm-up
+        # waited 95 s for the router's prefix on a busy machine before it could exit).
+        params.n_batch = self.batch
+        params.n_ubatch = min(self.batch, params.n_ubatch)
         if self.slot_save_dir is not None:
             self.slot_save_dir.mkdir(parents=True, exist_ok=True)
             # llama.cpp appends the file name to this string as is: the separator is ours

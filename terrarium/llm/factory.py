@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from terrarium import secrecy
 from terrarium.errors import ConfigError, Location, ModelError
 from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import EmbeddedServer
@@ -110,7 +111,8 @@ def describe_settings(s: ControllerSettings) -> str:
         return "embedded (in-process llama.cpp)"
     if s.provider == "scripted":
         return f"scripted ({s.script})"
-    text = f"openai-compatible {s.base_url or '(no base_url)'} model={s.model or '(default)'}"
+    url = secrecy.redact_url(s.base_url) if s.base_url else "(no base_url)"
+    text = f"openai-compatible {url} model={s.model or '(default)'}"
     if s.llm:
         text += f" profile={s.llm}"
     return text

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import httpx
 
+from terrarium import secrecy
 from terrarium.errors import ModelError
 from terrarium.llm.choice import ChoiceScorer, Scored
 from terrarium.llm.retry import RetryPolicy, is_retryable_status, parse_retry_after
@@ -90,7 +91,7 @@ class _EchoStrip:
         text = self.feed(delta.text)
         if delta.tool_calls or delta.finish_reason:
             text += self.flush()
-        elif not text:
+        elif not text and not delta.reasoning:
             return None
         return delta.model_copy(update={"text": text})
 
@@ -142,6 +143,8 @@ class OpenAIClient:
         retry_policy: RetryPolicy | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        # a password in the URL (http://user:pass@host) is masked wherever text is redacted
+        secrecy.register(urlsplit(self.base_url).password)
         self.model = model
         self.api_key_env = api_key_env
         self.temperature = temperature
@@ -171,7 +174,8 @@ class OpenAIClient:
 
     def describe(self) -> str:
         """Backend, model and slot; the key's variable name at most, never the key."""
-        text = f"openai-compatible {self.base_url} model={self.model or '(server default)'}"
+        text = (f"openai-compatible {secrecy.redact_url(self.base_url)} "
+                f"model={self.model or '(server default)'}")
         if self.llama_cpp:
             text += " (llama.cpp)"
         if self.id_slot is not None:
@@ -197,7 +201,7 @@ class OpenAIClient:
     def _api_key(self) -> str | None:
         if not self.api_key_env:
             return None
-        key = os.environ.get(self.api_key_env)
+        key = secrecy.env(self.api_key_env)
         if not key:
             raise ModelError(
                 f"the environment variable {self.api_key_env} (named by api_key_env) is not "
@@ -255,13 +259,13 @@ class OpenAIClient:
     def _scrub(self, text: str) -> str:
         """Remove the API key from any text that may reach a user or a log."""
         if self.api_key_env:
-            key = os.environ.get(self.api_key_env)
+            key = secrecy.env(self.api_key_env)
             if key:
                 text = text.replace(key, "***")
         for value in self.extra_headers.values():  # may hold a token taken from ${VAR}
             if len(value) >= 8:
                 text = text.replace(value, "***")
-        return text
+        return secrecy.redact(text)  # and a password in the URL
 
     def _error(self, message: str, **kw: Any) -> ModelError:
         return ModelError(self._scrub(message), **kw)
@@ -467,6 +471,11 @@ class OpenAIClient:
         for choice in obj.get("choices") or []:
             delta = choice.get(delta_key) or {}
             text = delta.get("content") or ""
+            # a reasoning model's thinking: DeepSeek, vLLM and llama.cpp say reasoning_content,
+            # OpenRouter says reasoning
+            thought = delta.get("reasoning_content") or delta.get("reasoning") or ""
+            if not isinstance(thought, str):
+                thought = ""
             calls = [
                 ToolCallDelta(
                     index=int(tc.get("index", i)),
@@ -479,10 +488,11 @@ class OpenAIClient:
             finish = choice.get("finish_reason")
             if finish:
                 state.finish_reason = finish
-            if (text or calls) and state.first_token_at is None:
+            if (text or calls or thought) and state.first_token_at is None:
                 state.first_token_at = time.monotonic()
-            if text or calls or finish:
-                out.append(StreamDelta(text=text, tool_calls=calls, finish_reason=finish))
+            if text or calls or finish or thought:
+                out.append(StreamDelta(text=text, tool_calls=calls, finish_reason=finish,
+                                       reasoning=thought))
         return out
 
     def _usage(self, state: _StreamState, start: float, attempts: int) -> Usage:

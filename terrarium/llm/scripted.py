@@ -21,6 +21,7 @@ Script file format (YAML), either a list of steps or a mapping::
       - fault: refused                             # ... one no retry can fix (an HTTP 400)
       - {reply: "cut short", fault: truncate}      # streams part, then raises ModelError
       - {reply: "slow", delay: 0.5, chunk: 2, repeat: true}  # repeat: never used up
+      - {reasoning: "The user greets.", reply: "Hi!"}     # thinking apart, as reasoning_content
 
 A call takes the first unused step (in file order) whose ``match`` accepts the latest
 user or tool message; a step without ``match`` accepts anything.
@@ -97,6 +98,8 @@ class ScriptStep(BaseModel):
         default=None, description="Substring (or {contains, regex}) the latest message needs."
     )
     reply: str = Field(default="", description="Text streamed back.")
+    reasoning: str = Field(default="", description="Thinking streamed first, apart from the "
+                           "reply (as a reasoning model's `reasoning_content`).")
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
     fault: Literal["error", "truncate", "refused"] | None = Field(
         default=None, description="error: raise ModelError; truncate: stream half, then raise; "
@@ -150,8 +153,13 @@ def _pseudo_tokens(messages: Sequence[ChatMessage]) -> list[str]:
     return out
 
 
+KEEP_REQUESTS = 256  # requests a scripted model keeps for inspection (the newest)
+
+
 class ScriptedModel:
-    """Replays scripted responses; ``requests`` holds a copy of every request received."""
+    """Replays scripted responses; ``requests`` holds copies of the newest requests received
+    (at most ``keep_requests``, so a long run on a script does not grow without end);
+    ``calls`` counts them all."""
 
     def __init__(
         self,
@@ -164,6 +172,7 @@ class ScriptedModel:
         name: str = "scripted",
         source: Path | None = None,
         continuation: bool = False,
+        keep_requests: int = KEEP_REQUESTS,
     ) -> None:
         self.steps: list[ScriptStep] = [self._coerce(s) for s in steps]
         self._used = [False] * len(self.steps)
@@ -174,6 +183,8 @@ class ScriptedModel:
         self.name = name
         self.source = source
         self.requests: list[ChatRequest] = []
+        self.keep_requests = max(1, keep_requests)
+        self._calls = 0
         self.last_usage: Usage | None = None
         self.supports_continuation = continuation
         self._previous_tokens: list[str] = []
@@ -240,7 +251,8 @@ class ScriptedModel:
 
     @property
     def calls(self) -> int:
-        return len(self.requests)
+        """How many requests this model has received (all, not only the kept ones)."""
+        return self._calls
 
     def _pick(self, text: str) -> ScriptStep:
         for i, step in enumerate(self.steps):
@@ -300,7 +312,10 @@ class ScriptedModel:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
         """Stream the chosen step in chunks; faults and delays happen as scripted."""
         self.last_usage = None
+        self._calls += 1
         self.requests.append(request.model_copy(deep=True))
+        if len(self.requests) > self.keep_requests:
+            del self.requests[: len(self.requests) - self.keep_requests]
         if self.calls in self.fail_on:
             raise ModelError(f"the scripted model failed on call {self.calls}, as scripted")
         prefill = self._prefill(request)
@@ -323,6 +338,8 @@ class ScriptedModel:
             prefill = ""
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
         sent = prefill
+        for i in range(0, len(step.reasoning), size):
+            yield StreamDelta(reasoning=step.reasoning[i : i + size])
         try:
             for n, piece in enumerate(pieces):
                 if n and pause:

@@ -72,6 +72,12 @@ class ControllerSettings(BaseModel):
     service_tier: str | None = Field(
         default=None, description="Sent as `service_tier` to OpenAI-compatible servers.",
     )
+    keep_reasoning: bool = Field(
+        default=False, description="Keep a reasoning model's thinking (`reasoning_content` or "
+        "`<think>` blocks) in the conversation history, as a `<think>` block before the reply. "
+        "It is always shown in the monitor and the log, and never sent to a channel, output "
+        "or voice.",
+    )
     extra_body: dict[str, Any] = Field(
         default_factory=dict, description="Merged into every request body (OpenAI-compatible).",
     )

@@ -106,6 +106,8 @@ class StreamDelta(BaseModel):
     text: str = ""
     tool_calls: list[ToolCallDelta] = Field(default_factory=list)
     finish_reason: str | None = None
+    # a reasoning model's thinking (``reasoning_content``): never part of the reply
+    reasoning: str = ""
 
 
 class Usage(BaseModel):

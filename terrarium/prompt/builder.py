@@ -7,8 +7,10 @@ llama.cpp slot can reuse the cached prefix on every step. Only :meth:`build` run
 A restart with the same frozen inputs is cheap: views, sections, call facts and the joined,
 hashed and counted prefix are memoized in the builder's :class:`PromptCache` on the identity
 of the input tuples (pass the runtime's cache to share that work across creatures), while
-every duplicate check still runs on the first sight of a tuple and the persona is rendered
-anew.
+every duplicate check still runs on the first sight of a tuple; the persona is rendered again
+only when a variable's value is not a plain immutable one (see ``PromptCache.persona``).
+The very same inputs object (with plain variables and static plugins) assembles nothing at
+all: its finished prefix is kept (``PromptCache.assembled``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ from terrarium.prompt.owners import SectionRegistry, VariableRegistry
 from terrarium.prompt.tail import TailAssembler, TailState
 
 __all__ = ["INFO_TOOL", "PromptBuilder", "PromptCache", "ToolView", "join_sections"]
+
+_ASSEMBLED = ("tools", "skills", "_skill_map", "channels", "named_outputs", "plugins", "team",
+              "call_names", "variables", "section_registry", "prefix", "prefix_hash",
+              "prefix_sections", "prefix_texts", "prefix_tokens")
+"""What the constructor computes from the inputs before the tail: kept per frozen inputs."""
 
 
 class PromptBuilder:
@@ -45,10 +52,17 @@ class PromptBuilder:
         self.tokenizer: Tokenizer = tokenizer or DEFAULT_TOKENIZER
         self.budgets = budgets or TailBudgets()
         self.native = not fmt.textual
-        self.variables = VariableRegistry()
-        self.section_registry = SectionRegistry()
-        self._register_facts()
-        self._render_prefix()
+        done = self.cache.assembled(inputs, fmt, self.tokenizer)
+        if done is not None:  # the same frozen inputs: the same prefix, checks passed
+            for name, value in done.items():
+                setattr(self, name, value)
+        else:
+            self.variables = VariableRegistry()
+            self.section_registry = SectionRegistry()
+            self._register_facts()
+            self._render_prefix()
+            self.cache.keep_assembled(inputs, fmt, self.tokenizer,
+                                      {n: getattr(self, n) for n in _ASSEMBLED})
         self._tail = TailAssembler(
             self._skill_map,
             self.tokenizer,
@@ -113,11 +127,12 @@ class PromptBuilder:
     def _render_prefix(self) -> None:
         i, cache = self.inputs, self.cache
         file = str(i.persona_file) if i.persona_file is not None else "<persona>"
-        template = cache.template(i.persona_source, file)
+        template = cache.template(i.persona_source, file, i.persona_files)
         template.check_variables(self.variables.names())
         variables = self.variables
         values = {n: variables.get(n) for n, _ in template.needs if n in variables}
-        persona = template.render(values)
+        persona = cache.persona(template, values, (self.call_names, type(self.fmt)),
+                                lambda: template.render(values))
 
         dynamic = i.skill_mode == "dynamic"
         facts, info_note, reach = cache.call_facts(
@@ -171,9 +186,15 @@ class PromptBuilder:
                 f"The prefix of {self.inputs.creature!r} needs {self.prefix_tokens} tokens, "
                 f"which with the reply reserve ({b.reply_reserve}) and margin ({b.margin}) "
                 f"leaves nothing of the {self.inputs.context_window}-token context window.",
-                suggestion="shorten the persona or the skill index, or use a larger window",
+                suggestion="shorten the persona or the skill index, or use a model with a "
+                "larger window (`controller.llm: PRESET`, `controller.context_window`, or "
+                "TERRARIUM_LLM for every creature that names no model)",
             )
         return left
+
+    def room(self) -> int:
+        """Tokens the tail (context sections and conversation) may use in all."""
+        return self._available()
 
     # -- per step --------------------------------------------------------------------
     def context(self, state: TailState) -> dict[str, str]:

@@ -115,6 +115,9 @@ class PromptInputs:
     creature: str
     persona_source: str
     persona_file: Path | None = None
+    # every persona file joined along base_config: an include written in a parent's file is
+    # found where that file lives, wherever the child is
+    persona_files: tuple[Path, ...] = ()
     skill_mode: SkillMode
     tools: tuple[type[Tool], ...] = ()
     skills: tuple[Skill, ...] = ()

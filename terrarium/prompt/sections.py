@@ -113,7 +113,7 @@ def _overflow(left_out: int, last_shown: str | None) -> str:
 # how the prompt names a send_fill source: "filled in by the runtime from ..."
 FILL_WORDS = types.MappingProxyType(
     {"input": "the input", "recalled": "the recalled facts", "recent": "the recent facts",
-     "facts": "the user's own facts"}
+     "facts": "the user's own facts", "notes": "the user's own facts"}
 )
 
 

@@ -272,11 +272,14 @@ def _parse(source: str, file: str) -> nodes.Template:
         ) from None
 
 
-def compile_template(source: str, file: str = "<persona>") -> CompiledTemplate:
+def compile_template(source: str, file: str = "<persona>",
+                     joined: tuple[Path, ...] = ()) -> CompiledTemplate:
     """Parse, check and compile ``source``; syntax errors name the file and the line.
-    ``{% include "x.md" %}`` reads fragments from :func:`prompt_dirs` of ``file`` only."""
+    ``{% include "x.md" %}`` reads fragments from :func:`prompt_dirs` of ``file`` and of
+    the ``joined`` files (the others of a persona joined along base_config) only."""
     tree = _parse(source, file)
-    dirs = prompt_dirs(file)
+    dirs = tuple(dict.fromkeys(
+        [*prompt_dirs(file), *(d for f in joined for d in prompt_dirs(str(f)))]))
     included: list[tuple[str, int]] = []
     _check_unsafe(tree, file, dirs, 0, included)
     free = meta.find_undeclared_variables(tree)

@@ -16,16 +16,20 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio
+
 from terrarium.channels.log import RunStatus
 from terrarium.config import Team
 from terrarium.errors import RuntimeFailure
 from terrarium.runtime.options import ROOT, RuntimeOptions
 from terrarium.runtime.recording import Recorder
+from terrarium.secrecy import redact_url
 
 if TYPE_CHECKING:  # nats-py loads only for a run on a broker
     from terrarium.channels.nats import NatsTransport
 
-__all__ = ["BROKER_ENV", "announce", "broker_url", "check_join", "open_transport", "team_hash"]
+__all__ = ["BROKER_ENV", "announce", "broker_url", "check_join", "open_transport", "team_hash",
+           "watch_broker"]
 
 BROKER_ENV = "TERRARIUM_BROKER"  # the broker for `transport: nats` without --broker
 _CONFIG_SUFFIXES = {".yaml", ".yml", ".md", ".txt", ".j2", ".jinja", ".json", ".toml"}
@@ -36,15 +40,23 @@ def team_hash(team: Team) -> str:
     """A hash of every config file of the team (terrarium.yaml, creatures, prompts, scripts).
 
     Keyed by each file's path inside its folder (not the absolute path), so two machines
-    with the same team in different places agree.
+    with the same team in different places agree. What the creatures work on is not config:
+    their workspaces and writable paths are left out (a workspace with files in the team
+    folder differs between the machines by the time a replacement worker takes over).
     """
     folders = {team.folder.resolve()}
+    data: set[Path] = set()
     for c in team.everyone.values():
-        folders.add(Path(c.folder).resolve())
+        folder = Path(c.folder).resolve()
+        folders.add(folder)
+        cfg = c.config
+        for place in ([cfg.workspace] if cfg.workspace else []) + list(cfg.writable_paths):
+            data.add((folder / place).resolve())
     entries: dict[str, bytes] = {}
     for folder in sorted(folders):
         for dirpath, dirnames, filenames in os.walk(folder):
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS
+                                 and (Path(dirpath) / d).resolve() not in data)
             for fn in filenames:
                 p = Path(dirpath) / fn
                 if p.suffix.lower() in _CONFIG_SUFFIXES:
@@ -125,3 +137,17 @@ async def announce_end(transport: NatsTransport, team: Team, status: RunStatus, 
     except Exception as exc:  # the local log still has the status
         recorder.entry(next(iter(recorder.statuses), ROOT), "error",
                        f"could not announce the run's end: {exc}", 0)
+
+
+async def watch_broker(transport: NatsTransport, give_up: float) -> None:
+    """End the run with a sentence once the broker has been gone ``give_up`` seconds: the
+    transport reconnects on its own meanwhile (a broker restart is survived), but a broker
+    gone for good must not leave the run waiting silently until ``--timeout``."""
+    while True:
+        await anyio.sleep(min(0.5, give_up / 4))
+        if transport.lost_for() >= give_up:
+            raise RuntimeFailure(
+                f"lost the NATS broker at {redact_url(transport.url)} and could not reconnect "
+                f"for {give_up:g} s; giving up",
+                suggestion="is nats-server still running? The log keeps what was done; "
+                "continue with --resume RUN_ID once it is back")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from terrarium.events import (
     JobStarted,
     MessageConsumed,
     OutputText,
+    Reasoning,
     RunEnded,
     TranscriptAppended,
     TranscriptEntry,
@@ -41,7 +42,8 @@ __all__ = ["LOG_FILE", "TRANSCRIPT_LIMIT", "Recorder"]
 LOG_FILE = "terrarium.sqlite3"
 TRANSCRIPT_LIMIT = 2000
 # not written to the events table: per-token deltas, and consumptions (their own table has them)
-_UNLOGGED = (OutputText, MessageConsumed)
+# (a round's whole thinking is logged as one "reasoning" transcript entry; its deltas are not)
+_UNLOGGED = (OutputText, MessageConsumed, Reasoning)
 
 
 class Recorder:
@@ -50,6 +52,7 @@ class Recorder:
     def __init__(self, bus: EventBus, options: RuntimeOptions) -> None:
         self.bus = bus
         self.options = options  # its ``on_event`` is read when an event passes, as it may change
+        self.lost_jobs: list[str] = []  # what the end of the run cut off (jobs_cut)
         self.statuses: dict[str, CreatureStatus] = {}
         self.transcripts: dict[str, deque[TranscriptEntry]] = {}
         self.log: DurableLog | None = None
@@ -103,6 +106,22 @@ class Recorder:
         if self.log is not None:
             self.log.set_run_status(self.run_id, "failed")
             self.log.close()
+
+    def jobs_cut(self, ended: Sequence[JobEnded], unread: int) -> None:
+        """Background jobs the end of the run cut off (each recorded ended ``cancelled``,
+        written now: the event writer stops with the run), and how many finished results
+        never reached their creature (``lost_jobs`` says both in sentences)."""
+        self.lost_jobs = [f"{ev.creature}: {ev.job_id} ({ev.call}) was cancelled by the end "
+                          "of the run" for ev in ended]
+        if unread:
+            self.lost_jobs.append(f"{unread} finished job result(s) never reached their "
+                                  "creature")
+        for ev in ended:  # written here, not through the bus: its writer is about to stop
+            if self.log is not None:
+                with contextlib.suppress(Exception):
+                    self.log.record_event(self.run_id, ev)
+            if self.options.on_event:
+                self.options.on_event(ev)
 
     def close(self, status: RunStatus) -> None:
         """Mark the run ended with ``status`` and tell whoever still watches."""

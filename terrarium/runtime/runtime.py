@@ -131,10 +131,18 @@ class TeamRuntime:
             self._creatures, timed_out=self._timed_out) if e is None else (
             "interrupted" if isinstance(e, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
             else "failed")
+        if self._supervisor is not None:
+            # background jobs still running are cancelled and recorded so; a run that lost
+            # a job's work (or a result nobody got) did not complete
+            cut, unread = self._supervisor.end_jobs()
+            self._recorder.jobs_cut(cut, unread)
+            if (cut or unread) and status == "completed":
+                status = "degraded"
         self.status = status
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
-        if self.transport is not None and not self.options.join:
+        if (self.transport is not None and not self.options.join
+                and not self.transport.lost_for()):  # a lost broker hears nothing
             with anyio.CancelScope(shield=True):  # tell the workers the run is over
                 await announce_end(self.transport, self.team, status, self._started,
                                    self._recorder)
@@ -157,6 +165,11 @@ class TeamRuntime:
     def failed_creatures(self) -> dict[str, str]:
         """Each creature that ended failed, with its last error."""
         return self._recorder.failed_creatures()
+
+    @property
+    def lost_jobs(self) -> list[str]:
+        """Background work the end of the run cut off, one sentence each (none: nothing)."""
+        return list(self._recorder.lost_jobs)
 
     @property
     def statuses(self) -> Mapping[str, CreatureStatus]:

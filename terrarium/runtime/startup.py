@@ -3,9 +3,9 @@ run's task group, the wiring (embedded server, sinks, controllers), the supervis
 loop per creature, background jobs (on resume: the jobs the crash cut off, reported lost)
 and triggers. Each step may use the ones before it.
 
-Each creature's loop first makes its creature ready (``runtime/warmup.py``: prompt prefix
-restored from the cache or evaluated, voice loaded), then takes messages (its inbox keeps
-what arrives meanwhile); ``TeamReady`` says when all are.
+Each creature's loop takes messages at once; warm-up (``runtime/warmup.py``) restores the
+prompt prefixes the cache holds, says ``TeamReady``, then loads the voices and evaluates the
+other prefixes while the team listens (a round that needs the model waits for its prefix).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from terrarium.config import Team
 from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
 from terrarium.events import RunStarted, TeamReady
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.distributed import announce, check_join, open_transport
+from terrarium.runtime.distributed import announce, check_join, open_transport, watch_broker
 from terrarium.runtime.options import RuntimeOptions
 from terrarium.runtime.recording import Recorder
 from terrarium.runtime.supervision import Supervisor
@@ -106,6 +106,8 @@ async def start_team(
     tg = await stack.enter_async_context(anyio.create_task_group())
     try:
         tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
+        if transport is not None:  # a broker gone for good ends the run, saying so
+            tg.start_soon(watch_broker, transport, options.broker_give_up)
         wiring = Wiring(options, bus, recorder, run_dir, memory, team=team)
         await wiring.wire(creatures, hub, stack, operator=operator)
         recorder.restore_histories(creatures)  # a session: what each creature heard before
@@ -126,8 +128,12 @@ async def start_team(
         for c in creatures.values():
             if c.parts.cdef.config.background and c.controller is not None:
                 c.controller.tool_ctx.state[STATE_JOB_HOST] = jobs
+        if warm is not None:  # prefixes in cache restored, then ready; the rest meanwhile
+            order = warm_order(team, creatures)
+            warm.hold(order)
+            tg.start_soon(warm.run, order)
         for c in creatures.values():
-            tg.start_soon(_warm_then_loop, warm, sup, c)
+            tg.start_soon(sup.loop, c)
         if options.resume:
             _report_lost_jobs(recorder, creatures, jobs, tg)
         Triggers({c.name: c.parts.cdef.config.triggers for c in creatures.values()},
@@ -148,8 +154,9 @@ async def start_team(
     return Started(hub, tg, wiring, sup, transport, resumed)
 
 
-async def _warm_then_loop(warm: WarmUp | None, sup: Supervisor, c: RunningCreature) -> None:
-    """A creature's loop: ready first (its inbox keeps what arrives meanwhile)."""
-    if warm is not None:
-        await warm.creature(c)
-    await sup.loop(c)
+def warm_order(team: Team, creatures: Mapping[str, RunningCreature]
+               ) -> list[RunningCreature]:
+    """The order creatures are warmed in: the one that hears the user first (its turn
+    comes first), then the rest as the team lists them."""
+    entry = team.entry
+    return sorted(creatures.values(), key=lambda c: c.name != entry)

@@ -27,6 +27,7 @@ from terrarium.errors import ChannelRefusal, ModelError, RuntimeFailure
 from terrarium.events import (
     CreatureState,
     ErrorEvent,
+    JobEnded,
     MessageRefused,
     Restart,
     SpeechCut,
@@ -295,10 +296,28 @@ class Supervisor:
         if c.turn_scope is not None and c.speaks:
             c.turn_scope.cancel()
 
+    def end_jobs(self) -> tuple[list[JobEnded], int]:
+        """The run ends: every creature's running jobs are cancelled. Returns their ends
+        (to be recorded) and how many finished results never reached their creature."""
+        cut: list[JobEnded] = []
+        unread = 0
+        for c in self.creatures.values():
+            jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None
+            if jobs is not None:
+                ended, left = jobs.end_of_run()
+                cut.extend(ended)
+                unread += len(left)
+        return cut, unread
+
     def busy(self) -> bool:
-        """Whether a turn, a restart backoff, or an unread message is still in motion."""
+        """Whether a turn, a restart backoff, an unread message, a background job or a job
+        result on its way is still in motion."""
         if self.active_turns or self.recovering:
             return True
+        for c in self.creatures.values():
+            jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None
+            if jobs is not None and not c.stopped and jobs.pending():
+                return True  # a background job runs, or its result is on its way
         for c in self.creatures.values():
             if c.stopped or not c.parts.cdef.listen:
                 continue

@@ -72,13 +72,18 @@ class ManualTime:
             await anyio.lowlevel.checkpoint()
 
 
-def next_cron(expr: str, after: float) -> float:
-    """The next moment (epoch seconds, UTC) the cron expression names after ``after``
-    (croniter is imported here: only teams with a cron trigger need it)."""
-    from croniter import croniter
+def next_cron(expr: str, after: float) -> float | None:
+    """The next moment (epoch seconds, UTC) the cron expression names after ``after``, or
+    None when croniter finds none (config checks refuse an expression that never fires; this
+    keeps a rare one croniter gives up on from ending the run). croniter is imported here:
+    only teams with a cron trigger need it."""
+    from croniter import CroniterBadDateError, croniter
 
     start = datetime.fromtimestamp(after, tz=UTC)
-    return float(croniter(expr, start).get_next(float))
+    try:
+        return float(croniter(expr, start).get_next(float))
+    except CroniterBadDateError:
+        return None
 
 
 class Triggers:
@@ -141,7 +146,7 @@ class Triggers:
         elif t.type == "cron":
             assert t.cron is not None
             due = next_cron(t.cron, clock.now())
-            while True:
+            while due is not None:
                 await clock.sleep_until(due)
                 await self._fire(creature, t)
                 due = next_cron(t.cron, max(due, clock.now()))

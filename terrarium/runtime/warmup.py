@@ -1,10 +1,20 @@
 """Making a team ready before its first turn, as fast as it can be made ready.
 
 Two things make a creature's first reply slow: its prompt prefix not yet evaluated in its
-llama.cpp slot, and its voice not yet loaded. Warm-up does both ahead of the first
-message, at once: the voice loads while the prefix is restored from the state a previous
-run saved (``llm/prefix_cache.py``), or evaluated and then saved for the next start. The
-voice does not load while the model does: on two cores the two only slow each other
+llama.cpp slot, and its voice not yet loaded. A start does what takes milliseconds before
+it says the team is ready, and the rest while the team listens (:meth:`WarmUp.run`):
+
+1. every prefix a previous run saved is restored into its slot (``llm/prefix_cache.py``,
+   ~10-100 ms each), then ``TeamReady``: the loops take messages from here on;
+2. the voices load (a greeting the runtime answers itself needs nothing else);
+3. the prefixes not restored are evaluated, one creature at a time in the team's order (the
+   creature that hears the user first; two at once would finish both later), and saved.
+
+Until its prefix is in its slot a creature's rounds that need the model wait for it
+(``Controller.warming``); rounds the runtime decides without the model do not. On this
+machine the router's prefix alone took 10-40 s to evaluate with other work running, so a
+first start used to say nothing for that long; now it is ready once the model is loaded.
+The voice does not load while the model does: on two cores the two only slow each other
 (measured: model 0.53 s and voice 0.36 s one after the other, 0.9-1.5 s for both at
 once). Progress goes out as typed events (for the console and the monitor) and
 transcript notices. A failure here only costs the speed-up, never the run.
@@ -13,7 +23,7 @@ transcript notices. A failure here only costs the speed-up, never the run.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -71,10 +81,60 @@ class WarmUp:
         self.cache: PrefixCache | None = None
         self.cached: Callable[[Any], bool] = lambda model: False
 
-    # ------------------------------------------------------------------ creatures
+    # ------------------------------------------------------------------ the team
+    def hold(self, order: Sequence[RunningCreature]) -> None:
+        """Close each warming creature's model gate until its prefix is in its slot (call
+        before its loop starts)."""
+        for c in order:
+            if c.name in self.pending and c.controller is not None \
+                    and keeps_prompt_cache(c.controller.model):
+                c.controller.warming = anyio.Event()
+
+    async def run(self, order: Sequence[RunningCreature]) -> None:
+        """Restore what the cache holds, say the team is ready, then load the voices and
+        evaluate the other prefixes in ``order``. Never raises for what only costs speed."""
+        todo = [c for c in order if c.name in self.pending]
+        began = {c.name: self.clock() for c in todo}
+        restored: dict[str, tuple[str, int, bool]] = {}
+        for c in todo:
+            self.bus.publish(CreatureWarming(creature=c.name))
+
+        async def restore(c: RunningCreature) -> None:
+            try:
+                if c.controller is not None:
+                    got = await self._restore(c, c.controller)
+                    if got is not None:
+                        restored[c.name] = got
+            except Exception as exc:  # evaluated below instead
+                self._note(c, f"prompt prefix cache skipped: {_why(exc)}")
+
+        async with anyio.create_task_group() as tg:
+            for c in todo:
+                tg.start_soon(restore, c)
+        for c in todo:
+            if c.name in restored:
+                self._done(c, began[c.name], *restored[c.name], keep_pending=True)
+        self._ready()
+        for c in todo:
+            notes: list[str] = []
+            await self._voices(self.sinks.get(c.name, {}), notes)
+            for note in notes:
+                self._note(c, note)
+        for c in todo:
+            if c.name not in restored:
+                how, tokens, saved = "none", 0, False
+                try:
+                    if c.controller is not None:
+                        how, tokens, saved = await self._evaluate(c, c.controller)
+                except Exception as exc:  # the first turn will simply be slower
+                    self._note(c, f"warm-up skipped: {_why(exc)}")
+                self._done(c, began[c.name], how, tokens, saved, keep_pending=True)
+        self.pending.difference_update(c.name for c in todo)
+
+    # ------------------------------------------------------------------ one creature
     async def creature(self, c: RunningCreature) -> None:
-        """Make ``c`` ready: its voices load while its prefix is restored or evaluated
-        (and saved). Never raises for what only costs speed."""
+        """Make ``c`` ready now, all of it: its voices load while its prefix is restored or
+        evaluated (and saved). Never raises for what only costs speed."""
         if c.name not in self.pending:
             return
         began = self.clock()
@@ -90,9 +150,19 @@ class WarmUp:
                 self._note(c, f"warm-up skipped: {_why(exc)}")
         for note in voice_notes:
             self._note(c, note)
+        self._done(c, began, how, tokens, saved)
+
+    def _done(self, c: RunningCreature, began: float, how: str, tokens: int, saved: bool,
+              *, keep_pending: bool = False) -> None:
+        """``c``'s prefix is in its slot (or never will be): its gate opens."""
+        if c.controller is not None and c.controller.warming is not None:
+            c.controller.warming.set()
+            c.controller.warming = None
         self.bus.publish(CreatureWarmed(creature=c.name, seconds=self.clock() - began,
                                         prefix=how, tokens=tokens,  # type: ignore[arg-type]
                                         saved=saved))
+        if keep_pending:
+            return
         self.pending.discard(c.name)
         if not self.pending:
             self._ready()
@@ -109,32 +179,55 @@ class WarmUp:
             notes.append(f"warm-up skipped: {_why(exc)}")
 
     async def _prefix(self, c: RunningCreature, ctl: Controller) -> tuple[str, int, bool]:
+        got = await self._restore(c, ctl)
+        return got if got is not None else await self._evaluate(c, ctl)
+
+    async def _restore(self, c: RunningCreature, ctl: Controller
+                       ) -> tuple[str, int, bool] | None:
+        """``c``'s prefix from the cache into its slot, checked; None when it is not there
+        (or is not the prefix: then reported, and evaluated afterwards)."""
         if not keeps_prompt_cache(ctl.model):
             return "none", 0, False
         cache = self.cache if self.cached(ctl.model) and ctl.slot is not None else None
         text = prefix_text(ctl) if cache is not None else None
-        restored = None
-        if cache is not None and text is not None and ctl.slot is not None:
-            got = await cache.restore(ctl.slot, text)
-            if got.problem:
-                self._problem(c, got.problem)
-            if got.restored:
-                restored = got
+        if cache is None or text is None or ctl.slot is None:
+            return None
+        got = await cache.restore(ctl.slot, text)
+        if got.problem:
+            self._problem(c, got.problem)
+        if not got.restored:
+            return None
         usage = await ctl.warm_prefix()
         if usage is None:
             return "none", 0, False
         evaluated = usage.prompt_n if usage.prompt_n is not None else usage.prompt_tokens
-        if restored is not None:
-            if evaluated <= RESTORE_SLACK:
-                self.bus.publish(PrefixRestored(creature=c.name, tokens=restored.tokens,
-                                                ms=restored.ms))
-                self._note(c, f"prompt prefix restored from cache: {restored.tokens} tokens "
-                           f"in {restored.ms:.0f} ms")
-                return "restored", restored.tokens, False
+        if evaluated > RESTORE_SLACK:
             self._problem(c, f"the saved state did not match the prompt prefix "
                           f"({evaluated} tokens evaluated after the restore)")
+            # what it evaluated is the prefix now: keep that
+            out = await cache.save(ctl.slot, text)
+            if out.problem:
+                self._problem(c, out.problem)
+            self._note(c, f"prompt prefix warmed: {evaluated} tokens in "
+                       f"{usage.prompt_ms or 0:.0f} ms")
+            return "evaluated", usage.prompt_tokens or evaluated, out.saved
+        self.bus.publish(PrefixRestored(creature=c.name, tokens=got.tokens, ms=got.ms))
+        self._note(c, f"prompt prefix restored from cache: {got.tokens} tokens "
+                   f"in {got.ms:.0f} ms")
+        return "restored", got.tokens, False
+
+    async def _evaluate(self, c: RunningCreature, ctl: Controller) -> tuple[str, int, bool]:
+        """Evaluate ``c``'s prefix in its slot and save it for the next start."""
+        if not keeps_prompt_cache(ctl.model):
+            return "none", 0, False
+        usage = await ctl.warm_prefix()
+        if usage is None:
+            return "none", 0, False
+        evaluated = usage.prompt_n if usage.prompt_n is not None else usage.prompt_tokens
         self._note(c, f"prompt prefix warmed: {evaluated} tokens in "
                    f"{usage.prompt_ms or 0:.0f} ms")
+        cache = self.cache if self.cached(ctl.model) and ctl.slot is not None else None
+        text = prefix_text(ctl) if cache is not None else None
         saved = False
         if cache is not None and text is not None and ctl.slot is not None:
             out = await cache.save(ctl.slot, text)

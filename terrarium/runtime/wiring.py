@@ -258,7 +258,9 @@ class Wiring:
             c.controller = self._make_controller(c, sinks, slot_of.get(c.name), hub)
             if c.name == ROOT and operator is not None:
                 c.controller.tool_ctx.state[STATE_TEAM] = operator
-            if c.name in subagents:
+            if c.name in subagents:  # they ask whom their creature asks, and work beside it
+                subagents[c.name].approver = opts.approver
+                subagents[c.name].workspace_root = self.run_dir / "workspace"
                 c.controller.tool_ctx.state[STATE_SUBAGENTS] = subagents[c.name]
 
     async def _start_embedded(self, slots: int, stack: AsyncExitStack, *,
@@ -416,7 +418,11 @@ class Wiring:
         if ctl.tool_ctx.workspace is None and WORKSPACE_TOOLS & set(c.parts.registry.names()):
             # a creature that runs commands or edits files and names no workspace works in
             # a folder of its own in the run directory, never in its config folder
-            ctl.tool_ctx.workspace = self.run_dir / "workspace" / name
+            # (or, when the team declares one, in the team's shared workspace)
+            shared = self.team.workspace if self.team is not None else None
+            ctl.tool_ctx.workspace = (self.run_dir / "workspace" if shared == "shared"
+                                      else Path(shared) if shared
+                                      else self.run_dir / "workspace" / name)
             ctl.tool_ctx.workspace.mkdir(parents=True, exist_ok=True)
         return ctl
 

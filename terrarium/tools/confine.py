@@ -63,7 +63,9 @@ def confine(raw: str, *, cwd: Path, roots: Iterable[Path], mode: str) -> Path:
     names = ", ".join(str(r) for r in allowed)
     via = ""
     if Path(os.path.abspath(candidate)) != resolved:
-        via = f" (it resolves through a symlink to {resolved})"
+        # where the link points is not said: that would show the model the layout of the
+        # machine outside its roots, one probe at a time
+        via = " (it resolves through a symlink to a place outside them)"
     raise ToolError(
         f"The path {raw!r} is outside the {kind} paths of this creature{via}; allowed: {names}."
     )

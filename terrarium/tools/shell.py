@@ -1,9 +1,14 @@
 """``shell``: run one bash command in the creature's workspace, bounded and scrubbed.
 
 Why each bound:
+- Where the host allows it the command runs in a bubblewrap sandbox (``sandbox: auto``,
+  the default; :mod:`terrarium.tools.sandbox`): its own pid namespace (the terrarium
+  process and its environment out of sight), a clean environment, the workspace and
+  writable paths the only writable places, no network unless ``network: true``.
 - The command runs in a new session (its own process group), and when it times out, or the
-  call is cancelled, or it ends leaving background children, the whole group is killed
-  (``os.killpg``), so nothing it started outlives the call or keeps the pipe open.
+  call is cancelled, or it ends leaving background children, the group, its session and
+  (unsandboxed) every process carrying the call's marker are killed, so nothing it started
+  outlives the call or keeps the pipe open; in the sandbox the pid namespace ends it all.
 - Output (stdout and stderr interleaved, as a terminal shows them) keeps its head and its
   tail, with a marker saying how many bytes were cut in between: errors are usually at
   the end, the command's context at the start.
@@ -23,9 +28,10 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
-import signal
 import subprocess
-from typing import ClassVar
+import uuid
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 import anyio
 import anyio.abc
@@ -33,9 +39,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.errors import ToolError
 from terrarium.tools.base import Tool, ToolContext
-from terrarium.tools.workspace import work_dir
+from terrarium.tools.sandbox import MARKER_ENV, bwrap_argv, kill_call, sandbox_status
+from terrarium.tools.workspace import work_dir, writable_roots
 
-__all__ = ["ENV_ALLOWED", "CappedOutput", "ShellArgs", "ShellOptions", "ShellTool", "scrub_env"]
+__all__ = ["ENV_ALLOWED", "CappedOutput", "ShellArgs", "ShellOptions", "ShellTool", "sandbox_line",
+           "scrub_env"]
 
 HARD_MAX_TIMEOUT = 600.0
 ENV_ALLOWED = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ", "USER",
@@ -68,6 +76,13 @@ class ShellOptions(BaseModel):
     )
     pass_env: list[str] = Field(
         default_factory=list, description="extra environment variables passed to commands"
+    )
+    sandbox: bool | Literal["auto"] = Field(
+        default="auto", description="run commands in a bubblewrap sandbox: auto (when it "
+        "works on this host), true (refuse to run without it), false (never)"
+    )
+    network: bool = Field(
+        default=False, description="let sandboxed commands use the network"
     )
 
 
@@ -121,11 +136,36 @@ def _check_allowed(command: str, patterns: list[str]) -> None:
         )
 
 
-def _kill_group(pid: int) -> None:
+def sandbox_line(raw: Mapping[str, Any]) -> tuple[bool, str]:
+    """How a creature's shell commands will run, with its ``tool_options.shell`` mapping:
+    (whether that is unconfined while a sandbox was wanted, one line saying so)."""
     try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+        options = ShellOptions.model_validate(dict(raw))
+    except ValueError:
+        return False, "shell: its options are invalid (see terrarium validate)"
+    if options.sandbox is False:
+        return False, "shell: no sandbox (sandbox: false in its tool_options)"
+    status = sandbox_status()
+    if status.available:
+        net = "network allowed" if options.network else "no network"
+        return False, f"shell: sandboxed by bubblewrap (workspace writable, {net})"
+    if options.sandbox is True:
+        return False, f"shell: refuses to run: the sandbox is required and {status.reason}"
+    return True, f"shell: NOT sandboxed: {status.reason}; commands run as this user"
+
+
+def sandboxed(options: ShellOptions) -> str | None:
+    """The ``bwrap`` to run commands with under these options, or None to run them plainly;
+    a ToolError when the sandbox is required and this host cannot give it."""
+    if options.sandbox is False:
+        return None
+    status = sandbox_status()
+    if status.available:
+        return status.bwrap
+    if options.sandbox is True:
+        raise ToolError(f"The command was not run: this creature requires the shell "
+                        f"sandbox, and {status.reason}.")
+    return None
 
 
 class ShellTool(Tool):
@@ -137,7 +177,8 @@ class ShellTool(Tool):
         "timeout seconds. Long output keeps its start and end with a marker for what was "
         "cut. Only basic environment variables are set (no keys or tokens). No input can "
         "be typed: interactive programs get end-of-file. Background processes do not "
-        "outlive the call."
+        "outlive the call. Where the host allows it, commands run in a sandbox: only the "
+        "workspace is writable and there is no network unless the creature allows it."
     )
     args_model: ClassVar[type[BaseModel]] = ShellArgs
     options_model: ClassVar[type[BaseModel] | None] = ShellOptions
@@ -159,8 +200,18 @@ class ShellTool(Tool):
         timeout = min(args.timeout or options.timeout, options.max_timeout)
         out = CappedOutput(options.max_output_bytes)
         timed_out = False
+        bwrap = sandboxed(options)
+        env = scrub_env(options.pass_env)
+        argv = [bash, "-c", args.command]
+        marker: str | None = None
+        if bwrap is not None:
+            argv = bwrap_argv(bwrap, argv, workspace=cwd, writable=writable_roots(ctx),
+                              env=env, network=options.network)
+        else:  # what a detached daemon keeps, so the end of the call can find it
+            marker = uuid.uuid4().hex
+            env[MARKER_ENV] = marker
         proc = await anyio.open_process(
-            [bash, "-c", args.command], cwd=cwd, env=scrub_env(options.pass_env),
+            argv, cwd=cwd, env=env,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             start_new_session=True,
         )
@@ -180,12 +231,12 @@ class ShellTool(Tool):
                     await proc.wait()
                 timed_out = scope.cancelled_caught
                 # the command is over (or out of time): nothing it started may go on
-                _kill_group(proc.pid)
+                kill_call(proc.pid, marker)
                 with anyio.move_on_after(KILL_GRACE):
                     await proc.wait()
                 tg.cancel_scope.deadline = anyio.current_time() + KILL_GRACE
         finally:
-            _kill_group(proc.pid)
+            kill_call(proc.pid, marker)
             with anyio.CancelScope(shield=True):
                 await proc.aclose()
         text = out.text().rstrip("\n")

@@ -18,10 +18,15 @@ from terrarium.errors import ChannelRefusal, ToolError
 from terrarium.tools.base import NoArgs, Tool, ToolContext
 
 __all__ = [
+    "KT_TEAM_ALIASES",
     "STATE_TEAM",
     "TEAM_TOOLS",
+    "CreatureIdArgs",
     "CreatureNameArgs",
     "CreatureNumbers",
+    "GroupStartNodeTool",
+    "GroupStatusTool",
+    "GroupStopNodeTool",
     "StartCreatureTool",
     "StopCreatureTool",
     "TeamControl",
@@ -150,3 +155,48 @@ class StartCreatureTool(Tool):
 TEAM_TOOLS: tuple[type[Tool], ...] = (
     StartCreatureTool, StopCreatureTool, TeamSendTool, TeamStatusTool,
 )
+
+
+# -- KohakuTerrarium's names for the same team tools (a KT-form root creature has them) ----
+
+
+class GroupStatusTool(TeamStatusTool):
+    """KohakuTerrarium's ``group_status``: terrarium's ``team_status``."""
+
+    name: ClassVar[str] = "group_status"
+
+
+class CreatureIdArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    creature_id: str = Field(description="the creature's name")
+
+
+class GroupStopNodeTool(Tool):
+    """KohakuTerrarium's ``group_stop_node``: terrarium's ``stop_creature``."""
+
+    name: ClassVar[str] = "group_stop_node"
+    summary: ClassVar[str] = StopCreatureTool.summary
+    args_model: ClassVar[type[BaseModel]] = CreatureIdArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, CreatureIdArgs)
+        await _team(ctx).stop_creature(args.creature_id)
+        return f"{args.creature_id} stopped."
+
+
+class GroupStartNodeTool(Tool):
+    """KohakuTerrarium's ``group_start_node``: terrarium's ``start_creature``."""
+
+    name: ClassVar[str] = "group_start_node"
+    summary: ClassVar[str] = StartCreatureTool.summary
+    args_model: ClassVar[type[BaseModel]] = CreatureIdArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, CreatureIdArgs)
+        await _team(ctx).start_creature(args.creature_id)
+        return f"{args.creature_id} started."
+
+
+KT_TEAM_ALIASES: tuple[type[Tool], ...] = (GroupStartNodeTool, GroupStatusTool,
+                                           GroupStopNodeTool)
+

@@ -9,10 +9,14 @@ beautifulsoup4 are MIT, pure Python, maintained, and keep links and headings as 
 SSRF: only ``http``/``https``; the host is resolved and *every* address it resolves to must
 be public (not loopback, private, link-local, multicast, reserved or unspecified), unless
 the creature sets ``allow_private: true`` or lists the host in ``allow_hosts``. Redirects
-are followed by hand, each hop checked the same way before it is connected to. Known
-limit: the check and httpx's own connection resolve the name separately, so a DNS server
-that answers differently within that instant (rebinding) is not stopped; pin hosts with a
-proxy if that threat matters.
+are followed by hand, each hop checked the same way before it is connected to. IPv6
+spellings of inside addresses are refused too: site-local ``fec0::/10``, 6to4 (``2002::/16``)
+embedding a refused IPv4 address, and every other form that embeds one (IPv4-mapped and
+-compatible, NAT64 ``64:ff9b::/96`` and ``64:ff9b:1::/48``, Teredo ``2001::/32``).
+
+DNS rebinding: the connection goes to the very address that was checked (the request is
+sent to the IP, with the ``Host`` header and TLS server name of the original host, so
+virtual hosts and certificates work as before); httpx never resolves the name again.
 """
 
 from __future__ import annotations
@@ -69,9 +73,31 @@ async def system_resolver(host: str, port: int) -> list[str]:
     return sorted({str(info[4][0]) for info in infos})
 
 
-def _forbidden(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded(ip: ipaddress.IPv6Address) -> str | None:
+    """Why an IPv6 address that spells an IPv4 one (or a site-local one) is refused."""
+    if ip.ipv4_mapped is not None:
         return _forbidden(ip.ipv4_mapped)
+    if ip.sixtofour is not None:  # 2002:AABB:CCDD::/48 is AA.BB.CC.DD's network
+        inner = _forbidden(ip.sixtofour)
+        return f"6to4 {inner}" if inner else None
+    if ip.is_site_local:
+        return "site-local"
+    if any(ip in net for net in _NAT64):
+        return "NAT64"
+    if ip.teredo is not None:
+        return "Teredo"
+    if ip in _IPV4_COMPATIBLE and int(ip) > 1:  # ::a.b.c.d (:: and ::1 are labelled below)
+        return "IPv4-compatible"
+    return None
+
+
+def _forbidden(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    if isinstance(ip, ipaddress.IPv6Address) and (why := _embedded(ip)) is not None:
+        return why
     for label, flag in (("loopback", ip.is_loopback), ("unspecified", ip.is_unspecified),
                         ("link-local", ip.is_link_local), ("multicast", ip.is_multicast),
                         ("private", ip.is_private), ("reserved", ip.is_reserved)):
@@ -82,8 +108,10 @@ def _forbidden(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     return None
 
 
-async def check_url(url: httpx.URL, options: WebFetchOptions, resolve: Resolver) -> None:
-    """A ToolError unless ``url`` is http(s) and its host resolves only to allowed addresses."""
+async def check_url(url: httpx.URL, options: WebFetchOptions, resolve: Resolver) -> list[str]:
+    """The addresses to connect to for ``url``; a ToolError unless it is http(s) and its host
+    resolves only to allowed addresses (any address, with ``allow_private`` or a host in
+    ``allow_hosts``)."""
     if url.scheme not in ("http", "https"):
         raise ToolError(
             f"web_fetch only fetches http:// and https:// addresses, not {url.scheme or 'a'}:"
@@ -92,8 +120,7 @@ async def check_url(url: httpx.URL, options: WebFetchOptions, resolve: Resolver)
     host = url.host
     if not host:
         raise ToolError(f"The address {str(url)!r} has no host.")
-    if options.allow_private or host in options.allow_hosts:
-        return
+    allowed = options.allow_private or host in options.allow_hosts
     try:
         literal: list[str] | None = [str(ipaddress.ip_address(host))]
     except ValueError:
@@ -108,12 +135,32 @@ async def check_url(url: httpx.URL, options: WebFetchOptions, resolve: Resolver)
     if not addresses:
         raise ToolError(f"The host {host!r} resolved to no address.")
     for ip in addresses:
-        if (why := _forbidden(ip)) is not None:
+        if not allowed and (why := _forbidden(ip)) is not None:
+            article = "an" if why[0].lower() in "aeiou" else "a"
             raise ToolError(
-                f"web_fetch refused {str(url)!r}: {host} is {'an' if why[0] in 'aeiou' else 'a'}"
-                f" {why} address ({ip}); this "
-                f"creature may only fetch public addresses."
+                f"web_fetch refused {str(url)!r}: {host} is {article} {why} address ({ip}); "
+                "this creature may only fetch public addresses."
             )
+    return [str(ip) for ip in addresses]
+
+
+async def _send_pinned(client: httpx.AsyncClient, url: httpx.URL,
+                       addresses: list[str]) -> httpx.Response:
+    """GET ``url`` from one of the checked ``addresses`` (in order, the next one when a
+    connection fails), never resolving the host again: the request goes to the IP, with
+    the original ``Host`` header and, for https, the original TLS server name."""
+    extensions = {"sni_hostname": url.host} if url.scheme == "https" else {}
+    last: httpx.ConnectError | None = None
+    for address in addresses:
+        pinned = url.copy_with(host=address)
+        request = client.build_request("GET", pinned, headers={"Host": url.netloc.decode()},
+                                       extensions=extensions)
+        try:
+            return await client.send(request, stream=True)
+        except httpx.ConnectError as exc:
+            last = exc
+    assert last is not None
+    raise last
 
 
 def html_to_text(html: str) -> tuple[str, str]:
@@ -170,8 +217,9 @@ class WebFetchTool(Tool):
         async with httpx.AsyncClient(timeout=timeout, follow_redirects=False,
                                      trust_env=False, headers=headers) as client:
             for _hop in range(options.max_redirects + 1):
-                await check_url(url, options, self.resolver)
-                async with client.stream("GET", url) as resp:
+                addresses = await check_url(url, options, self.resolver)
+                resp = await _send_pinned(client, url, addresses)
+                try:
                     if resp.is_redirect and "location" in resp.headers:
                         url = url.join(resp.headers["location"])
                         continue
@@ -184,6 +232,8 @@ class WebFetchTool(Tool):
                             truncated = True
                             break
                     return self._render(url, resp, bytes(body), truncated, options)
+                finally:
+                    await resp.aclose()
         raise ToolError(f"Too many redirects (more than {options.max_redirects}); stopped.")
 
     @staticmethod

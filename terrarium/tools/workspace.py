@@ -16,7 +16,7 @@ from terrarium.errors import ToolError
 from terrarium.tools.base import ToolContext
 from terrarium.tools.confine import confine, display
 
-__all__ = ["file_path", "roots", "shown", "work_dir", "workspace_path"]
+__all__ = ["file_path", "roots", "shown", "work_dir", "workspace_path", "writable_roots"]
 
 
 def work_dir(ctx: ToolContext) -> Path:
@@ -40,6 +40,12 @@ def roots(ctx: ToolContext, mode: str) -> tuple[Path, ...]:
     declared = (*ctx.writable,) if mode == "write" else (*ctx.readable, *ctx.writable)
     # declared roots are relative to the creature's folder, not to the workspace
     return (base, *(r if r.is_absolute() else ctx.cwd / r for r in declared))
+
+
+def writable_roots(ctx: ToolContext) -> tuple[Path, ...]:
+    """The creature's declared writable paths, resolved (the sandbox binds them writable)."""
+    return tuple(Path(os.path.realpath(r if r.is_absolute() else ctx.cwd / r))
+                 for r in ctx.writable)
 
 
 def workspace_path(raw: str, ctx: ToolContext, mode: str = "read") -> Path:

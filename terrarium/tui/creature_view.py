@@ -29,6 +29,7 @@ ENTRY_STYLES: dict[str, str] = {
     "error": "bold red",
     "tool_call": "magenta",
     "tool_result": "magenta",
+    "reasoning": "dim italic",
 }
 
 

@@ -23,6 +23,7 @@ from terrarium.events import (
     Missed,
     OutputText,
     PromptBuilt,
+    Reasoning,
     Restart,
     TranscriptAppended,
     TurnEnded,
@@ -120,6 +121,10 @@ class MonitorState:
         elif isinstance(event, OutputText):
             text = self.streaming.get(event.creature, "") + event.text
             self.streaming[event.creature] = text[-MAX_STREAM_CHARS:]
+            ch.transcripts.add(event.creature)
+        elif isinstance(event, Reasoning):  # thinking streams in the view, marked as such
+            text = self.streaming.get(event.creature, "") or "(thinking) "
+            self.streaming[event.creature] = (text + event.text)[-MAX_STREAM_CHARS:]
             ch.transcripts.add(event.creature)
         elif isinstance(event, TranscriptAppended):
             self.streaming.pop(event.creature, None)

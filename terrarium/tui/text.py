@@ -142,6 +142,7 @@ ENTRY_MARKS: dict[str, str] = {
     "notice": "note",
     "output": "out ▸",
     "error": "ERROR",
+    "reasoning": "thinks",
 }
 
 

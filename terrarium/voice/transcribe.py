@@ -8,13 +8,13 @@ and hosted services all speak this form, so no speech model runs in terrarium it
 from __future__ import annotations
 
 import io
-import os
 import wave
 
 import anyio
 import httpx
 import numpy as np
 
+from terrarium import secrecy
 from terrarium.errors import TranscriptionFailed
 from terrarium.voice.speech_config import TranscriptionSettings
 from terrarium.voice.vad import SAMPLE_RATE
@@ -48,7 +48,7 @@ class TranscriptionClient:
         env = self.settings.api_key_env
         if not env:
             return {}
-        key = os.environ.get(env)
+        key = secrecy.env(env)
         if not key:
             raise TranscriptionFailed(
                 f"transcription.api_key_env names {env!r}, which is not set",

@@ -6,6 +6,7 @@ arguments without timing anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from terrarium.controller.incoming import Incoming
@@ -58,25 +59,38 @@ class Crash(Plugin):
     """Raises in every hook: the turn must go on without it."""
 
     name = "crash"
+    error: ClassVar[Callable[[str], BaseException]] = RuntimeError
 
     async def on_message(self, turn: TurnInfo, incoming: Incoming) -> None:
-        raise RuntimeError("on_message boom")
+        raise self.error("on_message boom")
 
     async def before_model(self, turn: TurnInfo, request: ChatRequest) -> ChatRequest | None:
-        raise RuntimeError("before_model boom")
+        raise self.error("before_model boom")
 
     async def after_model(self, turn: TurnInfo, request: ChatRequest, reply: ModelReply) -> None:
-        raise RuntimeError("after_model boom")
+        raise self.error("after_model boom")
 
     async def before_tool(self, turn: TurnInfo, call: ToolCallInfo) -> str | None:
-        raise RuntimeError("before_tool boom")
+        raise self.error("before_tool boom")
 
     async def after_tool(self, turn: TurnInfo, call: ToolCallInfo,
                          result: ToolResult) -> ToolResult | None:
-        raise RuntimeError("after_tool boom")
+        raise self.error("after_tool boom")
 
     async def on_turn_end(self, turn: TurnInfo, result: Any) -> None:
-        raise RuntimeError("on_turn_end boom")
+        raise self.error("on_turn_end boom")
+
+
+class Quit(Crash):
+    """``sys.exit`` in every hook (SystemExit is a BaseException, not an Exception)."""
+
+    name = "quit"
+    error = SystemExit
+
+
+class Interrupt(Crash):
+    name = "interrupt"
+    error = KeyboardInterrupt
 
 
 class Order(Plugin):

@@ -171,6 +171,20 @@ class Gate(Tool):
         return f"gate {args.label} opened"
 
 
+class Nap(Tool):
+    """Sleeps a little, then answers: a job that outlives the turn that started it."""
+
+    name = "nap"
+    summary = "Take a short nap."
+    args_model = LabelArgs
+    concurrency_safe = True
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        assert isinstance(args, LabelArgs)
+        await anyio.sleep(0.3)
+        return f"napped {args.label}"
+
+
 class Stall(Tool):
     """Blocks its thread for 20 s, as careless tool code does (the fault tests' case)."""
 

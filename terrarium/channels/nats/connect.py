@@ -8,9 +8,8 @@ mutual TLS).
 
 from __future__ import annotations
 
-import os
 import ssl
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,6 +17,7 @@ import anyio
 import nats
 from nats.aio.client import Client
 
+from terrarium import secrecy
 from terrarium.errors import RuntimeFailure
 
 __all__ = ["CREDENTIAL_VARIABLES", "connect_broker", "connect_options"]
@@ -35,14 +35,32 @@ CREDENTIAL_VARIABLES: Mapping[str, str] = {
 }
 
 
+def _check_server(server: str) -> str:
+    """The scheme of one broker URL, or a sentence saying what is wrong with it."""
+    shown = secrecy.redact_url(server)
+    example = "e.g. --broker nats://127.0.0.1:4222"
+    try:
+        parts = urlsplit(server)
+        secrecy.register(parts.password)  # never printed again from here on
+        parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
+    except ValueError as exc:
+        raise RuntimeFailure(f"the broker URL {shown!r} is not a valid URL ({exc})",
+                             suggestion=example) from None
+    if parts.scheme not in ("nats", "tls"):
+        raise RuntimeFailure(f"the broker URL {shown!r} is not a nats:// or tls:// URL",
+                             suggestion=example)
+    if not parts.hostname:
+        raise RuntimeFailure(f"the broker URL {shown!r} names no host", suggestion=example)
+    return parts.scheme
+
+
 def connect_options(url: str, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The keyword arguments for ``nats.connect``: servers, credentials, TLS."""
-    env = os.environ if env is None else env
-    scheme = urlsplit(url).scheme
-    if scheme not in ("nats", "tls"):
-        raise RuntimeFailure(f"the broker URL {url!r} is not a nats:// or tls:// URL",
-                             suggestion="e.g. --broker nats://127.0.0.1:4222")
-    opts: dict[str, Any] = {"servers": [u.strip() for u in url.split(",")]}
+    env = secrecy.secret_env() if env is None else env
+    servers = [u.strip() for u in url.split(",")]
+    schemes = {_check_server(u) for u in servers}
+    scheme = "tls" if "tls" in schemes else "nats"
+    opts: dict[str, Any] = {"servers": servers}
     user, password = env.get("TERRARIUM_NATS_USER"), env.get("TERRARIUM_NATS_PASSWORD")
     if user:
         opts["user"], opts["password"] = user, password or ""
@@ -62,9 +80,11 @@ def connect_options(url: str, env: Mapping[str, str] | None = None) -> dict[str,
 
 
 async def connect_broker(url: str, *, name: str = "terrarium",
-                         env: Mapping[str, str] | None = None, deadline: float = 10.0
-                         ) -> Client:
-    """A connection to the broker, or a sentence saying why there is none."""
+                         env: Mapping[str, str] | None = None, deadline: float = 10.0,
+                         on_lost: Callable[[], Awaitable[None]] | None = None,
+                         on_back: Callable[[], Awaitable[None]] | None = None) -> Client:
+    """A connection to the broker, or a sentence saying why there is none. ``on_lost`` and
+    ``on_back`` are told when the connection drops and when a reconnect succeeds."""
     opts = connect_options(url, env)
     errors: list[BaseException] = []
 
@@ -75,15 +95,21 @@ async def connect_broker(url: str, *, name: str = "terrarium",
         # once connected, reconnect for ever (a broker restart is survived); the first
         # connection gets ``deadline`` seconds, so a wrong URL or password is a sentence
         with anyio.fail_after(deadline):
+            told: dict[str, Any] = {}
+            if on_lost is not None:
+                told["disconnected_cb"] = on_lost
+            if on_back is not None:
+                told["reconnected_cb"] = on_back
             return await nats.connect(name=name, connect_timeout=min(5, deadline),
                                       max_reconnect_attempts=-1, reconnect_time_wait=0.5,
-                                      allow_reconnect=True, error_cb=on_error, **opts)
+                                      allow_reconnect=True, error_cb=on_error, **told, **opts)
     except Exception as exc:  # nats raises several unrelated types for "could not connect"
         cause: BaseException = exc
         if errors and isinstance(exc, TimeoutError):  # the retries' reason; a refusal first
             refused = [e for e in errors if "authoriz" in str(e).lower()]
             cause = (refused or errors)[-1]
         raise RuntimeFailure(
-            f"could not connect to the NATS broker at {url}: {type(cause).__name__}: {cause}",
+            f"could not connect to the NATS broker at {secrecy.redact_url(url)}: "
+            f"{type(cause).__name__}: {secrecy.redact(str(cause))}",
             suggestion="is nats-server running with JetStream (-js), and are the "
             "TERRARIUM_NATS_* credentials right?") from exc

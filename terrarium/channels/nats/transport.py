@@ -29,6 +29,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from types import TracebackType
@@ -195,6 +196,7 @@ class NatsTransport(Transport):
         self._published = 0  # publishes by this process (the outstanding poll's freshness)
         self._poll: tuple[int, int, int] = (0, -1, 1)  # (seen publishes, previous, latest)
         self._polling = False
+        self.lost_since: float | None = None  # monotonic time the broker connection dropped
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -214,7 +216,8 @@ class NatsTransport(Transport):
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._wake = asyncio.Event()
-        self.nc = await connect_broker(self.url, name=f"terrarium {self.source}")
+        self.nc = await connect_broker(self.url, name=f"terrarium {self.source}",
+                                       on_lost=self._lost, on_back=self._back)
         self._js = self.nc.jetstream(timeout=10)
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
@@ -224,7 +227,7 @@ class NatsTransport(Transport):
     async def __aexit__(self, et: type[BaseException] | None, e: BaseException | None,
                         tb: TracebackType | None) -> None:
         try:
-            await self.flush(limit=5.0)
+            await self.flush(limit=5.0 if self.lost_since is None else 0.5)
         finally:
             if self._tg is not None:
                 self._tg.cancel_scope.cancel()
@@ -234,6 +237,17 @@ class NatsTransport(Transport):
             if self.nc is not None:
                 with contextlib.suppress(Exception):
                     await self.nc.close()
+
+    async def _lost(self) -> None:
+        if self.lost_since is None:
+            self.lost_since = time.monotonic()
+
+    async def _back(self) -> None:
+        self.lost_since = None
+
+    def lost_for(self) -> float:
+        """Seconds since the connection to the broker dropped (0 while connected)."""
+        return 0.0 if self.lost_since is None else time.monotonic() - self.lost_since
 
     async def start(self) -> None:
         """Create (provisioning) or check (joining) the run's streams and consumers."""

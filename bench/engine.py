@@ -1,0 +1,195 @@
+"""Engine benchmark: the embedded model server against bare xllamacpp, same model and prompt.
+
+What a start and a turn cost on the embedded model is llama.cpp's prompt evaluation
+(tokens/s) and generation (tokens/s). This bench measures both, in one run, for:
+
+* **embedded**: ``EmbeddedServer`` exactly as the runtime starts it (the voice team's two
+  slots of 4,096 tokens, its threads, flash attention, polling, no warm-up decode), asked
+  over HTTP on 127.0.0.1 as the creatures ask it;
+* **bare**: ``xllamacpp.Server`` with the binding's own defaults except the model, the
+  slots and context, and the threads, asked in-process (``handle_completions``, no HTTP).
+
+Each measurement runs in a fresh child process (OpenMP reads its wait policy once, when it
+loads), alternating embedded and bare, ``--runs`` of each; a child does one short request
+to warm up, then ``--reps`` requests of the same prompt (``cache_prompt`` off, so every one
+evaluates the whole prompt) generating ``--gen`` tokens, and reports llama.cpp's own
+timings (so HTTP is not in the figures). The prompt is the voice router's assembled prompt
+prefix, the largest thing a first start evaluates.
+
+``--policies PASSIVE,ACTIVE,...`` runs each kind under each OpenMP wait policy (``default``
+= unset; ``spin:N`` = unset with ``GOMP_SPINCOUNT=N``), alternating; with
+``--embedded-only`` it is an A/B of the policies for the embedded server alone. Without it
+each runs as shipped: the embedded server sets ``PASSIVE`` itself, bare xllamacpp leaves
+OpenMP's default (spin, then sleep).
+
+Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CTX_PER_SLOT = 4096
+SLOTS = 2  # the voice team: router and speaker
+
+
+def router_prefix() -> str:
+    """The voice router's prompt prefix as the model sees it (chat template applied by
+    llama.cpp in the runtime; here the system text alone, which is what dominates)."""
+    from terrarium.config import load_team
+    from terrarium.controller.assembly import assemble
+    from terrarium.prompt.builder import PromptBuilder
+    from terrarium.prompt.tail import TailState
+
+    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "router")
+    built = PromptBuilder(parts.inputs, parts.fmt).build(TailState(step=0, status=False))
+    return str(built.messages()[0]["content"])
+
+
+# ---------------------------------------------------------------------- child process
+def _request(prompt: str, gen: int) -> dict[str, Any]:
+    return {"prompt": prompt, "n_predict": gen, "ignore_eos": True, "temperature": 0.0,
+            "cache_prompt": False, "id_slot": 0, "stream": False}
+
+
+def child(mode: str, prompt_file: Path, reps: int, gen: int) -> None:
+    """One server, one warm-up request, ``reps`` timed ones; prints one JSON line."""
+    prompt = prompt_file.read_text(encoding="utf-8")
+    began = time.perf_counter()
+    if mode == "embedded":
+        import httpx
+
+        from terrarium.llm.embedded import EmbeddedServer
+
+        server = EmbeddedServer(slots=SLOTS, ctx_per_slot=CTX_PER_SLOT)
+        server.start()
+        http = httpx.Client(timeout=600.0, verify=False)
+
+        def ask(body: dict[str, Any]) -> dict[str, Any]:
+            r = http.post(f"{server.base_url}/completion", json=body)
+            r.raise_for_status()
+            return dict(r.json())
+        threads = server.threads
+    else:
+        import xllamacpp
+
+        from terrarium.llm.embedded import model_path
+
+        threads = max(1, min(os.cpu_count() or 2, 8))
+        params = xllamacpp.CommonParams()
+        params.model.path = str(model_path())
+        params.n_parallel = SLOTS
+        params.n_ctx = CTX_PER_SLOT * SLOTS
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        bare = xllamacpp.Server(params)
+
+        def ask(body: dict[str, Any]) -> dict[str, Any]:
+            out = bare.handle_completions(body)
+            return dict(json.loads(out) if isinstance(out, str) else out)
+    loaded = time.perf_counter() - began
+    ask(_request("Hello", 4))  # pages and threads warm, as in any run after its start
+    pp: list[float] = []
+    tg: list[float] = []
+    n_prompt = 0
+    for _ in range(reps):
+        t = ask(_request(prompt, gen))["timings"]
+        n_prompt = int(t["prompt_n"])
+        pp.append(float(t["prompt_per_second"]))
+        tg.append(float(t["predicted_per_second"]))
+    print(json.dumps({"mode": mode, "load_s": loaded, "prompt_tokens": n_prompt,
+                      "threads": threads, "pp": statistics.median(pp),
+                      "tg": statistics.median(tg)}), flush=True)
+
+
+# ---------------------------------------------------------------------- parent
+def policy_env(policy: str) -> dict[str, str]:
+    """The environment of a child for an OpenMP wait policy."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("OMP_WAIT_POLICY", None)
+    env.pop("GOMP_SPINCOUNT", None)
+    if policy.startswith("spin:"):
+        env["GOMP_SPINCOUNT"] = policy.split(":", 1)[1]
+    elif policy != "default":
+        env["OMP_WAIT_POLICY"] = policy
+    return env
+
+
+def run_child(mode: str, policy: str | None, prompt_file: Path, reps: int, gen: int
+              ) -> dict[str, Any]:
+    env = policy_env(policy) if policy else dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, __file__, "--child", mode, "--prompt-file",
+                          str(prompt_file), "--reps", str(reps), "--gen", str(gen)],
+                         env=env, capture_output=True, text=True, check=False, cwd=ROOT)
+    lines = [x for x in out.stdout.splitlines() if x.startswith("{")]
+    if out.returncode != 0 or not lines:
+        raise SystemExit(f"the {mode} child failed:\n{out.stderr[-2000:]}")
+    return dict(json.loads(lines[-1]))
+
+
+def summarize(label: str, rows: list[dict[str, Any]]) -> tuple[float, float]:
+    pp = statistics.median(r["pp"] for r in rows)
+    tg = statistics.median(r["tg"] for r in rows)
+    print(f"  {label:<22} prompt {pp:7.1f} tok/s (min {min(r['pp'] for r in rows):6.1f}, "
+          f"max {max(r['pp'] for r in rows):6.1f})   generation {tg:6.1f} tok/s "
+          f"(min {min(r['tg'] for r in rows):5.1f}, max {max(r['tg'] for r in rows):5.1f})")
+    return pp, tg
+
+
+def main(runs: int, reps: int, gen: int, policies: list[str] | None,
+         embedded_only: bool = False) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        prompt_file = Path(tmp) / "prompt.txt"
+        prompt_file.write_text(router_prefix(), encoding="utf-8")
+        modes = ["embedded"] if embedded_only else ["embedded", "bare"]
+        kinds = [(m, p) for p in policies or [None] for m in modes]
+        results: dict[str, list[dict[str, Any]]] = {f"{m} {p or ''}".strip(): []
+                                                    for m, p in kinds}
+        for i in range(runs):
+            for mode, policy in kinds:
+                r = run_child(mode, policy, prompt_file, reps, gen)
+                key = f"{mode} {policy or ''}".strip()
+                results[key].append(r)
+                print(f"{i:>2} {key:<22} prompt {r['pp']:7.1f} tok/s  generation "
+                      f"{r['tg']:6.1f} tok/s  ({r['prompt_tokens']} prompt tokens, "
+                      f"{r['threads']} threads, load {r['load_s']:.2f} s)", flush=True)
+    print(f"\nmedian of {runs} run(s), each the median of {reps} request(s) "
+          f"({gen} tokens generated each):")
+    figures = {k: summarize(k, rows) for k, rows in results.items()}
+    for policy in ([] if embedded_only else policies or [None]):
+        tail = f" {policy}" if policy else ""
+        (epp, etg), (bpp, btg) = figures[f"embedded{tail}"], figures[f"bare{tail}"]
+        ok = min(epp / bpp, etg / btg) >= 0.95
+        print(f"  embedded / bare{tail}: prompt {epp / bpp:.2f}x, generation {etg / btg:.2f}x "
+              f"(target >= 0.95x: {'met' if ok else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", type=int, default=5, help="child processes of each kind")
+    p.add_argument("--reps", type=int, default=3, help="timed requests per child")
+    p.add_argument("--gen", type=int, default=64, help="tokens generated per request")
+    p.add_argument("--policies", default=None,
+                   help="OpenMP wait policies to run each kind under (default: as shipped: "
+                        "the embedded server's own, the binding's default for bare), e.g. "
+                        "PASSIVE,ACTIVE,default,spin:10000")
+    p.add_argument("--embedded-only", action="store_true",
+                   help="only the embedded server (an A/B of --policies)")
+    p.add_argument("--child", choices=["embedded", "bare"], help=argparse.SUPPRESS)
+    p.add_argument("--prompt-file", type=Path, help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.child:
+        child(a.child, a.prompt_file, a.reps, a.gen)
+    else:
+        main(a.runs, a.reps, a.gen, a.policies.split(",") if a.policies else None,
+             a.embedded_only)

@@ -1,0 +1,187 @@
+"""What a question is about, in words a search can find, whatever the phrasing.
+
+"What is my dog called?" is about a dog and a name; "Where am I from?" is about an origin,
+"When's my birthday?" about a date. The user said it earlier in their own words ("My dog is
+called Rex.", "I'm originally from Nairobi.", "I was born on the 3rd of May."), so recall
+searches what they said with the question's subject words (:func:`subject_terms`), each
+widened to the words people use for the same thing (:data:`RELATED`: a short table of
+everyday categories, not of phrasings). Function words and the words of asking ("what",
+"remind", "tell", "remember") are left out: they match every utterance.
+
+The same words tell the reply guard whether a recalled utterance is about the question
+(:func:`relevant`) and whether a question is about the user at all (:func:`about_user`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["ATTITUDES", "RELATED", "about_user", "is_statement", "relevant", "stem",
+           "strip_opening", "subject_terms"]
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+
+_ASKING = frozenset("""
+a an the and or but if so than then of to in on at by for with about as into over is am are
+was were be been being do does did doing done have has had having will would can could shall
+should may might must i me my mine myself you your yours we our us they them their he she it
+its him her his what which who whom whose how why when where that this these those there
+here not no yes just very too also some any all please again tell remind remember recall
+know say said told mention mentioned ask asked question wonder think guess let give show
+repeat again now still ever already anything something thing things kind sort one ones
+isn't aren't wasn't don't doesn't didn't can't won't what's where's when's who's how's
+that's it's i'm i've i'd i'll you're
+""".split())
+"""Function words and the words of asking: not what a question is about. Unlike the
+store's stop words, "from" is kept out of this list: "Where am I from?" is about it."""
+
+RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
+    # who: names
+    "name names named call calls called nickname nicknames known go",
+    # where from, where living
+    "from born grew grow raised come comes came originally native hometown country city "
+    "town village live lives lived home moved move",
+    # when: dates and ages
+    "birthday birth born birthdate anniversary date day month year turn turning",
+    "old age aged years year turn turning birthday",
+    # health and food
+    "allergic allergy allergies intolerant intolerance react sick avoid eat eating",
+    "eat eating food foods dish dishes meal meals cook cooking diet drink drinks "
+    "vegetarian vegan",
+    # animals
+    "pet pets dog dogs puppy cat cats kitten bird birds parrot fish rabbit hamster horse "
+    "animal animals",
+    # family
+    "family sister sisters brother brothers sibling siblings mother mum mom father dad "
+    "parents wife husband partner son sons daughter daughters kid kids child children baby "
+    "married",
+    # work
+    "work works worked working job jobs living profession career occupation trade "
+    "employed office company boss",
+    # (likes and dislikes: ATTITUDES, below)
+    # things owned and used
+    "car cars drive drives vehicle bike motorbike motorcycle ride rides",
+    "colour color colours colors red blue green yellow black white grey gray pink purple "
+    "orange brown silver gold",
+    "many much number count",
+    "speak speaks language languages",
+    "play plays playing instrument sport sports game games team",
+    "music song songs band singer listen",
+))
+"""Everyday categories of what people tell an assistant about themselves: a question's
+word is widened to the other words of its categories. Words are matched by their stem."""
+
+ATTITUDES: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
+    "like likes love loves enjoy enjoys favourite favorite fan prefer adore best",
+    "hate hates dislike dislikes stand detest loathe",
+))
+"""Likes and dislikes: categories of how the user feels about anything, not of what it is
+about. "What is my favourite film?" finds "I love baking bread." by them, which is worth
+handing to the model but is no answer to say back."""
+
+_SUFFIXES = ("'s", "ies", "es", "s", "ed", "ing")
+
+
+def stem(word: str) -> str:
+    """A crude stem, enough to match "allergies" and "allergy", "called" and "call"."""
+    w = word.lower()
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            return w + "y" if suffix == "ies" else w
+    return w
+
+
+def _by_stem(groups: tuple[frozenset[str], ...]) -> dict[str, frozenset[str]]:
+    by: dict[str, frozenset[str]] = {}
+    for group in groups:
+        for w in group:
+            by[stem(w)] = by.get(stem(w), frozenset()) | group
+    return by
+
+
+_BY_STEM = _by_stem(RELATED + ATTITUDES)
+_BY_STEM_SUBJECTS = _by_stem(RELATED)
+
+
+def _content(text: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for m in _WORD.finditer(text):
+        w = m.group(0).lower()
+        if w not in _ASKING and w not in seen:
+            seen[w] = None
+    return list(seen)
+
+
+def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) -> list[str]:
+    """The words ``text`` is about, then (``related``) the words related to them, by the
+    categories of :data:`RELATED` and (``attitudes``) :data:`ATTITUDES`: what to search
+    for."""
+    own = _content(text)
+    if not related:
+        return own
+    by = _BY_STEM if attitudes else _BY_STEM_SUBJECTS
+    related_words = [w for o in own for w in sorted(by.get(stem(o), ())) if w not in own]
+    return list(dict.fromkeys([*own, *related_words]))
+
+
+def _stems(words: Iterable[str]) -> set[str]:
+    return {stem(w) for w in words}
+
+
+def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
+    """Whether ``note`` (something the user said) is about what ``question`` asks: they
+    share a subject word, or words of one category (of :data:`ATTITUDES` too, unless
+    ``attitudes`` is false)."""
+    terms = subject_terms(question, attitudes=attitudes)
+    return bool(_stems(terms) & _stems(_content(note)))
+
+
+_QUESTION_START = re.compile(
+    r"^\W*(what|what's|where|where's|when|when's|who|who's|whom|whose|which|why|how|"
+    r"how's|is|are|am|was|were|do|does|did|can|could|would|will|should|shall|have|has|"
+    r"tell|remind|say|give|show|recall|remember|repeat|explain|describe|recommend|suggest|"
+    r"help|find|play|sing|write|read|make|let|let's|please|turn|set|open|start|stop|"
+    r"check|search|look|list|name|count|translate|calculate|i'd like|i would like|i want|"
+    r"i need|i wonder)\b", re.I)
+_SOCIAL = frozenset("""hi hello hey there good morning afternoon evening night thanks thank
+you cheers bye goodbye see later soon take care so much lot a great nice ok okay yes no
+sure fine well""".split())
+
+
+def is_statement(text: str) -> bool:
+    """Whether ``text`` tells something rather than asks, greets, thanks or says goodbye."""
+    t = text.strip()
+    if not t or t.rstrip("\"')").endswith("?") or _QUESTION_START.match(t):
+        return False
+    return any(w.lower() not in _SOCIAL for w in _WORD.findall(t))
+
+
+_ABOUT_USER = re.compile(
+    r"\b(my|mine|myself|our|ours)\b|\b(am|was|were)\s+(i|we)\b|\bwho\s+i\s+am\b|"
+    r"\b(do|did|does|have|will)\s+(i|we)\b", re.I)
+_HOW_TO = re.compile(r"^\W*(how|what|where|when|why|which)\s+(do|did|can|could|should|would|"
+                     r"will)\s+(i|we)\s+(?!have\b|like\b|love\b|live\b|work\b|do\b|own\b|"
+                     r"take\b|speak\b|play\b|eat\b|drink\b|drive\b|hate\b|support\b|"
+                     r"come\b|dislike\b|prefer\b|enjoy\b)", re.I)
+
+
+def about_user(question: str) -> bool:
+    """Whether ``question`` asks about the user themselves ("What is my name?", "Where am I
+    from?", "What do I do for work?"), not how to do something ("How do I boil an egg?")."""
+    if not _ABOUT_USER.search(question):
+        return False
+    has_my = re.search(r"\b(my|mine|myself|our|ours)\b", question, re.I)
+    return bool(has_my) or not _HOW_TO.match(question)
+
+
+_OPENING = re.compile(r"^\W*((hi|hello|hey|oh|well|so|ok|okay|um|uh|yes|yeah|good "
+                      r"(morning|afternoon|evening))\b[\s,!.]*)+(there\b[\s,!.]*)?", re.I)
+
+
+def strip_opening(text: str) -> str:
+    """``text`` without a greeting or filler at its start: "Hey, I'm Priya." -> "I'm
+    Priya."."""
+    rest = _OPENING.sub("", text.strip())
+    return rest[:1].upper() + rest[1:] if rest else text.strip()
