@@ -8,12 +8,12 @@ server refuses to start without one.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 import anyio
 
+from terrarium import secrecy
 from terrarium.cli.run import load_runnable
 from terrarium.errors import TerrariumError
 
@@ -24,7 +24,8 @@ def _token(args: argparse.Namespace) -> str | None:
     var = args.token_env
     if not var:
         return None
-    token = os.environ.get(var, "")
+    # the process's entry moved secret-named variables (a *_TOKEN) out of os.environ
+    token = secrecy.env(var) or ""
     if not token.strip():
         raise TerrariumError(f"--token-env names {var}, but that environment variable is "
                              "not set (or empty)", suggestion=f"export {var}=<a long random "
