@@ -162,6 +162,10 @@ def test_composer_refuses_an_invalid_enum_with_the_servers_sentence_then_sends(
         page.select_option("#transcript-creature", "desk")
         page.wait_for_selector("#transcript li[data-kind=message_in]:has-text('comet')")
         page.wait_for_selector("#transcript li[data-kind=assistant]:has-text('Noted')")
+        # deleted by another client: the page stops following it and says so
+        assert server.request("DELETE", f"/v1/sessions/{sid}")[0] == 204
+        page.wait_for_selector("#conn:has-text('session deleted')", timeout=30_000)
+        assert page.evaluate("terrariumState.session") is None
 
 
 def _post_at(server: Any, sid: str, rate: float, seconds: float) -> tuple[int, int]:

@@ -123,8 +123,11 @@ async function openSession(s, show) {
   voice.setSession(s.id);
   state.stream = followEvents(s.id, 0, onEvent, (st) => {
     const el = $("#conn");
-    el.textContent = st;
+    el.textContent = st === "gone" ? "session deleted" : st;
     el.classList.toggle("live", st === "live");
+    if (st === "gone" && state.session?.id === s.id) { closeSession(); el.textContent = "session deleted"; }
+  }, async () => {
+    try { await api(`/v1/sessions/${enc(s.id)}`); return true; } catch (exc) { return exc.status !== 404; }
   });
   refreshApprovals();
   if (show) select("team");
