@@ -11,8 +11,8 @@ sessions:
 - turns: every session sends ``--turns`` inputs, each followed over SSE until its turn
   ends; turns per second and input-to-first-event latency (POST sent → first event of it
   read from the stream), p50 and p99;
-- memory: the server's RSS with those sessions loaded and idle, minus its RSS before,
-  per session.
+- memory: the server's RSS with those sessions loaded (one input each) and idle, no
+  connection open, minus its RSS before, per session (measured first).
 
 Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given one input
 (so loaded), and the idle ones unloaded by the server (``--idle-unload``); how many stay
@@ -169,24 +169,39 @@ async def rss(c: httpx.AsyncClient) -> dict[str, Any]:
 
 async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -> None:
     limits = httpx.Limits(max_connections=2200, max_keepalive_connections=2200)
-    async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as c:
+    async with httpx.AsyncClient(base_url=base, timeout=600) as ctl:
         print(f"{'sessions':>8} {'api req/s':>10} {'base req/s':>10} {'ratio':>6} "
               f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8}")
         for n in sizes:
-            before = await rss(c)
-            ids = await make_sessions(c, n)
-            base_rps = await hammer(c, [f"/bench/echo/{s}" for s in ids], per)
-            api_rps = await hammer(c, [f"/v1/sessions/{s}/input" for s in ids], per)
-            tps, firsts = await turns(c, ids, per)
-            await anyio.sleep(1.0)  # idle: nothing in flight
-            after = await rss(c)
-            kb = (after["rss"] - before["rss"]) / 1024 / max(1, after["loaded"]
-                                                                - before["loaded"])
+            k = per if n <= 100 else 1  # 1,000 sessions: one input each per phase
+            before = await rss(ctl)
+            # memory: n sessions loaded by one input each, idle, no connection left open
+            async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as c:
+                ids = await make_sessions(c, n)
+                sem = anyio.Semaphore(20)
+
+                async def first(sid: str, c: httpx.AsyncClient = c,
+                                sem: anyio.Semaphore = sem) -> None:
+                    async with sem:
+                        await turn(c, sid, 0, [])
+
+                async with anyio.create_task_group() as tg:
+                    for sid in ids:
+                        tg.start_soon(first, sid)
+            await anyio.sleep(1.0)
+            idle = await rss(ctl)
+            kb = (idle["rss"] - before["rss"]) / 1024 / max(1, idle["loaded"]
+                                                               - before["loaded"])
+            async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as c:
+                base_rps = await hammer(c, [f"/bench/echo/{s}" for s in ids], k)
+                api_rps = await hammer(c, [f"/v1/sessions/{s}/input" for s in ids], k)
+                tps, firsts = await turns(c, ids, k)
             print(f"{n:>8} {api_rps:>10.0f} {base_rps:>10.0f} {api_rps / base_rps:>6.2f} "
                   f"{tps:>8.0f} {pct(firsts, 50):>8.1f}ms {pct(firsts, 99):>8.1f}ms "
                   f"{kb:>8.0f}", flush=True)
             for sid in ids:  # the next size starts from none loaded
-                await c.delete(f"/v1/sessions/{sid}")
+                await ctl.delete(f"/v1/sessions/{sid}")
+        c = ctl
         if stored:
             before = await rss(c)
             t0 = time.perf_counter()
@@ -224,7 +239,7 @@ def main() -> None:
     ap.add_argument("--stored", type=int, default=10000)
     ap.add_argument("--fed", type=int, default=1000,
                     help="how many of the stored sessions get an input (are loaded)")
-    ap.add_argument("--idle-unload", type=float, default=3.0)
+    ap.add_argument("--idle-unload", type=float, default=20.0)
     ap.add_argument("--server", nargs=3, metavar=("PORT", "RUNS", "TEAM"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.server:

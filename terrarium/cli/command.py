@@ -115,16 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default "
                     "127.0.0.1; any other needs --token-env)")
     sv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
-    sv.add_argument("--broker", metavar="URL", help="channels on this NATS broker "
-                    "(creatures may run in `terrarium worker`s)")
+    sv.add_argument("--broker", metavar="URL", help="the sessions' channels on this NATS "
+                    "broker (their creatures run in this server)")
     sv.add_argument("--token-env", metavar="VAR", help="environment variable holding the "
                     "bearer token every request must carry")
     sv.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                     help="a browser origin allowed to call the API (CORS; repeatable)")
     sv.add_argument("--runs-dir", default="runs", help="where the log, sessions and memory "
                     "go (runs/)")
-    sv.add_argument("--audio", choices=("wav", "none"), default="none",
-                    help="also keep each session's speech as WAV files (default none)")
     sv.add_argument("--idle-unload", type=float, default=300.0, metavar="SECONDS",
                     help="unload a session idle this long (default 300)")
     sv.add_argument("--approval-timeout", type=float, default=120.0, metavar="SECONDS",

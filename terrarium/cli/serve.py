@@ -52,7 +52,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                              "127.0.0.1")
     settings = ServeSettings(runs_dir=Path(args.runs_dir), host=args.host, port=args.port,
                              broker=args.broker, token=token,
-                             allow_origins=list(args.allow_origin), audio=args.audio,
+                             allow_origins=list(args.allow_origin),
                              idle_unload=args.idle_unload,
                              approval_timeout=args.approval_timeout, rate=args.rate)
     app = create_app(team, settings)

@@ -87,3 +87,6 @@ class RuntimeOptions:
     # where each ``tts`` output's audio goes instead of ``audio`` (a function of the
     # creature's name giving a voice.audio.AudioSink): serve streams it to a socket
     audio_sink: Callable[[str], Any] | None = None
+    # an open durable log of ``runs_dir`` to write to instead of opening one (serve: one
+    # connection for all its sessions, not one each); the run leaves it open
+    log: Any = None

@@ -71,7 +71,7 @@ class Recorder:
         record its part of run ``join`` that another process started."""
         runs_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = runs_dir / LOG_FILE
-        self.log = DurableLog(self.log_path)
+        self.log = self.options.log or DurableLog(self.log_path)
         if join:
             self.run_id = join
             if any(r.run_id == join for r in self.log.runs()):
@@ -105,7 +105,8 @@ class Recorder:
         """The run could not start: mark it failed and close the log."""
         if self.log is not None:
             self.log.set_run_status(self.run_id, "failed")
-            self.log.close()
+            if self.log is not self.options.log:  # a log the caller lent stays open
+                self.log.close()
 
     def jobs_cut(self, ended: Sequence[JobEnded], unread: int) -> None:
         """Background jobs the end of the run cut off (each recorded ended ``cancelled``,
@@ -134,7 +135,8 @@ class Recorder:
         self.bus.publish(ended)
         if self.options.on_event:
             self.options.on_event(ended)
-        self.log.close()
+        if self.log is not self.options.log:  # a log the caller lent stays open
+            self.log.close()
 
     async def write_events(self, sub: Any) -> None:
         """Write events to the log in small batches; per-token output deltas are skipped."""

@@ -75,7 +75,8 @@ class LiveSession:
 
     def __init__(self, info: SessionInfo, team: Team, settings: ServeSettings,
                  events: SessionEvents, embedded: Any = None,
-                 models: Mapping[str, Any] | None = None, synthesizer: Any = None) -> None:
+                 models: Mapping[str, Any] | None = None, synthesizer: Any = None,
+                 log: Any = None) -> None:
         self.info = info
         self.team = team
         self.settings = settings
@@ -83,6 +84,7 @@ class LiveSession:
         self.embedded = embedded
         self.models = models
         self.synthesizer = synthesizer  # the voice (tests and benches give a fake)
+        self.log = log  # the server's one connection to the log, lent to the runtime
         self.audio = SessionAudio()  # the audio sockets the session's voices play into
         self.rt: TeamRuntime | None = None
         self.ready = anyio.Event()
@@ -99,13 +101,15 @@ class LiveSession:
     def options(self) -> RuntimeOptions:
         s = self.settings
         opts = RuntimeOptions(runs_dir=Path(s.runs_dir), resume=self.info.run_id,
-                              audio=s.audio, keep_history=True, embedded=self.embedded,
+                              audio="none", keep_history=True, embedded=self.embedded,
                               approver=self.approve, answerer=self.answer,
                               models=self.models, warm_up=s.warm_up, stdout=_Discard(),
-                              audio_sink=self.audio.sink, synthesizer=self.synthesizer)
+                              audio_sink=self.audio.sink, synthesizer=self.synthesizer,
+                              log=self.log)
         if s.broker:
             opts.broker = s.broker
             opts.host = None
+            opts.log = None  # a run on a broker mirrors its own log connection's writes
         return opts
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED

@@ -207,7 +207,7 @@ class SessionManager:
                 raise Problem(503, "the server is not running yet", slug="not-ready")
             live = LiveSession(info, self.team, self.settings, self.events_of(session_id),
                                embedded=self.embedded, models=self.models,
-                               synthesizer=self.synthesizer)
+                               synthesizer=self.synthesizer, log=self.log)
             self.loaded[session_id] = live
             self.loads += 1
             self._tg.start_soon(self._host, live)

@@ -20,7 +20,6 @@ class ServeSettings(BaseModel):
     broker: str | None = None
     token: str | None = Field(default=None, repr=False)  # never printed
     allow_origins: list[str] = Field(default_factory=list)
-    audio: str = "none"  # the sessions' speech: none, or also WAV files in the run folder
     idle_unload: float = 300.0  # seconds idle before a loaded session is unloaded
     reap_every: float = 1.0  # how often idle sessions are looked for
     approval_timeout: float = 120.0
