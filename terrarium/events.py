@@ -46,6 +46,7 @@ __all__ = [
     "OutputText",
     "PluginFailed",
     "PrefixCacheProblem",
+    "PrefixProgress",
     "PrefixRestored",
     "PromptBuilt",
     "PromptSectionInfo",
@@ -523,6 +524,17 @@ class PrefixRestored(Event):
     creature: str
     tokens: int
     ms: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrefixProgress(Event):
+    """A creature's prompt prefix is being evaluated: ``done`` of ``total`` tokens so far
+    (as the model server reports it, batch by batch)."""
+
+    kind: ClassVar[str] = "prefix_progress"
+    creature: str
+    done: int
+    total: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

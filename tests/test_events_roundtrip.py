@@ -73,6 +73,7 @@ def samples() -> list[ev.Event]:
                            reason="looks safe", by="terminal"),
         ev.ModelLoading(model="SmolLM2", slots=3),
         ev.ModelLoaded(model="SmolLM2", seconds=0.5),
+        ev.PrefixProgress(creature="a", done=512, total=1598),
         ev.McpStarting(servers=("a/files", "a/tracker")),
         ev.McpStarted(seconds=1.5),
         ev.ModelRetry(creature="a", url="http://h/v1/chat/completions", attempt=1, delay=0.5,

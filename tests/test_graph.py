@@ -98,3 +98,27 @@ def test_graph_of_a_broken_team_is_a_sentence(tmp_path: Path, capsys) -> None:  
     assert main(["graph", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "terrarium.yaml" in err
+
+
+def test_topology_reads_bounds_of_a_python_model(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "web_ticket_model.py").write_text(
+        "from typing import Literal\nfrom pydantic import BaseModel, Field\n"
+        "class Ticket(BaseModel):\n"
+        "    text: str\n"
+        "    copies: int = Field(1, ge=1, le=5)\n"
+        "    level: Literal['low', 'high'] = 'low'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "config.yaml").write_text(
+        "name: c\ncontroller: {provider: scripted, script: s.yaml}\n")
+    (tmp_path / "c" / "s.yaml").write_text("turns: []\n")
+    (tmp_path / "terrarium.yaml").write_text(
+        "terrarium:\n  name: t\n  input_channel: jobs\n"
+        "  creatures:\n    - {name: c, config: c, channels: {listen: [jobs]}}\n"
+        "  channels:\n    jobs: {schema: 'web_ticket_model:Ticket'}\n")
+    schema = team_topology(load_team(tmp_path)).channels[0].schema_
+    assert schema is not None
+    fields = {f.name: f for f in schema.fields}
+    assert (fields["copies"].minimum, fields["copies"].maximum) == (1, 5)
+    assert not fields["copies"].required and fields["text"].required
+    assert fields["level"].enum == ["low", "high"]

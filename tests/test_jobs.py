@@ -407,3 +407,39 @@ def test_terrarium_run_waits_for_a_single_creatures_job(tmp_path: Path) -> None:
             if e["kind"] == "transcript" and e["entry"]["kind"] == "assistant"]
     assert (run.status, ended) == ("completed", [("job-1", "done")])
     assert said == ["Napping in the background.", "Woke up refreshed."]
+
+
+def test_a_result_that_ends_during_a_turn_is_not_dropped_by_the_next_one(
+        tmp_path: Path) -> None:
+    """A single creature (no inbox): its job ends during its second turn; the result is
+    delivered when that turn ends, even though a third turn starts at once: it waits for
+    that one, then gets a turn of its own."""
+    from terrarium.config import load_single_creature
+
+    folder = tmp_path / "solo"
+    folder.mkdir()
+    (folder / "config.yaml").write_text(yaml.safe_dump({
+        "name": "solo", "tools": [f"{TOOLS}:Gate", f"{TOOLS}:Opener"], "skill_mode": "static",
+        "background": {"gate": True}}))
+    model = ScriptedModel([
+        {"match": "start", "reply": call("gate", label="north")},
+        {"match": "Started gate as job-1", "reply": "Started."},
+        {"match": "open it", "reply": call("opener", label="now")},
+        {"match": "Result of opener", "reply": "Opened."},
+        {"match": "third", "reply": "Third."},
+        {"match": "[job from job-1]", "reply": "The gate job is done."},
+    ])
+    opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none", warm_up=False,
+                          models={"solo": model})
+
+    async def go() -> None:
+        Gate.opened = anyio.Event()
+        async with TeamRuntime(load_single_creature(folder), opts) as rt:
+            with anyio.fail_after(20):
+                await rt.ask("solo", "start")
+                await rt.ask("solo", "open it")  # the job ends during this turn
+                await rt.ask("solo", "third")  # starts before the result is delivered
+                await rt.wait_idle()
+
+    anyio.run(go)
+    assert last_user(model.requests[-1]).startswith("[job from job-1]")

@@ -42,6 +42,7 @@ from terrarium.events import (
     ModelRetry,
     OutputText,
     PrefixCacheProblem,
+    PrefixProgress,
     PrefixRestored,
     Restart,
     SpeechCut,
@@ -159,8 +160,7 @@ class ConsolePrinter:
     def close(self) -> None:
         """The run is over: tell what is left, stop the ticker, end an open line, print
         what waited."""
-        self.catch_up()
-        self._stop.set()
+        self.catch_up()  # the ticker goes on: prefixes may still be warming (stop_ticker)
         with self._lock:
             if self._sink_open or self._open is not None:
                 self.out.write("\n")
@@ -195,6 +195,9 @@ class ConsolePrinter:
                 shown = _call_text(ev.tool, args)
                 self._line(f"  [approval] {ev.creature} -> {ev.tool}: {word}"
                            + (f": {shown}" if shown else ""))
+            return
+        if isinstance(ev, TeamReady):  # also heard here, should on_event not have told it
+            self.ready.set()
             return
         problem = self.problems.feed(ev)
         if problem is not None:
@@ -257,6 +260,13 @@ class ConsolePrinter:
                 what += f": evaluating its prompt prefix (~{ev.prefix_tokens:,} tokens, estimated)"
             self._steps[f"warm:{ev.creature}"] = (what, now)
             self._line(f"warming {ev.creature}...")
+        elif isinstance(ev, PrefixProgress):
+            key = f"warm:{ev.creature}"
+            since = self._steps.get(key, ("", now))[1]
+            what = (f"warming {ev.creature}: prompt prefix {ev.done:,}/{ev.total:,} tokens "
+                    "evaluated" if ev.done else
+                    f"warming {ev.creature}: evaluating its prompt prefix ({ev.total:,} tokens)")
+            self._steps[key] = (what, since)
         elif isinstance(ev, PrefixRestored):
             self._line(f"  {ev.creature}: prompt prefix restored from cache "
                        f"({ev.tokens} tokens in {ev.ms:.0f} ms)")
@@ -269,10 +279,13 @@ class ConsolePrinter:
                                 + (", saved for the next start" if ev.saved else "")}[ev.prefix]
             self._line(f"  {ev.creature} warm in {ev.seconds:.1f} s ({how})")
         elif isinstance(ev, TeamReady):
-            self._steps.clear()
-            self._line(f"ready in {ev.seconds:.1f} s")
+            # prefixes not in the cache are evaluated after this, while the team listens
+            # (a creature's first turn waits for its own): their progress goes on
+            self._steps = {k: v for k, v in self._steps.items() if k.startswith("warm:")}
+            self._line(f"ready in {ev.seconds:.1f} s"
+                       + ("; still warming " + ", ".join(k[5:] for k in self._steps)
+                          + " (a first reply waits for it)" if self._steps else ""))
             self.ready.set()
-            self._stop.set()
 
     def start_ticker(self) -> None:
         """Print a progress line every :data:`TICK` s while a start-up step is running."""
@@ -286,18 +299,20 @@ class ConsolePrinter:
             self.tick()
 
     def tick(self) -> None:
-        """One progress line until the team is ready: the elapsed time and each step that
-        has run for over a second (model load, a creature's prefix evaluation with its
-        size), or what is left when no step is named."""
-        if self.ready.is_set():
-            return
+        """One progress line until the team is ready and warm: the elapsed time and each
+        step that has run for over a second (model load, MCP servers, a creature's prefix
+        evaluation with its size), or ``starting`` before ready when no step is named."""
         now = self._clock()
         steps = [(what, now - since) for what, since in list(self._steps.values())
                  if now - since >= _QUIET]
-        if now - self._started < _QUIET:
+        if now - self._started < _QUIET or (self.ready.is_set() and not steps):
             return
         doing = "; ".join(f"{what} ({secs:.1f} s)" for what, secs in steps) or "starting"
         self._line(f"  ... {now - self._started:.1f} s: {doing}")
+
+    def warming(self) -> list[str]:
+        """The creatures whose prompt prefix is still being evaluated."""
+        return [k[5:] for k in list(self._steps) if k.startswith("warm:")]
 
     def stop_ticker(self) -> None:
         self._stop.set()

@@ -398,6 +398,9 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
         if not args.json:
             say(f"run {rt.run_id}: {rt.turns_total} turn(s), {problems.summary()}; "
                 f"`{log_cmd}` shows the timeline")
+        if still := printer.warming():  # the runtime lets it finish: said, not a silent wait
+            say(f"finishing the prompt prefix of {', '.join(still)} so the next start "
+                "restores it (Ctrl-C skips this)")
     code = _exit_code(rt, problems, timed_out)
     if args.json:
         print(json.dumps(_summary(rt, problems, code, log_cmd), ensure_ascii=False), flush=True)

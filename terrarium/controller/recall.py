@@ -37,7 +37,8 @@ from terrarium.store.subjects import (
     subject_terms,
 )
 
-__all__ = ["USER_FACT", "Recalled", "facts_owner", "recall", "record"]
+__all__ = ["NOTE_CANDIDATES", "USER_FACT", "Recalled", "facts_owner", "notes_for", "recall",
+           "record"]
 
 USER_FACT = "user_fact"
 """The source of a fact the user stated about themselves."""
@@ -64,7 +65,7 @@ class Recalled:
         return (*(f"recently: {t}" for t in self.recent), *self.matches)
 
 
-_SELF = re.compile(r"\b(I|I'm|I've|we)\b")
+_SELF = re.compile(r"\b(I|I'm|I've|we)\b", re.I)  # transcripts may say "i"
 NOTE_CANDIDATES = 24
 """How many search hits (and recent records) are ranked for the notes."""
 

@@ -224,7 +224,7 @@ class EmbeddedServer:
         # default batch is 2,048 tokens: a run that ended during a first start's warm-up
         # waited 95 s for the router's prefix on a busy machine before it could exit).
         params.n_batch = self.batch
-        params.n_ubatch = min(self.batch, params.n_ubatch)
+        params.n_ubatch = self.batch  # a micro-batch no larger than the batch
         if self.slot_save_dir is not None:
             self.slot_save_dir.mkdir(parents=True, exist_ok=True)
             # llama.cpp appends the file name to this string as is: the separator is ours

@@ -172,6 +172,9 @@ class OpenAIClient:
         # told (attempt, delay, reason, url) before each wait for a retry, so whoever
         # watches can say a server is failing instead of waiting in silence
         self.on_retry: Callable[[int, float, str, str], None] | None = None
+        # told (tokens evaluated, prompt tokens) as a llama.cpp server evaluates a prompt,
+        # batch by batch (its `return_progress`): a long warm-up shows how far it is
+        self.on_progress: Callable[[int, int], None] | None = None
 
     # -- description -------------------------------------------------------------------
 
@@ -247,6 +250,8 @@ class OpenAIClient:
                 body["grammar"] = request.grammar
             if self.continuation:
                 body["timings_per_token"] = True  # usage even for a stream closed early
+            if self.on_progress is not None:
+                body["return_progress"] = True
         if self.extra_body:  # reasoning_effort, service_tier, extra_body: the config's word wins
             body = _deep_merge(body, self.extra_body)
         return body
@@ -451,6 +456,13 @@ class OpenAIClient:
             ) from exc
         if not isinstance(obj, dict):
             raise self._error(f"the stream from {self.url} carried a non-object: {data[:120]!r}")
+        progress = obj.get("prompt_progress")
+        if isinstance(progress, dict) and self.on_progress is not None:
+            try:
+                self.on_progress(int(progress.get("processed", 0)),
+                                 int(progress.get("total", 0)))
+            except (TypeError, ValueError):  # a figure we cannot read is only not shown
+                pass
         return self._chunk_deltas(obj, state, start, delta_key="delta")
 
     def _parse_whole(self, raw: bytes, state: _StreamState, start: float) -> list[StreamDelta]:

@@ -171,6 +171,7 @@ class Supervisor:
         idx = ctl.turns + 1
         self.bus.publish(TurnStarted(creature=c.name, turn_index=idx))
         result: TurnResult | None = None
+        c.turn_done = done = anyio.Event()
         try:
             with anyio.CancelScope() as scope:
                 c.turn_scope = scope
@@ -191,6 +192,7 @@ class Supervisor:
         finally:
             c.turn_scope = None
             self.active_turns -= 1
+            done.set()
 
     async def _wire_output(self, c: RunningCreature, result: TurnResult,
                            consumed: str | None = None) -> None:
@@ -235,13 +237,18 @@ class Supervisor:
         """Give ``creature`` a message that comes from the framework (a trigger, a job's end)
         rather than a channel: straight into its inbox as an envelope whose channel is
         ``label``, read in turn with its channel messages. A creature without an inbox
-        (it listens to no channel) gets a turn at once, unless it is in one."""
+        (it listens to no channel) gets a turn at once, unless it is in one: then a trigger
+        is skipped, and a job's result waits for that turn to end."""
         c = self.creatures[creature]
         if c.parts.cdef.listen:
             env = Envelope.trusted(new_message_id(), label, sender, label, dict(payload),
                                    time.time())
             await self.hub.transport.deliver(creature, env)
-        elif c.turn_scope is None:
+            return
+        if label == "job":  # a job's result is never dropped: it waits for the turn to end
+            while c.turn_scope is not None and c.turn_done is not None and not c.stopped:
+                await c.turn_done.wait()
+        if c.turn_scope is None:
             await self.turn(c, [Incoming(
                 text=str(payload.get("text", "")), channel=label, sender=sender,
                 payload=dict(payload))])

@@ -34,6 +34,7 @@ from terrarium.events import (
     CreatureWarmed,
     CreatureWarming,
     PrefixCacheProblem,
+    PrefixProgress,
     PrefixRestored,
     TeamReady,
 )
@@ -112,7 +113,7 @@ class WarmUp:
         began = {c.name: self.clock() for c in todo}
         restored: dict[str, tuple[str, int, bool]] = {}
         for c in todo:
-            self.bus.publish(CreatureWarming(creature=c.name))
+            self.bus.publish(CreatureWarming(creature=c.name, prefix_tokens=_prefix_tokens(c)))
 
         async def restore(c: RunningCreature) -> None:
             try:
@@ -212,7 +213,7 @@ class WarmUp:
             self._problem(c, got.problem)
         if not got.restored:
             return None
-        usage = await ctl.warm_prefix()
+        usage = await self._warm_told(c, ctl)
         if usage is None:
             return "none", 0, False
         evaluated = usage.prompt_n if usage.prompt_n is not None else usage.prompt_tokens
@@ -235,7 +236,7 @@ class WarmUp:
         """Evaluate ``c``'s prefix in its slot and save it for the next start."""
         if not keeps_prompt_cache(ctl.model):
             return "none", 0, False
-        usage = await ctl.warm_prefix()
+        usage = await self._warm_told(c, ctl)
         if usage is None:
             return "none", 0, False
         evaluated = usage.prompt_n if usage.prompt_n is not None else usage.prompt_tokens
@@ -250,6 +251,22 @@ class WarmUp:
             if out.problem:
                 self._problem(c, out.problem)
         return "evaluated", usage.prompt_tokens or evaluated, saved
+
+    async def _warm_told(self, c: RunningCreature, ctl: Controller) -> Any:
+        """``ctl.warm_prefix()``, with the server's progress told as ``PrefixProgress``."""
+        model = ctl.model
+        if not hasattr(model, "on_progress"):
+            return await ctl.warm_prefix()
+        bus = self.bus
+
+        def told(done: int, total: int) -> None:
+            bus.publish(PrefixProgress(creature=c.name, done=done, total=total))
+
+        model.on_progress = told
+        try:
+            return await ctl.warm_prefix()
+        finally:
+            model.on_progress = None
 
     # ------------------------------------------------------------------ reporting
     def _ready(self) -> None:

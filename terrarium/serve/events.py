@@ -51,7 +51,7 @@ def event_json(event: Event, seq: int) -> str:
     return _dumps(data)
 _EVENT_SQL = "INSERT OR IGNORE INTO session_events(session_id, seq, kind, data) VALUES (?,?,?,?)"
 _TURNS_SQL = "UPDATE sessions SET turns=turns+?, updated=? WHERE id=?"
-RECENT = 512  # events kept in memory per session for reconnects; older ones are read back
+RECENT = 128  # events kept in memory per session for reconnects; older ones are read back
 
 
 class SessionEvents:

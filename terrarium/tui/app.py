@@ -31,6 +31,7 @@ from terrarium.events import (
     Event,
     ModelLoaded,
     ModelLoading,
+    PrefixProgress,
     RunEnded,
     TeamReady,
 )
@@ -80,6 +81,10 @@ class StartProgress:
             elif isinstance(e, CreatureWarming):
                 size = f" (prefix ~{e.prefix_tokens:,} tokens)" if e.prefix_tokens else ""
                 self.steps[f"warm:{e.creature}"] = (f"warming {e.creature}{size}", now)
+            elif isinstance(e, PrefixProgress):
+                since = self.steps.get(f"warm:{e.creature}", ("", now))[1]
+                self.steps[f"warm:{e.creature}"] = (
+                    f"warming {e.creature} (prefix {e.done:,}/{e.total:,} tokens)", since)
             elif isinstance(e, CreatureWarmed):
                 self.steps.pop(f"warm:{e.creature}", None)
             elif isinstance(e, TeamReady):

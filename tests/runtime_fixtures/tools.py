@@ -171,6 +171,18 @@ class Gate(Tool):
         return f"gate {args.label} opened"
 
 
+class Opener(Tool):
+    """Opens ``Gate.opened``: a job waiting at the gate ends during the turn that calls it."""
+
+    name = "opener"
+    summary = "Open the gate."
+    args_model = LabelArgs
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
+        Gate.opened.set()
+        return "opened"
+
+
 class Nap(Tool):
     """Sleeps a little, then answers: a job that outlives the turn that started it."""
 

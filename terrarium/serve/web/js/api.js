@@ -58,7 +58,7 @@ const KINDS = [
  * (a reconnect resumes after the last seq seen, so none is lost or repeated);
  * ``onState(text)`` with "live", "reconnecting" or "offline". Returns ``close()``.
  */
-export function followEvents(sessionId, after, onEvent, onState) {
+export function followEvents(sessionId, after, onEvent, onState, stillThere = async () => true) {
   let last = after;
   let closed = false;
   let sock = null;
@@ -73,10 +73,12 @@ export function followEvents(sessionId, after, onEvent, onState) {
     }
     onEvent(ev);
   };
-  const retry = () => {
+  const retry = async () => {
     if (closed) return;
     onState("reconnecting");
     failures += 1;
+    // a session deleted elsewhere is not knocked on forever
+    if (failures >= 2 && !(await stillThere().catch(() => true))) { onState("gone"); return; }
     timer = setTimeout(open, Math.min(5000, 250 * 2 ** Math.min(failures, 4)));
   };
   const openSse = () => {

@@ -36,7 +36,6 @@ const select = tabs($("#tablist"), (name) => {
   if (name === "prompt" && state.session) prompt.refresh();
   if (name === "charts") charts.draw();
 });
-$("#transcript-creature").addEventListener("change", () => loadTranscript());
 $("#prompt-refresh").addEventListener("click", () => state.session && prompt.refresh());
 
 async function sendInput(channel, payload) {
@@ -71,7 +70,7 @@ async function loadSessions() {
     const name = s.name || "(unnamed)";
     return h("tr", { class: state.session?.id === s.id ? "current" : "", "data-session": s.id },
       h("td", { text: name }), h("td", { class: "mono wide", text: s.id.slice(0, 12) + "…", title: s.id }),
-      h("td", { text: s.status + (s.loaded ? "" : " (unloaded)") }), h("td", { class: "num", text: s.turns }),
+      h("td", { text: s.loaded || s.status === "unloaded" ? s.status : `${s.status} (unloaded)` }), h("td", { class: "num", text: s.turns }),
       h("td", { class: "wide", text: s.updated_at ? new Date(s.updated_at).toLocaleString() : "" }),
       h("td", {}, h("button", { type: "button", "aria-label": `Open session ${name}`, text: "Open", onclick: () => openSession(s, true) }),
         " ", h("button", { type: "button", class: "danger", "aria-label": `Delete session ${name}`, text: "Delete", onclick: () => deleteSession(s) })));
@@ -124,8 +123,11 @@ async function openSession(s, show) {
   voice.setSession(s.id);
   state.stream = followEvents(s.id, 0, onEvent, (st) => {
     const el = $("#conn");
-    el.textContent = st;
+    el.textContent = st === "gone" ? "session deleted" : st;
     el.classList.toggle("live", st === "live");
+    if (st === "gone" && state.session?.id === s.id) { closeSession(); el.textContent = "session deleted"; }
+  }, async () => {
+    try { await api(`/v1/sessions/${enc(s.id)}`); return true; } catch (exc) { return exc.status !== 404; }
   });
   refreshApprovals();
   if (show) select("team");
@@ -188,15 +190,12 @@ setInterval(() => { if (state.view === "charts") charts.draw(); }, 500);
 // a question or approval raised while the stream was down is still found
 setInterval(() => { if (state.session && document.visibilityState === "visible") refreshApprovals(); }, 3000);
 
-// ---- transcripts (from the API when the events did not carry them) ----------------------
-async function loadTranscript() {
-  const c = $("#transcript-creature").value;
-  if (!state.session || !c) return;
-  if (transcripts.has(c)) { transcripts.show(); return; }
-  try {
-    const data = await api(`/v1/sessions/${enc(state.session.id)}/transcript/${enc(c)}`);
-    if (!transcripts.has(c)) transcripts.load(c, data.entries || []);
-  } catch { transcripts.show(); }
+// ---- transcripts ----------------------------------------------------------------------
+// Built from the session's transcript events: the stream replays them from the first, so
+// the transcript endpoint is not needed (and a copy fetched while the replay runs would
+// show its lines twice).
+function loadTranscript() {
+  transcripts.show();
 }
 
 // ---- start ----------------------------------------------------------------------------

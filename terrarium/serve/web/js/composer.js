@@ -104,6 +104,12 @@ export class Composer {
           missing.push({ field: f.name, message: "must be a number" });
           continue;
         }
+        if (typeof v === "number" && ((f.minimum != null && v < f.minimum) || (f.maximum != null && v > f.maximum)
+            || (f.type === "int" && !Number.isInteger(v)))) {
+          const range = [f.minimum != null ? `at least ${f.minimum}` : "", f.maximum != null ? `at most ${f.maximum}` : ""].filter(Boolean).join(" and ");
+          missing.push({ field: f.name, message: `must be ${f.type === "int" ? "a whole number" : "a number"}${range ? " " + range : ""}` });
+          continue;
+        }
         payload[f.name] = v;
       }
     } catch (exc) {
@@ -111,7 +117,7 @@ export class Composer {
       return;
     }
     if (missing.length) {
-      this.showErrors(`Fill in ${missing.map((m) => m.field).join(", ")}.`, missing);
+      this.showErrors(`Check ${missing.map((m) => m.field).join(", ")}.`, missing);
       this.form.elements.namedItem(missing[0].field)?.focus();
       return;
     }

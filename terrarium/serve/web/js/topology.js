@@ -2,7 +2,9 @@
 // from the user), plus a live message count on every edge.
 import { s, h } from "./dom.js";
 
-const W = 140, H = 54, COLGAP = 150, ROWGAP = 60, PAD = 20;
+const W = 140, H = 54, COLGAP = 185, ROWGAP = 60, PAD = 20;
+
+const clip = (text, n) => (text.length > n ? text.slice(0, n - 1) + "…" : text);
 
 export function edgesOf(topo) {
   const out = [];
@@ -94,7 +96,7 @@ export class TopologyView {
         s("path", { d, "marker-end": "url(#arrow)" }, s("title", { text: `${e.channel}: ${e.src} → ${e.dst} (${e.kind}, ${e.schema})` })),
         s("text", { x: lx, y: ly, "text-anchor": "middle" },
           s("tspan", { "font-weight": "bold", text: e.channel }), count,
-          s("tspan", { x: lx, dy: 14, "font-size": 11, text: `${e.kind} · ${e.schema}` })));
+          s("tspan", { x: lx, dy: 14, "font-size": 11, text: clip(`${e.kind} · ${e.schema}`, 30) })));
       svg.append(g);
     }
     const creatures = new Map(topo.creatures.map((c) => [c.name, c]));

@@ -23,13 +23,6 @@ export class TranscriptView {
 
   clear() { this.entries.clear(); this.list.replaceChildren(); }
 
-  has(creature) { return this.entries.has(creature); }
-
-  load(creature, entries) {
-    this.entries.set(creature, entries.slice());
-    if (creature === this.select.value) this.show();
-  }
-
   add(creature, entry) {
     if (!this.entries.has(creature)) this.entries.set(creature, []);
     this.entries.get(creature).push(entry);
