@@ -136,9 +136,9 @@ class StopCreatureTool(Tool):
     args_model: ClassVar[type[BaseModel]] = CreatureNameArgs
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
-        assert isinstance(args, CreatureNameArgs)
-        await _team(ctx).stop_creature(args.name)
-        return f"{args.name} stopped."
+        name = _creature_named(args)
+        await _team(ctx).stop_creature(name)
+        return f"{name} stopped."
 
 
 class StartCreatureTool(Tool):
@@ -147,9 +147,9 @@ class StartCreatureTool(Tool):
     args_model: ClassVar[type[BaseModel]] = CreatureNameArgs
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> str:
-        assert isinstance(args, CreatureNameArgs)
-        await _team(ctx).start_creature(args.name)
-        return f"{args.name} started."
+        name = _creature_named(args)
+        await _team(ctx).start_creature(name)
+        return f"{name} started."
 
 
 TEAM_TOOLS: tuple[type[Tool], ...] = (
@@ -171,30 +171,26 @@ class CreatureIdArgs(BaseModel):
     creature_id: str = Field(description="the creature's name")
 
 
-class GroupStopNodeTool(Tool):
+class GroupStopNodeTool(StopCreatureTool):
     """KohakuTerrarium's ``group_stop_node``: terrarium's ``stop_creature``."""
 
     name: ClassVar[str] = "group_stop_node"
-    summary: ClassVar[str] = StopCreatureTool.summary
     args_model: ClassVar[type[BaseModel]] = CreatureIdArgs
 
-    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
-        assert isinstance(args, CreatureIdArgs)
-        await _team(ctx).stop_creature(args.creature_id)
-        return f"{args.creature_id} stopped."
 
-
-class GroupStartNodeTool(Tool):
+class GroupStartNodeTool(StartCreatureTool):
     """KohakuTerrarium's ``group_start_node``: terrarium's ``start_creature``."""
 
     name: ClassVar[str] = "group_start_node"
-    summary: ClassVar[str] = StartCreatureTool.summary
     args_model: ClassVar[type[BaseModel]] = CreatureIdArgs
 
-    async def run(self, args: BaseModel, ctx: ToolContext) -> str:
-        assert isinstance(args, CreatureIdArgs)
-        await _team(ctx).start_creature(args.creature_id)
-        return f"{args.creature_id} started."
+
+def _creature_named(args: BaseModel) -> str:
+    """The creature a start/stop call names: ``name``, or KohakuTerrarium's ``creature_id``."""
+    if isinstance(args, CreatureIdArgs):
+        return args.creature_id
+    assert isinstance(args, CreatureNameArgs)
+    return args.name
 
 
 KT_TEAM_ALIASES: tuple[type[Tool], ...] = (GroupStartNodeTool, GroupStatusTool,
