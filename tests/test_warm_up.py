@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -119,24 +120,10 @@ def test_ready_comes_before_the_prefix_is_evaluated_and_the_turn_waits_for_it(
         tmp_path: Path) -> None:
     """A first start says it is ready before the prefix is evaluated; a round that needs
     the model meanwhile waits until the prefix is in the slot, then asks."""
-    from terrarium.channels.bus import EventBus
     from terrarium.controller.loop import Incoming
-    from terrarium.events import CreatureWarmed, Event, TeamReady
-    from terrarium.runtime.creature import RunningCreature
-    from terrarium.runtime.options import RuntimeOptions as Opts
-    from terrarium.runtime.recording import Recorder
-    from terrarium.runtime.warmup import WarmUp
+    from terrarium.events import CreatureWarmed, TeamReady
 
-    parts = assemble(load_team(VOICE), "speaker")
-    model = SlowPrefixServer()
-    ctl = Controller(parts, model, slot=0)
-    c = RunningCreature("speaker", parts, ctl)
-    bus = EventBus()
-    events: list[Event] = []
-    recorder = Recorder(bus, Opts(runs_dir=tmp_path))
-    recorder.add("speaker", "fake")
-    warm = WarmUp({"speaker": c}, recorder=recorder, bus=bus, started_at=0.0)
-    bus.publish = events.append  # type: ignore[method-assign]
+    model, ctl, c, warm, events = _speaker_warming(tmp_path)
 
     async def go() -> None:
         model.go = anyio.Event()
@@ -167,23 +154,9 @@ def test_a_run_that_ends_waits_for_the_prefix_under_way_so_it_is_saved(
         tmp_path: Path) -> None:
     """``wait_saved`` (a run's normal end) returns only once the background evaluation is
     done; a first start that ended before it would otherwise save nothing."""
-    from terrarium.channels.bus import EventBus
-    from terrarium.events import CreatureWarmed, Event
-    from terrarium.runtime.creature import RunningCreature
-    from terrarium.runtime.options import RuntimeOptions as Opts
-    from terrarium.runtime.recording import Recorder
-    from terrarium.runtime.warmup import WarmUp
+    from terrarium.events import CreatureWarmed
 
-    parts = assemble(load_team(VOICE), "speaker")
-    model = SlowPrefixServer()
-    ctl = Controller(parts, model, slot=0)
-    c = RunningCreature("speaker", parts, ctl)
-    bus = EventBus()
-    events: list[Event] = []
-    recorder = Recorder(bus, Opts(runs_dir=tmp_path))
-    recorder.add("speaker", "fake")
-    warm = WarmUp({"speaker": c}, recorder=recorder, bus=bus, started_at=0.0)
-    bus.publish = events.append  # type: ignore[method-assign]
+    model, _ctl, c, warm, events = _speaker_warming(tmp_path)
 
     async def go() -> None:
         model.go = anyio.Event()
@@ -203,3 +176,26 @@ def test_a_run_that_ends_waits_for_the_prefix_under_way_so_it_is_saved(
             assert [e.prefix for e in events if isinstance(e, CreatureWarmed)] == ["evaluated"]
 
     anyio.run(go)
+
+
+def _speaker_warming(tmp_path: Path) -> tuple[Any, Any, Any, Any, list[Any]]:
+    """The voice team's speaker on a slow prefix server, its warm-up, and the events it
+    publishes (collected instead of delivered)."""
+    from terrarium.channels.bus import EventBus
+    from terrarium.events import Event
+    from terrarium.runtime.creature import RunningCreature
+    from terrarium.runtime.options import RuntimeOptions as Opts
+    from terrarium.runtime.recording import Recorder
+    from terrarium.runtime.warmup import WarmUp
+
+    parts = assemble(load_team(VOICE), "speaker")
+    model = SlowPrefixServer()
+    ctl = Controller(parts, model, slot=0)
+    c = RunningCreature("speaker", parts, ctl)
+    bus = EventBus()
+    events: list[Event] = []
+    recorder = Recorder(bus, Opts(runs_dir=tmp_path))
+    recorder.add("speaker", "fake")
+    warm = WarmUp({"speaker": c}, recorder=recorder, bus=bus, started_at=0.0)
+    bus.publish = events.append  # type: ignore[method-assign]
+    return model, ctl, c, warm, events
