@@ -46,12 +46,14 @@ def test_httpx_works_without_its_command_line() -> None:
     assert held_after(code) == set()
 
 
-# the built-in tools a team does not list, and the commands other than the one that runs
+# the built-in tools a team does not list, the commands other than the one that runs, a
+# scripted model's module and MCP's (the voice team has neither)
 NOT_FOR_THE_VOICE_TEAM = ("terrarium.tools.shell", "terrarium.tools.web", "terrarium.tools.grep",
                           "terrarium.tools.edits", "terrarium.tools.files",
                           "terrarium.tools.find", "terrarium.tools.tree",
                           "terrarium.cli.inspect", "terrarium.cli.migrate",
-                          "terrarium.cli.tools")
+                          "terrarium.cli.tools", "terrarium.llm.scripted",
+                          "terrarium.controller.mcp", "terrarium.tools.mcp.connections")
 
 
 def loaded(code: str, names: tuple[str, ...]) -> set[str]:
