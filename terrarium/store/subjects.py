@@ -38,7 +38,7 @@ store's stop words, "from" is kept out of this list: "Where am I from?" is about
 
 RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # who: names
-    "name names named call calls called nickname nicknames known go",
+    "name names named call calls called nickname nicknames surname known go",
     # where from, where living
     "from born grew grow raised come comes came originally native hometown country city "
     "town village live lives lived home moved move",
@@ -65,7 +65,10 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "colour color colours colors red blue green yellow black white grey gray pink purple "
     "orange brown silver gold",
     "many much number count",
-    "speak speaks language languages",
+    "speak speaks language languages tongue fluent",
+    # plans: trips and travel
+    "trip trips travel travelling traveling fly flying flight flights holiday holidays "
+    "vacation visit visiting journey leave leaving plan plans",
     "play plays playing instrument sport sports game games team",
     "music song songs band singer listen",
 ))
