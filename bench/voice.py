@@ -70,6 +70,7 @@ from terrarium.events import (
     Event,
     SentenceQueued,
     SentenceSynthesized,
+    TranscriptAppended,
     TurnEnded,
     TurnStarted,
     UtteranceWritten,
@@ -347,7 +348,17 @@ async def run_once(n: int, warmup: int, verbose: bool) -> RunResult:
                               (got - t_synth) * 1000)
                     tag = "warm-up" if i < warmup else ""
                     if verbose:
+                        said = "".join(d for c in s_calls for _, d in c.deltas)
+                        print(f"     the model wrote: {said!r}")
+                        for _, e in evs:
+                            if (isinstance(e, TranscriptAppended) and e.creature == "speaker"
+                                    and e.entry.kind == "notice"):
+                                print(f"     notice: {e.entry.text}")
                         print(f"     speaker: {row.usage}")
+                        steps = [f"{type(e).__name__}({getattr(e, 'creature', '')}) "
+                                 f"{(perf(e.ts) - t0) * 1000:.1f}" for _, e in evs
+                                 if perf(e.ts) <= turn]
+                        print(f"     to the turn: {', '.join(steps)}")
                         print(f"     first piece: {row.piece!r}; generation {gen:.1f} ms/token")
                         print("     " + "  ".join(f"{k} {v:.0f}" for k, v in parts.items())
                               + f"  (event to the bench {row.event_hop:.0f} ms)")
