@@ -167,7 +167,8 @@ class SentenceSegmenter:
         cap = cfg.first_piece_max_chars
         cut = (first_clause_cut(text, cfg.first_clause_chars, within=cap)
                if cfg.first_clause_chars else None)
-        if cut is None and cap is not None and len(text) > cap:
+        if cut is None and cap is not None and len(text) > cap + 1:
+            # one character past the cap: a clause break at the cap itself is known by then
             cut = word_cut(text, cap, cfg.min_chars)
         return cut
 
@@ -194,12 +195,12 @@ def first_clause_cut(text: str, min_chars: int, within: int | None = None) -> in
 
     A break counts only once the whitespace after it has arrived (``_SOFT_BREAK``), so the
     answer never changes as more text streams in. With ``within`` (the first piece's cap)
-    only a clause ending within that many characters counts: streamed, a longer opening is
-    cut at the cap before its comma arrives, so a text given at once (a sentence the reply
+    only a break at most that many characters in counts: streamed, a longer opening is cut
+    at the cap before its comma arrives, so a text given at once (a sentence the reply
     guard held whole) must be cut there too, not at a comma 40 characters in.
     """
     for m in _SOFT_BREAK.finditer(text):
-        if within is not None and m.end() > within:
+        if within is not None and m.start() > within:
             return None
         if any(ch in TERMINATORS or ch == "\n" for ch in text[: m.start()]):
             return None
