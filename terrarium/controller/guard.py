@@ -283,6 +283,8 @@ class ReplyGuard:
     _closed: bool = False  # the reply is over: nothing more of it is spoken
     _stopped: bool = False  # a loop, or a released sentence gone wrong: stop reading it
     _stop_why: str = ""
+    _bet: bool | None = None  # safe_start of the sentence under way, once decided
+    _bet_for: int = -1  # ... for which sentence (its index)
     _open_text: str = ""  # what was spoken of the sentence released at its start
     _fact_words: frozenset[str] = frozenset()
     _loops: LoopWatch = field(default_factory=LoopWatch)
@@ -400,7 +402,18 @@ class ReplyGuard:
             return False
         if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
             return True
-        return self.release_first_clause and safe_start(self.user, self._held)
+        return self.release_first_clause and self._safe_start(head)
+
+    def _safe_start(self, head: str) -> bool:
+        """:func:`safe_start` of the sentence under way, decided once it has its
+        ``START_WORDS`` complete words: a longer start repeats no fewer of the user's words,
+        so a start refused then is refused for good (and the guard, on the event loop
+        between two tokens, need not count again at every token)."""
+        if self._bet_for != self._sentences:
+            self._bet_for, self._bet = self._sentences, None
+        if self._bet is None and len(words(head)) >= START_WORDS:
+            self._bet = safe_start(self.user, head)
+        return bool(self._bet)
 
     def _wrong(self, text: str) -> str | None:
         """Why ``text`` may not be spoken, judged on any part of a sentence (once a part
