@@ -41,7 +41,7 @@ from terrarium.channels.payload import (  # their import path before channels/pa
 )
 from terrarium.channels.record import MESSAGE_IGNORE_SQL, ChannelRecord
 from terrarium.channels.spec import ChannelMap, ChannelSpec, CreatureWiring, SendResult
-from terrarium.channels.transport import Delivered, Lane, Receiver, Transport
+from terrarium.channels.transport import BatchRefusal, Delivered, Lane, Receiver, Transport
 from terrarium.channels.writer import LogWriter
 from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
@@ -314,18 +314,18 @@ class ChannelHub:
                                  route.schema_name, bodies[i], now, reply_to, correlation_id)
                 for i in fresh]
         lane = route.lane
-        out: list[SendResult] = []
+        plan: list[Delivered] | None = None
         if record is not None:  # the whole batch addressed, then logged at once
             plan = [lane.address(e, look=False) for e in envs]
             await record.messages(envs, plan, [keys[i] for i in fresh])
-            for e, t in zip(envs, plan, strict=True):
-                out.append(SendResult(e, await self._publish(lane, e, wait_limit, 0, t)))
-        else:
-            for e in envs:
-                got = route.publish_nowait(e)
-                if type(got) is not tuple:
-                    got = await self._publish(lane, e, wait_limit, got)
-                out.append(SendResult(e, got))
+        if wait_limit is not None and wait_limit < 0:
+            wait_limit = self.send_timeout
+        try:  # one call: a broker pipelines the batch (see Lane.publish_batch)
+            got = await lane.publish_batch(envs, plan, wait_limit)
+        except ChannelRefusal as exc:
+            at = exc.index if isinstance(exc, BatchRefusal) else 0
+            await self._refuse(sender, channel, exc.message, envs[at].payload)
+        out = [_tuple_new(SendResult, (e, d)) for e, d in zip(envs, got, strict=True)]
         if self.bus._subs:
             for r in out:
                 self._announce(r.envelope, r.delivered_to)

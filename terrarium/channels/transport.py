@@ -12,18 +12,27 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
 
 from terrarium.channels.envelope import Envelope
+from terrarium.errors import ChannelRefusal
 
 if TYPE_CHECKING:
     from terrarium.channels.spec import ChannelSpec, CreatureWiring
 
 Delivered = tuple[str, ...]
 """Who got a message, as the send result names them (a queue on a broker: ``"a|b"``)."""
+
+
+class BatchRefusal(ChannelRefusal):
+    """Message ``index`` of a batch was refused (see :meth:`Lane.publish_batch`)."""
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message)
+        self.index = index
 
 
 class Receiver(ABC):
@@ -134,6 +143,28 @@ class Lane(ABC):
                          wait_limit: float | None) -> Delivered:
         """Deliver to the ``receivers`` :meth:`address` named, waiting as :meth:`publish`."""
 
+    async def publish_batch(self, envelopes: Sequence[Envelope],
+                            receivers: Sequence[Delivered] | None,
+                            wait_limit: float | None) -> list[Delivered]:
+        """A batch in order (``send_many``): unrecorded (``receivers`` None) or to the
+        receivers :meth:`address` named for each. This default delivers one at a time; a
+        broker pipelines (``channels/nats``). A refusal (``BatchRefusal``, naming the
+        message) leaves the rest undelivered."""
+        out: list[Delivered] = []
+        for k, env in enumerate(envelopes):
+            try:
+                if receivers is not None:
+                    out.append(await self.publish_to(env, receivers[k], wait_limit))
+                    continue
+                got = self.publish_nowait(env)
+                out.append(got if type(got) is tuple
+                           else await self.publish(env, wait_limit, got))
+            except BatchRefusal:
+                raise
+            except ChannelRefusal as exc:
+                raise BatchRefusal(exc.message, k) from None
+        return out
+
     def tap(self, envelope: Envelope) -> None:
         """Copies for the observers: never waits (see ``ChannelHub.observed``)."""
         return None
@@ -196,6 +227,7 @@ class Transport(ABC):
 
 
 __all__ = [
+    "BatchRefusal",
     "Delivered",
     "Lane",
     "Receiver",
