@@ -214,6 +214,10 @@ class NatsTransport(Transport):
         self._poll: tuple[int, int, int] = (0, -1, 1)  # (seen publishes, previous, latest)
         self._polling = False
         self.lost_since: float | None = None  # monotonic time the broker connection dropped
+        self._ack_prefix = ""
+        self._acks: dict[str, asyncio.Future[str | None]] = {}  # reply token -> its PubAck
+        self._ack_seq = 0
+        self._room: anyio.Semaphore | None = None  # publishes awaiting their PubAck
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -235,8 +239,11 @@ class NatsTransport(Transport):
         self._wake = asyncio.Event()
         self.nc = await connect_broker(self.url, name=f"terrarium {self.source}",
                                        on_lost=self._lost, on_back=self._back)
-        # nats-py's own bound on pipelined publishes is this process's window
-        self._js = self.nc.jetstream(timeout=10, publish_async_max_pending=self.publish_window)
+        self._js = self.nc.jetstream(timeout=10)
+        # the PubAcks of pipelined publishes come to one inbox of this process
+        self._ack_prefix = self.nc.new_inbox() + "."
+        self._room = anyio.Semaphore(self.publish_window)
+        await self.nc.subscribe(self._ack_prefix + "*", cb=self._on_ack)
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         self._tg.start_soon(self._drain)
@@ -365,49 +372,63 @@ class NatsTransport(Transport):
         """Publish in order, pipelined; return once the broker acked every one.
 
         At most ``publish_window`` publishes of this process await their PubAck at once
-        (nats-py's pending bound; a batch also keeps its own window of that size, settled
-        oldest first). A message the broker refused as full, or whose ack did not come
-        within ``publish_ack_wait``, is published again with the same ``Nats-Msg-Id``, one
-        at a time, once the rest of its window settled; nothing new leaves meanwhile.
-        Raises ``ChannelRefusal`` for a message that cannot be stored (full beyond
-        ``wait_limit``, no ack after ``PUBLISH_ATTEMPTS`` publishes, any other broker
-        error), naming how many of the batch were stored; the rest of it is not published.
+        (a batch settles its oldest first). A message the broker refused as full, or whose
+        ack did not come within ``publish_ack_wait``, is published again with the same
+        ``Nats-Msg-Id``, one at a time, once the rest of its window settled; nothing new
+        leaves meanwhile. Raises ``BatchRefusal`` for a message that cannot be stored (full
+        beyond ``wait_limit``, no ack after ``PUBLISH_ATTEMPTS`` publishes, any other
+        broker error), naming how many of the batch were stored; the rest of the batch is
+        not published.
         """
-        js = self.js
-        window = self.publish_window
+        nc = self.nc
+        room = self._room
+        assert nc is not None and room is not None
+        acks = self._acks
+        prefix = self._ack_prefix
+        loop = asyncio.get_running_loop()
         subjects: dict[str, str] = {}
-        inflight: deque[tuple[int, asyncio.Future[Any] | None]] = deque()
+        inflight: deque[tuple[int, str, asyncio.Future[str | None] | None]] = deque()
         failed: list[tuple[int, str]] = []  # (index, "full" | "timeout" | a sentence)
         stored = 0
         n = len(envelopes)
         self._published += n
+        window = self.publish_window
         i = 0
         while i < n or inflight:
-            while i < n and len(inflight) < window and not failed:
+            while i < n and not failed and len(inflight) < window:
+                try:
+                    room.acquire_nowait()
+                except anyio.WouldBlock:
+                    if inflight:  # settle one of ours first: other sends hold the rest
+                        break
+                    await room.acquire()
                 env = envelopes[i]
                 subject = subjects.get(env.channel)
                 if subject is None:
                     subject = subjects[env.channel] = channel_subject(self.run_id, env.channel)
-                fut: asyncio.Future[Any] | None
+                self._ack_seq += 1
+                token = str(self._ack_seq)
+                fut: asyncio.Future[str | None] | None = loop.create_future()
+                fut.add_done_callback(self._free_room)
+                acks[token] = fut
                 try:
-                    fut = await js.publish_async(subject, env.to_json().encode(),
-                                                 headers={"Nats-Msg-Id": env.id})
-                except nats.errors.Error as exc:  # not sent: try again (or refuse) below
+                    await nc.publish(subject, env.to_json().encode(), reply=prefix + token,
+                                     headers={"Nats-Msg-Id": env.id})
+                except nats.errors.Error as exc:  # not sent: published again below
                     logger.warning("publishing %s failed (%s); publishing it again",
                                    env.id, exc)
+                    acks.pop(token, None)
+                    fut.cancel()
                     fut = None
-                inflight.append((i, fut))
+                inflight.append((i, token, fut))
                 i += 1
-                while inflight and (head := inflight[0][1]) is not None and head.done():
-                    k, _ = inflight.popleft()  # acked already: settle without waiting
-                    problem = _outcome(head)
-                    if problem is None:
-                        stored += 1
-                    else:
-                        failed.append((k, problem))
-            if inflight:
-                k, fut = inflight.popleft()
-                problem = "timeout" if fut is None else await self._settle(fut)
+            # no more may leave now: settle what is acked already, else wait for the oldest
+            settled = 0
+            while inflight and (settled == 0 or (inflight[0][2] is None
+                                                 or inflight[0][2].done())):
+                k, token, fut = inflight.popleft()
+                problem = "timeout" if fut is None else await self._settle(token, fut)
+                settled += 1
                 if problem is None:
                     stored += 1
                 else:
@@ -418,15 +439,41 @@ class NatsTransport(Transport):
                     stored += 1
                 failed.clear()
 
-    async def _settle(self, fut: asyncio.Future[Any]) -> str | None:
+    def _free_room(self, fut: asyncio.Future[str | None]) -> None:
+        if self._room is not None:
+            self._room.release()
+
+    async def _on_ack(self, msg: Msg) -> None:
+        """A PubAck (or the broker's refusal) for a pipelined publish: its future's result."""
+        fut = self._acks.pop(msg.subject[len(self._ack_prefix):], None)
+        if fut is None or fut.done():
+            return
+        if not msg.data:  # a status message: 503 = no responders
+            status = (msg.headers or {}).get("Status", "")
+            fut.set_result("no stream takes its subject" if status == "503"
+                           else f"status {status or '?'}")
+            return
+        try:
+            error = json.loads(msg.data).get("error")
+        except ValueError:
+            fut.set_result(f"an unreadable PubAck ({msg.data[:80]!r})")
+            return
+        if error is None:
+            fut.set_result(None)
+        elif error.get("err_code") == _FULL:
+            fut.set_result("full")
+        else:
+            fut.set_result(str(error.get("description") or error))
+
+    async def _settle(self, token: str, fut: asyncio.Future[str | None]) -> str | None:
         """Wait for one PubAck: None (stored), ``"full"``, ``"timeout"`` or a sentence."""
         if not fut.done():
             with anyio.move_on_after(self.publish_ack_wait):
-                with contextlib.suppress(Exception):
-                    await fut  # a timeout cancels it: nats-py forgets it, its slot is free
+                await fut
             if not fut.done() or fut.cancelled():
+                self._acks.pop(token, None)
                 return "timeout"
-        return _outcome(fut)
+        return fut.result()
 
     async def _republish(self, env: Envelope, problem: str, wait_limit: float | None,
                          index: int, total: int, stored: int) -> None:
@@ -467,6 +514,8 @@ class NatsTransport(Transport):
                 problem = "full" if exc.err_code == _FULL else (exc.description or str(exc))
             except (TimeoutError, nats.errors.TimeoutError):
                 problem = "timeout"
+            except nats.js.errors.NoStreamResponseError:
+                problem = "no stream takes its subject"
             except nats.errors.Error as exc:
                 raise BatchRefusal(
                     f"The broker could not take message {env.id} on channel "
@@ -614,20 +663,6 @@ class _NatsLane(Lane):
         """The batch pipelined (:meth:`NatsTransport.publish_many`)."""
         await self._transport.publish_many(envelopes, wait_limit)
         return list(receivers) if receivers is not None else [self._receivers] * len(envelopes)
-
-
-def _outcome(fut: asyncio.Future[Any]) -> str | None:
-    """A finished PubAck future: None (stored), ``"full"``, ``"timeout"`` or a sentence."""
-    if fut.cancelled():
-        return "timeout"
-    exc = fut.exception()
-    if exc is None:
-        return None
-    if isinstance(exc, nats.js.errors.APIError):
-        return "full" if exc.err_code == _FULL else (exc.description or str(exc))
-    if isinstance(exc, nats.js.errors.NoStreamResponseError):
-        return "no stream takes its subject"
-    return str(exc) or type(exc).__name__
 
 
 async def _ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
