@@ -91,7 +91,7 @@ def open_transport(team: Team, options: RuntimeOptions, run_id: str) -> NatsTran
     from terrarium.channels.nats import NatsTransport
 
     return NatsTransport(url, run_id, provision=not joining, ack_wait=options.ack_wait,
-                         prefetch=options.prefetch,
+                         prefetch=options.prefetch, publish_window=options.publish_window,
                          source=options.worker_name or ("worker" if joining else "run"))
 
 
