@@ -68,7 +68,8 @@ def write_team(folder: Path) -> Path:
 
 
 # ---------------------------------------------------------------------- the server process
-def run_server(port: int, runs: Path, team: Path, idle_unload: float) -> None:
+def run_server(port: int, runs: Path, team: Path, idle_unload: float,
+               profile: str | None = None) -> None:
     import uvicorn
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -96,8 +97,19 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float) -> None:
 
     app.router.routes.insert(0, Route("/bench/echo/{session_id}", bare, methods=["POST"]))
     app.router.routes.insert(0, Route("/bench/rss", rss, methods=["GET"]))
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
-                backlog=4096, timeout_keep_alive=60)
+    config = dict(host="127.0.0.1", port=port, log_level="warning", access_log=False,
+                  backlog=4096, timeout_keep_alive=60)
+    if not profile:
+        uvicorn.run(app, **config)
+        return
+    import cProfile
+    import signal
+
+    # uvicorn raises the signal again after its graceful exit: let that return here
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    with cProfile.Profile() as prof:  # the server's CPU by function (--profile)
+        uvicorn.run(app, **config)
+    prof.dump_stats(profile)
 
 
 # ---------------------------------------------------------------------- the client
@@ -242,11 +254,13 @@ def main() -> None:
     ap.add_argument("--fed", type=int, default=1000,
                     help="how many of the stored sessions get an input (are loaded)")
     ap.add_argument("--idle-unload", type=float, default=20.0)
+    ap.add_argument("--profile", metavar="FILE",
+                    help="write the server's cProfile statistics to FILE (pstats)")
     ap.add_argument("--server", nargs=3, metavar=("PORT", "RUNS", "TEAM"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.server:
         run_server(int(args.server[0]), Path(args.server[1]), Path(args.server[2]),
-                   args.idle_unload)
+                   args.idle_unload, args.profile)
         return
     import socket
 
@@ -258,7 +272,9 @@ def main() -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         server = subprocess.Popen(
             [sys.executable, __file__, "--server", str(port), str(Path(tmp) / "runs"),
-             str(team), "--idle-unload", str(args.idle_unload)], env=env)
+             str(team), "--idle-unload", str(args.idle_unload),
+             *(["--profile", str(Path(args.profile).resolve())] if args.profile else [])],
+            env=env)
         try:
             base = f"http://127.0.0.1:{port}"
             for _ in range(300):
