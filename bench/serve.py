@@ -30,10 +30,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,7 +95,9 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float,
         pages = int(Path("/proc/self/statm").read_text().split()[1])  # noqa: ASYNC240
         mgr = request.app.state.manager
         return JSONResponse({"rss": pages * os.sysconf("SC_PAGE_SIZE"),
-                             "loaded": len(mgr.loaded), "stored": mgr.store.count()})
+                             "loaded": len(mgr.loaded), "stored": mgr.store.count(),
+                             "busy": sum(1 for live in list(mgr.loaded.values())
+                                         if live.busy() or mgr._unread(live.info.run_id))})
 
     app.router.routes.insert(0, Route("/bench/echo/{session_id}", bare, methods=["POST"]))
     app.router.routes.insert(0, Route("/bench/rss", rss, methods=["GET"]))
@@ -132,12 +136,108 @@ async def make_sessions(c: httpx.AsyncClient, n: int) -> list[str]:
     return ids
 
 
-async def hammer(c: httpx.AsyncClient, paths: list[str], per: int) -> float:
+class Conn:
+    """A lean HTTP/1.1 client connection (keep-alive, JSON bodies, chunked streams).
+
+    httpx costs the client milliseconds of CPU per request and its pool slows down with
+    hundreds of connections; on a 2-core machine shared with the server the client was
+    then what the figures measured (the bare baseline fell from ~200 to ~40 requests/s
+    between 10 and 100 sessions on a quiet machine). The timed phases use this instead:
+    one connection per session for its inputs, a fresh one per event stream."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.s: anyio.abc.SocketStream | None = None
+        self.buf = b""
+
+    async def _sock(self) -> anyio.abc.SocketStream:
+        if self.s is None:
+            self.s = await anyio.connect_tcp(self.host, self.port)
+            self.buf = b""
+        return self.s
+
+    async def aclose(self) -> None:
+        if self.s is not None:
+            await self.s.aclose()
+            self.s = None
+
+    async def _fill(self) -> None:
+        assert self.s is not None
+        self.buf += await self.s.receive(65536)
+
+    async def _until(self, sep: bytes) -> bytes:
+        while (i := self.buf.find(sep)) < 0:
+            await self._fill()
+        out, self.buf = self.buf[:i], self.buf[i + len(sep):]
+        return out
+
+    async def _exactly(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            await self._fill()
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    async def _head(self) -> tuple[int, dict[str, str]]:
+        lines = (await self._until(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        heads = dict(line.split(":", 1) for line in lines[1:])
+        return int(lines[0].split()[1]), {k.strip().lower(): v.strip() for k, v in heads.items()}
+
+    async def _chunk(self) -> bytes:
+        size = int((await self._until(b"\r\n")).split(b";")[0], 16)
+        data = await self._exactly(size)
+        await self._until(b"\r\n")
+        return data
+
+    async def post(self, path: str, obj: Any) -> tuple[int, Any]:
+        """POST ``obj`` as JSON; the status and the decoded answer."""
+        body = json.dumps(obj).encode()
+        sock = await self._sock()
+        await sock.send(f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: "
+                        f"application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                        + body)
+        status, heads = await self._head()
+        if "content-length" in heads:
+            data = await self._exactly(int(heads["content-length"]))
+        else:
+            data = b""
+            while chunk := await self._chunk():
+                data += chunk
+        if heads.get("connection") == "close":
+            await self.aclose()
+        return status, json.loads(data) if data else None
+
+    async def event_kinds(self, path: str) -> AsyncIterator[str]:
+        """The ``event:`` names of a Server-Sent Events stream, as they arrive (on this
+        connection, which the stream then owns: close it after)."""
+        sock = await self._sock()
+        await sock.send(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n"
+                        "Accept: text/event-stream\r\n\r\n".encode())
+        status, _ = await self._head()
+        assert status == 200, status
+        text = ""
+        while True:
+            text += (await self._chunk()).decode()
+            *lines, text = text.split("\n")
+            for line in lines:
+                if line.startswith("event: "):
+                    yield line[7:]
+
+
+def address(base: str) -> tuple[str, int]:
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    return host, int(port)
+
+
+async def hammer(base: str, paths: list[str], per: int) -> float:
     """Every path posted ``per`` times back to back, all paths at once; requests/s."""
     async def one(path: str) -> None:
-        for i in range(per):
-            r = await c.post(path, json={"text": f"hello {i}"})
-            assert r.status_code == 202, r.text
+        conn = Conn(*address(base))
+        try:
+            for i in range(per):
+                status, answer = await conn.post(path, {"text": f"hello {i}"})
+                assert status == 202, answer
+        finally:
+            await conn.aclose()
 
     t0 = time.perf_counter()
     async with anyio.create_task_group() as tg:
@@ -146,29 +246,39 @@ async def hammer(c: httpx.AsyncClient, paths: list[str], per: int) -> float:
     return len(paths) * per / (time.perf_counter() - t0)
 
 
-async def turn(c: httpx.AsyncClient, sid: str, i: int, firsts: list[float]) -> None:
+async def turn(base: str, sid: str, i: int, firsts: list[float],
+               conn: Conn | None = None) -> None:
     """One input and its events over SSE, until its turn has ended."""
-    t0 = time.perf_counter()
-    r = await c.post(f"/v1/sessions/{sid}/input", json={"text": f"turn {i}"})
-    assert r.status_code == 202, r.text
-    first = True
-    async with c.stream("GET", f"/v1/sessions/{sid}/events?after={r.json()['seq']}") as s:
-        async for line in s.aiter_lines():
-            if not line.startswith("event: "):
-                continue
+    own = conn is None
+    conn = conn or Conn(*address(base))
+    stream = Conn(*address(base))
+    try:
+        t0 = time.perf_counter()
+        status, answer = await conn.post(f"/v1/sessions/{sid}/input", {"text": f"turn {i}"})
+        assert status == 202, answer
+        first = True
+        async for kind in stream.event_kinds(f"/v1/sessions/{sid}/events?after={answer['seq']}"):
             if first:
                 firsts.append((time.perf_counter() - t0) * 1000)
                 first = False
-            if line == "event: turn_ended":
+            if kind == "turn_ended":
                 return
+    finally:
+        await stream.aclose()
+        if own:
+            await conn.aclose()
 
 
-async def turns(c: httpx.AsyncClient, ids: list[str], per: int) -> tuple[float, list[float]]:
+async def turns(base: str, ids: list[str], per: int) -> tuple[float, list[float]]:
     firsts: list[float] = []
 
     async def one(sid: str) -> None:
-        for i in range(per):
-            await turn(c, sid, i, firsts)
+        conn = Conn(*address(base))
+        try:
+            for i in range(per):
+                await turn(base, sid, i, firsts, conn)
+        finally:
+            await conn.aclose()
 
     t0 = time.perf_counter()
     async with anyio.create_task_group() as tg:
@@ -181,40 +291,69 @@ async def rss(c: httpx.AsyncClient) -> dict[str, Any]:
     return (await c.get("/bench/rss")).json()  # type: ignore[no-any-return]
 
 
+async def quiet(c: httpx.AsyncClient) -> None:
+    """Wait until no session has a turn to run: the API phase's inputs each start a turn,
+    and the turns phase must not measure its latency behind that backlog."""
+    for _ in range(1200):
+        if (await rss(c))["busy"] == 0:
+            return
+        await anyio.sleep(0.25)
+
+
+def load() -> str:
+    """The machine's 1-minute load average (``uptime``), printed beside every figure."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
 async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -> None:
     limits = httpx.Limits(max_connections=2200, max_keepalive_connections=2200)
     async with httpx.AsyncClient(base_url=base, timeout=600) as ctl:
+        print(f"load before: {load()} (uptime, 1 min)")
         print(f"{'sessions':>8} {'api req/s':>10} {'base req/s':>10} {'ratio':>6} "
-              f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8}")
+              f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8} "
+              f"{'load':>5}")
+        rows: list[tuple[int, float, float, float]] = []
         for n in sizes:
             k = per if n <= 100 else 1  # 1,000 sessions: one input each per phase
             before = await rss(ctl)
             # memory: n sessions loaded by one input each, idle, no connection left open
             async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as c:
                 ids = await make_sessions(c, n)
-                sem = anyio.Semaphore(20)
+            sem = anyio.Semaphore(20)
 
-                async def first(sid: str, c: httpx.AsyncClient = c,
-                                sem: anyio.Semaphore = sem) -> None:
-                    async with sem:
-                        await turn(c, sid, 0, [])
+            async def first(sid: str, sem: anyio.Semaphore = sem) -> None:
+                async with sem:
+                    await turn(base, sid, 0, [])
 
-                async with anyio.create_task_group() as tg:
-                    for sid in ids:
-                        tg.start_soon(first, sid)
+            async with anyio.create_task_group() as tg:
+                for sid in ids:
+                    tg.start_soon(first, sid)
             await anyio.sleep(1.0)
             idle = await rss(ctl)
             kb = (idle["rss"] - before["rss"]) / 1024 / max(1, idle["loaded"]
                                                                - before["loaded"])
-            async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as c:
-                base_rps = await hammer(c, [f"/bench/echo/{s}" for s in ids], k)
-                api_rps = await hammer(c, [f"/v1/sessions/{s}/input" for s in ids], k)
-                tps, firsts = await turns(c, ids, k)
+            base_rps = await hammer(base, [f"/bench/echo/{s}" for s in ids], k)
+            api_rps = await hammer(base, [f"/v1/sessions/{s}/input" for s in ids], k)
+            await quiet(ctl)
+            tps, firsts = await turns(base, ids, k)
+            rows.append((n, api_rps / base_rps, pct(firsts, 99), kb))
             print(f"{n:>8} {api_rps:>10.0f} {base_rps:>10.0f} {api_rps / base_rps:>6.2f} "
                   f"{tps:>8.0f} {pct(firsts, 50):>8.1f}ms {pct(firsts, 99):>8.1f}ms "
-                  f"{kb:>8.0f}", flush=True)
+                  f"{kb:>8.0f} {load():>5}", flush=True)
             for sid in ids:  # the next size starts from none loaded
                 await ctl.delete(f"/v1/sessions/{sid}")
+        if rows:
+            worst = min(rows, key=lambda r: r[1])
+            p99 = [r[2] for r in rows if r[0] == 100]
+            kb = max(r[3] for r in rows if r[0] <= 100) if any(r[0] <= 100 for r in rows) \
+                else float("nan")
+            print("\ntargets: ratio >= 0.5 at every level: "
+                  f"{'met' if worst[1] >= 0.5 else 'NOT met'} (lowest {worst[1]:.2f} at "
+                  f"{worst[0]}); p99 <= 50 ms at 100 sessions: "
+                  + (f"{'met' if p99[0] <= 50 else 'NOT met'} ({p99[0]:.1f} ms)" if p99
+                     else "not measured")
+                  + f"; <= 200 KB per loaded idle session (up to 100 sessions): "
+                  f"{'met' if kb <= 200 else 'NOT met'} ({kb:.0f} KB)", flush=True)
         c = ctl
         if stored:
             before = await rss(c)
@@ -243,7 +382,9 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
                   f"of them in {took:.1f} s; loaded right after: {peak['loaded']} "
                   f"(RSS {peak['rss'] / 2**20:.0f} MiB); after the idle unload: "
                   f"{now['loaded']} loaded of {now['stored']} stored, RSS "
-                  f"{now['rss'] / 2**20:.0f} MiB (before: {before['rss'] / 2**20:.0f} MiB)")
+                  f"{now['rss'] / 2**20:.0f} MiB (before: {before['rss'] / 2**20:.0f} MiB); "
+                  f"load {load()}. Target (idle ones unloaded): "
+                  f"{'met' if now['loaded'] == 0 else 'NOT met'}")
 
 
 def main() -> None:
@@ -254,6 +395,9 @@ def main() -> None:
     ap.add_argument("--fed", type=int, default=1000,
                     help="how many of the stored sessions get an input (are loaded)")
     ap.add_argument("--idle-unload", type=float, default=20.0)
+    ap.add_argument("--code", type=Path, default=ROOT,
+                    help="the checkout whose terrarium the server runs (default: this one; "
+                    "give another to compare two versions with the same bench)")
     ap.add_argument("--profile", metavar="FILE",
                     help="write the server's cProfile statistics to FILE (pstats)")
     ap.add_argument("--server", nargs=3, metavar=("PORT", "RUNS", "TEAM"), help=argparse.SUPPRESS)
@@ -269,7 +413,7 @@ def main() -> None:
         port = s.getsockname()[1]
     with tempfile.TemporaryDirectory() as tmp:
         team = write_team(Path(tmp) / "team")
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(args.code.resolve())}
         server = subprocess.Popen(
             [sys.executable, __file__, "--server", str(port), str(Path(tmp) / "runs"),
              str(team), "--idle-unload", str(args.idle_unload),
@@ -283,8 +427,8 @@ def main() -> None:
                         break
                 except httpx.TransportError:
                     time.sleep(0.1)
-            print(f"terrarium serve, scripted echo team; server pid {server.pid}; "
-                  f"{os.cpu_count()} CPUs (client and server share them)")
+            print(f"terrarium serve ({args.code.resolve()}), scripted echo team; server pid "
+                  f"{server.pid}; {os.cpu_count()} CPUs (client and server share them)")
             anyio.run(client, base, [int(x) for x in args.sessions.split(",")], args.turns,
                       args.stored, args.fed)
         finally:
