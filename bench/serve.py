@@ -3,27 +3,33 @@
 A server process (this file with ``--server``) hosts a one-creature echo team (the
 scripted model answers at once) on uvicorn, plus a bare Starlette endpoint on the same
 uvicorn that does the same JSON round trip as ``POST /v1/sessions/{id}/input`` without a
-team: the baseline. The client (this process) then, for 1, 10, 100 and 1,000 concurrent
-sessions:
+team: the baseline. The client (this process; a lean HTTP/1.1 client of its own, as httpx
+was slower than the server it measured) then, for 1, 10, 100 and 1,000 concurrent sessions:
 
-- API: every session posts inputs back to back; requests per second beside the baseline's
-  at the same concurrency (the target: at least 0.5x);
-- turns: every session sends ``--turns`` inputs, each followed over SSE until its turn
-  ends; turns per second and input-to-first-event latency (POST sent → first event of it
-  read from the stream), p50 and p99;
 - memory: the server's RSS with those sessions loaded (one input each) and idle, no
-  connection open, minus its RSS before, per session (measured first).
+  connection open, minus its RSS before, per session (measured first; a warm-up session
+  made and deleted before the table keeps one-off costs out of it);
+- API: every session posts inputs back to back; requests per second beside the baseline's
+  at the same concurrency (the target: at least 0.5x). Every input starts a turn, which
+  competes with the requests for the CPU;
+- turns: once the API phase's turns have all run, every session sends ``--turns`` inputs,
+  each followed over SSE until its turn ends; turns per second and input-to-first-event
+  latency (POST sent -> first event of it read from the stream), p50 and p99.
 
-Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given one input
-(so loaded), and the idle ones unloaded by the server (``--idle-unload``); how many stay
-loaded and the RSS after.
+Each row ends with the machine's load average (``uptime``); after the table, the targets
+are checked. Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given
+one input (so loaded), and the idle ones unloaded by the server (``--idle-unload``); how
+many stay loaded and the RSS after.
 
     python bench/serve.py [--sessions 1,10,100,1000] [--turns 3] [--stored 10000]
+    python bench/serve.py --code /path/to/other/checkout   # the same bench, other code
+    python bench/serve.py --sessions 100 --stored 0 --profile /tmp/serve.prof  # cProfile
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -83,21 +89,33 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float,
     app = create_app(load_team(team), ServeSettings(
         runs_dir=runs, rate=1e6, idle_unload=idle_unload, reap_every=0.5, warm_up=False))
 
+    gc_time = [0.0]  # seconds the server spent collecting garbage
+    gc_began = [0.0]
+
+    def gc_clock(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gc_began[0] = time.perf_counter()
+        else:
+            gc_time[0] += time.perf_counter() - gc_began[0]
+
+    gc.callbacks.append(gc_clock)
+
     async def bare(request: Request) -> JSONResponse:
         """The baseline: read a JSON body, answer JSON (no team, no log)."""
         body = json.loads(await request.body())
         return JSONResponse({"accepted": bool(body.get("text")), "seq": 0}, status_code=202)
 
     async def rss(request: Request) -> JSONResponse:
-        import gc
-
+        gc.callbacks.remove(gc_clock)  # this collection is the bench's, not the server's
         gc.collect()
+        gc.callbacks.append(gc_clock)
         pages = int(Path("/proc/self/statm").read_text().split()[1])  # noqa: ASYNC240
         mgr = request.app.state.manager
         return JSONResponse({"rss": pages * os.sysconf("SC_PAGE_SIZE"),
                              "loaded": len(mgr.loaded), "stored": mgr.store.count(),
                              "busy": sum(1 for live in list(mgr.loaded.values())
-                                         if live.busy() or mgr._unread(live.info.run_id))})
+                                         if live.busy() or mgr._unread(live.info.run_id)),
+                             "cpu": time.process_time(), "gc": gc_time[0]})
 
     app.router.routes.insert(0, Route("/bench/echo/{session_id}", bare, methods=["POST"]))
     app.router.routes.insert(0, Route("/bench/rss", rss, methods=["GET"]))
@@ -313,6 +331,12 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
               f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8} "
               f"{'load':>5}")
         rows: list[tuple[int, float, float, float]] = []
+        # one session loaded and deleted first: what every server does once (the team's
+        # dry start, modules imported on first use) is not charged to the 1-session row
+        (warm,) = await make_sessions(ctl, 1)
+        await turn(base, warm, 0, [])
+        await quiet(ctl)
+        await ctl.delete(f"/v1/sessions/{warm}")
         for n in sizes:
             k = per if n <= 100 else 1  # 1,000 sessions: one input each per phase
             before = await rss(ctl)
