@@ -224,21 +224,24 @@ class Conn:
             await self.aclose()
         return status, json.loads(data) if data else None
 
-    async def event_kinds(self, path: str) -> AsyncIterator[str]:
-        """The ``event:`` names of a Server-Sent Events stream, as they arrive (on this
-        connection, which the stream then owns: close it after)."""
+    async def events(self, path: str) -> AsyncIterator[tuple[int, str]]:
+        """``(id, event)`` of each Server-Sent Event, as they arrive (on this connection,
+        which the stream then owns: close it after)."""
         sock = await self._sock()
         await sock.send(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n"
                         "Accept: text/event-stream\r\n\r\n".encode())
         status, _ = await self._head()
         assert status == 200, status
         text = ""
+        seq = 0
         while True:
             text += (await self._chunk()).decode()
             *lines, text = text.split("\n")
             for line in lines:
-                if line.startswith("event: "):
-                    yield line[7:]
+                if line.startswith("id: "):
+                    seq = int(line[4:])
+                elif line.startswith("event: "):
+                    yield seq, line[7:]
 
 
 def address(base: str) -> tuple[str, int]:
@@ -264,18 +267,15 @@ async def hammer(base: str, paths: list[str], per: int) -> float:
     return len(paths) * per / (time.perf_counter() - t0)
 
 
-async def turn(base: str, sid: str, i: int, firsts: list[float],
-               conn: Conn | None = None) -> None:
-    """One input and its events over SSE, until its turn has ended."""
-    own = conn is None
-    conn = conn or Conn(*address(base))
-    stream = Conn(*address(base))
+async def turn(base: str, sid: str, i: int, firsts: list[float]) -> None:
+    """One input and its events over a new SSE stream, until its turn has ended."""
+    conn, stream = Conn(*address(base)), Conn(*address(base))
     try:
         t0 = time.perf_counter()
         status, answer = await conn.post(f"/v1/sessions/{sid}/input", {"text": f"turn {i}"})
         assert status == 202, answer
         first = True
-        async for kind in stream.event_kinds(f"/v1/sessions/{sid}/events?after={answer['seq']}"):
+        async for _, kind in stream.events(f"/v1/sessions/{sid}/events?after={answer['seq']}"):
             if first:
                 firsts.append((time.perf_counter() - t0) * 1000)
                 first = False
@@ -283,25 +283,52 @@ async def turn(base: str, sid: str, i: int, firsts: list[float],
                 return
     finally:
         await stream.aclose()
-        if own:
-            await conn.aclose()
+        await conn.aclose()
 
 
 async def turns(base: str, ids: list[str], per: int) -> tuple[float, list[float]]:
+    """Every session keeps one event stream open (as the documented clients do) and
+    sends ``per`` inputs on its own connection, each once the one before has ended its
+    turn; the stream is opened by one input before the timing starts."""
     firsts: list[float] = []
+    started = anyio.Event()
+    ready = [0]
 
     async def one(sid: str) -> None:
-        conn = Conn(*address(base))
+        conn, stream = Conn(*address(base)), Conn(*address(base))
+        events: AsyncIterator[tuple[int, str]] | None = None
         try:
-            for i in range(per):
-                await turn(base, sid, i, firsts, conn)
+            for i in range(per + 1):
+                if i == 1:
+                    ready[0] += 1
+                    if ready[0] == len(ids):
+                        started.set()
+                    await started.wait()
+                t0 = time.perf_counter()
+                status, answer = await conn.post(f"/v1/sessions/{sid}/input",
+                                                  {"text": f"turn {i}"})
+                assert status == 202, answer
+                after = answer["seq"]
+                if events is None:
+                    events = stream.events(f"/v1/sessions/{sid}/events?after={after}")
+                first = i > 0
+                async for seq, kind in events:
+                    if seq <= after:  # the end of the turn before
+                        continue
+                    if first:
+                        firsts.append((time.perf_counter() - t0) * 1000)
+                        first = False
+                    if kind == "turn_ended":
+                        break
         finally:
+            await stream.aclose()
             await conn.aclose()
 
-    t0 = time.perf_counter()
     async with anyio.create_task_group() as tg:
         for sid in ids:
             tg.start_soon(one, sid)
+        await started.wait()
+        t0 = time.perf_counter()
     return len(ids) * per / (time.perf_counter() - t0), firsts
 
 
