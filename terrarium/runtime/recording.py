@@ -228,7 +228,7 @@ class Recorder:
         out: dict[str, tuple[dict[str, JobStarted], set[str]]] = {}
         if self.log is None:
             return out
-        for ev in self.log.typed_events(self.run_id):
+        for ev in self.log.typed_events(self.run_id, (JobStarted.kind, JobEnded.kind)):
             if isinstance(ev, JobStarted):
                 out.setdefault(ev.creature, ({}, set()))[0][ev.job_id] = ev
             elif isinstance(ev, JobEnded):

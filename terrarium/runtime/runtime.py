@@ -118,7 +118,7 @@ class TeamRuntime:
         self.run_id, self.log_path, self.log = rec.run_id, rec.log_path, rec.log
         self.run_dir = Path(opts.runs_dir) / self.run_id
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.memory = MemoryStore(self.run_dir / "memory.sqlite3")
+        self.memory = MemoryStore(self.run_dir / "memory.sqlite3", lazy=True)  # opened if used
         try:
             st = await start_team(
                 self.team, opts, self._creatures, recorder=rec, bus=self.bus,

@@ -22,6 +22,7 @@ import anyio.abc
 
 from terrarium.config import Team
 from terrarium.runtime.options import RuntimeOptions
+from terrarium.runtime.preflight import DryStart
 from terrarium.runtime.runtime import TeamRuntime
 from terrarium.runtime.sessions import SessionInfo
 from terrarium.serve.audio import SessionAudio
@@ -76,7 +77,7 @@ class LiveSession:
     def __init__(self, info: SessionInfo, team: Team, settings: ServeSettings,
                  events: SessionEvents, embedded: Any = None,
                  models: Mapping[str, Any] | None = None, synthesizer: Any = None,
-                 log: Any = None) -> None:
+                 log: Any = None, checked: DryStart | None = None) -> None:
         self.info = info
         self.team = team
         self.settings = settings
@@ -85,6 +86,7 @@ class LiveSession:
         self.models = models
         self.synthesizer = synthesizer  # the voice (tests and benches give a fake)
         self.log = log  # the server's one connection to the log, lent to the runtime
+        self.checked = checked  # the server's dry start of the team, lent to the runtime
         self.audio = SessionAudio()  # the audio sockets the session's voices play into
         self.rt: TeamRuntime | None = None
         self.ready = anyio.Event()
@@ -118,7 +120,7 @@ class LiveSession:
         started = False
         self.events.listeners.append(self.audio.observe)
         try:
-            runtime = TeamRuntime(self.team, self.options())
+            runtime = TeamRuntime(self.team, self.options(), checked=self.checked)
             # subscribed before start: the start-up events (warm-up, ready) are numbered too
             sub = runtime.bus.subscribe(capacity=2, accept=self.events.offer)
             async with runtime as rt:
