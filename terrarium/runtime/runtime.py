@@ -36,7 +36,7 @@ from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built_prompt import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.distributed import announce_end
+from terrarium.runtime.distributed import announce_end, session_fields
 from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
 from terrarium.runtime.preflight import DryStart
 from terrarium.runtime.recording import LOG_FILE, Recorder
@@ -163,7 +163,7 @@ class TeamRuntime:
                 and not self.transport.lost_for()):  # a lost broker hears nothing
             with anyio.CancelScope(shield=True):  # tell the workers the run is over
                 await announce_end(self.transport, self.team, status, self._started,
-                                   self._recorder)
+                                   self._recorder, session_fields(self.team, self.options))
         try:
             # never swallow the body's exception, whatever an inner context manager says
             await stack.__aexit__(et, e, tb)
