@@ -1,0 +1,172 @@
+"""A served team whose ``bot`` runs in ``terrarium worker --sessions`` processes, on a real
+nats-server, a real ``terrarium serve --broker --remote bot`` and real worker processes:
+each session's input is answered by the worker's bot, the sessions' conversations stay
+apart, every event reaches a client once across reconnects, a message nobody takes is
+told (``creature_waiting``), and a worker SIGKILLed in the middle of a turn is replaced by
+a new one that does the turn again: it ends once, its message consumed once."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from nats_fixtures import NatsServer
+
+from tests.serve_helpers import CHAT, ROOT, ServerProcess, sse_events
+
+CRAWL = "This reply crawls along, one word at a time, until its end."
+Events = list[dict[str, Any]]
+
+
+def _worker(url: str, runs: Path, out: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    with out.open("wb") as f:
+        return subprocess.Popen(
+            [sys.executable, "-m", "terrarium", "worker", str(CHAT), "--broker", url,
+             "--sessions", "--creatures", "bot", "--runs-dir", str(runs), "--audio", "none"],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
+
+
+@contextlib.contextmanager
+def _stopped(*procs: subprocess.Popen[bytes]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(10)
+
+
+class _Session:
+    """One session's events, read in pieces: each piece is a new connection that resumes
+    after the last event seen (``?after=N``), as a client that reconnects."""
+
+    def __init__(self, client: httpx.AsyncClient, sid: str) -> None:
+        self.client = client
+        self.sid = sid
+        self.events: Events = []
+
+    async def say(self, text: str) -> None:
+        r = await self.client.post(f"/v1/sessions/{self.sid}/input", json={"text": text})
+        assert r.status_code == 202, r.text
+
+    async def until(self, done: Callable[[Events], bool], limit: float = 60.0) -> None:
+        if done(self.events):
+            return
+        after = self.events[-1]["seq"] if self.events else 0
+        self.events += await sse_events(
+            self.client, f"/v1/sessions/{self.sid}/events?after={after}",
+            until=lambda new: done(self.events + new), limit=limit)
+
+
+def _bot(kind: str, n: int) -> Callable[[Events], bool]:
+    return lambda ev: sum(1 for e in ev if e["kind"] == kind and e["creature"] == "bot") >= n
+
+
+def _replies(events: Events) -> list[str]:
+    """The bot's reply of each turn it ended (its output text since its turn started)."""
+    out: list[str] = []
+    text = ""
+    for e in events:
+        if e.get("creature") != "bot":
+            continue
+        if e["kind"] == "turn_started":
+            text = ""
+        elif e["kind"] == "output_text":
+            text += e["text"]
+        elif e["kind"] == "turn_ended":
+            out.append(text)
+    return out
+
+
+def _assistant(db: sqlite3.Connection, run_id: str) -> list[str]:
+    (conv,) = db.execute("SELECT conversation FROM histories WHERE run_id=? AND "
+                         "creature='bot' ORDER BY ts DESC LIMIT 1", (run_id,)).fetchone()
+    return [c for role, c, *_ in json.loads(conv) if role == "assistant"]
+
+
+@pytest.mark.nats
+def test_sessions_answered_by_workers_and_a_killed_worker_replaced(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    runs = tmp_path / "serve"
+    server = ServerProcess(CHAT, runs, "--broker", nats_server.url, "--remote", "bot",
+                           "--ack-wait", "2", "--remote-wait", "1")
+    w1 = w2 = None
+    ada = bob = None
+
+    async def main() -> None:
+        nonlocal w1, w2, ada, bob
+        async with httpx.AsyncClient(base_url=server.base, timeout=30) as c:
+            sids = [(await c.post("/v1/sessions", json={"name": n})).json()["id"]
+                    for n in ("ada", "bob")]
+            ada, bob = _Session(c, sids[0]), _Session(c, sids[1])
+            # no worker yet: the session says so instead of staying silent
+            await ada.say("My name is Ada.")
+            await ada.until(_bot("creature_waiting", 1))
+            w1 = _worker(nats_server.url, tmp_path / "w1", tmp_path / "w1.out")
+            await ada.until(_bot("turn_ended", 1))
+            await bob.say("What is my name?")
+            await bob.until(_bot("turn_ended", 1))
+            await ada.say("What is my name?")
+            await ada.until(_bot("turn_ended", 2))
+            # a 4-second turn; its worker dies in the middle of it
+            await ada.say("Please crawl.")
+            await ada.until(_bot("turn_started", 3))
+            w1.send_signal(signal.SIGKILL)
+            w1.wait(10)
+            w2 = _worker(nats_server.url, tmp_path / "w2", tmp_path / "w2.out")
+            await ada.until(_bot("message_consumed", 3), limit=90)
+            # and a reader from the start gets the very same events
+            again = _Session(c, ada.sid)
+            await again.until(lambda ev: len(ev) >= len(ada.events))
+            assert again.events[:len(ada.events)] == ada.events
+
+    try:
+        server.wait_ready()
+        anyio.run(main)
+    finally:
+        with _stopped(*(p for p in (w1, w2) if p is not None)):
+            err = server.stop()
+    assert "Traceback" not in err, err
+    assert ada is not None and bob is not None and w1 is not None and w2 is not None
+    for s in (ada, bob):
+        seqs = [e["seq"] for e in s.events]
+        assert seqs == list(range(1, len(seqs) + 1)), seqs  # none lost, none twice
+    # each input answered by the worker's bot, each session from its own conversation
+    assert _replies(ada.events) == ["Nice to meet you.", "Your name is Ada.", CRAWL]
+    assert _replies(bob.events) == ["I do not know your name yet."]
+    assert [e["kind"] for e in bob.events].count("creature_waiting") == 0
+    consumed = [e["message_id"] for e in ada.events
+                if e["kind"] == "message_consumed" and e["creature"] == "bot"]
+    assert len(consumed) == len(set(consumed)) == 3
+    assert f"session {ada.sid}: hosting bot" in (tmp_path / "w2.out").read_text()
+    # the server's log holds what the workers did: each message once, consumed once, and
+    # the bot's conversation of each session (the redone turn heard once)
+    with contextlib.closing(sqlite3.connect(runs / "terrarium.sqlite3")) as db:
+        runs_of = dict(db.execute("SELECT id, run_id FROM sessions"))
+        a_run, b_run = runs_of[ada.sid], runs_of[bob.sid]
+        msgs = db.execute("SELECT id, channel FROM messages WHERE run_id=? ORDER BY id",
+                          (a_run,)).fetchall()
+        taken = db.execute("SELECT message_id FROM consumptions WHERE run_id=?",
+                           (a_run,)).fetchall()
+        assert [ch for _, ch in msgs] == ["inbox", "to_bot"] * 3
+        assert sorted(m for (m,) in taken) == sorted(m for m, _ in msgs)
+        assert _assistant(db, a_run) == ["Nice to meet you.", "Your name is Ada.", CRAWL]
+        assert _assistant(db, b_run) == ["I do not know your name yet."]
+    # the killed worker was in the middle of the turn: it never ended it
+    with contextlib.closing(sqlite3.connect(tmp_path / "w1" / "terrarium.sqlite3")) as db:
+        (ended,) = db.execute("SELECT count(*) FROM events WHERE run_id=? AND "
+                              "kind='turn_ended' AND creature='bot'", (a_run,)).fetchone()
+    assert ended == 2 and w1.returncode == -signal.SIGKILL
