@@ -123,6 +123,14 @@ class SessionWorker:
                 if mine:
                     try:
                         await self._run(run_id, mine, wanted, claims, joined)
+                    except Exception as exc:  # one session's trouble never ends the worker
+                        cause: BaseException = exc
+                        while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+                            cause = cause.exceptions[0]
+                        self.say(f"session {joined.session}: could not host it: "
+                                 f"{getattr(cause, 'message', cause)}")
+                        with anyio.move_on_after(max(0.2, ttl / 3)):
+                            await joined.stop.wait()  # then try again, unless it ended
                     finally:
                         with anyio.CancelScope(shield=True):
                             for c, rev in mine.items():

@@ -170,3 +170,33 @@ def test_sessions_answered_by_workers_and_a_killed_worker_replaced(
         (ended,) = db.execute("SELECT count(*) FROM events WHERE run_id=? AND "
                               "kind='turn_ended' AND creature='bot'", (a_run,)).fetchone()
     assert ended == 2 and w1.returncode == -signal.SIGKILL
+
+
+def test_remote_needs_a_broker_and_a_creature_of_the_team(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from terrarium.cli.command import main
+
+    assert main(["serve", str(CHAT), "--remote", "bot"]) == 1
+    assert "--remote runs creatures in `terrarium worker`s" in capsys.readouterr().err
+    assert main(["serve", str(CHAT), "--broker", "nats://127.0.0.1:9", "--remote",
+                 "bot,nobody"]) == 1
+    err = capsys.readouterr().err
+    assert "there is no creature 'nobody' in 'chat'" in err and "bot, router" in err
+
+
+def test_a_worker_logs_its_output_text_joined_per_batch() -> None:
+    from terrarium.channels.bus import EventBus
+    from terrarium.events import OutputText, TurnEnded, TurnStarted
+    from terrarium.runtime.options import RuntimeOptions
+    from terrarium.runtime.recording import Recorder
+
+    batch = [TurnStarted(creature="bot", turn_index=1),
+             OutputText(creature="bot", output="out", text="Nice "),
+             OutputText(creature="bot", output="out", text="to meet "),
+             OutputText(creature="bot", output="out", text="you."),
+             TurnEnded(creature="bot", turn_index=1)]
+    plain = Recorder(EventBus(), RuntimeOptions())._loggable(batch)
+    assert [e.kind for e in plain] == ["turn_started", "turn_ended"]
+    joined = Recorder(EventBus(), RuntimeOptions(log_output_text=True))._loggable(batch)
+    assert [e.kind for e in joined] == ["turn_started", "output_text", "turn_ended"]
+    assert isinstance(joined[1], OutputText) and joined[1].text == "Nice to meet you."
