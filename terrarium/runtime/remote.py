@@ -63,6 +63,16 @@ class RemoteCreatures:
         rows = log.query("SELECT seq FROM remote_cursors WHERE run_id=?", (run_id,))
         self.cursor = int(rows[0][0]) if rows else 0
 
+    def pending(self) -> bool:
+        """Whether a remote creature has a message whose consumption this process has not
+        read back yet (its turn may be done, but its events are not all told here)."""
+        names = sorted(self.remote)
+        marks = ",".join("?" * len(names))
+        return bool(self.log.query(
+            f"SELECT 1 FROM messages m, json_each(m.receivers) r WHERE m.run_id=? AND"
+            f" r.value IN ({marks}) AND NOT EXISTS (SELECT 1 FROM consumptions c WHERE"
+            " c.message_id=m.id AND c.receiver=r.value) LIMIT 1", (self.run_id, *names)))
+
     async def run(self) -> None:
         """Follow and watch until cancelled (the run's end)."""
         async with anyio.create_task_group() as tg:

@@ -97,6 +97,7 @@ class TeamRuntime:
         self.transport: NatsTransport | None = None
         self._started = 0.0
         self._warm: WarmUp | None = None
+        self._remote: Any = None  # runtime/remote.RemoteCreatures, when creatures run elsewhere
 
     # ------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> TeamRuntime:
@@ -132,6 +133,7 @@ class TeamRuntime:
         self.hub, self._tg, self._supervisor = st.hub, st.tg, st.supervisor
         self.transport, self.resumed = st.transport, st.resumed
         self._warm = st.warm
+        self._remote = st.remote
         self.sinks, self.tts, self.embedded = st.wiring.sinks, st.wiring.tts, st.wiring.embedded
         self._stack = stack
         return self
@@ -287,8 +289,11 @@ class TeamRuntime:
         """
         if self._supervisor is not None and self._supervisor.busy():
             return True
-        # a run past one machine: messages still unacked in the broker (other processes)
-        return self.transport is not None and self.transport.outstanding() > 0
+        # a run past one machine: messages still unacked in the broker (other processes),
+        # or whose consumption by a creature in a worker is not read back here yet
+        if self.transport is not None and self.transport.outstanding() > 0:
+            return True
+        return self._remote is not None and self._remote.pending()
 
     async def wait_idle(self, *, poll: float = 0.01, settle: int = 3) -> None:
         """Return once the team has been quiet for ``settle`` polls in a row."""

@@ -63,6 +63,7 @@ class Started:
     transport: NatsTransport | None
     resumed: dict[str, int]
     warm: WarmUp | None = None
+    remote: RemoteCreatures | None = None  # the creatures in workers, followed from here
 
 
 class JobHost:
@@ -126,11 +127,13 @@ async def start_team(
             await import_history(transport, recorder.log, recorder.run_id, list(creatures))
         recorder.restore_histories(creatures)  # a session: what each creature heard before
         remote = frozenset(team.creatures) - frozenset(creatures)
+        followed: RemoteCreatures | None = None
         if transport is not None and options.remote_events is not None and remote:
             assert recorder.log is not None  # the creatures in workers, seen from here
-            tg.start_soon(RemoteCreatures(
+            followed = RemoteCreatures(
                 transport, recorder.log, recorder.run_id, remote, options.remote_events,
-                wait=options.remote_wait, team_path=str(team.folder)).run)
+                wait=options.remote_wait, team_path=str(team.folder))
+            tg.start_soon(followed.run)
         warm = (WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
                 if options.warm_up else None)
         if warm is not None:
@@ -172,7 +175,7 @@ async def start_team(
                            pid=os.getpid()))
     if warm is None or not warm.pending:
         bus.publish(TeamReady(seconds=max(0.0, time.time() - started_at)))
-    return Started(hub, tg, wiring, sup, transport, resumed, warm)
+    return Started(hub, tg, wiring, sup, transport, resumed, warm, followed)
 
 
 def warm_order(team: Team, creatures: Mapping[str, RunningCreature]

@@ -102,7 +102,7 @@ def test_sessions_answered_by_workers_and_a_killed_worker_replaced(
         nats_server: NatsServer, tmp_path: Path) -> None:
     runs = tmp_path / "serve"
     server = ServerProcess(CHAT, runs, "--broker", nats_server.url, "--remote", "bot",
-                           "--ack-wait", "2", "--remote-wait", "1")
+                           "--ack-wait", "2", "--remote-wait", "1", "--idle-unload", "3")
     w1 = w2 = None
     ada = bob = None
 
@@ -132,6 +132,18 @@ def test_sessions_answered_by_workers_and_a_killed_worker_replaced(
             again = _Session(c, ada.sid)
             await again.until(lambda ev: len(ev) >= len(ada.events))
             assert again.events[:len(ada.events)] == ada.events
+            # bob's session, idle, is unloaded (its worker leaves it); an OpenAI client's
+            # question loads it again, and a worker goes on from its conversation
+            with anyio.fail_after(60):
+                loaded = (await c.get(f"/v1/sessions/{bob.sid}")).json()["loaded"]
+                while loaded:
+                    await anyio.sleep(0.2)
+                    loaded = (await c.get(f"/v1/sessions/{bob.sid}")).json()["loaded"]
+            r = await c.post("/v1/chat/completions", json={
+                "model": "chat", "user": bob.sid,
+                "messages": [{"role": "user", "content": "My name is Bob."}]})
+            assert r.json()["choices"][0]["message"]["content"] == "Nice to meet you."
+            await bob.until(_bot("message_consumed", 2))
 
     try:
         server.wait_ready()
@@ -146,12 +158,14 @@ def test_sessions_answered_by_workers_and_a_killed_worker_replaced(
         assert seqs == list(range(1, len(seqs) + 1)), seqs  # none lost, none twice
     # each input answered by the worker's bot, each session from its own conversation
     assert _replies(ada.events) == ["Nice to meet you.", "Your name is Ada.", CRAWL]
-    assert _replies(bob.events) == ["I do not know your name yet."]
+    assert _replies(bob.events) == ["I do not know your name yet.", "Nice to meet you."]
     assert [e["kind"] for e in bob.events].count("creature_waiting") == 0
     consumed = [e["message_id"] for e in ada.events
                 if e["kind"] == "message_consumed" and e["creature"] == "bot"]
     assert len(consumed) == len(set(consumed)) == 3
-    assert f"session {ada.sid}: hosting bot" in (tmp_path / "w2.out").read_text()
+    said = (tmp_path / "w2.out").read_text()
+    assert f"session {ada.sid}: hosting bot" in said
+    assert f"session {bob.sid}: hosting bot" in said  # the new worker went on with bob's
     # the server's log holds what the workers did: each message once, consumed once, and
     # the bot's conversation of each session (the redone turn heard once)
     with contextlib.closing(sqlite3.connect(runs / "terrarium.sqlite3")) as db:
@@ -164,7 +178,7 @@ def test_sessions_answered_by_workers_and_a_killed_worker_replaced(
         assert [ch for _, ch in msgs] == ["inbox", "to_bot"] * 3
         assert sorted(m for (m,) in taken) == sorted(m for m, _ in msgs)
         assert _assistant(db, a_run) == ["Nice to meet you.", "Your name is Ada.", CRAWL]
-        assert _assistant(db, b_run) == ["I do not know your name yet."]
+        assert _assistant(db, b_run) == ["I do not know your name yet.", "Nice to meet you."]
     # the killed worker was in the middle of the turn: it never ended it
     with contextlib.closing(sqlite3.connect(tmp_path / "w1" / "terrarium.sqlite3")) as db:
         (ended,) = db.execute("SELECT count(*) FROM events WHERE run_id=? AND "
