@@ -214,3 +214,37 @@ def test_a_worker_logs_its_output_text_joined_per_batch() -> None:
     joined = Recorder(EventBus(), RuntimeOptions(log_output_text=True))._loggable(batch)
     assert [e.kind for e in joined] == ["turn_started", "output_text", "turn_ended"]
     assert isinstance(joined[1], OutputText) and joined[1].text == "Nice to meet you."
+
+
+def test_a_joining_worker_restores_the_newest_conversation_whose_message_was_consumed(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    """What a worker killed between saving a turn's conversation and consuming its message
+    left on the broker: the newer conversation's message is delivered again, so the one
+    before it is restored (the turn is heard once, when it is done again)."""
+    from types import SimpleNamespace
+
+    from terrarium.channels.log import CONSUME_SQL, DurableLog
+    from terrarium.channels.nats import NatsTransport
+    from terrarium.runtime.remote import import_history
+    from terrarium.runtime.sessions import HISTORY_SQL, restore_history
+
+    def conv(*said: str) -> str:
+        return json.dumps([["user", s, None, None] for s in said])
+
+    async def go() -> SimpleNamespace:
+        async with NatsTransport(nats_server.url, "r1") as t:
+            await t.start()
+            t.mirror([(HISTORY_SQL, [("r1", "bot", "m1", 1, conv("one"), 1.0)]),
+                      (CONSUME_SQL, [("m1", "bot", "r1", 1.5)])])
+            t.mirror([(HISTORY_SQL, [("r1", "bot", "m2", 2, conv("one", "two"), 2.0),
+                                     ("r1", "router", "m0", 1, conv("other"), 2.0)])])
+            await t.flush()
+            with DurableLog(tmp_path / "worker.sqlite3") as log:
+                assert await import_history(t, log, "r1", ["bot"]) == 2
+                ctl = SimpleNamespace(conversation=[], turns=0)
+                assert restore_history(log, "r1", "bot", ctl)  # type: ignore[arg-type]
+                assert not restore_history(log, "r1", "router", SimpleNamespace())  # type: ignore[arg-type]
+                return ctl
+
+    ctl = anyio.run(go)
+    assert ctl.turns == 1 and [t.content for t in ctl.conversation] == ["one"]
