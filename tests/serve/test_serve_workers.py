@@ -248,3 +248,46 @@ def test_a_joining_worker_restores_the_newest_conversation_whose_message_was_con
 
     ctl = anyio.run(go)
     assert ctl.turns == 1 and [t.content for t in ctl.conversation] == ["one"]
+
+
+@pytest.mark.nats
+def test_two_workers_at_once_host_each_session_once(nats_server: NatsServer,
+                                                    tmp_path: Path) -> None:
+    """Both workers try to join every session; the claims give each session's bot to one
+    of them: every input answered once, from that session's own conversation."""
+    runs = tmp_path / "serve"
+    server = ServerProcess(CHAT, runs, "--broker", nats_server.url, "--remote", "bot",
+                           "--ack-wait", "3")
+    workers = [_worker(nats_server.url, tmp_path / f"w{i}", tmp_path / f"w{i}.out")
+               for i in range(2)]
+    names = ["Ada", "Bob", "Cy", "Di"]
+    sessions: list[_Session] = []
+
+    async def main() -> None:
+        async with httpx.AsyncClient(base_url=server.base, timeout=30) as c:
+            for n in names:
+                sid = (await c.post("/v1/sessions", json={"name": n})).json()["id"]
+                sessions.append(_Session(c, sid))
+            for s, n in zip(sessions, names, strict=True):
+                await s.say(f"My name is {n}.")
+            for s in sessions:
+                await s.until(_bot("message_consumed", 1), limit=90)
+                await s.say("What is my name?")
+            for s in sessions:
+                await s.until(_bot("message_consumed", 2), limit=90)
+
+    with _stopped(*workers):
+        try:
+            server.wait_ready()
+            anyio.run(main)
+        finally:
+            err = server.stop()
+    assert "Traceback" not in err, err
+    said = "".join((tmp_path / f"w{i}.out").read_text() for i in range(2))
+    with contextlib.closing(sqlite3.connect(runs / "terrarium.sqlite3")) as db:
+        runs_of = dict(db.execute("SELECT id, run_id FROM sessions"))
+        for s, n in zip(sessions, names, strict=True):
+            assert said.count(f"session {s.sid}: hosting bot") == 1, said
+            answer = "Your name is Ada." if n == "Ada" else "I do not know your name yet."
+            assert _replies(s.events) == ["Nice to meet you.", answer]
+            assert _assistant(db, runs_of[s.sid]) == ["Nice to meet you.", answer]
