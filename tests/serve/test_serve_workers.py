@@ -291,3 +291,48 @@ def test_two_workers_at_once_host_each_session_once(nats_server: NatsServer,
             answer = "Your name is Ada." if n == "Ada" else "I do not know your name yet."
             assert _replies(s.events) == ["Nice to meet you.", answer]
             assert _assistant(db, runs_of[s.sid]) == ["Nice to meet you.", answer]
+
+
+@pytest.mark.nats
+def test_the_server_killed_and_started_again_goes_on_with_the_workers(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    """The server is SIGKILLed between two inputs while its worker runs on: started
+    again, it reads the worker's writes from where it had got to, so the worker's earlier
+    turn is not told twice, and the next input is answered from the same conversation."""
+    runs = tmp_path / "serve"
+    args = ("--broker", nats_server.url, "--remote", "bot", "--ack-wait", "2")
+    first = ServerProcess(CHAT, runs, *args)
+    worker = _worker(nats_server.url, tmp_path / "w", tmp_path / "w.out")
+    seen: Events = []
+
+    async def before(base: str) -> str:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as c:
+            s = _Session(c, (await c.post("/v1/sessions", json={"name": "ada"})).json()["id"])
+            await s.say("My name is Ada.")
+            await s.until(_bot("message_consumed", 1), limit=90)
+            seen.extend(s.events)
+            return s.sid
+
+    async def after(base: str, sid: str) -> None:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as c:
+            s = _Session(c, sid)
+            s.events = list(seen)  # a client that reconnects after the last event it saw
+            await s.say("What is my name?")
+            await s.until(_bot("message_consumed", 2), limit=90)
+            seen[:] = s.events
+
+    with _stopped(worker):
+        first.wait_ready()
+        sid = anyio.run(before, first.base)
+        first.kill()
+        second = ServerProcess(CHAT, runs, *args)
+        try:
+            second.wait_ready()
+            anyio.run(after, second.base, sid)
+        finally:
+            err = second.stop()
+    assert "Traceback" not in err, err
+    seqs = [e["seq"] for e in seen]
+    assert seqs == list(range(1, len(seqs) + 1)), seqs
+    assert _replies(seen) == ["Nice to meet you.", "Your name is Ada."]
+    assert sum(1 for e in seen if e["kind"] == "turn_started" and e["creature"] == "bot") == 2
