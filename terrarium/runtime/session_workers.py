@@ -46,6 +46,7 @@ class _Joined:
 
     session: str
     stop: anyio.Event = dataclasses.field(default_factory=anyio.Event)
+    again: bool = False  # loaded again while this worker was still leaving it
 
 
 class SessionWorker:
@@ -93,6 +94,8 @@ class SessionWorker:
                 joined.stop.set()
             return
         if joined is not None:
+            if joined.stop.is_set():  # unloaded and loaded again before we had left
+                joined.again = True
             return
         if rec.get("config_hash") != self._hash:
             if run_id not in self._refused:
@@ -114,7 +117,7 @@ class SessionWorker:
         ends; a claim held elsewhere is tried again as it may expire."""
         claims = await self._claims_for(js, ttl)
         try:
-            while not joined.stop.is_set():
+            while not joined.stop.is_set() or self._again(joined):
                 mine: dict[str, int] = {}
                 for c in wanted:
                     rev = await claims.take(run_id, c, self.name)
@@ -141,6 +144,15 @@ class SessionWorker:
         finally:
             self.joined.pop(run_id, None)
 
+    @staticmethod
+    def _again(joined: _Joined) -> bool:
+        """The session ended here but was loaded again meanwhile: take it up again."""
+        if not joined.again:
+            return False
+        joined.again = False
+        joined.stop = anyio.Event()
+        return True
+
     async def _run(self, run_id: str, mine: dict[str, int], wanted: list[str],
                    claims: Claims, joined: _Joined) -> None:
         """Run the claimed creatures of one session while the claims hold; returns to claim
@@ -150,16 +162,18 @@ class SessionWorker:
             log_output_text=True, session=joined.session, resume=None,
             ack_wait=claims.ttl)
         hosting = ", ".join(sorted(mine))
-        async with TeamRuntime(self.team, opts, checked=self.checked) as rt:
-            self.say(f"session {joined.session}: hosting {hosting} (run {run_id})")
-            try:
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(self._keep, run_id, mine, wanted, claims, tg.cancel_scope)
+        async with anyio.create_task_group() as tg:
+            # refreshed from the start: a slow start (a model to load) must not let them lapse
+            tg.start_soon(self._keep, run_id, mine, wanted, claims, tg.cancel_scope)
+            async with TeamRuntime(self.team, opts, checked=self.checked) as rt:
+                self.say(f"session {joined.session}: hosting {hosting} (run {run_id})")
+                try:
                     await joined.stop.wait()
-                    tg.cancel_scope.cancel()
-            finally:
-                self.turns += rt.turns_total
-                self.say(f"session {joined.session}: left ({rt.turns_total} turn(s) here)")
+                finally:
+                    self.turns += rt.turns_total
+                    self.say(f"session {joined.session}: left ({rt.turns_total} turn(s) "
+                             "here)")
+            tg.cancel_scope.cancel()
 
     async def _keep(self, run_id: str, mine: dict[str, int], wanted: list[str],
                     claims: Claims, scope: anyio.CancelScope) -> None:

@@ -336,3 +336,40 @@ def test_the_server_killed_and_started_again_goes_on_with_the_workers(
     assert seqs == list(range(1, len(seqs) + 1)), seqs
     assert _replies(seen) == ["Nice to meet you.", "Your name is Ada."]
     assert sum(1 for e in seen if e["kind"] == "turn_started" and e["creature"] == "bot") == 2
+
+
+def test_a_session_worker_follows_the_runs_records() -> None:
+    """Join a running session's run (only its remote creatures, only with the same config),
+    leave it when it ends, and take it up again when it was loaded again meanwhile."""
+    from terrarium.config import load_team
+    from terrarium.runtime.distributed import team_hash
+    from terrarium.runtime.options import RuntimeOptions
+    from terrarium.runtime.session_workers import SessionWorker
+
+    team = load_team(CHAT)
+    started: list[tuple[Any, ...]] = []
+
+    class Group:
+        def start_soon(self, *args: Any) -> None:
+            started.append(args)
+
+    lines: list[str] = []
+    w = SessionWorker(team, RuntimeOptions(broker="nats://unused"), say=lines.append)
+    rec = {"run_id": "r1", "session": "s1", "status": "running", "remote": ["bot"],
+           "config_hash": team_hash(team), "ack_wait": 2.0}
+    w._seen(rec, None, Group())  # type: ignore[arg-type]
+    w._seen(rec, None, Group())  # type: ignore[arg-type]  # the same record again: joined
+    assert [(a[2], a[3], a[4]) for a in started] == [("r1", ["bot"], 2.0)]
+    joined = w.joined["r1"]
+    w._seen({**rec, "status": "completed"}, None, Group())  # type: ignore[arg-type]
+    assert joined.stop.is_set() and not w._again(joined)
+    w._seen(rec, None, Group())  # type: ignore[arg-type]  # loaded again while leaving
+    assert w._again(joined) and not joined.stop.is_set() and len(started) == 1
+    w._seen({**rec, "run_id": "r2", "config_hash": "other"}, None, Group())  # type: ignore[arg-type]
+    w._seen({**rec, "run_id": "r3", "remote": ["router"]},  # type: ignore[arg-type]
+            None, Group())
+    router_only = SessionWorker(team, RuntimeOptions(), creatures=["router"])
+    router_only._seen({**rec, "run_id": "r4"}, None, Group())  # type: ignore[arg-type]
+    assert len(started) == 2 and started[1][2] == "r3"  # not r2 (other files), not r4
+    assert lines == ["not joining session s1: its team's config hash differs from this "
+                     "copy's (use the same terrarium folder)"]

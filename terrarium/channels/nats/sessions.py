@@ -131,14 +131,19 @@ class Claims:
             return await self.kv.create(self.key(run_id, creature), owner.encode())
         except nats.js.errors.KeyWrongLastSequenceError:
             return None
+        except nats.errors.Error:  # the broker did not answer now: not ours; asked again
+            return None
 
     async def refresh(self, run_id: str, creature: str, owner: str, revision: int) -> int | None:
-        """Keep the claim: its new revision, or None when it was lost (expired and taken)."""
+        """Keep the claim: its new revision, or None when it was lost (expired and taken,
+        or gone); the old one when the broker did not answer now (the next refresh tells)."""
         try:
             return await self.kv.update(self.key(run_id, creature), owner.encode(),
                                         last=revision)
         except nats.js.errors.KeyWrongLastSequenceError:
             return None
+        except nats.errors.Error:
+            return revision
 
     async def release(self, run_id: str, creature: str, revision: int) -> None:
         """Give the claim up (only if it is still ours)."""
