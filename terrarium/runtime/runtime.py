@@ -40,6 +40,7 @@ from terrarium.runtime.distributed import announce_end, session_fields
 from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
 from terrarium.runtime.preflight import DryStart
 from terrarium.runtime.recording import LOG_FILE, Recorder
+from terrarium.runtime.remote import RemoteCreatures
 from terrarium.runtime.startup import start_team
 from terrarium.runtime.supervision import Supervisor
 from terrarium.runtime.warmup import WarmUp
@@ -97,7 +98,7 @@ class TeamRuntime:
         self.transport: NatsTransport | None = None
         self._started = 0.0
         self._warm: WarmUp | None = None
-        self._remote: Any = None  # runtime/remote.RemoteCreatures, when creatures run elsewhere
+        self._remote: RemoteCreatures | None = None  # the creatures in workers, followed
 
     # ------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> TeamRuntime:
