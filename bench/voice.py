@@ -681,9 +681,16 @@ if __name__ == "__main__":
     p.add_argument("--broker", nargs="?", const="", default=None, metavar="URL",
                    help="in one process, then router and speaker in two workers on this NATS "
                         "broker (no URL: start a nats-server here)")
-    p.add_argument("--rounds", type=int, default=3, help="rounds of both modes (--broker)")
+    p.add_argument("--socket", action="store_true",
+                   help="in one process, then over the audio socket of `terrarium serve`")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="rounds of both modes (--broker, --socket)")
     a = p.parse_args()
-    if a.broker is not None:
+    if a.socket:  # bench/voice_socket.py
+        from voice_socket import socket_main
+
+        socket_main(a.utterances, a.warmup, a.rounds, a.verbose)
+    elif a.broker is not None:
         broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
     elif a.cold_start:
         cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode)

@@ -141,6 +141,11 @@ class TTSOutput:
         if audio_sink is None:
             audio_sink = WavFileSink(directory) if directory is not None else NullAudioSink()
         self.audio_sink: AudioSink = audio_sink
+        # a sink whose play() returns once the audio is handed on (a socket, nowhere), not
+        # once it is heard: a paused reply waits for that, so the first audio is out
+        # before the model takes the CPU back (not for a sound card: it would wait a
+        # whole sentence)
+        self._hands_over = bool(getattr(audio_sink, "hands_over", False))
         self._segmenter_config = segmenter or SegmenterConfig()
         self._observer = observer
         self.creature = creature  # who speaks, and through which output: the events say it
@@ -381,7 +386,8 @@ class TTSOutput:
         clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
         elapsed = self._clock() - start
         utt = item.utt
-        utt.first_synthesized.set()
+        if utt.cut or not self._hands_over:
+            utt.first_synthesized.set()
         if utt.cut:
             return
         utt.metrics.synth_seconds += elapsed
@@ -425,6 +431,7 @@ class TTSOutput:
                 await self.audio_sink.play(item.clip)
             finally:
                 self._play_scope = None
+                utt.first_synthesized.set()  # a sink that hands over: its audio is out now
         if scope.cancelled_caught or utt.cut:
             return  # interrupt() reports this sentence as interrupted
         utt.playing = None
