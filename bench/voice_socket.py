@@ -1,9 +1,11 @@
 """``bench/voice.py --socket``: time to first audio over the audio socket against in-process.
 
-Each round runs the same utterances twice: first in one process (the team's own models, as
-``terrarium run``; the across-workers bench's in-process mode), then through a real
-``terrarium serve`` (uvicorn, in its own process) on the same team, one session, each
-utterance sent as the audio socket's text frame ``{"type": "text", "text": ...}``.
+Each round runs the same utterances twice: in one process (the team's own models, as
+``terrarium run``), and through a real ``terrarium serve`` (uvicorn, in its own process) on
+the same team, one session, each utterance sent as the audio socket's text frame
+``{"type": "text", "text": ...}``; even rounds in one process first, odd rounds the socket
+first (the first of the two meets the machine's drift first and saves the prompt
+prefixes the second restores).
 
 Where the clocks start and stop (the two are comparable):
 
@@ -198,15 +200,19 @@ def _real(vals: list[float]) -> list[float]:
 
 async def compare(layout: Layout, texts: list[str], warmup: int, rounds: int,
                   verbose: bool) -> list[SocketRound]:
-    """``rounds`` times: the utterances in one process, then over the audio socket."""
+    """``rounds`` times: the utterances in one process and over the audio socket, in turn
+    first (what runs first meets a machine that drifts, and saves the prompt prefixes)."""
     out: list[SocketRound] = []
     for r in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
+            if r % 2:
+                remote = await over_socket(layout, texts, Path(tmp) / "socket", verbose)
             local = await in_process(layout, texts, Path(tmp) / "local")
             if verbose:
                 for i, (text, v) in enumerate(zip(texts, local, strict=True)):
                     print(f"  {'in-process':<10} {i:>2} ttfa {v:7.1f} ms  {text!r}", flush=True)
-            remote = await over_socket(layout, texts, Path(tmp) / "socket", verbose)
+            if not r % 2:
+                remote = await over_socket(layout, texts, Path(tmp) / "socket", verbose)
         rnd = SocketRound(local[warmup:], remote[warmup:])
         out.append(rnd)
         for name, vals in (("in-process", rnd.in_process),
