@@ -699,7 +699,7 @@ def broker_main(url: str | None, n: int, warmup: int, rounds: int, verbose: bool
     texts = [UTTERANCES[i % len(UTTERANCES)] for i in range(n + warmup)]
     with nats_server(url) as broker:
         print(f"broker {broker}; {n} utterances after {warmup} warm-up, {rounds} round(s), "
-              "each round in one process first, then across two workers", flush=True)
+              "in one process and across two workers, in turn first", flush=True)
         report(anyio.run(compare, VOICE, broker, texts, warmup, rounds, verbose), VOICE.starts)
 
 

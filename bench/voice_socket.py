@@ -148,7 +148,8 @@ async def over_socket(layout: Layout, texts: list[str], tmp: Path, verbose: bool
                     await anyio.sleep(0.1)
             sid = (await http.post("/v1/sessions", json={})).json()["id"]
         # the audio socket loads the session (and holds it loaded)
-        async with connect(f"ws://{addr}/v1/sessions/{sid}/audio", max_size=None) as audio:
+        async with connect(f"ws://{addr}/v1/sessions/{sid}/audio", max_size=None,
+                           open_timeout=READY_TIMEOUT) as audio:
             tracker = Tracker()
             async with connect(f"ws://{addr}/v1/sessions/{sid}/events/ws?after=0",
                                max_size=None) as events:
@@ -261,5 +262,5 @@ def report(rounds: list[SocketRound]) -> None:
 def socket_main(n: int, warmup: int, rounds: int, verbose: bool) -> None:
     texts = [UTTERANCES[i % len(UTTERANCES)] for i in range(n + warmup)]
     print(f"{n} utterances after {warmup} warm-up, {rounds} round(s), each round in one "
-          "process first, then over the audio socket of `terrarium serve`", flush=True)
+          "process and over the audio socket of `terrarium serve`, in turn first", flush=True)
     report(anyio.run(compare, VOICE, texts, warmup, rounds, verbose))
