@@ -328,12 +328,25 @@ class JobEnded(Event):
     result: str = ""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreatureWaiting(Event):
+    """A message for a creature that runs in another process (a ``terrarium worker``) has
+    waited ``seconds`` without that process taking it: no worker runs the creature now
+    (none was started, or the one that was died). ``message`` says what to do."""
+
+    kind: ClassVar[str] = "creature_waiting"
+    creature: str
+    seconds: float
+    message: str
+
+
 __all__ = [
     "INCOMING_HEADER",
     "ApprovalDecided",
     "ApprovalRequested",
     "CreatureState",
     "CreatureStateName",
+    "CreatureWaiting",
     "EntryKind",
     "ErrorEvent",
     "Event",
