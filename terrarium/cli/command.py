@@ -9,24 +9,56 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import Any
 
 import yaml
 
 from terrarium import secrecy
-from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, cmd_validate
-from terrarium.cli.migrate import cmd_migrate
-from terrarium.cli.run import cmd_run
-from terrarium.cli.tools import cmd_tools
 from terrarium.errors import ConfigErrors, TerrariumError
 from terrarium.secrecy import redact
 
 __all__ = ["EXIT_CONFIG", "build_parser", "entry", "main"]
 
 EXIT_CONFIG = 2
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _command(module: str, name: str) -> Command:
+    """The command ``name`` of ``terrarium.cli.<module>``, imported when it runs: each
+    command loads only its own modules (``run`` none of ``inspect``'s or ``migrate``'s, and
+    ``validate`` no runtime), which is most of a start's time (docs/performance.md)."""
+
+    def run(args: argparse.Namespace) -> int:
+        # the collector off while the command's modules load: importing makes objects by
+        # the hundred thousand and none of them garbage, yet each 700 triggered a
+        # collection (~130 of them, 6 % of the imports' time)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            command = getattr(import_module(f"terrarium.cli.{module}"), name)
+        finally:
+            if enabled:
+                gc.enable()
+        return int(command(args) or 0)
+
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+cmd_validate = _command("inspect", "cmd_validate")
+cmd_prompt = _command("inspect", "cmd_prompt")
+cmd_models = _command("inspect", "cmd_models")
+cmd_log = _command("inspect", "cmd_log")
+cmd_monitor = _command("inspect", "cmd_monitor")
+cmd_migrate = _command("migrate", "cmd_migrate")
+cmd_run = _command("run", "cmd_run")
+cmd_tools = _command("tools", "cmd_tools")
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:

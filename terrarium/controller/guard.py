@@ -37,7 +37,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from terrarium.store.subjects import about_user, is_statement, relevant, stem, strip_opening
+from terrarium.store.subjects import (
+    about_user,
+    is_statement,
+    mentions_user,
+    relevant,
+    stem,
+    strip_opening,
+)
 
 __all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "fact_words", "is_echo", "lcs", "repeats",
            "safe_start", "second_person", "self_talk", "speaks_as_user", "uses", "words"]
@@ -122,6 +129,7 @@ def second_person(text: str) -> str:
         before = text[:m.start()].rstrip()
         return to.capitalize() if not before or before[-1] in ".!?" else to
 
+    text = re.sub(r"\b([Ii]) was\b", lambda m: f"{m.group(1)} were", text)  # "You were"
     return re.sub(r"[A-Za-z']+", swap, text)
 
 
@@ -274,6 +282,7 @@ class ReplyGuard:
     release_first_clause: bool = False  # a safe first sentence is spoken from its start
     unknown_reply: str | None = None  # "I don't know that yet.": see :meth:`fallback`
     about_user: bool = False  # the user asks about themselves: the reply must use the notes
+    mentions_user: bool = False  # the user speaks of themselves: never called a chatbot
     released: str = ""  # the start of the first sentence, when it was released early
     _held: str = ""
     _written: str = ""  # everything the model wrote this turn
@@ -316,7 +325,8 @@ class ReplyGuard:
             fixed = spec.unknown_reply  # asked about themselves, and nothing was told
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,
-                   unknown_reply=spec.unknown_reply, about_user=mine)
+                   unknown_reply=spec.unknown_reply, about_user=mine,
+                   mentions_user=mentions_user(user))
 
     @property
     def checks(self) -> bool:
@@ -418,10 +428,10 @@ class ReplyGuard:
     def _wrong(self, text: str) -> str | None:
         """Why ``text`` may not be spoken, judged on any part of a sentence (once a part
         has it, the whole sentence has it): it speaks as the user, or, asked about the
-        user, it talks about itself. None: nothing yet."""
+        user or speaking of themselves, it talks about itself. None: nothing yet."""
         if speaks_as_user(text, self._fact_words):
             return "it speaks as the user"
-        if self.about_user and self_talk(text):
+        if (self.about_user or self.mentions_user) and self_talk(text):
             return "it talks about itself"
         return None
 
