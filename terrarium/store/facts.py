@@ -129,44 +129,73 @@ class MemoryStore:
         path: Path | str | Literal[":memory:"] = ":memory:",
         *,
         clock: Callable[[], float] = time.time,
+        lazy: bool = False,
     ) -> None:
+        """``lazy``: open the file on first use, not now. A run makes a store for every
+        creature that might remember; most turns of most teams never touch it, and an
+        SQLite file opened and closed costs milliseconds a load (``terrarium serve``
+        loads sessions all the time). A file that cannot be opened is then refused at
+        first use, with the same error."""
         self._clock = clock
         self._lock = threading.Lock()
+        self._opening = threading.Lock()
+        self._db: sqlite3.Connection | None = None
         if str(path) == ":memory:":
             self.path: Path | None = None
-            target = ":memory:"
         else:
             self.path = Path(path)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            target = str(self.path)
-        try:
-            self._conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-            if self.path is not None:
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise TerrariumError(
-                f"The memory store at {target} could not be opened: {exc}.",
-                suggestion="Check that the file is a terrarium memory database, or move it away.",
-            ) from exc
+        if not lazy:
+            self._open()
 
-    def _migrate(self) -> None:
-        (version,) = self._conn.execute("PRAGMA user_version").fetchone()
+    @property
+    def opened(self) -> bool:
+        """Whether the store's file is open (a lazy store opens it on first use)."""
+        return self._db is not None
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        return self._db if self._db is not None else self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        with self._opening:
+            if self._db is not None:
+                return self._db
+            target = ":memory:" if self.path is None else str(self.path)
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+                if self.path is not None:
+                    conn.execute("PRAGMA journal_mode=WAL")
+                    conn.execute("PRAGMA synchronous=NORMAL")
+                self._migrate(conn)
+            except sqlite3.DatabaseError as exc:
+                raise TerrariumError(
+                    f"The memory store at {target} could not be opened: {exc}.",
+                    suggestion="Check that the file is a terrarium memory database, or move "
+                    "it away.",
+                ) from exc
+            self._db = conn
+            return conn
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> None:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
         if version > SCHEMA_VERSION:
             raise TerrariumError(
                 f"The memory store was written by a newer terrarium (schema {version}, "
                 f"this one knows {SCHEMA_VERSION})."
             )
-        with self._conn:
-            self._conn.executescript(_SCHEMA)
-            self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        with conn:
+            conn.executescript(_SCHEMA)
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        with self._lock, self._opening:
+            if self._db is not None:
+                self._db.close()
 
     def __enter__(self) -> MemoryStore:
         return self

@@ -79,6 +79,7 @@ def samples() -> list[ev.Event]:
         ev.ModelRetry(creature="a", url="http://h/v1/chat/completions", attempt=1, delay=0.5,
                       reason="could not connect"),
         ev.CreatureWarming(creature="a", prefix_tokens=1598),
+        ev.CreatureWaiting(creature="a", seconds=5.0, message="no worker runs a"),
         ev.PrefixRestored(creature="a", tokens=1598, ms=9.5),
         ev.PrefixCacheProblem(creature="a", problem="unusable saved state, deleted"),
         ev.CreatureWarmed(creature="a", seconds=0.25, prefix="evaluated", tokens=345,
