@@ -19,6 +19,8 @@ of each part. Run: ``python bench/voice.py [--utterances 12] [--warmup 2] [--run
 ``--against TREE --runs 3`` alternates runs of this checkout's code and of another
 checkout's (a git worktree of main: ``git worktree add --detach /tmp/main-tree main``), each
 in a fresh process with that tree's code and team, and summarizes each (same-run A/B).
+``--framework`` runs the same with scripted models (every delta at once) and a 2 ms fake
+voice: what is left is the framework's own path (target: its share p90 <= 15 ms).
 
 ``--broker [URL]`` runs the same utterances twice per round: first in one process (the
 team's own models, ``terrarium run``), then with the router and the speaker hosted by two
