@@ -22,16 +22,20 @@ in a fresh process with that tree's code and team, and summarizes each (same-run
 ``--framework`` runs the same with scripted models (every delta at once) and a 2 ms fake
 voice: what is left is the framework's own path (target: its share p90 <= 15 ms).
 
-``--broker [URL]`` runs the same utterances twice per round: first in one process (the
-team's own models, ``terrarium run``), then with the router and the speaker hosted by two
+``--broker [URL]`` runs the same utterances twice per round: in one process (the
+team's own models, ``terrarium run``), and with the router and the speaker hosted by two
 ``terrarium worker`` processes on a NATS broker (the run started here, hosting nothing:
 ``--host-creatures none``); time to first audio is taken from each first
 ``sentence_synthesized`` event's own timestamp (in the broker mode read back from the run's
-log stream on the broker). Without a URL it starts its own ``nats-server -js`` on a free
+log stream on the broker); even rounds in one process first, odd rounds across workers
+first. Without a URL it starts its own ``nats-server -js`` on a free
 port with a temporary store. Prints p50/p90 of each mode per round, the median over
 ``--rounds``, and the difference (target: broker p50 within 30 ms of in-process), and
 whether the two workers shared one embedded model server (``llm/shared_server.py``: they
 do unless ``TERRARIUM_SHARE_MODEL=0``), from each worker's ``model:`` line.
+
+``--socket`` (bench/voice_socket.py): the same, in one process and over the audio socket
+of a real ``terrarium serve`` (target: within 30 ms of in-process).
 
 ``--cold-start [--runs 5]`` measures something else: the time from starting the process
 ``terrarium run examples/voice_assistant`` to its "ready in" line (every creature's prompt
@@ -661,6 +665,7 @@ class Sample:
 
     ttfa: float
     starts: list[float]
+    index: int = -1  # which utterance (the same text in both modes: paired by it)
 
 
 class Tracker:
@@ -726,7 +731,8 @@ def samples(events: list[Event], sent: list[float], layout: Layout, texts: list[
         if not firsts:
             print(f"  {label:<10} {i:>2} no audio for {text!r}", flush=True)
             continue
-        sample = Sample((firsts[0] - t0) * 1000, [start_ms(got, t0, c) for c in layout.starts])
+        sample = Sample((firsts[0] - t0) * 1000, [start_ms(got, t0, c) for c in layout.starts],
+                        i)
         if verbose:
             tag = " (warm-up)" if i < warmup else ""
             starts = "  ".join(f"{c} {v:6.1f}" for c, v in zip(layout.starts, sample.starts,
@@ -848,14 +854,19 @@ def _p(samples: list[Sample], q: float, start: int | None = None) -> float:
 
 async def compare(layout: Layout, url: str, texts: list[str], warmup: int, rounds: int,
                   verbose: bool) -> list[Round]:
-    """``rounds`` times: the utterances in one process, then across workers."""
+    """``rounds`` times: the utterances in one process and across workers, in turn first
+    (what runs first meets a machine that drifts, and saves the prompt prefixes)."""
     out: list[Round] = []
     for r in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
-            local = await in_process(layout, texts, warmup, Path(tmp) / "local", verbose)
             models: list[str] = []
-            remote = await across_workers(layout, url, texts, warmup, Path(tmp) / "broker",
-                                          verbose, models)
+            if r % 2:
+                remote = await across_workers(layout, url, texts, warmup,
+                                              Path(tmp) / "broker", verbose, models)
+            local = await in_process(layout, texts, warmup, Path(tmp) / "local", verbose)
+            if not r % 2:
+                remote = await across_workers(layout, url, texts, warmup,
+                                              Path(tmp) / "broker", verbose, models)
         out.append(Round(local, remote, models))
         print(f"round {r}  the workers' model servers "
               f"({'ONE shared' if shared_server(models) else 'NOT shared'}):", flush=True)
@@ -889,23 +900,47 @@ def report(rounds: list[Round], starts: tuple[str, ...]) -> None:
     d50 = fig["broker"][0.5] - fig["in_process"][0.5]
     d90 = fig["broker"][0.9] - fig["in_process"][0.9]
     print(f"  difference (broker - in one process)    p50 {d50:+7.1f} ms   p90 {d90:+7.1f} ms")
+    paired = paired_ms(done, None)
+    if paired:
+        print(f"  paired per utterance (broker - in one process): median "
+              f"{statistics.median(paired):+7.1f} ms ({len(paired)} pairs; the replies are the "
+              "same, the model's time is not)")
     print(f"  target: broker p50 within {TTFA_TARGET_MS:g} ms of in-process: "
           f"{'met' if abs(d50) <= TTFA_TARGET_MS else 'NOT met'}")
     shared = sum(shared_server(r.models) for r in done)
     print(f"  the workers shared one embedded model server in {shared} of {len(done)} "
           f"round(s)")
-    print("from the send to each creature's turn start, p50 (median of rounds):")
+    print("from the send to each creature's turn start, p50 (median of rounds), and the "
+          "paired median (the hops, where the broker's cost shows unblurred by the model):")
     for j, c in enumerate(starts):
         a, b = start["in_process"][j], start["broker"][j]
+        hop = paired_ms(done, j)
+        pair = f"   paired {statistics.median(hop):+6.1f} ms" if hop else ""
         print(f"  {c:<12} in one process {a:7.1f} ms   across workers {b:7.1f} ms   "
-              f"difference {b - a:+6.1f} ms")
+              f"difference {b - a:+6.1f} ms{pair}")
+
+
+def paired_ms(rounds: list[Round], start: int | None) -> list[float]:
+    """Per utterance of each round, broker minus in one process: time to first audio
+    (``start`` None), or to timed creature ``start``'s turn start (NaNs left out)."""
+    out = []
+    for r in rounds:
+        local = {s.index: s for s in r.in_process}
+        for b in r.broker:
+            a = local.get(b.index)
+            if a is None:
+                continue
+            d = b.ttfa - a.ttfa if start is None else b.starts[start] - a.starts[start]
+            if d == d:
+                out.append(d)
+    return out
 
 
 def broker_main(url: str | None, n: int, warmup: int, rounds: int, verbose: bool) -> None:
     texts = [UTTERANCES[i % len(UTTERANCES)] for i in range(n + warmup)]
     with nats_server(url) as broker:
         print(f"broker {broker}; {n} utterances after {warmup} warm-up, {rounds} round(s), "
-              "each round in one process first, then across two workers", flush=True)
+              "in one process and across two workers, in turn first", flush=True)
         report(anyio.run(compare, VOICE, broker, texts, warmup, rounds, verbose), VOICE.starts)
 
 
@@ -930,11 +965,18 @@ if __name__ == "__main__":
     p.add_argument("--broker", nargs="?", const="", default=None, metavar="URL",
                    help="in one process, then router and speaker in two workers on this NATS "
                         "broker (no URL: start a nats-server here)")
-    p.add_argument("--rounds", type=int, default=3, help="rounds of both modes (--broker)")
+    p.add_argument("--socket", action="store_true",
+                   help="in one process, then over the audio socket of `terrarium serve`")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="rounds of both modes (--broker, --socket)")
     a = p.parse_args()
     if a.runs is None:
         a.runs = 5 if a.cold_start else 3 if a.against is not None else 1
-    if a.broker is not None:
+    if a.socket:  # bench/voice_socket.py
+        from voice_socket import socket_main
+
+        socket_main(a.utterances, a.warmup, a.rounds, a.verbose)
+    elif a.broker is not None:
         broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
     elif a.cold_start:
         cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode)

@@ -141,6 +141,11 @@ class TTSOutput:
         if audio_sink is None:
             audio_sink = WavFileSink(directory) if directory is not None else NullAudioSink()
         self.audio_sink: AudioSink = audio_sink
+        # a sink whose play() returns once the audio is handed on (a socket, nowhere), not
+        # once it is heard: a paused reply waits for that, so the first audio is out
+        # before the model takes the CPU back (not for a sound card: it would wait a
+        # whole sentence)
+        self._hands_over = bool(getattr(audio_sink, "hands_over", False))
         self._segmenter_config = segmenter or SegmenterConfig()
         self._observer = observer
         self.creature = creature  # who speaks, and through which output: the events say it
@@ -379,6 +384,7 @@ class TTSOutput:
             return
         start = self._clock()
         utt = item.utt
+        sent = False
         try:
             clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
             elapsed = self._clock() - start
@@ -397,10 +403,13 @@ class TTSOutput:
                 )
             )
             await play.send(_Clip(utt, item.index, item.text, clip))
+            sent = True
         finally:
             # after the clip is handed on: the playback worker, woken first, gives it to the
-            # audio sink before a paused model's continuation request is made
-            utt.first_synthesized.set()
+            # audio sink before a paused model's continuation request is made; a sink that
+            # hands over (a socket) sets it itself once its audio is out
+            if not (sent and self._hands_over):
+                utt.first_synthesized.set()
 
     async def _playback_worker(self, recv: MemoryObjectReceiveStream[_Clip | _End]) -> None:
         async with recv:
@@ -429,6 +438,7 @@ class TTSOutput:
                 await self.audio_sink.play(item.clip)
             finally:
                 self._play_scope = None
+                utt.first_synthesized.set()  # a sink that hands over: its audio is out now
         if scope.cancelled_caught or utt.cut:
             return  # interrupt() reports this sentence as interrupted
         utt.playing = None
