@@ -58,6 +58,8 @@ def test_a_name_told_is_spoken_back_when_asked(tmp_path: Path) -> None:
     (["My dog is called Rex.", "What is my dog called?"], "Rex"),
     (["I drive a blue Volvo.", "What colour is my car?"], "blue"),
     (["Hey, I'm Priya and I teach maths.", "Remind me of my name."], "Priya"),
+    # no "my" in the question: about the user by its form
+    (["I was raised in Hull.", "Which town was I raised in?"], "Hull"),
 ])
 def test_what_was_told_comes_back_however_it_is_phrased(tmp_path: Path, said: list[str],
                                                         expect: str) -> None:
