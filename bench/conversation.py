@@ -24,8 +24,10 @@ scored automatically:
 Two sets of dialogues: ``first`` (``DIALOGUES`` below, the ones the voice assistant is
 tuned on) and ``held-out`` (``bench/conversation_data.py``, written before the tuning of
 issue 30 and never tuned on); ``--set both`` (the default) runs and reports each.
+``fresh`` (``bench/conversation_fresh.py``) is a second held-out set written blind, for the
+final judgement only; ``--set all`` runs all three.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
-Run: ``python bench/conversation.py [--set first|held-out|both] [--runs 1] [-v]
+Run: ``python bench/conversation.py [--set first|held-out|fresh|both|all] [--runs 1] [-v]
 [--speaker-template FILE]``
 """
 
@@ -42,6 +44,7 @@ from typing import Any
 
 import anyio
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
+from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
@@ -69,6 +72,11 @@ def S(text: str, *expect: str) -> Say:  # short, for the scripts below
 def held_out() -> list[list[Say]]:
     """The held-out set (bench/conversation_data.py) as dialogues."""
     return [[S(*turn) for turn in dialogue] for dialogue in HELD_OUT]
+
+
+def fresh() -> list[list[Say]]:
+    """The fresh held-out set (bench/conversation_fresh.py), written blind, as dialogues."""
+    return [[S(*turn) for turn in dialogue] for dialogue in FRESH]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -381,7 +389,7 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
                 print(f"  {r.user!r} [{r.intent}] -> {r.reply!r}")
 
 
-SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "dev": lambda: DEV}
+SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "dev": lambda: DEV}
 
 
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
@@ -428,13 +436,16 @@ if __name__ == "__main__":
     p.add_argument("--team", type=Path, default=ROOT / "examples" / "voice_assistant")
     p.add_argument("--json", type=Path, default=None, help="write every row here")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
-    p.add_argument("--set", choices=["first", "held-out", "dev", "both"], default="both",
-                   help="which dialogues: the first set, the held-out one, both, or the "
+    p.add_argument("--set", choices=["first", "held-out", "fresh", "dev", "both", "all"],
+                   default="both",
+                   help="which dialogues: the first set, the held-out one, the fresh held-out "
+                   "one (written blind), both (first and held-out), all three, or the "
                    "developer's own cases (dev)")
     a = p.parse_args()
     text = a.speaker_template.read_text() if a.speaker_template else None
     only = [int(x) for x in a.dialogues.split(",") if x.strip()] or None
-    chosen = ("first", "held-out") if a.set == "both" else (a.set,)
+    groups = {"both": ("first", "held-out"), "all": ("first", "held-out", "fresh")}
+    chosen = groups.get(a.set, (a.set,))
     out = anyio.run(main, a.runs, a.verbose, text, a.team, only, chosen)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))
