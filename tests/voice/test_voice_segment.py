@@ -384,6 +384,9 @@ FIRST_PIECE_CAP_CASES = [
     # a clause break comes first: the first-clause rule wins
     ("Well, my friend, that is a question with a long and winding answer.",
      ["Well, my friend,", "that is a question with a long and winding answer."]),
+    # a clause break past the cap is too late: cut at the cap, as streaming it would be
+    ("Mondays are a wonderful day of the week, and a fine start.",
+     ["Mondays are a wonderful day of the", "week, and a fine start."]),
     # only the first piece is capped
     ("Yes. And then the rest of this long sentence goes on without any break at all.",
      ["Yes.", "And then the rest of this long sentence goes on without any break at all."]),
@@ -396,3 +399,23 @@ def test_first_piece_cap_cuts_a_long_opening_clause(text: str, expected: list[st
     assert split_sentences(text, cfg) == expected
     for sizes in ([1], [2, 5, 1], [7]):
         assert run(chunked(text, sizes), cfg) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from([*"abcAB .,!?;:", " word", "Dr.", "3.14", "...", ", "]),
+                   max_size=60),
+    cuts=st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=8),
+    clause=st.integers(min_value=4, max_value=20),
+    cap=st.integers(min_value=8, max_value=40),
+)
+def test_the_first_piece_rules_give_the_same_pieces_for_any_split(
+    parts: list[str], cuts: list[int], clause: int, cap: int
+) -> None:
+    """A text the reply guard holds and releases at once is cut where the streamed one is:
+    the first piece's clause and cap rules depend on nothing past the cap."""
+    text = "".join(parts)
+    cfg = SegmenterConfig(min_chars=4, first_clause_chars=clause, first_piece_max_chars=cap)
+    whole = split_sentences(text, cfg)
+    assert run(chunked(text, cuts), cfg) == whole
+    assert run(list(text), cfg) == whole
