@@ -207,13 +207,22 @@ class Conn:
         return data
 
     async def post(self, path: str, obj: Any) -> tuple[int, Any]:
-        """POST ``obj`` as JSON; the status and the decoded answer."""
+        """POST ``obj`` as JSON; the status and the decoded answer. A kept-alive
+        connection the server closed meanwhile (uvicorn's keep-alive timeout) is opened
+        again and the request sent again, as any HTTP client does."""
         body = json.dumps(obj).encode()
-        sock = await self._sock()
-        await sock.send(f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: "
-                        f"application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-                        + body)
-        status, heads = await self._head()
+        request = (f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: "
+                   f"application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+        fresh = self.s is None
+        try:
+            await (await self._sock()).send(request)
+            status, heads = await self._head()
+        except (anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError):
+            if fresh or self.buf:
+                raise
+            await self.aclose()
+            await (await self._sock()).send(request)
+            status, heads = await self._head()
         if "content-length" in heads:
             data = await self._exactly(int(heads["content-length"]))
         else:
@@ -484,7 +493,11 @@ def main() -> None:
                       args.stored, args.fed)
         finally:
             server.terminate()
-            server.wait(30)
+            try:
+                server.wait(120)  # unloading many sessions takes a while on a busy machine
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
 
 
 if __name__ == "__main__":
