@@ -26,6 +26,7 @@ __all__ = [
     "ApprovalRequested",
     "CreatureState",
     "CreatureStateName",
+    "CreatureWaiting",
     "CreatureWarmed",
     "CreatureWarming",
     "EntryKind",
@@ -507,6 +508,18 @@ class ModelLoaded(Event):
     kind: ClassVar[str] = "model_loaded"
     model: str
     seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreatureWaiting(Event):
+    """A message for a creature that runs in another process (a ``terrarium worker``) has
+    waited ``seconds`` without that process taking it: no worker runs the creature now
+    (none was started, or the one that was died). ``message`` says what to do."""
+
+    kind: ClassVar[str] = "creature_waiting"
+    creature: str
+    seconds: float
+    message: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

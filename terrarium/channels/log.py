@@ -234,6 +234,28 @@ class DurableLog:
             if self.on_write is not None:
                 self.on_write(ops)  # type: ignore[arg-type]
 
+    def apply_mirrored(self, ops: Iterable[tuple[str, Sequence[Sequence[Any]]]],
+                       extra: Iterable[tuple[str, Sequence[tuple[Any, ...]]]] = ()) -> None:
+        """Replay writes another process of the run mirrored (a row already here is kept
+        once), plus ``extra`` writes, in ONE transaction; not mirrored again (``on_write``
+        is not told: they came from the broker)."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                for sql, rows in ops:
+                    for row in rows:
+                        try:
+                            conn.execute(sql, tuple(row))
+                        except sqlite3.IntegrityError:
+                            pass  # the same row from a second process: keep the first
+                for sql, rows in extra:
+                    conn.executemany(sql, rows)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
     def _write(self, sql: str, row: tuple[Any, ...]) -> int:
         row = _redacted(row)
         with self._lock:

@@ -112,6 +112,13 @@ class LiveSession:
             opts.broker = s.broker
             opts.host = None
             opts.log = None  # a run on a broker mirrors its own log connection's writes
+            opts.ack_wait = s.ack_wait
+            if s.remote:  # those run in workers; what they do comes back as the session's
+                opts.host = frozenset(self.team.creatures) - frozenset(s.remote)
+                opts.session = self.info.id
+                opts.worker_name = f"serve {self.info.id}"  # the same after a restart
+                opts.remote_events = self.events.offer
+                opts.remote_wait = s.remote_wait
         return opts
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED

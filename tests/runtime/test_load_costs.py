@@ -95,7 +95,7 @@ def test_typed_events_by_kind_read_only_those_and_old_generic_rows(tmp_path: Pat
 
 def test_event_json_is_event_to_dict_as_json() -> None:
     from terrarium.events import event_json
-    from tests.test_events_roundtrip import samples
+    from tests.event_samples import samples
 
     for event in samples():
         expected = event_to_dict(event)
