@@ -405,14 +405,15 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
         if rows:
             worst = min(rows, key=lambda r: r[1])
             p99 = [r[2] for r in rows if r[0] == 100]
-            kb = max(r[3] for r in rows if r[0] <= 100) if any(r[0] <= 100 for r in rows) \
-                else float("nan")
+            # per loaded idle session at the largest level up to 100: at 1,000 the sessions
+            # loaded first may be unloaded (--idle-unload) before the last ones load
+            kb = max((r for r in rows if r[0] <= 100), default=rows[0], key=lambda r: r[0])[3]
             print("\ntargets: ratio >= 0.5 at every level: "
                   f"{'met' if worst[1] >= 0.5 else 'NOT met'} (lowest {worst[1]:.2f} at "
                   f"{worst[0]}); p99 <= 50 ms at 100 sessions: "
                   + (f"{'met' if p99[0] <= 50 else 'NOT met'} ({p99[0]:.1f} ms)" if p99
                      else "not measured")
-                  + f"; <= 200 KB per loaded idle session (up to 100 sessions): "
+                  + "; <= 200 KB per loaded idle session: "
                   f"{'met' if kb <= 200 else 'NOT met'} ({kb:.0f} KB)", flush=True)
         c = ctl
         if stored:
