@@ -16,14 +16,18 @@ scored automatically:
 - repetition loops: a word or phrase repeated three times running, or one word said four
   times, in what was spoken (and, reported apart, in everything the model wrote);
 - honest: for a turn asking what the user never said, the reply says it does not know;
+- gave up unasked: a turn that asks for nothing said earlier ("How do I make pancakes?")
+  answered that it does not know (or is not sure);
 - time to first audio (user's text sent → the reply's first piece synthesized), p50/p90:
   on a machine shared with other work this figure is noisy, the rates above are not.
 
 Two sets of dialogues: ``first`` (``DIALOGUES`` below, the ones the voice assistant is
 tuned on) and ``held-out`` (``bench/conversation_data.py``, written before the tuning of
 issue 30 and never tuned on); ``--set both`` (the default) runs and reports each.
+``fresh`` (``bench/conversation_fresh.py``) is a second held-out set written blind, for the
+final judgement only; ``--set all`` runs all three.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
-Run: ``python bench/conversation.py [--set first|held-out|both] [--runs 1] [-v]
+Run: ``python bench/conversation.py [--set first|held-out|fresh|both|all] [--runs 1] [-v]
 [--speaker-template FILE]``
 """
 
@@ -40,6 +44,7 @@ from typing import Any
 
 import anyio
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
+from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
@@ -67,6 +72,11 @@ def S(text: str, *expect: str) -> Say:  # short, for the scripts below
 def held_out() -> list[list[Say]]:
     """The held-out set (bench/conversation_data.py) as dialogues."""
     return [[S(*turn) for turn in dialogue] for dialogue in HELD_OUT]
+
+
+def fresh() -> list[list[Say]]:
+    """The fresh held-out set (bench/conversation_fresh.py), written blind, as dialogues."""
+    return [[S(*turn) for turn in dialogue] for dialogue in FRESH]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -120,6 +130,48 @@ DEV: list[list[Say]] = [
     [S("I've got two sons."), S("Recommend a board game."),
      S("How many kids do I have?", "two", "2")],
     [S("I love baking bread."), S("What is my favourite film?", UNKNOWN)],
+    # issue 30, second batch: written from the categories (names and nicknames, origin,
+    # pets, allergies, dates, family, work, likes and dislikes, numbers, vehicles,
+    # languages, plans, indirect asks), before the change they were used to measure
+    [S("Everyone calls me Bobby."), S("What's my nickname?", "Bobby")],
+    [S("My surname is Okafor."), S("Do you remember my last name?", "Okafor")],
+    [S("I grew up in a small town near Cork."), S("Where did I grow up?", "Cork")],
+    [S("I was born in Brazil but I live in Oslo now."),
+     S("Which country was I born in?", "Brazil"), S("And where do I live now?", "Oslo")],
+    [S("We have a parrot named Kiwi."), S("What's the name of my parrot?", "Kiwi")],
+    [S("My cat Luna is nine years old."), S("How old is my cat?", "nine", "9")],
+    [S("Peanuts make me really sick."), S("Is there anything I shouldn't eat?", "peanut")],
+    [S("I'm vegetarian."), S("What kind of diet do I follow?", "vegetarian")],
+    [S("Our wedding anniversary is on June 12th."), S("When is our anniversary?", "June")],
+    [S("I was born in 1990."), S("What year was I born?", "1990")],
+    [S("My brother Tom lives in Leeds."), S("Where does my brother live?", "Leeds")],
+    [S("I have three kids."), S("How many children do I have?", "three", "3")],
+    [S("My wife is called Anna."), S("Who is my wife?", "Anna")],
+    [S("I'm a software engineer at a bank."),
+     S("What do I do for a living?", "engineer", "software")],
+    [S("I drive a bus for the city."), S("What's my job?", "bus")],
+    [S("I can't stand mushrooms."), S("Which food do I hate?", "mushroom")],
+    [S("Football is my favourite sport."), S("What sport do I like best?", "football")],
+    [S("I really enjoy hiking in the mountains."), S("What's my hobby?", "hiking", "hike")],
+    [S("My flat is on the seventh floor."), S("Which floor do I live on?", "seventh", "7")],
+    [S("I'm 27."), S("How old am I?", "27", "twenty-seven", "twenty seven")],
+    [S("I ride a red Vespa to work."), S("What do I ride?", "Vespa", "scooter")],
+    [S("My car is a silver Toyota."), S("What brand is my car?", "Toyota")],
+    [S("I speak Spanish and a little German."),
+     S("Which languages do I speak?", "Spanish", "German")],
+    [S("My mother tongue is Polish."), S("What is my native language?", "Polish")],
+    [S("I'm flying to Rome on Friday."), S("When is my flight?", "Friday"),
+     S("Where am I going?", "Rome")],
+    [S("Next month I start a new job at the hospital."),
+     S("Where will I be working?", "hospital")],
+    [S("I live on Elm Street."), S("Remind me where I live.", "Elm")],
+    [S("My favourite band is Queen."), S("Do you remember which band I like?", "Queen")],
+    [S("I'm Li."), S("How do I make pancakes?"), S("What should I watch tonight?"),
+     S("What is my name?", "Li")],
+    [S("My sister loves horses."), S("What should I get my sister for her birthday?"),
+     S("Can you help me plan a trip?")],
+    [S("I like coffee."), S("What's my dog's name?", UNKNOWN)],
+    [S("Hi there."), S("Where was I born?", UNKNOWN)],
 ]
 
 # Common first names (and the ones SmolLM2-135M tends to make up): a reply naming one the
@@ -198,6 +250,7 @@ class TurnRow:
     echo: bool = False
     recalled: bool | None = None
     honest: bool | None = None  # asked what was never said: the reply says it does not know
+    gave_up: bool = False  # no recall asked, and the reply says it does not know
     complete: bool = False
     names: list[str] = field(default_factory=list)
     as_user: list[str] = field(default_factory=list)
@@ -251,6 +304,7 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
                 row.as_user = speaks_as_user(reply, said)
                 row.loop = loops(reply)
                 row.loop_written = loops(written)
+                row.gave_up = not say.expect and bool(_DONT_KNOW.search(reply))
                 if say.expect == (UNKNOWN,):
                     row.honest = bool(_DONT_KNOW.search(reply))
                 elif say.expect:
@@ -292,6 +346,7 @@ def summarize(rows: list[TurnRow]) -> dict[str, Any]:
         "loops_written": sum(r.loop_written for r in rows),
         "honest": sum(bool(r.honest) for r in unknown),
         "unknown_asks": len(unknown),
+        "gave_up": sum(r.gave_up for r in rows),
         "ttfa_p50": pct(ttfa, 0.5) if ttfa else None,
         "ttfa_p90": pct(ttfa, 0.9) if ttfa else None,
         "silent": sum(1 for r in rows if not r.reply),
@@ -307,7 +362,8 @@ def show(summary: dict[str, Any], label: str) -> None:
           f"{s['complete'] * 100:.0f} % | invented names {s['invented_names'] * 100:.1f} % | "
           f"speaks as the user {s['as_user']} | loops {s['loops']} (written "
           f"{s['loops_written']}) | honest {s['honest']} of {s['unknown_asks']} | "
-          f"silent {s['silent']} | ttfa p50 {p50} ms p90 {p90} ms")
+          f"gave up unasked {s.get('gave_up', 0)} | silent {s['silent']} | "
+          f"ttfa p50 {p50} ms p90 {p90} ms")
 
 
 def examples(rows: list[TurnRow], k: int = 4) -> None:
@@ -324,6 +380,7 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
         ("speaks as the user", pick(lambda r: r.as_user)),
         ("repetition loop spoken", pick(lambda r: r.loop)),
         ("not honest about what was never said", pick(lambda r: r.honest is False)),
+        ("said it does not know, unasked", pick(lambda r: r.gave_up)),
     ]
     for title, got in groups:
         if got:
@@ -332,7 +389,7 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
                 print(f"  {r.user!r} [{r.intent}] -> {r.reply!r}")
 
 
-SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "dev": lambda: DEV}
+SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "dev": lambda: DEV}
 
 
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
@@ -379,13 +436,16 @@ if __name__ == "__main__":
     p.add_argument("--team", type=Path, default=ROOT / "examples" / "voice_assistant")
     p.add_argument("--json", type=Path, default=None, help="write every row here")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
-    p.add_argument("--set", choices=["first", "held-out", "dev", "both"], default="both",
-                   help="which dialogues: the first set, the held-out one, both, or the "
+    p.add_argument("--set", choices=["first", "held-out", "fresh", "dev", "both", "all"],
+                   default="both",
+                   help="which dialogues: the first set, the held-out one, the fresh held-out "
+                   "one (written blind), both (first and held-out), all three, or the "
                    "developer's own cases (dev)")
     a = p.parse_args()
     text = a.speaker_template.read_text() if a.speaker_template else None
     only = [int(x) for x in a.dialogues.split(",") if x.strip()] or None
-    chosen = ("first", "held-out") if a.set == "both" else (a.set,)
+    groups = {"both": ("first", "held-out"), "all": ("first", "held-out", "fresh")}
+    chosen = groups.get(a.set, (a.set,))
     out = anyio.run(main, a.runs, a.verbose, text, a.team, only, chosen)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))

@@ -9,9 +9,16 @@ runs a receiving process and a sending process:
   ``mark_consumed``); *raw*: ``js.publish`` awaiting each PubAck and a pull consumer
   fetching and acking the same JSON bytes;
 - latency: M messages sent one at a time every few milliseconds; send → listener
-  (receive) time, p50 and p99, both ways (the two processes share the machine's clock).
+  (receive) time, p50 and p99, both ways (the two processes share the machine's clock);
+- publish (issue 29, item 5): a sending process alone, first publish to last PubAck, four
+  ways interleaved run by run: *raw serial* ``js.publish`` awaiting each PubAck; *raw
+  pipelined* nats-py's own ``js.publish_async`` for every message, then
+  ``publish_async_completed`` (nats-py's default window of 4,000); *typed send*
+  ``hub.send`` one at a time (each awaits its ack); *typed batch* ``hub.send_many`` in
+  batches of ``--batch`` (pipelined, ``--window`` publishes in flight).
 
     python bench/distributed.py [--messages 5000] [--latency 500] [--broker URL]
+    python bench/distributed.py --publish-only [--publish-messages 20000] [--runs 5]
 """
 
 from __future__ import annotations
@@ -44,14 +51,14 @@ class Note(BaseModel):
     urgent: bool = False
 
 
-def _hub(url: str, run_id: str, *, provision: bool, prefetch: int = 1
+def _hub(url: str, run_id: str, *, provision: bool, prefetch: int = 1, window: int = 256
          ) -> tuple[ChannelHub, NatsTransport]:
     spec = ChannelSpec(name="jobs", kind="queue", schema_name="note", validator=Note,
                        capacity=CAPACITY)
     wiring = [CreatureWiring(name="boss", can_send=("jobs",)),
               CreatureWiring(name="worker", listen=("jobs",))]
     transport = NatsTransport(url, run_id, provision=provision, prefetch=prefetch,
-                              storage="file")
+                              storage="file", publish_window=window)
     return ChannelHub([spec], wiring, transport=transport, run_id=run_id), transport
 
 
@@ -121,8 +128,66 @@ async def raw_sender(url: str, run_id: str, n: int, gap: float) -> dict[str, Any
     return {"start": start}
 
 
+def _raw_body(i: int) -> bytes:
+    return json.dumps({"id": f"{i:030x}", "channel": "jobs", "sender": "boss",
+                       "schema_name": "note", "payload": {**PAYLOAD, "n": i},
+                       "ts": time.time()}).encode()
+
+
+async def pub_raw_serial(url: str, run_id: str, n: int, extra: str) -> dict[str, Any]:
+    nc = await connect_broker(url)
+    js = nc.jetstream()
+    start = time.perf_counter()
+    for i in range(n):
+        await js.publish(f"raw.{run_id}", _raw_body(i), headers={"Nats-Msg-Id": f"{i:030x}"})
+    took = time.perf_counter() - start
+    await nc.close()
+    return {"rate": n / took}
+
+
+async def pub_raw_pipelined(url: str, run_id: str, n: int, extra: str) -> dict[str, Any]:
+    """nats-py's own pipelined JetStream publish: publish_async, then wait for every ack."""
+    nc = await connect_broker(url)
+    js = nc.jetstream()
+    start = time.perf_counter()
+    futures = [await js.publish_async(f"raw.{run_id}", _raw_body(i),
+                                      headers={"Nats-Msg-Id": f"{i:030x}"})
+               for i in range(n)]
+    await js.publish_async_completed()
+    took = time.perf_counter() - start
+    assert all(f.done() and not f.cancelled() and f.exception() is None for f in futures)
+    await nc.close()
+    return {"rate": n / took}
+
+
+async def pub_typed_send(url: str, run_id: str, n: int, extra: str) -> dict[str, Any]:
+    hub, transport = _hub(url, run_id, provision=False)
+    async with transport, hub:
+        await transport.start()
+        start = time.perf_counter()
+        for i in range(n):
+            await hub.send("boss", "jobs", {"text": "hello there", "n": i})
+        took = time.perf_counter() - start
+    return {"rate": n / took}
+
+
+async def pub_typed_batch(url: str, run_id: str, n: int, extra: str) -> dict[str, Any]:
+    batch, window = (int(x) for x in extra.split(","))
+    hub, transport = _hub(url, run_id, provision=False, window=window)
+    async with transport, hub:
+        await transport.start()
+        start = time.perf_counter()
+        for k in range(0, n, batch):
+            await hub.send_many("boss", "jobs", [{"text": "hello there", "n": i}
+                                                 for i in range(k, min(n, k + batch))])
+        took = time.perf_counter() - start
+    return {"rate": n / took}
+
+
 ROLES = {"typed-recv": typed_receiver, "typed-send": typed_sender,
-         "raw-recv": raw_receiver, "raw-send": raw_sender}
+         "raw-recv": raw_receiver, "raw-send": raw_sender,
+         "pub-raw-serial": pub_raw_serial, "pub-raw-pipelined": pub_raw_pipelined,
+         "pub-typed-send": pub_typed_send, "pub-typed-batch": pub_typed_batch}
 
 
 # ---------------------------------------------------------------------- orchestration
@@ -165,6 +230,39 @@ def pair(kind: str, url: str, n: int, *, gap: float = 0.0, prefetch: int = 1
 
 
 
+def publish_once(kind: str, url: str, n: int, extra: str) -> float:
+    """One sending process alone (``pub-<kind>``) on fresh streams: its messages/s."""
+    run_id = f"p{time.time_ns():x}"
+    anyio.run(provision, url, run_id)
+    proc = _spawn(f"pub-{kind}", url, run_id, n, extra)
+    out, _ = proc.communicate(timeout=600)
+    return float(json.loads(out.splitlines()[-1])["rate"])
+
+
+def publish_shape(url: str, args: argparse.Namespace) -> None:
+    """Item 5: the typed channel's publishing against nats-py's own, interleaved."""
+    kinds = {"raw-serial": args.messages, "raw-pipelined": args.publish_messages,
+             "typed-send": args.messages, "typed-batch": args.publish_messages}
+    rates: dict[str, list[float]] = {k: [] for k in kinds}
+    for _ in range(args.runs):
+        for kind, n in kinds.items():
+            rates[kind].append(publish_once(kind, url, n, f"{args.batch},{args.window}"))
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    print(f"publish, one sending process alone, first publish -> last PubAck "
+          f"(median of {args.runs}; each run's ratio in brackets):")
+    labels = {"raw-serial": "raw nats-py js.publish, awaiting each PubAck",
+              "raw-pipelined": "raw nats-py js.publish_async (pipelined, window 4000)",
+              "typed-send": "typed hub.send, awaiting each ack",
+              "typed-batch": f"typed hub.send_many({args.batch}), window {args.window}"}
+    for k, label in labels.items():
+        print(f"  {label:<56} {med[k]:>9,.0f} msg/s")
+    pairs = [f"{t / r:.2f}" for t, r in zip(rates["typed-batch"], rates["raw-pipelined"],
+                                             strict=True)]
+    print(f"  typed batch / raw pipelined: {med['typed-batch'] / med['raw-pipelined']:.2f}x "
+          f"({', '.join(pairs)}; target >= 0.5x)")
+    print(f"  typed send / raw serial:     {med['typed-send'] / med['raw-serial']:.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--messages", type=int, default=5000)
@@ -173,17 +271,28 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--prefetch", type=int, default=1, help="messages a listener fetches "
                     "at a time, both ways (1: one by one, how replicas share a queue)")
+    ap.add_argument("--publish-messages", type=int, default=20000,
+                    help="messages for the pipelined publish runs")
+    ap.add_argument("--batch", type=int, default=1000, help="send_many batch size")
+    ap.add_argument("--window", type=int, default=256,
+                    help="the typed transport's publish_window")
+    ap.add_argument("--publish-only", action="store_true",
+                    help="only the publish comparison (item 5)")
     ap.add_argument("--broker", help="use this broker instead of starting nats-server")
     ap.add_argument("--role", choices=sorted(ROLES), help=argparse.SUPPRESS)
     ap.add_argument("--run", help=argparse.SUPPRESS)
     ap.add_argument("--extra", default="0", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.role:  # a child process: run one side, print its figures as JSON
-        fn = ROLES[args.role]
-        extra = float(args.extra) if args.role.endswith("send") else int(args.extra)
+        fn: Any = ROLES[args.role]
+        extra: Any = (args.extra if args.role.startswith("pub-") else
+                      float(args.extra) if args.role.endswith("send") else int(args.extra))
         print(json.dumps(anyio.run(fn, args.broker, args.run, args.messages, extra)))
         return
     with nats_server(args.broker) as url:
+        if args.publish_only:
+            publish_shape(url, args)
+            return
         print(f"broker {url}; {args.messages} messages x {args.runs} runs (median), "
               f"prefetch {args.prefetch}, "
               f"latency over {args.latency} sends {args.gap * 1000:g} ms apart")
@@ -200,6 +309,7 @@ def main() -> None:
             r = pair(kind, url, args.latency, gap=args.gap)
             print(f"latency     {kind:<5} send -> listener  p50 {r['p50']:.2f} ms"
                   f"  p99 {r['p99']:.2f} ms")
+        publish_shape(url, args)
 
 
 if __name__ == "__main__":

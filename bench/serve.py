@@ -3,37 +3,45 @@
 A server process (this file with ``--server``) hosts a one-creature echo team (the
 scripted model answers at once) on uvicorn, plus a bare Starlette endpoint on the same
 uvicorn that does the same JSON round trip as ``POST /v1/sessions/{id}/input`` without a
-team: the baseline. The client (this process) then, for 1, 10, 100 and 1,000 concurrent
-sessions:
+team: the baseline. The client (this process; a lean HTTP/1.1 client of its own, as httpx
+was slower than the server it measured) then, for 1, 10, 100 and 1,000 concurrent sessions:
 
-- API: every session posts inputs back to back; requests per second beside the baseline's
-  at the same concurrency (the target: at least 0.5x);
-- turns: every session sends ``--turns`` inputs, each followed over SSE until its turn
-  ends; turns per second and input-to-first-event latency (POST sent → first event of it
-  read from the stream), p50 and p99;
 - memory: the server's RSS with those sessions loaded (one input each) and idle, no
-  connection open, minus its RSS before, per session (measured first).
+  connection open, minus its RSS before, per session (measured first; a warm-up session
+  made and deleted before the table keeps one-off costs out of it);
+- API: every session posts inputs back to back; requests per second beside the baseline's
+  at the same concurrency (the target: at least 0.5x). Every input starts a turn, which
+  competes with the requests for the CPU;
+- turns: once the API phase's turns have all run, every session sends ``--turns`` inputs,
+  each followed over SSE until its turn ends; turns per second and input-to-first-event
+  latency (POST sent -> first event of it read from the stream), p50 and p99.
 
-Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given one input
-(so loaded), and the idle ones unloaded by the server (``--idle-unload``); how many stay
-loaded and the RSS after.
+Each row ends with the machine's load average (``uptime``); after the table, the targets
+are checked. Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given
+one input (so loaded), and the idle ones unloaded by the server (``--idle-unload``); how
+many stay loaded and the RSS after.
 
     python bench/serve.py [--sessions 1,10,100,1000] [--turns 3] [--stored 10000]
+    python bench/serve.py --code /path/to/other/checkout   # the same bench, other code
+    python bench/serve.py --sessions 100 --stored 0 --profile /tmp/serve.prof  # cProfile
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +76,8 @@ def write_team(folder: Path) -> Path:
 
 
 # ---------------------------------------------------------------------- the server process
-def run_server(port: int, runs: Path, team: Path, idle_unload: float) -> None:
+def run_server(port: int, runs: Path, team: Path, idle_unload: float,
+               profile: str | None = None) -> None:
     import uvicorn
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -80,24 +89,49 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float) -> None:
     app = create_app(load_team(team), ServeSettings(
         runs_dir=runs, rate=1e6, idle_unload=idle_unload, reap_every=0.5, warm_up=False))
 
+    gc_time = [0.0]  # seconds the server spent collecting garbage
+    gc_began = [0.0]
+
+    def gc_clock(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gc_began[0] = time.perf_counter()
+        else:
+            gc_time[0] += time.perf_counter() - gc_began[0]
+
+    gc.callbacks.append(gc_clock)
+
     async def bare(request: Request) -> JSONResponse:
         """The baseline: read a JSON body, answer JSON (no team, no log)."""
         body = json.loads(await request.body())
         return JSONResponse({"accepted": bool(body.get("text")), "seq": 0}, status_code=202)
 
     async def rss(request: Request) -> JSONResponse:
-        import gc
-
+        gc.callbacks.remove(gc_clock)  # this collection is the bench's, not the server's
         gc.collect()
+        gc.callbacks.append(gc_clock)
         pages = int(Path("/proc/self/statm").read_text().split()[1])  # noqa: ASYNC240
         mgr = request.app.state.manager
         return JSONResponse({"rss": pages * os.sysconf("SC_PAGE_SIZE"),
-                             "loaded": len(mgr.loaded), "stored": mgr.store.count()})
+                             "loaded": len(mgr.loaded), "stored": mgr.store.count(),
+                             "busy": sum(1 for live in list(mgr.loaded.values())
+                                         if live.busy() or mgr._unread(live.info.run_id)),
+                             "cpu": time.process_time(), "gc": gc_time[0]})
 
     app.router.routes.insert(0, Route("/bench/echo/{session_id}", bare, methods=["POST"]))
     app.router.routes.insert(0, Route("/bench/rss", rss, methods=["GET"]))
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
-                backlog=4096, timeout_keep_alive=60)
+    config = dict(host="127.0.0.1", port=port, log_level="warning", access_log=False,
+                  backlog=4096, timeout_keep_alive=60)
+    if not profile:
+        uvicorn.run(app, **config)
+        return
+    import cProfile
+    import signal
+
+    # uvicorn raises the signal again after its graceful exit: let that return here
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    with cProfile.Profile() as prof:  # the server's CPU by function (--profile)
+        uvicorn.run(app, **config)
+    prof.dump_stats(profile)
 
 
 # ---------------------------------------------------------------------- the client
@@ -120,12 +154,111 @@ async def make_sessions(c: httpx.AsyncClient, n: int) -> list[str]:
     return ids
 
 
-async def hammer(c: httpx.AsyncClient, paths: list[str], per: int) -> float:
+class Conn:
+    """A lean HTTP/1.1 client connection (keep-alive, JSON bodies, chunked streams).
+
+    httpx costs the client milliseconds of CPU per request and its pool slows down with
+    hundreds of connections; on a 2-core machine shared with the server the client was
+    then what the figures measured (the bare baseline fell from ~200 to ~40 requests/s
+    between 10 and 100 sessions on a quiet machine). The timed phases use this instead:
+    one connection per session for its inputs, a fresh one per event stream."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.s: anyio.abc.SocketStream | None = None
+        self.buf = b""
+
+    async def _sock(self) -> anyio.abc.SocketStream:
+        if self.s is None:
+            self.s = await anyio.connect_tcp(self.host, self.port)
+            self.buf = b""
+        return self.s
+
+    async def aclose(self) -> None:
+        if self.s is not None:
+            await self.s.aclose()
+            self.s = None
+
+    async def _fill(self) -> None:
+        assert self.s is not None
+        self.buf += await self.s.receive(65536)
+
+    async def _until(self, sep: bytes) -> bytes:
+        while (i := self.buf.find(sep)) < 0:
+            await self._fill()
+        out, self.buf = self.buf[:i], self.buf[i + len(sep):]
+        return out
+
+    async def _exactly(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            await self._fill()
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    async def _head(self) -> tuple[int, dict[str, str]]:
+        lines = (await self._until(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        heads = dict(line.split(":", 1) for line in lines[1:])
+        return int(lines[0].split()[1]), {k.strip().lower(): v.strip() for k, v in heads.items()}
+
+    async def _chunk(self) -> bytes:
+        size = int((await self._until(b"\r\n")).split(b";")[0], 16)
+        data = await self._exactly(size)
+        await self._until(b"\r\n")
+        return data
+
+    async def post(self, path: str, obj: Any) -> tuple[int, Any]:
+        """POST ``obj`` as JSON; the status and the decoded answer."""
+        body = json.dumps(obj).encode()
+        sock = await self._sock()
+        await sock.send(f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: "
+                        f"application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                        + body)
+        status, heads = await self._head()
+        if "content-length" in heads:
+            data = await self._exactly(int(heads["content-length"]))
+        else:
+            data = b""
+            while chunk := await self._chunk():
+                data += chunk
+        if heads.get("connection") == "close":
+            await self.aclose()
+        return status, json.loads(data) if data else None
+
+    async def events(self, path: str) -> AsyncIterator[tuple[int, str]]:
+        """``(id, event)`` of each Server-Sent Event, as they arrive (on this connection,
+        which the stream then owns: close it after)."""
+        sock = await self._sock()
+        await sock.send(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n"
+                        "Accept: text/event-stream\r\n\r\n".encode())
+        status, _ = await self._head()
+        assert status == 200, status
+        text = ""
+        seq = 0
+        while True:
+            text += (await self._chunk()).decode()
+            *lines, text = text.split("\n")
+            for line in lines:
+                if line.startswith("id: "):
+                    seq = int(line[4:])
+                elif line.startswith("event: "):
+                    yield seq, line[7:]
+
+
+def address(base: str) -> tuple[str, int]:
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    return host, int(port)
+
+
+async def hammer(base: str, paths: list[str], per: int) -> float:
     """Every path posted ``per`` times back to back, all paths at once; requests/s."""
     async def one(path: str) -> None:
-        for i in range(per):
-            r = await c.post(path, json={"text": f"hello {i}"})
-            assert r.status_code == 202, r.text
+        conn = Conn(*address(base))
+        try:
+            for i in range(per):
+                status, answer = await conn.post(path, {"text": f"hello {i}"})
+                assert status == 202, answer
+        finally:
+            await conn.aclose()
 
     t0 = time.perf_counter()
     async with anyio.create_task_group() as tg:
@@ -134,34 +267,68 @@ async def hammer(c: httpx.AsyncClient, paths: list[str], per: int) -> float:
     return len(paths) * per / (time.perf_counter() - t0)
 
 
-async def turn(c: httpx.AsyncClient, sid: str, i: int, firsts: list[float]) -> None:
-    """One input and its events over SSE, until its turn has ended."""
-    t0 = time.perf_counter()
-    r = await c.post(f"/v1/sessions/{sid}/input", json={"text": f"turn {i}"})
-    assert r.status_code == 202, r.text
-    first = True
-    async with c.stream("GET", f"/v1/sessions/{sid}/events?after={r.json()['seq']}") as s:
-        async for line in s.aiter_lines():
-            if not line.startswith("event: "):
-                continue
+async def turn(base: str, sid: str, i: int, firsts: list[float]) -> None:
+    """One input and its events over a new SSE stream, until its turn has ended."""
+    conn, stream = Conn(*address(base)), Conn(*address(base))
+    try:
+        t0 = time.perf_counter()
+        status, answer = await conn.post(f"/v1/sessions/{sid}/input", {"text": f"turn {i}"})
+        assert status == 202, answer
+        first = True
+        async for _, kind in stream.events(f"/v1/sessions/{sid}/events?after={answer['seq']}"):
             if first:
                 firsts.append((time.perf_counter() - t0) * 1000)
                 first = False
-            if line == "event: turn_ended":
+            if kind == "turn_ended":
                 return
+    finally:
+        await stream.aclose()
+        await conn.aclose()
 
 
-async def turns(c: httpx.AsyncClient, ids: list[str], per: int) -> tuple[float, list[float]]:
+async def turns(base: str, ids: list[str], per: int) -> tuple[float, list[float]]:
+    """Every session keeps one event stream open (as the documented clients do) and
+    sends ``per`` inputs on its own connection, each once the one before has ended its
+    turn; the stream is opened by one input before the timing starts."""
     firsts: list[float] = []
+    started = anyio.Event()
+    ready = [0]
 
     async def one(sid: str) -> None:
-        for i in range(per):
-            await turn(c, sid, i, firsts)
+        conn, stream = Conn(*address(base)), Conn(*address(base))
+        events: AsyncIterator[tuple[int, str]] | None = None
+        try:
+            for i in range(per + 1):
+                if i == 1:
+                    ready[0] += 1
+                    if ready[0] == len(ids):
+                        started.set()
+                    await started.wait()
+                t0 = time.perf_counter()
+                status, answer = await conn.post(f"/v1/sessions/{sid}/input",
+                                                  {"text": f"turn {i}"})
+                assert status == 202, answer
+                after = answer["seq"]
+                if events is None:
+                    events = stream.events(f"/v1/sessions/{sid}/events?after={after}")
+                first = i > 0
+                async for seq, kind in events:
+                    if seq <= after:  # the end of the turn before
+                        continue
+                    if first:
+                        firsts.append((time.perf_counter() - t0) * 1000)
+                        first = False
+                    if kind == "turn_ended":
+                        break
+        finally:
+            await stream.aclose()
+            await conn.aclose()
 
-    t0 = time.perf_counter()
     async with anyio.create_task_group() as tg:
         for sid in ids:
             tg.start_soon(one, sid)
+        await started.wait()
+        t0 = time.perf_counter()
     return len(ids) * per / (time.perf_counter() - t0), firsts
 
 
@@ -169,40 +336,75 @@ async def rss(c: httpx.AsyncClient) -> dict[str, Any]:
     return (await c.get("/bench/rss")).json()  # type: ignore[no-any-return]
 
 
+async def quiet(c: httpx.AsyncClient) -> None:
+    """Wait until no session has a turn to run: the API phase's inputs each start a turn,
+    and the turns phase must not measure its latency behind that backlog."""
+    for _ in range(1200):
+        if (await rss(c))["busy"] == 0:
+            return
+        await anyio.sleep(0.25)
+
+
+def load() -> str:
+    """The machine's 1-minute load average (``uptime``), printed beside every figure."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
 async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -> None:
     limits = httpx.Limits(max_connections=2200, max_keepalive_connections=2200)
     async with httpx.AsyncClient(base_url=base, timeout=600) as ctl:
+        print(f"load before: {load()} (uptime, 1 min)")
         print(f"{'sessions':>8} {'api req/s':>10} {'base req/s':>10} {'ratio':>6} "
-              f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8}")
+              f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8} "
+              f"{'load':>5}")
+        rows: list[tuple[int, float, float, float]] = []
+        # one session loaded and deleted first: what every server does once (the team's
+        # dry start, modules imported on first use) is not charged to the 1-session row
+        (warm,) = await make_sessions(ctl, 1)
+        await turn(base, warm, 0, [])
+        await quiet(ctl)
+        await ctl.delete(f"/v1/sessions/{warm}")
         for n in sizes:
             k = per if n <= 100 else 1  # 1,000 sessions: one input each per phase
             before = await rss(ctl)
             # memory: n sessions loaded by one input each, idle, no connection left open
             async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as c:
                 ids = await make_sessions(c, n)
-                sem = anyio.Semaphore(20)
+            sem = anyio.Semaphore(20)
 
-                async def first(sid: str, c: httpx.AsyncClient = c,
-                                sem: anyio.Semaphore = sem) -> None:
-                    async with sem:
-                        await turn(c, sid, 0, [])
+            async def first(sid: str, sem: anyio.Semaphore = sem) -> None:
+                async with sem:
+                    await turn(base, sid, 0, [])
 
-                async with anyio.create_task_group() as tg:
-                    for sid in ids:
-                        tg.start_soon(first, sid)
+            async with anyio.create_task_group() as tg:
+                for sid in ids:
+                    tg.start_soon(first, sid)
             await anyio.sleep(1.0)
             idle = await rss(ctl)
             kb = (idle["rss"] - before["rss"]) / 1024 / max(1, idle["loaded"]
                                                                - before["loaded"])
-            async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as c:
-                base_rps = await hammer(c, [f"/bench/echo/{s}" for s in ids], k)
-                api_rps = await hammer(c, [f"/v1/sessions/{s}/input" for s in ids], k)
-                tps, firsts = await turns(c, ids, k)
+            base_rps = await hammer(base, [f"/bench/echo/{s}" for s in ids], k)
+            api_rps = await hammer(base, [f"/v1/sessions/{s}/input" for s in ids], k)
+            await quiet(ctl)
+            tps, firsts = await turns(base, ids, k)
+            rows.append((n, api_rps / base_rps, pct(firsts, 99), kb))
             print(f"{n:>8} {api_rps:>10.0f} {base_rps:>10.0f} {api_rps / base_rps:>6.2f} "
                   f"{tps:>8.0f} {pct(firsts, 50):>8.1f}ms {pct(firsts, 99):>8.1f}ms "
-                  f"{kb:>8.0f}", flush=True)
+                  f"{kb:>8.0f} {load():>5}", flush=True)
             for sid in ids:  # the next size starts from none loaded
                 await ctl.delete(f"/v1/sessions/{sid}")
+        if rows:
+            worst = min(rows, key=lambda r: r[1])
+            p99 = [r[2] for r in rows if r[0] == 100]
+            kb = max(r[3] for r in rows if r[0] <= 100) if any(r[0] <= 100 for r in rows) \
+                else float("nan")
+            print("\ntargets: ratio >= 0.5 at every level: "
+                  f"{'met' if worst[1] >= 0.5 else 'NOT met'} (lowest {worst[1]:.2f} at "
+                  f"{worst[0]}); p99 <= 50 ms at 100 sessions: "
+                  + (f"{'met' if p99[0] <= 50 else 'NOT met'} ({p99[0]:.1f} ms)" if p99
+                     else "not measured")
+                  + f"; <= 200 KB per loaded idle session (up to 100 sessions): "
+                  f"{'met' if kb <= 200 else 'NOT met'} ({kb:.0f} KB)", flush=True)
         c = ctl
         if stored:
             before = await rss(c)
@@ -231,7 +433,9 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
                   f"of them in {took:.1f} s; loaded right after: {peak['loaded']} "
                   f"(RSS {peak['rss'] / 2**20:.0f} MiB); after the idle unload: "
                   f"{now['loaded']} loaded of {now['stored']} stored, RSS "
-                  f"{now['rss'] / 2**20:.0f} MiB (before: {before['rss'] / 2**20:.0f} MiB)")
+                  f"{now['rss'] / 2**20:.0f} MiB (before: {before['rss'] / 2**20:.0f} MiB); "
+                  f"load {load()}. Target (idle ones unloaded): "
+                  f"{'met' if now['loaded'] == 0 else 'NOT met'}")
 
 
 def main() -> None:
@@ -242,11 +446,16 @@ def main() -> None:
     ap.add_argument("--fed", type=int, default=1000,
                     help="how many of the stored sessions get an input (are loaded)")
     ap.add_argument("--idle-unload", type=float, default=20.0)
+    ap.add_argument("--code", type=Path, default=ROOT,
+                    help="the checkout whose terrarium the server runs (default: this one; "
+                    "give another to compare two versions with the same bench)")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="write the server's cProfile statistics to FILE (pstats)")
     ap.add_argument("--server", nargs=3, metavar=("PORT", "RUNS", "TEAM"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.server:
         run_server(int(args.server[0]), Path(args.server[1]), Path(args.server[2]),
-                   args.idle_unload)
+                   args.idle_unload, args.profile)
         return
     import socket
 
@@ -255,10 +464,12 @@ def main() -> None:
         port = s.getsockname()[1]
     with tempfile.TemporaryDirectory() as tmp:
         team = write_team(Path(tmp) / "team")
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(args.code.resolve())}
         server = subprocess.Popen(
             [sys.executable, __file__, "--server", str(port), str(Path(tmp) / "runs"),
-             str(team), "--idle-unload", str(args.idle_unload)], env=env)
+             str(team), "--idle-unload", str(args.idle_unload),
+             *(["--profile", str(Path(args.profile).resolve())] if args.profile else [])],
+            env=env)
         try:
             base = f"http://127.0.0.1:{port}"
             for _ in range(300):
@@ -267,8 +478,8 @@ def main() -> None:
                         break
                 except httpx.TransportError:
                     time.sleep(0.1)
-            print(f"terrarium serve, scripted echo team; server pid {server.pid}; "
-                  f"{os.cpu_count()} CPUs (client and server share them)")
+            print(f"terrarium serve ({args.code.resolve()}), scripted echo team; server pid "
+                  f"{server.pid}; {os.cpu_count()} CPUs (client and server share them)")
             anyio.run(client, base, [int(x) for x in args.sessions.split(",")], args.turns,
                       args.stored, args.fed)
         finally:

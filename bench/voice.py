@@ -1,14 +1,24 @@
 """Voice benchmark: time to first audio through router → speaker → Piper, on the embedded model.
 
-For each utterance: t0 = the user's text is sent; first audio = the first sentence of the
-speaker's reply has been synthesized and handed to the audio sink. The model calls are timed
-by a thin proxy, so the framework's own share can be separated out:
+For each utterance: t0 = the user's text is sent; first audio = the first clip of the
+speaker's reply reached the audio sink (a sink of the bench's that notes the time). The model
+calls are timed by a thin proxy and the runtime's events carry their own timestamps, so the
+time to first audio is cut into its parts, in order (their sum is the time to first audio):
+to the speaker's turn start, to its model request, to the first token (prompt evaluation),
+to the first piece the segmenter could cut from the model's raw text (generation), held
+until that piece is queued for synthesis (the reply guard, the sink), to the synthesis
+start, synthesis, to the audio sink. The model's and the voice's parts are the ones marked
+"model:" and "voice:"; the rest is the framework's share:
 
     framework share = time to first audio − router model time (request → routing call closed)
-                      − speaker model time to its first sentence − synthesis of that sentence
+                      − speaker model time to its first piece − synthesis of that piece
 
-Prints every utterance, then p50/p90 of time to first audio and of the framework share, and
-the share of each part. Run: ``python bench/voice.py [--utterances 12] [--warmup 2]``
+Prints every utterance (``-v``: its parts, the speaker's token usage per call and its
+generation ms per token), then p50/p90 of time to first audio, of the framework share and
+of each part. Run: ``python bench/voice.py [--utterances 12] [--warmup 2] [--runs 3]``.
+``--against TREE --runs 3`` alternates runs of this checkout's code and of another
+checkout's (a git worktree of main: ``git worktree add --detach /tmp/main-tree main``), each
+in a fresh process with that tree's code and team, and summarizes each (same-run A/B).
 
 ``--broker [URL]`` runs the same utterances twice per round: in one process (the
 team's own models, ``terrarium run``), and with the router and the speaker hosted by two
@@ -36,6 +46,8 @@ PYTHONDONTWRITEBYTECODE leaves it, compiled anew at each start).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import re
 import statistics
@@ -52,6 +64,7 @@ from typing import Any
 import anyio
 from broker import nats_server
 
+import terrarium
 from terrarium.channels.nats import connect_broker
 from terrarium.channels.nats.follow import follow_run
 from terrarium.config import load_team
@@ -61,6 +74,7 @@ from terrarium.events import (
     Event,
     SentenceQueued,
     SentenceSynthesized,
+    TranscriptAppended,
     TurnEnded,
     TurnStarted,
     UtteranceWritten,
@@ -72,7 +86,9 @@ from terrarium.llm.types import ChatMessage, ChatRequest, StreamDelta
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.voice import SegmenterConfig, SentenceSegmenter
 
-ROOT = Path(__file__).resolve().parent.parent
+# the checkout whose code is imported (PYTHONPATH): its team is the one measured, so this
+# bench can measure another checkout's code (``--against``)
+ROOT = Path(terrarium.__file__).resolve().parent.parent
 UTTERANCES = [
     "Hi, my name is Ada.",
     "I love green tea in the morning.",
@@ -94,6 +110,7 @@ class Call:
     start: float
     deltas: list[tuple[float, str]] = field(default_factory=list)
     end: float = 0.0
+    usage: Any = None  # the model's usage once the call ended (None: closed early)
 
 
 class TimedModel:
@@ -120,12 +137,37 @@ class TimedModel:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
         call = Call(time.perf_counter())
         self.calls.append(call)
-        # closed with this wrapper, so a paused reply stops the server at once (as unwrapped)
-        async with aclosing(self.inner.stream(request)) as deltas:
-            async for delta in deltas:
-                call.deltas.append((time.perf_counter(), delta.text))
-                yield delta
-        call.end = time.perf_counter()
+        try:
+            # closed with this wrapper, so a paused reply stops the server at once
+            async with aclosing(self.inner.stream(request)) as deltas:
+                async for delta in deltas:
+                    call.deltas.append((time.perf_counter(), delta.text))
+                    yield delta
+        finally:
+            call.end = time.perf_counter()
+            call.usage = self.inner.last_usage
+
+
+class TimedAudio:
+    """An audio sink that discards the audio and notes when each utterance's first clip
+    reached it: the first audio out, as a sound device would get it."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, float] = {}
+        self._utterance = ""
+
+    async def begin(self, utterance_id: str, sample_rate: int) -> None:
+        self._utterance = utterance_id
+
+    async def play(self, clip: Any) -> None:
+        self.first.setdefault(self._utterance, time.perf_counter())
+
+    async def finish(self) -> Any:
+        from terrarium.voice.audio import UtteranceAudio
+        return UtteranceAudio(utterance_id=self._utterance)
+
+    async def abort(self) -> Any:
+        return await self.finish()
 
 
 def call_closed_time(call: Call, fmt: Any) -> float:
@@ -176,12 +218,67 @@ async def calibrate(server: EmbeddedServer, slot: int, rounds: int = 3) -> tuple
     return statistics.median(evals), statistics.median(gens)
 
 
-async def main(n: int, warmup: int, verbose: bool) -> None:
+# The parts of one model-written reply's time to first audio, in order; their sum is the
+# time to first audio. "model" parts are the model's and the voice's, the rest is the
+# framework's share (the router's model time, when it runs, is taken out of "to turn").
+PARTS = (
+    ("to turn", "the send to the speaker's turn start (the router's turn, the hop)"),
+    ("to request", "the turn start to the speaker's model request (recall, prompt)"),
+    ("first token", "model: the request to its first token (prompt evaluation)"),
+    ("first piece", "model: the first token to the first piece the segmenter could cut"),
+    ("held", "that piece to its queueing for synthesis (the reply guard, the sink)"),
+    ("to synth", "queued to synthesis start (the synthesis queue)"),
+    ("synth", "voice: Piper synthesizing the first piece"),
+    ("to audio", "synthesized to the audio sink's first clip"),
+)
+MODEL_PARTS = frozenset({"first token", "first piece", "synth"})
+
+
+@dataclass
+class Row:
+    """One model-written reply: its time to first audio, parts and figures (ms)."""
+
+    text: str
+    ttfa: float
+    router: float
+    parts: dict[str, float]
+    piece: str
+    usage: str
+    gen_ms: float  # ms per generated token of the speaker's first call (delta to delta)
+    event_hop: float  # synthesized -> the bench's on_event (the bus and the log, not audio)
+
+    @property
+    def share(self) -> float:
+        return sum(v for k, v in self.parts.items() if k not in MODEL_PARTS) - self.router
+
+
+@dataclass
+class RunResult:
+    rows: list[Row]
+    fixed: list[float]  # replies the runtime said itself: time to first audio
+    speed: tuple[float, float, float, float]  # calibration before / after (eval, gen)
+
+
+def _usage_line(u: Any) -> str:
+    if u is None:
+        return "usage unknown (closed early)"
+    return (f"prompt {u.prompt_tokens} cached {u.cached_tokens} evaluated {u.prompt_n} in "
+            f"{u.prompt_ms or 0:.0f} ms; generated {u.completion_tokens} in "
+            f"{u.predicted_ms or 0:.0f} ms")
+
+
+async def run_once(n: int, warmup: int, verbose: bool) -> RunResult:
+    """One run: a fresh server and team, ``warmup`` + ``n`` utterances, each timed."""
     team = load_team(ROOT / "examples" / "voice_assistant")
     router_fmt = assemble(team, "router").fmt
     tts = team.creatures["speaker"].config.output.named_outputs["tts"]
     segmenter = SegmenterConfig(first_clause_chars=tts.first_clause_chars,
                                 first_piece_max_chars=tts.first_piece_max_chars)
+    wall0, perf0 = time.time(), time.perf_counter()
+
+    def perf(ts: float) -> float:  # an event's own timestamp on the bench's clock
+        return ts - wall0 + perf0
+
     async with EmbeddedServer(slots=3) as server:  # slot 2: the speed calibration
         before = await calibrate(server, 2)
         # the same clients the runtime would make (config max_tokens, penalties, slots)
@@ -189,95 +286,200 @@ async def main(n: int, warmup: int, verbose: bool) -> None:
                                        slot=0))
         speaker = TimedModel(make_model(assemble(team, "speaker").settings, embedded=server,
                                         slot=1))
-        first_audio: dict[str, float] = {}
-        synth_ms: dict[str, float] = {}
-        first_piece: dict[str, str] = {}
+        events: list[tuple[float, Any]] = []
+        audio = TimedAudio()
 
         def on_event(ev: Any) -> None:
-            if isinstance(ev, SentenceSynthesized):
-                uid = ev.utterance_id
-                if uid not in first_audio:
-                    first_audio[uid] = time.perf_counter()
-                    synth_ms[uid] = ev.synth_ms
-                    first_piece[uid] = ev.text
+            events.append((time.perf_counter(), ev))
 
+        rows: list[Row] = []
+        fixed_rows: list[float] = []
         with tempfile.TemporaryDirectory() as tmp:
+            extra: dict[str, Any] = {}
+            if "audio_sink" in RuntimeOptions.__dataclass_fields__:
+                extra["audio_sink"] = lambda _name: audio
             opts = RuntimeOptions(runs_dir=Path(tmp), models={"router": router,
                                                                "speaker": speaker},
-                                  on_event=on_event)
+                                  on_event=on_event, **extra)
             async with TeamRuntime(team, opts) as rt:
-                rows = []
-                fixed_rows: list[float] = []
                 for i in range(n + warmup):
                     text = UTTERANCES[i % len(UTTERANCES)]
-                    before_r, before_s = len(router.calls), len(speaker.calls)
-                    seen = set(first_audio)
+                    before_r, before_s, before_e = (len(router.calls), len(speaker.calls),
+                                                    len(events))
                     t0 = time.perf_counter()
                     await rt.send_user(text)
                     await rt.wait_idle(poll=0.005)
-                    new = [u for u in first_audio if u not in seen]
+                    await anyio.sleep(0.05)  # the log's writer hands the last events on
+                    evs = events[before_e:]
+                    synth = [(t, e) for t, e in evs if isinstance(e, SentenceSynthesized)
+                             and getattr(e, "creature", "speaker") == "speaker"]
                     r_calls = router.calls[before_r:]
                     s_calls = speaker.calls[before_s:]
-                    # no router call: its choice_rules decided the intent without the model
-                    if not new:
+                    if not synth:
                         print(f"{i:>2} no audio for {text!r} (router calls {len(r_calls)}, "
                               f"speaker calls {len(s_calls)})")
                         continue
+                    got, first = synth[0]
+                    uid = first.utterance_id
+                    t_audio = audio.first.get(uid, perf(first.ts))
+                    ttfa = (t_audio - t0) * 1000
                     if not s_calls:  # the reply guard said a fixed reply: no model at all
-                        ttfa = (first_audio[new[0]] - t0) * 1000
                         print(f"{i:>2} ttfa {ttfa:7.0f} ms | runtime reply, no model: "
-                              f"{first_piece[new[0]]!r}")
+                              f"{first.text!r}")
                         if i >= warmup:
                             fixed_rows.append(ttfa)
                         continue
-                    uid = new[0]
-                    ttfa = (first_audio[uid] - t0) * 1000
-                    r_model = ((call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start) * 1000
-                               if r_calls else 0.0)
-                    s_first = first_sentence_time(s_calls[0], segmenter)
-                    s_model = ((s_first or s_calls[0].end) - s_calls[0].start) * 1000
-                    share = ttfa - r_model - s_model - synth_ms[uid]
+                    call = s_calls[0]
+                    turn = next((perf(e.ts) for _, e in evs if isinstance(e, TurnStarted)
+                                 and e.creature == "speaker"), call.start)
+                    queued = next((perf(e.ts) for _, e in evs if isinstance(e, SentenceQueued)
+                                   and e.utterance_id == uid), perf(first.ts))
+                    tokens = [t for t, d in call.deltas if d]
+                    t_tok = tokens[0] if tokens else call.end
+                    t_piece = max(first_sentence_time(call, segmenter) or call.end, t_tok)
+                    t_synth = perf(first.ts)
+                    synth0 = t_synth - first.synth_ms / 1000
+                    marks = [t0, turn, call.start, t_tok, t_piece, queued, synth0, t_synth,
+                             t_audio]
+                    parts = {name: (b - a) * 1000 for (name, _), a, b
+                             in zip(PARTS, marks[:-1], marks[1:], strict=True)}
+                    r_model = ((call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start)
+                               * 1000 if r_calls else 0.0)
+                    gen = ((tokens[-1] - tokens[0]) * 1000 / (len(tokens) - 1)
+                           if len(tokens) > 1 else 0.0)
+                    row = Row(text, ttfa, r_model, parts, first.text,
+                              " | ".join(_usage_line(c.usage) for c in s_calls), gen,
+                              (got - t_synth) * 1000)
                     tag = "warm-up" if i < warmup else ""
                     if verbose:
-                        for who, m in (("router", router), ("speaker", speaker)):
-                            u = m.last_usage
-                            if u is not None:
-                                print(f"     {who}: prompt {u.prompt_tokens} cached "
-                                      f"{u.cached_tokens} evaluated {u.prompt_n} in "
-                                      f"{u.prompt_ms or 0:.0f} ms; generated "
-                                      f"{u.completion_tokens} in {u.predicted_ms or 0:.0f} ms")
-                    if verbose:
-                        print(f"     first piece: {first_piece[uid]!r}")
+                        said = "".join(d for c in s_calls for _, d in c.deltas)
+                        print(f"     the model wrote: {said!r}")
+                        for _, e in evs:
+                            if (isinstance(e, TranscriptAppended) and e.creature == "speaker"
+                                    and e.entry.kind == "notice"):
+                                print(f"     notice: {e.entry.text}")
+                        print(f"     speaker: {row.usage}")
+                        steps = [f"{type(e).__name__}({getattr(e, 'creature', '')}) "
+                                 f"{(perf(e.ts) - t0) * 1000:.1f}" for _, e in evs
+                                 if perf(e.ts) <= turn]
+                        print(f"     to the turn: {', '.join(steps)}")
+                        print(f"     first piece: {row.piece!r}; generation {gen:.1f} ms/token")
+                        print("     " + "  ".join(f"{k} {v:.0f}" for k, v in parts.items())
+                              + f"  (event to the bench {row.event_hop:.0f} ms)")
                     print(f"{i:>2} ttfa {ttfa:7.0f} ms | router model {r_model:6.0f} | speaker "
-                          f"first sentence {s_model:6.0f} | synth {synth_ms[uid]:5.0f} | "
-                          f"framework {share:6.1f} ms {tag}")
+                          f"first piece {parts['first token'] + parts['first piece']:6.0f} | "
+                          f"synth {first.synth_ms:5.0f} | framework {row.share:6.1f} ms {tag}",
+                          flush=True)
                     if i >= warmup:
-                        rows.append((ttfa, r_model, s_model, synth_ms[uid], share))
+                        rows.append(row)
         after = await calibrate(server, 2)
+    return RunResult(rows, fixed_rows, (*before, *after))
+
+
+def summarize(results: list[RunResult], label: str = "") -> dict[str, float]:
+    """Print the figures of ``results`` (pooled over runs, and each run's p50/p90);
+    return the headline ones."""
+    rows = [r for res in results for r in res.rows]
+    fixed = [f for res in results for f in res.fixed]
     if not rows:
         print("no measurements")
-        return
-    cols = list(zip(*rows, strict=True))
-    names = ["time to first audio", "router model", "speaker to first sentence",
-             "first-sentence synthesis", "framework share"]
-    print(f"\n{len(rows)} utterances (after {warmup} warm-up), embedded SmolLM2-135M + Piper:")
-    for name, col in zip(names, cols, strict=True):
-        vals = list(col)
+        return {}
+    cols: list[tuple[str, list[float]]] = [
+        ("time to first audio", [r.ttfa for r in rows]),
+        ("router model", [r.router for r in rows]),
+        ("speaker to first piece", [r.parts["first token"] + r.parts["first piece"]
+                                    for r in rows]),
+        ("first-piece synthesis", [r.parts["synth"] for r in rows]),
+        ("framework share", [r.share for r in rows]),
+    ]
+    head = f"{label}: " if label else ""
+    print(f"\n{head}{len(rows)} model-written replies in {len(results)} run(s), embedded "
+          "SmolLM2-135M + Piper:")
+    for name, vals in cols:
         print(f"  {name:<26} p50 {pct(vals, 0.5):7.1f} ms   p90 {pct(vals, 0.9):7.1f} ms   "
               f"mean {statistics.fmean(vals):7.1f} ms")
-    if fixed_rows:
-        print(f"  {len(fixed_rows)} more utterances answered by the runtime (greeting, thanks, "
+    print("  the parts (p50 / p90 / mean ms):")
+    for name, what in PARTS:
+        vals = [r.parts[name] for r in rows]
+        print(f"    {name:<12} {pct(vals, 0.5):7.1f} {pct(vals, 0.9):7.1f} "
+              f"{statistics.fmean(vals):7.1f}   {what}")
+    gens = [r.gen_ms for r in rows if r.gen_ms]
+    if gens:
+        print(f"  speaker generation, first call: p50 {pct(gens, 0.5):.1f} ms per token")
+    hops = [r.event_hop for r in rows]
+    print(f"  (the event's way to the bench, not on the audio path: p50 {pct(hops, 0.5):.1f} "
+          f"ms, p90 {pct(hops, 0.9):.1f} ms)")
+    if len(results) > 1:
+        for j, res in enumerate(results):
+            v = [r.ttfa for r in res.rows]
+            s = [r.share for r in res.rows]
+            if v:
+                print(f"  run {j}: time to first audio p50 {pct(v, 0.5):6.1f} p90 "
+                      f"{pct(v, 0.9):6.1f} ms; framework share p50 {pct(s, 0.5):5.1f} p90 "
+                      f"{pct(s, 0.9):5.1f} ms")
+    if fixed:
+        print(f"  {len(fixed)} more utterances answered by the runtime (greeting, thanks, "
               f"goodbye, statement; no model): time to first audio p50 "
-              f"{pct(fixed_rows, 0.5):.1f} ms, p90 {pct(fixed_rows, 0.9):.1f} ms")
-        both = list(cols[0]) + fixed_rows
+              f"{pct(fixed, 0.5):.1f} ms, p90 {pct(fixed, 0.9):.1f} ms")
+        both = [r.ttfa for r in rows] + fixed
         print(f"  all {len(both)} utterances: time to first audio p50 {pct(both, 0.5):.1f} ms, "
               f"p90 {pct(both, 0.9):.1f} ms")
-    ttfa50 = pct(list(cols[0]), 0.5)
-    print(f"  framework share of time to first audio (p50): "
-          f"{pct(list(cols[4]), 0.5) / ttfa50 * 100:.1f} %")
-    print(f"  machine speed in this run (fixed request, before / after): prompt evaluation "
-          f"{before[0]:.2f} / {after[0]:.2f} ms per token, generation {before[1]:.2f} / "
-          f"{after[1]:.2f} ms per token")
+    for res in results:
+        b_e, b_g, a_e, a_g = res.speed
+        print(f"  machine speed (fixed request, before / after): prompt evaluation "
+              f"{b_e:.2f} / {a_e:.2f} ms per token, generation {b_g:.2f} / {a_g:.2f} ms per "
+              "token")
+    ttfa = [r.ttfa for r in rows]
+    share = [r.share for r in rows]
+    return {"p50": pct(ttfa, 0.5), "p90": pct(ttfa, 0.9), "share50": pct(share, 0.5),
+            "share90": pct(share, 0.9)}
+
+
+async def main(n: int, warmup: int, verbose: bool, runs: int = 1) -> None:
+    results = []
+    for j in range(runs):
+        if runs > 1:
+            print(f"run {j}", flush=True)
+        results.append(await run_once(n, warmup, verbose))
+    fig = summarize(results)
+    if fig:
+        ok = fig["p50"] <= 300 and fig["p90"] <= 450 and fig["share90"] <= 15
+        print(f"  targets (p50 <= 300 ms, p90 <= 450 ms, framework share p90 <= 15 ms): "
+              f"{'met' if ok else 'NOT met'}; load average {os.getloadavg()[0]:.1f}")
+
+
+def against(tree: Path, n: int, warmup: int, runs: int, verbose: bool) -> None:
+    """``runs`` rounds of this checkout's code and ``tree``'s, alternating, each in a fresh
+    process (this bench, the other tree's ``terrarium`` and team); both summarized."""
+    trees = {"this": ROOT, "other": tree.resolve()}
+    out: dict[str, list[str]] = {k: [] for k in trees}
+    for j in range(runs):
+        for label, path in trees.items():
+            load = os.getloadavg()[0]
+            print(f"round {j}: {label} ({path}), load {load:.1f}", flush=True)
+            env = dict(os.environ, PYTHONPATH=str(path))
+            cmd = [sys.executable, __file__, "--utterances", str(n), "--warmup", str(warmup),
+                   "--json"] + (["-v"] if verbose else [])
+            proc = subprocess.run(cmd, env=env, cwd=path, capture_output=True, text=True)
+            if proc.returncode:
+                raise SystemExit(f"{label} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+            lines = proc.stdout.splitlines()
+            out[label] += [x for x in lines if x.startswith("{")]
+            if verbose:
+                print("\n".join(x for x in lines if not x.startswith("{")))
+    for label in trees:
+        summarize([_from_json(x) for x in out[label]], f"{label} ({trees[label]})")
+    print(f"  load average at the end {os.getloadavg()[0]:.1f}")
+
+
+def _to_json(res: RunResult) -> str:
+    return json.dumps({"rows": [dataclasses.asdict(r) for r in res.rows],
+                       "fixed": res.fixed, "speed": res.speed})
+
+
+def _from_json(line: str) -> RunResult:
+    d = json.loads(line)
+    return RunResult([Row(**r) for r in d["rows"]], d["fixed"], tuple(d["speed"]))
 
 
 READY = re.compile(r"^ready in ([0-9.]+) s")
@@ -719,7 +921,13 @@ if __name__ == "__main__":
     p.add_argument("-v", "--verbose", action="store_true", help="print token usage per call")
     p.add_argument("--cold-start", action="store_true",
                    help="measure process start to ready, first and second start")
-    p.add_argument("--runs", type=int, default=5, help="starts of each kind (--cold-start)")
+    p.add_argument("--runs", type=int, default=None,
+                   help="runs of the utterances (default 1), or starts of each kind "
+                        "(--cold-start, default 5), or rounds of each tree (--against, default 3)")
+    p.add_argument("--against", type=Path, default=None, metavar="TREE",
+                   help="alternate runs of this checkout and of another one's code and team "
+                        "(e.g. a git worktree of main), each in a fresh process")
+    p.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--no-bytecode", action="store_true", help="--cold-start: compile the "
                    "modules at every start (PYTHONDONTWRITEBYTECODE) instead of keeping it")
     p.add_argument("--broker", nargs="?", const="", default=None, metavar="URL",
@@ -730,6 +938,8 @@ if __name__ == "__main__":
     p.add_argument("--rounds", type=int, default=3,
                    help="rounds of both modes (--broker, --socket)")
     a = p.parse_args()
+    if a.runs is None:
+        a.runs = 5 if a.cold_start else 3 if a.against is not None else 1
     if a.socket:  # bench/voice_socket.py
         from voice_socket import socket_main
 
@@ -738,5 +948,9 @@ if __name__ == "__main__":
         broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
     elif a.cold_start:
         cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode)
+    elif a.against is not None:
+        against(a.against, a.utterances, a.warmup, a.runs, a.verbose)
+    elif a.json:
+        print(_to_json(anyio.run(run_once, a.utterances, a.warmup, a.verbose)))
     else:
-        anyio.run(main, a.utterances, a.warmup, a.verbose)
+        anyio.run(main, a.utterances, a.warmup, a.verbose, a.runs)

@@ -15,7 +15,7 @@ The public names are the ones the ``if TYPE_CHECKING:`` block below imports, wri
 there; they are loaded on first use (``terrarium/lazy.py``), not when the package is
 imported: every ``import terrarium.<anything>`` runs this file first, and an eager import of
 the runtime here would drag the top floors into the bottom ones (``import terrarium.errors``
-loading the controller), which the layer rule and ``tests/test_layers.py`` forbid.
+loading the controller), which the layer rule and ``tests/project/test_layers.py`` forbid.
 """
 
 from __future__ import annotations

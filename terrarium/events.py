@@ -10,6 +10,7 @@ stores and ``event_from_dict`` rebuilds the event from it (``EVENT_TYPES`` maps 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import time
 import types
@@ -25,6 +26,7 @@ __all__ = [
     "ApprovalRequested",
     "CreatureState",
     "CreatureStateName",
+    "CreatureWaiting",
     "CreatureWarmed",
     "CreatureWarming",
     "EntryKind",
@@ -69,6 +71,7 @@ __all__ = [
     "TurnStarted",
     "UtteranceWritten",
     "event_from_dict",
+    "event_json",
     "event_to_dict",
 ]
 
@@ -508,6 +511,18 @@ class ModelLoaded(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CreatureWaiting(Event):
+    """A message for a creature that runs in another process (a ``terrarium worker``) has
+    waited ``seconds`` without that process taking it: no worker runs the creature now
+    (none was started, or the one that was died). ``message`` says what to do."""
+
+    kind: ClassVar[str] = "creature_waiting"
+    creature: str
+    seconds: float
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CreatureWarming(Event):
     """A creature's prompt prefix and voice are being made ready for its first turn."""
 
@@ -591,6 +606,33 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     data = dataclasses.asdict(event)
     data["kind"] = event.kind
     return data
+
+
+def _nested(o: Any) -> Any:
+    """What JSON cannot hold as is: a nested dataclass (a transcript entry, speech
+    figures, prompt sections) as its fields; anything else as its text."""
+    if dataclasses.is_dataclass(o) and not isinstance(o, type):
+        return {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+    return str(o)
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_nested).encode
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def event_json(event: Event, seq: int | None = None) -> str:
+    """``event_to_dict(event)`` as JSON (plus ``seq`` when given), without its deep copy:
+    the same keys in the same order, encoded straight from the event's fields. Every event
+    of every run is written through this (the log's events table, the server's stream)."""
+    cls = type(event)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    data = {n: getattr(event, n) for n in names}
+    data["kind"] = event.kind
+    if seq is not None:
+        data["seq"] = seq
+    return _dumps(data)
 
 
 def event_from_dict(data: Mapping[str, Any]) -> Event:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from nats_fixtures import NATS_SERVER, NatsServer
+
+from tests.nats_fixtures import NATS_SERVER, NatsServer
 
 os.environ["TERRARIUM_CACHE_DIR"] = tempfile.mkdtemp(prefix="terrarium-test-cache-")
 

@@ -25,10 +25,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
+from anyio import WouldBlock
 from pydantic import BaseModel, ValidationError
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.envelope import Envelope, _id_of, _time_ns, new_message_id
+from terrarium.channels.envelope import (
+    _TAG_BITS,
+    Envelope,
+    _next,
+    _time_ns,
+    new_message_id,
+)
 from terrarium.channels.local import LocalTransport
 from terrarium.channels.log import DurableLog
 from terrarium.channels.payload import (  # their import path before channels/payload.py
@@ -41,7 +48,7 @@ from terrarium.channels.payload import (  # their import path before channels/pa
 )
 from terrarium.channels.record import MESSAGE_IGNORE_SQL, ChannelRecord
 from terrarium.channels.spec import ChannelMap, ChannelSpec, CreatureWiring, SendResult
-from terrarium.channels.transport import Delivered, Lane, Receiver, Transport
+from terrarium.channels.transport import BatchRefusal, Delivered, Lane, Receiver, Transport
 from terrarium.channels.writer import LogWriter
 from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
@@ -59,8 +66,8 @@ class _Route:
     rules (the fast path's parts copied flat: it reads them inline), the transport's lane
     to the listeners and its non-blocking publish, looked up once."""
 
-    __slots__ = ("fast_fits", "fields", "lane", "max_bytes", "publish_nowait", "rules",
-                 "schema_name", "taps", "targets")
+    __slots__ = ("fast_fits", "fields", "lane", "max_bytes", "publish_nowait", "put",
+                 "rules", "schema_name", "taps", "targets")
 
     def __init__(self, rules: PayloadRules, lane: Lane) -> None:
         self.rules = rules
@@ -70,6 +77,7 @@ class _Route:
         self.lane = lane
         self.targets = lane.targets
         self.publish_nowait = lane.publish_nowait
+        self.put = lane.put
         self.taps = bool(lane.taps)
 
 
@@ -205,13 +213,23 @@ class ChannelHub:
                 body = None
             fits = route.fast_fits
             if body is not None and (fits is None or fits(body, route.max_bytes)):
-                ns = _time_ns()  # Envelope.fresh, inlined: it is a fifth of this path
+                ns = _time_ns()  # Envelope.fresh and new_message_id, inlined
                 env = _tuple_new(Envelope, (
-                    message_id or _id_of(ns), channel, sender, route.schema_name, body,
-                    ns / 1e9, reply_to, correlation_id))
-                delivered = route.publish_nowait(env)
-                if type(delivered) is not tuple:  # an inbox was full: wait (or be refused)
-                    delivered = await self._publish(route.lane, env, wait_limit, delivered)
+                    message_id or ((ns << 56) | _TAG_BITS | (_next() & 0xFFFFFFFF)).to_bytes(
+                        15, "big").hex(),
+                    channel, sender, route.schema_name, body, ns / 1e9, reply_to,
+                    correlation_id))
+                put = route.put
+                if put is not None:  # one inbox's put, called here (see Lane.put)
+                    try:
+                        put(env)
+                        delivered = route.targets
+                    except WouldBlock:  # full: wait (or be refused)
+                        delivered = await self._publish(route.lane, env, wait_limit, 0)
+                else:
+                    delivered = route.publish_nowait(env)
+                    if type(delivered) is not tuple:  # an inbox was full: wait (or be refused)
+                        delivered = await self._publish(route.lane, env, wait_limit, delivered)
                 if route.taps:
                     route.lane.tap(env)
                 if _CRASH_ARMED:
@@ -221,6 +239,51 @@ class ChannelHub:
                 return _tuple_new(SendResult, (env, delivered))  # SendResult(env, delivered)
         return await self._send(sender, channel, payload, reply_to, correlation_id,
                                 wait_limit, key, message_id)
+
+    def send_nowait(
+        self,
+        sender: str,
+        channel: str,
+        payload: Mapping[str, Any],
+        reply_to: str | None = None,
+        correlation_id: str | None = None,
+        message_id: str | None = None,
+    ) -> SendResult:
+        """``send`` when it can finish without waiting (a memory stream's ``send_nowait``):
+        the same checks, envelope, delivery and events, no coroutine. Raises
+        ``anyio.WouldBlock`` having sent nothing whenever it cannot: an inbox without room,
+        a durable log to write first, a transport that must wait (a broker), a payload the
+        fast path does not check, or a refusal to record. Then ``await send(...)`` with the
+        same arguments does it all (and refuses, if it must)."""
+        route = self._fast.get((sender, channel))
+        if route is None or type(payload) is not dict:
+            raise WouldBlock
+        fields = route.fields
+        try:
+            body = fields(payload) if fields is not None else payload
+        except ValidationError:
+            raise WouldBlock from None  # send refuses it, with the sentence and the record
+        fits = route.fast_fits
+        if fits is not None and not fits(body, route.max_bytes):
+            raise WouldBlock
+        ns = _time_ns()
+        env = _tuple_new(Envelope, (
+            message_id or ((ns << 56) | _TAG_BITS | (_next() & 0xFFFFFFFF)).to_bytes(
+                15, "big").hex(),
+            channel, sender, route.schema_name, body, ns / 1e9, reply_to, correlation_id))
+        put = route.put
+        if put is not None:
+            put(env)  # WouldBlock when full: nothing delivered
+            delivered = route.targets
+        else:
+            delivered = route.lane.publish_all_nowait(env)
+        if route.taps:
+            route.lane.tap(env)
+        if _CRASH_ARMED:
+            crashpoint("hub.send.delivered")
+        if self.bus._subs:
+            self._announce(env, delivered)
+        return _tuple_new(SendResult, (env, delivered))
 
     async def _send(self, sender: str, channel: str, payload: Mapping[str, Any] | BaseModel,
                     reply_to: str | None, correlation_id: str | None, wait_limit: float | None,
@@ -314,18 +377,18 @@ class ChannelHub:
                                  route.schema_name, bodies[i], now, reply_to, correlation_id)
                 for i in fresh]
         lane = route.lane
-        out: list[SendResult] = []
+        plan: list[Delivered] | None = None
         if record is not None:  # the whole batch addressed, then logged at once
             plan = [lane.address(e, look=False) for e in envs]
             await record.messages(envs, plan, [keys[i] for i in fresh])
-            for e, t in zip(envs, plan, strict=True):
-                out.append(SendResult(e, await self._publish(lane, e, wait_limit, 0, t)))
-        else:
-            for e in envs:
-                got = route.publish_nowait(e)
-                if type(got) is not tuple:
-                    got = await self._publish(lane, e, wait_limit, got)
-                out.append(SendResult(e, got))
+        if wait_limit is not None and wait_limit < 0:
+            wait_limit = self.send_timeout
+        try:  # one call: a broker pipelines the batch (see Lane.publish_batch)
+            got = await lane.publish_batch(envs, plan, wait_limit)
+        except ChannelRefusal as exc:
+            at = exc.index if isinstance(exc, BatchRefusal) else 0
+            await self._refuse(sender, channel, exc.message, envs[at].payload)
+        out = [_tuple_new(SendResult, (e, d)) for e, d in zip(envs, got, strict=True)]
         if self.bus._subs:
             for r in out:
                 self._announce(r.envelope, r.delivered_to)

@@ -139,6 +139,11 @@ class _OneListener(_LocalLane):
 
     __slots__ = ()
 
+    def __init__(self, targets: Delivered, streams: tuple[MemoryObjectSendStream[Envelope], ...],
+                 taps: tuple[tuple[str, Put], ...], missed: dict[str, int]) -> None:
+        super().__init__(targets, streams, taps, missed)
+        self.put = self._one  # the inbox's own send_nowait: the hub calls it directly
+
     def publish_nowait(self, envelope: Envelope) -> Delivered | int:
         try:
             self._one(envelope)
@@ -149,6 +154,10 @@ class _OneListener(_LocalLane):
     async def publish(self, envelope: Envelope, wait_limit: float | None,
                       start: int = 0) -> Delivered:
         await _wait_put(envelope, self.targets[0], (), wait_limit, self._wait)
+        return self.targets
+
+    def publish_all_nowait(self, envelope: Envelope) -> Delivered:
+        self._one(envelope)  # raises WouldBlock when full
         return self.targets
 
 
@@ -171,6 +180,12 @@ class _RoundRobin(_LocalLane):
             self.rr = i + 1 if i + 1 < n else 0
             return self._ones[i]
         return 0
+
+    def publish_all_nowait(self, envelope: Envelope) -> Delivered:
+        got = self.publish_nowait(envelope)
+        if type(got) is not tuple:
+            raise anyio.WouldBlock
+        return got
 
     async def publish(self, envelope: Envelope, wait_limit: float | None,
                       start: int = 0) -> Delivered:
@@ -211,6 +226,13 @@ class _Broadcast(_LocalLane):
             except anyio.WouldBlock:
                 return k
             k += 1
+        return self.targets
+
+    def publish_all_nowait(self, envelope: Envelope) -> Delivered:
+        if not all(_has_room(s) for s in self._streams):  # nobody, or everybody
+            raise anyio.WouldBlock
+        for put in self._puts:
+            put(envelope)
         return self.targets
 
     async def publish(self, envelope: Envelope, wait_limit: float | None,

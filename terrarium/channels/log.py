@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.errors import RuntimeFailure
-from terrarium.events import Event, RunStatus, event_from_dict, event_to_dict
+from terrarium.events import Event, RunStatus, event_from_dict, event_json
 from terrarium.secrecy import redact
 
 _SCHEMA = """
@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS turns(
 CREATE TABLE IF NOT EXISTS events(
   id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL,
   creature TEXT, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS events_run ON events(run_id, kind);
 CREATE TABLE IF NOT EXISTS effects(
   run_id TEXT NOT NULL, key TEXT NOT NULL, creature TEXT NOT NULL, tool TEXT NOT NULL,
   ok INTEGER NOT NULL, result TEXT NOT NULL, ts REAL NOT NULL,
@@ -113,8 +114,7 @@ def refusal_row(
 
 
 def event_row(run_id: str, event: Event) -> tuple[Any, ...]:
-    data = event_to_dict(event)
-    return (run_id, event.ts, event.kind, data.get("creature"), _dumps(data))
+    return (run_id, event.ts, event.kind, getattr(event, "creature", None), event_json(event))
 
 
 class RunInfo(BaseModel):
@@ -233,6 +233,28 @@ class DurableLog:
             conn.execute("COMMIT")
             if self.on_write is not None:
                 self.on_write(ops)  # type: ignore[arg-type]
+
+    def apply_mirrored(self, ops: Iterable[tuple[str, Sequence[Sequence[Any]]]],
+                       extra: Iterable[tuple[str, Sequence[tuple[Any, ...]]]] = ()) -> None:
+        """Replay writes another process of the run mirrored (a row already here is kept
+        once), plus ``extra`` writes, in ONE transaction; not mirrored again (``on_write``
+        is not told: they came from the broker)."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                for sql, rows in ops:
+                    for row in rows:
+                        try:
+                            conn.execute(sql, tuple(row))
+                        except sqlite3.IntegrityError:
+                            pass  # the same row from a second process: keep the first
+                for sql, rows in extra:
+                    conn.executemany(sql, rows)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     def _write(self, sql: str, row: tuple[Any, ...]) -> int:
         row = _redacted(row)
@@ -408,19 +430,26 @@ class DurableLog:
             for r in rows
         ]
 
-    def events(self, run_id: str) -> list[dict[str, Any]]:
-        """The run's logged events in their stored JSON form, in log order."""
-        rows = self._query("SELECT data FROM events WHERE run_id=? ORDER BY id", (run_id,))
+    def events(self, run_id: str, kinds: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """The run's logged events in their stored JSON form, in log order; ``kinds``:
+        only those (rows written as ``generic`` too, which may stand for any kind)."""
+        if kinds is None:
+            rows = self._query("SELECT data FROM events WHERE run_id=? ORDER BY id", (run_id,))
+        else:
+            marks = ",".join("?" * (len(kinds) + 1))
+            rows = self._query(f"SELECT data FROM events WHERE run_id=? AND kind IN ({marks})"
+                               " ORDER BY id", (run_id, *kinds, "generic"))
         return [json.loads(r[0]) for r in rows]
 
-    def typed_events(self, run_id: str) -> list[Event]:
-        """The run's logged events rebuilt by type, in log order (what replay folds).
+    def typed_events(self, run_id: str, kinds: Sequence[str] | None = None) -> list[Event]:
+        """The run's logged events rebuilt by type, in log order (what replay folds);
+        ``kinds``: only those (a resumed run's look for its jobs reads no turn's events).
 
         Rows of kinds this version does not know are skipped; rows a version before typed
         events wrote as ``generic`` are read as the typed event they stood for.
         """
         out: list[Event] = []
-        for data in self.events(run_id):
+        for data in self.events(run_id, kinds):
             if data.get("kind") == "generic":
                 data = _untyped(data)
             try:

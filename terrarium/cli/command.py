@@ -9,24 +9,56 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import Any
 
 import yaml
 
 from terrarium import secrecy
-from terrarium.cli.inspect import cmd_log, cmd_models, cmd_monitor, cmd_prompt, cmd_validate
-from terrarium.cli.migrate import cmd_migrate
-from terrarium.cli.run import cmd_run
-from terrarium.cli.tools import cmd_tools
 from terrarium.errors import ConfigErrors, TerrariumError
 from terrarium.secrecy import redact
 
 __all__ = ["EXIT_CONFIG", "build_parser", "entry", "main"]
 
 EXIT_CONFIG = 2
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _command(module: str, name: str) -> Command:
+    """The command ``name`` of ``terrarium.cli.<module>``, imported when it runs: each
+    command loads only its own modules (``run`` none of ``inspect``'s or ``migrate``'s, and
+    ``validate`` no runtime), which is most of a start's time (docs/performance.md)."""
+
+    def run(args: argparse.Namespace) -> int:
+        # the collector off while the command's modules load: importing makes objects by
+        # the hundred thousand and none of them garbage, yet each 700 triggered a
+        # collection (~130 of them, 6 % of the imports' time)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            command = getattr(import_module(f"terrarium.cli.{module}"), name)
+        finally:
+            if enabled:
+                gc.enable()
+        return int(command(args) or 0)
+
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+cmd_validate = _command("inspect", "cmd_validate")
+cmd_prompt = _command("inspect", "cmd_prompt")
+cmd_models = _command("inspect", "cmd_models")
+cmd_log = _command("inspect", "cmd_log")
+cmd_monitor = _command("inspect", "cmd_monitor")
+cmd_migrate = _command("migrate", "cmd_migrate")
+cmd_run = _command("run", "cmd_run")
+cmd_tools = _command("tools", "cmd_tools")
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
@@ -133,7 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("worker", help="host creatures of a run on a NATS broker", **_examples(
         "terrarium run my_team --broker nats://127.0.0.1:4222 --host-creatures none",
-        "terrarium worker my_team --broker nats://127.0.0.1:4222 --creatures a,b"))
+        "terrarium worker my_team --broker nats://127.0.0.1:4222 --creatures a,b",
+        "terrarium worker my_team --broker nats://127.0.0.1:4222 --sessions --creatures bot"))
     w.add_argument("path", help="terrarium folder (the same files as the run's)")
     w.add_argument("--broker", required=True, metavar="URL",
                    help="nats://HOST:PORT or tls://HOST:PORT (credentials: TERRARIUM_NATS_*)")
@@ -142,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "running run of the team)")
     w.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
                    help="how long to wait for a run to start (default 60)")
+    w.add_argument("--sessions", action="store_true",
+                   help="host the --remote creatures of every session `terrarium serve "
+                   "--broker` loads, until stopped (instead of joining one run)")
     w.add_argument("--runs-dir", default="runs", help="this worker's local log (runs/)")
     w.add_argument("--audio", choices=("wav", "device", "none"), default="wav",
                    help="where the speech of creatures hosted here goes")
@@ -160,7 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
                     "127.0.0.1; any other needs --token-env)")
     sv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
     sv.add_argument("--broker", metavar="URL", help="the sessions' channels on this NATS "
-                    "broker (their creatures run in this server)")
+                    "broker (their creatures run in this server, but the --remote ones)")
+    sv.add_argument("--remote", action="append", default=[], metavar="CREATURE",
+                    help="with --broker: run this creature in `terrarium worker --sessions` "
+                    "processes, not in this server (repeatable, or a,b)")
+    sv.add_argument("--ack-wait", type=float, default=30.0, metavar="SECONDS",
+                    help="with --remote: how long a message a dead worker held waits before "
+                    "another worker gets it (default 30)")
+    sv.add_argument("--remote-wait", type=float, default=5.0, metavar="SECONDS",
+                    help="with --remote: how long a remote creature's message waits before "
+                    "the session's events say no worker took it (default 5)")
     sv.add_argument("--token-env", metavar="VAR", help="environment variable holding the "
                     "bearer token every request must carry")
     sv.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",

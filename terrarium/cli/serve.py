@@ -15,6 +15,7 @@ import anyio
 
 from terrarium import secrecy
 from terrarium.cli.run import load_runnable
+from terrarium.config import Team
 from terrarium.errors import TerrariumError
 
 __all__ = ["cmd_serve"]
@@ -36,6 +37,24 @@ def _token(args: argparse.Namespace) -> str | None:
     return token
 
 
+def _remote(args: argparse.Namespace, team: Team) -> list[str]:
+    """The ``--remote`` creatures (``a,b`` or repeated), checked against the team."""
+    names = [n.strip() for spec in getattr(args, "remote", None) or []
+             for n in spec.split(",") if n.strip()]
+    if not names:
+        return []
+    if not args.broker:
+        raise TerrariumError("--remote runs creatures in `terrarium worker`s, which reach "
+                             "the sessions through a broker; none was given",
+                             suggestion="add --broker nats://HOST:PORT")
+    for n in names:
+        if n not in team.creatures:
+            known = ", ".join(sorted(team.creatures))
+            raise TerrariumError(f"there is no creature {n!r} in {team.name!r} to run in a "
+                                 "worker", suggestion=f"one of: {known}")
+    return sorted(dict.fromkeys(names))
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -49,8 +68,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
                              "reaches that address could drive the team",
                              suggestion="set --token-env VAR (and export VAR), or bind "
                              "127.0.0.1")
+    remote = _remote(args, team)
     settings = ServeSettings(runs_dir=Path(args.runs_dir), host=args.host, port=args.port,
-                             broker=args.broker, token=token,
+                             broker=args.broker, token=token, remote=remote,
+                             ack_wait=getattr(args, "ack_wait", 30.0),
+                             remote_wait=getattr(args, "remote_wait", 5.0),
                              allow_origins=list(args.allow_origin),
                              idle_unload=args.idle_unload,
                              approval_timeout=args.approval_timeout, rate=args.rate)
@@ -73,6 +95,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 auth = " (bearer token required)" if token else ""
                 print(f"serving {team.name!r} on http://{args.host}:{port}{auth}; "
                       f"log {settings.runs_dir / 'terrarium.sqlite3'}", flush=True)
+                if remote:
+                    print(f"{', '.join(remote)} run in workers: terrarium worker "
+                          f"{args.path} --broker URL --sessions --creatures "
+                          f"{','.join(remote)}", flush=True)
             # Ctrl-C: end the open event streams, so the server need not wait for them
             while not server.should_exit:  # noqa: ASYNC110 (uvicorn's flag, no event)
                 await anyio.sleep(0.1)

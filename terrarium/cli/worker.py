@@ -16,6 +16,7 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -25,8 +26,14 @@ from terrarium.errors import RuntimeFailure
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.shared_server import SharedEmbeddedServer
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+from terrarium.runtime.session_workers import SessionWorker
+from terrarium.secrecy import redact_url
 
-__all__ = ["cmd_worker", "model_line", "worker_command"]
+if TYPE_CHECKING:
+    from terrarium.config import Team
+    from terrarium.runtime.preflight import DryStart
+
+__all__ = ["cmd_worker", "model_line", "sessions_command", "worker_command"]
 
 
 def model_line(server: EmbeddedServer) -> str:
@@ -43,6 +50,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 async def worker_command(args: argparse.Namespace) -> int:
     team, checked = load_checked(Path(args.path))
     host = parse_creatures(args.creatures, sorted(team.creatures))
+    if getattr(args, "sessions", False):
+        return await sessions_command(args, team, checked, host)
     run_id = args.run
     if run_id is None:
         nc = await connect_broker(args.broker, name="terrarium worker (looking for a run)")
@@ -70,4 +79,31 @@ async def worker_command(args: argparse.Namespace) -> int:
         status = await wait_run_end(rt.transport.js, team.name, run_id)
         # the run is over: what this worker holds is done or will never be acked
         print(f"run {run_id} ended ({status}); {rt.turns_total} turn(s) here", flush=True)
+    return 0
+
+
+async def sessions_command(args: argparse.Namespace, team: Team, checked: DryStart,
+                           host: frozenset[str] | None) -> int:
+    """``--sessions``: host the remote creatures of every session ``terrarium serve`` loads,
+    until Ctrl-C (runtime/session_workers.py)."""
+    if args.run:
+        raise RuntimeFailure("--sessions serves every session of the team; it takes no --run",
+                             suggestion="leave out --run")
+    name = f"worker {socket.gethostname()}:{os.getpid()}"
+    opts = RuntimeOptions(runs_dir=Path(args.runs_dir), audio=args.audio, broker=args.broker,
+                          worker_name=name, share_model=getattr(args, "share_model", None))
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    worker = SessionWorker(team, opts, creatures=host, name=name, checked=checked, say=say)
+    hosting = ", ".join(sorted(host)) if host is not None else "any remote creature"
+    print(f"{name} serving the sessions of {team.name!r} on {redact_url(args.broker)}; "
+          f"hosting {hosting}", flush=True)
+    if note := unsandboxed_note(team):
+        print(note, file=sys.stderr, flush=True)
+    try:
+        await worker.run()
+    finally:
+        print(f"{name} stopped; {worker.turns} turn(s) here", flush=True)
     return 0

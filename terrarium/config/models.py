@@ -293,7 +293,7 @@ class CreatureConfig(Strict):
     skill_mode: Literal["dynamic", "static"] = Field(
         "dynamic", description="dynamic: index + `info` on demand; static: full docs inline."
     )
-    # the registered formats (terrarium.formats.FORMAT_NAMES); tests/test_config_settings.py
+    # the registered formats (terrarium.formats.FORMAT_NAMES); tests/config/test_config_settings.py
     # keeps the two equal, the order here is the order of the validation message
     tool_format: Literal["bracket", "xml", "native"] = Field(
         "bracket", description="Call syntax the model writes."

@@ -37,10 +37,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from terrarium.store.subjects import about_user, is_statement, relevant, stem, strip_opening
+from terrarium.store.subjects import (
+    about_user,
+    is_statement,
+    mentions_user,
+    relevant,
+    stem,
+    strip_opening,
+)
 
-__all__ = ["ECHO_SHARE", "ReplyGuard", "fact_words", "is_echo", "lcs", "repeats", "safe_start",
-           "second_person", "self_talk", "speaks_as_user", "uses", "words"]
+__all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "fact_words", "is_echo", "lcs", "repeats",
+           "safe_start", "second_person", "self_talk", "speaks_as_user", "uses", "words"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
@@ -122,6 +129,7 @@ def second_person(text: str) -> str:
         before = text[:m.start()].rstrip()
         return to.capitalize() if not before or before[-1] in ".!?" else to
 
+    text = re.sub(r"\b([Ii]) was\b", lambda m: f"{m.group(1)} were", text)  # "You were"
     return re.sub(r"[A-Za-z']+", swap, text)
 
 
@@ -203,6 +211,51 @@ LOOP_COUNT = 4
 """A content word said this many times in one short reply is a loop."""
 
 
+class LoopWatch:
+    """:func:`repeats` over a text that grows delta by delta, each word looked at once.
+
+    The guard runs on the event loop between two tokens: scanning the whole reply again at
+    every token cost ~0.2 ms per token on a busy machine, growing with the reply. A word
+    still being written (the last one, with nothing after it) is checked but not kept, as
+    :func:`repeats` of the text so far would check it."""
+
+    __slots__ = ("_counts", "_done", "_text", "_where", "_words")
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._done = 0  # where the words kept so far end
+        self._words: list[str] = []
+        self._where: list[int] = []
+        self._counts: dict[str, int] = {}
+
+    def feed(self, text: str) -> int:
+        """Where a loop starts in the text so far (as :func:`repeats` says), or -1."""
+        self._text += text
+        for m in _WORD_CASED.finditer(self._text, self._done):
+            whole = m.end() < len(self._text)  # a word char may still follow
+            at = self._check(m.group(0).lower().strip("'"), m.start(), keep=whole)
+            if at >= 0 or not whole:
+                return at
+            self._done = m.end()
+        return -1
+
+    def _check(self, w: str, pos: int, *, keep: bool) -> int:
+        ws = [*self._words[-18:], w]  # a phrase of up to six words, three times: 18 words
+        i = len(ws) - 1
+        for n in range(1, 7):
+            j = i + 1 - 3 * n
+            if j >= 0 and ws[j:j + n] == ws[j + n:j + 2 * n] == ws[j + 2 * n:i + 1]:
+                return self._where[len(self._where) - i + j + n]  # the second copy
+        count = self._counts.get(w, 0) + (not _is_function(w))
+        if count == LOOP_COUNT:
+            return pos
+        if keep:
+            self._counts[w] = count
+            self._words.append(w)
+            self._where.append(pos)
+        return -1
+
+
 def _is_function(word: str) -> bool:
     return word in _FUNCTION
 
@@ -229,6 +282,7 @@ class ReplyGuard:
     release_first_clause: bool = False  # a safe first sentence is spoken from its start
     unknown_reply: str | None = None  # "I don't know that yet.": see :meth:`fallback`
     about_user: bool = False  # the user asks about themselves: the reply must use the notes
+    mentions_user: bool = False  # the user speaks of themselves: never called a chatbot
     released: str = ""  # the start of the first sentence, when it was released early
     _held: str = ""
     _written: str = ""  # everything the model wrote this turn
@@ -236,8 +290,13 @@ class ReplyGuard:
     _sentences: int = 0  # sentences checked so far (spoken or not)
     _open: bool = False  # the sentence under way was released early: it is spoken whole
     _closed: bool = False  # the reply is over: nothing more of it is spoken
-    _stopped: bool = False  # the model is stuck in a loop: stop reading it
+    _stopped: bool = False  # a loop, or a released sentence gone wrong: stop reading it
+    _stop_why: str = ""
+    _bet: bool | None = None  # safe_start of the sentence under way, once decided
+    _bet_for: int = -1  # ... for which sentence (its index)
+    _open_text: str = ""  # what was spoken of the sentence released at its start
     _fact_words: frozenset[str] = frozenset()
+    _loops: LoopWatch = field(default_factory=LoopWatch)
     notices: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -266,7 +325,8 @@ class ReplyGuard:
             fixed = spec.unknown_reply  # asked about themselves, and nothing was told
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,
-                   unknown_reply=spec.unknown_reply, about_user=mine)
+                   unknown_reply=spec.unknown_reply, about_user=mine,
+                   mentions_user=mentions_user(user))
 
     @property
     def checks(self) -> bool:
@@ -275,17 +335,25 @@ class ReplyGuard:
 
     @property
     def stopped(self) -> bool:
-        """The model is stuck in a loop: the rest of its reply would never be spoken."""
+        """The model is stuck in a loop, or a sentence released at its start went wrong:
+        the rest of the reply would never be spoken."""
         return self._stopped
+
+    @property
+    def stop_reason(self) -> str:
+        """Why the reply was stopped (``stopped``), in a few words; "" when it was not."""
+        return self._stop_why
 
     def feed(self, text: str) -> str:
         """The part of the model's text that may be spoken now: whole checked sentences,
-        and the first sentence from its start once :func:`safe_start` lets it through."""
+        and the first spoken sentence from its start once :meth:`_release_now` lets it
+        through (then through as it comes, unless what follows speaks as the user or of
+        itself: the reply stops there, as at a loop)."""
         if self._closed:
             return ""
         start = len(self._written)
         self._written += text
-        loop = repeats(self._written)
+        loop = self._loops.feed(text)
         if loop >= 0:  # keep only what came before the loop, and stop
             text = text[:max(0, loop - start)]
         self._held += text
@@ -294,7 +362,11 @@ class ReplyGuard:
             m = _SENTENCE_END.search(self._held)
             if self._open:  # released at its start: through as it comes, to its end
                 cut = len(self._held) if m is None else m.end()
+                wrong = self._wrong(self._open_text + self._held[:cut])
+                if wrong is not None:
+                    return out + self._stop(wrong, self._open_text + self._held)
                 out += self._speak(self._held[:cut])
+                self._open_text += self._held[:cut]
                 self._held = self._held[cut:]
                 if m is None:
                     break
@@ -305,25 +377,63 @@ class ReplyGuard:
                 if not self._release_now():
                     break
                 self._open = True
+                self._open_text = ""
                 self.released = self._held.strip()
                 continue
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
             self._sentences += 1
             out += self._pass(sentence)
         if loop >= 0 and not self._closed:
-            self._stopped = True
-            self.notices.append(f"stopped, the reply repeats itself: "
-                                f"{self._written[loop:].strip()!r}")
-            out += self._end()
+            out += self._stop("the reply repeats itself", self._written[loop:])
         return out
 
+    def _stop(self, why: str, what: str) -> str:
+        """Stop the reply here (a loop, or a released sentence going wrong): the model need
+        not be read further; what was complete stays spoken."""
+        self._stopped = True
+        self._stop_why = why
+        self.notices.append(f"stopped, {why}: {what.strip()!r}")
+        return self._end()
+
     def _release_now(self) -> bool:
-        """Whether the first sentence, still without its end, may be spoken from here."""
-        if self.about_user or self._sentences or not self._held.strip():
+        """Whether the first spoken sentence, still without its end, may be spoken from here.
+
+        Judged on its complete words: they must pass what can be told of a sentence from its
+        start (:meth:`_wrong`; for a question about the user, they must already use what the
+        user told) and :func:`safe_start` (the echo). A first sentence dropped does not
+        count: the next one is the first spoken."""
+        if self._spoken.strip() or not self._held.strip():
+            return False
+        head = _PARTIAL_WORD.sub("", self._held)
+        if self._wrong(head) is not None:
+            return False
+        if self.about_user and not (self.release_first_clause
+                                    and uses(head, self.facts, self.user)):
             return False
         if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
             return True
-        return self.release_first_clause and safe_start(self.user, self._held)
+        return self.release_first_clause and self._safe_start(head)
+
+    def _safe_start(self, head: str) -> bool:
+        """:func:`safe_start` of the sentence under way, decided once it has its
+        ``START_WORDS`` complete words: a longer start repeats no fewer of the user's words,
+        so a start refused then is refused for good (and the guard, on the event loop
+        between two tokens, need not count again at every token)."""
+        if self._bet_for != self._sentences:
+            self._bet_for, self._bet = self._sentences, None
+        if self._bet is None and len(words(head)) >= START_WORDS:
+            self._bet = safe_start(self.user, head)
+        return bool(self._bet)
+
+    def _wrong(self, text: str) -> str | None:
+        """Why ``text`` may not be spoken, judged on any part of a sentence (once a part
+        has it, the whole sentence has it): it speaks as the user, or, asked about the
+        user, it talks about itself. None: nothing yet."""
+        if speaks_as_user(text, self._fact_words):
+            return "it speaks as the user"
+        if (self.about_user or self.mentions_user) and self_talk(text):
+            return "it talks about itself"
+        return None
 
     def _speak(self, text: str) -> str:
         if not self._spoken.strip():
@@ -336,11 +446,9 @@ class ReplyGuard:
         if is_echo(self.user, self._spoken + sentence):
             self.notices.append(f"not spoken, it repeats the user: {said!r}")
             return ""
-        if speaks_as_user(sentence, self._fact_words):
-            self.notices.append(f"not spoken, it speaks as the user: {said!r}")
-            return ""
-        if self.about_user and self_talk(sentence):
-            self.notices.append(f"not spoken, it talks about itself: {said!r}")
+        wrong = self._wrong(sentence)
+        if wrong is not None:
+            self.notices.append(f"not spoken, {wrong}: {said!r}")
             return ""
         if self.about_user and not self._spoken.strip() and not uses(sentence, self.facts,
                                                                      self.user):

@@ -378,7 +378,7 @@ class Controller:
                     if rnd.finish_reason == "length" or out.stopped:
                         dropped = await out.drop_unfinished()
                         if dropped:
-                            why = "the reply repeats itself" if out.stopped else "max_tokens"
+                            why = out.stop_reason if out.stopped else "max_tokens"
                             self._entry("notice", f"not spoken, cut off by {why}: {dropped!r}")
                     break
             else:

@@ -33,8 +33,14 @@ class TurnOutput:
 
     @property
     def stopped(self) -> bool:
-        """The guard stopped the reply (a loop): the model need not be read further."""
+        """The guard stopped the reply (a loop, a released sentence gone wrong): the model
+        need not be read further."""
         return self.guard is not None and self.guard.stopped
+
+    @property
+    def stop_reason(self) -> str:
+        """Why the guard stopped the reply ("" when it did not)."""
+        return self.guard.stop_reason if self.guard is not None else ""
 
     async def say(self, text: str) -> None:
         """Write the model's text, through the guard when there is one."""

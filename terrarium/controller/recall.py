@@ -22,7 +22,6 @@ Volvo.": no word in common), since such a question is most often about what they
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +30,7 @@ from terrarium.store import MemoryStore, extract_facts
 from terrarium.store.subjects import (
     about_user,
     is_statement,
+    mentions_user,
     relevant,
     stem,
     strip_opening,
@@ -65,7 +65,6 @@ class Recalled:
         return (*(f"recently: {t}" for t in self.recent), *self.matches)
 
 
-_SELF = re.compile(r"\b(I|I'm|I've|we)\b", re.I)  # transcripts may say "i"
 NOTE_CANDIDATES = 24
 """How many search hits (and recent records) are ranked for the notes."""
 
@@ -77,7 +76,7 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     search matches any word: "Where am I from?" finds "I love green tea." by "I")."""
     facts = [f for f in facts if relevant(f, question)]
     mine = about_user(question)
-    if not mine and not _SELF.search(question):
+    if not mentions_user(question):
         return tuple(facts)[:limit]  # "Tell me about dogs.": not about what the user told
     terms = subject_terms(question)
     own = {stem(t) for t in subject_terms_own(question)}

@@ -13,7 +13,6 @@ from terrarium.errors import ConfigError, Location, ModelError
 from terrarium.llm.base import ChatModel
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.openai_client import OpenAIClient
-from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.settings import ModelSettings
 
 # SmolLM2-135M falls into token loops under a grammar without a little repetition penalty.
@@ -55,6 +54,8 @@ def make_model(
         path = Path(s.script)
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
+        from terrarium.llm.scripted import ScriptedModel  # only a scripted creature needs it
+
         return ScriptedModel.from_file(path)
     common: dict[str, Any] = {
         "temperature": s.temperature,

@@ -131,6 +131,10 @@ class ScriptFile(BaseModel):
     continuation: bool = False
 
 
+# parsed scripts by (path, mtime, size): a script file is read and checked once while unchanged
+_SCRIPTS: dict[tuple[str, int, int], ScriptFile] = {}
+
+
 StepLike = str | ScriptStep | dict[str, Any]
 
 
@@ -203,6 +207,35 @@ class ScriptedModel:
         """Load a script file (format in the module docstring); errors name the file and key."""
         path = Path(path)
         try:
+            stat = path.stat()
+        except OSError as exc:
+            raise ConfigError(
+                f"the model script cannot be read ({exc.strerror})",
+                location=Location(file=path),
+            ) from exc
+        key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+        script = _SCRIPTS.get(key)
+        if script is None:
+            script = cls._parse(path)
+            if len(_SCRIPTS) >= 64:
+                _SCRIPTS.clear()
+            _SCRIPTS[key] = script
+        kwargs: dict[str, Any] = {
+            "default_reply": script.default_reply,
+            "chunk_size": script.chunk,
+            "chunk_delay": script.chunk_delay,
+            "continuation": script.continuation,
+            "name": f"scripted:{path.name}",
+            "source": path,
+        }
+        kwargs.update(overrides)
+        return cls(list(script.steps), **kwargs)
+
+    @staticmethod
+    def _parse(path: Path) -> ScriptFile:
+        """The script file read and checked (``from_file`` keeps it while the file is
+        unchanged: a server loads a scripted team for every session)."""
+        try:
             raw = yaml.safe_load(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise ConfigError(
@@ -233,16 +266,7 @@ class ScriptedModel:
                 f"the model script is invalid: {first['msg']}",
                 location=Location(file=path, key_path=tuple(first["loc"])),
             ) from exc
-        kwargs: dict[str, Any] = {
-            "default_reply": script.default_reply,
-            "chunk_size": script.chunk,
-            "chunk_delay": script.chunk_delay,
-            "continuation": script.continuation,
-            "name": f"scripted:{path.name}",
-            "source": path,
-        }
-        kwargs.update(overrides)
-        return cls(script.steps, **kwargs)
+        return script
 
     def describe(self) -> str:
         where = f" from {self.source}" if self.source else ""

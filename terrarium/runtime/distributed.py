@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -28,8 +29,8 @@ from terrarium.secrecy import redact_url
 if TYPE_CHECKING:  # nats-py loads only for a run on a broker
     from terrarium.channels.nats import NatsTransport
 
-__all__ = ["BROKER_ENV", "announce", "broker_url", "check_join", "open_transport", "team_hash",
-           "watch_broker"]
+__all__ = ["BROKER_ENV", "announce", "broker_url", "check_join", "open_transport",
+           "session_fields", "team_hash", "watch_broker"]
 
 BROKER_ENV = "TERRARIUM_BROKER"  # the broker for `transport: nats` without --broker
 _CONFIG_SUFFIXES = {".yaml", ".yml", ".md", ".txt", ".j2", ".jinja", ".json", ".toml"}
@@ -91,7 +92,7 @@ def open_transport(team: Team, options: RuntimeOptions, run_id: str) -> NatsTran
     from terrarium.channels.nats import NatsTransport
 
     return NatsTransport(url, run_id, provision=not joining, ack_wait=options.ack_wait,
-                         prefetch=options.prefetch,
+                         prefetch=options.prefetch, publish_window=options.publish_window,
                          source=options.worker_name or ("worker" if joining else "run"))
 
 
@@ -114,8 +115,20 @@ async def check_join(transport: NatsTransport, team: Team) -> None:
         raise RuntimeFailure(f"run {run_id} has ended ({rec.get('status')}); nothing to join")
 
 
+def session_fields(team: Team, options: RuntimeOptions) -> dict[str, Any]:
+    """What a session's run adds to its runs record: the session, the creatures it leaves
+    to workers (``terrarium worker --sessions`` hosts only those) and the ack wait (the
+    workers' claims expire after it)."""
+    if options.session is None:
+        return {}
+    remote = sorted(n for n in team.creatures
+                    if options.host is not None and n not in options.host)
+    return {"session": options.session, "remote": remote, "ack_wait": options.ack_wait}
+
+
 async def announce(transport: NatsTransport, team: Team, status: str, started: float,
-                   *, config_hash: str | None = None) -> None:
+                   *, config_hash: str | None = None,
+                   extra: Mapping[str, Any] | None = None) -> None:
     """Record the run (or its new status) in the broker's runs stream."""
     ended = None if status == "running" else time.time()
     from terrarium.channels.nats import publish_run
@@ -123,17 +136,17 @@ async def announce(transport: NatsTransport, team: Team, status: str, started: f
     await publish_run(transport.js, {
         "run_id": transport.run_id, "terrarium": team.name, "path": str(team.path),
         "config_hash": config_hash or team_hash(team), "status": status,
-        "started": started, "ended": ended})
+        "started": started, "ended": ended, **(extra or {})})
 
 
 async def announce_end(transport: NatsTransport, team: Team, status: RunStatus, started: float,
-                       recorder: Recorder) -> None:
+                       recorder: Recorder, extra: Mapping[str, Any] | None = None) -> None:
     """Tell every process of a run past one machine that it is over (its final status)."""
     assert recorder.log is not None
     try:
         recorder.log.set_run_status(recorder.run_id, status)  # mirrored to the broker's log
         await transport.flush()
-        await announce(transport, team, status, started)
+        await announce(transport, team, status, started, extra=extra)
     except Exception as exc:  # the local log still has the status
         recorder.entry(next(iter(recorder.statuses), ROOT), "error",
                        f"could not announce the run's end: {exc}", 0)

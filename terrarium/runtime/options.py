@@ -72,6 +72,7 @@ class RuntimeOptions:
     join: str | None = None
     ack_wait: float = 30.0  # seconds before a dead listener's message goes to another
     prefetch: int = 1  # messages a listener takes from the broker at a time
+    publish_window: int = 256  # publishes awaiting their PubAck at once (NatsTransport)
     broker_give_up: float = 60.0  # seconds without the broker before the run ends, saying so
     worker_name: str = ""
     # share the embedded model server with the team's other processes on this machine
@@ -90,3 +91,15 @@ class RuntimeOptions:
     # an open durable log of ``runs_dir`` to write to instead of opening one (serve: one
     # connection for all its sessions, not one each); the run leaves it open
     log: Any = None
+    # a session's run (``terrarium serve``): the session's id, in the run's record on the
+    # broker, so ``terrarium worker --sessions`` knows the runs it may join
+    session: str | None = None
+    # the process that hosts a session whose other creatures run in workers
+    # (runtime/remote.py): what they do, read back from the run's log stream, is told here
+    # (the session's events), and a message of theirs nobody took for ``remote_wait``
+    # seconds is told as ``CreatureWaiting``
+    remote_events: Callable[[Event], None] | None = None
+    remote_wait: float = 5.0
+    # a worker running a session's creature: its output text goes in the log too (each
+    # batch's deltas joined), so the session's clients read the reply from the log stream
+    log_output_text: bool = False

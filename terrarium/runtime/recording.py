@@ -9,6 +9,7 @@ supervised: they hand it names, numbers and events.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -144,13 +145,41 @@ class Recorder:
         assert log is not None
         async for ev in sub:
             batch = [ev, *sub.drain()]
-            rows = [event_row(self.run_id, e) for e in batch if not isinstance(e, _UNLOGGED)]
+            rows = [event_row(self.run_id, e) for e in self._loggable(batch)]
             if rows:
                 with contextlib.suppress(Exception):
                     log.write_batch([(EVENT_SQL, rows)])
             if self.options.on_event:
                 for e in batch:
                     self.options.on_event(e)
+
+    def _loggable(self, batch: list[Event]) -> list[Event]:
+        """The batch's events that go in the log: with ``log_output_text`` (a session's
+        creature in a worker, whose clients read the log) each run of output deltas of one
+        output joined into one ``OutputText``."""
+        if not self.options.log_output_text:
+            return [e for e in batch if not isinstance(e, _UNLOGGED)]
+        out: list[Event] = []
+        for e in batch:
+            if isinstance(e, OutputText):
+                last = out[-1] if out else None
+                if (isinstance(last, OutputText) and last.creature == e.creature
+                        and last.output == e.output):
+                    out[-1] = dataclasses.replace(last, text=last.text + e.text)
+                else:
+                    out.append(e)
+            elif not isinstance(e, _UNLOGGED):
+                out.append(e)
+        return out
+
+    def consumed(self, creature: str, message_id: str) -> bool:
+        """Whether the log has ``creature``'s consumption of ``message_id`` (a broker may
+        hand a message again whose ack was lost: its turn was done)."""
+        if self.log is None:
+            return False
+        return bool(self.log.query(
+            "SELECT 1 FROM consumptions WHERE message_id=? AND receiver=?",
+            (message_id, creature)))
 
     def emitter(self, name: str) -> Callable[[Event], None]:
         """The ``emit`` a creature's controller reports through: status and transcript
@@ -228,7 +257,7 @@ class Recorder:
         out: dict[str, tuple[dict[str, JobStarted], set[str]]] = {}
         if self.log is None:
             return out
-        for ev in self.log.typed_events(self.run_id):
+        for ev in self.log.typed_events(self.run_id, (JobStarted.kind, JobEnded.kind)):
             if isinstance(ev, JobStarted):
                 out.setdefault(ev.creature, ({}, set()))[0][ev.job_id] = ev
             elif isinstance(ev, JobEnded):

@@ -36,10 +36,11 @@ from terrarium.llm.embedded import EmbeddedServer
 from terrarium.prompt.built_prompt import BuiltPrompt
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.distributed import announce_end
+from terrarium.runtime.distributed import announce_end, session_fields
 from terrarium.runtime.options import ROOT, USER, RuntimeOptions, Supervision
 from terrarium.runtime.preflight import DryStart
 from terrarium.runtime.recording import LOG_FILE, Recorder
+from terrarium.runtime.remote import RemoteCreatures
 from terrarium.runtime.startup import start_team
 from terrarium.runtime.supervision import Supervisor
 from terrarium.runtime.warmup import WarmUp
@@ -97,6 +98,7 @@ class TeamRuntime:
         self.transport: NatsTransport | None = None
         self._started = 0.0
         self._warm: WarmUp | None = None
+        self._remote: RemoteCreatures | None = None  # the creatures in workers, followed
 
     # ------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> TeamRuntime:
@@ -118,7 +120,7 @@ class TeamRuntime:
         self.run_id, self.log_path, self.log = rec.run_id, rec.log_path, rec.log
         self.run_dir = Path(opts.runs_dir) / self.run_id
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.memory = MemoryStore(self.run_dir / "memory.sqlite3")
+        self.memory = MemoryStore(self.run_dir / "memory.sqlite3", lazy=True)  # opened if used
         try:
             st = await start_team(
                 self.team, opts, self._creatures, recorder=rec, bus=self.bus,
@@ -132,6 +134,7 @@ class TeamRuntime:
         self.hub, self._tg, self._supervisor = st.hub, st.tg, st.supervisor
         self.transport, self.resumed = st.transport, st.resumed
         self._warm = st.warm
+        self._remote = st.remote
         self.sinks, self.tts, self.embedded = st.wiring.sinks, st.wiring.tts, st.wiring.embedded
         self._stack = stack
         return self
@@ -163,7 +166,7 @@ class TeamRuntime:
                 and not self.transport.lost_for()):  # a lost broker hears nothing
             with anyio.CancelScope(shield=True):  # tell the workers the run is over
                 await announce_end(self.transport, self.team, status, self._started,
-                                   self._recorder)
+                                   self._recorder, session_fields(self.team, self.options))
         try:
             # never swallow the body's exception, whatever an inner context manager says
             await stack.__aexit__(et, e, tb)
@@ -287,8 +290,11 @@ class TeamRuntime:
         """
         if self._supervisor is not None and self._supervisor.busy():
             return True
-        # a run past one machine: messages still unacked in the broker (other processes)
-        return self.transport is not None and self.transport.outstanding() > 0
+        # a run past one machine: messages still unacked in the broker (other processes),
+        # or whose consumption by a creature in a worker is not read back here yet
+        if self.transport is not None and self.transport.outstanding() > 0:
+            return True
+        return self._remote is not None and self._remote.pending()
 
     async def wait_idle(self, *, poll: float = 0.01, settle: int = 3) -> None:
         """Return once the team has been quiet for ``settle`` polls in a row."""

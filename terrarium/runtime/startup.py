@@ -29,9 +29,16 @@ from terrarium.config import Team
 from terrarium.controller.jobs import STATE_JOB_HOST, STATE_JOBS
 from terrarium.events import RunStarted, TeamReady
 from terrarium.runtime.creature import RunningCreature
-from terrarium.runtime.distributed import announce, check_join, open_transport, watch_broker
+from terrarium.runtime.distributed import (
+    announce,
+    check_join,
+    open_transport,
+    session_fields,
+    watch_broker,
+)
 from terrarium.runtime.options import RuntimeOptions
 from terrarium.runtime.recording import Recorder
+from terrarium.runtime.remote import RemoteCreatures, import_history
 from terrarium.runtime.supervision import Supervisor
 from terrarium.runtime.triggers import Triggers
 from terrarium.runtime.warmup import WarmUp
@@ -56,6 +63,7 @@ class Started:
     transport: NatsTransport | None
     resumed: dict[str, int]
     warm: WarmUp | None = None
+    remote: RemoteCreatures | None = None  # the creatures in workers, followed from here
 
 
 class JobHost:
@@ -104,7 +112,8 @@ async def start_team(
         assert recorder.log is not None
         recorder.log.on_write = transport.mirror
         if not options.join:
-            await announce(transport, team, "running", started_at)
+            await announce(transport, team, "running", started_at,
+                           extra=session_fields(team, options))
     tg = await stack.enter_async_context(anyio.create_task_group())
     try:
         tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
@@ -112,7 +121,19 @@ async def start_team(
             tg.start_soon(watch_broker, transport, options.broker_give_up)
         wiring = Wiring(options, bus, recorder, run_dir, memory, team=team)
         await wiring.wire(creatures, hub, stack, operator=operator)
+        if transport is not None and options.join and options.keep_history:
+            # a session's creature in a worker: its conversation as whoever ran it left it
+            assert recorder.log is not None
+            await import_history(transport, recorder.log, recorder.run_id, list(creatures))
         recorder.restore_histories(creatures)  # a session: what each creature heard before
+        remote = frozenset(team.creatures) - frozenset(creatures)
+        followed: RemoteCreatures | None = None
+        if transport is not None and options.remote_events is not None and remote:
+            assert recorder.log is not None  # the creatures in workers, seen from here
+            followed = RemoteCreatures(
+                transport, recorder.log, recorder.run_id, remote, options.remote_events,
+                wait=options.remote_wait, team_path=str(team.folder))
+            tg.start_soon(followed.run)
         warm = (WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
                 if options.warm_up else None)
         if warm is not None:
@@ -154,7 +175,7 @@ async def start_team(
                            pid=os.getpid()))
     if warm is None or not warm.pending:
         bus.publish(TeamReady(seconds=max(0.0, time.time() - started_at)))
-    return Started(hub, tg, wiring, sup, transport, resumed, warm)
+    return Started(hub, tg, wiring, sup, transport, resumed, warm, followed)
 
 
 def warm_order(team: Team, creatures: Mapping[str, RunningCreature]

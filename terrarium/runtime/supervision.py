@@ -102,6 +102,11 @@ class Supervisor:
                         f"{getattr(cause, 'message', cause)}")
 
     async def _supervised_turn(self, c: RunningCreature, env: Envelope) -> None:
+        if self.hub.transport.brokered and self.recorder.consumed(c.name, env.id):
+            # handed again by the broker after its turn was recorded (the ack was lost,
+            # or a session's worker died between the two): acked, not heard twice
+            await self.hub.mark_consumed(c.name, env.id)
+            return
         sup = self.options.supervision
         status = self.recorder.statuses[c.name]
         incoming = [Incoming(text=str(env.payload.get("text", "")), channel=env.channel,

@@ -11,8 +11,6 @@ event a crash lost was never shown and the numbering goes on from the last commi
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import time
 from collections import deque
 from collections.abc import Callable
@@ -22,33 +20,10 @@ import anyio
 import anyio.lowlevel
 
 from terrarium.channels.log import DurableLog
-from terrarium.events import Event, TurnEnded
+from terrarium.events import Event, TurnEnded, event_json
 
 __all__ = ["EventWriter", "SessionEvents", "event_json"]
 
-def _nested(o: Any) -> Any:
-    """What JSON cannot hold as is: a nested dataclass (a transcript entry, speech
-    figures, prompt sections) as its fields; anything else as its text."""
-    if dataclasses.is_dataclass(o) and not isinstance(o, type):
-        return {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
-    return str(o)
-
-
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_nested).encode
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def event_json(event: Event, seq: int) -> str:
-    """``event_to_dict(event)`` plus ``seq``, as JSON, without its deep copy (the same
-    keys in the same order: this runs for every event of every session)."""
-    cls = type(event)
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    data = {n: getattr(event, n) for n in names}
-    data["kind"] = event.kind
-    data["seq"] = seq
-    return _dumps(data)
 _EVENT_SQL = "INSERT OR IGNORE INTO session_events(session_id, seq, kind, data) VALUES (?,?,?,?)"
 _TURNS_SQL = "UPDATE sessions SET turns=turns+?, updated=? WHERE id=?"
 RECENT = 128  # events kept in memory per session for reconnects; older ones are read back

@@ -22,6 +22,7 @@ import anyio.abc
 
 from terrarium.config import Team
 from terrarium.runtime.options import RuntimeOptions
+from terrarium.runtime.preflight import DryStart
 from terrarium.runtime.runtime import TeamRuntime
 from terrarium.runtime.sessions import SessionInfo
 from terrarium.serve.audio import SessionAudio
@@ -76,7 +77,7 @@ class LiveSession:
     def __init__(self, info: SessionInfo, team: Team, settings: ServeSettings,
                  events: SessionEvents, embedded: Any = None,
                  models: Mapping[str, Any] | None = None, synthesizer: Any = None,
-                 log: Any = None) -> None:
+                 log: Any = None, checked: DryStart | None = None) -> None:
         self.info = info
         self.team = team
         self.settings = settings
@@ -85,6 +86,7 @@ class LiveSession:
         self.models = models
         self.synthesizer = synthesizer  # the voice (tests and benches give a fake)
         self.log = log  # the server's one connection to the log, lent to the runtime
+        self.checked = checked  # the server's dry start of the team, lent to the runtime
         self.audio = SessionAudio()  # the audio sockets the session's voices play into
         self.rt: TeamRuntime | None = None
         self.ready = anyio.Event()
@@ -110,6 +112,13 @@ class LiveSession:
             opts.broker = s.broker
             opts.host = None
             opts.log = None  # a run on a broker mirrors its own log connection's writes
+            opts.ack_wait = s.ack_wait
+            if s.remote:  # those run in workers; what they do comes back as the session's
+                opts.host = frozenset(self.team.creatures) - frozenset(s.remote)
+                opts.session = self.info.id
+                opts.worker_name = f"serve {self.info.id}"  # the same after a restart
+                opts.remote_events = self.events.offer
+                opts.remote_wait = s.remote_wait
         return opts
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
@@ -118,7 +127,7 @@ class LiveSession:
         started = False
         self.events.listeners.append(self.audio.observe)
         try:
-            runtime = TeamRuntime(self.team, self.options())
+            runtime = TeamRuntime(self.team, self.options(), checked=self.checked)
             # subscribed before start: the start-up events (warm-up, ready) are numbered too
             sub = runtime.bus.subscribe(capacity=2, accept=self.events.offer)
             async with runtime as rt:

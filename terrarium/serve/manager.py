@@ -24,6 +24,7 @@ from terrarium.channels.log import DurableLog
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.llm.settings import ModelSettings
+from terrarium.runtime.preflight import DryStart, dry_start
 from terrarium.runtime.recording import LOG_FILE
 from terrarium.runtime.sessions import SessionInfo, SessionStore
 from terrarium.runtime.wiring import payload_problem
@@ -63,6 +64,17 @@ class SessionManager:
         self.loads = 0
         self.unloads = 0
         self.listeners: list[Any] = []  # told each event as it is published (metrics)
+        self._checked: DryStart | None = None
+
+    @property
+    def checked(self) -> DryStart | None:
+        """The team's dry start, made once and lent to every session's runtime: a session
+        loads without assembling its creatures and building their prompt prefixes again
+        (the parts are configuration only; each runtime makes its own controllers). With
+        problems it is not lent, so each load refuses the team as a start would."""
+        if self._checked is None:
+            self._checked = dry_start(self.team, window=False)
+        return None if self._checked.errors else self._checked
 
     # ------------------------------------------------------------------ lifecycle
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
@@ -207,7 +219,8 @@ class SessionManager:
                 raise Problem(503, "the server is not running yet", slug="not-ready")
             live = LiveSession(info, self.team, self.settings, self.events_of(session_id),
                                embedded=self.embedded, models=self.models,
-                               synthesizer=self.synthesizer, log=self.log)
+                               synthesizer=self.synthesizer, log=self.log,
+                               checked=self.checked)
             self.loaded[session_id] = live
             self.loads += 1
             self._tg.start_soon(self._host, live)

@@ -18,6 +18,12 @@ class ServeSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = 8765
     broker: str | None = None
+    # with a broker: creatures that run in `terrarium worker --sessions` processes, how long
+    # a message a dead worker held waits before another gets it, and how long a remote
+    # creature's message waits before the session hears that no worker took it
+    remote: list[str] = Field(default_factory=list)
+    ack_wait: float = 30.0
+    remote_wait: float = 5.0
     token: str | None = Field(default=None, repr=False)  # never printed
     allow_origins: list[str] = Field(default_factory=list)
     idle_unload: float = 300.0  # seconds idle before a loaded session is unloaded

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["ATTITUDES", "RELATED", "about_user", "is_statement", "relevant", "stem",
-           "strip_opening", "subject_terms"]
+__all__ = ["ATTITUDES", "RELATED", "about_user", "asks_advice", "is_statement",
+           "mentions_user", "relevant", "stem", "strip_opening", "subject_terms"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -38,7 +38,7 @@ store's stop words, "from" is kept out of this list: "Where am I from?" is about
 
 RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # who: names
-    "name names named call calls called nickname nicknames known go",
+    "name names named call calls called nickname nicknames surname known go",
     # where from, where living
     "from born grew grow raised come comes came originally native hometown country city "
     "town village live lives lived home moved move",
@@ -65,7 +65,10 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "colour color colours colors red blue green yellow black white grey gray pink purple "
     "orange brown silver gold",
     "many much number count",
-    "speak speaks language languages",
+    "speak speaks language languages tongue fluent",
+    # plans: trips and travel
+    "trip trips travel travelling traveling fly flying flight flights holiday holidays "
+    "vacation visit visiting journey leave leaving plan plans",
     "play plays playing instrument sport sports game games team",
     "music song songs band singer listen",
 ))
@@ -84,13 +87,16 @@ _SUFFIXES = ("'s", "ies", "es", "s", "ed", "ing")
 
 
 def stem(word: str) -> str:
-    """A crude stem, enough to match "allergies" and "allergy", "called" and "call"."""
+    """A crude stem, enough to match "allergies" and "allergy", "called" and "call", "lives",
+    "lived" and "live" (a final "e" is dropped after the suffix: "liv")."""
     w = word.lower()
     for suffix in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
-            return w + "y" if suffix == "ies" else w
-    return w
+            if suffix == "ies":
+                return w + "y"
+            break
+    return w[:-1] if w.endswith("e") and len(w) >= 4 else w
 
 
 def _by_stem(groups: tuple[frozenset[str], ...]) -> dict[str, frozenset[str]]:
@@ -158,22 +164,54 @@ def is_statement(text: str) -> bool:
     return any(w.lower() not in _SOCIAL for w in _WORD.findall(t))
 
 
-_ABOUT_USER = re.compile(
-    r"\b(my|mine|myself|our|ours)\b|\b(am|was|were)\s+(i|we)\b|\bwho\s+i\s+am\b|"
-    r"\b(do|did|does|have|will)\s+(i|we)\b", re.I)
-_HOW_TO = re.compile(r"^\W*(how|what|where|when|why|which)\s+(do|did|can|could|should|would|"
-                     r"will)\s+(i|we)\s+(?!have\b|like\b|love\b|live\b|work\b|do\b|own\b|"
-                     r"take\b|speak\b|play\b|eat\b|drink\b|drive\b|hate\b|support\b|"
-                     r"come\b|dislike\b|prefer\b|enjoy\b)", re.I)
+_FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd|i'll|we|us|our|ours|"
+                           r"ourselves|we're|we've)\b", re.I)
+_ASK_HEAD = re.compile(r"^\W*(please\s+)?((can|could|would|will)\s+you\s+(please\s+)?)?"
+                       r"[a-z]+\s+(me|us)\b", re.I)
+"""A request's own "me": "Tell me a joke.", "Can you help me?", "Remind me ..."."""
+_TELLING = frozenset("tell remind remember recall say repeat guess know".split())
+"""The verbs of asking for what was told: "Remind me of my name." asks about the user,
+"Write a poem about my cat." asks for something made."""
+_ADVICE = re.compile(
+    r"\b(should|shall|could|can|may|might|must|would)\s+(i|we)\b|"  # "What should I cook?"
+    r"\b(i|we)\s+(should|could|might|ought)\s|"  # "... do you think I should wear?"
+    r"^\W*how\s+(do|does|can|could|should|would|shall)\s+(i|we)\b|"  # "How do I boil an egg?"
+    r"^\W*why\b|"  # "Why am I tired?": a reason, not something told
+    r"^\W*(i'd like|i would like|i want|i need|let's)\b(?!\s+to\s+(know|hear)\b)",  # a wish
+    re.I)
+_ACTION = re.compile(r"^\W*(please\s+)?((can|could|would|will)\s+you\s+(please\s+)?)?"
+                     r"([a-z]+)", re.I)
+
+
+def mentions_user(text: str) -> bool:
+    """Whether ``text`` speaks of the user (a first-person word: "I", "me", "my", "we",
+    ...), other than a request's own "me" ("Tell me a joke.", "Can you help me?")."""
+    return bool(_FIRST_PERSON.search(_ASK_HEAD.sub(" ", text, count=1)))
+
+
+def asks_advice(text: str) -> bool:
+    """Whether ``text`` asks what to do or how, or asks for something done, rather than
+    for what the user told: "What should I cook?", "How do I boil an egg?", "Can you help
+    me plan a trip?", "Write a poem about my cat." ("What can't I eat?" asks a fact.)"""
+    if _ADVICE.search(text):
+        return True
+    m = _ACTION.match(text)
+    if m is None:
+        return False
+    verb = m.group(5).lower()
+    polite = bool(m.group(2))  # "Can you VERB ...": the verb is what is asked for
+    if verb in _TELLING:
+        return False
+    return polite or (verb not in _ASKING and not text.rstrip().endswith("?"))
 
 
 def about_user(question: str) -> bool:
-    """Whether ``question`` asks about the user themselves ("What is my name?", "Where am I
-    from?", "What do I do for work?"), not how to do something ("How do I boil an egg?")."""
-    if not _ABOUT_USER.search(question):
-        return False
-    has_my = re.search(r"\b(my|mine|myself|our|ours)\b", question, re.I)
-    return bool(has_my) or not _HOW_TO.match(question)
+    """Whether ``question`` asks about the user themselves, whatever the form: any question
+    or request that speaks of them ("What is my dog called?", "Where am I from?", "What do
+    people call me?", "What can't I eat?", "Remind me where I live."), but for advice and
+    how-to ("How do I boil an egg?", "What should I cook?") and requests for something
+    done ("Write a poem about my cat."), which may use what was told but need not."""
+    return mentions_user(question) and not asks_advice(question)
 
 
 _OPENING = re.compile(r"^\W*((hi|hello|hey|oh|well|so|ok|okay|um|uh|yes|yeah|good "

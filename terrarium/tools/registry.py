@@ -16,32 +16,60 @@ import hashlib
 import importlib
 import importlib.util
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 
 from terrarium.errors import RegistryError, TerrariumError, did_you_mean
 from terrarium.formats.base import CallSpec
-from terrarium.tools.ask import AskUserTool
 from terrarium.tools.base import Tool
-from terrarium.tools.edits import EditTool, MultiEditTool
-from terrarium.tools.files import ReadFileTool, WriteFileTool
-from terrarium.tools.find import GlobTool
-from terrarium.tools.grep import GrepTool
-from terrarium.tools.info import InfoTool
-from terrarium.tools.memory import MemorySearchTool, MemoryWriteTool
-from terrarium.tools.shell import ShellTool
-from terrarium.tools.think import ThinkTool
-from terrarium.tools.tree import TreeTool
-from terrarium.tools.web import WebFetchTool
 
-BUILTIN_TOOLS: dict[str, type[Tool]] = {
-    cls.name: cls
-    for cls in (
-        AskUserTool, EditTool, GlobTool, GrepTool, InfoTool, MemorySearchTool, MemoryWriteTool,
-        MultiEditTool, ReadFileTool, ShellTool, ThinkTool, TreeTool, WebFetchTool, WriteFileTool,
-    )
+_BUILTIN_REFS: dict[str, str] = {
+    "ask_user": "ask:AskUserTool",
+    "edit": "edits:EditTool",
+    "glob": "find:GlobTool",
+    "grep": "grep:GrepTool",
+    "info": "info:InfoTool",
+    "memory_search": "memory:MemorySearchTool",
+    "memory_write": "memory:MemoryWriteTool",
+    "multi_edit": "edits:MultiEditTool",
+    "read_file": "files:ReadFileTool",
+    "shell": "shell:ShellTool",
+    "think": "think:ThinkTool",
+    "tree": "tree:TreeTool",
+    "web_fetch": "web:WebFetchTool",
+    "write_file": "files:WriteFileTool",
 }
+
+
+class _BuiltinTools(Mapping[str, type[Tool]]):
+    """The built-in tools by name, each module imported when its tool is first looked up:
+    a run loads the tools its creatures list, not all fourteen with their argument models
+    (a tenth of a start's imports; docs/performance.md)."""
+
+    def __init__(self, refs: Mapping[str, str]) -> None:
+        self._refs = dict(refs)
+        self._loaded: dict[str, type[Tool]] = {}
+
+    def __getitem__(self, name: str) -> type[Tool]:
+        cls = self._loaded.get(name)
+        if cls is None:
+            module, _, attr = self._refs[name].partition(":")  # KeyError: not a built-in
+            cls = getattr(importlib.import_module(f"terrarium.tools.{module}"), attr)
+            self._loaded[name] = cls
+        return cls
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._refs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._refs)
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+
+BUILTIN_TOOLS: Mapping[str, type[Tool]] = _BuiltinTools(_BUILTIN_REFS)
 """Built-in tools by name; a creature's ``tools:`` list may name any of these."""
 
 

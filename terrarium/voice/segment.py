@@ -164,9 +164,11 @@ class SentenceSegmenter:
     def _first_piece_cut(self) -> int | None:
         """An earlier end for the utterance's first piece (clause break, or length cap)."""
         text, cfg = self._pending, self.config
-        cut = first_clause_cut(text, cfg.first_clause_chars) if cfg.first_clause_chars else None
         cap = cfg.first_piece_max_chars
-        if cut is None and cap is not None and len(text) > cap:
+        cut = (first_clause_cut(text, cfg.first_clause_chars, within=cap)
+               if cfg.first_clause_chars else None)
+        if cut is None and cap is not None and len(text) > cap + 1:
+            # one character past the cap: a clause break at the cap itself is known by then
             cut = word_cut(text, cap, cfg.min_chars)
         return cut
 
@@ -188,13 +190,18 @@ class SentenceSegmenter:
         return out
 
 
-def first_clause_cut(text: str, min_chars: int) -> int | None:
+def first_clause_cut(text: str, min_chars: int, within: int | None = None) -> int | None:
     """End of the first clause at least ``min_chars`` long, if no sentence end comes first.
 
     A break counts only once the whitespace after it has arrived (``_SOFT_BREAK``), so the
-    answer never changes as more text streams in.
+    answer never changes as more text streams in. With ``within`` (the first piece's cap)
+    only a break at most that many characters in counts: streamed, a longer opening is cut
+    at the cap before its comma arrives, so a text given at once (a sentence the reply
+    guard held whole) must be cut there too, not at a comma 40 characters in.
     """
     for m in _SOFT_BREAK.finditer(text):
+        if within is not None and m.start() > within:
+            return None
         if any(ch in TERMINATORS or ch == "\n" for ch in text[: m.start()]):
             return None
         if spoken_length(text[: m.end()]) >= min_chars:

@@ -163,7 +163,7 @@ class TTSOutput:
         self._known: OrderedDict[str, _Utterance] = OrderedDict()
         self._open: _Utterance | None = None
         self._play_scope: anyio.CancelScope | None = None
-        self._audio_lock = anyio.Lock()
+        self._audio_lock = anyio.Lock(fast_acquire=True)  # no extra turn of the loop
         self._stack: AsyncExitStack | None = None
         self._tg: TaskGroup | None = None
         self._synth_send: MemoryObjectSendStream[_Sentence | _End] | None = None
@@ -383,26 +383,33 @@ class TTSOutput:
             await play.send(item)
             return
         start = self._clock()
-        clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
-        elapsed = self._clock() - start
         utt = item.utt
-        if utt.cut or not self._hands_over:
-            utt.first_synthesized.set()
-        if utt.cut:
-            return
-        utt.metrics.synth_seconds += elapsed
-        utt.metrics.audio_seconds += clip.duration
-        self._emit(
-            SentenceSynthesized(
-                creature=self.creature,
-                utterance_id=utt.id,
-                index=item.index,
-                text=item.text,
-                synth_ms=elapsed * 1000.0,
-                audio_seconds=clip.duration,
+        sent = False
+        try:
+            clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
+            elapsed = self._clock() - start
+            if utt.cut:
+                return
+            utt.metrics.synth_seconds += elapsed
+            utt.metrics.audio_seconds += clip.duration
+            self._emit(
+                SentenceSynthesized(
+                    creature=self.creature,
+                    utterance_id=utt.id,
+                    index=item.index,
+                    text=item.text,
+                    synth_ms=elapsed * 1000.0,
+                    audio_seconds=clip.duration,
+                )
             )
-        )
-        await play.send(_Clip(utt, item.index, item.text, clip))
+            await play.send(_Clip(utt, item.index, item.text, clip))
+            sent = True
+        finally:
+            # after the clip is handed on: the playback worker, woken first, gives it to the
+            # audio sink before a paused model's continuation request is made; a sink that
+            # hands over (a socket) sets it itself once its audio is out
+            if not (sent and self._hands_over):
+                utt.first_synthesized.set()
 
     async def _playback_worker(self, recv: MemoryObjectReceiveStream[_Clip | _End]) -> None:
         async with recv:

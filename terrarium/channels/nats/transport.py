@@ -12,6 +12,14 @@ The hub validates, refuses and logs exactly as in one process; this transport th
 publishes once, with the envelope id as ``Nats-Msg-Id``, so a message published again (a
 turn re-run after a crash re-sends under the same id) is dropped by the broker.
 
+Publishing is pipelined (:meth:`NatsTransport.publish_many`): the messages of a batch go
+out without waiting for each other's PubAck, at most ``publish_window`` of this process's
+publishes awaiting their ack at a time, and a batch returns only once every one of its
+messages is acked. A message the broker refused as full, or whose ack did not come within
+``publish_ack_wait``, is published again with its id (the broker drops the repeat of one
+it stored) after the rest of its window settled; see ``docs/distributed.md`` for what that
+means for order.
+
 A listener holds each message it took (``in_progress`` heartbeats keep the broker from
 handing it to someone else) and acks it only when the runtime says the turn's effects are
 recorded (:meth:`NatsTransport.ack`); a process that dies stops heartbeating, so after
@@ -64,14 +72,17 @@ from terrarium.channels.nats.naming import (
     log_subject,
 )
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
-from terrarium.channels.transport import Delivered, Lane, Receiver, Transport
-from terrarium.errors import ChannelRefusal, RuntimeFailure
+from terrarium.channels.transport import BatchRefusal, Delivered, Lane, Receiver, Transport
+from terrarium.errors import RuntimeFailure
 
 __all__ = ["NatsReceiver", "NatsTransport"]
 
 logger = logging.getLogger("terrarium.channels.nats")
 
 _FULL = 10077  # JetStream: "maximum messages exceeded" (discard new)
+PUBLISH_WINDOW = 256  # publishes awaiting their PubAck at once, per process (bench/distributed.py)
+PUBLISH_ACK_WAIT = 10.0  # seconds for one PubAck before the message is published again
+PUBLISH_ATTEMPTS = 4  # publishes of one message (its id unchanged) before a send is refused
 _LOG_BATCH_BYTES = 512_000  # under the default 1 MB max_payload
 _FETCH_WAIT = 2.0
 
@@ -172,12 +183,18 @@ class NatsTransport(Transport):
 
     def __init__(self, url: str, run_id: str, *, provision: bool = True,
                  ack_wait: float = 30.0, prefetch: int = 1, source: str = "run",
-                 mirror_runs: bool | None = None, storage: str = "file") -> None:
+                 mirror_runs: bool | None = None, storage: str = "file",
+                 publish_window: int = PUBLISH_WINDOW,
+                 publish_ack_wait: float = PUBLISH_ACK_WAIT) -> None:
+        if publish_window < 1:
+            raise RuntimeFailure(f"publish_window must be at least 1, not {publish_window}")
         self.url = url
         self.run_id = run_id
         self.provisioning = provision
         self.ack_wait = ack_wait
         self.prefetch = prefetch
+        self.publish_window = publish_window
+        self.publish_ack_wait = publish_ack_wait
         self.source = source
         self.mirror_runs = provision if mirror_runs is None else mirror_runs
         self.storage = StorageType.FILE if storage == "file" else StorageType.MEMORY
@@ -197,6 +214,10 @@ class NatsTransport(Transport):
         self._poll: tuple[int, int, int] = (0, -1, 1)  # (seen publishes, previous, latest)
         self._polling = False
         self.lost_since: float | None = None  # monotonic time the broker connection dropped
+        self._ack_prefix = ""
+        self._acks: dict[str, asyncio.Future[str | None]] = {}  # reply token -> its PubAck
+        self._ack_seq = 0
+        self._room: anyio.Semaphore | None = None  # publishes awaiting their PubAck
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -219,6 +240,10 @@ class NatsTransport(Transport):
         self.nc = await connect_broker(self.url, name=f"terrarium {self.source}",
                                        on_lost=self._lost, on_back=self._back)
         self._js = self.nc.jetstream(timeout=10)
+        # the PubAcks of pipelined publishes come to one inbox of this process
+        self._ack_prefix = self.nc.new_inbox() + "."
+        self._room = anyio.Semaphore(self.publish_window)
+        await self.nc.subscribe(self._ack_prefix + "*", cb=self._on_ack)
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         self._tg.start_soon(self._drain)
@@ -339,32 +364,162 @@ class NatsTransport(Transport):
 
     async def publish(self, envelope: Envelope, targets: tuple[str, ...], broadcast: bool,
                       wait_limit: float | None) -> None:
-        data = envelope.to_json().encode()
-        subject = channel_subject(self.run_id, envelope.channel)
-        headers = {"Nats-Msg-Id": envelope.id}
-        self._published += 1
-        delay = 0.002
+        """Publish one message; returns once the broker acked it (see :meth:`publish_many`)."""
+        await self.publish_many((envelope,), wait_limit)
+
+    async def publish_many(self, envelopes: Sequence[Envelope],
+                           wait_limit: float | None) -> None:
+        """Publish in order, pipelined; return once the broker acked every one.
+
+        At most ``publish_window`` publishes of this process await their PubAck at once
+        (a batch settles its oldest first). A message the broker refused as full, or whose
+        ack did not come within ``publish_ack_wait``, is published again with the same
+        ``Nats-Msg-Id``, one at a time, once the rest of its window settled; nothing new
+        leaves meanwhile. Raises ``BatchRefusal`` for a message that cannot be stored (full
+        beyond ``wait_limit``, no ack after ``PUBLISH_ATTEMPTS`` publishes, any other
+        broker error), naming how many of the batch were stored; the rest of the batch is
+        not published.
+        """
+        nc = self.nc
+        room = self._room
+        assert nc is not None and room is not None
+        acks = self._acks
+        prefix = self._ack_prefix
+        loop = asyncio.get_running_loop()
+        subjects: dict[str, str] = {}
+        inflight: deque[tuple[int, str, asyncio.Future[str | None] | None]] = deque()
+        failed: list[tuple[int, str]] = []  # (index, "full" | "timeout" | a sentence)
+        stored = 0
+        n = len(envelopes)
+        self._published += n
+        window = self.publish_window
+        i = 0
+        while i < n or inflight:
+            while i < n and not failed and len(inflight) < window:
+                try:
+                    room.acquire_nowait()
+                except anyio.WouldBlock:
+                    if inflight:  # settle one of ours first: other sends hold the rest
+                        break
+                    await room.acquire()
+                env = envelopes[i]
+                subject = subjects.get(env.channel)
+                if subject is None:
+                    subject = subjects[env.channel] = channel_subject(self.run_id, env.channel)
+                self._ack_seq += 1
+                token = str(self._ack_seq)
+                fut: asyncio.Future[str | None] | None = loop.create_future()
+                fut.add_done_callback(self._free_room)
+                acks[token] = fut
+                try:
+                    await nc.publish(subject, env.to_json().encode(), reply=prefix + token,
+                                     headers={"Nats-Msg-Id": env.id})
+                except nats.errors.Error as exc:  # not sent: published again below
+                    logger.warning("publishing %s failed (%s); publishing it again",
+                                   env.id, exc)
+                    acks.pop(token, None)
+                    fut.cancel()
+                    fut = None
+                inflight.append((i, token, fut))
+                i += 1
+            # no more may leave now: settle what is acked already, else wait for the oldest
+            settled = 0
+            while inflight and (settled == 0 or (inflight[0][2] is None
+                                                 or inflight[0][2].done())):
+                k, token, fut = inflight.popleft()
+                problem = "timeout" if fut is None else await self._settle(token, fut)
+                settled += 1
+                if problem is None:
+                    stored += 1
+                else:
+                    failed.append((k, problem))
+            if failed and not inflight:  # the window settled: the failed ones again, in order
+                for k, problem in failed:
+                    await self._republish(envelopes[k], problem, wait_limit, k, n, stored)
+                    stored += 1
+                failed.clear()
+
+    def _free_room(self, fut: asyncio.Future[str | None]) -> None:
+        if self._room is not None:
+            self._room.release()
+
+    async def _on_ack(self, msg: Msg) -> None:
+        """A PubAck (or the broker's refusal) for a pipelined publish: its future's result."""
+        fut = self._acks.pop(msg.subject[len(self._ack_prefix):], None)
+        if fut is None or fut.done():
+            return
+        if not msg.data:  # a status message: 503 = no responders
+            status = (msg.headers or {}).get("Status", "")
+            fut.set_result("no stream takes its subject" if status == "503"
+                           else f"status {status or '?'}")
+            return
         try:
-            with anyio.fail_after(wait_limit):
-                while True:
-                    try:
-                        await self.js.publish(subject, data, headers=headers)
-                        return
-                    except nats.js.errors.APIError as exc:
-                        if exc.err_code != _FULL:
-                            raise ChannelRefusal(
-                                f"The broker refused message {envelope.id} on channel "
-                                f"{envelope.channel!r}: {exc.description or exc}.") from exc
-                    await anyio.sleep(delay)  # full: wait for a listener to take one
-                    delay = min(delay * 2, 0.05)
-        except TimeoutError:
-            raise ChannelRefusal(
-                f"Channel {envelope.channel!r} stayed full for {wait_limit:g}s, so message "
-                f"{envelope.id} was not delivered (delivered to nobody).") from None
-        except nats.errors.Error as exc:
-            raise ChannelRefusal(
-                f"The broker could not take message {envelope.id} on channel "
-                f"{envelope.channel!r}: {exc}.") from exc
+            error = json.loads(msg.data).get("error")
+        except ValueError:
+            fut.set_result(f"an unreadable PubAck ({msg.data[:80]!r})")
+            return
+        if error is None:
+            fut.set_result(None)
+        elif error.get("err_code") == _FULL:
+            fut.set_result("full")
+        else:
+            fut.set_result(str(error.get("description") or error))
+
+    async def _settle(self, token: str, fut: asyncio.Future[str | None]) -> str | None:
+        """Wait for one PubAck: None (stored), ``"full"``, ``"timeout"`` or a sentence."""
+        if not fut.done():
+            with anyio.move_on_after(self.publish_ack_wait):
+                await fut
+            if not fut.done() or fut.cancelled():
+                self._acks.pop(token, None)
+                return "timeout"
+        return fut.result()
+
+    async def _republish(self, env: Envelope, problem: str, wait_limit: float | None,
+                         index: int, total: int, stored: int) -> None:
+        """Publish ``env`` again (its id unchanged) until the broker acks it, one request at a
+        time: waiting while the channel is full (at most ``wait_limit``), up to
+        ``PUBLISH_ATTEMPTS`` publishes in all when acks do not come."""
+        subject = channel_subject(self.run_id, env.channel)
+        data = env.to_json().encode()
+        where = "" if total == 1 else f" (#{index} of a batch of {total}; {stored} stored)"
+        started = time.monotonic()
+        delay = 0.002
+        attempts = 1
+        while True:
+            if problem == "full":
+                if wait_limit is not None and time.monotonic() - started + delay > wait_limit:
+                    raise BatchRefusal(
+                        f"Channel {env.channel!r} stayed full for {wait_limit:g}s, so message "
+                        f"{env.id} was not delivered (delivered to nobody){where}.", index)
+                await anyio.sleep(delay)  # full: wait for a listener to take one
+                delay = min(delay * 2, 0.05)
+            elif problem == "timeout":
+                if attempts >= PUBLISH_ATTEMPTS:
+                    raise BatchRefusal(
+                        f"The broker did not confirm message {env.id} on channel "
+                        f"{env.channel!r} after {attempts} publishes "
+                        f"{self.publish_ack_wait:g}s apart: it is stored once or not at all"
+                        f"{where}.", index)
+                attempts += 1
+            else:
+                raise BatchRefusal(
+                    f"The broker refused message {env.id} on channel {env.channel!r}: "
+                    f"{problem}{where}.", index)
+            try:
+                await self.js.publish(subject, data, timeout=self.publish_ack_wait,
+                                      headers={"Nats-Msg-Id": env.id})
+                return
+            except nats.js.errors.APIError as exc:
+                problem = "full" if exc.err_code == _FULL else (exc.description or str(exc))
+            except (TimeoutError, nats.errors.TimeoutError):
+                problem = "timeout"
+            except nats.js.errors.NoStreamResponseError:
+                problem = "no stream takes its subject"
+            except nats.errors.Error as exc:
+                raise BatchRefusal(
+                    f"The broker could not take message {env.id} on channel "
+                    f"{env.channel!r}: {exc}{where}.", index) from exc
 
     async def ack(self, creature: str, message_ids: tuple[str, ...]) -> None:
         rec = self._receivers.get(creature)
@@ -501,6 +656,13 @@ class _NatsLane(Lane):
                          wait_limit: float | None) -> Delivered:
         await self._transport.publish(envelope, self.targets, self._broadcast, wait_limit)
         return receivers
+
+    async def publish_batch(self, envelopes: Sequence[Envelope],
+                            receivers: Sequence[Delivered] | None,
+                            wait_limit: float | None) -> list[Delivered]:
+        """The batch pipelined (:meth:`NatsTransport.publish_many`)."""
+        await self._transport.publish_many(envelopes, wait_limit)
+        return list(receivers) if receivers is not None else [self._receivers] * len(envelopes)
 
 
 async def _ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:

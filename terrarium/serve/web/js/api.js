@@ -51,6 +51,7 @@ const KINDS = [
   "trigger_fired", "subagent_started", "subagent_ended", "fold_summarized", "job_started",
   "job_ended", "model_loading", "model_loaded", "creature_warming", "prefix_restored",
   "prefix_cache_problem", "creature_warmed", "team_ready", "message", "reasoning",
+  "creature_waiting",
 ];
 
 /**
