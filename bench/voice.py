@@ -40,7 +40,8 @@ of a real ``terrarium serve`` (target: within 30 ms of in-process).
 ``--cold-start [--runs 5]`` measures something else: the time from starting the process
 ``terrarium run examples/voice_assistant`` to its "ready in" line (every creature's prompt
 prefix in its slot and the voice loaded), at a first start (an empty prefix cache) and at a
-second start (the cache the previous start saved), the median of ``--runs`` each. Compiled
+second start (the cache the previous start saved), the median of ``--runs`` each (``--against
+TREE``: another checkout's in turn with this one's, a before/after in one run). Compiled
 bytecode is kept between the starts, as an installed package has it (``--no-bytecode``: as
 PYTHONDONTWRITEBYTECODE leaves it, compiled anew at each start).
 """
@@ -539,7 +540,7 @@ FIRST_INPUT = "Hi, my name is Ada. I love green tea."  # the README's main comma
 
 
 def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None,
-               say: str | None = FIRST_INPUT) -> Start:
+               say: str | None = FIRST_INPUT, root: Path = ROOT) -> Start:
     """Start ``terrarium run examples/voice_assistant --input SAY`` with prefix cache
     ``cache``; note when it says it is ready and when the first reply's audio is written
     (its ``[audio]`` line: the whole reply synthesized, so an upper bound of the first
@@ -547,20 +548,21 @@ def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None,
 
     ``pycache``: where the run's compiled bytecode is kept, as an installed package has it
     (None: as this environment says; PYTHONDONTWRITEBYTECODE compiles every module anew at
-    every start, ~0.17 s of CPU here)."""
-    env = dict(os.environ, TERRARIUM_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    every start, ~0.17 s of CPU here). ``root``: the checkout whose code and team run
+    (``--against``: another one, for a before/after in one run)."""
+    env = dict(os.environ, TERRARIUM_CACHE_DIR=str(cache), PYTHONPATH=str(root))
     if pycache is not None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(pycache)
     with tempfile.TemporaryDirectory() as runs:
         cmd = [sys.executable, "-u", "-m", "terrarium", "run",
-               str(ROOT / "examples" / "voice_assistant"), "--audio", "none" if say is None
+               str(root / "examples" / "voice_assistant"), "--audio", "none" if say is None
                else "wav", "--runs-dir", runs, "--timeout", str(timeout)]
         if say is not None:
             cmd += ["--input", say]
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+                                stderr=subprocess.DEVNULL, text=True, env=env, cwd=root)
         assert proc.stdout is not None and proc.stdin is not None
         lines: list[str] = []
         ready = runtime_ready = load = audio = None
@@ -590,31 +592,46 @@ def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None,
     return Start(ready, runtime_ready, load or 0.0, restored, audio, lines)
 
 
-def cold_start(runs: int, verbose: bool, bytecode: bool = True) -> None:
+def cold_start(runs: int, verbose: bool, bytecode: bool = True, vs: Path | None = None
+               ) -> None:
     """First and second start, ``runs`` of each: median, min and max. ``bytecode``: the
     modules' compiled bytecode is kept between starts, as after an install (the first
-    start of the first run compiles it)."""
-    results: dict[str, list[Start]] = {"first": [], "second": []}
+    start of the first run compiles it). ``vs`` (``--against``): another checkout (a
+    baseline) started the same way in turn with this one, first and second start each, so
+    both meet the same machine."""
+    trees = {"this": ROOT} if vs is None else {"this": ROOT, "vs": vs.resolve()}
+    results: dict[str, dict[str, list[Start]]] = {t: {"first": [], "second": []}
+                                                  for t in trees}
     with tempfile.TemporaryDirectory() as tmp:
         pycache = Path(tmp) / "pycache" if bytecode else None
         for i in range(runs):
-            first_cache = Path(tmp) / f"first-{i}"  # empty: nothing to restore
-            results["first"].append(start_once(first_cache, pycache=pycache))
-            # what the first one saved (prompt prefixes, the voice's optimized graph)
-            results["second"].append(start_once(first_cache, pycache=pycache))
-            for kind in ("first", "second"):
-                r = results[kind][-1]
-                heard = f"{r.audio:5.2f} s" if r.audio is not None else "never"
-                print(f"{i:>2} {kind:<6} ready {r.ready:5.2f} s after the process started "
-                      f"(runtime {r.runtime_ready:4.1f} s, model load {r.model_load:3.1f} s, "
-                      f"{r.restored} prefix(es) restored), first reply's audio {heard}",
-                      flush=True)
-                shown = r.lines if verbose else [x for x in r.lines if "[cache]" in x]
-                if shown:
-                    print("     " + "\n     ".join(shown))
-    print(f"\ncold start of examples/voice_assistant --input {FIRST_INPUT!r}, {runs} run(s) "
-          "each (from the process's start; bytecode "
-          f"{'kept between starts, as installed' if bytecode else 'compiled at every start'}):")
+            for tree, root in trees.items():
+                first_cache = Path(tmp) / f"{tree}-first-{i}"  # empty: nothing to restore
+                got = results[tree]
+                got["first"].append(start_once(first_cache, pycache=pycache, root=root))
+                # what the first one saved (prompt prefixes, the voice's optimized graph)
+                got["second"].append(start_once(first_cache, pycache=pycache, root=root))
+                for kind in ("first", "second"):
+                    r = got[kind][-1]
+                    heard = f"{r.audio:5.2f} s" if r.audio is not None else "never"
+                    label = f"{tree:<4} " if vs is not None else ""
+                    print(f"{i:>2} {label}{kind:<6} ready {r.ready:5.2f} s after the process "
+                          f"started (runtime {r.runtime_ready:4.1f} s, model load "
+                          f"{r.model_load:3.1f} s, {r.restored} prefix(es) restored), first "
+                          f"reply's audio {heard}; load average {os.getloadavg()[0]:.1f}",
+                          flush=True)
+                    shown = r.lines if verbose else [x for x in r.lines if "[cache]" in x]
+                    if shown:
+                        print("     " + "\n     ".join(shown))
+    for tree, root in trees.items():
+        where = f" ({root})" if vs is not None else ""
+        print(f"\ncold start of examples/voice_assistant --input {FIRST_INPUT!r}{where}, "
+              f"{runs} run(s) each (from the process's start; bytecode "
+              f"{'kept between starts, as installed' if bytecode else 'compiled at every start'}):")
+        _cold_summary(results[tree], runs)
+
+
+def _cold_summary(results: dict[str, list[Start]], runs: int) -> None:
     for kind, rs in results.items():
         vals = [r.ready for r in rs]
         heard = [r.audio for r in rs if r.audio is not None]
@@ -622,7 +639,9 @@ def cold_start(runs: int, verbose: bool, bytecode: bool = True) -> None:
                  if heard else "; no audio")
         print(f"  {kind} start  ready median {statistics.median(vals):5.2f} s   min "
               f"{min(vals):5.2f} s   max {max(vals):5.2f} s   (runtime's own: median "
-              f"{statistics.median(r.runtime_ready for r in rs):4.2f} s){audio}")
+              f"{statistics.median(r.runtime_ready for r in rs):4.2f} s; before the runtime: "
+              f"median {statistics.median(r.ready - r.runtime_ready for r in rs):4.2f} s)"
+              f"{audio}")
     first = statistics.median(r.ready for r in results["first"])
     second = statistics.median(r.ready for r in results["second"])
     heard = [r.audio for r in results["first"] if r.audio is not None]
@@ -668,8 +687,16 @@ class Sample:
     index: int = -1  # which utterance (the same text in both modes: paired by it)
 
 
+# the events a wait's condition looks for: only these wake it
+MILESTONES: tuple[type[Event], ...] = (CreatureWarmed, TurnEnded, UtteranceWritten)
+
+
 class Tracker:
-    """Every event of the run as it arrives, and a wait for a condition on them."""
+    """Every event of the run as it arrives, and a wait for a condition on them.
+
+    Only a milestone event wakes the wait: in one process every streamed token is an
+    event, and a condition that scans the utterance's events at each of them cost the run
+    it measures CPU on its own event loop (quadratic in the events of an utterance)."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -677,7 +704,8 @@ class Tracker:
 
     def add(self, ev: Event) -> None:
         self.events.append(ev)
-        self._changed.set()
+        if isinstance(ev, MILESTONES):
+            self._changed.set()
 
     async def until(self, cond: Callable[[], bool]) -> None:
         while not cond():
@@ -956,7 +984,8 @@ if __name__ == "__main__":
                         "(--cold-start, default 5), or rounds of each tree (--against, default 3)")
     p.add_argument("--against", type=Path, default=None, metavar="TREE",
                    help="alternate runs of this checkout and of another one's code and team "
-                        "(e.g. a git worktree of main), each in a fresh process")
+                        "(e.g. a git worktree of main), each in a fresh process; with "
+                        "--cold-start, that checkout's first and second starts in turn")
     p.add_argument("--framework", action="store_true",
                    help="scripted models and a 2 ms fake voice: the framework's own path only")
     p.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
@@ -979,7 +1008,7 @@ if __name__ == "__main__":
     elif a.broker is not None:
         broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
     elif a.cold_start:
-        cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode)
+        cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode, vs=a.against)
     elif a.against is not None:
         against(a.against, a.utterances, a.warmup, a.runs, a.verbose, a.framework)
     elif a.json:
