@@ -687,8 +687,16 @@ class Sample:
     index: int = -1  # which utterance (the same text in both modes: paired by it)
 
 
+# the events a wait's condition looks for: only these wake it
+MILESTONES: tuple[type[Event], ...] = (CreatureWarmed, TurnEnded, UtteranceWritten)
+
+
 class Tracker:
-    """Every event of the run as it arrives, and a wait for a condition on them."""
+    """Every event of the run as it arrives, and a wait for a condition on them.
+
+    Only a milestone event wakes the wait: in one process every streamed token is an
+    event, and a condition that scans the utterance's events at each of them cost the run
+    it measures CPU on its own event loop (quadratic in the events of an utterance)."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -696,7 +704,8 @@ class Tracker:
 
     def add(self, ev: Event) -> None:
         self.events.append(ev)
-        self._changed.set()
+        if isinstance(ev, MILESTONES):
+            self._changed.set()
 
     async def until(self, cond: Callable[[], bool]) -> None:
         while not cond():
