@@ -19,6 +19,8 @@ of each part. Run: ``python bench/voice.py [--utterances 12] [--warmup 2] [--run
 ``--against TREE --runs 3`` alternates runs of this checkout's code and of another
 checkout's (a git worktree of main: ``git worktree add --detach /tmp/main-tree main``), each
 in a fresh process with that tree's code and team, and summarizes each (same-run A/B).
+``--framework`` runs the same with scripted models (every delta at once) and a 2 ms fake
+voice: what is left is the framework's own path (target: its share p90 <= 15 ms).
 
 ``--broker [URL]`` runs the same utterances twice per round: in one process (the
 team's own models, ``terrarium run``), and with the router and the speaker hosted by two
@@ -268,8 +270,50 @@ def _usage_line(u: Any) -> str:
             f"{u.predicted_ms or 0:.0f} ms")
 
 
-async def run_once(n: int, warmup: int, verbose: bool) -> RunResult:
-    """One run: a fresh server and team, ``warmup`` + ``n`` utterances, each timed."""
+SCRIPTED_REPLY = ("Here is a short answer for you, with a clause or two in it. It ends "
+                  "with a second sentence.")
+
+
+class FakeVoice:
+    """A synthesizer that takes a fixed 2 ms (``--framework``: the voice's cost left out)."""
+
+    sample_rate = 22050
+
+    def synthesize(self, text: str) -> Any:
+        from terrarium.voice.synth import AudioClip
+        time.sleep(0.002)
+        return AudioClip(pcm=b"\0\0" * 2205, sample_rate=self.sample_rate)
+
+
+async def run_once(n: int, warmup: int, verbose: bool, framework: bool = False) -> RunResult:
+    """One run: a fresh server and team, ``warmup`` + ``n`` utterances, each timed.
+    ``framework``: scripted models (every delta at once) and a 2 ms fake voice instead, so
+    what is measured is the framework's own path alone, free of the model's and the voice's
+    noise on a shared machine."""
+    if framework:
+        from terrarium.llm.scripted import ScriptedModel
+        router = TimedModel(ScriptedModel([{"reply": "question", "repeat": True}],
+                                          continuation=True, name="router"))
+        speaker = TimedModel(ScriptedModel([{"reply": SCRIPTED_REPLY, "repeat": True}],
+                                           chunk_size=4, continuation=True, name="speaker"))
+        rows, fixed = await _utterances(n, warmup, verbose, router, speaker, FakeVoice())
+        return RunResult(rows, fixed, (0.0, 0.0, 0.0, 0.0))
+    async with EmbeddedServer(slots=3) as server:  # slot 2: the speed calibration
+        before = await calibrate(server, 2)
+        team = load_team(ROOT / "examples" / "voice_assistant")
+        # the same clients the runtime would make (config max_tokens, penalties, slots)
+        router = TimedModel(make_model(assemble(team, "router").settings, embedded=server,
+                                       slot=0))
+        speaker = TimedModel(make_model(assemble(team, "speaker").settings, embedded=server,
+                                        slot=1))
+        rows, fixed = await _utterances(n, warmup, verbose, router, speaker, None)
+        after = await calibrate(server, 2)
+    return RunResult(rows, fixed, (*before, *after))
+
+
+async def _utterances(n: int, warmup: int, verbose: bool, router: TimedModel,
+                      speaker: TimedModel, voice: Any) -> tuple[list[Row], list[float]]:
+    """The team with these models (and ``voice``, None: its own), the utterances timed."""
     team = load_team(ROOT / "examples" / "voice_assistant")
     router_fmt = assemble(team, "router").fmt
     tts = team.creatures["speaker"].config.output.named_outputs["tts"]
@@ -280,101 +324,93 @@ async def run_once(n: int, warmup: int, verbose: bool) -> RunResult:
     def perf(ts: float) -> float:  # an event's own timestamp on the bench's clock
         return ts - wall0 + perf0
 
-    async with EmbeddedServer(slots=3) as server:  # slot 2: the speed calibration
-        before = await calibrate(server, 2)
-        # the same clients the runtime would make (config max_tokens, penalties, slots)
-        router = TimedModel(make_model(assemble(team, "router").settings, embedded=server,
-                                       slot=0))
-        speaker = TimedModel(make_model(assemble(team, "speaker").settings, embedded=server,
-                                        slot=1))
-        events: list[tuple[float, Any]] = []
-        audio = TimedAudio()
+    events: list[tuple[float, Any]] = []
+    audio = TimedAudio()
 
-        def on_event(ev: Any) -> None:
-            events.append((time.perf_counter(), ev))
+    def on_event(ev: Any) -> None:
+        events.append((time.perf_counter(), ev))
 
-        rows: list[Row] = []
-        fixed_rows: list[float] = []
-        with tempfile.TemporaryDirectory() as tmp:
-            extra: dict[str, Any] = {}
-            if "audio_sink" in RuntimeOptions.__dataclass_fields__:
-                extra["audio_sink"] = lambda _name: audio
-            opts = RuntimeOptions(runs_dir=Path(tmp), models={"router": router,
-                                                               "speaker": speaker},
-                                  on_event=on_event, **extra)
-            async with TeamRuntime(team, opts) as rt:
-                for i in range(n + warmup):
-                    text = UTTERANCES[i % len(UTTERANCES)]
-                    before_r, before_s, before_e = (len(router.calls), len(speaker.calls),
-                                                    len(events))
-                    t0 = time.perf_counter()
-                    await rt.send_user(text)
-                    await rt.wait_idle(poll=0.005)
-                    await anyio.sleep(0.05)  # the log's writer hands the last events on
-                    evs = events[before_e:]
-                    synth = [(t, e) for t, e in evs if isinstance(e, SentenceSynthesized)
-                             and getattr(e, "creature", "speaker") == "speaker"]
-                    r_calls = router.calls[before_r:]
-                    s_calls = speaker.calls[before_s:]
-                    if not synth:
-                        print(f"{i:>2} no audio for {text!r} (router calls {len(r_calls)}, "
-                              f"speaker calls {len(s_calls)})")
-                        continue
-                    got, first = synth[0]
-                    uid = first.utterance_id
-                    t_audio = audio.first.get(uid, perf(first.ts))
-                    ttfa = (t_audio - t0) * 1000
-                    if not s_calls:  # the reply guard said a fixed reply: no model at all
-                        print(f"{i:>2} ttfa {ttfa:7.0f} ms | runtime reply, no model: "
-                              f"{first.text!r}")
-                        if i >= warmup:
-                            fixed_rows.append(ttfa)
-                        continue
-                    call = s_calls[0]
-                    turn = next((perf(e.ts) for _, e in evs if isinstance(e, TurnStarted)
-                                 and e.creature == "speaker"), call.start)
-                    queued = next((perf(e.ts) for _, e in evs if isinstance(e, SentenceQueued)
-                                   and e.utterance_id == uid), perf(first.ts))
-                    tokens = [t for t, d in call.deltas if d]
-                    t_tok = tokens[0] if tokens else call.end
-                    t_piece = max(first_sentence_time(call, segmenter) or call.end, t_tok)
-                    t_synth = perf(first.ts)
-                    synth0 = t_synth - first.synth_ms / 1000
-                    marks = [t0, turn, call.start, t_tok, t_piece, queued, synth0, t_synth,
-                             t_audio]
-                    parts = {name: (b - a) * 1000 for (name, _), a, b
-                             in zip(PARTS, marks[:-1], marks[1:], strict=True)}
-                    r_model = ((call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start)
-                               * 1000 if r_calls else 0.0)
-                    gen = ((tokens[-1] - tokens[0]) * 1000 / (len(tokens) - 1)
-                           if len(tokens) > 1 else 0.0)
-                    row = Row(text, ttfa, r_model, parts, first.text,
-                              " | ".join(_usage_line(c.usage) for c in s_calls), gen,
-                              (got - t_synth) * 1000)
-                    tag = "warm-up" if i < warmup else ""
-                    if verbose:
-                        said = "".join(d for c in s_calls for _, d in c.deltas)
-                        print(f"     the model wrote: {said!r}")
-                        for _, e in evs:
-                            if (isinstance(e, TranscriptAppended) and e.creature == "speaker"
-                                    and e.entry.kind == "notice"):
-                                print(f"     notice: {e.entry.text}")
-                        print(f"     speaker: {row.usage}")
-                        steps = [f"{type(e).__name__}({getattr(e, 'creature', '')}) "
-                                 f"{(perf(e.ts) - t0) * 1000:.1f}" for _, e in evs
-                                 if perf(e.ts) <= turn]
-                        print(f"     to the turn: {', '.join(steps)}")
-                        print(f"     first piece: {row.piece!r}; generation {gen:.1f} ms/token")
-                        print("     " + "  ".join(f"{k} {v:.0f}" for k, v in parts.items())
-                              + f"  (event to the bench {row.event_hop:.0f} ms)")
-                    print(f"{i:>2} ttfa {ttfa:7.0f} ms | router model {r_model:6.0f} | speaker "
-                          f"first piece {parts['first token'] + parts['first piece']:6.0f} | "
-                          f"synth {first.synth_ms:5.0f} | framework {row.share:6.1f} ms {tag}",
-                          flush=True)
+    rows: list[Row] = []
+    fixed_rows: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        extra: dict[str, Any] = {}
+        if "audio_sink" in RuntimeOptions.__dataclass_fields__:
+            extra["audio_sink"] = lambda _name: audio
+        opts = RuntimeOptions(runs_dir=Path(tmp), models={"router": router,
+                                                           "speaker": speaker},
+                              on_event=on_event, synthesizer=voice, **extra)
+        async with TeamRuntime(team, opts) as rt:
+            for i in range(n + warmup):
+                text = UTTERANCES[i % len(UTTERANCES)]
+                before_r, before_s, before_e = (len(router.calls), len(speaker.calls),
+                                                len(events))
+                t0 = time.perf_counter()
+                await rt.send_user(text)
+                await rt.wait_idle(poll=0.005)
+                await anyio.sleep(0.05)  # the log's writer hands the last events on
+                evs = events[before_e:]
+                synth = [(t, e) for t, e in evs if isinstance(e, SentenceSynthesized)
+                         and getattr(e, "creature", "speaker") == "speaker"]
+                r_calls = router.calls[before_r:]
+                s_calls = speaker.calls[before_s:]
+                if not synth:
+                    print(f"{i:>2} no audio for {text!r} (router calls {len(r_calls)}, "
+                          f"speaker calls {len(s_calls)})")
+                    continue
+                got, first = synth[0]
+                uid = first.utterance_id
+                t_audio = audio.first.get(uid, perf(first.ts))
+                ttfa = (t_audio - t0) * 1000
+                if not s_calls:  # the reply guard said a fixed reply: no model at all
+                    print(f"{i:>2} ttfa {ttfa:7.0f} ms | runtime reply, no model: "
+                          f"{first.text!r}")
                     if i >= warmup:
-                        rows.append(row)
-        after = await calibrate(server, 2)
-    return RunResult(rows, fixed_rows, (*before, *after))
+                        fixed_rows.append(ttfa)
+                    continue
+                call = s_calls[0]
+                turn = next((perf(e.ts) for _, e in evs if isinstance(e, TurnStarted)
+                             and e.creature == "speaker"), call.start)
+                queued = next((perf(e.ts) for _, e in evs if isinstance(e, SentenceQueued)
+                               and e.utterance_id == uid), perf(first.ts))
+                tokens = [t for t, d in call.deltas if d]
+                t_tok = tokens[0] if tokens else call.end
+                t_piece = max(first_sentence_time(call, segmenter) or call.end, t_tok)
+                t_synth = perf(first.ts)
+                synth0 = t_synth - first.synth_ms / 1000
+                marks = [t0, turn, call.start, t_tok, t_piece, queued, synth0, t_synth,
+                         t_audio]
+                parts = {name: (b - a) * 1000 for (name, _), a, b
+                         in zip(PARTS, marks[:-1], marks[1:], strict=True)}
+                r_model = ((call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start)
+                           * 1000 if r_calls else 0.0)
+                gen = ((tokens[-1] - tokens[0]) * 1000 / (len(tokens) - 1)
+                       if len(tokens) > 1 else 0.0)
+                row = Row(text, ttfa, r_model, parts, first.text,
+                          " | ".join(_usage_line(c.usage) for c in s_calls), gen,
+                          (got - t_synth) * 1000)
+                tag = "warm-up" if i < warmup else ""
+                if verbose:
+                    said = "".join(d for c in s_calls for _, d in c.deltas)
+                    print(f"     the model wrote: {said!r}")
+                    for _, e in evs:
+                        if (isinstance(e, TranscriptAppended) and e.creature == "speaker"
+                                and e.entry.kind == "notice"):
+                            print(f"     notice: {e.entry.text}")
+                    print(f"     speaker: {row.usage}")
+                    steps = [f"{type(e).__name__}({getattr(e, 'creature', '')}) "
+                             f"{(perf(e.ts) - t0) * 1000:.1f}" for _, e in evs
+                             if perf(e.ts) <= turn]
+                    print(f"     to the turn: {', '.join(steps)}")
+                    print(f"     first piece: {row.piece!r}; generation {gen:.1f} ms/token")
+                    print("     " + "  ".join(f"{k} {v:.0f}" for k, v in parts.items())
+                          + f"  (event to the bench {row.event_hop:.0f} ms)")
+                print(f"{i:>2} ttfa {ttfa:7.0f} ms | router model {r_model:6.0f} | speaker "
+                      f"first piece {parts['first token'] + parts['first piece']:6.0f} | "
+                      f"synth {first.synth_ms:5.0f} | framework {row.share:6.1f} ms {tag}",
+                      flush=True)
+                if i >= warmup:
+                    rows.append(row)
+    return rows, fixed_rows
 
 
 def summarize(results: list[RunResult], label: str = "") -> dict[str, float]:
@@ -436,12 +472,13 @@ def summarize(results: list[RunResult], label: str = "") -> dict[str, float]:
             "share90": pct(share, 0.9)}
 
 
-async def main(n: int, warmup: int, verbose: bool, runs: int = 1) -> None:
+async def main(n: int, warmup: int, verbose: bool, runs: int = 1,
+               framework: bool = False) -> None:
     results = []
     for j in range(runs):
         if runs > 1:
             print(f"run {j}", flush=True)
-        results.append(await run_once(n, warmup, verbose))
+        results.append(await run_once(n, warmup, verbose, framework))
     fig = summarize(results)
     if fig:
         ok = fig["p50"] <= 300 and fig["p90"] <= 450 and fig["share90"] <= 15
@@ -449,7 +486,8 @@ async def main(n: int, warmup: int, verbose: bool, runs: int = 1) -> None:
               f"{'met' if ok else 'NOT met'}; load average {os.getloadavg()[0]:.1f}")
 
 
-def against(tree: Path, n: int, warmup: int, runs: int, verbose: bool) -> None:
+def against(tree: Path, n: int, warmup: int, runs: int, verbose: bool,
+            framework: bool = False) -> None:
     """``runs`` rounds of this checkout's code and ``tree``'s, alternating, each in a fresh
     process (this bench, the other tree's ``terrarium`` and team); both summarized."""
     trees = {"this": ROOT, "other": tree.resolve()}
@@ -460,7 +498,8 @@ def against(tree: Path, n: int, warmup: int, runs: int, verbose: bool) -> None:
             print(f"round {j}: {label} ({path}), load {load:.1f}", flush=True)
             env = dict(os.environ, PYTHONPATH=str(path))
             cmd = [sys.executable, __file__, "--utterances", str(n), "--warmup", str(warmup),
-                   "--json"] + (["-v"] if verbose else [])
+                   "--json"] + (["-v"] if verbose else []) + (
+                       ["--framework"] if framework else [])
             proc = subprocess.run(cmd, env=env, cwd=path, capture_output=True, text=True)
             if proc.returncode:
                 raise SystemExit(f"{label} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
@@ -947,6 +986,8 @@ if __name__ == "__main__":
                    help="alternate runs of this checkout and of another one's code and team "
                         "(e.g. a git worktree of main), each in a fresh process; with "
                         "--cold-start, that checkout's first and second starts in turn")
+    p.add_argument("--framework", action="store_true",
+                   help="scripted models and a 2 ms fake voice: the framework's own path only")
     p.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--no-bytecode", action="store_true", help="--cold-start: compile the "
                    "modules at every start (PYTHONDONTWRITEBYTECODE) instead of keeping it")
@@ -969,8 +1010,8 @@ if __name__ == "__main__":
     elif a.cold_start:
         cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode, vs=a.against)
     elif a.against is not None:
-        against(a.against, a.utterances, a.warmup, a.runs, a.verbose)
+        against(a.against, a.utterances, a.warmup, a.runs, a.verbose, a.framework)
     elif a.json:
-        print(_to_json(anyio.run(run_once, a.utterances, a.warmup, a.verbose)))
+        print(_to_json(anyio.run(run_once, a.utterances, a.warmup, a.verbose, a.framework)))
     else:
-        anyio.run(main, a.utterances, a.warmup, a.verbose, a.runs)
+        anyio.run(main, a.utterances, a.warmup, a.verbose, a.runs, a.framework)
