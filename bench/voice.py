@@ -992,10 +992,10 @@ if __name__ == "__main__":
     p.add_argument("--no-bytecode", action="store_true", help="--cold-start: compile the "
                    "modules at every start (PYTHONDONTWRITEBYTECODE) instead of keeping it")
     p.add_argument("--broker", nargs="?", const="", default=None, metavar="URL",
-                   help="in one process, then router and speaker in two workers on this NATS "
+                   help="in one process and router and speaker in two workers on this NATS "
                         "broker (no URL: start a nats-server here)")
     p.add_argument("--socket", action="store_true",
-                   help="in one process, then over the audio socket of `terrarium serve`")
+                   help="in one process and over the audio socket of `terrarium serve`")
     p.add_argument("--rounds", type=int, default=3,
                    help="rounds of both modes (--broker, --socket)")
     a = p.parse_args()
