@@ -51,7 +51,7 @@ class Note(BaseModel):
     urgent: bool = False
 
 
-def _hub(url: str, run_id: str, *, provision: bool, prefetch: int = 1, window: int = 256
+def _hub(url: str, run_id: str, *, provision: bool, prefetch: int = 1, window: int = 64
          ) -> tuple[ChannelHub, NatsTransport]:
     spec = ChannelSpec(name="jobs", kind="queue", schema_name="note", validator=Note,
                        capacity=CAPACITY)
@@ -274,7 +274,7 @@ def main() -> None:
     ap.add_argument("--publish-messages", type=int, default=20000,
                     help="messages for the pipelined publish runs")
     ap.add_argument("--batch", type=int, default=1000, help="send_many batch size")
-    ap.add_argument("--window", type=int, default=256,
+    ap.add_argument("--window", type=int, default=64,
                     help="the typed transport's publish_window")
     ap.add_argument("--publish-only", action="store_true",
                     help="only the publish comparison (item 5)")

@@ -30,9 +30,10 @@ from pydantic import BaseModel, ValidationError
 
 from terrarium.channels.bus import EventBus
 from terrarium.channels.envelope import (
-    _TAG_BITS,
+    _TAG_BYTES,
     Envelope,
     _next,
+    _pack_id,
     _time_ns,
     new_message_id,
 )
@@ -215,8 +216,7 @@ class ChannelHub:
             if body is not None and (fits is None or fits(body, route.max_bytes)):
                 ns = _time_ns()  # Envelope.fresh and new_message_id, inlined
                 env = _tuple_new(Envelope, (
-                    message_id or ((ns << 56) | _TAG_BITS | (_next() & 0xFFFFFFFF)).to_bytes(
-                        15, "big").hex(),
+                    message_id or _pack_id(ns, _TAG_BYTES, _next() & 0xFFFFFFFF).hex(),
                     channel, sender, route.schema_name, body, ns / 1e9, reply_to,
                     correlation_id))
                 put = route.put
@@ -268,8 +268,7 @@ class ChannelHub:
             raise WouldBlock
         ns = _time_ns()
         env = _tuple_new(Envelope, (
-            message_id or ((ns << 56) | _TAG_BITS | (_next() & 0xFFFFFFFF)).to_bytes(
-                15, "big").hex(),
+            message_id or _pack_id(ns, _TAG_BYTES, _next() & 0xFFFFFFFF).hex(),
             channel, sender, route.schema_name, body, ns / 1e9, reply_to, correlation_id))
         put = route.put
         if put is not None:

@@ -101,9 +101,12 @@ class PayloadRules:
                                          p) from None
         else:
             bodies = [p if type(p) is dict else dict(p) for p in items]
+        fits, limit = self.fits, self.max_bytes
         for i, b in enumerate(bodies):
-            size = payload_size(b, self.max_bytes)
-            if size > self.max_bytes:
+            if fits(b, limit):  # bounded from the schema: no encoding (as check_one)
+                continue
+            size = payload_size(b, limit)
+            if size > limit:
                 raise PayloadRefused(size_refusal(size, channel, self.max_bytes, i),
                                      {"index": i, "bytes": size})
         return bodies

@@ -72,7 +72,7 @@ class RuntimeOptions:
     join: str | None = None
     ack_wait: float = 30.0  # seconds before a dead listener's message goes to another
     prefetch: int = 1  # messages a listener takes from the broker at a time
-    publish_window: int = 256  # publishes awaiting their PubAck at once (NatsTransport)
+    publish_window: int = 64  # publishes awaiting their PubAck at once (NatsTransport)
     broker_give_up: float = 60.0  # seconds without the broker before the run ends, saying so
     worker_name: str = ""
     # share the embedded model server with the team's other processes on this machine

@@ -80,7 +80,7 @@ __all__ = ["NatsReceiver", "NatsTransport"]
 logger = logging.getLogger("terrarium.channels.nats")
 
 _FULL = 10077  # JetStream: "maximum messages exceeded" (discard new)
-PUBLISH_WINDOW = 256  # publishes awaiting their PubAck at once, per process (bench/distributed.py)
+PUBLISH_WINDOW = 64  # publishes awaiting their PubAck at once, per process (docs/distributed.md)
 PUBLISH_ACK_WAIT = 10.0  # seconds for one PubAck before the message is published again
 PUBLISH_ATTEMPTS = 4  # publishes of one message (its id unchanged) before a send is refused
 _LOG_BATCH_BYTES = 512_000  # under the default 1 MB max_payload
