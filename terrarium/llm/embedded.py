@@ -123,6 +123,25 @@ def pull_model(*, command: tuple[str, ...] = PULL_COMMAND) -> Path:
     return model_path()
 
 
+def _import_binding() -> Any:
+    """The llama.cpp binding, imported with OpenMP's idle threads set to sleep."""
+    # llama.cpp's CPU build runs its threads under OpenMP, whose idle workers spin (the
+    # `poll` start parameter does not reach them). On 2 shared cores the spinning starves
+    # the thread doing the work: model load 4-13 s instead of 0.8 s, prompt evaluation
+    # 6-10 s instead of 3 s, with other processes busy. libgomp reads it once, when it
+    # loads (at the import below); a value the user set wins, and the commands the
+    # creatures run do not inherit ours.
+    ours = "OMP_WAIT_POLICY" not in os.environ
+    if ours:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        import xllamacpp
+    finally:
+        if ours:
+            os.environ.pop("OMP_WAIT_POLICY", None)
+    return xllamacpp
+
+
 class EmbeddedServer:
     """llama.cpp in this process, serving the OpenAI API on 127.0.0.1 at a free port.
 
@@ -187,26 +206,29 @@ class EmbeddedServer:
         """Load the model and serve; returns once ``/health`` says ok."""
         if self._server is not None:
             return
-        # llama.cpp's CPU build runs its threads under OpenMP, whose idle workers spin (the
-        # `poll` setting below does not reach them). On 2 shared cores the spinning starves
-        # the thread doing the work: model load 4-13 s instead of 0.8 s, prompt evaluation
-        # 6-10 s instead of 3 s, with other processes busy. libgomp reads it once, when it
-        # loads (at the import below); a value the user set wins, and the commands the
-        # creatures run do not inherit ours.
-        ours = "OMP_WAIT_POLICY" not in os.environ
-        if ours:
-            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-        try:
-            import xllamacpp
-        finally:
-            if ours:
-                os.environ.pop("OMP_WAIT_POLICY", None)
-
+        xllamacpp = _import_binding()
         path = self.model_file or model_path()
         if not path.is_file():
             raise ModelFileMissing(
                 f"the model file {path} does not exist", suggestion=how_to_get_model()
             )
+        params = self._params(xllamacpp, path)
+        try:
+            server = xllamacpp.Server(params)
+        except Exception as exc:  # the binding raises plain exceptions
+            raise ModelError(f"the embedded llama.cpp server failed to start ({exc})") from exc
+        address = str(server.listening_address)
+        self._server = server
+        self.loaded_model = path
+        self._base_url = address if address.startswith("http") else f"http://{address}"
+        try:
+            self._wait_healthy()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _params(self, xllamacpp: Any, path: Path) -> Any:
+        """llama.cpp's start parameters for this server: each one with the reason for it."""
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
         params.n_parallel = self.slots
@@ -251,19 +273,7 @@ class EmbeddedServer:
         # 0.52 -> 0.32 s here).
         params.fit_params = False
         params.sampling.seed = SAMPLING_SEED  # the same conversation, the same reply
-        try:
-            server = xllamacpp.Server(params)
-        except Exception as exc:  # the binding raises plain exceptions
-            raise ModelError(f"the embedded llama.cpp server failed to start ({exc})") from exc
-        address = str(server.listening_address)
-        self._server = server
-        self.loaded_model = path
-        self._base_url = address if address.startswith("http") else f"http://{address}"
-        try:
-            self._wait_healthy()
-        except BaseException:
-            self.stop()
-            raise
+        return params
 
     def _wait_healthy(self) -> None:
         deadline = time.monotonic() + self.startup_timeout
