@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -33,8 +33,9 @@ from terrarium.serve.problems import Problem
 if TYPE_CHECKING:
     import numpy as np
 
-    from terrarium.serve.manager import SessionManager
+    from terrarium.serve.manager import LiveSession, SessionManager
     from terrarium.voice.audio import UtteranceAudio
+    from terrarium.voice.listen import SpeechListener
     from terrarium.voice.synth import AudioClip
 
 __all__ = ["SessionAudio", "SocketAudioSink", "audio_routes", "pump"]
@@ -153,25 +154,10 @@ def _pcm16(data: bytes) -> np.ndarray:
 async def audio_ws(ws: WebSocket) -> None:
     """Speech in (16 kHz mono PCM16), the team's voice out (PCM16 and JSON frames)."""
     m: SessionManager = ws.app.state.manager
-    sid = ws.path_params["session_id"]
-    try:
-        live = await m.load(sid, hold=True)
-    except Problem as p:
-        await ws.close(code=4000 + p.status, reason=p.detail[:120])
+    opened = await _open(ws, m)
+    if opened is None:
         return
-    from terrarium.voice.listen import SpeechListener
-    from terrarium.voice.speech_config import TranscriptionSettings
-    from terrarium.voice.transcribe import TranscriptionClient
-    from terrarium.voice.vad import UtteranceCutter
-
-    settings = m.team.transcription or TranscriptionSettings()
-    make_vad: Callable[[], Any] = ws.app.state.vad_factory or _silero
-    try:
-        vad = await anyio.to_thread.run_sync(make_vad)
-    except Exception as exc:  # silero-vad missing or broken: say so, hold nothing
-        live.inputs -= 1
-        await ws.close(code=1011, reason=f"speech in is unavailable: {exc}"[:120])
-        return
+    live, vad = opened
     await ws.accept()
     send, recv = anyio.create_memory_object_stream[Frame](QUEUE)
     live.audio.sockets.append(send)
@@ -182,8 +168,7 @@ async def audio_ws(ws: WebSocket) -> None:
         if rt is not None:
             await rt.barge_in()
 
-    listener = SpeechListener(UtteranceCutter(vad, settings.vad),
-                              TranscriptionClient(settings), on_speech=barge_in)
+    listener = _listener(m, vad, barge_in)
 
     async def chunks() -> AsyncIterator[Any]:
         while True:
@@ -242,6 +227,36 @@ async def audio_ws(ws: WebSocket) -> None:
         send.close()
         live.sockets -= 1
         live.touch()
+
+
+async def _open(ws: WebSocket, m: SessionManager) -> tuple[LiveSession, Any] | None:
+    """The socket's session, loaded and held, and a voice activity detector for it; None
+    when there is neither (the socket is closed then, with the reason)."""
+    try:
+        live = await m.load(ws.path_params["session_id"], hold=True)
+    except Problem as p:
+        await ws.close(code=4000 + p.status, reason=p.detail[:120])
+        return None
+    make_vad: Callable[[], Any] = ws.app.state.vad_factory or _silero
+    try:
+        return live, await anyio.to_thread.run_sync(make_vad)
+    except Exception as exc:  # silero-vad missing or broken: say so, hold nothing
+        live.inputs -= 1
+        await ws.close(code=1011, reason=f"speech in is unavailable: {exc}"[:120])
+        return None
+
+
+def _listener(m: SessionManager, vad: Any,
+              on_speech: Callable[[], Awaitable[None]]) -> SpeechListener:
+    """Speech in for the team: the VAD's utterances to its transcription server."""
+    from terrarium.voice.listen import SpeechListener
+    from terrarium.voice.speech_config import TranscriptionSettings
+    from terrarium.voice.transcribe import TranscriptionClient
+    from terrarium.voice.vad import UtteranceCutter
+
+    settings = m.team.transcription or TranscriptionSettings()
+    return SpeechListener(UtteranceCutter(vad, settings.vad), TranscriptionClient(settings),
+                          on_speech=on_speech)
 
 
 def _silero() -> Any:
