@@ -1,0 +1,266 @@
+"""One round of a turn: stream the model's reply, start each call as soon as it closes, and
+write the round into the history exactly as the model wrote it.
+
+:class:`RoundStreaming` is a part of :class:`~terrarium.controller.loop.Controller` (a
+mixin): it uses the controller's model, format, output and call routing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from terrarium.controller.calls import CallRecord, CallRouting
+from terrarium.crashpoints import crashpoint
+from terrarium.events import Reasoning
+from terrarium.formats import CallEvent, NoticeEvent, TextEvent, ValueFrame, grammar_for
+from terrarium.formats.grammar import sentences_left
+from terrarium.formats.native import NativeFormat
+from terrarium.llm.reasoning import THINK_CLOSE, THINK_OPEN, ThinkSplitter
+from terrarium.llm.types import ChatRequest, Usage
+from terrarium.prompt.tail import Turn
+
+if TYPE_CHECKING:
+    from terrarium.controller.assembly import LoopSettings
+    from terrarium.controller.output import TurnOutput
+    from terrarium.formats.base import StreamParser
+    from terrarium.llm.base import ChatModel
+    from terrarium.prompt.builder import PromptBuilder
+    from terrarium.voice.first_audio import FirstAudioPause
+
+__all__ = ["MIN_RESULT_TOKENS", "RoundStreaming"]
+
+MIN_RESULT_TOKENS = 64  # a round's results always keep at least this much
+
+Handle = Callable[[Sequence[Any]], Awaitable[None]]
+"""The round's handler of parsed events: text to the output, calls started, notices kept."""
+
+
+@dataclass(slots=True)
+class _Round:
+    text: list[str] = field(default_factory=list)
+    raw: list[str] = field(default_factory=list)  # every text delta, calls included
+    records: list[CallRecord | None] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    native: dict[int, dict[str, str]] = field(default_factory=dict)
+    usage: Usage | None = None  # the model's usage for the round (both calls if it paused)
+    finish_reason: str | None = None  # of the round's last model call ("length": cut off)
+    reasoning: list[str] = field(default_factory=list)  # thinking: never a reply, never sent
+
+
+@asynccontextmanager
+async def _closing(stream: AsyncIterator[Any]) -> AsyncIterator[AsyncIterator[Any]]:
+    """Close a model stream as soon as it is left, so the server stops generating at once."""
+    try:
+        yield stream
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+class RoundStreaming(CallRouting):
+    """Streams one round and remembers it (the controller's round half)."""
+
+    # the controller's, set in its __init__
+    model: ChatModel
+    settings: LoopSettings
+    builder: PromptBuilder
+    conversation: list[Turn]
+    warming: anyio.Event | None
+
+    async def _one_round(
+        self, request: ChatRequest, out: TurnOutput, frame: ValueFrame | None = None,
+        decided: str | None = None,
+    ) -> _Round:
+        """Stream one model response; calls start as soon as each one closes.
+
+        With a ``frame`` the model writes only the value: the frame's prefix (already at the
+        end of the request, as the start of the reply) and suffix are added around it here.
+        A ``decided`` value (from ``choice_rules``) is written without asking the model.
+        """
+        rnd = _Round()
+        seq_lock = anyio.Lock()
+        parser = self.parts.fmt.new_parser()
+        thinking = ThinkSplitter()  # <think> blocks in the text are thinking, not the reply
+        failure: Exception | None = None
+        # a framed value restarts its grammar on a continuation: never pause inside one
+        pause = out.first_audio_pause(self.model) if frame is None else None
+        async with anyio.create_task_group() as tg:
+
+            async def handle(events: Sequence[Any]) -> None:
+                for ev in events:
+                    if isinstance(ev, TextEvent):
+                        rnd.text.append(ev.text)
+                        await out.say(ev.text)
+                    elif isinstance(ev, CallEvent):
+                        rnd.records.append(None)
+                        tg.start_soon(self._run_call, ev, len(rnd.records) - 1, rnd.records,
+                                      seq_lock)
+                    elif isinstance(ev, NoticeEvent):
+                        rnd.notices.append(ev.text)
+
+            if frame is not None:
+                rnd.raw.append(frame.prefix)
+                await handle(parser.feed(frame.prefix))
+            try:
+                if decided is not None:
+                    rnd.raw.append(decided)
+                    await handle(parser.feed(decided))
+                    rnd.finish_reason = "stop"
+                else:
+                    await self._stream(request, rnd, out, pause, thinking, parser, handle)
+            except Exception as exc:
+                # re-raised below, outside the task group, so callers get the ModelError
+                # itself rather than an ExceptionGroup; calls already started are cancelled
+                failure = exc
+                tg.cancel_scope.cancel()
+            if failure is None:
+                await self._close_round(rnd, frame, thinking, parser, handle)
+        if failure is not None:
+            raise failure
+        return rnd
+
+    async def _stream(self, request: ChatRequest, rnd: _Round, out: TurnOutput,
+                      pause: FirstAudioPause | None, thinking: ThinkSplitter,
+                      parser: StreamParser, handle: Handle) -> None:
+        """The model's reply, delta by delta, into ``rnd`` (the hot path: one loop per token).
+
+        A first-audio ``pause`` stops the stream once the reply's first piece is ready and
+        continues it from a prefill; the guard's stop ends it at once.
+        """
+        if self.warming is not None:
+            await self.warming.wait()
+        current: ChatRequest | None = request
+        while current is not None:
+            paused = False
+            async with _closing(self.model.stream(current)) as deltas:
+                async for delta in deltas:
+                    crashpoint("turn.delta")
+                    if delta.finish_reason:
+                        rnd.finish_reason = delta.finish_reason
+                    if delta.reasoning:
+                        self._reasoned(rnd, delta.reasoning)
+                    if delta.text:
+                        shown, thought = thinking.feed(delta.text)
+                        if thought:
+                            self._reasoned(rnd, thought)
+                        if shown:
+                            rnd.raw.append(shown)
+                            await handle(parser.feed(shown))
+                    for tc in delta.tool_calls:
+                        nc = rnd.native.setdefault(
+                            tc.index, {"id": "", "name": "", "arguments": ""})
+                        nc["id"] = tc.id or nc["id"]
+                        nc["name"] = tc.name or nc["name"]
+                        nc["arguments"] += tc.arguments
+                    if out.stopped:  # the guard will speak no more of it
+                        break
+                    if pause is not None and pause.ready(rnd):
+                        paused = True
+                        break
+            current = None
+            if paused and pause is not None:
+                current = self._spoken_continuation(await pause.resume(request, rnd), rnd)
+        rnd.usage = (pause.usage(self.model.last_usage) if pause is not None
+                     else self.model.last_usage)
+
+    async def _close_round(self, rnd: _Round, frame: ValueFrame | None,
+                           thinking: ThinkSplitter, parser: StreamParser,
+                           handle: Handle) -> None:
+        """The end of a streamed round: the thinking logged once, the frame's suffix and the
+        parser's last events handled, native calls (complete only now) started in order."""
+        shown, thought = thinking.close()
+        if thought:
+            self._reasoned(rnd, thought)
+        if rnd.reasoning:  # the round's whole thinking, once, for the log and monitor
+            self._entry("reasoning", "".join(rnd.reasoning))
+        if shown:
+            rnd.raw.append(shown)
+            await handle(parser.feed(shown))
+        if frame is not None:
+            rest = frame.close("".join(rnd.raw))
+            rnd.raw.append(rest)
+            await handle(parser.feed(rest))
+        await handle(parser.close())
+        fmt = self.parts.fmt
+        if rnd.native and isinstance(fmt, NativeFormat):
+            for i in sorted(rnd.native):
+                nc = rnd.native[i]
+                await handle([fmt.call_from_native(nc["name"], nc["arguments"],
+                                                   nc["id"] or f"call_{i}")])
+
+    def _reasoned(self, rnd: _Round, text: str) -> None:
+        """A reasoning model's thinking: to the monitor and the log, nowhere else."""
+        rnd.reasoning.append(text)
+        self.emit(Reasoning(creature=self.parts.name, text=text))
+
+    def _spoken_continuation(self, request: ChatRequest | None,
+                             rnd: _Round) -> ChatRequest | None:
+        """A paused spoken reply's continuation, with its grammar counting the sentences
+        already written (``max_sentences``); None when the reply already has them all."""
+        limit = self.settings.spoken_sentences
+        if request is None or not limit or request.grammar is None:
+            return request
+        written = "".join(rnd.text)
+        if sentences_left(limit, written) <= 0:
+            return None
+        grammar = grammar_for(self.parts.fmt, allow_text=True, plain_text=True,
+                              max_sentences=limit, written=written)
+        return request.model_copy(update={"grammar": grammar})
+
+    def _remember_round(self, rnd: _Round, records: list[CallRecord], follow_up: bool) -> None:
+        """Add this round to the history exactly as the model wrote it.
+
+        Text formats keep the raw generated text (calls included), so the next request
+        repeats the model's own tokens and the server's cache covers them. Native calls are
+        written down with the format's own rendering. Results are added only when another
+        round will read them: a turn that ended on successful sends needs no receipt.
+        """
+        if self.parts.fmt.textual:
+            raw = "".join(rnd.raw)
+        else:
+            shown = [self.parts.fmt.render_call(
+                r.name, self.fill.written(r.name, r.args) if r.kind == "send" else r.args)
+                for r in records]
+            raw = "\n".join(p for p in ["".join(rnd.text), *shown] if p)
+        if raw and self.settings.keep_reasoning and rnd.reasoning:
+            raw = f"{THINK_OPEN}{''.join(rnd.reasoning)}{THINK_CLOSE}\n{raw}"
+        if raw:
+            self.conversation.append(Turn("assistant", raw))
+        if records and follow_up:
+            self.conversation.append(Turn("user", self._results_text(records)))
+
+    def _results_text(self, records: list[CallRecord]) -> str:
+        """The round's results as the model reads them, cut to fit the context window.
+
+        A tool's own limits are set in bytes and cannot know the window (read_file's
+        default 20,000 bytes is about 5,000 tokens; a 4,096-token window has fewer), so the
+        results of one round together get at most half the tail's room; each result over
+        its share keeps its head and says how much was cut and what to do. The log keeps
+        every result whole; only what the model reads is cut.
+        """
+        lines = [f"Result of {r.name}: {r.result}" for r in records]
+        text = "\n".join(lines)
+        count = self.builder.tokenizer.count
+        budget = max(MIN_RESULT_TOKENS, self.builder.room() // 2)
+        used = count(text)
+        if used <= budget:
+            return text
+        share = budget / used
+        cut: list[str] = []
+        for r, line in zip(records, lines, strict=True):
+            keep = int(len(r.result) * share) - len(r.name) - 12
+            if keep >= len(r.result):
+                cut.append(line)
+                continue
+            keep = max(0, keep - 160)  # room for the marker itself
+            cut.append(f"Result of {r.name}: {r.result[:keep]}\n[cut to fit the context "
+                       f"window: showed {keep} of {len(r.result)} characters; ask for less "
+                       "(a line range, a narrower search)]")
+        return "\n".join(cut)
+
