@@ -94,6 +94,40 @@ def _report_lost_jobs(recorder: Recorder, creatures: Mapping[str, RunningCreatur
             tg.start_soon(host.deliver, name, job.id, job.payload())
 
 
+def _follow_remote(team: Team, options: RuntimeOptions,
+                   creatures: Mapping[str, RunningCreature], recorder: Recorder,
+                   transport: NatsTransport | None, tg: anyio.abc.TaskGroup,
+                   ) -> RemoteCreatures | None:
+    """The team's creatures that run in workers, followed from here (their events into this
+    run's log) when the run asks for it; None when every creature runs here."""
+    remote = frozenset(team.creatures) - frozenset(creatures)
+    if transport is None or options.remote_events is None or not remote:
+        return None
+    assert recorder.log is not None  # the creatures in workers, seen from here
+    followed = RemoteCreatures(
+        transport, recorder.log, recorder.run_id, remote, options.remote_events,
+        wait=options.remote_wait, ack_wait=options.ack_wait,
+        team_path=str(team.folder))
+    tg.start_soon(followed.run)
+    return followed
+
+
+def _warm_up(options: RuntimeOptions, creatures: Mapping[str, RunningCreature],
+             recorder: Recorder, bus: EventBus, started_at: float,
+             wiring: Wiring) -> WarmUp | None:
+    """The run's warm-up (None when the options turn it off), told the sinks whose voices
+    to load and, with an embedded server, which prefixes its cache can restore."""
+    if not options.warm_up:
+        return None
+    warm = WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
+    warm.sinks = wiring.sinks
+    if wiring.embedded is not None:
+        warm.cache = wiring.embedded.prefix_cache()
+        api = wiring.embedded.api_base
+        warm.cached = lambda model: getattr(model, "base_url", None) == api
+    return warm
+
+
 async def start_team(
     team: Team, options: RuntimeOptions, creatures: Mapping[str, RunningCreature], *,
     recorder: Recorder, bus: EventBus, run_dir: Path, memory: MemoryStore,
@@ -126,23 +160,8 @@ async def start_team(
             assert recorder.log is not None
             await import_history(transport, recorder.log, recorder.run_id, list(creatures))
         recorder.restore_histories(creatures)  # a session: what each creature heard before
-        remote = frozenset(team.creatures) - frozenset(creatures)
-        followed: RemoteCreatures | None = None
-        if transport is not None and options.remote_events is not None and remote:
-            assert recorder.log is not None  # the creatures in workers, seen from here
-            followed = RemoteCreatures(
-                transport, recorder.log, recorder.run_id, remote, options.remote_events,
-                wait=options.remote_wait, ack_wait=options.ack_wait,
-                team_path=str(team.folder))
-            tg.start_soon(followed.run)
-        warm = (WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
-                if options.warm_up else None)
-        if warm is not None:
-            warm.sinks = wiring.sinks
-            if wiring.embedded is not None:
-                warm.cache = wiring.embedded.prefix_cache()
-                api = wiring.embedded.api_base
-                warm.cached = lambda model: getattr(model, "base_url", None) == api
+        followed = _follow_remote(team, options, creatures, recorder, transport, tg)
+        warm = _warm_up(options, creatures, recorder, bus, started_at, wiring)
         resumed = hub.resume() if options.resume else {}
         # the loops below warm their creatures first (WarmUp), not the supervisor
         sup = Supervisor(creatures, hub=hub, recorder=recorder, bus=bus, sinks=wiring.sinks,
