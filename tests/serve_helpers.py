@@ -116,6 +116,13 @@ class ServerProcess:
 
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
+        self._close()
+
+    def _close(self) -> None:
+        """Close the pipes to the process (it has ended): none left for the collector."""
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
     def stop(self) -> str:
         """Stop it as Ctrl-C would; returns what it wrote to stderr."""
@@ -129,4 +136,6 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
-        return self.proc.stderr.read() if self.proc.stderr else ""
+        err = self.proc.stderr.read() if self.proc.stderr else ""
+        self._close()
+        return err

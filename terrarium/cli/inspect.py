@@ -373,7 +373,7 @@ async def _monitor_broker(url: str, run_id: str | None, folder: Path) -> int:
     from terrarium.channels.nats.follow import follow_run
     from terrarium.errors import RuntimeFailure
     from terrarium.tui import MonitorApp, ReplayHandle
-    from terrarium.tui.app import run_live_monitor
+    from terrarium.tui.launch import run_live_monitor
     from terrarium.tui.live import LiveRunHandle
 
     try:

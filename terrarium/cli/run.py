@@ -337,14 +337,7 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
     """Start the team (dry start made: ``checked``), feed it, close with summary and code."""
     say, timed_out = printer.say, False
     async with TeamRuntime(team, opts, checked=checked) as rt:
-        say(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}")
-        for name, cdef in sorted(team.everyone.items()):  # never silently the wrong model
-            settings = cdef.config.controller or ModelSettings()
-            say(f"  {name}: {describe_settings(settings)}")
-        if note := unsandboxed_note(team):
-            print(note, file=sys.stderr, flush=True)
-        if rt.resumed:
-            say(f"resuming: {sum(rt.resumed.values())} unconsumed message(s) redelivered")
+        _say_start(rt, team, say)
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)
             finished = getattr(args, "finished", None)
@@ -358,29 +351,7 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
             with anyio.move_on_after(args.timeout) as scope:
                 if args.resume and await _until_idle_or_limit(rt, args.max_turns):
                     tg.cancel_scope.cancel()
-                speech = _speech_wanted(args)
-                live = not single and (getattr(args, "listen", False) or (
-                    not args.input and not speech and sys.stdin.isatty()))
-                source = (_speech_lines(args, team, rt) if speech
-                          else _lines(args, router, printer))
-                async for text in source:
-                    if single:
-                        name = next(iter(team.creatures))
-                        result = await rt.ask(name, text)
-                        if result is not None and not rt.sinks.get(name):
-                            say(f"{name}> {result.text.strip()}")
-                    elif live:
-                        # a person at a terminal may speak while the assistant talks:
-                        # send at once, which barges in on the current speech
-                        await _send_user(rt, text)
-                    else:
-                        if not await _send_user(rt, text):
-                            continue
-                        if await _until_idle_or_limit(rt, args.max_turns):
-                            say(f"stopping: --max-turns {args.max_turns} reached")
-                            break
-                if live or single:  # single: background jobs and their results too
-                    await _until_idle_or_limit(rt, args.max_turns)
+                await _feed(args, team, rt, router, printer, single)
             timed_out = scope.cancelled_caught
             if timed_out:
                 rt.stopped_by_timeout()
@@ -405,15 +376,64 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
     if args.json:
         print(json.dumps(_summary(rt, problems, code, log_cmd), ensure_ascii=False), flush=True)
     if rt.status in ("failed", "degraded"):
-        for name, why in sorted(rt.failed_creatures.items()):
-            print(f"error: creature {name!r} ended failed: {why}", file=sys.stderr)
-        for p in problems.unresolved:
-            what = "gave up" if p.kind == "gave up" else f"{p.what or p.kind} was never made good"
-            print(f"error: {p.creature}: {what}: {p.why}", file=sys.stderr)
-        for lost in rt.lost_jobs:
-            print(f"error: {lost}", file=sys.stderr)
-        print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
+        _report_failures(rt, problems)
     return code
+
+
+def _say_start(rt: TeamRuntime, team: Team, say: Callable[[str], None]) -> None:
+    """The run's first lines: its id and log, each creature's model (never silently the
+    wrong one), the sandbox note, what a resume redelivers."""
+    say(f"run {rt.run_id} of {team.name!r}; log {rt.log_path}")
+    for name, cdef in sorted(team.everyone.items()):
+        settings = cdef.config.controller or ModelSettings()
+        say(f"  {name}: {describe_settings(settings)}")
+    if note := unsandboxed_note(team):
+        print(note, file=sys.stderr, flush=True)
+    if rt.resumed:
+        say(f"resuming: {sum(rt.resumed.values())} unconsumed message(s) redelivered")
+
+
+async def _feed(args: argparse.Namespace, team: Team, rt: TeamRuntime, router: StdinRouter,
+                printer: ConsolePrinter, single: bool) -> None:
+    """Give the team the user's lines (``--input``, stdin or speech) until they end or
+    ``--max-turns`` is reached: a single creature is asked and answers; a person at a
+    terminal (live) sends at once; piped lines wait for the team to be idle in between."""
+    say = printer.say
+    speech = _speech_wanted(args)
+    live = not single and (getattr(args, "listen", False) or (
+        not args.input and not speech and sys.stdin.isatty()))
+    source = _speech_lines(args, team, rt) if speech else _lines(args, router, printer)
+    async for text in source:
+        if single:
+            name = next(iter(team.creatures))
+            result = await rt.ask(name, text)
+            if result is not None and not rt.sinks.get(name):
+                say(f"{name}> {result.text.strip()}")
+        elif live:
+            # a person at a terminal may speak while the assistant talks:
+            # send at once, which barges in on the current speech
+            await _send_user(rt, text)
+        else:
+            if not await _send_user(rt, text):
+                continue
+            if await _until_idle_or_limit(rt, args.max_turns):
+                say(f"stopping: --max-turns {args.max_turns} reached")
+                break
+    if live or single:  # single: background jobs and their results too
+        await _until_idle_or_limit(rt, args.max_turns)
+
+
+def _report_failures(rt: TeamRuntime, problems: ProblemTracker) -> None:
+    """On stderr, why a failed or degraded run is so: each failed creature, each problem
+    never made good, each lost job, then the run's status."""
+    for name, why in sorted(rt.failed_creatures.items()):
+        print(f"error: creature {name!r} ended failed: {why}", file=sys.stderr)
+    for p in problems.unresolved:
+        what = "gave up" if p.kind == "gave up" else f"{p.what or p.kind} was never made good"
+        print(f"error: {p.creature}: {what}: {p.why}", file=sys.stderr)
+    for lost in rt.lost_jobs:
+        print(f"error: {lost}", file=sys.stderr)
+    print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
 
 
 def _exit_code(rt: TeamRuntime, problems: ProblemTracker, timed_out: bool) -> int:

@@ -244,6 +244,21 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
     cdef = team.everyone[name]
     cfg = cdef.config
     settings = cfg.controller or ModelSettings()
+    registry = _registry(team, cdef, extra_tools)
+    notes = _info_for_dynamic(cfg, registry, cdef)
+    specs: list[CallSpec] = list(registry.specs())  # the order the format lists the calls
+    sends, fills = _send_specs(team, cdef, cache, specs)
+    outputs, views = _output_specs(cfg, specs)
+    fmt = get_format(cfg.tool_format, specs)
+    inputs = _prompt_inputs(team, cdef, settings, registry, views, cache)
+    return CreatureParts(cdef.name, cdef, settings, registry, fmt, inputs, sends, outputs,
+                         cfg.output.default, loop_settings(cdef, settings), fills, cache, notes)
+
+
+def _registry(team: Team, cdef: CreatureDef, extra_tools: Sequence[type[Tool]]) -> ToolRegistry:
+    """The creature's tools: its config's, the team tools for the root creature, the MCP
+    tools known at start, a call per sub-agent, and the job tools of ``background``."""
+    cfg = cdef.config
     registry = ToolRegistry.from_refs(list(cfg.tools), owner=f"{cdef.loaded.path}",
                                       base=cdef.folder)
     if team.root is not None and cdef is team.root:
@@ -259,9 +274,14 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
     for sname, sub in sorted(cfg.subagents.items()):  # each sub-agent is a call
         desc, inputs = ("", {}) if isinstance(sub, str) else (sub.description, sub.inputs)
         registry.register(subagent_tool(sname, desc, inputs), owner=f"{cdef.loaded.path}")
-    registry = with_background(registry, cfg.background)  # the `background` flag, job tools
-    notes = _info_for_dynamic(cfg, registry, cdef)
-    specs: list[CallSpec] = list(registry.specs())
+    return with_background(registry, cfg.background)  # the `background` flag, job tools
+
+
+def _send_specs(team: Team, cdef: CreatureDef, cache: AssemblyCache,
+                specs: list[CallSpec]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Append a send call per channel the creature may send on (and the one
+    ``channel_call``) to ``specs``; return call → channel and the ``send_fill`` fields."""
+    cfg = cdef.config
     sends: dict[str, str] = {}
     fills: dict[str, dict[str, str]] = {}
     for cname in sorted(cdef.can_send):
@@ -278,6 +298,13 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
         specs.append(CallSpec(CHANNEL_CALL, "Send a text message on one of your channels.",
                               cache.channel_call_model(tuple(sorted(cdef.can_send)))))
         sends[CHANNEL_CALL] = ANY_CHANNEL
+    return sends, fills
+
+
+def _output_specs(cfg: Any, specs: list[CallSpec]) -> tuple[dict[str, str],
+                                                             list[NamedOutputView]]:
+    """Append a call per named output but the default one to ``specs``; return call →
+    output and every named output as the prompt shows it."""
     outputs: dict[str, str] = {}
     views = []
     for oname, out in sorted(cfg.output.named_outputs.items()):
@@ -287,7 +314,14 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
             call = output_call_name(oname)
             specs.append(CallSpec(call, out.description or f"Write to {oname}.", TextMessage))
             outputs[call] = oname
-    fmt = get_format(cfg.tool_format, specs)
+    return outputs, views
+
+
+def _prompt_inputs(team: Team, cdef: CreatureDef, settings: ModelSettings,
+                   registry: ToolRegistry, views: list[NamedOutputView],
+                   cache: AssemblyCache) -> PromptInputs:
+    """Everything the prompt is built from, read from the creature's config and team."""
+    cfg = cdef.config
     if cfg.system_prompt_file:
         persona_file: Path | None = Path(cfg.system_prompt_file)
         persona = cdef.loaded.persona_text() or ""  # the prompt files along base_config
@@ -306,7 +340,7 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
     model_label = settings.model or (
         "SmolLM2-135M-Instruct" if settings.provider == "embedded" else settings.provider
     )
-    inputs = PromptInputs(
+    return PromptInputs(
         creature=cdef.name,
         persona_source=persona,
         persona_file=persona_file,
@@ -325,8 +359,6 @@ def assemble(team: Team, name: str, *, cache: AssemblyCache | None = None,
         cwd=cdef.folder,
         extra_variables=dict(cfg.variables),
     )
-    return CreatureParts(cdef.name, cdef, settings, registry, fmt, inputs, sends, outputs,
-                         cfg.output.default, loop_settings(cdef, settings), fills, cache, notes)
 
 
 def _info_for_dynamic(cfg: Any, registry: ToolRegistry, cdef: CreatureDef) -> tuple[str, ...]:

@@ -362,7 +362,9 @@ class ReplyGuard:
             m = _SENTENCE_END.search(self._held)
             if self._open:  # released at its start: through as it comes, to its end
                 cut = len(self._held) if m is None else m.end()
-                wrong = self._wrong(self._open_text + self._held[:cut])
+                so_far = self._open_text + self._held[:cut]
+                # judged on complete words: "Sam" may still become "Sample"
+                wrong = self._wrong(so_far if m is not None else _PARTIAL_WORD.sub("", so_far))
                 if wrong is not None:
                     return out + self._stop(wrong, self._open_text + self._held)
                 out += self._speak(self._held[:cut])
@@ -428,7 +430,7 @@ class ReplyGuard:
     def _wrong(self, text: str) -> str | None:
         """Why ``text`` may not be spoken, judged on any part of a sentence (once a part
         has it, the whole sentence has it): it speaks as the user, or, asked about the
-        user, it talks about itself. None: nothing yet."""
+        user or speaking of themselves, it talks about itself. None: nothing yet."""
         if speaks_as_user(text, self._fact_words):
             return "it speaks as the user"
         if (self.about_user or self.mentions_user) and self_talk(text):

@@ -16,8 +16,10 @@ dogs."), the creature's records are searched (FTS5) with the input's subject wor
 words related to them (:func:`terrarium.store.subjects.subject_terms`: "dog", "called",
 "name", "pet", ...), and the statements among the hits ranked by how many of the input's
 own words they hold, then related ones, newest first on a tie; for a question about the
-user ("What colour is my car?") their most recent statements follow ("I drive a blue
-Volvo.": no word in common), since such a question is most often about what they just said.
+user (:func:`terrarium.store.subjects.about_user`, read from the question's form: "Where am
+I from?", "What do people call me?"; not advice) their most recent statements follow ("My
+surname is Okafor." for "my last name": no word in common), since such a question is most
+often about what they just said.
 """
 
 from __future__ import annotations

@@ -74,6 +74,41 @@ def escape_child(text: str) -> str:
     return text.replace("</", "&lt;/")
 
 
+def _read_attribute(buf: str, i: int, is_known: bool) -> tuple[str, str, int] | int | None:
+    """One ``key="value"`` of an opening tag, from ``buf[i]`` (a name character): the key,
+    the unescaped value and the index after it; None when the buffer ends first (more is
+    needed); else the index where the tag cannot go on. In a tag of an unknown name a value
+    may not hold ``<``, ``>`` or a newline, so a stray ``<b`` cannot swallow a real call."""
+    n = len(buf)
+    start = i
+    while i < n and buf[i] in NAME_CHARS:
+        i += 1
+    key = buf[start:i]
+    while i < n and buf[i] in " \t":
+        i += 1
+    if i == n:
+        return None
+    if buf[i] != "=":
+        return i
+    i += 1
+    while i < n and buf[i] in " \t":
+        i += 1
+    if i == n:
+        return None
+    quote = buf[i]
+    if quote not in "\"'":
+        return i
+    vstart = i + 1
+    i = buf.find(quote, vstart)
+    if not is_known:
+        stop = _UNKNOWN_STOP_RE.search(buf, vstart, n if i < 0 else i)
+        if stop is not None:
+            return stop.start()
+    if i < 0:
+        return None
+    return key, unescape(buf[vstart:i]), i + 1
+
+
 class XmlSyntax(TagSyntax):
     """Opening ``<name attr="v">`` or ``<name/>``, child arguments, closing ``</name>``."""
 
@@ -131,37 +166,15 @@ class XmlSyntax(TagSyntax):
                 continue
             if buf[i] not in NAME_START:
                 return OpenMatch("fail", end=i)
-            start = i
-            while i < n and buf[i] in NAME_CHARS:
-                i += 1
-            key = buf[start:i]
-            while i < n and buf[i] in " \t":
-                i += 1
-            if i == n:
+            got = _read_attribute(buf, i, is_known)
+            if got is None:
                 return more()
-            if buf[i] != "=":
-                return OpenMatch("fail", end=i)
-            i += 1
-            while i < n and buf[i] in " \t":
-                i += 1
-            if i == n:
-                return more()
-            quote = buf[i]
-            if quote not in "\"'":
-                return OpenMatch("fail", end=i)
-            i += 1
-            vstart = i
-            i = buf.find(quote, i)
-            if not is_known:
-                stop = _UNKNOWN_STOP_RE.search(buf, vstart, n if i < 0 else i)
-                if stop is not None:
-                    return OpenMatch("fail", end=stop.start())
-            if i < 0:
-                return more()
+            if isinstance(got, int):
+                return OpenMatch("fail", end=got)
+            key, value, i = got
             if key in attrs:
                 dupes.append(key)
-            attrs[key] = unescape(buf[vstart:i])
-            i += 1
+            attrs[key] = value
 
     def close_tag(self, name: str) -> str:
         return f"</{name}>"

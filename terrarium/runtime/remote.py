@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from terrarium.channels.log import CONSUME_SQL, EVENT_SQL, DurableLog
-from terrarium.events import CreatureWaiting, Event, MessageConsumed, event_from_dict
+from terrarium.events import (
+    CreatureWaiting,
+    Event,
+    MessageConsumed,
+    TurnEnded,
+    TurnStarted,
+    event_from_dict,
+)
 from terrarium.runtime.sessions import HISTORY_SQL, ensure_session_tables
 
 if TYPE_CHECKING:  # nats-py loads only for a run on a broker
@@ -49,7 +56,7 @@ class RemoteCreatures:
 
     def __init__(self, transport: NatsTransport, log: DurableLog, run_id: str,
                  remote: Collection[str], emit: Callable[[Event], None], *,
-                 wait: float = 5.0, team_path: str = "PATH") -> None:
+                 wait: float = 5.0, ack_wait: float = 30.0, team_path: str = "PATH") -> None:
         self.transport = transport
         self.log = log
         self.run_id = run_id
@@ -58,7 +65,9 @@ class RemoteCreatures:
         self.wait = wait
         self.team_path = team_path
         self.last_seen: dict[str, float] = {}
+        self.ack_wait = ack_wait
         self.told: set[str] = set()  # creatures whose wait was told (until they stir)
+        self.in_turn: set[str] = set()  # creatures whose worker began a turn not yet ended
         log.apply_mirrored([], [(CURSOR_TABLE, [()])])  # local: not mirrored
         rows = log.query("SELECT seq FROM remote_cursors WHERE run_id=?", (run_id,))
         self.cursor = int(rows[0][0]) if rows else 0
@@ -95,6 +104,10 @@ class RemoteCreatures:
                 if who is not None:
                     self.last_seen[who] = now
                     self.told.discard(who)
+                    if isinstance(ev, TurnStarted) and ev.creature == who:
+                        self.in_turn.add(who)
+                    elif isinstance(ev, TurnEnded) and ev.creature == who:
+                        self.in_turn.discard(who)
                 self.emit(ev)
 
     def _events(self, ops: list[tuple[str, list[list[Any]]]]) -> list[Event]:
@@ -129,15 +142,22 @@ class RemoteCreatures:
                 if oldest is None:
                     continue
                 since = max(float(oldest), self.last_seen.get(c, 0.0))
-                if now - since < self.wait:
+                # in a turn, a worker may be quiet a while (a long tool call): only past
+                # the ack wait, when the broker would hand the message on, is it told
+                busy = c in self.in_turn
+                if now - since < self.wait + (self.ack_wait if busy else 0.0):
                     continue
                 self.told.add(c)
-                self.emit(CreatureWaiting(
-                    creature=c, seconds=round(now - float(oldest), 1),
-                    message=f"{c} runs in a worker, and no worker has taken its message for "
-                    f"{now - float(oldest):.0f} s; start one: terrarium worker "
-                    f"{self.team_path} --broker URL --sessions --creatures {c} (a worker "
-                    "that died in a turn is replaced the same way: the turn is done again)"))
+                start = (f"start one: terrarium worker {self.team_path} --broker URL "
+                         f"--sessions --creatures {c}")
+                message = (
+                    f"{c}'s worker has said nothing for {now - since:.0f} s in its turn: if it "
+                    f"died, another worker does the turn again ({start})" if busy else
+                    f"{c} runs in a worker, and no worker has taken its message for "
+                    f"{now - float(oldest):.0f} s; {start} (a worker that died in a turn is "
+                    "replaced the same way: the turn is done again)")
+                self.emit(CreatureWaiting(creature=c, seconds=round(now - float(oldest), 1),
+                                          message=message))
 
 
 def _who(ev: Event, remote: frozenset[str]) -> str | None:

@@ -132,7 +132,8 @@ async def start_team(
             assert recorder.log is not None  # the creatures in workers, seen from here
             followed = RemoteCreatures(
                 transport, recorder.log, recorder.run_id, remote, options.remote_events,
-                wait=options.remote_wait, team_path=str(team.folder))
+                wait=options.remote_wait, ack_wait=options.ack_wait,
+                team_path=str(team.folder))
             tg.start_soon(followed.run)
         warm = (WarmUp(creatures, recorder=recorder, bus=bus, started_at=started_at)
                 if options.warm_up else None)

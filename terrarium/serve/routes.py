@@ -87,10 +87,14 @@ async def readyz(request: Request) -> JSONResponse:
 
 
 async def team(request: Request) -> JSONResponse:
-    """The team's topology: creatures, channels and schemas (for a client's forms)."""
+    """The team's topology: creatures, channels and schemas (for a client's forms), and
+    ``layout``, where the page draws each box and arrow (the layout ``terrarium graph``
+    draws: one source, so the two pictures agree)."""
     from terrarium.config.topology import team_topology
+    from terrarium.config.topology_layout import layout
 
-    return JSONResponse(team_topology(_mgr(request).team).model_dump(mode="json"))
+    topo = team_topology(_mgr(request).team)
+    return JSONResponse({**topo.model_dump(mode="json"), "layout": layout(topo).model_dump()})
 
 
 # ---------------------------------------------------------------------- sessions

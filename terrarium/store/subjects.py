@@ -9,7 +9,9 @@ everyday categories, not of phrasings). Function words and the words of asking (
 "remind", "tell", "remember") are left out: they match every utterance.
 
 The same words tell the reply guard whether a recalled utterance is about the question
-(:func:`relevant`) and whether a question is about the user at all (:func:`about_user`).
+(:func:`relevant`); whether a question is about the user at all is read from its form, not
+its words (:func:`about_user`: any first-person question but advice, how-to and requests
+for something done).
 """
 
 from __future__ import annotations

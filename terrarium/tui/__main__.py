@@ -12,7 +12,7 @@ import anyio
 
 from terrarium.config import Team, load_any
 from terrarium.errors import TerrariumError
-from terrarium.tui.app import monitor_replay, run_team_with_monitor
+from terrarium.tui.launch import monitor_replay, run_team_with_monitor
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,8 +8,6 @@ a slow terminal can never slow the team down.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterable, Callable
-from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar
 
 import anyio
@@ -22,18 +20,10 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from terrarium.channels.bus import EventSubscription
-from terrarium.channels.mirror import LogBatch
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal
 from terrarium.events import (
-    CreatureWarmed,
-    CreatureWarming,
-    Event,
-    ModelLoaded,
-    ModelLoading,
-    PrefixProgress,
     RunEnded,
-    TeamReady,
 )
 from terrarium.runtime.api import TeamHandle
 from terrarium.tui.composer import ComposeScreen
@@ -43,6 +33,7 @@ from terrarium.tui.human import ApprovalScreen, HumanRequest, MonitorHuman, Ques
 from terrarium.tui.live import LIVE_EVENT_BUFFER, LiveRunHandle
 from terrarium.tui.payloads import PayloadReader
 from terrarium.tui.replay import ReplayHandle
+from terrarium.tui.start_progress import StartProgress
 from terrarium.tui.state import Changes, MonitorState
 from terrarium.tui.team_panel import TeamPanel
 from terrarium.tui.text import (
@@ -57,51 +48,6 @@ from terrarium.tui.traffic_panel import TrafficPanel
 EVENT_BUFFER = 4096
 REFRESH_SECONDS = 0.1  # events are taken in batches at most this often
 JUMP = 10
-
-
-class StartProgress:
-    """The team's start as one line for the notice bar: what is loading or warming, for
-    how long, until the team is ready (then how long it took)."""
-
-    def __init__(self, clock: Callable[[], float]) -> None:
-        self.clock = clock
-        self.began = clock()
-        self.steps: dict[str, tuple[str, float]] = {}
-        self.ready: float | None = None
-
-    def feed(self, events: list[Event]) -> bool:
-        """Fold start-up events; True when the line changed."""
-        changed = False
-        now = self.clock()
-        for e in events:
-            if isinstance(e, ModelLoading):
-                self.steps["model"] = (f"loading model {e.model}", now)
-            elif isinstance(e, ModelLoaded):
-                self.steps.pop("model", None)
-            elif isinstance(e, CreatureWarming):
-                size = f" (prefix ~{e.prefix_tokens:,} tokens)" if e.prefix_tokens else ""
-                self.steps[f"warm:{e.creature}"] = (f"warming {e.creature}{size}", now)
-            elif isinstance(e, PrefixProgress):
-                since = self.steps.get(f"warm:{e.creature}", ("", now))[1]
-                self.steps[f"warm:{e.creature}"] = (
-                    f"warming {e.creature} (prefix {e.done:,}/{e.total:,} tokens)", since)
-            elif isinstance(e, CreatureWarmed):
-                self.steps.pop(f"warm:{e.creature}", None)
-            elif isinstance(e, TeamReady):
-                self.steps.clear()
-                self.ready = e.seconds
-            else:
-                continue
-            changed = True
-        return changed
-
-    def line(self) -> str:
-        if self.ready is not None:
-            return f"ready in {self.ready:.1f} s"
-        now = self.clock()
-        doing = "; ".join(f"{what}: {now - since:.0f} s" for what, since in
-                          self.steps.values()) or "starting the team"
-        return f"{doing} ... ({now - self.began:.0f} s since start)"
 
 
 class SayInput(Input):
@@ -594,88 +540,10 @@ class MonitorApp(App[int]):
         return bar
 
 
-def run_monitor(handle: TeamHandle, *, read_only: bool = False) -> int:
-    """Run the monitor in the foreground over an existing handle (e.g. a ReplayHandle)."""
-    result = MonitorApp(handle, read_only=read_only).run()
-    return result or 0
-
-
-def monitor_replay(log_path: Any, run_id: str) -> int:
-    """``terrarium monitor RUN_ID``: replay a recorded run read-only."""
-    return run_monitor(ReplayHandle(log_path, run_id), read_only=True)
-
-
-async def run_live_monitor(handle: LiveRunHandle, batches: AsyncIterable[LogBatch], *,
-                           app: MonitorApp | None = None) -> int:
-    """``terrarium monitor RUN_ID --broker URL`` on a running run: follow it live.
-
-    The follow feeds ``handle`` in this event loop while the app runs; quitting the app
-    stops the follow. After the run ends the app stays open (read-only) until quit.
-    """
-    app = app or MonitorApp(handle, read_only=True)
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(handle.follow, batches)
-        result = await app.run_async()
-        tg.cancel_scope.cancel()
-    return result or 0
-
-
-RuntimeFactory = Callable[[Team], AbstractAsyncContextManager[TeamHandle]]
-
-
-async def run_team_with_monitor(team: Team, runtime_factory: RuntimeFactory, *,
-                                human: MonitorHuman | None = None) -> int:
-    """``terrarium run PATH --tui``: run the team and the monitor in one event loop.
-
-    ``runtime_factory(team)`` must give an async context manager yielding a TeamHandle
-    (``TeamRuntime`` does). When the context manager is itself the handle (its ``bus`` and
-    ``team`` exist before it starts, as a TeamRuntime's do), the monitor opens at once and
-    shows the model loading and the creatures warming; the team starts in a task of its
-    own (which also leaves the context: a runtime's task group must end in the task that
-    began it). Quitting the app stops the team. ``human``, when the runtime's approver and
-    answerer are its methods, is served by the app's dialogs.
-    """
-    made = runtime_factory(team)
-    if not (hasattr(made, "bus") and hasattr(made, "team") and hasattr(made, "statuses")):
-        async with made as handle:
-            app = MonitorApp(handle, human=human)
-            result = await app.run_async()
-        return result or 0
-    app = MonitorApp(made, human=human, starting=True)  # type: ignore[arg-type]
-    quit_ = anyio.Event()
-    failure: list[BaseException] = []
-
-    async def run_team() -> None:
-        try:
-            async with made:
-                app.call_later(app.started)
-                await quit_.wait()
-        except Exception as exc:  # shown in the app, then raised when it closes
-            failure.append(exc)
-            why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-            app.call_later(app.start_failed, str(why))
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(run_team)
-        try:
-            result = await app.run_async()
-        finally:
-            quit_.set()
-    if failure:
-        raise failure[0]
-    return result or 0
-
-
 __all__ = [
     "EVENT_BUFFER",
     "JUMP",
     "REFRESH_SECONDS",
     "MonitorApp",
-    "RuntimeFactory",
     "SayInput",
-    "StartProgress",
-    "monitor_replay",
-    "run_live_monitor",
-    "run_monitor",
-    "run_team_with_monitor",
 ]

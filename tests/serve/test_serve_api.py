@@ -18,6 +18,8 @@ import pytest
 from websockets.asyncio.client import connect
 
 from terrarium.config import load_team
+from terrarium.config.topology import team_topology
+from terrarium.config.topology_layout import layout
 from terrarium.runtime.wiring import payload_problem
 from terrarium.serve import ServeSettings, create_app
 from tests.serve_helpers import ASKER, CHAT, serving, sse_events
@@ -77,6 +79,8 @@ async def test_session_lifecycle(tmp_path: Path) -> None:
         assert (await c.get(f"/v1/sessions/{sid}/transcript/nobody")).status_code == 404
         team = (await c.get("/v1/team")).json()
         assert team["name"] == "chat" and team["input_channel"] == "inbox"
+        # the picture's layout comes with it: the page draws it as `terrarium graph` does
+        assert team["layout"] == layout(team_topology(load_team(CHAT))).model_dump()
         assert (await c.delete(f"/v1/sessions/{sid}")).status_code == 204
         r = await c.get(f"/v1/sessions/{sid}")
         assert r.status_code == 404

@@ -159,7 +159,6 @@ def test_sessions_answered_by_workers_and_a_killed_worker_replaced(
     # each input answered by the worker's bot, each session from its own conversation
     assert _replies(ada.events) == ["Nice to meet you.", "Your name is Ada.", CRAWL]
     assert _replies(bob.events) == ["I do not know your name yet.", "Nice to meet you."]
-    assert [e["kind"] for e in bob.events].count("creature_waiting") == 0
     consumed = [e["message_id"] for e in ada.events
                 if e["kind"] == "message_consumed" and e["creature"] == "bot"]
     assert len(consumed) == len(set(consumed)) == 3
@@ -373,3 +372,37 @@ def test_a_session_worker_follows_the_runs_records() -> None:
     assert len(started) == 2 and started[1][2] == "r3"  # not r2 (other files), not r4
     assert lines == ["not joining session s1: its team's config hash differs from this "
                      "copy's (use the same terrarium folder)"]
+
+
+def test_creature_waiting_tells_a_missing_worker_from_a_quiet_turn(tmp_path: Path) -> None:
+    """A message nobody took is told after ``wait``; while the creature's worker is in a
+    turn (a long tool call), only once the ack wait has passed too."""
+    import time
+
+    from terrarium.channels.envelope import Envelope, new_message_id
+    from terrarium.channels.log import MESSAGE_SQL, DurableLog, message_row
+    from terrarium.events import CreatureWaiting, Event
+    from terrarium.runtime.remote import RemoteCreatures
+
+    env = Envelope.trusted(new_message_id(), "to_bot", "router", "to_bot",
+                           {"user_said": "hi"}, time.time() - 60)
+    told: list[Event] = []
+    with DurableLog(tmp_path / "log.sqlite3") as log:
+        log.write_batch([(MESSAGE_SQL, [message_row("r1", env, ["bot"])])])
+        rc = RemoteCreatures(None, log, "r1", ["bot"], told.append,  # type: ignore[arg-type]
+                             wait=0.2, ack_wait=3600.0, team_path="chat")
+
+        async def look() -> None:
+            with anyio.move_on_after(0.6):
+                await rc._watch_waiting()
+
+        rc.in_turn.add("bot")
+        anyio.run(look)
+        assert told == []  # in a turn: not before the ack wait
+        rc.in_turn.clear()
+        anyio.run(look)
+    assert len(told) == 1 and isinstance(told[0], CreatureWaiting)
+    assert told[0].creature == "bot" and told[0].seconds >= 60
+    said = told[0].message
+    assert said.startswith("bot runs in a worker, and no worker has taken its message for")
+    assert "start one: terrarium worker chat --broker URL --sessions --creatures bot" in said

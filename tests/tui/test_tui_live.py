@@ -16,7 +16,7 @@ import pytest
 from textual.widgets import DataTable, Input, Static
 
 import terrarium.cli.inspect as inspect_cmd
-import terrarium.tui.app as tui_app
+import terrarium.tui.launch as tui_launch
 from terrarium.channels.log import RunInfo
 from terrarium.channels.nats.follow import follow_run
 from terrarium.cli.command import main
@@ -125,7 +125,7 @@ def test_monitor_without_a_run_id_lists_the_runs_unless_one_is_running(
         followed.append(handle.run_id)
         return 0
 
-    monkeypatch.setattr(tui_app, "run_live_monitor", fake_live)
+    monkeypatch.setattr(tui_launch, "run_live_monitor", fake_live)
     _runs(nats_server.url, {"R2": "completed"})
     assert main(["monitor", "--broker", nats_server.url]) == 0
     assert followed == ["R1"]  # the only running run, followed live

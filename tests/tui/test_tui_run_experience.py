@@ -16,9 +16,10 @@ from terrarium.events import CreatureWarmed, CreatureWarming, ModelLoaded, Model
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.tools.preview import call_preview
 from terrarium.tui import MonitorApp, MonitorHuman
-from terrarium.tui.app import StartProgress, run_team_with_monitor
 from terrarium.tui.composer import ComposeScreen
 from terrarium.tui.human import ApprovalScreen
+from terrarium.tui.launch import run_team_with_monitor
+from terrarium.tui.start_progress import StartProgress
 
 FIXTURES = Path(__file__).parents[1] / "runtime_fixtures"
 

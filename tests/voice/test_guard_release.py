@@ -120,6 +120,13 @@ def test_a_released_sentence_that_goes_on_to_speak_as_the_user_is_stopped_there(
     assert any("stopped, it speaks as the user" in n for n in g.notices)
 
 
+def test_a_word_still_being_written_does_not_stop_a_released_sentence() -> None:
+    g = guard("Can you recommend a good book for a long train trip to Paris?")
+    said = g.feed("Well, that is a fine question, my Paris") + g.feed("ian friend. Read it.")
+    assert said + g.finish() == "Well, that is a fine question, my Parisian friend. Read it."
+    assert not g.stopped
+
+
 def test_asked_about_themselves_a_released_sentence_that_turns_to_itself_is_stopped() -> None:
     g = guard(ASKED, TOLD)
     said = "".join(stream(g, "Your drink is green tea, and as a chatbot I like it."))

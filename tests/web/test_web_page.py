@@ -70,6 +70,15 @@ def test_page_loads_clean_and_draws_every_creature_and_channel(tmp_path: Path) -
         assert {c["name"] for c in team["channels"]} == set(drawn_channels)
         assert page.locator("#topology .node.output").get_attribute("data-creature") == \
             "archivist"
+        # the page draws the server's layout (the one `terrarium graph` draws), not its own
+        boxes = page.eval_on_selector_all(
+            "#topology .node rect",
+            "els => els.map(e => [e.parentNode.dataset.creature, +e.getAttribute('x'), "
+            "+e.getAttribute('y')])")
+        assert boxes == [[n["name"], n["x"], n["y"]] for n in team["layout"]["nodes"]]
+        arrows = page.eval_on_selector_all(
+            "#topology .edge path", "els => els.map(e => e.getAttribute('d'))")
+        assert arrows == [e["path"] for e in team["layout"]["edges"]]
         new_session(page, "first")
         page.fill("#f-text", "A comet was seen over Oslo.")
         page.click("#composer-send")

@@ -1,0 +1,118 @@
+"""The events' JSON form, as the durable log stores it: ``event_to_dict`` gives it and
+``event_from_dict`` rebuilds the typed event (``EVENT_TYPES`` maps each ``kind`` to its
+class), so a recorded run replays as the same typed events."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from terrarium.events import core, speech, startup
+from terrarium.events.core import Event
+
+
+def _event_types() -> dict[str, type[Event]]:
+    """Every event class of the event modules by its ``kind``; two classes may not share
+    one."""
+    found: dict[str, type[Event]] = {}
+    classes = [obj for module in (core, speech, startup) for obj in vars(module).values()
+               if isinstance(obj, type) and obj.__module__ == module.__name__]
+    for obj in classes:
+        if issubclass(obj, Event) and obj is not Event:
+            if obj.kind in found:
+                raise TypeError(f"{obj.__name__} and {found[obj.kind].__name__} share the "
+                                f"event kind {obj.kind!r}")
+            found[obj.kind] = obj
+    return found
+
+
+EVENT_TYPES: Mapping[str, type[Event]] = types.MappingProxyType(_event_types())
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """JSON-ready form with the ``kind`` included (for the log's events table)."""
+    data = dataclasses.asdict(event)
+    data["kind"] = event.kind
+    return data
+
+
+def _nested(o: Any) -> Any:
+    """What JSON cannot hold as is: a nested dataclass (a transcript entry, speech
+    figures, prompt sections) as its fields; anything else as its text."""
+    if dataclasses.is_dataclass(o) and not isinstance(o, type):
+        return {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+    return str(o)
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_nested).encode
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def event_json(event: Event, seq: int | None = None) -> str:
+    """``event_to_dict(event)`` as JSON (plus ``seq`` when given), without its deep copy:
+    the same keys in the same order, encoded straight from the event's fields. Every event
+    of every run is written through this (the log's events table, the server's stream)."""
+    cls = type(event)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    data = {n: getattr(event, n) for n in names}
+    data["kind"] = event.kind
+    if seq is not None:
+        data["seq"] = seq
+    return _dumps(data)
+
+
+def event_from_dict(data: Mapping[str, Any]) -> Event:
+    """Rebuild an event from its ``event_to_dict`` form (lists back to tuples, nested
+    dataclasses rebuilt). Unknown keys are ignored; an unknown ``kind`` or a missing
+    field raises ``ValueError``."""
+    cls = EVENT_TYPES.get(str(data.get("kind")))
+    if cls is None:
+        raise ValueError(f"unknown event kind {data.get('kind')!r}")
+    try:
+        return _builder(cls)(data)
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"a {data.get('kind')!r} event could not be rebuilt: {exc}") from exc
+
+
+_Convert = Callable[[Any], Any]
+_BUILDERS: dict[type, Callable[[Mapping[str, Any]], Any]] = {}
+
+
+def _builder(cls: type) -> Callable[[Mapping[str, Any]], Any]:
+    """A function rebuilding ``cls`` from a mapping; worked out once per class."""
+    build = _BUILDERS.get(cls)
+    if build is None:
+        hints = typing.get_type_hints(cls)
+        convert = {f.name: _converter(hints[f.name]) for f in dataclasses.fields(cls) if f.init}
+
+        def build(data: Mapping[str, Any]) -> Any:
+            return cls(**{k: conv(data[k]) for k, conv in convert.items() if k in data})
+
+        _BUILDERS[cls] = build
+    return build
+
+
+def _converter(tp: Any) -> _Convert:
+    """How to turn a JSON value back into a field of type ``tp``."""
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        return lambda v: _builder(tp)(v)  # type: ignore[arg-type]
+    if origin is tuple:
+        args = typing.get_args(tp)
+        item = _converter(args[0]) if args else (lambda v: v)
+        return lambda v: tuple(item(x) for x in v)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(inner) == 1:
+            conv = _converter(inner[0])
+            return lambda v: None if v is None else conv(v)
+    return lambda v: v
+
+
+__all__ = ["EVENT_TYPES", "event_from_dict", "event_json", "event_to_dict"]
