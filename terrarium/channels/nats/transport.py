@@ -12,18 +12,19 @@ The hub validates, refuses and logs exactly as in one process; this transport th
 publishes once, with the envelope id as ``Nats-Msg-Id``, so a message published again (a
 turn re-run after a crash re-sends under the same id) is dropped by the broker.
 
-Publishing is pipelined (:meth:`NatsTransport.publish_many`): the messages of a batch go
-out without waiting for each other's PubAck, at most ``publish_window`` of this process's
-publishes awaiting their ack at a time, and a batch returns only once every one of its
-messages is acked. A message the broker refused as full, or whose ack did not come within
-``publish_ack_wait``, is published again with its id (the broker drops the repeat of one
-it stored) after the rest of its window settled; see ``docs/distributed.md`` for what that
-means for order.
+Publishing is pipelined (:meth:`NatsTransport.publish_many`, in ``publishing.py``): the
+messages of a batch go out without waiting for each other's PubAck, at most
+``publish_window`` of this process's publishes awaiting their ack at a time, and a batch
+returns only once every one of its messages is acked. A message the broker refused as full,
+or whose ack did not come within ``publish_ack_wait``, is published again with its id (the
+broker drops the repeat of one it stored) after the rest of its window settled; see
+``docs/distributed.md`` for what that means for order.
 
-A listener holds each message it took (``in_progress`` heartbeats keep the broker from
-handing it to someone else) and acks it only when the runtime says the turn's effects are
-recorded (:meth:`NatsTransport.ack`); a process that dies stops heartbeating, so after
-``ack_wait`` the broker redelivers its messages to another replica.
+A listener (:class:`NatsReceiver`, in ``receiver.py``) holds each message it took
+(``in_progress`` heartbeats keep the broker from handing it to someone else) and acks it
+only when the runtime says the turn's effects are recorded (:meth:`NatsTransport.ack`); a
+process that dies stops heartbeating, so after ``ack_wait`` the broker redelivers its
+messages to another replica.
 
 The run's durable log is mirrored to a log stream (:meth:`NatsTransport.mirror`, the
 ``DurableLog.on_write`` hook): mirrored log records and acks leave in one ordered queue,
@@ -48,7 +49,6 @@ import anyio.abc
 import nats.errors
 import nats.js.errors
 from nats.aio.client import Client
-from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import (
     AckPolicy,
@@ -58,7 +58,6 @@ from nats.js.api import (
     StorageType,
     StreamConfig,
 )
-from pydantic import ValidationError
 
 from terrarium.channels.envelope import Envelope
 from terrarium.channels.nats.connect import connect_broker
@@ -71,106 +70,20 @@ from terrarium.channels.nats.naming import (
     log_stream,
     log_subject,
 )
+from terrarium.channels.nats.publishing import PUBLISH_ACK_WAIT, PUBLISH_WINDOW, PublishWindow
+from terrarium.channels.nats.receiver import NatsReceiver
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
-from terrarium.channels.transport import BatchRefusal, Delivered, Lane, Receiver, Transport
+from terrarium.channels.transport import Delivered, Lane, Receiver, Transport
 from terrarium.errors import RuntimeFailure
 
 __all__ = ["NatsReceiver", "NatsTransport"]
 
 logger = logging.getLogger("terrarium.channels.nats")
 
-_FULL = 10077  # JetStream: "maximum messages exceeded" (discard new)
-PUBLISH_WINDOW = 64  # publishes awaiting their PubAck at once, per process (docs/distributed.md)
-PUBLISH_ACK_WAIT = 10.0  # seconds for one PubAck before the message is published again
-PUBLISH_ATTEMPTS = 4  # publishes of one message (its id unchanged) before a send is refused
 _LOG_BATCH_BYTES = 512_000  # under the default 1 MB max_payload
-_FETCH_WAIT = 2.0
 
 
-class NatsReceiver(Receiver):
-    """One hosted creature's inbox: a puller per channel hands messages over one at a time.
-
-    The hand-over has no buffer: a puller fetches the next message only once the creature
-    took the previous one, so an idle replica elsewhere gets the rest of a queue.
-    """
-
-    def __init__(self, transport: NatsTransport, creature: str,
-                 channels: Sequence[tuple[str, bool]]) -> None:
-        super().__init__(creature)
-        self._t = transport
-        self._channels = tuple(channels)  # (channel, broadcast)
-        self._send, self._recv = anyio.create_memory_object_stream[Envelope](0)
-        self.held: dict[str, Msg] = {}  # taken, not yet acked: heartbeated
-        self._offered = 0
-        self._started = False
-
-    def _start(self) -> None:
-        if self._started:
-            return
-        self._started = True
-        tg = self._t.task_group
-        for channel, broadcast in self._channels:
-            tg.start_soon(self._pull, channel, broadcast)
-        tg.start_soon(self._heartbeat)
-
-    def _receive_live_nowait(self) -> Envelope:
-        self._start()
-        return self._recv.receive_nowait()
-
-    async def _receive_live(self) -> Envelope:
-        self._start()
-        return await self._recv.receive()
-
-    def pending(self) -> int:
-        return self._offered + len(self._replay)
-
-    def close(self) -> None:
-        self._send.close()
-
-    async def _pull(self, channel: str, broadcast: bool) -> None:
-        t = self._t
-        stream = channel_stream(t.run_id, channel)
-        durable = broadcast_consumer(self.creature) if broadcast else QUEUE_CONSUMER
-        sub = await t.js.pull_subscribe_bind(durable=durable, stream=stream)
-        while True:
-            try:
-                msgs = await sub.fetch(t.prefetch, timeout=_FETCH_WAIT)
-            except (TimeoutError, nats.errors.TimeoutError):
-                continue
-            except (nats.errors.ConnectionClosedError, nats.errors.BadSubscriptionError):
-                return
-            for msg in msgs:
-                try:
-                    env = Envelope.from_json(msg.data)
-                except ValidationError as exc:
-                    logger.error("dropping a malformed message on %s: %s", channel, exc)
-                    await msg.term()
-                    continue
-                if broadcast and env.sender == self.creature:
-                    await msg.ack()  # a broadcast never goes back to its sender
-                    continue
-                if env.id in self.held:  # redelivered while still ours: keep the newer handle
-                    self.held[env.id] = msg
-                    continue
-                self.held[env.id] = msg
-                self._offered += 1
-                try:
-                    await self._send.send(env)
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    return
-                finally:
-                    self._offered -= 1
-
-    async def _heartbeat(self) -> None:
-        """Tell the broker every held message is still being worked on."""
-        while True:
-            await anyio.sleep(self._t.ack_wait / 3)
-            for msg in list(self.held.values()):
-                with contextlib.suppress(Exception):
-                    await msg.in_progress()
-
-
-class NatsTransport(Transport):
+class NatsTransport(PublishWindow, Transport):
     """JetStream streams for one run; use as ``async with NatsTransport(url, run_id)``.
 
     ``provision`` (the process that starts the run) creates the streams and consumers;
@@ -361,165 +274,6 @@ class NatsTransport(Transport):
     def lane(self, sender: str, spec: ChannelSpec, targets: Delivered,
              observers: tuple[str, ...] = ()) -> Lane:
         return _NatsLane(self, targets, spec.kind == "broadcast")
-
-    async def publish(self, envelope: Envelope, targets: tuple[str, ...], broadcast: bool,
-                      wait_limit: float | None) -> None:
-        """Publish one message; returns once the broker acked it (see :meth:`publish_many`)."""
-        await self.publish_many((envelope,), wait_limit)
-
-    async def publish_many(self, envelopes: Sequence[Envelope],
-                           wait_limit: float | None) -> None:
-        """Publish in order, pipelined; return once the broker acked every one.
-
-        At most ``publish_window`` publishes of this process await their PubAck at once
-        (a batch settles its oldest first). A message the broker refused as full, or whose
-        ack did not come within ``publish_ack_wait``, is published again with the same
-        ``Nats-Msg-Id``, one at a time, once the rest of its window settled; nothing new
-        leaves meanwhile. Raises ``BatchRefusal`` for a message that cannot be stored (full
-        beyond ``wait_limit``, no ack after ``PUBLISH_ATTEMPTS`` publishes, any other
-        broker error), naming how many of the batch were stored; the rest of the batch is
-        not published.
-        """
-        nc = self.nc
-        room = self._room
-        assert nc is not None and room is not None
-        acks = self._acks
-        prefix = self._ack_prefix
-        loop = asyncio.get_running_loop()
-        subjects: dict[str, str] = {}
-        inflight: deque[tuple[int, str, asyncio.Future[str | None] | None]] = deque()
-        failed: list[tuple[int, str]] = []  # (index, "full" | "timeout" | a sentence)
-        stored = 0
-        n = len(envelopes)
-        self._published += n
-        window = self.publish_window
-        i = 0
-        while i < n or inflight:
-            while i < n and not failed and len(inflight) < window:
-                try:
-                    room.acquire_nowait()
-                except anyio.WouldBlock:
-                    if inflight:  # settle one of ours first: other sends hold the rest
-                        break
-                    await room.acquire()
-                env = envelopes[i]
-                subject = subjects.get(env.channel)
-                if subject is None:
-                    subject = subjects[env.channel] = channel_subject(self.run_id, env.channel)
-                self._ack_seq += 1
-                token = str(self._ack_seq)
-                fut: asyncio.Future[str | None] | None = loop.create_future()
-                fut.add_done_callback(self._free_room)
-                acks[token] = fut
-                try:
-                    await nc.publish(subject, env.to_json().encode(), reply=prefix + token,
-                                     headers={"Nats-Msg-Id": env.id})
-                except nats.errors.Error as exc:  # not sent: published again below
-                    logger.warning("publishing %s failed (%s); publishing it again",
-                                   env.id, exc)
-                    acks.pop(token, None)
-                    fut.cancel()
-                    fut = None
-                inflight.append((i, token, fut))
-                i += 1
-            # no more may leave now: settle what is acked already, else wait for the oldest
-            settled = 0
-            while inflight and (settled == 0 or (inflight[0][2] is None
-                                                 or inflight[0][2].done())):
-                k, token, fut = inflight.popleft()
-                problem = "timeout" if fut is None else await self._settle(token, fut)
-                settled += 1
-                if problem is None:
-                    stored += 1
-                else:
-                    failed.append((k, problem))
-            if failed and not inflight:  # the window settled: the failed ones again, in order
-                for k, problem in failed:
-                    await self._republish(envelopes[k], problem, wait_limit, k, n, stored)
-                    stored += 1
-                failed.clear()
-
-    def _free_room(self, fut: asyncio.Future[str | None]) -> None:
-        if self._room is not None:
-            self._room.release()
-
-    async def _on_ack(self, msg: Msg) -> None:
-        """A PubAck (or the broker's refusal) for a pipelined publish: its future's result."""
-        fut = self._acks.pop(msg.subject[len(self._ack_prefix):], None)
-        if fut is None or fut.done():
-            return
-        if not msg.data:  # a status message: 503 = no responders
-            status = (msg.headers or {}).get("Status", "")
-            fut.set_result("no stream takes its subject" if status == "503"
-                           else f"status {status or '?'}")
-            return
-        try:
-            error = json.loads(msg.data).get("error")
-        except ValueError:
-            fut.set_result(f"an unreadable PubAck ({msg.data[:80]!r})")
-            return
-        if error is None:
-            fut.set_result(None)
-        elif error.get("err_code") == _FULL:
-            fut.set_result("full")
-        else:
-            fut.set_result(str(error.get("description") or error))
-
-    async def _settle(self, token: str, fut: asyncio.Future[str | None]) -> str | None:
-        """Wait for one PubAck: None (stored), ``"full"``, ``"timeout"`` or a sentence."""
-        if not fut.done():
-            with anyio.move_on_after(self.publish_ack_wait):
-                await fut
-            if not fut.done() or fut.cancelled():
-                self._acks.pop(token, None)
-                return "timeout"
-        return fut.result()
-
-    async def _republish(self, env: Envelope, problem: str, wait_limit: float | None,
-                         index: int, total: int, stored: int) -> None:
-        """Publish ``env`` again (its id unchanged) until the broker acks it, one request at a
-        time: waiting while the channel is full (at most ``wait_limit``), up to
-        ``PUBLISH_ATTEMPTS`` publishes in all when acks do not come."""
-        subject = channel_subject(self.run_id, env.channel)
-        data = env.to_json().encode()
-        where = "" if total == 1 else f" (#{index} of a batch of {total}; {stored} stored)"
-        started = time.monotonic()
-        delay = 0.002
-        attempts = 1
-        while True:
-            if problem == "full":
-                if wait_limit is not None and time.monotonic() - started + delay > wait_limit:
-                    raise BatchRefusal(
-                        f"Channel {env.channel!r} stayed full for {wait_limit:g}s, so message "
-                        f"{env.id} was not delivered (delivered to nobody){where}.", index)
-                await anyio.sleep(delay)  # full: wait for a listener to take one
-                delay = min(delay * 2, 0.05)
-            elif problem == "timeout":
-                if attempts >= PUBLISH_ATTEMPTS:
-                    raise BatchRefusal(
-                        f"The broker did not confirm message {env.id} on channel "
-                        f"{env.channel!r} after {attempts} publishes "
-                        f"{self.publish_ack_wait:g}s apart: it is stored once or not at all"
-                        f"{where}.", index)
-                attempts += 1
-            else:
-                raise BatchRefusal(
-                    f"The broker refused message {env.id} on channel {env.channel!r}: "
-                    f"{problem}{where}.", index)
-            try:
-                await self.js.publish(subject, data, timeout=self.publish_ack_wait,
-                                      headers={"Nats-Msg-Id": env.id})
-                return
-            except nats.js.errors.APIError as exc:
-                problem = "full" if exc.err_code == _FULL else (exc.description or str(exc))
-            except (TimeoutError, nats.errors.TimeoutError):
-                problem = "timeout"
-            except nats.js.errors.NoStreamResponseError:
-                problem = "no stream takes its subject"
-            except nats.errors.Error as exc:
-                raise BatchRefusal(
-                    f"The broker could not take message {env.id} on channel "
-                    f"{env.channel!r}: {exc}{where}.", index) from exc
 
     async def ack(self, creature: str, message_ids: tuple[str, ...]) -> None:
         rec = self._receivers.get(creature)
