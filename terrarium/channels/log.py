@@ -185,6 +185,18 @@ def turn_row(run_id: str, turn: TurnRecord) -> tuple[Any, ...]:
     )
 
 
+def replay_rows(conn: sqlite3.Connection,
+                ops: Iterable[tuple[str, Sequence[Sequence[Any]]]]) -> None:
+    """Write mirrored rows inside the caller's transaction; a row already there (the same
+    row from a second process) is kept once."""
+    for sql, rows in ops:
+        for row in rows:
+            try:
+                conn.execute(sql, tuple(row))
+            except sqlite3.IntegrityError:
+                pass  # the same row from a second process: keep the first
+
+
 class DurableLog:
     """An SQLite event log in WAL mode with ``synchronous=NORMAL``.
 
@@ -243,12 +255,7 @@ class DurableLog:
             conn = self._conn
             conn.execute("BEGIN")
             try:
-                for sql, rows in ops:
-                    for row in rows:
-                        try:
-                            conn.execute(sql, tuple(row))
-                        except sqlite3.IntegrityError:
-                            pass  # the same row from a second process: keep the first
+                replay_rows(conn, ops)
                 for sql, rows in extra:
                     conn.executemany(sql, rows)
             except BaseException:
@@ -593,5 +600,6 @@ __all__ = [
     "format_timeline",
     "message_row",
     "refusal_row",
+    "replay_rows",
     "turn_row",
 ]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from terrarium.channels.log import EVENT_SQL
+from terrarium.channels.log import EVENT_SQL, replay_rows
 from terrarium.events import Event, event_from_dict
 
 __all__ = ["LogBatch", "Ops", "apply_ops", "parse_batch"]
@@ -65,12 +65,7 @@ def apply_ops(conn: sqlite3.Connection, ops: Sequence[tuple[str, Sequence[Sequen
     """Replay mirrored writes into a local copy of the log (a row seen twice is kept once)."""
     conn.execute("BEGIN")
     try:
-        for sql, rows in ops:
-            for row in rows:
-                try:
-                    conn.execute(sql, tuple(row))
-                except sqlite3.IntegrityError:
-                    pass  # the same row from a second process: keep the first
+        replay_rows(conn, ops)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
