@@ -177,11 +177,16 @@ def test_transport_nats_without_a_broker_is_a_sentence(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- worker processes
+# every wait below is for an event (a run on the broker, a turn begun, the team idle, a
+# worker's exit); the bound only ends a hung test, generous for a loaded machine where a
+# worker process takes many seconds just to import and join
+LOADED = 180
+
 def _worker(url: str, path: Path, runs: Path, *extra: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
         [sys.executable, "-m", "terrarium", "worker", str(path), "--broker", url,
-         "--runs-dir", str(runs), "--audio", "none", "--wait", "30", *extra],
+         "--runs-dir", str(runs), "--audio", "none", "--wait", str(LOADED), *extra],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -194,7 +199,7 @@ def _turns_here(out: str) -> int:
 
 async def _first_turn_started(logs: list[Path]) -> int:
     """Wait until one of the workers logging to ``logs`` has begun a turn; which one."""
-    with anyio.fail_after(30):
+    with anyio.fail_after(LOADED):
         while True:
             for i, log in enumerate(logs):
                 if not os.path.exists(log):  # noqa: ASYNC240 (a poll of a few ms)
@@ -227,7 +232,7 @@ async def _pool_run(url: str, tmp: Path, workers: int, jobs: int, *,
                 await anyio.sleep(kill_after)
                 killed = procs[busy]
                 killed.send_signal(signal.SIGKILL)  # in the middle of a 0.3 s turn
-            with anyio.fail_after(60):
+            with anyio.fail_after(LOADED):
                 await rt.wait_idle()
             assert rt.transport is not None
             info = await rt.transport.js.consumer_info(channel_stream(rt.run_id, "jobs"),
@@ -237,7 +242,7 @@ async def _pool_run(url: str, tmp: Path, workers: int, jobs: int, *,
             await materialize_log(rt.transport.js, rt.run_id, merged)
         outs = []
         for p in procs:
-            out, _ = p.communicate(timeout=30)
+            out, _ = p.communicate(timeout=LOADED)
             outs.append(out)
     finally:
         for p in procs:
