@@ -209,6 +209,13 @@ class Transport(ABC):
         """``creature``'s turn over these messages is recorded: they are taken for good."""
         return None
 
+    async def kept_ids(self) -> frozenset[str]:
+        """Ids of the messages this transport still holds from an earlier process of the
+        run and redelivers by itself (a broker's unacked messages); a resumed hub leaves
+        them to it, so each comes once. In-process transports keep nothing across a
+        restart: the log is the only copy."""
+        return frozenset()
+
     def outstanding(self) -> int:
         """Messages elsewhere (another process) not yet taken for good; 0 in-process."""
         return 0

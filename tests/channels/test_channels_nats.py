@@ -146,6 +146,63 @@ def test_a_republished_message_is_deduplicated(nats_server: NatsServer) -> None:
     anyio.run(go)
 
 
+def test_a_resumed_run_gets_each_unconsumed_message_once(nats_server: NatsServer,
+                                                         tmp_path: Path) -> None:
+    """A run stops mid-way (nothing acked after it): two messages consumed, two held
+    unacked by its listener, one never taken and then lost by the broker. Resumed, the
+    broker redelivers what it still has and the log replays only the lost one: each
+    unconsumed message once, the consumed ones never."""
+    ack_wait = 1.0
+
+    async def go() -> None:
+        with DurableLog(tmp_path / "log.sqlite3") as log:
+            await _stop_and_resume(log)
+
+    async def _stop_and_resume(log: DurableLog) -> None:
+        run_id = log.start_run("t")
+        wiring = {"boss": ([], ["jobs"]), "a": (["jobs"], [])}
+        hub, transport = _hub(nats_server.url, run_id, log, **wiring)
+        transport.ack_wait = ack_wait
+        stream = channel_stream(run_id, "jobs")
+        async with transport, hub:
+            await transport.start()
+            sent = [(await hub.send("boss", "jobs", {"text": f"job {i}"})).envelope.id
+                    for i in range(5)]
+            inbox = hub.subscribe("a")
+            for _ in range(2):
+                await hub.mark_consumed("a", (await inbox.receive()).id)
+            assert (await inbox.receive()).id == sent[2]  # taken, its turn cut off
+            await transport.flush()
+            # the broker loses the last one (never taken): only the log has it now
+            assert await transport.js.delete_msg(stream, 5)
+        hub, transport = _hub(nats_server.url, run_id, log, **wiring)
+        transport.ack_wait = ack_wait
+        got: list[str] = []
+        async with transport, hub:
+            await transport.start()
+            kept = await transport.kept_ids()
+            assert kept == set(sent[2:4])  # held by the stopped run, or next in line
+            assert hub.resume(kept) == {"a": 1}
+            inbox = hub.subscribe("a")
+            with anyio.fail_after(60):  # the held ones come back once ack_wait passed
+                while len(got) < 3:
+                    env = await inbox.receive()
+                    got.append(env.id)
+                    await hub.mark_consumed("a", env.id)
+                await transport.flush()
+                # nothing left anywhere that could come a second time
+                info = await transport.js.consumer_info(stream, QUEUE_CONSUMER)
+                while info.num_ack_pending or info.num_pending:
+                    await anyio.sleep(0.05)
+                    info = await transport.js.consumer_info(stream, QUEUE_CONSUMER)
+            assert inbox.pending() == 0
+        assert got[0] == sent[4]  # the replayed one first, then the broker's
+        assert sorted(got[1:]) == sorted(sent[2:4])
+        assert log.unconsumed(run_id, "a") == []
+
+    anyio.run(go)
+
+
 def test_run_on_the_broker_in_one_process(nats_server: NatsServer, tmp_path: Path) -> None:
     """The relay team with transport nats: same results as in memory, log on the broker."""
     team = load_team(FIXTURES / "relay")
