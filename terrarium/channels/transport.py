@@ -35,6 +35,27 @@ class BatchRefusal(ChannelRefusal):
         self.index = index
 
 
+class _Ended:
+    """Stands in for an inbox's memory stream once the hub closed it: every read is the
+    end (``EndOfStream``, as the open stream said once its senders were gone)."""
+
+    __slots__ = ()
+
+    def receive_nowait(self) -> Envelope:
+        raise anyio.EndOfStream
+
+    async def receive(self) -> Envelope:
+        raise anyio.EndOfStream
+
+    def statistics(self) -> _Ended:
+        return self  # as a stream's statistics: nothing buffered
+
+    current_buffer_used = 0
+
+
+ENDED = _Ended()
+
+
 class Receiver(ABC):
     """One creature's merged inbox over every channel it listens to.
 
