@@ -143,15 +143,16 @@ class Recorder:
         """Write events to the log in small batches; per-token output deltas are skipped."""
         log = self.log
         assert log is not None
-        async for ev in sub:
-            batch = [ev, *sub.drain()]
-            rows = [event_row(self.run_id, e) for e in self._loggable(batch)]
-            if rows:
-                with contextlib.suppress(Exception):
-                    log.write_batch([(EVENT_SQL, rows)])
-            if self.options.on_event:
-                for e in batch:
-                    self.options.on_event(e)
+        with sub:  # left (and its stream closed) when the run cancels this task
+            async for ev in sub:
+                batch = [ev, *sub.drain()]
+                rows = [event_row(self.run_id, e) for e in self._loggable(batch)]
+                if rows:
+                    with contextlib.suppress(Exception):
+                        log.write_batch([(EVENT_SQL, rows)])
+                if self.options.on_event:
+                    for e in batch:
+                        self.options.on_event(e)
 
     def _loggable(self, batch: list[Event]) -> list[Event]:
         """The batch's events that go in the log: with ``log_output_text`` (a session's
