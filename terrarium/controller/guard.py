@@ -31,6 +31,7 @@ tokens of 60), and the transcript says so if one ever is.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -184,9 +185,16 @@ def self_talk(sentence: str) -> bool:
 def uses(sentence: str, notes: str, question: str) -> bool:
     """Whether ``sentence`` says something of ``notes`` that ``question`` did not: a word
     of what the user told, other than the question's own words."""
+    told = _told(notes, question)
+    return bool(told) and not told.isdisjoint(stem(w) for w in words(sentence))
+
+
+@functools.lru_cache(maxsize=64)
+def _told(notes: str, question: str) -> frozenset[str]:
+    """The word stems of ``notes`` the question did not ask (:func:`uses`), once per turn:
+    the guard asks at every token of a start that waits for them."""
     asked = {stem(w) for w in words(question)}
-    told = {stem(w) for w in words(notes) if not _is_function(w)} - asked
-    return bool(told & {stem(w) for w in words(sentence)})
+    return frozenset({stem(w) for w in words(notes) if not _is_function(w)} - asked)
 
 
 def repeats(text: str) -> int:
