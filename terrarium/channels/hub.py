@@ -386,7 +386,13 @@ class ChannelHub:
             got = await lane.publish_batch(envs, plan, wait_limit)
         except ChannelRefusal as exc:
             at = exc.index if isinstance(exc, BatchRefusal) else 0
+            if route.taps:  # the observers' copies of those delivered, as send gives
+                for e in envs[:at]:
+                    lane.tap(e)
             await self._refuse(sender, channel, exc.message, envs[at].payload)
+        if route.taps:
+            for e in envs:
+                lane.tap(e)
         out = [_tuple_new(SendResult, (e, d)) for e, d in zip(envs, got, strict=True)]
         if self.bus._subs:
             for r in out:
