@@ -5,11 +5,15 @@ committed; that is what "written before delivered" rests on. Rows arriving while
 is in progress form the next batch, so N concurrent senders cost one commit, not N.
 ``offload=True`` runs the commit in a worker thread (the loop keeps serving senders while
 SQLite works); ``False`` commits inline (fewer hops; bench/channels.py measures both).
+
+One writer may serve many runs of one log (``terrarium serve``: every session's hub and
+its numbered events share the server's writer), so concurrent sessions share a commit too;
+``put`` adds rows without waiting, and is told (``after``) once they are committed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
@@ -20,13 +24,14 @@ from terrarium.errors import RuntimeFailure
 
 
 class _Batch:
-    __slots__ = ("done", "error", "ops", "size")
+    __slots__ = ("after", "done", "error", "ops", "size")
 
     def __init__(self) -> None:
         self.ops: dict[str, list[tuple[Any, ...]]] = {}
         self.done = anyio.Event()
         self.error: BaseException | None = None
         self.size = 0
+        self.after: list[Callable[[], None]] = []  # told once the batch is committed
 
 
 class LogWriter:
@@ -42,10 +47,10 @@ class LogWriter:
         self.commits = 0
         self.rows = 0
 
-    def _add(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> _Batch:
+    def _add(self, sql: str, rows: Sequence[tuple[Any, ...]], *, wait: bool = True) -> _Batch:
         if self._closed:
             raise RuntimeFailure("The event log writer is closed; nothing more can be written.")
-        if not self._running:
+        if wait and not self._running:
             raise RuntimeFailure(
                 "The event log writer is not running; enter the hub with `async with` first."
             )
@@ -65,6 +70,21 @@ class LogWriter:
 
     async def write_many(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
         await self._wait(self._add(sql, rows))
+
+    async def write_ops(self, ops: Sequence[tuple[str, Sequence[tuple[Any, ...]]]]) -> None:
+        """Add every ``(sql, rows)`` pair to one batch and wait until it is committed (a
+        turn's end: its record, conversation and consumption in one transaction)."""
+        batch = None
+        for sql, rows in ops:
+            batch = self._add(sql, rows)
+        if batch is not None:
+            await self._wait(batch)
+
+    def put(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> _Batch:
+        """Add rows to the next commit without waiting for it (the writer need not run yet:
+        they go with the first commit after it starts); the batch returned takes callbacks
+        in ``after``, called once it is committed (not when it fails)."""
+        return self._add(sql, rows, wait=False)
 
     @staticmethod
     async def _wait(batch: _Batch) -> None:
@@ -88,11 +108,16 @@ class LogWriter:
             self.rows += batch.size
         except Exception as e:  # handed to every waiter of this batch
             batch.error = e
+        else:
+            for fn in batch.after:
+                fn()
         batch.done.set()
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """The writer loop: wait for rows, swap the batch, commit it (shielded)."""
         self._running = True
+        if self._current.size:  # rows put before the writer ran
+            self._wake.set()
         task_status.started()
         try:
             while True:

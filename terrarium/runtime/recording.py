@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.log import EVENT_SQL, DurableLog, RunStatus, TurnRecord, event_row
+from terrarium.channels.log import (
+    EVENT_SQL,
+    TURN_SQL,
+    DurableLog,
+    RunStatus,
+    TurnRecord,
+    event_row,
+    turn_row,
+)
 from terrarium.config import Team
 from terrarium.controller.loop import TurnResult
 from terrarium.crashpoints import crashpoint
@@ -89,10 +97,18 @@ class Recorder:
     def save_history(self, creature: str, message_id: str | None, controller: Any) -> None:
         """A session's run: keep the creature's conversation after the turn over
         ``message_id`` (before that message is marked consumed; see runtime/sessions.py)."""
+        ops = self.history_ops(creature, message_id, controller)
+        if ops and self.log is not None:
+            self.log.write_batch(ops)
+            crashpoint("session.history_saved")
+
+    def history_ops(self, creature: str, message_id: str | None, controller: Any
+                    ) -> list[tuple[str, list[tuple[Any, ...]]]]:
+        """The writes that keep the conversation (none when the run keeps none), for the
+        caller to commit with the turn's consumption."""
         if self.log is None or not self.options.keep_history or controller is None:
-            return
-        self.log.write_batch(history_ops(self.run_id, creature, message_id, controller))
-        crashpoint("session.history_saved")
+            return []
+        return history_ops(self.run_id, creature, message_id, controller)
 
     def restore_histories(self, creatures: Mapping[str, RunningCreature]) -> int:
         """A session's run taken up again: each creature gets its saved conversation."""
@@ -145,7 +161,8 @@ class Recorder:
         assert log is not None
         async for ev in sub:
             batch = [ev, *sub.drain()]
-            rows = [event_row(self.run_id, e) for e in self._loggable(batch)]
+            rows = ([event_row(self.run_id, e) for e in self._loggable(batch)]
+                    if self.options.log_events else None)
             if rows:
                 with contextlib.suppress(Exception):
                     log.write_batch([(EVENT_SQL, rows)])
@@ -220,7 +237,10 @@ class Recorder:
                 self.log.record_refusal(self.run_id, sender, channel, reason)
 
     def record_turn(self, creature: str, turn_index: int, result: TurnResult | None, *,
-                    error: str | None = None, started: float | None = None) -> None:
+                    error: str | None = None, started: float | None = None,
+                    into: list[tuple[str, list[tuple[Any, ...]]]] | None = None) -> None:
+        """Write the turn's record, or add it to ``into`` (committed by the caller with the
+        turn's consumption: one transaction per turn)."""
         if self.log is None:
             return
         rec = TurnRecord(
@@ -237,6 +257,9 @@ class Recorder:
             started=started or time.time(),
             ended=time.time(),
         )
+        if into is not None:
+            into.append((TURN_SQL, [turn_row(self.run_id, rec)]))
+            return
         with contextlib.suppress(Exception):
             self.log.record_turn(self.run_id, rec)
 
