@@ -515,8 +515,12 @@ _ENV_COLS_M = ", ".join(f"m.{c.strip()}" for c in _ENV_COLS.split(","))
 
 
 def _redacted(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``row`` with secrets masked in each of its text values."""
-    return tuple(redact(v) if isinstance(v, str) else v for v in row)
+    """``row`` with secrets masked in each of its text values (``row`` itself when none
+    had one: ``redact`` gives back the very string it was given when it masked nothing)."""
+    for v in row:
+        if isinstance(v, str) and redact(v) is not v:
+            return tuple(redact(v) if isinstance(v, str) else v for v in row)
+    return row
 
 
 def _envelope(row: tuple[Any, ...]) -> Envelope:
