@@ -241,8 +241,9 @@ class SessionManager:
             self._tg.start_soon(self._host, live)
         if hold:
             live.inputs += 1
-        with anyio.move_on_after(self.settings.load_timeout):
-            await live.ready.wait()
+        if not live.ready.is_set():  # (loaded: no wait, not even a trip round the loop)
+            with anyio.move_on_after(self.settings.load_timeout):
+                await live.ready.wait()
         if live.error or live.rt is None:
             if hold:
                 live.inputs -= 1
