@@ -3,13 +3,20 @@
 The app of ``bench/serve.py``'s echo team (scripted model) is run in this process (its
 lifespan's session manager in a task group) and driven through httpx's ASGI transport:
 ``--sessions`` sessions each get ``--inputs`` inputs one after another, each awaited until
-its turn has ended (its ``turn_ended`` event committed). What one input costs is the
-process's CPU time (``time.process_time``) divided by the inputs, the lowest of
-``--rounds`` rounds (the machine is shared: the lowest is the least disturbed), and the
-number of SQLite transactions and rows per input (counted at ``DurableLog.write_batch``
-and its single-row writes). Beside it, the same client posting the same body to a bare
-Starlette route in the same app (``bare``: what the HTTP round trip itself costs, client
-included). ``--profile FILE`` writes cProfile statistics (CPU time) of the first round.
+its turn has ended (its ``turn_ended`` event committed), all sessions at once (a closed
+loop, as ``bench/serve.py``'s turns phase). Printed:
+
+- the process's CPU time (``time.process_time``, client included) per input, the lowest
+  of ``--rounds`` rounds (the machine is shared: the lowest is the least disturbed), beside
+  the same client posting the same body to a bare Starlette route in the same app (what
+  the HTTP round trip itself costs);
+- SQLite transactions and rows per input (counted at ``DurableLog.write_batch`` and its
+  single-row writes);
+- how much work the process did between an input's POST and its first event committed,
+  p50/p99, in process CPU: what it would take on a loop that ran only this server, however
+  busy the machine (the client's own part is in it, the socket's is not).
+
+``--profile FILE`` writes cProfile statistics (CPU time) of the first round.
 
     python bench/serve_input.py [--sessions 10] [--inputs 20] [--rounds 5]
     python bench/serve_input.py --profile /tmp/input.prof
@@ -99,6 +106,10 @@ async def main(sessions: int, inputs: int, rounds: int, profile: str | None) -> 
                             return
                         after = rows[-1][0]
 
+                async def closed(sid: str) -> None:
+                    for i in range(inputs):
+                        await one(sid, f"input {i}")
+
                 async def each(text: str) -> None:
                     async with anyio.create_task_group() as g:
                         for sid in ids:
@@ -114,8 +125,9 @@ async def main(sessions: int, inputs: int, rounds: int, profile: str | None) -> 
                     cpu = time.process_time()
                     if prof:
                         prof.enable()
-                    for i in range(inputs):
-                        await each(f"input {i}")
+                    async with anyio.create_task_group() as g:
+                        for sid in ids:  # each session: an input once its last turn ended
+                            g.start_soon(closed, sid)
                     if prof:
                         prof.disable()
                         prof.dump_stats(profile)

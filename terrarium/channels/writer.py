@@ -13,7 +13,9 @@ its numbered events share the server's writer), so concurrent sessions share a c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import anyio
@@ -21,6 +23,21 @@ from anyio.abc import TaskStatus
 
 from terrarium.channels.log import DurableLog
 from terrarium.errors import RuntimeFailure
+
+_AT_ONCE: ContextVar[bool] = ContextVar("terrarium_commit_at_once", default=False)
+
+
+@contextlib.contextmanager
+def commit_at_once() -> Iterator[None]:
+    """Within it, a write that waits commits its batch at once, in the writer's own step,
+    instead of waiting for the writer's task: on a loop busy with many turns each trip
+    round it is long, and a request waiting on two of them (``terrarium serve``'s input:
+    its message, then its first events) waited for every turn in between."""
+    token = _AT_ONCE.set(True)
+    try:
+        yield
+    finally:
+        _AT_ONCE.reset(token)
 
 
 class _Batch:
@@ -86,32 +103,48 @@ class LogWriter:
         in ``after``, called once it is committed (not when it fails)."""
         return self._add(sql, rows, wait=False)
 
-    @staticmethod
-    async def _wait(batch: _Batch) -> None:
-        await batch.done.wait()
+    async def _wait(self, batch: _Batch) -> None:
+        if batch is self._current and _AT_ONCE.get() and not self.offload:
+            self.commit_now()
+        if not batch.done.is_set():  # (committed at once: no trip round the loop either)
+            await batch.done.wait()
         if batch.error is not None:
             raise RuntimeFailure(
                 f"The event log could not be written: {batch.error}."
             ) from batch.error
 
     async def _commit(self, batch: _Batch) -> None:
-        if not batch.size:
-            batch.done.set()
-            return
-        ops = list(batch.ops.items())
-        try:
-            if self.offload:
-                await anyio.to_thread.run_sync(self.log.write_batch, ops)
-            else:
-                self.log.write_batch(ops)
+        if self.offload and batch.size:
+            try:
+                await anyio.to_thread.run_sync(self.log.write_batch, list(batch.ops.items()))
+            except Exception as e:  # handed to every waiter of this batch
+                batch.error = e
+            self._done(batch)
+        else:
+            self._commit_now(batch)
+
+    def _commit_now(self, batch: _Batch) -> None:
+        if batch.size:
+            try:
+                self.log.write_batch(list(batch.ops.items()))
+            except Exception as e:  # handed to every waiter of this batch
+                batch.error = e
+        self._done(batch)
+
+    def _done(self, batch: _Batch) -> None:
+        if batch.size and batch.error is None:
             self.commits += 1
             self.rows += batch.size
-        except Exception as e:  # handed to every waiter of this batch
-            batch.error = e
-        else:
             for fn in batch.after:
                 fn()
         batch.done.set()
+
+    def commit_now(self) -> None:
+        """Commit what is pending at once, in the caller's step: no trip through the
+        writer's task, which a loop busy with many sessions' turns makes long."""
+        if self._current.size:
+            batch, self._current = self._current, _Batch()
+            self._commit_now(batch)
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """The writer loop: wait for rows, swap the batch, commit it (shielded)."""
@@ -143,4 +176,5 @@ class LogWriter:
 
 __all__ = [
     "LogWriter",
+    "commit_at_once",
 ]

@@ -23,7 +23,7 @@ import anyio.abc
 from pydantic import ValidationError
 
 from terrarium.channels.log import DurableLog
-from terrarium.channels.writer import LogWriter
+from terrarium.channels.writer import LogWriter, commit_at_once
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.llm.settings import ModelSettings
@@ -303,14 +303,20 @@ class SessionManager:
         seq = live.events.last_seq
         live.touch()
         try:
-            if payload is None:
-                await rt.send_user(body["text"])
-            else:
-                await rt.barge_in()
-                await rt.send(self.team.input_channel or "", body)
+            # the message commits in this step, and so do the events it caused, before the
+            # answer: the first event is streamable at once, not after every turn the
+            # loop runs meanwhile (two transactions, each with all sessions' pending rows)
+            with commit_at_once():
+                if payload is None:
+                    await rt.send_user(body["text"])
+                else:
+                    await rt.barge_in()
+                    await rt.send(self.team.input_channel or "", body)
         except ChannelRefusal as exc:
             status = 413 if "max_bytes" in exc.message else 422
             raise Problem(status, exc.message, slug="refused") from None
+        if self.log_writer is not None:
+            self.log_writer.commit_now()
         return seq
 
 
