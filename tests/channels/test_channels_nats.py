@@ -173,6 +173,10 @@ def test_a_resumed_run_gets_each_unconsumed_message_once(nats_server: NatsServer
                 await hub.mark_consumed("a", (await inbox.receive()).id)
             assert (await inbox.receive()).id == sent[2]  # taken, its turn cut off
             await transport.flush()
+            with anyio.fail_after(60):  # the two acks reached the broker
+                while (await transport.js.consumer_info(stream, QUEUE_CONSUMER)
+                       ).ack_floor.stream_seq < 2:
+                    await anyio.sleep(0.02)
             # the broker loses the last one (never taken): only the log has it now
             assert await transport.js.delete_msg(stream, 5)
         hub, transport = _hub(nats_server.url, run_id, log, **wiring)
