@@ -174,8 +174,8 @@ def test_a_resumed_run_gets_each_unconsumed_message_once(nats_server: NatsServer
             assert (await inbox.receive()).id == sent[2]  # taken, its turn cut off
             await transport.flush()
             with anyio.fail_after(60):  # the two acks reached the broker
-                while (await transport.js.consumer_info(stream, QUEUE_CONSUMER)
-                       ).ack_floor.stream_seq < 2:
+                while (await transport.js.consumer_info(stream, QUEUE_CONSUMER)  # noqa: ASYNC110
+                       ).ack_floor.stream_seq < 2:  # (the broker's state, polled)
                     await anyio.sleep(0.02)
             # the broker loses the last one (never taken): only the log has it now
             assert await transport.js.delete_msg(stream, 5)

@@ -171,7 +171,9 @@ def test_timeout_ends_the_process_with_stdin_left_open(tmp_path: Path, team: str
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
-    out = proc.stdout.read() if proc.stdout else ""
+    assert proc.stdout is not None and proc.stderr is not None
+    with proc.stdout, proc.stderr:  # both pipes closed after
+        out = proc.stdout.read()
     assert proc.returncode == 124, out
     assert "stopping: --timeout 1 s reached" in out
 

@@ -114,6 +114,7 @@ async def test_the_pump_sends_what_is_queued_without_letting_other_tasks_in() ->
             while "end" not in order:
                 await anyio.lowlevel.checkpoint()
         send.close()
+    recv.close()
     sent = [x for x in order if x != "other"]
     assert sent == ["sentence", "start", "pcm", "pcm", "end"]
     first = order.index("sentence")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import threading
 import wave
+from collections.abc import Iterator
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -63,6 +64,19 @@ class FakeClock:
         return self.now
 
 
+_SINKS: list[GatedSink] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_sinks() -> Iterator[None]:
+    """Each test's gated sinks: their release streams closed when it ends."""
+    yield
+    while _SINKS:
+        sink = _SINKS.pop()
+        sink._send.close()
+        sink._recv.close()
+
+
 class GatedSink:
     """An audio sink whose playback only finishes when the test releases it."""
 
@@ -70,6 +84,7 @@ class GatedSink:
         self.log: list[tuple[str, str]] = []
         self._gated = gated
         self._send, self._recv = anyio.create_memory_object_stream[None](100)
+        _SINKS.append(self)
         self._started: dict[str, anyio.Event] = {}
         self._utt = ""
         self._seconds = 0.0
