@@ -47,9 +47,9 @@ from terrarium.store.subjects import (
     strip_opening,
 )
 
-__all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "fact_words", "invents", "is_echo", "lcs",
-           "repeats", "safe_start", "second_person", "self_talk", "speaks_as_user", "uses",
-           "words"]
+__all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "answer_only", "fact_words", "invents",
+           "is_echo", "lcs", "repeats", "safe_start", "second_person", "self_talk",
+           "speaks_as_user", "uses", "words"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
@@ -119,12 +119,14 @@ def safe_start(user: str, start: str) -> bool:
 
 _TO_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are",
            "i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd",
-           "myself": "yourself"}
+           "myself": "yourself", "we": "you", "us": "you", "our": "your", "ours": "yours",
+           "we're": "you're", "we've": "you've", "we'll": "you'll", "ourselves": "yourselves"}
 
 
 def second_person(text: str) -> str:
     """The user's own sentence said back to them: "I live in Lisbon." -> "You live in
-    Lisbon.", "Ada is my name." -> "Ada is your name."."""
+    Lisbon.", "Ada is my name." -> "Ada is your name.", "Our cat is old." -> "Your cat is
+    old."."""
     def swap(m: re.Match[str]) -> str:
         to = _TO_YOU.get(m.group(0).lower())
         if to is None:
@@ -198,6 +200,26 @@ def invents(sentence: str, notes: str, question: str) -> bool:
         if named and w.lower() not in known and w.lower() not in _NOT_NAMED:
             return True
     return False
+
+
+_RESTATED = re.compile(r"^\s*(?P<head>[^,;:]+?)\s+(?P<verb>is|are|was|were)\s+(?P<rest>\S.*)$",
+                       re.I | re.S)
+_PRONOUN = {"is": "It is", "was": "It was", "are": "They are", "were": "They were"}
+
+
+def answer_only(user: str, sentence: str) -> str | None:
+    """``sentence`` without the question it restates: "The capital of Peru is Lima." to
+    "What's the capital of Peru?" -> "It is Lima." (said whole, it repeats the user); None
+    when it does not start by restating the question (in the user's words, but one)."""
+    m = _RESTATED.match(sentence)
+    if m is None:
+        return None
+    head = words(m.group("head"))
+    if len(head) < 2 or lcs(head, words(user)) < len(head) - 1:
+        return None
+    if not words(m.group("rest")):
+        return None
+    return f"{_PRONOUN[m.group('verb').lower()]} {m.group('rest')}"
 
 
 def self_talk(sentence: str) -> bool:
@@ -479,8 +501,12 @@ class ReplyGuard:
     def _pass(self, sentence: str) -> str:
         said = sentence.strip()
         if is_echo(self.user, self._spoken + sentence):
-            self.notices.append(f"not spoken, it repeats the user: {said!r}")
-            return ""
+            short = answer_only(self.user, sentence)
+            if short is None or is_echo(self.user, self._spoken + short):
+                self.notices.append(f"not spoken, it repeats the user: {said!r}")
+                return ""
+            self.notices.append(f"said without the question it repeats: {said!r}")
+            sentence, said = (" " if sentence[:1].isspace() else "") + short, short
         wrong = self._wrong(sentence)
         if wrong is not None:
             self.notices.append(f"not spoken, {wrong}: {said!r}")

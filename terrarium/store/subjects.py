@@ -209,6 +209,9 @@ _ADVICE = re.compile(
     r"\b(i|we)\s+(should|could|might|ought)\s|"  # "... do you think I should wear?"
     r"^\W*how\s+(do|does|can|could|should|would|shall)\s+(i|we)\b|"  # "How do I boil an egg?"
     r"^\W*why\b|"  # "Why am I tired?": a reason, not something told
+    r"^\W*what('s|\s+is|\s+are|\s+would\s+be)\s+(a\s+|an\s+|the\s+|some\s+)?(good|best|"
+    r"nice|great|better|fun)\b|"  # "What's a good stretch for my back?": a suggestion
+    r"^\W*(any|some)\s+(tips|ideas|advice|suggestions?|recommendations?)\b|"
     r"^\W*(i'd like|i would like|i want|i need|let's)\b(?!\s+to\s+(know|hear)\b)",  # a wish
     re.I)
 _ACTION = re.compile(r"^\W*(please\s+)?((can|could|would|will)\s+you\s+(please\s+)?)?"
@@ -232,7 +235,8 @@ def mentions_user(text: str) -> bool:
 _WH = re.compile(r"^\W*(and\s+)?(what|what's|where|where's|when|when's|who|who's|whom|"
                  r"whose|which|how many|how much|how old|how long)\b", re.I)
 _NEUTRAL = frozenset(stem(w) for w in """call called name named go going goes come coming
-comes get gets getting happen happening again many much long old time far often exactly
+comes get gets getting happen happening again many much long old time day date year far often
+exactly
 supposed""".split())
 """Words of asking about a thing rather than the thing: "What's the cat called?" is about
 the cat."""
