@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from terrarium.controller.reply_words import answer_only, invents, lcs, words
 from terrarium.store.subjects import (
     about_user,
     is_statement,
@@ -66,25 +67,8 @@ before the reply would be an echo. With 3, two of 20 released sentences on
 ``bench/conversation.py`` were echoes by its measure ("Should I take an umbrella?" ->
 "No, it's not necessary to take an umbrella."): an answer reuses a short question's words."""
 
-_WORD = re.compile(r"[A-Za-z0-9']+")
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
-
-
-def words(text: str) -> list[str]:
-    """The lower-cased words of ``text`` (apostrophes kept inside)."""
-    return [w.lower().strip("'") for w in _WORD.findall(text)]
-
-
-def lcs(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest common subsequence: the user's words repeated in order."""
-    prev = [0] * (len(b) + 1)
-    for x in a:
-        cur = [0]
-        for j, y in enumerate(b):
-            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
-        prev = cur
-    return prev[-1]
 
 
 def is_echo(user: str, reply: str) -> bool:
@@ -183,43 +167,6 @@ def speaks_as_user(sentence: str, facts: frozenset[str]) -> bool:
             if nxt in facts:
                 return True
     return False
-
-
-_NOT_NAMED = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay"})
-
-
-def invents(sentence: str, notes: str, question: str) -> bool:
-    """Whether ``sentence`` names something (a capitalised word past its first, or a
-    number) that neither what the user told (``notes``) nor ``question`` holds: asked
-    "Where was I born?" after "My name is Ruth.", "Ruth, you were born in New York City."
-    (a place never told)."""
-    known = set(words(notes)) | set(words(question))
-    for i, m in enumerate(_WORD_CASED.finditer(sentence)):
-        w = m.group(0).strip("'")
-        named = (i > 0 and w[:1].isupper()) or any(c.isdigit() for c in w)
-        if named and w.lower() not in known and w.lower() not in _NOT_NAMED:
-            return True
-    return False
-
-
-_RESTATED = re.compile(r"^\s*(?P<head>[^,;:]+?)\s+(?P<verb>is|are|was|were)\s+(?P<rest>\S.*)$",
-                       re.I | re.S)
-_PRONOUN = {"is": "It is", "was": "It was", "are": "They are", "were": "They were"}
-
-
-def answer_only(user: str, sentence: str) -> str | None:
-    """``sentence`` without the question it restates: "The capital of Peru is Lima." to
-    "What's the capital of Peru?" -> "It is Lima." (said whole, it repeats the user); None
-    when it does not start by restating the question (in the user's words, but one)."""
-    m = _RESTATED.match(sentence)
-    if m is None:
-        return None
-    head = words(m.group("head"))
-    if len(head) < 2 or lcs(head, words(user)) < len(head) - 1:
-        return None
-    if not words(m.group("rest")):
-        return None
-    return f"{_PRONOUN[m.group('verb').lower()]} {m.group('rest')}"
 
 
 def self_talk(sentence: str) -> bool:
