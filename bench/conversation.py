@@ -25,9 +25,10 @@ Two sets of dialogues: ``first`` (``DIALOGUES`` below, the ones the voice assist
 tuned on) and ``held-out`` (``bench/conversation_data.py``, written before the tuning of
 issue 30 and never tuned on); ``--set both`` (the default) runs and reports each.
 ``fresh`` (``bench/conversation_fresh.py``) is a second held-out set written blind, for the
-final judgement only; ``--set all`` runs all three.
+final judgement only; ``blind`` (``bench/conversation_blind.py``) a third, written blind
+later; ``--set all`` runs all four.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
-Run: ``python bench/conversation.py [--set first|held-out|fresh|both|all] [--runs 1] [-v]
+Run: ``python bench/conversation.py [--set first|held-out|fresh|blind|both|all] [--runs 1] [-v]
 [--speaker-template FILE]``
 """
 
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from conversation_blind import BLIND  # bench/conversation_blind.py: written blind, never tune
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
@@ -77,6 +79,12 @@ def held_out() -> list[list[Say]]:
 def fresh() -> list[list[Say]]:
     """The fresh held-out set (bench/conversation_fresh.py), written blind, as dialogues."""
     return [[S(*turn) for turn in dialogue] for dialogue in FRESH]
+
+
+def blind() -> list[list[Say]]:
+    """The blind set (bench/conversation_blind.py), written without seeing the rules, as
+    dialogues."""
+    return [[S(*turn) for turn in dialogue] for dialogue in BLIND]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -389,7 +397,9 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
                 print(f"  {r.user!r} [{r.intent}] -> {r.reply!r}")
 
 
-SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "dev": lambda: DEV}
+SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
+        "dev": lambda: DEV}
+GROUPS = {"both": ("first", "held-out"), "all": ("first", "held-out", "fresh", "blind")}
 
 
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
@@ -436,16 +446,15 @@ if __name__ == "__main__":
     p.add_argument("--team", type=Path, default=ROOT / "examples" / "voice_assistant")
     p.add_argument("--json", type=Path, default=None, help="write every row here")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
-    p.add_argument("--set", choices=["first", "held-out", "fresh", "dev", "both", "all"],
+    p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "dev", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
-                   "one (written blind), both (first and held-out), all three, or the "
-                   "developer's own cases (dev)")
+                   "one (written blind), the blind one (written later, also blind), both "
+                   "(first and held-out), all four, or the developer's own cases (dev)")
     a = p.parse_args()
     text = a.speaker_template.read_text() if a.speaker_template else None
     only = [int(x) for x in a.dialogues.split(",") if x.strip()] or None
-    groups = {"both": ("first", "held-out"), "all": ("first", "held-out", "fresh")}
-    chosen = groups.get(a.set, (a.set,))
+    chosen = GROUPS.get(a.set, (a.set,))
     out = anyio.run(main, a.runs, a.verbose, text, a.team, only, chosen)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))

@@ -32,6 +32,7 @@ __all__ = [
     "env",
     "forget",
     "is_secret_name",
+    "may_need_redaction",
     "owns_environment",
     "redact",
     "redact_url",
@@ -61,6 +62,7 @@ _lock = threading.Lock()
 _store: dict[str, str] = {}
 _values: set[str] = set()
 _ordered: tuple[str, ...] = ()  # the values, the longest first
+_ordered_utf8: tuple[bytes, ...] = ()  # the same as UTF-8 (see may_need_redaction)
 _pattern: re.Pattern[str] | None = None
 
 
@@ -71,7 +73,7 @@ def is_secret_name(name: str) -> bool:
 
 def register(value: str | None) -> None:
     """Mask ``value`` wherever :func:`redact` runs from now on (a key, a URL password)."""
-    global _pattern, _ordered
+    global _pattern, _ordered, _ordered_utf8
     if not value or len(value) < _MIN_SECRET:
         return
     with _lock:
@@ -79,16 +81,18 @@ def register(value: str | None) -> None:
             return
         _values.add(value)
         _ordered = tuple(sorted(_values, key=len, reverse=True))  # the longest first
+        _ordered_utf8 = tuple(v.encode("utf-8", "surrogatepass") for v in _ordered)
         _pattern = re.compile("|".join(re.escape(v) for v in _ordered))
 
 
 def forget() -> None:
     """Drop every held and registered secret (tests; a process that starts over)."""
-    global _pattern, _ordered
+    global _pattern, _ordered, _ordered_utf8
     with _lock:
         _store.clear()
         _values.clear()
         _ordered = ()
+        _ordered_utf8 = ()
         _pattern = None
 
 
@@ -172,6 +176,19 @@ def _url_credentials(m: re.Match[str]) -> str:
     if m.group("password") is None:  # scheme://token@host: the token is the secret
         return f"{m.group('scheme')}{MASK}@" if m.group("user") else m.group(0)
     return f"{m.group('scheme')}{m.group('user')}:{MASK}@"
+
+
+def may_need_redaction(data: bytes) -> bool:
+    """Whether texts whose UTF-8 bytes are in ``data`` could need :func:`redact`: a
+    registered secret's bytes in it, or both marks of a URL's credentials (``://`` and
+    ``@``). False is certain (a writer may test many values encoded together at once and
+    skip them all); True may be a false alarm."""
+    if b"@" in data and b"://" in data:
+        return True
+    for value in _ordered_utf8:
+        if value in data:
+            return True
+    return False
 
 
 def redact(text: str) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import time
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -428,17 +428,20 @@ class ChannelHub:
         # a transport that keeps its messages lets them go only now (memory: nothing to do)
         await self.transport.ack(receiver, ids)
 
-    def resume(self) -> dict[str, int]:
+    def resume(self, kept: Container[str] = frozenset()) -> dict[str, int]:
         """Queue every logged, unconsumed message for its receiver; call before starting.
 
         Idempotent: a message is replayed at most once per hub, and consumed messages
-        are never replayed. Returns how many each creature got back.
+        are never replayed. ``kept``: the ids the transport still holds and redelivers
+        itself (``await hub.transport.kept_ids()``; a broker): one source of redelivery
+        per message, the log only for what the transport no longer has. Returns how many
+        each creature got back.
         """
         if self._record is None:
             raise RuntimeFailure("Resume needs the durable log, and this hub has none.")
         counts: dict[str, int] = {}
         for creature, inbox in self._inboxes.items():
-            fresh = self._record.unconsumed(creature)
+            fresh = [e for e in self._record.unconsumed(creature) if e.id not in kept]
             inbox.replay(fresh)
             counts[creature] = len(fresh)
         return counts

@@ -25,7 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from terrarium.channels.envelope import Envelope
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
-from terrarium.channels.transport import Delivered, Lane, Receiver, Transport
+from terrarium.channels.transport import ENDED, Delivered, Lane, Receiver, Transport
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 
 logger = logging.getLogger("terrarium.channels")
@@ -59,10 +59,28 @@ class LocalReceiver(Receiver):
         return out
 
     async def _receive_live(self) -> Envelope:
-        return await self._stream.receive()
+        try:
+            return await self._stream.receive()
+        except anyio.ClosedResourceError:  # closed by the hub while waiting: the end
+            raise anyio.EndOfStream from None
 
     def pending(self) -> int:
         return self._stream.statistics().current_buffer_used + len(self._replay)
+
+    def close(self) -> None:
+        """The hub closed (its senders first): what is still buffered stays readable, then
+        the end, as before; the stream itself is closed now, not left to the collector."""
+        stream = self._stream
+        rest = self._replay
+        while True:
+            try:
+                rest.append(stream.receive_nowait())
+            except anyio.WouldBlock:
+                return  # a sender is still open: the stream stays as it is
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                break
+        stream.close()
+        self._stream = ENDED  # type: ignore[assignment]
 
 
 async def _wait_put(env: Envelope, target: str, already: Delivered,
@@ -301,6 +319,8 @@ class LocalTransport(Transport):
     async def aclose(self) -> None:
         for send in self._senders.values():
             send.close()
+        for rec in self._receivers.values():
+            rec.close()
 
 
 __all__ = [

@@ -35,6 +35,27 @@ class BatchRefusal(ChannelRefusal):
         self.index = index
 
 
+class _Ended:
+    """Stands in for an inbox's memory stream once the hub closed it: every read is the
+    end (``EndOfStream``, as the open stream said once its senders were gone)."""
+
+    __slots__ = ()
+
+    def receive_nowait(self) -> Envelope:
+        raise anyio.EndOfStream
+
+    async def receive(self) -> Envelope:
+        raise anyio.EndOfStream
+
+    def statistics(self) -> _Ended:
+        return self  # as a stream's statistics: nothing buffered
+
+    current_buffer_used = 0
+
+
+ENDED = _Ended()
+
+
 class Receiver(ABC):
     """One creature's merged inbox over every channel it listens to.
 
@@ -208,6 +229,13 @@ class Transport(ABC):
     async def ack(self, creature: str, message_ids: tuple[str, ...]) -> None:
         """``creature``'s turn over these messages is recorded: they are taken for good."""
         return None
+
+    async def kept_ids(self) -> frozenset[str]:
+        """Ids of the messages this transport still holds from an earlier process of the
+        run and redelivers by itself (a broker's unacked messages); a resumed hub leaves
+        them to it, so each comes once. In-process transports keep nothing across a
+        restart: the log is the only copy."""
+        return frozenset()
 
     def outstanding(self) -> int:
         """Messages elsewhere (another process) not yet taken for good; 0 in-process."""

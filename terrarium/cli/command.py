@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -57,7 +58,23 @@ cmd_models = _command("inspect", "cmd_models")
 cmd_log = _command("inspect", "cmd_log")
 cmd_monitor = _command("inspect", "cmd_monitor")
 cmd_migrate = _command("migrate", "cmd_migrate")
-cmd_run = _command("run", "cmd_run")
+_cmd_run = _command("run", "cmd_run")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``terrarium run``: first of all the head start (``llm/server_process.py``): the
+    model server this team used last time starts loading in a child process, beside the
+    run's imports, and the run adopts it or stops it."""
+    from terrarium.llm.server_process import Prestart
+
+    brokered = bool(getattr(args, "broker", None)) or os.environ.get(
+        "TERRARIUM_SHARE_MODEL", "").strip().lower() in ("1", "yes", "on", "true")
+    # a shared server (``llm/shared_server.py``) is another's to start
+    args.prestart = Prestart(str(Path(args.path).resolve()), spawn=not brokered)
+    try:
+        return _cmd_run(args)
+    finally:
+        args.prestart.close()
 cmd_tools = _command("tools", "cmd_tools")
 
 

@@ -270,7 +270,8 @@ async def run_command(args: argparse.Namespace) -> int:
 
 async def _run_command(args: argparse.Namespace) -> int:
     team, checked = load_checked(Path(args.path))
-    opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio)
+    opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio,
+                          prestart=getattr(args, "prestart", None))
     if getattr(args, "session", None):
         if args.resume:
             raise RuntimeFailure("--session and --resume cannot be used together",

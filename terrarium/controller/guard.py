@@ -31,13 +31,15 @@ tokens of 60), and the transcript says so if one ever is.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from terrarium.controller.reply_words import answer_only, invents, lcs, words
+from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
+from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
     about_user,
     is_statement,
@@ -179,9 +181,16 @@ def self_talk(sentence: str) -> bool:
 def uses(sentence: str, notes: str, question: str) -> bool:
     """Whether ``sentence`` says something of ``notes`` that ``question`` did not: a word
     of what the user told, other than the question's own words."""
+    told = _told(notes, question)
+    return bool(told) and not told.isdisjoint(stem(w) for w in words(sentence))
+
+
+@functools.lru_cache(maxsize=64)
+def _told(notes: str, question: str) -> frozenset[str]:
+    """The word stems of ``notes`` the question did not ask (:func:`uses`), once per turn:
+    the guard asks at every token of a start that waits for them."""
     asked = {stem(w) for w in words(question)}
-    told = {stem(w) for w in words(notes) if not _is_function(w)} - asked
-    return bool(told & {stem(w) for w in words(sentence)})
+    return frozenset({stem(w) for w in words(notes) if not _is_function(w)} - asked)
 
 
 def repeats(text: str) -> int:
@@ -277,6 +286,7 @@ class ReplyGuard:
     facts: str = ""  # the user's facts (or notes) the reply was given, in the user's voice
     release_first_clause: bool = False  # a safe first sentence is spoken from its start
     unknown_reply: str | None = None  # "I don't know that yet.": see :meth:`fallback`
+    max_sentences: int | None = None  # the grammar ends the reply after this many (None: no end)
     about_user: bool = False  # the user asks about themselves: the reply must use the notes
     mentions_user: bool = False  # the user speaks of themselves: never called a chatbot
     released: str = ""  # the start of the first sentence, when it was released early
@@ -288,6 +298,7 @@ class ReplyGuard:
     _closed: bool = False  # the reply is over: nothing more of it is spoken
     _stopped: bool = False  # a loop, or a released sentence gone wrong: stop reading it
     _stop_why: str = ""
+    _settled: bool = False  # the fallback was said before the model's end: see _last_fails
     _bet: bool | None = None  # safe_start of the sentence under way, once decided
     _bet_for: int = -1  # ... for which sentence (its index)
     _open_text: str = ""  # what was spoken of the sentence released at its start
@@ -341,6 +352,12 @@ class ReplyGuard:
         return self._stopped
 
     @property
+    def settled(self) -> bool:
+        """The reply's fallback was said before the model's end (its last sentence could
+        not be spoken): the model need not be read further; nothing spoken is unfinished."""
+        return self._settled
+
+    @property
     def stop_reason(self) -> str:
         """Why the reply was stopped (``stopped``), in a few words; "" when it was not."""
         return self._stop_why
@@ -378,6 +395,12 @@ class ReplyGuard:
                 continue
             if m is None:
                 if not self._release_now():
+                    why = self._last_fails()
+                    if why is not None:  # nothing can be spoken now: the fallback at once
+                        self._settled = True
+                        self.notices.append(f"not spoken, {why} (the last sentence the reply "
+                                            f"may write): {self._held.strip()!r}")
+                        return out + self._end()
                     break
                 self._open = True
                 self._open_text = ""
@@ -417,6 +440,21 @@ class ReplyGuard:
         if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
             return True
         return self.release_first_clause and self._safe_start(head)
+
+    def _last_fails(self) -> str | None:
+        """Why the sentence under way will not be spoken, when that is known already and it
+        is the last one the grammar lets the reply write, with nothing spoken before it
+        (None otherwise): the reply can then say nothing of the model's, so its fallback
+        need not wait for the model's end (first audio). Judged on complete words, by the
+        checks that hold for the whole sentence once they hold for a part (the echo and
+        :meth:`_wrong`), so the reply says what it would have said at its end."""
+        if (self.max_sentences is None or self._spoken.strip()
+                or sentences_left(self.max_sentences, self._written) != 1):
+            return None
+        head = _PARTIAL_WORD.sub("", self._held)
+        if is_echo(self.user, head) and not may_restate(self.user, head):
+            return "it repeats the user"
+        return self._wrong(head) if head.strip() else None
 
     def _safe_start(self, head: str) -> bool:
         """:func:`safe_start` of the sentence under way, decided once it has its

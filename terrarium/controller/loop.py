@@ -273,6 +273,8 @@ class Controller(RoundStreaming):
         if sink is not None:
             out.guard = ReplyGuard.for_turn(self.settings.reply_guard,
                                             [dict(i.payload or {}) for i in inputs])
+            if out.guard is not None and self.grammar is not None:
+                out.guard.max_sentences = self.settings.spoken_sentences  # the grammar's end
         await out.open()
         return out, sink
 

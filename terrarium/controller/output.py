@@ -38,6 +38,12 @@ class TurnOutput:
         return self.guard is not None and self.guard.stopped
 
     @property
+    def settled(self) -> bool:
+        """The guard said the reply's fallback before the model's end: the model need not
+        be read further (and, unlike ``stopped``, nothing given to the voice is cut)."""
+        return self.guard is not None and self.guard.settled
+
+    @property
     def stop_reason(self) -> str:
         """Why the guard stopped the reply ("" when it did not)."""
         return self.guard.stop_reason if self.guard is not None else ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["answer_only", "invents", "lcs", "words"]
+__all__ = ["answer_only", "invents", "lcs", "may_restate", "words"]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
@@ -68,3 +68,16 @@ def answer_only(user: str, sentence: str) -> str | None:
     if not words(m.group("rest")):
         return None
     return f"{_PRONOUN[m.group('verb').lower()]} {m.group('rest')}"
+
+
+def may_restate(user: str, head: str) -> bool:
+    """Whether a sentence starting with ``head`` may still be said by :func:`answer_only`:
+    it does already, or its words so far restate the question and its verb is still to
+    come ("The capital of Peru" ...)."""
+    if answer_only(user, head) is not None:
+        return True
+    ws = words(head)
+    return not _COPULA & set(ws) and lcs(ws, words(user)) >= len(ws) - 1
+
+
+_COPULA = frozenset({"is", "are", "was", "were"})

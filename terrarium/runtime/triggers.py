@@ -21,7 +21,7 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
-from terrarium.channels.bus import EventBus
+from terrarium.channels.bus import EventBus, EventSubscription
 from terrarium.config.models import TriggerConfig
 from terrarium.events import Event, MessageDelivered, TriggerFired, TurnEnded
 
@@ -108,13 +108,14 @@ class Triggers:
         if any(t.type == "idle" for ts in self.triggers.values() for t in ts):
             tg.start_soon(self._watch, self.bus.subscribe(capacity=1024))
 
-    async def _watch(self, sub: object) -> None:
+    async def _watch(self, sub: EventSubscription) -> None:
         """Activity that resets idle timers: a message delivered to, or a turn ended by, a
         creature."""
-        async for ev in sub:  # type: ignore[attr-defined]
-            who = self._active(ev)
-            if who in self.last_activity:
-                self.last_activity[who] = self.time.now()
+        with sub:  # left (its stream closed) when the run cancels this task
+            async for ev in sub:
+                who = self._active(ev)
+                if who in self.last_activity:
+                    self.last_activity[who] = self.time.now()
 
     @staticmethod
     def _active(ev: Event) -> str | None:

@@ -5,7 +5,8 @@ llama.cpp slot, and its voice not yet loaded. A start does what takes millisecon
 it says the team is ready, and the rest while the team listens (:meth:`WarmUp.run`):
 
 1. every prefix a previous run saved is restored into its slot (``llm/prefix_cache.py``,
-   ~10-100 ms each), then ``TeamReady``: the loops take messages from here on;
+   ~10-100 ms each), then ``TeamReady``: the loops take messages from here on; the
+   request that checks a restored state follows, its creature's gate shut until it is done;
 2. the voices load (a greeting the runtime answers itself needs nothing else);
 3. the prefixes not restored are evaluated, one creature at a time in the team's order (the
    creature that hears the user first; two at once would finish both later), and saved.
@@ -115,22 +116,34 @@ class WarmUp:
         for c in todo:
             self.bus.publish(CreatureWarming(creature=c.name, prefix_tokens=_prefix_tokens(c)))
 
+        # ready once every saved prefix is in its slot (or is not there to restore): the
+        # request that checks each follows, its creature's gate shut until it is done
+        waiting = {c.name for c in todo}
+
+        def in_slot(name: str) -> None:
+            if name in waiting:
+                waiting.discard(name)
+                if not waiting:
+                    self._ready()
+
         async def restore(c: RunningCreature) -> None:
             try:
                 if c.controller is not None:
-                    got = await self._restore(c, c.controller)
+                    got = await self._restore(c, c.controller,
+                                              in_slot=lambda: in_slot(c.name))
                     if got is not None:
                         restored[c.name] = got
+                        self._done(c, began[c.name], *got, keep_pending=True)
             except Exception as exc:  # evaluated below instead
                 self._note(c, f"prompt prefix cache skipped: {_why(exc)}")
+            finally:
+                in_slot(c.name)
 
+        if not todo:
+            self._ready()
         async with anyio.create_task_group() as tg:
             for c in todo:
                 tg.start_soon(restore, c)
-        for c in todo:
-            if c.name in restored:
-                self._done(c, began[c.name], *restored[c.name], keep_pending=True)
-        self._ready()
         for c in todo:
             notes: list[str] = []
             await self._voices(self.sinks.get(c.name, {}), notes)
@@ -198,10 +211,12 @@ class WarmUp:
         got = await self._restore(c, ctl)
         return got if got is not None else await self._evaluate(c, ctl)
 
-    async def _restore(self, c: RunningCreature, ctl: Controller
+    async def _restore(self, c: RunningCreature, ctl: Controller,
+                       in_slot: Callable[[], None] = lambda: None,
                        ) -> tuple[str, int, bool] | None:
         """``c``'s prefix from the cache into its slot, checked; None when it is not there
-        (or is not the prefix: then reported, and evaluated afterwards)."""
+        (or is not the prefix: then reported, and evaluated afterwards). ``in_slot`` is
+        called once the saved state is in the slot, before the request that checks it."""
         if not keeps_prompt_cache(ctl.model):
             return "none", 0, False
         cache = self.cache if self.cached(ctl.model) and ctl.slot is not None else None
@@ -213,6 +228,7 @@ class WarmUp:
             self._problem(c, got.problem)
         if not got.restored:
             return None
+        in_slot()
         usage = await self._warm_told(c, ctl)
         if usage is None:
             return "none", 0, False

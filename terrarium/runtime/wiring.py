@@ -262,6 +262,8 @@ class Wiring:
             await self._start_embedded(plan.total, stack,
                                        team=team_hash(team) if team is not None else None)
             self.slot_pools = plan.pools()
+        if opts.prestart is not None:  # a head start the team did not take: stopped now
+            opts.prestart.close()
         for c in creatures.values():
             sinks = await self._make_sinks(c, stack)
             self.sinks[c.name] = sinks
@@ -283,10 +285,15 @@ class Wiring:
                                                  slot_save_dir=prefix_cache_dir())
         else:
             self.embedded = EmbeddedServer(slots=slots, slot_save_dir=prefix_cache_dir())
+        prestart = self.options.prestart if team is None else None
+        if prestart is not None:  # the server loading since the command began, if it fits
+            self.embedded.process = prestart.take()
         self.bus.publish(ModelLoading(model=MODEL_NAME, slots=slots))
         began = time.perf_counter()
         await stack.enter_async_context(self.embedded)
         self.bus.publish(ModelLoaded(model=MODEL_NAME, seconds=time.perf_counter() - began))
+        if prestart is not None and self.embedded.loaded_model is not None:
+            prestart.remember(self.embedded.shape(self.embedded.loaded_model))
 
     def _team_subagents(self, creature: str) -> Subagents:
         """The sub-agents of a team creature not hosted here (only to count them)."""

@@ -130,19 +130,21 @@ class LiveSession:
             runtime = TeamRuntime(self.team, self.options(), checked=self.checked)
             # subscribed before start: the start-up events (warm-up, ready) are numbered too
             sub = runtime.bus.subscribe(capacity=2, accept=self.events.offer)
-            async with runtime as rt:
-                self.rt = rt
-                self.touch()  # idle from now, not from when loading began
-                self.ready.set()
-                task_status.started()
-                started = True
-                try:
-                    await self._stop.wait()
-                finally:
-                    self.rt = None
-                    for p in self.pending.values():  # nobody will answer them now
-                        p.answered.set()
-            sub.close()  # after the run's end (RunEnded) was numbered
+            try:
+                async with runtime as rt:
+                    self.rt = rt
+                    self.touch()  # idle from now, not from when loading began
+                    self.ready.set()
+                    task_status.started()
+                    started = True
+                    try:
+                        await self._stop.wait()
+                    finally:
+                        self.rt = None
+                        for p in self.pending.values():  # nobody will answer them now
+                            p.answered.set()
+            finally:
+                sub.close()  # after the run's end (RunEnded) was numbered
         except Exception as exc:
             cause: BaseException = exc
             while isinstance(cause, BaseExceptionGroup) and cause.exceptions:

@@ -146,6 +146,63 @@ def test_a_republished_message_is_deduplicated(nats_server: NatsServer) -> None:
     anyio.run(go)
 
 
+def test_a_resumed_run_gets_each_unconsumed_message_once(nats_server: NatsServer,
+                                                         tmp_path: Path) -> None:
+    """A run stops mid-way (nothing acked after it): two messages consumed, two held
+    unacked by its listener, one never taken and then lost by the broker. Resumed, the
+    broker redelivers what it still has and the log replays only the lost one: each
+    unconsumed message once, the consumed ones never."""
+    ack_wait = 1.0
+
+    async def go() -> None:
+        with DurableLog(tmp_path / "log.sqlite3") as log:
+            await _stop_and_resume(log)
+
+    async def _stop_and_resume(log: DurableLog) -> None:
+        run_id = log.start_run("t")
+        wiring = {"boss": ([], ["jobs"]), "a": (["jobs"], [])}
+        hub, transport = _hub(nats_server.url, run_id, log, **wiring)
+        transport.ack_wait = ack_wait
+        stream = channel_stream(run_id, "jobs")
+        async with transport, hub:
+            await transport.start()
+            sent = [(await hub.send("boss", "jobs", {"text": f"job {i}"})).envelope.id
+                    for i in range(5)]
+            inbox = hub.subscribe("a")
+            for _ in range(2):
+                await hub.mark_consumed("a", (await inbox.receive()).id)
+            assert (await inbox.receive()).id == sent[2]  # taken, its turn cut off
+            await transport.flush()
+            # the broker loses the last one (never taken): only the log has it now
+            assert await transport.js.delete_msg(stream, 5)
+        hub, transport = _hub(nats_server.url, run_id, log, **wiring)
+        transport.ack_wait = ack_wait
+        got: list[str] = []
+        async with transport, hub:
+            await transport.start()
+            kept = await transport.kept_ids()
+            assert kept == set(sent[2:4])  # held by the stopped run, or next in line
+            assert hub.resume(kept) == {"a": 1}
+            inbox = hub.subscribe("a")
+            with anyio.fail_after(60):  # the held ones come back once ack_wait passed
+                while len(got) < 3:
+                    env = await inbox.receive()
+                    got.append(env.id)
+                    await hub.mark_consumed("a", env.id)
+                await transport.flush()
+                # nothing left anywhere that could come a second time
+                info = await transport.js.consumer_info(stream, QUEUE_CONSUMER)
+                while info.num_ack_pending or info.num_pending:
+                    await anyio.sleep(0.05)
+                    info = await transport.js.consumer_info(stream, QUEUE_CONSUMER)
+            assert inbox.pending() == 0
+        assert got[0] == sent[4]  # the replayed one first, then the broker's
+        assert sorted(got[1:]) == sorted(sent[2:4])
+        assert log.unconsumed(run_id, "a") == []
+
+    anyio.run(go)
+
+
 def test_run_on_the_broker_in_one_process(nats_server: NatsServer, tmp_path: Path) -> None:
     """The relay team with transport nats: same results as in memory, log on the broker."""
     team = load_team(FIXTURES / "relay")
@@ -177,11 +234,16 @@ def test_transport_nats_without_a_broker_is_a_sentence(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- worker processes
+# every wait below is for an event (a run on the broker, a turn begun, the team idle, a
+# worker's exit); the bound only ends a hung test, generous for a loaded machine where a
+# worker process takes many seconds just to import and join
+LOADED = 180
+
 def _worker(url: str, path: Path, runs: Path, *extra: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
         [sys.executable, "-m", "terrarium", "worker", str(path), "--broker", url,
-         "--runs-dir", str(runs), "--audio", "none", "--wait", "30", *extra],
+         "--runs-dir", str(runs), "--audio", "none", "--wait", str(LOADED), *extra],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -194,7 +256,7 @@ def _turns_here(out: str) -> int:
 
 async def _first_turn_started(logs: list[Path]) -> int:
     """Wait until one of the workers logging to ``logs`` has begun a turn; which one."""
-    with anyio.fail_after(30):
+    with anyio.fail_after(LOADED):
         while True:
             for i, log in enumerate(logs):
                 if not os.path.exists(log):  # noqa: ASYNC240 (a poll of a few ms)
@@ -227,7 +289,7 @@ async def _pool_run(url: str, tmp: Path, workers: int, jobs: int, *,
                 await anyio.sleep(kill_after)
                 killed = procs[busy]
                 killed.send_signal(signal.SIGKILL)  # in the middle of a 0.3 s turn
-            with anyio.fail_after(60):
+            with anyio.fail_after(LOADED):
                 await rt.wait_idle()
             assert rt.transport is not None
             info = await rt.transport.js.consumer_info(channel_stream(rt.run_id, "jobs"),
@@ -237,7 +299,7 @@ async def _pool_run(url: str, tmp: Path, workers: int, jobs: int, *,
             await materialize_log(rt.transport.js, rt.run_id, merged)
         outs = []
         for p in procs:
-            out, _ = p.communicate(timeout=30)
+            out, _ = p.communicate(timeout=LOADED)
             outs.append(out)
     finally:
         for p in procs:

@@ -160,6 +160,36 @@ def test_first_start_evaluates_and_saves_second_restores(tmp_path: Path,
     assert any(n.startswith("prompt prefix restored from cache: ") for n in notices(recorder))
 
 
+def test_a_second_start_is_ready_with_the_prefix_in_its_slot_and_checks_it_after(
+        tmp_path: Path, model_file: Path) -> None:
+    """Ready once the saved state is in the slot; the request that checks it follows, and
+    the creature's gate stays shut until it is done, so a first input waits for it."""
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    _, _, c, warm = start(FakeLlama(cache_dir), model_file, tmp_path)
+    anyio.run(warm.creature, c)  # a first start: evaluated and saved
+    second = FakeLlama(cache_dir)
+    events, _, c, warm = start(second, model_file, tmp_path)
+    assert c.controller is not None
+    at_ready: list[tuple[bool, str | None]] = []
+
+    def seen(ev: Event) -> None:
+        events.append(ev)
+        if isinstance(ev, TeamReady) and c.controller is not None:
+            at_ready.append((c.controller.warming is not None, second.slots.get(1)))
+
+    warm.bus.publish = seen  # type: ignore[method-assign]
+    warm.hold([c])
+    anyio.run(warm.run, [c])
+    kinds = [type(e) for e in events]
+    assert kinds.index(TeamReady) < kinds.index(PrefixRestored) < kinds.index(CreatureWarmed)
+    assert at_ready == [(True, prefix_text(c.controller))]  # in its slot, the gate shut
+    (warmed,) = [e for e in events if isinstance(e, CreatureWarmed)]
+    assert warmed.prefix == "restored"
+    assert c.controller.warming is None  # checked: the gate open
+    assert c.controller.model.last_usage.prompt_n == 1  # the check found the prefix there
+
+
 def test_a_corrupt_file_is_recorded_deleted_and_replaced(tmp_path: Path,
                                                          model_file: Path) -> None:
     server = FakeLlama(tmp_path)

@@ -18,9 +18,11 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
 
 
 def terrarium(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command run to its end; the bound only stops a hung one (a loaded machine takes
+    tens of seconds to start it, and the timeout run below waits out its tool's 20 s)."""
     return subprocess.run([sys.executable, "-m", "terrarium", *args], cwd=ROOT, env=ENV,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=60, check=False)
+                          timeout=300, check=False)
 
 
 def _run(fixture: str, runs: Path) -> tuple[subprocess.CompletedProcess[str], str]:

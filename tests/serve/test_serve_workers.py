@@ -27,6 +27,10 @@ from tests.serve_helpers import CHAT, ROOT, ServerProcess, sse_events
 
 CRAWL = "This reply crawls along, one word at a time, until its end."
 Events = list[dict[str, Any]]
+# every wait here is for an event (a session's event, a session unloaded, a worker's turn);
+# the bound only ends a hung test, generous for a loaded machine, where a worker process
+# takes many seconds to start and join
+LOADED = 180.0
 
 
 def _worker(url: str, runs: Path, out: Path) -> subprocess.Popen[bytes]:
@@ -62,7 +66,7 @@ class _Session:
         r = await self.client.post(f"/v1/sessions/{self.sid}/input", json={"text": text})
         assert r.status_code == 202, r.text
 
-    async def until(self, done: Callable[[Events], bool], limit: float = 60.0) -> None:
+    async def until(self, done: Callable[[Events], bool], limit: float = LOADED) -> None:
         if done(self.events):
             return
         after = self.events[-1]["seq"] if self.events else 0
@@ -89,6 +93,19 @@ def _replies(events: Events) -> list[str]:
         elif e["kind"] == "turn_ended":
             out.append(text)
     return out
+
+
+async def _turn_started(log: Path, n: int) -> None:
+    """Until the worker logging to ``log`` has begun ``n`` turns of bot (all sessions)."""
+    with anyio.fail_after(LOADED):
+        while True:
+            with contextlib.suppress(sqlite3.Error):
+                with contextlib.closing(sqlite3.connect(log, timeout=0.1)) as db:
+                    (got,) = db.execute("SELECT count(*) FROM events WHERE "
+                                        "kind='turn_started' AND creature='bot'").fetchone()
+                if got >= n:
+                    return
+            await anyio.sleep(0.02)
 
 
 def _assistant(db: sqlite3.Connection, run_id: str) -> list[str]:
@@ -121,20 +138,22 @@ def test_sessions_answered_by_workers_and_a_killed_worker_replaced(
             await bob.until(_bot("turn_ended", 1))
             await ada.say("What is my name?")
             await ada.until(_bot("turn_ended", 2))
-            # a 4-second turn; its worker dies in the middle of it
+            # a 4-second turn; its worker dies in the middle of it: the turn's start is
+            # read from the worker's own log (the session's events come a hop later, and
+            # on a loaded machine the turn could be over by then)
             await ada.say("Please crawl.")
-            await ada.until(_bot("turn_started", 3))
+            await _turn_started(tmp_path / "w1" / "terrarium.sqlite3", 4)  # ada 2, bob 1
             w1.send_signal(signal.SIGKILL)
             w1.wait(10)
             w2 = _worker(nats_server.url, tmp_path / "w2", tmp_path / "w2.out")
-            await ada.until(_bot("message_consumed", 3), limit=90)
+            await ada.until(_bot("message_consumed", 3))
             # and a reader from the start gets the very same events
             again = _Session(c, ada.sid)
             await again.until(lambda ev: len(ev) >= len(ada.events))
             assert again.events[:len(ada.events)] == ada.events
             # bob's session, idle, is unloaded (its worker leaves it); an OpenAI client's
             # question loads it again, and a worker goes on from its conversation
-            with anyio.fail_after(60):
+            with anyio.fail_after(LOADED):
                 loaded = (await c.get(f"/v1/sessions/{bob.sid}")).json()["loaded"]
                 while loaded:
                     await anyio.sleep(0.2)
@@ -146,7 +165,7 @@ def test_sessions_answered_by_workers_and_a_killed_worker_replaced(
             await bob.until(_bot("message_consumed", 2))
 
     try:
-        server.wait_ready()
+        server.wait_ready(limit=LOADED)
         anyio.run(main)
     finally:
         with _stopped(*(p for p in (w1, w2) if p is not None)):
@@ -277,7 +296,7 @@ def test_two_workers_at_once_host_each_session_once(nats_server: NatsServer,
 
     with _stopped(*workers):
         try:
-            server.wait_ready()
+            server.wait_ready(limit=LOADED)
             anyio.run(main)
         finally:
             err = server.stop()

@@ -178,7 +178,10 @@ def test_server_dying_mid_run_is_a_tool_error_then_it_is_back(tmp_path: Path) ->
         {"match": "Result of fix__search", "reply": "Back."},
     ])
     (first, second), ctl = anyio.run(
-        lambda: run_turns(team, model, ["crash it", "again please"], backoff=(0.05,)))
+        # the second call waits for the restarted server itself (a Python process whose
+        # start takes seconds on a loaded machine), not the default 5 s
+        lambda: run_turns(team, model, ["crash it", "again please"], backoff=(0.05,),
+                          reconnect_wait=60.0))
     assert [c.ok for c in first.calls] == [False]
     assert "went away during crash" in first.calls[0].result
     assert first.text == "It went away."

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 
+import anyio
 import pytest
 from textual.widgets import DataTable, Static, TabbedContent
 
@@ -29,7 +30,10 @@ def team() -> Team:
 @pytest.fixture
 async def runtime(team: Team, tmp_path: Path) -> AsyncIterator[TeamRuntime]:
     opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none",
-                          supervision=Supervision(max_failures=3, base_delay=60.0),
+                          # the first restart waits ~60 s (max_delay too: 8 s by default),
+                          # so a failed creature stays "restarting" while a test looks
+                          supervision=Supervision(max_failures=3, base_delay=60.0,
+                                                  max_delay=60.0),
                           clock=lambda: datetime(2025, 1, 1, 12, 0))
     async with TeamRuntime(team, opts) as rt:
         yield rt
@@ -143,12 +147,14 @@ async def test_failing_creature_shows_restarting(runtime: TeamRuntime) -> None:
     app = MonitorApp(runtime, deterministic=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("s", *"boom", "enter")
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if runtime.statuses["greeter"].state == "restarting":
-                break
-        await pilot.pause(0.25)
-        rows = cells(app.query_one(TeamPanel))
-        greeter = next(r for r in rows if r[0] == "greeter")
+        # wait for the panel itself to show it (the failed turn, then the monitor's next
+        # event batch), however long a loaded machine takes, up to a minute
+        with anyio.fail_after(60):
+            while True:
+                await pilot.pause(0.05)
+                rows = cells(app.query_one(TeamPanel))
+                greeter = next(r for r in rows if r[0] == "greeter")
+                if greeter[1].startswith("restarting"):
+                    break
         assert greeter[1].startswith("restarting"), rows
         assert "↻1" in greeter[1]

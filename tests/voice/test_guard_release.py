@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -198,3 +199,88 @@ def test_the_speaker_stops_reading_a_released_sentence_gone_wrong() -> None:
     assert model.sent < 25  # stopped there, not read to its end
     assert heard.dropped == 1
     assert any("cut off by it talks about itself" in n for n in notices)
+
+
+# -- the fallback at once, when the last sentence the grammar allows cannot be spoken ---------
+
+NAME_Q, NAME_TOLD = "What is my name?", "Ada is my name."
+SETTLE_CASES = [
+    # (user, notes, reply): nothing spoken, and the last sentence is judged wrong part-way
+    (NAME_Q, NAME_TOLD, "I'm glad to help! I'm a chatbot, and I'm ready to help you."),
+    ("What is the weather like on Mars?", "",
+     "What is the weather like on Mars today? What is the weather like on Mars, friend?"),
+    # and replies whose outcome must stay the same, settled early or not
+    (NAME_Q, NAME_TOLD, "Your name is Ada. I'm a chatbot, and I'm ready to help you."),
+    ("Tell me a short fact about cats.", "", "Cats sleep a lot. I'm an AI, so cats are nice."),
+    (NAME_Q, NAME_TOLD, "I'm glad to help! Ada is your name, as you told me before."),
+]
+
+
+def settle_stream(g: ReplyGuard, reply: str, step: int = 3) -> tuple[str, int]:
+    """What the guard said, and how many deltas it read before the reply was over."""
+    said, read = "", 0
+    for i in range(0, len(reply), step):
+        said += g.feed(reply[i:i + step])
+        read += 1
+        if g.settled or g.stopped:
+            break
+    return said + g.finish(), read
+
+
+@pytest.mark.parametrize(("user", "notes", "reply"), SETTLE_CASES)
+def test_knowing_the_last_sentence_says_what_the_reply_would_have_said(
+        user: str, notes: str, reply: str) -> None:
+    unlimited, limited = guard(user, notes), guard(user, notes)
+    limited.max_sentences = 2
+    assert settle_stream(limited, reply)[0] == settle_stream(unlimited, reply)[0]
+
+
+def test_a_last_sentence_that_talks_about_itself_gives_the_fallback_at_once() -> None:
+    g = guard(NAME_Q, NAME_TOLD)
+    g.max_sentences = 2
+    reply = "I'm glad to help! I'm a chatbot, and I'm ready to help you with your questions."
+    said, read = settle_stream(g, reply)
+    assert said == "Ada is your name." and g.settled and not g.stopped
+    assert read * 3 < reply.index("ready")  # at "chatbot", not at the reply's end
+    assert any("talks about itself (the last sentence" in n for n in g.notices)
+
+
+def test_a_last_sentence_that_repeats_the_user_gives_the_fallback_at_once() -> None:
+    user = "What is the weather like on Mars?"
+    g = guard(user)
+    g.max_sentences = 1
+    reply = "What is the weather like on Mars, you ask, is a fine question."
+    said, read = settle_stream(g, reply)
+    assert said == "Sorry, I am not sure." and g.settled
+    assert read * 3 < reply.index("is a fine")
+
+
+def test_the_fallback_waits_when_a_sentence_may_still_follow_or_one_was_spoken() -> None:
+    g = guard(NAME_Q, NAME_TOLD)
+    g.max_sentences = 3  # a third sentence may still use the note
+    said, _ = settle_stream(g, "I'm glad to help! I'm a chatbot, and I'm ready. Ada, hi.")
+    assert not g.settled and said == "Ada, hi."
+    g = guard(NAME_Q, NAME_TOLD)
+    g.max_sentences = 2
+    said, _ = settle_stream(g, "Your name is Ada. I'm a chatbot, and I'm ready to help.")
+    assert not g.settled and said == "Your name is Ada."
+
+
+def test_the_speaker_stops_reading_a_reply_that_can_say_nothing_more() -> None:
+    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
+    reply = "I'm glad to help! I'm a chatbot, and I'm ready to help you with " + "a " * 40
+    model, heard = Replies(reply + "."), Heard()
+    payload: dict[str, Any] = {"intent": "question", "user_said": NAME_Q,
+                               "recent_conversation": "", "memory_context": NAME_TOLD}
+
+    async def go() -> str:
+        ctl = Controller(parts, model, sinks={"tts": heard})  # type: ignore[dict-item]
+        assert ctl.settings.spoken_sentences == 2 and ctl.grammar is not None
+        with anyio.fail_after(10):
+            result = await ctl.run_turn([Incoming(text=NAME_Q, channel="to_speaker",
+                                                  sender="router", payload=payload)])
+        return result.text
+
+    assert anyio.run(go) == "Ada is your name."
+    assert heard.text == ["Ada is your name."] and heard.dropped == 0  # said whole
+    assert model.sent * 3 < reply.index("ready")  # the model was not read on

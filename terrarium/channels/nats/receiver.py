@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from terrarium.channels.envelope import Envelope
 from terrarium.channels.nats.naming import QUEUE_CONSUMER, broadcast_consumer, channel_stream
-from terrarium.channels.transport import Receiver
+from terrarium.channels.transport import ENDED, Receiver
 
 if TYPE_CHECKING:
     from terrarium.channels.nats.transport import NatsTransport
@@ -63,13 +63,20 @@ class NatsReceiver(Receiver):
 
     async def _receive_live(self) -> Envelope:
         self._start()
-        return await self._recv.receive()
+        try:
+            return await self._recv.receive()
+        except anyio.ClosedResourceError:  # closed while waiting: the end
+            raise anyio.EndOfStream from None
 
     def pending(self) -> int:
         return self._offered + len(self._replay)
 
     def close(self) -> None:
+        """The end for whoever reads (nothing is buffered: the hand-over has no room);
+        both ends closed now, not left to the collector."""
         self._send.close()
+        self._recv.close()
+        self._recv = ENDED  # type: ignore[assignment]
 
     async def _pull(self, channel: str, broadcast: bool) -> None:
         t = self._t

@@ -284,6 +284,29 @@ class NatsTransport(PublishWindow, Transport):
             if msg is not None:
                 self._push(("ack", (rec, mid, msg)))
 
+    async def kept_ids(self) -> frozenset[str]:
+        """The ids the run's channel streams still store (not yet acked by every listener,
+        taken or not): the broker redelivers each of them by itself, a held one once its
+        ``ack_wait`` passes, so a resumed run replays from its log only the rest."""
+        kept: set[str] = set()
+        for name in self._specs:
+            stream = channel_stream(self.run_id, name)
+            subject = channel_subject(self.run_id, name)
+            try:
+                info = await self.js.stream_info(stream)
+            except nats.js.errors.NotFoundError:
+                continue  # the broker lost the channel: the log has it all
+            seq = max(1, info.state.first_seq)
+            while info.state.messages:
+                try:
+                    msg = await self.js.get_msg(stream, seq=seq, subject=subject, next=True)
+                except nats.js.errors.NotFoundError:
+                    break  # past the last one
+                with contextlib.suppress(ValueError):  # a malformed one is no message
+                    kept.add(Envelope.from_json(msg.data or b"").id)
+                seq = (msg.seq or seq) + 1
+        return frozenset(kept)
+
     def outstanding(self) -> int:
         """Messages of this run not yet acked anywhere (as of the last poll, ~50 ms)."""
         if not self._polling and self._tg is not None:

@@ -1,0 +1,271 @@
+"""The embedded model server in a child process, started before the run's own imports.
+
+A second start of a team spent ~0.8 s of CPU on Python's imports and then 0.6-0.8 s
+loading the model, one after the other: the binding builds its server holding the GIL, so
+nothing in the process can run beside it. ``terrarium run`` therefore starts the server
+the team used last time (its :class:`ServerShape`, remembered in one small file of the
+cache folder by :func:`remember`) as a child process first thing, and the model loads
+on the other core while this process imports; the wiring adopts it when the team asks for
+exactly that shape (:meth:`ServerProcess.take`) and stops it otherwise.
+
+Only the standard library is imported here (the child runs this module with
+``python -m``, and the parent imports it before anything heavy). The child exits when
+its stdin closes (the parent stopped it, or exited or died), and ignores Ctrl-C, which
+the parent handles.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "SAMPLING_SEED",
+    "Prestart",
+    "ServerProcess",
+    "ServerShape",
+    "hints_path",
+    "llama_params",
+    "recall",
+    "remember",
+]
+
+SAMPLING_SEED = 42
+"""The seed of every request that names none. llama.cpp's default draws a new one per
+request, so the same conversation gave another reply on each run (at the creatures'
+temperature 0.2: four identical requests, four replies), which read as a wrong prompt-cache
+restore; a restored slot gives the evaluated one's logprobs exactly."""
+
+MAX_HINTS = 32  # teams remembered; the least recently started go first
+
+
+@dataclass(frozen=True, slots=True)
+class ServerShape:
+    """Everything a server's start depends on: two equal shapes make the same server."""
+
+    model: str
+    slots: int
+    ctx_per_slot: int
+    threads: int
+    batch: int
+    poll: int = 0
+    flash_attention: bool = False
+    slot_save_dir: str | None = None
+    verbosity: int = 0
+    port: int = 0
+
+
+def llama_params(xllamacpp: Any, shape: ServerShape) -> Any:
+    """llama.cpp's start parameters for ``shape``: each one with the reason for it."""
+    params = xllamacpp.CommonParams()
+    params.model.path = shape.model
+    params.n_parallel = shape.slots
+    params.n_ctx = shape.ctx_per_slot * shape.slots
+    params.cache_prompt = True
+    params.hostnames = ["127.0.0.1"]
+    params.port = shape.port
+    params.cpuparams.n_threads = shape.threads
+    params.cpuparams_batch.n_threads = shape.threads
+    params.endpoint_slots = True
+    # A prompt is evaluated in batches of this many tokens, and the server looks at its
+    # queue between two: a request on another slot starts, and a stopped one (a turn
+    # cut short, the run ending while a prefix is still evaluated in the background)
+    # ends, after at most one batch rather than after the whole prompt (llama.cpp's
+    # default batch is 2,048 tokens: a run that ended during a first start's warm-up
+    # waited 95 s for the router's prefix on a busy machine before it could exit).
+    params.n_batch = shape.batch
+    params.n_ubatch = shape.batch  # a micro-batch no larger than the batch
+    if shape.slot_save_dir is not None:
+        # llama.cpp appends the file name to this string as is: the separator is ours
+        params.slot_save_path = shape.slot_save_dir + os.sep
+    # Flash attention off by default: on this 2-core CPU with short per-turn prompts it
+    # costs more than it saves (measured: 27 new tokens 131 ms off vs 160 ms on, decoding
+    # 9.6 vs 10.5 ms per token; it only wins on prompts of ~200 new tokens and more).
+    # Worker threads sleep rather than busy-wait (llama.cpp's default poll is 50) once a
+    # request is done or stopped: the speech synthesizer needs the cores right then
+    # (first-piece synthesis p50 114-123 ms against 135-140 ms with polling, same speed).
+    params.cpuparams.poll = shape.poll
+    params.cpuparams_batch.poll = shape.poll
+    fa = xllamacpp.llama_flash_attn_type
+    params.flash_attn_type = (fa.LLAMA_FLASH_ATTN_TYPE_ENABLED if shape.flash_attention
+                              else fa.LLAMA_FLASH_ATTN_TYPE_DISABLED)
+    params.verbosity = shape.verbosity
+    # No empty warm-up decode at load: every start sends real requests at once (a prefix
+    # restore and its check, or the prefix's evaluation), which warm the same pages and
+    # threads; the warm-up only delayed them (model load 3.6 -> 0.7 s median here under
+    # load, with the machine busy).
+    params.warmup = False
+    # No fitting of the parameters to the device's memory: on a CPU there is nothing to
+    # fit, and the fit loads the model once more to find that out (model load CPU time
+    # 0.52 -> 0.32 s here).
+    params.fit_params = False
+    params.sampling.seed = SAMPLING_SEED  # the same conversation, the same reply
+    return params
+
+
+# ---------------------------------------------------------------------- what a team used
+def hints_path() -> Path:
+    """``<user cache dir>/server-shapes.json``: each team's last server shape."""
+    from terrarium.paths import cache_dir
+
+    return cache_dir() / "server-shapes.json"
+
+
+def _read_hints(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def recall(team: str, path: Path | None = None) -> ServerShape | None:
+    """The shape team ``team`` (its resolved path) last started, or None."""
+    entry = _read_hints(path or hints_path()).get(team)
+    try:
+        return ServerShape(**entry) if isinstance(entry, dict) else None
+    except TypeError:  # written by another version
+        return None
+
+
+def remember(team: str, shape: ServerShape, path: Path | None = None) -> None:
+    """Note ``shape`` as what team ``team`` starts (written whole, then renamed); a
+    file that cannot be written only costs the next start its head start."""
+    path = path or hints_path()
+    hints = _read_hints(path)
+    if hints.get(team) == asdict(shape) and list(hints)[-1:] == [team]:
+        return
+    hints.pop(team, None)
+    hints[team] = asdict(shape)
+    while len(hints) > MAX_HINTS:
+        hints.pop(next(iter(hints)))
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_suffix(f".{os.getpid()}.part")
+        part.write_text(json.dumps(hints), encoding="utf-8")
+        os.replace(part, path)
+
+
+# ---------------------------------------------------------------------- the parent's end
+class ServerProcess:
+    """A child process loading ``shape``'s server; :meth:`take` hands its address over."""
+
+    def __init__(self, shape: ServerShape) -> None:
+        self.shape = shape
+        env = dict(os.environ)
+        # llama.cpp's OpenMP workers sleep when idle (see embedded._import_binding); a
+        # value the user set wins
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [sys.executable, "-m", __name__, json.dumps(asdict(shape))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env)
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    def take(self, shape: ServerShape, timeout: float) -> str | None:
+        """The server's root URL if it has ``shape`` and started within ``timeout``
+        seconds; None otherwise (the child is then stopped)."""
+        if self.proc is None or shape != self.shape:
+            self.close()
+            return None
+        answer = self._answer(timeout)
+        url = answer.get("url") if isinstance(answer, dict) else None
+        if not isinstance(url, str):
+            self.close()
+            return None
+        return url
+
+    def _answer(self, timeout: float) -> Any:
+        """The child's one line (its address, or why it failed), or None."""
+        assert self.proc is not None and self.proc.stdout is not None
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            if not sel.select(timeout):
+                return None
+        try:
+            return json.loads(self.proc.stdout.readline() or b"null")
+        except ValueError:
+            return None
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def close(self, wait: float = 5.0) -> None:
+        """Stop the child: its stdin closes, and it exits (killed if it does not)."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        try:
+            proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class Prestart:
+    """One ``terrarium run``'s head start: the team's key, and the child it started (if
+    the team started a server before). The wiring takes the child or leaves it; whatever
+    is left is stopped by :meth:`close`."""
+
+    def __init__(self, team: str, *, hints: Path | None = None, spawn: bool = True) -> None:
+        self.team = team
+        self.hints = hints
+        shape = recall(team, hints) if spawn else None
+        self.process: ServerProcess | None = None
+        if shape is not None and Path(shape.model).is_file():
+            with contextlib.suppress(OSError):
+                self.process = ServerProcess(shape)
+
+    def take(self) -> ServerProcess | None:
+        """The child, now the caller's to stop (None if there is none)."""
+        process, self.process = self.process, None
+        return process
+
+    def remember(self, shape: ServerShape) -> None:
+        remember(self.team, shape, self.hints)
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.close()
+            self.process = None
+
+
+# ---------------------------------------------------------------------- the child's end
+def _serve(shape: ServerShape) -> int:
+    """Load the model, say where it listens on stdout, serve until stdin closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    began = time.perf_counter()
+    try:
+        import xllamacpp
+
+        server = xllamacpp.Server(llama_params(xllamacpp, shape))
+        address = str(server.listening_address)
+    except Exception as exc:  # the binding raises plain exceptions
+        print(json.dumps({"error": str(exc)}), flush=True)
+        return 1
+    url = address if address.startswith("http") else f"http://{address}"
+    print(json.dumps({"url": url, "seconds": time.perf_counter() - began}), flush=True)
+    with contextlib.suppress(OSError):
+        while sys.stdin.buffer.read(4096):
+            pass
+    os._exit(0)  # at once: the server's own shutdown has nothing to save
+
+
+if __name__ == "__main__":
+    raise SystemExit(_serve(ServerShape(**json.loads(sys.argv[1]))))

@@ -1,0 +1,165 @@
+"""The head start of ``terrarium run``: the server shape a team used is remembered, a child
+process loads it before the run's imports, and the run adopts it only when it asks for
+exactly that server (``llm/server_process.py``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+
+from terrarium.llm.embedded import EmbeddedServer, model_path
+from terrarium.llm.server_process import (
+    MAX_HINTS,
+    Prestart,
+    ServerProcess,
+    ServerShape,
+    recall,
+    remember,
+)
+
+
+def shape(model: Path, **kw: object) -> ServerShape:
+    fields: dict[str, object] = {"model": str(model), "slots": 2, "ctx_per_slot": 512,
+                                 "threads": 2, "batch": 256}
+    fields.update(kw)
+    return ServerShape(**fields)  # type: ignore[arg-type]
+
+
+def test_a_remembered_shape_is_recalled_per_team(tmp_path: Path) -> None:
+    hints = tmp_path / "c" / "shapes.json"
+    a, b = shape(tmp_path / "a.gguf"), shape(tmp_path / "b.gguf", slots=3)
+    assert recall("/teams/a", hints) is None
+    remember("/teams/a", a, hints)
+    remember("/teams/b", b, hints)
+    assert recall("/teams/a", hints) == a and recall("/teams/b", hints) == b
+    remember("/teams/a", b, hints)  # the team changed: the newest shape counts
+    assert recall("/teams/a", hints) == b
+
+
+def test_only_the_most_recent_teams_are_kept(tmp_path: Path) -> None:
+    hints = tmp_path / "shapes.json"
+    for i in range(MAX_HINTS + 3):
+        remember(f"/teams/{i}", shape(tmp_path / "m.gguf", slots=i + 1), hints)
+    assert len(json.loads(hints.read_text())) == MAX_HINTS
+    assert recall("/teams/0", hints) is None
+    assert recall(f"/teams/{MAX_HINTS + 2}", hints) is not None
+
+
+@pytest.mark.parametrize("text", ["not json", "[1, 2]", '{"/t": {"model": "m", "x": 1}}'])
+def test_a_file_that_does_not_read_is_no_hint(tmp_path: Path, text: str) -> None:
+    hints = tmp_path / "shapes.json"
+    hints.write_text(text)
+    assert recall("/t", hints) is None
+    assert Prestart("/t", hints=hints).process is None
+
+
+def test_no_child_without_a_hint_or_without_its_model_file(tmp_path: Path) -> None:
+    hints = tmp_path / "shapes.json"
+    assert Prestart("/t", hints=hints).process is None
+    remember("/t", shape(tmp_path / "gone.gguf"), hints)
+    assert Prestart("/t", hints=hints).process is None  # the model file is not there
+
+
+def test_a_child_of_another_shape_is_stopped_not_adopted(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    process = ServerProcess(shape(model))
+    proc = process.proc
+    assert proc is not None
+    assert process.take(shape(model, slots=3), timeout=30.0) is None
+    assert process.proc is None and proc.poll() is not None  # stopped and reaped
+
+
+def test_a_child_whose_model_does_not_load_gives_no_server(tmp_path: Path) -> None:
+    pytest.importorskip("xllamacpp")
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")  # not a model llama.cpp can load
+    process = ServerProcess(shape(model))
+    proc = process.proc
+    assert proc is not None
+    assert process.take(shape(model), timeout=60.0) is None
+    assert proc.poll() is not None
+
+
+def test_the_run_command_leaves_no_child_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                ) -> None:
+    """A run whose team needs no embedded server (a scripted team) stops the child its
+    head start made."""
+    from terrarium.cli.command import main
+
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    monkeypatch.setenv("TERRARIUM_CACHE_DIR", str(tmp_path / "cache"))
+    team = Path(__file__).parents[2] / "examples" / "scripted_newsroom"
+    from terrarium.llm.server_process import hints_path
+
+    remember(str(team.resolve()), shape(model), hints_path())
+    made: list[ServerProcess] = []
+    real = ServerProcess.__init__
+
+    def spy(self: ServerProcess, s: ServerShape) -> None:
+        real(self, s)
+        made.append(self)
+
+    monkeypatch.setattr(ServerProcess, "__init__", spy)
+    code = main(["run", str(team), "--input", "A comet over Oslo.", "--runs-dir",
+                 str(tmp_path / "runs"), "--audio", "none"])
+    assert code == 0
+    (child,) = made
+    assert child.proc is None  # closed by the run
+
+
+@pytest.mark.embedded
+def test_the_embedded_server_adopts_a_child_of_its_shape(tmp_path: Path) -> None:
+    server = EmbeddedServer(slots=1, ctx_per_slot=512, slot_save_dir=tmp_path / "prefixes")
+    wanted = server.shape(model_path())
+    process = ServerProcess(wanted)
+    server.process = process
+    with server:
+        assert server.running and server.loaded_model == model_path()
+        assert server.base_url.startswith("http://127.0.0.1:")
+        assert httpx.get(server.base_url + "/health", timeout=10).json()["status"] == "ok"
+        assert process.alive()  # the child serves
+        proc = process.proc
+    assert not server.running and proc is not None and proc.poll() is not None
+
+
+@pytest.mark.embedded
+def test_a_second_run_adopts_the_server_the_first_remembered(tmp_path: Path) -> None:
+    from terrarium.config import Team, load_any
+    from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+
+    folder = tmp_path / "helper"  # one creature on the embedded model (the default)
+    folder.mkdir()
+    (folder / "config.yaml").write_text(
+        "name: helper\nskill_mode: static\nsystem_prompt_file: system.md\n", encoding="utf-8")
+    (folder / "system.md").write_text("You help with short answers.\n", encoding="utf-8")
+    team = load_any(folder)
+    assert isinstance(team, Team)
+    hints = tmp_path / "shapes.json"
+    servers: list[object] = []
+
+    async def run_once() -> None:
+        prestart = Prestart("/the/team", hints=hints)
+        opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none", warm_up=False,
+                              prestart=prestart)
+        try:
+            async with TeamRuntime(team, opts) as rt:
+                embedded = rt.embedded
+                assert embedded is not None and embedded.running
+                servers.append(embedded._server)
+        finally:
+            prestart.close()
+
+    anyio.run(run_once)
+    remembered = recall("/the/team", hints)
+    assert remembered is not None and remembered.model == str(model_path())
+    anyio.run(run_once)
+    assert not isinstance(servers[0], ServerProcess)  # loaded in-process: nothing to adopt
+    assert isinstance(servers[1], ServerProcess)  # the head start's child
+    assert dataclasses.asdict(servers[1].shape) == dataclasses.asdict(remembered)
