@@ -132,6 +132,8 @@ def _content(text: str) -> list[str]:
 _FORBIDDEN = re.compile(r"\b(can't|cannot|can not|shouldn't|mustn't|must not)\s+(i|we)\b|"
                         r"\bnot allowed\b", re.I)
 """A question of what the user may not have: about what they avoid (an allergy, a diet)."""
+_IDENTITY = re.compile(r"\bwho\s+(am\s+i|i\s+am|are\s+we|we\s+are)\b", re.I)
+"""A question of who the user is: about their name."""
 
 
 def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) -> list[str]:
@@ -141,6 +143,8 @@ def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) ->
     own = _content(text)
     if _FORBIDDEN.search(text) and "avoid" not in own:
         own.append("avoid")  # "What can't I eat?": what the user must avoid
+    if _IDENTITY.search(text) and "name" not in own:
+        own.append("name")  # "Who am I?": the user's name
     if not related:
         return own
     by = _BY_STEM if attitudes else _BY_STEM_SUBJECTS

@@ -150,3 +150,12 @@ def test_an_answer_restating_the_question_is_said_without_it() -> None:
     assert feed_all(g, "The longest river in Spain is.") == "Sorry, I am not sure."
     assert answer_only("What's the longest river in Spain?", "Spain has many rivers.") is None
     assert answer_only("What's the longest river in Spain?", "My guess is the Ebro.") is None
+
+
+def test_who_am_i_is_answered_with_the_name_told() -> None:
+    with MemoryStore() as memory:
+        told(memory, "Folks call me Dot.", "Is it late?")
+        got = notes(memory, "So who am I?")
+        g = guard("So who am I?", " ".join(got))
+        said = feed_all(g, "You are a person who asks questions.")
+        assert "Dot" in said and "you" in said.lower(), said

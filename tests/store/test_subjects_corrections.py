@@ -88,3 +88,8 @@ def test_asking_for_a_suggestion_is_advice_not_about_the_user() -> None:
     assert not about_user("What's a nice present for my nephew?")
     assert not about_user("Any ideas for my garden?")
     assert about_user("What's my best friend called?")
+
+
+def test_who_the_user_is_is_their_name() -> None:
+    assert relevant("Bea is my name.", "Do you know who I am?")
+    assert not relevant("Bea is my name.", "Who is the president?")
