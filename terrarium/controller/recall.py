@@ -19,7 +19,11 @@ own words they hold, then related ones, newest first on a tie; for a question ab
 user (:func:`terrarium.store.subjects.about_user`, read from the question's form: "Where am
 I from?", "What do people call me?"; not advice) their most recent statements follow ("My
 surname is Okafor." for "my last name": no word in common), since such a question is most
-often about what they just said.
+often about what they just said. A question that does not mention the user gets notes when
+it asks about something they told ("What's the cat called?" after "Our cat Tigger hid
+again."), and the newest word on a subject wins: a correction ("Actually, it's Jonathan.")
+is handed over put into the statement it corrects (:func:`corrected`), and of the facts
+the user has one of (a name, an age) only the newest is recalled.
 """
 
 from __future__ import annotations
