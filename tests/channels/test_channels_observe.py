@@ -12,7 +12,7 @@ import pytest
 
 from terrarium.channels import ChannelHub, ChannelSpec, CreatureWiring, DurableLog
 from terrarium.config import load_team
-from terrarium.errors import RuntimeFailure
+from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 
 
@@ -123,5 +123,44 @@ def test_a_root_that_hears_everything_gets_copies_of_queue_traffic(tmp_path: Pat
             # the root heard every one of them, in order, without taking any
             assert heard("root") == jobs
             assert rt.statuses["root"].turns == 6
+
+    anyio.run(go)
+
+
+@pytest.mark.parametrize("logged", [False, True], ids=["no log", "log"])
+def test_send_many_gives_observers_their_copies_as_send_does(tmp_path: Path,
+                                                              logged: bool) -> None:
+    async def go() -> None:
+        log = DurableLog(tmp_path / "log.db") if logged else None
+        hub = team_hub(log=log)
+        async with hub:
+            await hub.send("boss", "jobs", {"text": "one"})
+            got = await hub.send_many("boss", "jobs", [{"text": f"batch {k}"} for k in range(4)])
+            await hub.send("boss", "jobs", {"text": "last"})
+            # observers are not receivers: not in the results
+            assert [r.delivered_to for r in got] == [("w2",), ("w1",)] * 2
+            w1, w2 = drain(hub, "w1"), drain(hub, "w2")
+            assert sorted(w1 + w2) == sorted(["one", "last", *(f"batch {k}" for k in range(4))])
+            assert drain(hub, "eye") == ["one", "batch 0", "batch 1", "batch 2", "batch 3",
+                                         "last"]
+        if log is not None:
+            log.close()
+
+    anyio.run(go)
+
+
+def test_a_refused_batch_copies_to_observers_only_what_was_delivered() -> None:
+    async def go() -> None:
+        specs = [ChannelSpec(name="jobs", kind="queue", capacity=2)]
+        wiring = [CreatureWiring(name="w", listen=("jobs",)),
+                  CreatureWiring(name="boss", can_send=("jobs",)),
+                  CreatureWiring(name="eye", listen=())]
+        hub = ChannelHub(specs, wiring, observers={"eye": ["jobs"]})
+        async with hub:
+            with pytest.raises(ChannelRefusal, match="stayed full"):
+                await hub.send_many("boss", "jobs", [{"text": f"b{k}"} for k in range(4)],
+                                    wait_limit=0.01)
+            assert drain(hub, "w") == ["b0", "b1"]
+            assert drain(hub, "eye") == ["b0", "b1"]
 
     anyio.run(go)
