@@ -18,6 +18,11 @@ loop, as ``bench/serve.py``'s turns phase). Printed:
 
 ``--profile FILE`` writes cProfile statistics (CPU time) of the first round.
 
+``--sockets``: instead, the app on a real uvicorn in this process and ``bench/serve.py``'s
+own client and turns phase (its lean HTTP client, one SSE stream per session) on the same
+loop: input-to-first-event p50/p99 in process CPU, the socket hops included (each trip
+round a loop that runs every session's turns).
+
     python bench/serve_input.py [--sessions 10] [--inputs 20] [--rounds 5]
     python bench/serve_input.py --profile /tmp/input.prof
 """
@@ -38,7 +43,8 @@ import anyio
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve import write_team  # the same team as bench/serve.py
+import serve as bench_serve  # the same team and client as bench/serve.py
+from serve import write_team
 
 
 def count_writes(log: Any) -> dict[str, int]:
@@ -160,11 +166,55 @@ async def main(sessions: int, inputs: int, rounds: int, profile: str | None) -> 
             tg.cancel_scope.cancel()
 
 
+async def sockets(sessions: int, inputs: int) -> None:
+    """``bench/serve.py``'s turns phase against a uvicorn in this process, its latency
+    clocked in process CPU (see the module's docstring)."""
+    import socket
+    import types
+
+    import uvicorn
+
+    from terrarium.config import load_team
+    from terrarium.serve import ServeSettings, create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(load_team(write_team(Path(tmp) / "team")), ServeSettings(
+            runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False, idle_unload=3600))
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                               log_level="warning", access_log=False))
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve)
+            while not server.started:  # noqa: ASYNC110 (uvicorn sets a flag, no event)
+                await anyio.sleep(0.05)
+            base = f"http://127.0.0.1:{port}"
+            async with httpx.AsyncClient(base_url=base) as c:
+                ids = await bench_serve.make_sessions(c, sessions)
+            for sid in ids:
+                await bench_serve.turn(base, sid, 0, [])
+            bench_serve.time = types.SimpleNamespace(perf_counter=time.process_time)
+            cpu = time.process_time()
+            _, firsts = await bench_serve.turns(base, ids, inputs)
+            cpu = time.process_time() - cpu
+            print(f"{sessions} sessions x {inputs} inputs over sockets (server and client in "
+                  f"one process): CPU per input {cpu / (sessions * inputs) * 1000:.2f} ms; "
+                  f"input to first event read, in process CPU: p50 "
+                  f"{bench_serve.pct(firsts, 50):.1f} ms, p99 {bench_serve.pct(firsts, 99):.1f}"
+                  f" ms; load {os.getloadavg()[0]:.1f}")
+            server.should_exit = True
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sessions", type=int, default=10)
     ap.add_argument("--inputs", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--profile", metavar="FILE")
+    ap.add_argument("--sockets", action="store_true")
     a = ap.parse_args()
-    anyio.run(main, a.sessions, a.inputs, a.rounds, a.profile)
+    if a.sockets:
+        anyio.run(sockets, a.sessions, a.inputs)
+    else:
+        anyio.run(main, a.sessions, a.inputs, a.rounds, a.profile)
