@@ -130,6 +130,13 @@ class TimedModel:
         return self.inner.last_usage
 
     @property
+    def llama_cpp(self) -> bool:
+        # forwarded: the runtime warms the prompt prefix of models whose server keeps a
+        # per-slot cache, as it does for its own; without it the first model-written reply
+        # of each run evaluated the speaker's whole prefix (cached 0: 20 s on a busy machine)
+        return bool(getattr(self.inner, "llama_cpp", False))
+
+    @property
     def supports_continuation(self) -> bool:
         # forwarded: the controller starts replies for (value frames) and pauses (first
         # audio) only models that can continue one
@@ -328,8 +335,19 @@ async def _utterances(n: int, warmup: int, verbose: bool, router: TimedModel,
     events: list[tuple[float, Any]] = []
     audio = TimedAudio()
 
+    # the runtime warms the prompt prefixes of models with a per-slot cache after it is up;
+    # the utterances start once both are in their slots, as a user speaks after "ready"
+    cold = {name for name, m in (("router", router), ("speaker", speaker)) if m.llama_cpp}
+    warm = anyio.Event()
+    if not cold:
+        warm.set()
+
     def on_event(ev: Any) -> None:
         events.append((time.perf_counter(), ev))
+        if isinstance(ev, CreatureWarmed):
+            cold.discard(ev.creature)
+            if not cold:
+                warm.set()
 
     rows: list[Row] = []
     fixed_rows: list[float] = []
@@ -341,6 +359,8 @@ async def _utterances(n: int, warmup: int, verbose: bool, router: TimedModel,
                                                            "speaker": speaker},
                               on_event=on_event, synthesizer=voice, **extra)
         async with TeamRuntime(team, opts) as rt:
+            with anyio.fail_after(900):
+                await warm.wait()
             for i in range(n + warmup):
                 text = UTTERANCES[i % len(UTTERANCES)]
                 before_r, before_s, before_e = (len(router.calls), len(speaker.calls),

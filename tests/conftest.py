@@ -7,19 +7,46 @@ real ``nats-server -js`` fixture the NATS tests share."""
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
+from terrarium.channels.bus import EventBus, EventSubscription
 from tests.nats_fixtures import NATS_SERVER, NatsServer
+
+_TESTS = str(Path(__file__).resolve().parent)
 
 os.environ["TERRARIUM_CACHE_DIR"] = tempfile.mkdtemp(prefix="terrarium-test-cache-")
 
 settings.register_profile("terrarium", derandomize=True, print_blob=True)
 settings.load_profile("terrarium")
+
+
+@pytest.fixture(autouse=True)
+def _close_test_subscriptions(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Event subscriptions a test opens itself (``bus.subscribe()`` called from a test
+    file) are closed when the test ends, so their streams are not left for the collector
+    to report inside some later test. Subscriptions the library opens are not touched:
+    leaving one open is a leak for the warnings to show."""
+    mine: list[EventSubscription] = []
+    subscribe = EventBus.subscribe
+
+    def tracked(bus: EventBus, *args: Any, **kwargs: Any) -> EventSubscription:
+        sub = subscribe(bus, *args, **kwargs)
+        caller = sys._getframe(1).f_code.co_filename
+        if caller.startswith(_TESTS) and not caller.endswith("conftest.py"):
+            mine.append(sub)
+        return sub
+
+    monkeypatch.setattr(EventBus, "subscribe", tracked)
+    yield
+    for sub in mine:
+        sub.close()
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -54,7 +55,10 @@ class FakeTranscriptionServer:
             return JSONResponse({"error": {"message": "warming up"}}, status_code=503)
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             return self._refuse("not multipart/form-data")
-        form = await request.form()
+        async with request.form() as form:  # its upload's temporary file closed after
+            return await self._answer(request, form)
+
+    async def _answer(self, request: Request, form: FormData) -> JSONResponse:
         upload = form.get("file")
         if upload is None or isinstance(upload, str):
             return self._refuse("no file part")

@@ -69,6 +69,7 @@ class FakeOpenAI:
         self.seen: list[Seen] = []
         self.port = 0
         self._tg: TaskGroup | None = None
+        self._listener: anyio.abc.Listener[SocketStream] | None = None
 
     @property
     def base_url(self) -> str:
@@ -76,6 +77,7 @@ class FakeOpenAI:
 
     async def __aenter__(self) -> FakeOpenAI:
         listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+        self._listener = listener
         self.port = listener.extra(anyio.abc.SocketAttribute.local_port)
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
@@ -85,7 +87,11 @@ class FakeOpenAI:
     async def __aexit__(self, *exc: object) -> None:
         assert self._tg is not None
         self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(None, None, None)
+        try:
+            await self._tg.__aexit__(None, None, None)
+        finally:  # serve() never closes its listener: its socket, closed here
+            if self._listener is not None:
+                await self._listener.aclose()
 
     async def _handle(self, conn: SocketStream) -> None:
         async with conn:

@@ -99,6 +99,7 @@ class ChannelHub:
         send_timeout: float | None = None,
         offload_log: bool = False,
         observers: Mapping[str, Iterable[str]] | None = None,
+        log_writer: LogWriter | None = None,
     ) -> None:
         """``observers``: {creature: channels} it gets a copy of every message on without
         listening there (see :meth:`observed`); only with an in-process transport."""
@@ -112,7 +113,8 @@ class ChannelHub:
         self.log = log
         self.run_id = run_id or (log.start_run(terrarium_name) if log is not None else "")
         self._record = None if log is None else ChannelRecord(
-            log, self.run_id, offload=offload_log, keeps_messages=self.transport.keeps_messages)
+            log, self.run_id, offload=offload_log, keeps_messages=self.transport.keeps_messages,
+            writer=log_writer)
         # Every inbox exists before anything can be sent.
         self._inboxes: dict[str, Receiver] = {}
         for name in self.wiring:
@@ -143,7 +145,7 @@ class ChannelHub:
                         exc: BaseException | None, tb: TracebackType | None) -> None:
         try:
             if self._record is not None:
-                await self._record.writer.aclose()
+                await self._record.close()
             await self.transport.aclose()
         finally:
             if self._record is not None:
@@ -422,12 +424,14 @@ class ChannelHub:
 
     # -- consumption and resume --------------------------------------------------------
 
-    async def mark_consumed(self, receiver: str, message_ids: str | Iterable[str]) -> None:
-        """Record that ``receiver``'s turn consumed these messages (idempotent), then tell
-        the bus (after the write, so a watcher never sees a consumption the log lacks)."""
+    async def mark_consumed(self, receiver: str, message_ids: str | Iterable[str],
+                            also: Sequence[tuple[str, Sequence[tuple[Any, ...]]]] = ()) -> None:
+        """Record that ``receiver``'s turn consumed these messages (idempotent), with
+        ``also``'s log rows in the same transaction, then tell the bus (after the write, so
+        a watcher never sees a consumption the log lacks)."""
         ids = (message_ids,) if isinstance(message_ids, str) else tuple(message_ids)
         if self._record is not None:
-            now = await self._record.consumed(receiver, ids)
+            now = await self._record.consumed(receiver, ids, also)
             if self.bus._subs:
                 for mid in ids:
                     self.bus.publish(MessageConsumed(message_id=mid, creature=receiver, ts=now))

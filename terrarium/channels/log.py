@@ -55,10 +55,13 @@ CREATE TABLE IF NOT EXISTS effects(
   PRIMARY KEY(run_id, key)) WITHOUT ROWID;
 """
 
-# Logs written before send keys existed get the column on open; a NULL key never collides.
+# Logs written before send keys (or event numbers) existed get the column on open; a NULL
+# key never collides. ``events.seq``: a session's event number (``terrarium serve``: its
+# clients resume from it), so each event is one row, numbered or not.
 _SEND_KEY = """
 CREATE UNIQUE INDEX IF NOT EXISTS messages_send_key ON messages(run_id, send_key)
   WHERE send_key IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS events_seq ON events(run_id, seq) WHERE seq IS NOT NULL;
 """
 
 MESSAGE_SQL = (
@@ -76,6 +79,8 @@ REFUSAL_SQL = (
     "INSERT INTO refusals(run_id, ts, sender, channel, reason, payload) VALUES (?,?,?,?,?,?)"
 )
 EVENT_SQL = "INSERT INTO events(run_id, ts, kind, creature, data) VALUES (?,?,?,?,?)"
+NUMBERED_EVENT_SQL = ("INSERT OR IGNORE INTO events(run_id, ts, kind, creature, data, seq)"
+                      " VALUES (?,?,?,?,?,?)")
 TURN_SQL = (
     "INSERT INTO turns(run_id, creature, turn_index, prefix_hash, prompt_tokens,"
     " cached_tokens, completion_tokens, calls, outputs, error, started, ended)"
@@ -222,9 +227,11 @@ class DurableLog:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={synchronous}")
             self._conn.executescript(_SCHEMA)
-            cols = {r[1] for r in self._conn.execute("PRAGMA table_info(messages)")}
-            if "send_key" not in cols:
-                self._conn.execute("ALTER TABLE messages ADD COLUMN send_key TEXT")
+            for table, col, kind in (("messages", "send_key", "TEXT"),
+                                     ("events", "seq", "INTEGER")):
+                cols = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+                if col not in cols:
+                    self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {col} {kind}")
             self._conn.executescript(_SEND_KEY)
         except sqlite3.Error as e:
             raise RuntimeFailure(f"The event log {self.path} could not be opened: {e}.") from e
@@ -406,16 +413,8 @@ class DurableLog:
             "SELECT ts, sender, channel, reason, payload FROM refusals WHERE run_id=? ORDER BY id",
             (run_id,),
         )
-        return [
-            RefusalRecord(
-                ts=r[0],
-                sender=r[1],
-                channel=r[2],
-                reason=r[3],
-                payload=json.loads(r[4]) if r[4] else None,
-            )
-            for r in rows
-        ]
+        return [RefusalRecord(ts=r[0], sender=r[1], channel=r[2], reason=r[3],
+                              payload=json.loads(r[4]) if r[4] else None) for r in rows]
 
     def turns(self, run_id: str) -> list[TurnRecord]:
         rows = self._query(
@@ -424,22 +423,11 @@ class DurableLog:
             " WHERE run_id=? ORDER BY id",
             (run_id,),
         )
-        return [
-            TurnRecord(
-                creature=r[0],
-                turn_index=r[1],
-                prefix_hash=r[2],
-                prompt_tokens=r[3] or 0,
-                cached_tokens=r[4] or 0,
-                completion_tokens=r[5] or 0,
-                calls=json.loads(r[6] or "[]"),
-                outputs=json.loads(r[7] or "{}"),
-                error=r[8],
-                started=r[9],
-                ended=r[10],
-            )
-            for r in rows
-        ]
+        return [TurnRecord(creature=r[0], turn_index=r[1], prefix_hash=r[2],
+                           prompt_tokens=r[3] or 0, cached_tokens=r[4] or 0,
+                           completion_tokens=r[5] or 0, calls=json.loads(r[6] or "[]"),
+                           outputs=json.loads(r[7] or "{}"), error=r[8], started=r[9],
+                           ended=r[10]) for r in rows]
 
     def events(self, run_id: str, kinds: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """The run's logged events in their stored JSON form, in log order; ``kinds``:
@@ -485,9 +473,8 @@ class DurableLog:
         self.close()
 
 
-_ENV_FIELDS = "id, channel, sender, schema_name, payload, ts, reply_to, correlation_id, receivers"
-_ENV_COLS = _ENV_FIELDS
-_ENV_COLS_M = ", ".join(f"m.{c.strip()}" for c in _ENV_FIELDS.split(","))
+_ENV_COLS = "id, channel, sender, schema_name, payload, ts, reply_to, correlation_id, receivers"
+_ENV_COLS_M = ", ".join(f"m.{c.strip()}" for c in _ENV_COLS.split(","))
 
 
 def _redacted(row: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -547,6 +534,7 @@ __all__ = [
     "EFFECT_SQL",
     "EVENT_SQL",
     "MESSAGE_SQL",
+    "NUMBERED_EVENT_SQL",
     "REFUSAL_SQL",
     "TURN_SQL",
     "DurableLog",

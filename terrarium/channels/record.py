@@ -40,14 +40,16 @@ class ChannelRecord:
     ``keeps_messages`` (the transport holds a message until a listener takes it, a broker):
     the message row is a record, not the promise of delivery, so it carries no send key (a
     re-run turn re-sends, and the transport drops the repeat by id) and a repeated id is
-    no error.
+    no error. ``writer``: a running writer of ``log`` to share (``terrarium serve``: the
+    server's, so concurrent sessions share commits) instead of one of its own.
     """
 
     def __init__(self, log: DurableLog, run_id: str, *, offload: bool,
-                 keeps_messages: bool) -> None:
+                 keeps_messages: bool, writer: LogWriter | None = None) -> None:
         self.log = log
         self.run_id = run_id
-        self.writer = LogWriter(log, offload=offload)
+        self._own = writer is None
+        self.writer = writer or LogWriter(log, offload=offload)
         self._sql = MESSAGE_IGNORE_SQL if keeps_messages else MESSAGE_SQL
         self._keyed = not keeps_messages
         self._replayed: set[tuple[str, str]] = set()
@@ -55,10 +57,20 @@ class ChannelRecord:
 
     async def __aenter__(self) -> ChannelRecord:
         """Start the log writer's task (the hub enters this as it starts)."""
+        if not self._own:
+            return self
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         await self._tg.start(self.writer.run)
         return self
+
+    async def close(self) -> None:
+        """Commit what is pending; a writer of its own then takes nothing more (a shared
+        one goes on for the other runs)."""
+        if self._own:
+            await self.writer.aclose()
+        else:
+            await self.writer.flush()
 
     async def __aexit__(self, exc_type: type[BaseException] | None,
                         exc: BaseException | None, tb: TracebackType | None) -> None:
@@ -96,12 +108,14 @@ class ChannelRecord:
         await self.writer.write(
             REFUSAL_SQL, refusal_row(self.run_id, sender, channel, reason, payload))
 
-    async def consumed(self, receiver: str, ids: tuple[str, ...]) -> float:
-        """Commit that ``receiver`` consumed these messages (idempotent); returns when."""
+    async def consumed(self, receiver: str, ids: tuple[str, ...],
+                       also: Sequence[tuple[str, Sequence[tuple[Any, ...]]]] = ()) -> float:
+        """Commit that ``receiver`` consumed these messages (idempotent), with ``also``'s
+        rows in the same transaction (the turn's record and conversation); returns when."""
         now = time.time()
         crashpoint("hub.consume.before")
-        await self.writer.write_many(
-            CONSUME_SQL, [(mid, receiver, self.run_id, now) for mid in ids])
+        await self.writer.write_ops(
+            [*also, (CONSUME_SQL, [(mid, receiver, self.run_id, now) for mid in ids])])
         crashpoint("hub.consume.after")
         return now
 

@@ -5,11 +5,17 @@ committed; that is what "written before delivered" rests on. Rows arriving while
 is in progress form the next batch, so N concurrent senders cost one commit, not N.
 ``offload=True`` runs the commit in a worker thread (the loop keeps serving senders while
 SQLite works); ``False`` commits inline (fewer hops; bench/channels.py measures both).
+
+One writer may serve many runs of one log (``terrarium serve``: every session's hub and
+its numbered events share the server's writer), so concurrent sessions share a commit too;
+``put`` adds rows without waiting, and is told (``after``) once they are committed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import anyio
@@ -18,15 +24,31 @@ from anyio.abc import TaskStatus
 from terrarium.channels.log import DurableLog
 from terrarium.errors import RuntimeFailure
 
+_AT_ONCE: ContextVar[bool] = ContextVar("terrarium_commit_at_once", default=False)
+
+
+@contextlib.contextmanager
+def commit_at_once() -> Iterator[None]:
+    """Within it, a write that waits commits its batch at once, in the writer's own step,
+    instead of waiting for the writer's task: on a loop busy with many turns each trip
+    round it is long, and a request waiting on two of them (``terrarium serve``'s input:
+    its message, then its first events) waited for every turn in between."""
+    token = _AT_ONCE.set(True)
+    try:
+        yield
+    finally:
+        _AT_ONCE.reset(token)
+
 
 class _Batch:
-    __slots__ = ("done", "error", "ops", "size")
+    __slots__ = ("after", "done", "error", "ops", "size")
 
     def __init__(self) -> None:
         self.ops: dict[str, list[tuple[Any, ...]]] = {}
         self.done = anyio.Event()
         self.error: BaseException | None = None
         self.size = 0
+        self.after: list[Callable[[], None]] = []  # told once the batch is committed
 
 
 class LogWriter:
@@ -42,10 +64,10 @@ class LogWriter:
         self.commits = 0
         self.rows = 0
 
-    def _add(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> _Batch:
+    def _add(self, sql: str, rows: Sequence[tuple[Any, ...]], *, wait: bool = True) -> _Batch:
         if self._closed:
             raise RuntimeFailure("The event log writer is closed; nothing more can be written.")
-        if not self._running:
+        if wait and not self._running:
             raise RuntimeFailure(
                 "The event log writer is not running; enter the hub with `async with` first."
             )
@@ -66,33 +88,69 @@ class LogWriter:
     async def write_many(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
         await self._wait(self._add(sql, rows))
 
-    @staticmethod
-    async def _wait(batch: _Batch) -> None:
-        await batch.done.wait()
+    async def write_ops(self, ops: Sequence[tuple[str, Sequence[tuple[Any, ...]]]]) -> None:
+        """Add every ``(sql, rows)`` pair to one batch and wait until it is committed (a
+        turn's end: its record, conversation and consumption in one transaction)."""
+        batch = None
+        for sql, rows in ops:
+            batch = self._add(sql, rows)
+        if batch is not None:
+            await self._wait(batch)
+
+    def put(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> _Batch:
+        """Add rows to the next commit without waiting for it (the writer need not run yet:
+        they go with the first commit after it starts); the batch returned takes callbacks
+        in ``after``, called once it is committed (not when it fails)."""
+        return self._add(sql, rows, wait=False)
+
+    async def _wait(self, batch: _Batch) -> None:
+        if batch is self._current and _AT_ONCE.get() and not self.offload:
+            self.commit_now()
+        if not batch.done.is_set():  # (committed at once: no trip round the loop either)
+            await batch.done.wait()
         if batch.error is not None:
             raise RuntimeFailure(
                 f"The event log could not be written: {batch.error}."
             ) from batch.error
 
     async def _commit(self, batch: _Batch) -> None:
-        if not batch.size:
-            batch.done.set()
-            return
-        ops = list(batch.ops.items())
-        try:
-            if self.offload:
-                await anyio.to_thread.run_sync(self.log.write_batch, ops)
-            else:
-                self.log.write_batch(ops)
+        if self.offload and batch.size:
+            try:
+                await anyio.to_thread.run_sync(self.log.write_batch, list(batch.ops.items()))
+            except Exception as e:  # handed to every waiter of this batch
+                batch.error = e
+            self._done(batch)
+        else:
+            self._commit_now(batch)
+
+    def _commit_now(self, batch: _Batch) -> None:
+        if batch.size:
+            try:
+                self.log.write_batch(list(batch.ops.items()))
+            except Exception as e:  # handed to every waiter of this batch
+                batch.error = e
+        self._done(batch)
+
+    def _done(self, batch: _Batch) -> None:
+        if batch.size and batch.error is None:
             self.commits += 1
             self.rows += batch.size
-        except Exception as e:  # handed to every waiter of this batch
-            batch.error = e
+            for fn in batch.after:
+                fn()
         batch.done.set()
+
+    def commit_now(self) -> None:
+        """Commit what is pending at once, in the caller's step: no trip through the
+        writer's task, which a loop busy with many sessions' turns makes long."""
+        if self._current.size:
+            batch, self._current = self._current, _Batch()
+            self._commit_now(batch)
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """The writer loop: wait for rows, swap the batch, commit it (shielded)."""
         self._running = True
+        if self._current.size:  # rows put before the writer ran
+            self._wake.set()
         task_status.started()
         try:
             while True:
@@ -118,4 +176,5 @@ class LogWriter:
 
 __all__ = [
     "LogWriter",
+    "commit_at_once",
 ]

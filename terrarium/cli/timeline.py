@@ -33,7 +33,9 @@ __all__ = [
 
 # events whose content another line of the timeline already shows (`--kind` still gets them)
 _SAME_AS: dict[str, str] = {"message_sent": "message", "message_delivered": "message",
-                            "turn_started": "turn", "turn_ended": "turn"}
+                            "turn_started": "turn", "turn_ended": "turn",
+                            # a served session's reply, piece by piece (its turn has it whole)
+                            "output_text": "turn"}
 _FOLD = 140  # characters of a folded payload
 
 

@@ -337,7 +337,10 @@ class ScriptedModel:
         """Stream the chosen step in chunks; faults and delays happen as scripted."""
         self.last_usage = None
         self._calls += 1
-        self.requests.append(request.model_copy(deep=True))
+        # a copy of the request and its list of messages; the messages themselves are
+        # shared (nothing changes a ChatMessage once made), which spares a deep copy of
+        # the whole conversation on every call (most of a served scripted turn's CPU)
+        self.requests.append(request.model_copy(update={"messages": list(request.messages)}))
         if len(self.requests) > self.keep_requests:
             del self.requests[: len(self.requests) - self.keep_requests]
         if self.calls in self.fail_on:

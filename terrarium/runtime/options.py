@@ -97,6 +97,12 @@ class RuntimeOptions:
     # an open durable log of ``runs_dir`` to write to instead of opening one (serve: one
     # connection for all its sessions, not one each); the run leaves it open
     log: Any = None
+    # with ``log``: a running ``LogWriter`` of it that the run's hub shares (serve: one for
+    # every session, so concurrent sessions' writes share a commit)
+    log_writer: Any = None
+    # False: the run's events are not written to the log by the run itself, because the
+    # caller writes each one (serve: numbered, the one row its clients resume from)
+    log_events: bool = True
     # a session's run (``terrarium serve``): the session's id, in the run's record on the
     # broker, so ``terrarium worker --sessions`` knows the runs it may join
     session: str | None = None

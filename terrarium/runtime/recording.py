@@ -20,7 +20,15 @@ import anyio
 import anyio.lowlevel
 
 from terrarium.channels.bus import EventBus
-from terrarium.channels.log import EVENT_SQL, DurableLog, RunStatus, TurnRecord, event_row
+from terrarium.channels.log import (
+    EVENT_SQL,
+    TURN_SQL,
+    DurableLog,
+    RunStatus,
+    TurnRecord,
+    event_row,
+    turn_row,
+)
 from terrarium.config import Team
 from terrarium.controller.loop import TurnResult
 from terrarium.crashpoints import crashpoint
@@ -101,10 +109,18 @@ class Recorder:
     def save_history(self, creature: str, message_id: str | None, controller: Any) -> None:
         """A session's run: keep the creature's conversation after the turn over
         ``message_id`` (before that message is marked consumed; see runtime/sessions.py)."""
+        ops = self.history_ops(creature, message_id, controller)
+        if ops and self.log is not None:
+            self.log.write_batch(ops)
+            crashpoint("session.history_saved")
+
+    def history_ops(self, creature: str, message_id: str | None, controller: Any
+                    ) -> list[tuple[str, list[tuple[Any, ...]]]]:
+        """The writes that keep the conversation (none when the run keeps none), for the
+        caller to commit with the turn's consumption."""
         if self.log is None or not self.options.keep_history or controller is None:
-            return
-        self.log.write_batch(history_ops(self.run_id, creature, message_id, controller))
-        crashpoint("session.history_saved")
+            return []
+        return history_ops(self.run_id, creature, message_id, controller)
 
     def restore_histories(self, creatures: Mapping[str, RunningCreature]) -> int:
         """A session's run taken up again: each creature gets its saved conversation."""
@@ -162,7 +178,7 @@ class Recorder:
                 self.events_pending = True
                 try:
                     if self.log is not None and self.log.on_write is None \
-                            and not self.options.log_output_text:
+                            and not self.options.log_output_text and self.options.log_events:
                         await anyio.sleep(EVENT_WRITE_WAIT)
                 finally:
                     with contextlib.suppress(anyio.ClosedResourceError):
@@ -184,7 +200,8 @@ class Recorder:
     def _write_events(self, batch: list[Event]) -> None:
         """One batch into the log (one transaction), then to ``on_event``."""
         assert self.log is not None
-        rows = [event_row(self.run_id, e) for e in self._loggable(batch)]
+        rows = ([event_row(self.run_id, e) for e in self._loggable(batch)]
+                if self.options.log_events else None)  # (else the caller writes them)
         if rows:
             with contextlib.suppress(Exception):
                 self.log.write_batch([(EVENT_SQL, rows)])
@@ -259,7 +276,10 @@ class Recorder:
                 self.log.record_refusal(self.run_id, sender, channel, reason)
 
     def record_turn(self, creature: str, turn_index: int, result: TurnResult | None, *,
-                    error: str | None = None, started: float | None = None) -> None:
+                    error: str | None = None, started: float | None = None,
+                    into: list[tuple[str, list[tuple[Any, ...]]]] | None = None) -> None:
+        """Write the turn's record, or add it to ``into`` (committed by the caller with the
+        turn's consumption: one transaction per turn)."""
         if self.log is None:
             return
         rec = TurnRecord(
@@ -276,6 +296,9 @@ class Recorder:
             started=started or time.time(),
             ended=time.time(),
         )
+        if into is not None:
+            into.append((TURN_SQL, [turn_row(self.run_id, rec)]))
+            return
         with contextlib.suppress(Exception):
             self.log.record_turn(self.run_id, rec)
 

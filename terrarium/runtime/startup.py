@@ -150,7 +150,8 @@ async def start_team(
                            extra=session_fields(team, options))
     tg = await stack.enter_async_context(anyio.create_task_group())
     try:
-        tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
+        if options.log_events or options.on_event is not None:
+            tg.start_soon(recorder.write_events, bus.subscribe(capacity=4096))
         if transport is not None:  # a broker gone for good ends the run, saying so
             tg.start_soon(watch_broker, transport, options.broker_give_up)
         wiring = Wiring(options, bus, recorder, run_dir, memory, team=team)

@@ -113,8 +113,9 @@ class Supervisor:
                              sender=env.sender, payload=env.payload, message_id=env.id)]
         while True:
             c.turn_key, c.turn_sends = env.id, 0
+            ops: list[tuple[str, list[tuple[Any, ...]]]] = []  # committed with the consumption
             try:
-                result = await self.turn(c, incoming)
+                result = await self.turn(c, incoming, ops)
             except Exception as exc:  # a failing turn must not take the team down
                 c.failures += 1
                 cause = _root_cause(exc)
@@ -161,14 +162,21 @@ class Supervisor:
             if result is not None:
                 await self._wire_output(c, result, env.id)
             c.turn_key = None
-            # a session keeps the conversation this turn made, before its message is consumed
-            self.recorder.save_history(c.name, env.id, c.controller)
-            await self.hub.mark_consumed(c.name, env.id)
+            # the turn's record and (a session) the conversation it made, committed in the
+            # consumption's transaction: one per turn, and never a consumed message whose
+            # conversation is not kept
+            history = self.recorder.history_ops(c.name, env.id, c.controller)
+            await self.hub.mark_consumed(c.name, env.id, also=ops + history)
+            if history:
+                crashpoint("session.history_saved")
             crashpoint("supervisor.consumed")
             return
 
-    async def turn(self, c: RunningCreature, incoming: Sequence[Incoming]) -> TurnResult | None:
-        """One turn, cancellable by barge-in (then None), counted and recorded."""
+    async def turn(self, c: RunningCreature, incoming: Sequence[Incoming],
+                   ops: list[tuple[str, list[tuple[Any, ...]]]] | None = None
+                   ) -> TurnResult | None:
+        """One turn, cancellable by barge-in (then None), counted and recorded (a finished
+        turn's record added to ``ops`` when given, for the caller to commit)."""
         ctl = c.controller
         assert ctl is not None
         self.active_turns += 1
@@ -188,7 +196,7 @@ class Supervisor:
                                           started=started)
                 return None
             self.recorder.count_turn(c.name, result)
-            self.recorder.record_turn(c.name, c.turns, result, started=started)
+            self.recorder.record_turn(c.name, c.turns, result, started=started, into=ops)
             self.bus.publish(TurnEnded(creature=c.name, turn_index=idx,
                                        prompt_tokens=result.prompt_tokens,
                                        cached_tokens=result.cached_tokens,

@@ -156,7 +156,8 @@ def build_hub(team: Team, options: RuntimeOptions, log: DurableLog | None, run_i
         observers[ROOT] = tuple(ch for ch, others in heard.items() if others)
     return ChannelHub(specs, wirings, transport=transport, log=log, run_id=run_id,
                       terrarium_name=team.name, bus=bus, send_timeout=options.send_timeout,
-                      observers=observers)
+                      observers=observers,
+                      log_writer=options.log_writer if log is options.log else None)
 
 
 def payload_problem(team: Team, channel: str, payload: Mapping[str, Any]) -> str | None:

@@ -225,6 +225,7 @@ async def audio_ws(ws: WebSocket) -> None:
         if send in live.audio.sockets:
             live.audio.sockets.remove(send)
         send.close()
+        recv.close()  # both ends: nothing left for the collector to report
         live.sockets -= 1
         live.touch()
 

@@ -2,8 +2,14 @@
 
 Each event a session's runtime publishes gets the session's next sequence number at the
 moment it is published (the bus calls ``SessionEvents.offer`` synchronously, so the order
-is the publish order), and goes to the one ``EventWriter``, which commits events of every
-session in one SQLite transaction per batch. Only committed events are handed to clients:
+is the publish order) and is written once: one row of the run's ``events`` table with its
+number (``seq``), added to the server's one ``LogWriter``, whose commit also holds the
+sessions' messages, consumptions and turns (concurrent sessions share one transaction).
+The runtime then writes no event itself (``RuntimeOptions.log_events``). A run on a broker
+keeps its own log connection (its writes are mirrored), so there the runtime writes its
+events and the ``EventWriter`` keeps the numbered copy in ``session_events`` (where logs of
+earlier versions kept every session's events; they are read from both). Only committed
+events are handed to clients:
 a client that saw event N and reconnects with ``after=N`` (or ``Last-Event-ID: N``) gets
 N+1, N+2, ... exactly once, even after the server was killed and restarted, because an
 event a crash lost was never shown and the numbering goes on from the last committed one.
@@ -19,7 +25,8 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 
-from terrarium.channels.log import DurableLog
+from terrarium.channels.log import NUMBERED_EVENT_SQL, DurableLog
+from terrarium.channels.writer import LogWriter
 from terrarium.events import Event, TurnEnded, event_json
 
 __all__ = ["EventWriter", "SessionEvents", "event_json"]
@@ -29,21 +36,36 @@ _TURNS_SQL = "UPDATE sessions SET turns=turns+?, updated=? WHERE id=?"
 RECENT = 128  # events kept in memory per session for reconnects; older ones are read back
 
 
-class SessionEvents:
-    """One session's numbered events: what is committed, and a wait for more."""
+_READ_SQL = (
+    "SELECT seq, kind, data FROM events WHERE run_id=? AND seq>? AND seq<=?"
+    " UNION ALL SELECT seq, kind, data FROM session_events WHERE session_id=? AND seq>?"
+    " AND seq<=? ORDER BY seq LIMIT ?")
 
-    def __init__(self, session_id: str, log: DurableLog, writer: EventWriter) -> None:
+
+class SessionEvents:
+    """One session's numbered events: what is committed, and a wait for more.
+
+    ``shared``: the server's log writer, to write each event as the run's numbered row;
+    None: through ``writer`` into ``session_events`` (a run on a broker)."""
+
+    def __init__(self, session_id: str, run_id: str, log: DurableLog, writer: EventWriter,
+                 shared: LogWriter | None = None) -> None:
         self.session_id = session_id
+        self.run_id = run_id
         self.log = log
         self.writer = writer
-        rows = log.query("SELECT max(seq) FROM session_events WHERE session_id=?",
-                         (session_id,))
-        self.committed = int(rows[0][0] or 0)
+        self.shared = shared
+        rows = log.query("SELECT max(seq) FROM events WHERE run_id=? AND seq IS NOT NULL"
+                         " UNION ALL SELECT max(seq) FROM session_events WHERE session_id=?",
+                         (run_id, session_id))
+        self.committed = max(int(r[0] or 0) for r in rows)
         self.next_seq = self.committed + 1
         self.recent: deque[tuple[int, str, str]] = deque(maxlen=RECENT)  # (seq, kind, json)
         self._changed = anyio.Event()
         self.closed = False
         self.listeners: list[Callable[[int, Event], None]] = []  # told at publish time
+        self._batch: object = None  # the shared writer's batch the rows below go in
+        self._staged: list[tuple[int, str, str]] = []
 
     @property
     def last_seq(self) -> int:
@@ -55,11 +77,28 @@ class SessionEvents:
         False so the bus queues nothing for this subscriber (the writer has it)."""
         seq = self.next_seq
         self.next_seq += 1
-        self.writer.put(self, seq, event.kind, event_json(event, seq),
-                        isinstance(event, TurnEnded))
+        data = event_json(event, seq)
+        if self.shared is None:
+            self.writer.put(self, seq, event.kind, data, isinstance(event, TurnEnded))
+        else:
+            self._put(seq, event, data)
         for fn in self.listeners:
             fn(seq, event)
         return False
+
+    def _put(self, seq: int, event: Event, data: str) -> None:
+        """The event's row into the shared writer's next commit; told when it is in."""
+        shared = self.shared
+        assert shared is not None
+        batch = shared.put(NUMBERED_EVENT_SQL, ((self.run_id, event.ts, event.kind,
+                                                 getattr(event, "creature", None), data, seq),))
+        if isinstance(event, TurnEnded):  # the session's turn count, in the same commit
+            shared.put(_TURNS_SQL, ((1, time.time(), self.session_id),))
+        if batch is not self._batch:  # the first of this session's rows in this commit
+            self._batch, self._staged = batch, []
+            staged = self._staged
+            batch.after.append(lambda: self._committed(staged))
+        self._staged.append((seq, event.kind, data))
 
     def _committed(self, rows: list[tuple[int, str, str]]) -> None:
         self.recent.extend(rows)
@@ -78,9 +117,8 @@ class SessionEvents:
             return []
         if self.recent and self.recent[0][0] <= after + 1:
             return [r for r in self.recent if r[0] > after][:limit]
-        rows = self.log.query(
-            "SELECT seq, kind, data FROM session_events WHERE session_id=? AND seq>? AND seq<=?"
-            " ORDER BY seq LIMIT ?", (self.session_id, after, self.committed, limit))
+        rows = self.log.query(_READ_SQL, (self.run_id, after, self.committed,
+                                          self.session_id, after, self.committed, limit))
         return [(int(r[0]), r[1], r[2]) for r in rows]
 
     async def wait(self, after: int, patience: float | None = None

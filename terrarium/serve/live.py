@@ -107,7 +107,8 @@ class LiveSession:
                               approver=self.approve, answerer=self.answer,
                               models=self.models, warm_up=s.warm_up, stdout=_Discard(),
                               audio_sink=self.audio.sink, synthesizer=self.synthesizer,
-                              log=self.log)
+                              log=self.log, log_writer=self.events.shared,
+                              log_events=self.events.shared is None)
         if s.broker:
             opts.broker = s.broker
             opts.host = None

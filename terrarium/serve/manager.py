@@ -1,6 +1,8 @@
 """The server's sessions: stored in the log, loaded on their next input, unloaded when idle.
 
-One task group (the app's lifespan) holds the event writer, the reaper that unloads idle
+One task group (the app's lifespan) holds the log writer every session shares (their
+messages, consumptions, turns and numbered events: one commit for many sessions), the
+event writer of runs on a broker, the reaper that unloads idle
 sessions, the shared embedded model server (one for all sessions: their creatures use its
 slots) and one task per loaded session. At start, sessions a crash left running (their
 run is still ``running`` in the log) are loaded again, so what they had not finished is
@@ -21,6 +23,7 @@ import anyio.abc
 from pydantic import ValidationError
 
 from terrarium.channels.log import DurableLog
+from terrarium.channels.writer import LogWriter, commit_at_once
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.llm.settings import ModelSettings
@@ -53,6 +56,8 @@ class SessionManager:
         self.log = DurableLog(settings.runs_dir / LOG_FILE)
         self.store = SessionStore(self.log)
         self.writer = EventWriter(self.log)
+        # every session's writes but a broker run's (which keeps its own connection)
+        self.log_writer = None if settings.broker else LogWriter(self.log)
         self.loaded: dict[str, LiveSession] = {}
         self.events: dict[str, SessionEvents] = {}
         self.embedded: Any = None
@@ -83,6 +88,8 @@ class SessionManager:
         async with AsyncExitStack() as stack, anyio.create_task_group() as tg:
             self._tg = tg
             tg.start_soon(self.writer.run)
+            if self.log_writer is not None:
+                await tg.start(self.log_writer.run)
             await self._start_embedded(stack)
             tg.start_soon(self._reaper)
             for info in self.store.list(self.team.name):
@@ -123,7 +130,13 @@ class SessionManager:
             live.stop()
         for live in list(self.loaded.values()):
             await live.stopped.wait()
+        await self.flush()
+
+    async def flush(self) -> None:
+        """Commit every write queued now."""
         self.writer.flush()
+        if self.log_writer is not None:
+            await self.log_writer.flush()
 
     def close_streams(self) -> None:
         """The server is shutting down: end every event stream and audio socket, so no
@@ -188,7 +201,9 @@ class SessionManager:
     def events_of(self, session_id: str) -> SessionEvents:
         ev = self.events.get(session_id)
         if ev is None:
-            ev = self.events[session_id] = SessionEvents(session_id, self.log, self.writer)
+            ev = self.events[session_id] = SessionEvents(
+                session_id, self.info(session_id).run_id, self.log, self.writer,
+                self.log_writer)
             ev.listeners.extend(self.listeners)
         return ev
 
@@ -198,7 +213,7 @@ class SessionManager:
         if live is not None:
             live.stop()
             await live.stopped.wait()
-        self.writer.flush()
+        await self.flush()
         self.store.delete(session_id)
         ev = self.events.pop(session_id, None)
         if ev is not None:
@@ -226,8 +241,9 @@ class SessionManager:
             self._tg.start_soon(self._host, live)
         if hold:
             live.inputs += 1
-        with anyio.move_on_after(self.settings.load_timeout):
-            await live.ready.wait()
+        if not live.ready.is_set():  # (loaded: no wait, not even a trip round the loop)
+            with anyio.move_on_after(self.settings.load_timeout):
+                await live.ready.wait()
         if live.error or live.rt is None:
             if hold:
                 live.inputs -= 1
@@ -287,14 +303,20 @@ class SessionManager:
         seq = live.events.last_seq
         live.touch()
         try:
-            if payload is None:
-                await rt.send_user(body["text"])
-            else:
-                await rt.barge_in()
-                await rt.send(self.team.input_channel or "", body)
+            # the message commits in this step, and so do the events it caused, before the
+            # answer: the first event is streamable at once, not after every turn the
+            # loop runs meanwhile (two transactions, each with all sessions' pending rows)
+            with commit_at_once():
+                if payload is None:
+                    await rt.send_user(body["text"])
+                else:
+                    await rt.barge_in()
+                    await rt.send(self.team.input_channel or "", body)
         except ChannelRefusal as exc:
             status = 413 if "max_bytes" in exc.message else 422
             raise Problem(status, exc.message, slug="refused") from None
+        if self.log_writer is not None:
+            self.log_writer.commit_now()
         return seq
 
 

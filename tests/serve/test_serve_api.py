@@ -187,9 +187,14 @@ async def test_events_resume_over_sse_and_websocket_exactly_once(tmp_path: Path)
         assert seqs == list(range(1, total + 1))  # every event once, in order
         assert _said(first + second + third) == "Nice to meet you.Your name is Ada."
         # what the streams gave is what the log holds
+        # (each event one numbered row of the run's events table, nowhere else)
+        run_id = app.state.manager.info(sid).run_id
         stored = app.state.manager.log.query(
-            "SELECT seq, data FROM session_events WHERE session_id=? ORDER BY seq", (sid,))
+            "SELECT seq, data FROM events WHERE run_id=? AND seq IS NOT NULL ORDER BY seq",
+            (run_id,))
         assert [json.loads(d) for _, d in stored] == first + second + third
+        assert app.state.manager.log.query(
+            "SELECT count(*) FROM events WHERE run_id=? AND seq IS NULL", (run_id,)) == [(0,)]
 
 
 async def test_approvals_and_questions_are_answered_over_the_api(tmp_path: Path) -> None:
@@ -222,8 +227,8 @@ async def test_approvals_and_questions_are_answered_over_the_api(tmp_path: Path)
         results = [e["text"] for e in entries if e["kind"] == "tool_result"]
         assert any("Tea, always." in t for t in results), results
         decided = [json.loads(d) for (d,) in app.state.manager.log.query(
-            "SELECT data FROM session_events WHERE session_id=? AND kind='approval_decided'",
-            (sid,))]
+            "SELECT data FROM events WHERE run_id=? AND kind='approval_decided'",
+            (app.state.manager.info(sid).run_id,))]
         assert [(d["approved"], d["by"]) for d in decided] == [(True, "api")]
 
 
@@ -233,8 +238,8 @@ async def test_unanswered_approvals_are_denied_after_the_timeout(tmp_path: Path)
         await c.post(f"/v1/sessions/{sid}/input", json={"text": "remember this"})
         await _until_idle(app, sid)
         decided = [json.loads(d) for (d,) in app.state.manager.log.query(
-            "SELECT data FROM session_events WHERE session_id=? AND kind='approval_decided'",
-            (sid,))]
+            "SELECT data FROM events WHERE run_id=? AND kind='approval_decided'",
+            (app.state.manager.info(sid).run_id,))]
         assert [(d["approved"], d["by"]) for d in decided] == [(False, "timeout")]
         assert "nobody answered within 0.2 s" in decided[0]["reason"]
         assert (await c.get(f"/v1/sessions/{sid}/approvals")).json() == {"pending": []}

@@ -83,7 +83,8 @@ def test_sigkill_mid_reply_then_restart_loses_and_repeats_nothing(tmp_path: Path
         consumed = db.execute("SELECT message_id, receiver FROM consumptions WHERE run_id=?",
                               (run_id,)).fetchall()
         stored = [json.loads(d) for (d,) in db.execute(
-            "SELECT data FROM session_events WHERE session_id=? ORDER BY seq", (sid,))]
+            "SELECT data FROM events WHERE run_id=? AND seq IS NOT NULL ORDER BY seq",
+            (run_id,))]
         (conv,) = db.execute("SELECT conversation FROM histories WHERE run_id=? AND "
                              "creature='bot' ORDER BY ts DESC LIMIT 1", (run_id,)).fetchone()
     assert [ch for _, ch in msgs] == ["inbox", "to_bot", "inbox", "to_bot"]  # each sent once
