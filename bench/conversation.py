@@ -197,6 +197,8 @@ martha amy kim anne jenny tina molly jake luke sean ian jimmy
 """.split())
 
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+SHOW_NOTICES = False
+"""``--notices``: print the speaker's message, the model's text and the guard's notices."""
 
 
 def sentences(text: str) -> int:
@@ -281,6 +283,9 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
         if isinstance(ev, SentenceSynthesized) and ev.creature == "speaker":
             first_audio.append(time.perf_counter())
             heard.append(ev.text.strip())
+        elif (SHOW_NOTICES and isinstance(ev, TranscriptAppended) and ev.creature == "speaker"
+              and ev.entry.kind in ("message_in", "assistant", "notice")):
+            print(f"      {ev.entry.kind}: {ev.entry.text[:300]!r}", flush=True)
         elif (isinstance(ev, TranscriptAppended) and ev.creature == "router"
               and ev.entry.kind == "tool_call"):
             args = (ev.entry.data or {}).get("args") or {}
@@ -445,6 +450,8 @@ if __name__ == "__main__":
                    help="a file replacing the speaker's to_speaker message template")
     p.add_argument("--team", type=Path, default=ROOT / "examples" / "voice_assistant")
     p.add_argument("--json", type=Path, default=None, help="write every row here")
+    p.add_argument("--notices", action="store_true",
+                   help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "dev", "both", "all"],
                    default="both",
@@ -452,6 +459,7 @@ if __name__ == "__main__":
                    "one (written blind), the blind one (written later, also blind), both "
                    "(first and held-out), all four, or the developer's own cases (dev)")
     a = p.parse_args()
+    SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None
     only = [int(x) for x in a.dialogues.split(",") if x.strip()] or None
     chosen = GROUPS.get(a.set, (a.set,))

@@ -38,18 +38,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
     about_user,
     is_statement,
     mentions_user,
+    refers_to_told,
     relevant,
     stem,
     strip_opening,
 )
 
-__all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "fact_words", "is_echo", "lcs", "repeats",
-           "safe_start", "second_person", "self_talk", "speaks_as_user", "uses", "words"]
+__all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "answer_only", "fact_words", "invents",
+           "is_echo", "lcs", "repeats", "safe_start", "second_person", "self_talk",
+           "speaks_as_user", "uses", "words"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
@@ -66,25 +69,8 @@ before the reply would be an echo. With 3, two of 20 released sentences on
 ``bench/conversation.py`` were echoes by its measure ("Should I take an umbrella?" ->
 "No, it's not necessary to take an umbrella."): an answer reuses a short question's words."""
 
-_WORD = re.compile(r"[A-Za-z0-9']+")
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
-
-
-def words(text: str) -> list[str]:
-    """The lower-cased words of ``text`` (apostrophes kept inside)."""
-    return [w.lower().strip("'") for w in _WORD.findall(text)]
-
-
-def lcs(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest common subsequence: the user's words repeated in order."""
-    prev = [0] * (len(b) + 1)
-    for x in a:
-        cur = [0]
-        for j, y in enumerate(b):
-            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
-        prev = cur
-    return prev[-1]
 
 
 def is_echo(user: str, reply: str) -> bool:
@@ -118,12 +104,15 @@ def safe_start(user: str, start: str) -> bool:
 
 
 _TO_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are",
-           "i'm": "you're", "i've": "you've", "myself": "yourself"}
+           "i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd",
+           "myself": "yourself", "we": "you", "us": "you", "our": "your", "ours": "yours",
+           "we're": "you're", "we've": "you've", "we'll": "you'll", "ourselves": "yourselves"}
 
 
 def second_person(text: str) -> str:
     """The user's own sentence said back to them: "I live in Lisbon." -> "You live in
-    Lisbon.", "Ada is my name." -> "Ada is your name."."""
+    Lisbon.", "Ada is my name." -> "Ada is your name.", "Our cat is old." -> "Your cat is
+    old."."""
     def swap(m: re.Match[str]) -> str:
         to = _TO_YOU.get(m.group(0).lower())
         if to is None:
@@ -145,7 +134,8 @@ get got go going make made see look feel find say said use used take give thing 
 """.split())
 _SELF_TALK = re.compile(r"\b(chat ?bots?|bots?|robots?|ai|artificial intelligence|language "
                         r"models?|virtual assistants?|assistants?|computer programs?|"
-                        r"machines?)\b", re.I)
+                        r"machines?|the user'?s?|the response)\b", re.I)
+"""Talk of itself, or of the prompt ("The user is asking about ...")."""
 _WORD_CASED = re.compile(r"[A-Za-z0-9']+")
 
 
@@ -163,11 +153,16 @@ def fact_words(user: str, notes: str) -> frozenset[str]:
 def speaks_as_user(sentence: str, facts: frozenset[str]) -> bool:
     """Whether ``sentence`` states one of the user's facts as the speaker's own: a fact
     word within the words after "I", "I'm", "my" or "me" ("I'm Sam", "My dog is Rex"),
-    before the sentence turns to "you"."""
+    before the sentence turns to "you", or after "as" just before them ("As a nurse, I
+    ...")."""
     ws = words(sentence)
     for i, w in enumerate(ws):
         if w not in _FIRST_PERSON:
             continue
+        before = ws[max(0, i - 5):i]  # "As an electrician, I ...": the user's job as its own
+        for k, b in enumerate(before):
+            if b in ("as", "being") and any(x in facts for x in before[k + 1:]):
+                return True
         for nxt in ws[i + 1:i + 7]:
             if nxt in _SECOND_PERSON:
                 break
@@ -177,8 +172,9 @@ def speaks_as_user(sentence: str, facts: frozenset[str]) -> bool:
 
 
 def self_talk(sentence: str) -> bool:
-    """Whether ``sentence`` talks about chatbots, AI or assistants: asked about the user,
-    SmolLM2-135M tells them they are a chatbot."""
+    """Whether ``sentence`` talks about chatbots, AI or assistants, or about "the user":
+    asked about the user, SmolLM2-135M tells them they are a chatbot, or describes the
+    request ("The user is asking about ...")."""
     return bool(_SELF_TALK.search(sentence))
 
 
@@ -307,11 +303,14 @@ class ReplyGuard:
     _bet_for: int = -1  # ... for which sentence (its index)
     _open_text: str = ""  # what was spoken of the sentence released at its start
     _fact_words: frozenset[str] = frozenset()
+    _told: str = ""  # the notes about what the user asks (the others may be about anything)
     _loops: LoopWatch = field(default_factory=LoopWatch)
     notices: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._fact_words = fact_words(self.user, self.facts)
+        self._told = " ".join(n for n in _SENTENCES.split(self.facts)
+                              if n and relevant(n, self.user))
 
     @classmethod
     def for_turn(cls, spec: Any, payloads: Sequence[dict[str, Any] | None]) -> ReplyGuard | None:
@@ -331,8 +330,10 @@ class ReplyGuard:
         if fixed is None and intent in _ASKS and is_statement(user):
             # told, not asked ("Call me Sam, please." taken for a request): acknowledged
             fixed = spec.replies.get("statement")
-        mine = fixed is None and spec.unknown_reply is not None and about_user(user)
-        if mine and not facts.strip():
+        notes = [n for n in _SENTENCES.split(facts.strip()) if n]
+        mine = (fixed is None and spec.unknown_reply is not None
+                and (about_user(user) or refers_to_told(user, notes)))
+        if mine and not notes:
             fixed = spec.unknown_reply  # asked about themselves, and nothing was told
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,
@@ -433,8 +434,9 @@ class ReplyGuard:
         if self._wrong(head) is not None:
             return False
         if self.about_user and not (self.release_first_clause
-                                    and uses(head, self.facts, self.user)):
-            return False
+                                    and uses(head, self._told, self.user)
+                                    and not invents(head, self.facts, self.user)):
+            return False  # spoken early only once it uses what was told about the question
         if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
             return True
         return self.release_first_clause and self._safe_start(head)
@@ -450,7 +452,7 @@ class ReplyGuard:
                 or sentences_left(self.max_sentences, self._written) != 1):
             return None
         head = _PARTIAL_WORD.sub("", self._held)
-        if is_echo(self.user, head):
+        if is_echo(self.user, head) and not may_restate(self.user, head):
             return "it repeats the user"
         return self._wrong(head) if head.strip() else None
 
@@ -484,8 +486,12 @@ class ReplyGuard:
     def _pass(self, sentence: str) -> str:
         said = sentence.strip()
         if is_echo(self.user, self._spoken + sentence):
-            self.notices.append(f"not spoken, it repeats the user: {said!r}")
-            return ""
+            short = answer_only(self.user, sentence)
+            if short is None or is_echo(self.user, self._spoken + short):
+                self.notices.append(f"not spoken, it repeats the user: {said!r}")
+                return ""
+            self.notices.append(f"said without the question it repeats: {said!r}")
+            sentence, said = (" " if sentence[:1].isspace() else "") + short, short
         wrong = self._wrong(sentence)
         if wrong is not None:
             self.notices.append(f"not spoken, {wrong}: {said!r}")
@@ -493,6 +499,9 @@ class ReplyGuard:
         if self.about_user and not self._spoken.strip() and not uses(sentence, self.facts,
                                                                      self.user):
             self.notices.append(f"not spoken, it does not use what the user told: {said!r}")
+            return ""
+        if self.about_user and invents(sentence, self.facts, self.user):
+            self.notices.append(f"not spoken, it says what the user never told: {said!r}")
             return ""
         return self._speak(sentence)
 

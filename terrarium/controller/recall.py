@@ -19,20 +19,28 @@ own words they hold, then related ones, newest first on a tie; for a question ab
 user (:func:`terrarium.store.subjects.about_user`, read from the question's form: "Where am
 I from?", "What do people call me?"; not advice) their most recent statements follow ("My
 surname is Okafor." for "my last name": no word in common), since such a question is most
-often about what they just said.
+often about what they just said. A question that does not mention the user gets notes when
+it asks about something they told ("What's the cat called?" after "Our cat Tigger hid
+again."), and the newest word on a subject wins: a correction ("Actually, it's Jonathan.")
+is handed over put into the statement it corrects (:func:`corrected`), and of the facts
+the user has one of (a name, an age) only the newest is recalled.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryStore, extract_facts
+from terrarium.store.corrections import apply_correction, is_correction
 from terrarium.store.subjects import (
     about_user,
     is_statement,
+    may_refer,
     mentions_user,
+    refers_to_told,
     relevant,
     stem,
     strip_opening,
@@ -75,30 +83,74 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
                     facts: Sequence[str] = ()) -> tuple[str, ...]:
     """Up to ``limit`` of the user's earlier statements (``creature``'s records) about what
     ``question`` asks, best first; the user's ``facts`` about it come first (the facts'
-    search matches any word: "Where am I from?" finds "I love green tea." by "I")."""
+    search matches any word: "Where am I from?" finds "I love green tea." by "I").
+
+    A statement the user corrected ("My name is Jon." then "Actually, it's Jonathan.") is
+    handed over corrected, in place of both, and its facts are dropped. A question that
+    does not speak of the user gets notes only when it asks about something they told
+    ("What's the cat called?" after "Our cat Tigger hid again.", :func:`refers_to_told`)."""
     facts = [f for f in facts if relevant(f, question)]
-    mine = about_user(question)
-    if not mentions_user(question):
+    speaks = mentions_user(question)
+    if not speaks and not may_refer(question):
         return tuple(facts)[:limit]  # "Tell me about dogs.": not about what the user told
+    newest = await memory.arecent(NOTE_CANDIDATES, creature=creature)
+    fixed = corrected([h.text for h in reversed(newest)])
+    found = await _matches(memory, question, creature=creature)
+    mine = about_user(question)
+    if not speaks:
+        if not refers_to_told(question, [fixed.get(t, t) for t in found]):
+            return tuple(facts)[:limit]
+        mine = True
+    if mine:
+        found += [h.text for h in newest if is_statement(h.text)]
+    dropped = {f.sentence for old, new in fixed.items() if new != old
+               for f in extract_facts(old)}
+    added = [f.sentence for new in fixed.values() for f in extract_facts(new)
+             if relevant(f.sentence, question)]
+    facts = [*reversed(added), *(f for f in facts if f not in dropped)]
+    notes = [*facts, *(strip_opening(fixed.get(t, t)) for t in found)]
+    return tuple(dict.fromkeys(notes))[:limit]
+
+
+async def _matches(memory: MemoryStore, question: str, *, creature: str) -> list[str]:
+    """The user's statements found by ``question``'s subject words, ranked by how many of
+    its own words they hold (twice) and then related ones, the newer first on a tie."""
     terms = subject_terms(question)
+    if not terms:
+        return []
     own = {stem(t) for t in subject_terms_own(question)}
     related = {stem(t) for t in terms} - own
     scored: dict[str, tuple[int, int]] = {}
-    if terms:
-        hits = await memory.asearch(" ".join(terms), limit=NOTE_CANDIDATES, creature=creature)
-        for hit in hits:
-            if not is_statement(hit.text):
-                continue
-            stems = {stem(w) for w in subject_terms_own(hit.text)}
-            score = 2 * len(stems & own) + len(stems & related)
-            if score:
-                scored[hit.text] = (score, hit.id)
-    found = [t for t, _ in sorted(scored.items(), key=lambda p: (-p[1][0], -p[1][1]))]
-    if mine:
-        newest = await memory.arecent(NOTE_CANDIDATES, creature=creature)
-        found += [h.text for h in newest if is_statement(h.text)]
-    notes = [*facts, *(strip_opening(t) for t in found)]
-    return tuple(dict.fromkeys(notes))[:limit]
+    hits = await memory.asearch(" ".join(terms), limit=NOTE_CANDIDATES, creature=creature)
+    for hit in hits:
+        if not is_statement(hit.text):
+            continue
+        stems = {stem(w) for w in subject_terms_own(hit.text)}
+        score = 2 * len(stems & own) + len(stems & related)
+        if score:
+            scored[hit.text] = (score, hit.id)
+    return [t for t, _ in sorted(scored.items(), key=lambda p: (-p[1][0], -p[1][1]))]
+
+
+def corrected(said: Sequence[str]) -> dict[str, str]:
+    """What the user said (oldest first) as it stands after their corrections: a corrected
+    statement and its correction both map to the statement with the new value in
+    ("My name is Jonathan."); a correction without one value ("Actually, I live in Porto
+    now.") maps the statement before it to itself, the newer word."""
+    out: dict[str, str] = {}
+    for i, text in enumerate(said):
+        if not is_correction(text):
+            continue
+        before = [t for t in said[:i] if is_statement(t) and not is_correction(t)]
+        if not before:
+            continue
+        previous = out.get(before[-1], before[-1])
+        new = apply_correction(previous, text)
+        if new is not None:
+            out[before[-1]] = out[text] = new
+        elif relevant(text, previous, attitudes=False):  # the same subject, said anew
+            out[before[-1]] = text
+    return out
 
 
 def subject_terms_own(text: str) -> list[str]:
@@ -118,9 +170,9 @@ async def recall(memory: MemoryStore | None, inputs: Sequence[Incoming], *, crea
     own: list[str] = []
     if facts:
         query = " ".join(i.search_text for i in inputs)
-        hits = await memory.asearch(query, limit=facts, creature=facts_owner(creature),
+        hits = await memory.asearch(query, limit=2 * facts, creature=facts_owner(creature),
                                     source=USER_FACT)
-        own = [h.text for h in hits]
+        own = newest_of_kind([(h.id, h.text) for h in hits])[:facts]
     if recent:
         hits = await memory.arecent(recent, creature=creature)
         newest = [h.text for h in reversed(hits)]
@@ -133,6 +185,19 @@ async def recall(memory: MemoryStore | None, inputs: Sequence[Incoming], *, crea
         question = " ".join(i.search_text for i in inputs)
         said = await notes_for(memory, question, creature=creature, limit=notes, facts=own)
     return Recalled(tuple(newest), tuple(found), tuple(own), said)
+
+
+_ONE_OF_A_KIND = (re.compile(r" is my name\.$"), re.compile(r"^I am \S+ years old\.$"))
+"""Facts the user has one of at a time: a name (the newest a nickname or a correction), an
+age."""
+
+
+def newest_of_kind(facts: Sequence[tuple[int, str]]) -> list[str]:
+    """The facts (id, sentence; best first) without the older ones of a kind the user has
+    one of: "Jonathan is my name." told after "Jon is my name." leaves that one out."""
+    newest = {k: max((i for i, t in facts if k.search(t)), default=-1) for k in _ONE_OF_A_KIND}
+    return [t for i, t in facts
+            if all(not k.search(t) or i == newest[k] for k in _ONE_OF_A_KIND)]
 
 
 async def record(memory: MemoryStore, inputs: Sequence[Incoming], *, creature: str,

@@ -170,19 +170,31 @@ class Recorder:
     async def write_events(self, sub: Any) -> None:
         """Write events to the log in small batches; per-token output deltas are skipped.
 
-        A local run's batch gathers for ``EVENT_WRITE_WAIT`` first (see there); a batch
-        gathering when the run ends is still written."""
+        ``on_event`` hears each event as it comes, so what it shows keeps the events'
+        order and pace; a local run's log write gathers for ``EVENT_WRITE_WAIT`` first (see
+        there), and a batch gathering when the run ends is still written."""
+        tell = self.options.on_event
         with sub:  # left (and its stream closed) when the run cancels this task
             async for ev in sub:
                 batch = [ev]
                 self.events_pending = True
                 try:
+                    if tell:
+                        tell(ev)
                     if self.log is not None and self.log.on_write is None \
                             and not self.options.log_output_text and self.options.log_events:
-                        await anyio.sleep(EVENT_WRITE_WAIT)
+                        with anyio.move_on_after(EVENT_WRITE_WAIT):
+                            async for more in sub:
+                                batch.append(more)
+                                if tell:
+                                    tell(more)
                 finally:
                     with contextlib.suppress(anyio.ClosedResourceError):
-                        batch += sub.drain()
+                        rest = sub.drain()
+                        batch += rest
+                        if tell:
+                            for e in rest:
+                                tell(e)
                     self.events_pending = False
                     self._write_events(batch)
                     if self._written is not None:
@@ -198,16 +210,13 @@ class Recorder:
             await self._written.wait()
 
     def _write_events(self, batch: list[Event]) -> None:
-        """One batch into the log (one transaction), then to ``on_event``."""
+        """One batch into the log (one transaction)."""
         assert self.log is not None
         rows = ([event_row(self.run_id, e) for e in self._loggable(batch)]
                 if self.options.log_events else None)  # (else the caller writes them)
         if rows:
             with contextlib.suppress(Exception):
                 self.log.write_batch([(EVENT_SQL, rows)])
-        if self.options.on_event:
-            for e in batch:
-                self.options.on_event(e)
 
     def _loggable(self, batch: list[Event]) -> list[Event]:
         """The batch's events that go in the log: with ``log_output_text`` (a session's

@@ -20,7 +20,8 @@ import re
 from collections.abc import Iterable
 
 __all__ = ["ATTITUDES", "RELATED", "about_user", "asks_advice", "is_statement",
-           "mentions_user", "relevant", "stem", "strip_opening", "subject_terms"]
+           "may_refer", "mentions_user", "refers_to_told", "relevant", "stem", "strip_opening",
+           "subject_terms"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -45,7 +46,11 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "from born grew grow raised come comes came originally native hometown country city "
     "town village live lives lived home moved move",
     # when: dates and ages
-    "birthday birth born birthdate anniversary date day month year turn turning",
+    "birthday birth born birthdate anniversary wedding date day month year turn turning",
+    # when: days and times (an appointment, a flight, a visit)
+    "time day date today tonight tomorrow morning afternoon evening night week weekend "
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "june july august september october november december o'clock noon midnight",
     "old age aged years year turn turning birthday",
     # health and food
     "allergic allergy allergies intolerant intolerance react sick avoid eat eating",
@@ -57,10 +62,11 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # family
     "family sister sisters brother brothers sibling siblings mother mum mom father dad "
     "parents wife husband partner son sons daughter daughters kid kids child children baby "
-    "married",
+    "married marry wedding grandmother grandma granny nan grandfather grandpa grandparents "
+    "grandson granddaughter grandchildren aunt uncle cousin cousins nephew niece",
     # work
     "work works worked working job jobs living profession career occupation trade "
-    "employed office company boss",
+    "employed office company boss shift study studies studying student",
     # (likes and dislikes: ATTITUDES, below)
     # things owned and used
     "car cars drive drives vehicle bike motorbike motorcycle ride rides",
@@ -78,7 +84,8 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
 word is widened to the other words of its categories. Words are matched by their stem."""
 
 ATTITUDES: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
-    "like likes love loves enjoy enjoys favourite favorite fan prefer adore best",
+    "like likes love loves enjoy enjoys favourite favorite fan prefer adore best hobby "
+    "hobbies",
     "hate hates dislike dislikes stand detest loathe",
 ))
 """Likes and dislikes: categories of how the user feels about anything, not of what it is
@@ -122,11 +129,22 @@ def _content(text: str) -> list[str]:
     return list(seen)
 
 
+_FORBIDDEN = re.compile(r"\b(can't|cannot|can not|shouldn't|mustn't|must not)\s+(i|we)\b|"
+                        r"\bnot allowed\b", re.I)
+"""A question of what the user may not have: about what they avoid (an allergy, a diet)."""
+_IDENTITY = re.compile(r"\bwho\s+(am\s+i|i\s+am|are\s+we|we\s+are)\b", re.I)
+"""A question of who the user is: about their name."""
+
+
 def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) -> list[str]:
     """The words ``text`` is about, then (``related``) the words related to them, by the
     categories of :data:`RELATED` and (``attitudes``) :data:`ATTITUDES`: what to search
     for."""
     own = _content(text)
+    if _FORBIDDEN.search(text) and "avoid" not in own:
+        own.append("avoid")  # "What can't I eat?": what the user must avoid
+    if _IDENTITY.search(text) and "name" not in own:
+        own.append("name")  # "Who am I?": the user's name
     if not related:
         return own
     by = _BY_STEM if attitudes else _BY_STEM_SUBJECTS
@@ -158,10 +176,26 @@ you cheers bye goodbye see later soon take care so much lot a great nice ok okay
 sure fine well""".split())
 
 
+_TAG_QUESTION = re.compile(
+    r"[,;]\s*(?:(?:is|are|was|were|do|does|did|have|has|had|will|would|can|could)n't\s+"
+    r"(?:it|that|i|we|you|he|she|they)|right|eh|huh|you know|don't you think|"
+    r"can you believe (?:it|that|this)|(?:isn't|wasn't) that \w+)\W*\?[\"')]*$", re.I)
+"""A tag question closing a statement: "My aunt turns ninety, can you believe it?" tells."""
+_PLAN = re.compile(r"^\W*i (?:need|want|have) to\s+(?!know\b|hear\b|ask\b|find out\b)", re.I)
+"""A plan told ("I need to call the bank tomorrow."), not a request for the assistant."""
+
+
 def is_statement(text: str) -> bool:
-    """Whether ``text`` tells something rather than asks, greets, thanks or says goodbye."""
+    """Whether ``text`` tells something rather than asks, greets, thanks or says goodbye
+    (the user's statement closed by a tag question still tells: "My aunt turns ninety, can
+    you believe it?"; "It's cold, isn't it?" asks)."""
     t = text.strip()
-    if not t or t.rstrip("\"')").endswith("?") or _QUESTION_START.match(t):
+    untagged = _TAG_QUESTION.sub(".", t)
+    if untagged != t and mentions_user(untagged):
+        t = untagged
+    if not t or t.rstrip("\"')").endswith("?"):
+        return False
+    if _QUESTION_START.match(t) and not _PLAN.match(t):
         return False
     return any(w.lower() not in _SOCIAL for w in _WORD.findall(t))
 
@@ -179,16 +213,55 @@ _ADVICE = re.compile(
     r"\b(i|we)\s+(should|could|might|ought)\s|"  # "... do you think I should wear?"
     r"^\W*how\s+(do|does|can|could|should|would|shall)\s+(i|we)\b|"  # "How do I boil an egg?"
     r"^\W*why\b|"  # "Why am I tired?": a reason, not something told
+    r"^\W*what('s|\s+is|\s+are|\s+would\s+be)\s+(a\s+|an\s+|the\s+|some\s+)?(good|best|"
+    r"nice|great|better|fun)\b|"  # "What's a good stretch for my back?": a suggestion
+    r"^\W*(any|some)\s+(tips|ideas|advice|suggestions?|recommendations?)\b|"
     r"^\W*(i'd like|i would like|i want|i need|let's)\b(?!\s+to\s+(know|hear)\b)",  # a wish
     re.I)
 _ACTION = re.compile(r"^\W*(please\s+)?((can|could|would|will)\s+you\s+(please\s+)?)?"
                      r"([a-z]+)", re.I)
 
 
+_KIN = re.compile(r"(\b[a-z']+\s+)?\b(grandma|grandpa|granny|gran|nana|nan|mum|mom|mummy|"
+                  r"mommy|dad|daddy|auntie)\b", re.I)
+_NOT_MINE = frozenset("your his her their a an the this that".split())
+
+
 def mentions_user(text: str) -> bool:
     """Whether ``text`` speaks of the user (a first-person word: "I", "me", "my", "we",
-    ...), other than a request's own "me" ("Tell me a joke.", "Can you help me?")."""
-    return bool(_FIRST_PERSON.search(_ASK_HEAD.sub(" ", text, count=1)))
+    ...), other than a request's own "me" ("Tell me a joke.", "Can you help me?"); a kin
+    word said as a name is the user's own ("How old is grandma now?")."""
+    if _FIRST_PERSON.search(_ASK_HEAD.sub(" ", text, count=1)):
+        return True
+    return any((m.group(1) or "").strip().lower() not in _NOT_MINE for m in _KIN.finditer(text))
+
+
+_WH = re.compile(r"^\W*(and\s+)?(what|what's|where|where's|when|when's|who|who's|whom|"
+                 r"whose|which|how many|how much|how old|how long)\b", re.I)
+_NEUTRAL = frozenset(stem(w) for w in """call called name named go going goes come coming
+comes get gets getting happen happening again many much long old time day date year far often
+exactly
+supposed""".split())
+"""Words of asking about a thing rather than the thing: "What's the cat called?" is about
+the cat."""
+
+
+def may_refer(question: str) -> bool:
+    """Whether ``question`` could ask about something the user told without speaking of
+    them (:func:`refers_to_told`): a wh-question about something."""
+    return (bool(_WH.match(question)) and question.rstrip().endswith("?")
+            and bool(_stems(_content(question)) - _NEUTRAL))
+
+
+def refers_to_told(question: str, told: Iterable[str]) -> bool:
+    """Whether ``question``, a wh-question that does not speak of the user, asks about
+    something they told: every word it is about is in one of their statements in ``told``
+    (one that speaks of them). "What's the cat called?" after "Our cat Tigger hid again.";
+    not "Tell me about dogs." (a request), nor "Are cats smart?" (not a wh-question)."""
+    if not may_refer(question):
+        return False
+    own = _stems(_content(question)) - _NEUTRAL
+    return any(mentions_user(t) and own <= _stems(_content(t)) for t in told)
 
 
 def asks_advice(text: str) -> bool:
@@ -221,7 +294,8 @@ _OPENING = re.compile(r"^\W*((hi|hello|hey|oh|well|so|ok|okay|um|uh|yes|yeah|goo
 
 
 def strip_opening(text: str) -> str:
-    """``text`` without a greeting or filler at its start: "Hey, I'm Priya." -> "I'm
-    Priya."."""
-    rest = _OPENING.sub("", text.strip())
+    """``text`` without a greeting or filler at its start, nor a tag question at its end:
+    "Hey, I'm Priya." -> "I'm Priya.", "My aunt is ninety, can you believe it?" -> "My aunt
+    is ninety."."""
+    rest = _OPENING.sub("", _TAG_QUESTION.sub(".", text.strip()))
     return rest[:1].upper() + rest[1:] if rest else text.strip()

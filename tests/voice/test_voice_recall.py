@@ -140,7 +140,10 @@ def test_the_reply_never_speaks_as_the_user() -> None:
     assert said == "Hello there."
     assert any("speaks as the user" in n for n in g.notices)
     g = guard("What is my dog called?", "My dog is called Rex.")
-    assert feed_all(g, "My dog is called Rex. ") == "Your dog is called Rex."  # said back
+    # the question restated as its own ("My dog"): said without it
+    assert feed_all(g, "My dog is called Rex. ") == "It is called Rex."
+    g = guard("What is my dog called?", "My dog is called Rex.")
+    assert feed_all(g, "I have a dog called Rex. ") == "Your dog is called Rex."  # said back
 
 
 def test_a_repetition_loop_is_stopped_and_what_was_complete_is_spoken() -> None:

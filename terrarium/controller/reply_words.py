@@ -1,0 +1,83 @@
+"""The words of a spoken reply, and what they say of the user's words (the reply guard's
+measures, apart from its streaming logic in :mod:`terrarium.controller.guard`).
+
+Asked about themselves, the user must hear what they told, not what the 135M model made up
+(:func:`invents`: "Ruth, you were born in New York City." after only "My name is Ruth.");
+asked anything, an answer that restates the question before answering it repeats the user,
+and is said without the restated part (:func:`answer_only`: "It is Canberra.").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["answer_only", "invents", "lcs", "may_restate", "words"]
+
+_WORD = re.compile(r"[A-Za-z0-9']+")
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of ``text`` (apostrophes kept inside)."""
+    return [w.lower().strip("'") for w in _WORD.findall(text)]
+
+
+def lcs(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of the longest common subsequence: the user's words repeated in order."""
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+_NOT_NAMED = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay"})
+
+
+def invents(sentence: str, notes: str, question: str) -> bool:
+    """Whether ``sentence`` names something (a capitalised word past its first, or a
+    number) that neither what the user told (``notes``) nor ``question`` holds: asked
+    "Where was I born?" after "My name is Ruth.", "Ruth, you were born in New York City."
+    (a place never told)."""
+    known = set(words(notes)) | set(words(question))
+    for i, m in enumerate(_WORD.finditer(sentence)):
+        w = m.group(0).strip("'")
+        named = (i > 0 and w[:1].isupper()) or any(c.isdigit() for c in w)
+        if named and w.lower() not in known and w.lower() not in _NOT_NAMED:
+            return True
+    return False
+
+
+_RESTATED = re.compile(r"^\s*(?P<head>[^,;:]+?)\s+(?P<verb>is|are|was|were)\s+(?P<rest>\S.*)$",
+                       re.I | re.S)
+_PRONOUN = {"is": "It is", "was": "It was", "are": "They are", "were": "They were"}
+
+
+def answer_only(user: str, sentence: str) -> str | None:
+    """``sentence`` without the question it restates: "The capital of Peru is Lima." to
+    "What's the capital of Peru?" -> "It is Lima." (said whole, it repeats the user); None
+    when it does not start by restating the question (in the user's words, but one)."""
+    m = _RESTATED.match(sentence)
+    if m is None:
+        return None
+    head = words(m.group("head"))
+    if len(head) < 2 or lcs(head, words(user)) < len(head) - 1:
+        return None
+    if not words(m.group("rest")):
+        return None
+    return f"{_PRONOUN[m.group('verb').lower()]} {m.group('rest')}"
+
+
+def may_restate(user: str, head: str) -> bool:
+    """Whether a sentence starting with ``head`` may still be said by :func:`answer_only`:
+    it does already, or its words so far restate the question and its verb is still to
+    come ("The capital of Peru" ...)."""
+    if answer_only(user, head) is not None:
+        return True
+    ws = words(head)
+    return not _COPULA & set(ws) and lcs(ws, words(user)) >= len(ws) - 1
+
+
+_COPULA = frozenset({"is", "are", "was", "were"})

@@ -1,0 +1,95 @@
+"""A correction of what the user just said: the newest word on a subject wins.
+
+People correct themselves in passing: "My name is Jon." then "Actually, it's Jonathan.";
+"A table for four." then "No, make that six."; "My train is at seven." then "Oh wait, it's
+at nine.". The correction alone ("it's at nine") says nothing a later question can find, and
+the statement it corrects says the wrong thing, so recall hands over the statement with the
+new value put in (:func:`apply_correction`: "My train is at nine.") in place of both.
+
+The new value takes the place of the previous statement's word of the same kind: a number
+(digits, number words, ordinals, times), a day or a month, a colour, or a name (a
+capitalised word). A correction whose kind cannot be matched ("Actually, I live in Porto
+now.") is a statement of its own: the newer statement wins by recency where it is ranked.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["apply_correction", "correction_value", "is_correction"]
+
+_MARKS = re.compile(
+    r"^\W*(?:(?:oh|um|uh|er|hmm|well|wait|hang on|sorry|oops|no|nope|actually|correction|"
+    r"my mistake|my bad|scratch that)\b[\s,.!;:-]*)+", re.I)
+"""The words that open a correction: "Actually,", "Oh wait, no,", "Sorry,"."""
+_STRONG = re.compile(r"\b(wait|sorry|oops|no|nope|actually|correction|mistake|my bad|"
+                     r"scratch that)\b", re.I)
+_VALUE = re.compile(
+    r"^(?:it's|it is|it was|that's|that is|make (?:that|it)|i meant|i mean|i said|"
+    r"it should be|should be|rather|not \w+(?: \w+)?,? but)\s+(?P<value>[^,.;!?]+)", re.I)
+"""The new value after the marks: "it's Jonathan", "make that six", "I meant Tuesday"."""
+
+_NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven
+twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty
+fifty sixty seventy eighty ninety hundred first second third fourth fifth sixth seventh
+eighth ninth tenth eleventh twelfth noon midnight half quarter""".split())
+_DAYS = frozenset("""monday tuesday wednesday thursday friday saturday sunday today tomorrow
+tonight yesterday january february march april may june july august september october
+november december""".split())
+_COLOURS = frozenset("""red blue green yellow black white grey gray pink purple orange brown
+silver gold beige navy""".split())
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9':]*")
+_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd"})
+
+
+def _kind(word: str, *, initial: bool = False) -> str | None:
+    """The kind of value ``word`` is, or None: a number, a day, a colour or a name."""
+    w = word.lower()
+    if re.fullmatch(r"\d+(?::\d+)?(?:st|nd|rd|th|am|pm)?", w) or w in _NUMBER_WORDS:
+        return "number"
+    if w in _DAYS:
+        return "day"
+    if w in _COLOURS:
+        return "colour"
+    if word[:1].isupper() and not initial and word not in _NOT_NAMES:
+        return "name"
+    return None
+
+
+def is_correction(text: str) -> bool:
+    """Whether ``text`` opens as a correction ("Actually, ...", "No, make that ...")."""
+    m = _MARKS.match(text)
+    return m is not None and bool(_STRONG.search(m.group(0)))
+
+
+def correction_value(text: str) -> str | None:
+    """The new value a correction gives ("Actually, it's Jonathan, I prefer it." ->
+    "Jonathan"; "Oh wait, no, it's at nine." -> "at nine"), or None: not a correction
+    of one value."""
+    if not is_correction(text):
+        return None
+    m = _VALUE.match(text[_MARKS.match(text).end():])  # type: ignore[union-attr]
+    return m.group("value").strip() if m else None
+
+
+def apply_correction(previous: str, correction: str) -> str | None:
+    """``previous`` with the value ``correction`` gives in place of its word of the same
+    kind ("My flight is at seven." + "Wait, no, it's at nine." -> "My flight is at
+    nine."), or None: no value, or none of its kind in ``previous``."""
+    value = correction_value(correction)
+    if value is None:
+        return None
+    tokens = _TOKEN.findall(value)
+    if not tokens:
+        return None
+    key = tokens[-1]
+    kind = _kind(key)
+    if kind is None and key[:1].isupper():
+        kind = "name"
+    if kind is None:
+        return None
+    for i, m in enumerate(_TOKEN.finditer(previous)):
+        if _kind(m.group(0), initial=i == 0) == kind:
+            new = key if kind == "name" or not m.group(0)[:1].isupper() else key.capitalize()
+            return previous[:m.start()] + new + previous[m.end():]
+    return None
