@@ -205,12 +205,18 @@ class EmbeddedServer:
         (``process``: a child already loading the same shape) that child is the server."""
         if self._server is not None:
             return
-        path = self.model_file or model_path()
-        if not path.is_file():
-            raise ModelFileMissing(
-                f"the model file {path} does not exist", suggestion=how_to_get_model()
-            )
-        if self.process is not None and self._adopt(self.process, path):
+        process, self.process = self.process, None
+        try:
+            path = self.model_file or model_path()
+            if not path.is_file():
+                raise ModelFileMissing(
+                    f"the model file {path} does not exist", suggestion=how_to_get_model()
+                )
+        except BaseException:
+            if process is not None:  # the head start's child goes with the failed start
+                process.close()
+            raise
+        if process is not None and self._adopt(process, path):
             return
         xllamacpp = _import_binding()
         params = self._params(xllamacpp, path)
@@ -231,7 +237,6 @@ class EmbeddedServer:
     def _adopt(self, process: ServerProcess, path: Path) -> bool:
         """Serve from ``process`` if it loaded this very shape; False (the child stopped)
         when it did not, or failed: the caller then loads the model here."""
-        self.process = None
         if self.slot_save_dir is not None:
             self.slot_save_dir.mkdir(parents=True, exist_ok=True)
         url = process.take(self.shape(path), self.startup_timeout)

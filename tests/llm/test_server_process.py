@@ -163,3 +163,17 @@ def test_a_second_run_adopts_the_server_the_first_remembered(tmp_path: Path) -> 
     assert not isinstance(servers[0], ServerProcess)  # loaded in-process: nothing to adopt
     assert isinstance(servers[1], ServerProcess)  # the head start's child
     assert dataclasses.asdict(servers[1].shape) == dataclasses.asdict(remembered)
+
+
+def test_a_start_that_fails_stops_the_head_start_s_child(tmp_path: Path) -> None:
+    from terrarium.errors import ModelFileMissing
+
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    process = ServerProcess(shape(model))
+    proc = process.proc
+    server = EmbeddedServer(model=tmp_path / "gone.gguf")  # not there: the start fails
+    server.process = process
+    with pytest.raises(ModelFileMissing):
+        server.start()
+    assert proc is not None and proc.poll() is not None and server.process is None
