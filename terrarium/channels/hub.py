@@ -19,23 +19,23 @@ the transport made for this sender and channel, which routes it to the listeners
 from __future__ import annotations
 
 import logging
-import time
 import typing
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
 from anyio import WouldBlock
 from pydantic import BaseModel, ValidationError
 
+from terrarium.channels.batch import BatchSending
 from terrarium.channels.bus import EventBus
+from terrarium.channels.consumption import Consumption
 from terrarium.channels.envelope import (
     _TAG_BYTES,
     Envelope,
     _next,
     _pack_id,
     _time_ns,
-    new_message_id,
 )
 from terrarium.channels.local import LocalTransport
 from terrarium.channels.log import DurableLog
@@ -49,12 +49,12 @@ from terrarium.channels.payload import (  # their import path before channels/pa
 )
 from terrarium.channels.record import MESSAGE_IGNORE_SQL, ChannelRecord
 from terrarium.channels.spec import ChannelMap, ChannelSpec, CreatureWiring, SendResult
-from terrarium.channels.transport import BatchRefusal, Delivered, Lane, Receiver, Transport
+from terrarium.channels.transport import Delivered, Lane, Receiver, Transport
 from terrarium.channels.writer import LogWriter
 from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, RuntimeFailure
-from terrarium.events import MessageConsumed, MessageDelivered, MessageRefused, MessageSent
+from terrarium.events import MessageDelivered, MessageRefused, MessageSent
 
 logger = logging.getLogger("terrarium.channels")
 
@@ -82,7 +82,7 @@ class _Route:
         self.taps = bool(lane.taps)
 
 
-class ChannelHub:
+class ChannelHub(BatchSending, Consumption):
     """Typed channels for one team; use as ``async with ChannelHub(...) as hub``."""
 
     def __init__(
@@ -340,70 +340,6 @@ class ChannelHub:
         except ChannelRefusal as exc:
             await self._refuse(env.sender, env.channel, exc.message, env.payload)
 
-    async def send_many(
-        self,
-        sender: str,
-        channel: str,
-        payloads: Iterable[Mapping[str, Any] | BaseModel],
-        *,
-        reply_to: str | None = None,
-        correlation_id: str | None = None,
-        wait_limit: float | None = -1.0,
-        ids: Sequence[str | None] | None = None,
-    ) -> list[SendResult]:
-        """Send several payloads in order as one batch: one schema pass, one log commit.
-
-        All or nothing for refusals: the first invalid or oversized payload (over the
-        channel's ``max_bytes``, as ``send`` checks) refuses the whole batch (its index is
-        named) before anything is logged or delivered. ``ids`` are the payloads' exactly-once
-        ids (message id and log dedupe key at once, like ``send``'s ``key``; None: a fresh
-        id): with a log, a payload whose id is already logged is not sent again, and its
-        first result comes back in its place.
-        """
-        route = await self._route(sender, channel, None)
-        items = [p.model_dump() if isinstance(p, BaseModel) else p for p in payloads]
-        keys = list(ids) if ids is not None else [None] * len(items)
-        if len(keys) != len(items):
-            raise ValueError(f"send_many got {len(keys)} ids for {len(items)} payloads")
-        try:
-            bodies = route.rules.check_batch(channel, items)
-        except PayloadRefused as r:
-            await self._refuse(sender, channel, r.reason, r.payload)
-        record = self._record
-        done = {} if record is None else {
-            i: seen for i, k in enumerate(keys) if (seen := record.sent(k)) is not None}
-        now = time.time()
-        fresh = [i for i in range(len(bodies)) if i not in done]
-        envs = [Envelope.trusted(keys[i] or new_message_id(), channel, sender,
-                                 route.schema_name, bodies[i], now, reply_to, correlation_id)
-                for i in fresh]
-        lane = route.lane
-        plan: list[Delivered] | None = None
-        if record is not None:  # the whole batch addressed, then logged at once
-            plan = [lane.address(e, look=False) for e in envs]
-            await record.messages(envs, plan, [keys[i] for i in fresh])
-        if wait_limit is not None and wait_limit < 0:
-            wait_limit = self.send_timeout
-        try:  # one call: a broker pipelines the batch (see Lane.publish_batch)
-            got = await lane.publish_batch(envs, plan, wait_limit)
-        except ChannelRefusal as exc:
-            at = exc.index if isinstance(exc, BatchRefusal) else 0
-            if route.taps:  # the observers' copies of those delivered, as send gives
-                for e in envs[:at]:
-                    lane.tap(e)
-            await self._refuse(sender, channel, exc.message, envs[at].payload)
-        if route.taps:
-            for e in envs:
-                lane.tap(e)
-        out = [_tuple_new(SendResult, (e, d)) for e, d in zip(envs, got, strict=True)]
-        if self.bus._subs:
-            for r in out:
-                self._announce(r.envelope, r.delivered_to)
-        if done:  # the already-sent ones back in their places
-            sent = iter(out)
-            out = [done[i] if i in done else next(sent) for i in range(len(bodies))]
-        return out
-
     def _announce(self, env: Envelope, delivered: tuple[str, ...]) -> None:
         publish = self.bus.publish
         publish(MessageSent(message_id=env.id, channel=env.channel, sender=env.sender,
@@ -421,40 +357,6 @@ class ChannelHub:
         logger.info("refused send from %s on %s: %s", sender, channel, reason)
         self.bus.publish(MessageRefused(sender=sender, channel=channel, reason=reason))
         raise ChannelRefusal(reason)
-
-    # -- consumption and resume --------------------------------------------------------
-
-    async def mark_consumed(self, receiver: str, message_ids: str | Iterable[str],
-                            also: Sequence[tuple[str, Sequence[tuple[Any, ...]]]] = ()) -> None:
-        """Record that ``receiver``'s turn consumed these messages (idempotent), with
-        ``also``'s log rows in the same transaction, then tell the bus (after the write, so
-        a watcher never sees a consumption the log lacks)."""
-        ids = (message_ids,) if isinstance(message_ids, str) else tuple(message_ids)
-        if self._record is not None:
-            now = await self._record.consumed(receiver, ids, also)
-            if self.bus._subs:
-                for mid in ids:
-                    self.bus.publish(MessageConsumed(message_id=mid, creature=receiver, ts=now))
-        # a transport that keeps its messages lets them go only now (memory: nothing to do)
-        await self.transport.ack(receiver, ids)
-
-    def resume(self, kept: Container[str] = frozenset()) -> dict[str, int]:
-        """Queue every logged, unconsumed message for its receiver; call before starting.
-
-        Idempotent: a message is replayed at most once per hub, and consumed messages
-        are never replayed. ``kept``: the ids the transport still holds and redelivers
-        itself (``await hub.transport.kept_ids()``; a broker): one source of redelivery
-        per message, the log only for what the transport no longer has. Returns how many
-        each creature got back.
-        """
-        if self._record is None:
-            raise RuntimeFailure("Resume needs the durable log, and this hub has none.")
-        counts: dict[str, int] = {}
-        for creature, inbox in self._inboxes.items():
-            fresh = [e for e in self._record.unconsumed(creature) if e.id not in kept]
-            inbox.replay(fresh)
-            counts[creature] = len(fresh)
-        return counts
 
 
 __all__ = [
