@@ -109,7 +109,7 @@ def openai_extras(s: ModelSettings) -> dict[str, Any]:
 def describe_settings(s: ModelSettings) -> str:
     """Which model and endpoint a creature uses, without starting anything (never a key)."""
     if s.provider == "embedded":
-        return "embedded (in-process llama.cpp)"
+        return "embedded (llama.cpp on this machine)"
     if s.provider == "scripted":
         return f"scripted ({s.script})"
     url = secrecy.redact_url(s.base_url) if s.base_url else "(no base_url)"
