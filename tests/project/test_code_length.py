@@ -3,18 +3,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.script_loader import ROOT, load_script
 
 
 def _long_code():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("long_code", ROOT / "scripts" / "long_code.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.long_code
+    return load_script(ROOT / "scripts" / "long_code.py", "long_code").long_code
 
 
 def test_no_module_over_600_lines() -> None:

@@ -6,32 +6,19 @@ client's interval holds the server's."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import anyio
 import pytest
 
+from tests.script_loader import load_script
 from tests.serve_helpers import ROOT
 
 VOICE = ROOT / "tests" / "runtime_fixtures" / "voice"
 
 
-def _bench() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))  # as running the script does: its sibling modules
-    spec = importlib.util.spec_from_file_location("bench_voice_socket",
-                                                  ROOT / "bench" / "voice_socket.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _bench()
+bench = load_script(ROOT / "bench" / "voice_socket.py", "bench_voice_socket")
 NAN = float("nan")
 
 

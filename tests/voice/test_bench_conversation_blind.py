@@ -5,27 +5,12 @@ only from that, not from the question's own words. The model is not run here."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
-from pathlib import Path
-from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.script_loader import ROOT, load_script
 
-
-def _bench() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))  # as running the script does: its sibling modules
-    spec = importlib.util.spec_from_file_location("bench_conversation",
-                                                  ROOT / "bench" / "conversation.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _bench()
+bench = load_script(ROOT / "bench" / "conversation.py", "bench_conversation")
 blind_data = sys.modules["conversation_blind"]
 UNKNOWN = sys.modules["conversation_data"].UNKNOWN
 

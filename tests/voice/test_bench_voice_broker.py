@@ -10,33 +10,20 @@ beyond being a time after the send.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import anyio
 import pytest
 
 from terrarium.events import Event, SentenceQueued, TurnEnded, UtteranceWritten
 from tests.nats_fixtures import NATS_SERVER
+from tests.script_loader import ROOT, load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 RELAY = Path(__file__).parents[1] / "runtime_fixtures" / "relay"
 
 
-def _bench() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))  # as running the script does: its sibling modules
-    spec = importlib.util.spec_from_file_location("bench_voice", ROOT / "bench" / "voice.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _bench()
+bench = load_script(ROOT / "bench" / "voice.py", "bench_voice")
 
 
 def _relay(tmp: Path) -> Path:
