@@ -12,7 +12,6 @@ from typing import Any
 import anyio
 
 from terrarium.config import load_team
-from terrarium.config.models import ReplyGuardSpec
 from terrarium.controller.assembly import assemble
 from terrarium.controller.guard import ReplyGuard, fact_words, repeats, speaks_as_user, uses
 from terrarium.controller.incoming import Incoming
@@ -22,11 +21,10 @@ from terrarium.events import Event, TranscriptAppended
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
 from terrarium.store import MemoryStore
 from terrarium.store.subjects import about_user, is_statement, relevant, strip_opening
+from tests import recall_helpers as helpers
+from tests.recall_helpers import SPEC, UNKNOWN, guard
 
 ROOT = Path(__file__).resolve().parents[2]
-UNKNOWN = "I don't know that yet."
-SPEC = ReplyGuardSpec(facts_field="memory_context", unknown_reply=UNKNOWN,
-                      release_first_clause=True, echo_reply="Sorry, I am not sure.")
 
 
 # -- what a question is about ----------------------------------------------------------------
@@ -118,16 +116,8 @@ def test_notes_need_a_store_and_are_empty_without_one() -> None:
 
 # -- the guard -------------------------------------------------------------------------------
 
-def guard(user: str, notes_: str = "", intent: str = "question") -> ReplyGuard:
-    g = ReplyGuard.for_turn(SPEC, [{"user_said": user, "intent": intent,
-                                    "memory_context": notes_}])
-    assert g is not None
-    return g
-
-
 def feed_all(g: ReplyGuard, reply: str, step: int = 3) -> str:
-    out = "".join(g.feed(reply[i:i + step]) for i in range(0, len(reply), step))
-    return out + g.finish()
+    return helpers.feed_all(g, reply, step)  # these tests stream 3 characters at a time
 
 
 def test_the_reply_never_speaks_as_the_user() -> None:
