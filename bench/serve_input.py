@@ -82,7 +82,8 @@ async def main(sessions: int, inputs: int, rounds: int, profile: str | None) -> 
     with tempfile.TemporaryDirectory() as tmp:
         team = write_team(Path(tmp) / "team")
         app = create_app(load_team(team), ServeSettings(
-            runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False))
+            runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False,
+            turns_at_once=int(os.environ.get("TAO", "1"))))
         mgr = app.state.manager
         from starlette.routing import Route
 
@@ -179,7 +180,8 @@ async def sockets(sessions: int, inputs: int) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(load_team(write_team(Path(tmp) / "team")), ServeSettings(
-            runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False, idle_unload=3600))
+            runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False, idle_unload=3600,
+            turns_at_once=int(os.environ.get("TAO", "1"))))
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]

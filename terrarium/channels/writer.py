@@ -19,6 +19,7 @@ from contextvars import ContextVar
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskStatus
 
 from terrarium.channels.log import DurableLog
@@ -29,10 +30,12 @@ _AT_ONCE: ContextVar[bool] = ContextVar("terrarium_commit_at_once", default=Fals
 
 @contextlib.contextmanager
 def commit_at_once() -> Iterator[None]:
-    """Within it, a write that waits commits its batch at once, in the writer's own step,
-    instead of waiting for the writer's task: on a loop busy with many turns each trip
-    round it is long, and a request waiting on two of them (``terrarium serve``'s input:
-    its message, then its first events) waited for every turn in between."""
+    """Within it, a write that waits is committed without waiting for more rows: at once,
+    in the caller's own step (a loop busy with many turns makes each trip round it long, and
+    a request waiting on two of them, ``terrarium serve``'s input, waited for every turn in
+    between); or, when turns take the CPU one at a time (``busy``: runtime/gate.py, so a
+    trip is short), in the writer's next step, sharing the commit with every request that
+    asked in the same trip (a burst of inputs: one commit, not one each)."""
     token = _AT_ONCE.set(True)
     try:
         yield
@@ -54,9 +57,16 @@ class _Batch:
 class LogWriter:
     """Batches inserts into one transaction per batch; run ``run()`` in a task group."""
 
-    def __init__(self, log: DurableLog, *, offload: bool = False) -> None:
+    def __init__(self, log: DurableLog, *, offload: bool = False,
+                 busy: Callable[[], bool] | None = None, patience: int = 8) -> None:
         self.log = log
         self.offload = offload
+        # while ``busy()`` (serve: turns are computing), a commit waits up to ``patience``
+        # trips round the loop for more rows: turns that take the CPU one at a time
+        # (runtime/gate.py) would otherwise each pay commits of their own
+        self.busy = busy
+        self.patience = patience
+        self._urgent = False  # a request waits on the pending batch: no gathering
         self._current = _Batch()
         self._wake = anyio.Event()
         self._running = False
@@ -105,7 +115,11 @@ class LogWriter:
 
     async def _wait(self, batch: _Batch) -> None:
         if batch is self._current and _AT_ONCE.get() and not self.offload:
-            self.commit_now()
+            if self.busy is not None and self._running:
+                self._urgent = True  # the writer's next step, with every such request's
+                self._wake.set()  # rows (trips are short when turns take turns)
+            else:
+                self.commit_now()
         if not batch.done.is_set():  # (committed at once: no trip round the loop either)
             await batch.done.wait()
         if batch.error is not None:
@@ -156,11 +170,35 @@ class LogWriter:
             while True:
                 await self._wake.wait()
                 self._wake = anyio.Event()
+                if self.busy is not None:
+                    await self._gather()
                 batch, self._current = self._current, _Batch()
                 with anyio.CancelScope(shield=True):
                     await self._commit(batch)
         finally:
             self._running = False
+
+    async def _gather(self) -> None:
+        """Wait a few trips while the loop is busy, so that one commit takes the rows of
+        several turns (a write that must commit at once does it itself: ``commit_now``)."""
+        assert self.busy is not None
+        for _ in range(self.patience):
+            if self._urgent or not self.busy() or not self._current.size:
+                break
+            await anyio.lowlevel.checkpoint()
+        self._urgent = False
+
+    async def commit_soon(self) -> None:
+        """Commit what is pending now and wait for it: at once in the caller's step, or,
+        with ``busy`` (serve's gated turns), in the writer's next step with the rows of
+        every request that asks meanwhile (a burst of inputs shares one commit)."""
+        if not self._current.size:
+            return
+        token = _AT_ONCE.set(True)
+        try:
+            await self._wait(self._current)
+        finally:
+            _AT_ONCE.reset(token)
 
     async def flush(self) -> None:
         """Commit whatever is pending now (used at shutdown)."""

@@ -27,6 +27,7 @@ from terrarium.channels.writer import LogWriter, commit_at_once
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.llm.settings import ModelSettings
+from terrarium.runtime.gate import TurnGate
 from terrarium.runtime.preflight import DryStart, dry_start
 from terrarium.runtime.recording import LOG_FILE
 from terrarium.runtime.sessions import SessionInfo, SessionStore
@@ -56,8 +57,12 @@ class SessionManager:
         self.log = DurableLog(settings.runs_dir / LOG_FILE)
         self.store = SessionStore(self.log)
         self.writer = EventWriter(self.log)
+        # every session's turns share it: requests are served between turns' steps, not
+        # after one step of every turn that is ready
+        self.gate = TurnGate(settings.turns_at_once) if settings.turns_at_once else None
         # every session's writes but a broker run's (which keeps its own connection)
-        self.log_writer = None if settings.broker else LogWriter(self.log)
+        self.log_writer = None if settings.broker else LogWriter(
+            self.log, busy=self.gate.busy if self.gate is not None else None)
         self.loaded: dict[str, LiveSession] = {}
         self.events: dict[str, SessionEvents] = {}
         self.embedded: Any = None
@@ -235,7 +240,7 @@ class SessionManager:
             live = LiveSession(info, self.team, self.settings, self.events_of(session_id),
                                embedded=self.embedded, models=self.models,
                                synthesizer=self.synthesizer, log=self.log,
-                               checked=self.checked)
+                               checked=self.checked, gate=self.gate)
             self.loaded[session_id] = live
             self.loads += 1
             self._tg.start_soon(self._host, live)
@@ -316,7 +321,7 @@ class SessionManager:
             status = 413 if "max_bytes" in exc.message else 422
             raise Problem(status, exc.message, slug="refused") from None
         if self.log_writer is not None:
-            self.log_writer.commit_now()
+            await self.log_writer.commit_soon()
         return seq
 
 
