@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -79,7 +79,8 @@ class LiveSession:
                  events: SessionEvents, embedded: Any = None,
                  models: Mapping[str, Any] | None = None, synthesizer: Any = None,
                  log: Any = None, checked: DryStart | None = None,
-                 gate: TurnGate | None = None) -> None:
+                 gate: TurnGate | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.info = info
         self.team = team
         self.settings = settings
@@ -90,6 +91,7 @@ class LiveSession:
         self.log = log  # the server's one connection to the log, lent to the runtime
         self.checked = checked  # the server's dry start of the team, lent to the runtime
         self.gate = gate  # the server's turn gate, shared by every session's turns
+        self.clock = clock  # the rate limit's clock (tests give one they move by hand)
         self.audio = SessionAudio()  # the audio sockets the session's voices play into
         self.rt: TeamRuntime | None = None
         self.ready = anyio.Event()
@@ -186,7 +188,7 @@ class LiveSession:
         """The rate limit: 0 when an input may go now, else seconds until one may."""
         rate = self.settings.rate
         burst = max(1.0, 2 * rate)
-        now = time.monotonic()
+        now = self.clock()
         if self.tokens is None:
             tokens = burst
         else:

@@ -71,6 +71,7 @@ class SessionManager:
         self._tg: anyio.abc.TaskGroup | None = None
         self.output_creatures = tuple(sorted(
             n for n, c in team.creatures.items() if c.config.output.named_outputs))
+        self.clock = time.monotonic  # the sessions' rate limit reads it (tests move it)
         self.loads = 0
         self.unloads = 0
         self.listeners: list[Any] = []  # told each event as it is published (metrics)
@@ -240,7 +241,7 @@ class SessionManager:
             live = LiveSession(info, self.team, self.settings, self.events_of(session_id),
                                embedded=self.embedded, models=self.models,
                                synthesizer=self.synthesizer, log=self.log,
-                               checked=self.checked, gate=self.gate)
+                               checked=self.checked, gate=self.gate, clock=self.clock)
             self.loaded[session_id] = live
             self.loads += 1
             self._tg.start_soon(self._host, live)
