@@ -6,6 +6,7 @@ never times."""
 from __future__ import annotations
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from terrarium.runtime.gate import TurnGate
@@ -137,7 +138,7 @@ async def test_cancelled_in_line_leaks_nothing_and_errors_pass_through() -> None
     assert gate.holding == 0
 
     async def answers() -> str:
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         return "answer"
 
     assert await gate.run(answers()) == "answer"
