@@ -25,18 +25,19 @@ from anyio.abc import TaskStatus
 from terrarium.channels.log import DurableLog
 from terrarium.errors import RuntimeFailure
 
-_AT_ONCE: ContextVar[bool] = ContextVar("terrarium_commit_at_once", default=False)
+# "" (wait for the writer), "now" (commit in the caller's step) or "trip" (with the others)
+_AT_ONCE: ContextVar[str] = ContextVar("terrarium_commit_at_once", default="")
 
 
 @contextlib.contextmanager
-def commit_at_once() -> Iterator[None]:
+def commit_at_once(together: bool = False) -> Iterator[None]:
     """Within it, a write that waits is committed without waiting for more rows: at once,
     in the caller's own step (a loop busy with many turns makes each trip round it long, and
     a request waiting on two of them, ``terrarium serve``'s input, waited for every turn in
-    between); or, when turns take the CPU one at a time (``busy``: runtime/gate.py, so a
-    trip is short), in the writer's next step, sharing the commit with every request that
-    asked in the same trip (a burst of inputs: one commit, not one each)."""
-    token = _AT_ONCE.set(True)
+    between). ``together`` (other requests are under way) and turns that take the CPU one
+    at a time (``busy``: runtime/gate.py, so a trip is short): after one trip, sharing the
+    commit with every request of that trip (a burst of inputs: one commit, not one each)."""
+    token = _AT_ONCE.set("trip" if together else "now")
     try:
         yield
     finally:
@@ -66,7 +67,6 @@ class LogWriter:
         # (runtime/gate.py) would otherwise each pay commits of their own
         self.busy = busy
         self.patience = patience
-        self._urgent = False  # a request waits on the pending batch: no gathering
         self._current = _Batch()
         self._wake = anyio.Event()
         self._running = False
@@ -114,10 +114,14 @@ class LogWriter:
         return self._add(sql, rows, wait=False)
 
     async def _wait(self, batch: _Batch) -> None:
-        if batch is self._current and _AT_ONCE.get() and not self.offload:
-            if self.busy is not None and self._running:
-                self._urgent = True  # the writer's next step, with every such request's
-                self._wake.set()  # rows (trips are short when turns take turns)
+        at_once = _AT_ONCE.get()
+        if batch is self._current and at_once and not self.offload:
+            if at_once == "trip" and self.busy is not None:
+                # one trip (short when turns take turns): every request of this trip has
+                # added its rows by then, and the first one back commits them all
+                await anyio.lowlevel.checkpoint()
+                if batch is self._current:
+                    self.commit_now()
             else:
                 self.commit_now()
         if not batch.done.is_set():  # (committed at once: no trip round the loop either)
@@ -183,22 +187,18 @@ class LogWriter:
         several turns (a write that must commit at once does it itself: ``commit_now``)."""
         assert self.busy is not None
         for _ in range(self.patience):
-            if self._urgent or not self.busy() or not self._current.size:
-                break
+            if not self.busy() or not self._current.size:
+                return
             await anyio.lowlevel.checkpoint()
-        self._urgent = False
 
-    async def commit_soon(self) -> None:
-        """Commit what is pending now and wait for it: at once in the caller's step, or,
-        with ``busy`` (serve's gated turns), in the writer's next step with the rows of
-        every request that asks meanwhile (a burst of inputs shares one commit)."""
+    async def commit_soon(self, together: bool = False) -> None:
+        """Commit what is pending now and wait for it: at once in the caller's step, or
+        (``together``, see ``commit_at_once``) after one trip with the rows of every
+        request of that trip."""
         if not self._current.size:
             return
-        token = _AT_ONCE.set(True)
-        try:
+        with commit_at_once(together):
             await self._wait(self._current)
-        finally:
-            _AT_ONCE.reset(token)
 
     async def flush(self) -> None:
         """Commit whatever is pending now (used at shutdown)."""

@@ -72,6 +72,7 @@ class SessionManager:
         self.output_creatures = tuple(sorted(
             n for n, c in team.creatures.items() if c.config.output.named_outputs))
         self.clock = time.monotonic  # the sessions' rate limit reads it (tests move it)
+        self.sending = 0  # inputs being sent now (together: their commits are shared)
         self.loads = 0
         self.unloads = 0
         self.listeners: list[Any] = []  # told each event as it is published (metrics)
@@ -308,21 +309,25 @@ class SessionManager:
             raise Problem(503, "the session is stopping; send again", slug="session-stopping")
         seq = live.events.last_seq
         live.touch()
+        self.sending += 1
         try:
-            # the message commits in this step, and so do the events it caused, before the
-            # answer: the first event is streamable at once, not after every turn the
-            # loop runs meanwhile (two transactions, each with all sessions' pending rows)
-            with commit_at_once():
+            # the message commits now, and so do the events it caused, before the answer:
+            # the first event is streamable at once, not after every turn the loop runs
+            # meanwhile (two transactions, each with all sessions' pending rows); with
+            # other inputs under way, after one trip together with theirs (writer.py)
+            with commit_at_once(together=self.sending > 1):
                 if payload is None:
                     await rt.send_user(body["text"])
                 else:
                     await rt.barge_in()
                     await rt.send(self.team.input_channel or "", body)
+            if self.log_writer is not None:
+                await self.log_writer.commit_soon(together=self.sending > 1)
         except ChannelRefusal as exc:
             status = 413 if "max_bytes" in exc.message else 422
             raise Problem(status, exc.message, slug="refused") from None
-        if self.log_writer is not None:
-            await self.log_writer.commit_soon()
+        finally:
+            self.sending -= 1
         return seq
 
 

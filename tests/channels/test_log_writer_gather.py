@@ -66,10 +66,10 @@ async def test_requests_commit_together_without_waiting_for_turns(tmp_path: Path
         done: list[int] = []
 
         async def request(n: int) -> None:
-            with commit_at_once():
+            with commit_at_once(together=True):
                 await writer.write(CONSUME_SQL, (f"m{n}", "c", run, float(n)))
             writer.put(NUMBERED_EVENT_SQL, [_event(run, n)])
-            await writer.commit_soon()  # the events it caused, before its answer
+            await writer.commit_soon(together=True)  # the events it caused, before its answer
             done.append(n)
 
         async with anyio.create_task_group() as tg:
@@ -84,7 +84,7 @@ async def test_requests_commit_together_without_waiting_for_turns(tmp_path: Path
         assert log.query("SELECT count(*) FROM events WHERE run_id=?", (run,)) == [(20,)]
 
 
-async def test_without_busy_a_request_commits_in_its_own_step(tmp_path: Path) -> None:
+async def test_a_request_alone_commits_in_its_own_step(tmp_path: Path) -> None:
     with DurableLog(tmp_path / "log.sqlite3") as log:
         run = log.start_run("t")
         writer = LogWriter(log)
@@ -95,5 +95,11 @@ async def test_without_busy_a_request_commits_in_its_own_step(tmp_path: Path) ->
                 scope.cancel()  # a trip round the loop would raise here
                 await writer.commit_soon()
             assert not scope.cancelled_caught
-            assert log.query("SELECT count(*) FROM events WHERE run_id=?", (run,)) == [(1,)]
+            busy = LogWriter(log, busy=lambda: True)  # alone: at once, even beside turns
+            busy.put(NUMBERED_EVENT_SQL, [_event(run, 2)])
+            with anyio.CancelScope() as scope:
+                scope.cancel()
+                await busy.commit_soon()
+            assert not scope.cancelled_caught
+            assert log.query("SELECT count(*) FROM events WHERE run_id=?", (run,)) == [(2,)]
             tg.cancel_scope.cancel()
