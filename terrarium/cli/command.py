@@ -346,10 +346,14 @@ def _cmd_completion(args: argparse.Namespace) -> int:
 def entry() -> int:
     """The process's entry (the ``terrarium`` script, ``python -m terrarium``): secrets move
     out of the environment before anything else runs, so no command a creature runs can read
-    them from this process (``terrarium.secrecy``); then :func:`main`."""
+    them from this process (``terrarium.secrecy``); then :func:`main`, with the code the
+    dataclasses generate compiled from the last start's cache (``cli/codecache.py``)."""
     secrecy.take_secrets()
     secrecy.owns_environment = True
-    return main()
+    from terrarium.cli.codecache import code_cache
+
+    with code_cache():  # the dataclasses' methods compiled by the last start
+        return main()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
