@@ -17,12 +17,14 @@ the parent handles.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,9 +36,11 @@ __all__ = [
     "ServerProcess",
     "ServerShape",
     "hints_path",
+    "last_line",
     "llama_params",
     "recall",
     "remember",
+    "server_log_path",
 ]
 
 SAMPLING_SEED = 42
@@ -156,19 +160,81 @@ def remember(team: str, shape: ServerShape, path: Path | None = None) -> None:
 
 
 # ---------------------------------------------------------------------- the parent's end
-class ServerProcess:
-    """A child process loading ``shape``'s server; :meth:`take` hands its address over."""
+def server_log_path(team: str) -> Path:
+    """``<user cache dir>/server-logs/<team's key hashed>.log``: what the head start's
+    child wrote on stderr (llama.cpp's log, a Python traceback), one file per team,
+    written anew by each start."""
+    from terrarium.paths import cache_dir
 
-    def __init__(self, shape: ServerShape) -> None:
+    digest = hashlib.sha1(team.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return cache_dir() / "server-logs" / f"{digest}.log"
+
+
+def last_line(path: Path, limit: int = 300) -> str | None:
+    """The last line of text in ``path`` that is not blank (at most ``limit`` characters
+    of it), or None."""
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 8192))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = [x.strip() for x in tail.splitlines() if x.strip()]
+    return lines[-1][:limit] if lines else None
+
+
+class ServerProcess:
+    """A child process loading ``shape``'s server; :meth:`take` hands its address over.
+    ``log``: the file its stderr goes to (else nowhere); a child that dies without being
+    stopped is reported on stderr in one sentence naming that file and its last line."""
+
+    def __init__(self, shape: ServerShape, log: Path | None = None) -> None:
         self.shape = shape
+        self.log = log
+        self.closing = False  # stopped on purpose: its end is no news
+        self.adopted = False  # serving the run (:meth:`take` gave its address)
         env = dict(os.environ)
         # llama.cpp's OpenMP workers sleep when idle (see embedded._import_binding); a
         # value the user set wins
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [sys.executable, "-m", __name__, json.dumps(asdict(shape))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env)
+        stderr: Any = subprocess.DEVNULL
+        if log is not None:
+            try:
+                log.parent.mkdir(parents=True, exist_ok=True)
+                stderr = log.open("wb")
+            except OSError:
+                self.log = None
+        try:
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-m", __name__, json.dumps(asdict(shape))],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
+        finally:
+            if stderr is not subprocess.DEVNULL:
+                stderr.close()  # the child has its own copy
+        self.child_pid = self.proc.pid  # kept for the report after it is gone
+        self.watcher = threading.Thread(target=self._watch, args=(self.proc,), daemon=True,
+                                        name="model server watch")
+        self.watcher.start()
+
+    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
+        """Wait for the child; if it ends serving the run without being stopped, say why
+        in one line (the run's requests to it fail from then on)."""
+        code = proc.wait()
+        if self.adopted and not self.closing:
+            print(f"error: {self.ended(code)}", file=sys.stderr, flush=True)
+
+    def ended(self, code: int) -> str:
+        """The child ended with exit status ``code``: how, and where its log is."""
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        return f"the model server process {self.child_pid} {how} ({self.where()})"
+
+    def where(self) -> str:
+        """Where the child's stderr is, and its last line."""
+        if self.log is None:
+            return "its stderr was not kept"
+        line = last_line(self.log)
+        return (f"its log {self.log} ends with: {line}" if line is not None
+                else f"its log {self.log} is empty")
 
     @property
     def pid(self) -> int | None:
@@ -183,8 +249,18 @@ class ServerProcess:
         answer = self._answer(timeout)
         url = answer.get("url") if isinstance(answer, dict) else None
         if not isinstance(url, str):
+            gone = self.proc.poll()  # before this process stops it
             self.close()
+            error = answer.get("error") if isinstance(answer, dict) else None
+            why = (f"the model server process {self.child_pid} failed: {error} "
+                   f"({self.where()})" if error is not None
+                   else self.ended(gone) if gone is not None
+                   else f"the model server process {self.child_pid} did not answer within "
+                        f"{timeout:g} s ({self.where()})")
+            print(f"note: {why}; the model loads in this process instead", file=sys.stderr,
+                  flush=True)
             return None
+        self.adopted = True
         return url
 
     def _answer(self, timeout: float) -> Any:
@@ -204,6 +280,7 @@ class ServerProcess:
 
     def close(self, wait: float = 5.0) -> None:
         """Stop the child: its stdin closes, and it exits (killed if it does not)."""
+        self.closing = True
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -230,7 +307,7 @@ class Prestart:
         self.process: ServerProcess | None = None
         if shape is not None and Path(shape.model).is_file():
             with contextlib.suppress(OSError):
-                self.process = ServerProcess(shape)
+                self.process = ServerProcess(shape, log=server_log_path(team))
 
     def take(self) -> ServerProcess | None:
         """The child, now the caller's to stop (None if there is none)."""
@@ -257,6 +334,7 @@ def _serve(shape: ServerShape) -> int:
         server = xllamacpp.Server(llama_params(xllamacpp, shape))
         address = str(server.listening_address)
     except Exception as exc:  # the binding raises plain exceptions
+        print(f"the model server did not start: {exc}", file=sys.stderr, flush=True)  # the log
         print(json.dumps({"error": str(exc)}), flush=True)
         return 1
     url = address if address.startswith("http") else f"http://{address}"
