@@ -379,10 +379,10 @@ def entry() -> int:
     """The process's entry (the ``terrarium`` script, ``python -m terrarium``): secrets move
     out of the environment before anything else runs, so no command a creature runs can read
     them from this process (``terrarium.secrecy``); then :func:`main`, with the code the
-    dataclasses generate compiled from the last start's cache (``cli/codecache.py``)."""
+    dataclasses generate compiled from the last start's cache (``terrarium/codecache.py``)."""
     secrecy.take_secrets()
     secrecy.owns_environment = True
-    from terrarium.cli.codecache import code_cache
+    from terrarium.codecache import code_cache
 
     with code_cache():  # the dataclasses' methods compiled by the last start
         return main(whole_process=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from terrarium.cli.codecache import CodeCache, cache_file, code_cache
+from terrarium.codecache import CodeCache, cache_file, code_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 120  # seconds: a bound against hangs, never a measured figure
