@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from terrarium import secrecy
+from terrarium import codecache, secrecy
 from terrarium.errors import ConfigErrors, TerrariumError
 from terrarium.secrecy import redact
 
@@ -72,7 +72,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     # a shared server (``llm/shared_server.py``) is another's to start
     args.prestart = Prestart(str(Path(args.path).resolve()), spawn=not brokered)
     collector = StartCollector(getattr(args, "whole_process", False))
-    args.on_ready = collector.ready  # cli/run.py calls it at the team's `ready`
+
+    def on_ready() -> None:  # cli/run.py calls it at the team's `ready`
+        collector.ready()
+        if (cache := codecache.active()) is not None:
+            cache.save()  # what a first start compiled, kept even if the run is killed
+
+    args.on_ready = on_ready
     try:
         with collector:
             return _cmd_run(args)
@@ -382,9 +388,7 @@ def entry() -> int:
     dataclasses generate compiled from the last start's cache (``terrarium/codecache.py``)."""
     secrecy.take_secrets()
     secrecy.owns_environment = True
-    from terrarium.codecache import code_cache
-
-    with code_cache():  # the dataclasses' methods compiled by the last start
+    with codecache.code_cache():  # the dataclasses' methods compiled by the last start
         return main(whole_process=True)
 
 

@@ -8,6 +8,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,22 @@ def test_a_second_process_compiles_nothing_the_first_saved(tmp_path: Path) -> No
         _make()
     assert second is not None and second.compiled == 0
     assert "exec" not in vars(dataclasses)  # nothing of it left behind
+
+
+def test_string_annotations_are_compiled_once_too(tmp_path: Path) -> None:
+    """typing compiles each string annotation (a ForwardRef): kept the same way."""
+    path = tmp_path / "code.marshal"
+    plain = typing.ForwardRef("dict[str, int] | None")
+    for expect_compiled in (1, 0):
+        with code_cache(path) as cache:
+            assert cache is not None
+            ref = typing.ForwardRef("dict[str, int] | None")
+            assert cache.compiled == expect_compiled
+            with pytest.raises(SyntaxError):
+                typing.ForwardRef("dict[")  # a bad one is refused as before, never kept
+        assert ref == plain and ref._evaluate(None, None, frozenset()) == dict[str, int] | None
+        assert ref.__forward_code__.co_code == plain.__forward_code__.co_code
+    assert "compile" not in vars(typing)
 
 
 def test_a_damaged_or_foreign_file_is_ignored_and_rewritten(tmp_path: Path) -> None:
