@@ -476,11 +476,14 @@ def _summary(rt: TeamRuntime, problems: ProblemTracker, code: int, log_cmd: str
 def unsandboxed_note(team: Team) -> str | None:
     """One line naming the creatures whose shell commands run without the sandbox they
     would get on a host where bubblewrap works (docs/security.md), or None."""
+    shells = [(name, cdef) for name, cdef in sorted(team.everyone.items())
+              if "shell" in cdef.config.tools]
+    if not shells:  # the shell tool's module (and the sandbox's) loads only for a shell
+        return None
     from terrarium.tools.shell import sandbox_line
 
-    names = [name for name, cdef in sorted(team.everyone.items())
-             if "shell" in cdef.config.tools
-             and sandbox_line(cdef.config.tool_options.get("shell", {}))[0]]
+    names = [name for name, cdef in shells
+             if sandbox_line(cdef.config.tool_options.get("shell", {}))[0]]
     if not names:
         return None
     why = sandbox_line({})[1].removeprefix("shell: NOT sandboxed: ")
