@@ -18,6 +18,7 @@ from terrarium.llm.server_process import (
     Prestart,
     ServerProcess,
     ServerShape,
+    child_env,
     last_line,
     recall,
     remember,
@@ -241,3 +242,11 @@ def test_the_head_start_keeps_its_child_s_stderr_per_team(tmp_path: Path) -> Non
         assert prestart.process.log == server_log_path("/t") != server_log_path("/u")
     finally:
         prestart.close()
+
+
+def test_the_child_s_environment_has_its_defaults_unless_the_user_set_them() -> None:
+    env = child_env({"PATH": "/bin"})
+    assert env == {"PATH": "/bin", "OMP_WAIT_POLICY": "PASSIVE",
+                   "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+    mine = {"OMP_WAIT_POLICY": "ACTIVE", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"}
+    assert child_env(mine) == mine
