@@ -151,6 +151,7 @@ def test_a_second_run_adopts_the_server_the_first_remembered(tmp_path: Path) -> 
     assert isinstance(team, Team)
     hints = tmp_path / "shapes.json"
     servers: list[object] = []
+    embeddeds: list[EmbeddedServer] = []
 
     async def run_once() -> None:
         prestart = Prestart("/the/team", hints=hints)
@@ -161,6 +162,7 @@ def test_a_second_run_adopts_the_server_the_first_remembered(tmp_path: Path) -> 
                 embedded = rt.embedded
                 assert embedded is not None and embedded.running
                 servers.append(embedded._server)
+                embeddeds.append(embedded)
         finally:
             prestart.close()
 
@@ -171,6 +173,9 @@ def test_a_second_run_adopts_the_server_the_first_remembered(tmp_path: Path) -> 
     assert not isinstance(servers[0], ServerProcess)  # loaded in-process: nothing to adopt
     assert isinstance(servers[1], ServerProcess)  # the head start's child
     assert dataclasses.asdict(servers[1].shape) == dataclasses.asdict(remembered)
+    # each run stopped its server as it ended (the adopted child too), not the GC later
+    assert not any(e.running for e in embeddeds)
+    assert servers[1].proc is None
 
 
 def test_a_start_that_fails_stops_the_head_start_s_child(tmp_path: Path) -> None:
