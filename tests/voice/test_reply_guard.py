@@ -197,6 +197,29 @@ def test_a_safe_start_has_words_enough_and_leaves_the_echo_far() -> None:
     # ("No, it's not necessary to take an umbrella.")
     assert not safe_start("Should I take an umbrella?", "No, it's not necessary to ")
     assert not safe_start("Where's my phone?", "I am not quite sure, but ")
+    # the start uses up the user's last words: the rest would have to say "I boil an egg"
+    assert safe_start("How do I boil an egg?", "Boiling an egg is ")
+    # ... but here the rest would need only "like on Mars" (or "the ... like"): held
+    assert not safe_start("What is the weather like on Mars?", "The weather on Mars ")
+
+
+def test_echo_left_counts_what_the_rest_must_repeat_exactly() -> None:
+    """The fewest words any rest must add for start + rest to be an echo, checked against
+    every rest made of the user's own words (the only words that can add to it)."""
+    import itertools
+    import random
+
+    from terrarium.controller.guard import ECHO_SHARE, echo_left, lcs
+
+    rng = random.Random(7)
+    for _ in range(400):
+        user = [rng.choice("abcdef") for _ in range(rng.randint(3, 7))]
+        start = [rng.choice("abcdef") for _ in range(rng.randint(0, 5))]
+        echo = -(-len(user) * int(ECHO_SHARE * 10) // 10)  # ceil(0.6 n)
+        fewest = next(size for size in range(len(user) + 1)
+                      for pick in itertools.combinations(range(len(user)), size)
+                      if lcs(user, start + [user[i] for i in pick]) >= echo)
+        assert echo_left(user, start) == fewest, (user, start)
 
 
 def test_the_first_sentence_is_spoken_from_its_start_when_safe() -> None:
