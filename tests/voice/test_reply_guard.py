@@ -233,6 +233,17 @@ def test_the_first_sentence_is_spoken_from_its_start_when_safe() -> None:
     assert g.notices == []
 
 
+def test_a_start_that_uses_up_the_users_last_words_is_spoken_from_its_start() -> None:
+    """"Boiling an egg is" repeats two of "How do I boil an egg?", but the rest would have
+    to say "I boil an egg" again to make it an echo: released at its fourth word."""
+    g = early_guard("How do I boil an egg?")
+    assert g.feed("Boiling an egg ") == ""  # three words: too soon
+    out = g.feed("is a")
+    assert out == "Boiling an egg is a"
+    reply = "Boiling an egg is a simple way to cook breakfast."
+    assert out + g.feed(reply[len(out):]) + g.finish() == reply and g.notices == []
+
+
 def test_the_rest_of_the_reply_is_checked_as_before() -> None:
     g = early_guard("Do I love green tea and cake?")
     said = feed_all(g, "That is a question I like. Do I love green tea and cake? Yes.")
