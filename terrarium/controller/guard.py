@@ -38,13 +38,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
+from terrarium.controller.reply_words import (
+    answer_only,
+    asked_about_user,
+    cannot_answer,
+    invents,
+    lcs,
+    may_restate,
+    names_for_kind,
+    note_about,
+    words,
+)
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
-    about_user,
     is_statement,
     mentions_user,
-    refers_to_told,
     relevant,
     stem,
     strip_opening,
@@ -332,9 +340,9 @@ class ReplyGuard:
             fixed = spec.replies.get("statement")
         notes = [n for n in _SENTENCES.split(facts.strip()) if n]
         mine = (fixed is None and spec.unknown_reply is not None
-                and (about_user(user) or refers_to_told(user, notes)))
-        if mine and not notes:
-            fixed = spec.unknown_reply  # asked about themselves, and nothing was told
+                and asked_about_user(user, notes))
+        if mine and cannot_answer(user, notes):
+            fixed = spec.unknown_reply  # asked about themselves, and nothing told answers it
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,
                    unknown_reply=spec.unknown_reply, about_user=mine,
@@ -496,9 +504,12 @@ class ReplyGuard:
         if wrong is not None:
             self.notices.append(f"not spoken, {wrong}: {said!r}")
             return ""
-        if self.about_user and not self._spoken.strip() and not uses(sentence, self.facts,
-                                                                     self.user):
+        if self.about_user and not self._spoken.strip() and not uses(
+                sentence, self._told or self.facts, self.user):
             self.notices.append(f"not spoken, it does not use what the user told: {said!r}")
+            return ""
+        if self.about_user and names_for_kind(sentence, self._told or self.facts, self.user):
+            self.notices.append(f"not spoken, a name where a kind was asked: {said!r}")
             return ""
         if self.about_user and invents(sentence, self.facts, self.user):
             self.notices.append(f"not spoken, it says what the user never told: {said!r}")
@@ -511,9 +522,8 @@ class ReplyGuard:
         baking bread." says nothing of a favourite film: likes are no subject);
         otherwise the user's facts to the user, or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
-            told = [n for n in _SENTENCES.split(self.facts)
-                    if n and relevant(n, self.user, attitudes=False)]
-            return second_person(strip_opening(told[0])) if told else self.unknown_reply
+            told = note_about(self.user, [n for n in _SENTENCES.split(self.facts) if n])
+            return second_person(strip_opening(told)) if told else self.unknown_reply
         return second_person(self.facts) if self.facts else self.echo_reply
 
     def _end(self) -> str:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryStore, extract_facts
+from terrarium.store.asked import points_back
 from terrarium.store.corrections import apply_correction, is_correction
 from terrarium.store.subjects import (
     about_user,
@@ -91,13 +92,20 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     ("What's the cat called?" after "Our cat Tigger hid again.", :func:`refers_to_told`)."""
     facts = [f for f in facts if relevant(f, question)]
     speaks = mentions_user(question)
-    if not speaks and not may_refer(question):
+    back = not speaks and points_back(question)
+    if not speaks and not back and not may_refer(question):
         return tuple(facts)[:limit]  # "Tell me about dogs.": not about what the user told
     newest = await memory.arecent(NOTE_CANDIDATES, creature=creature)
     fixed = corrected([h.text for h in reversed(newest)])
+    if back:  # "How old will she be?": the subject is the previous utterance's
+        previous = newest[0].text if newest else ""
+        if not _of_user(previous):
+            return ()
+        facts = [f for f in facts if relevant(f, previous)]
+        question = f"{previous} {question}"
     found = await _matches(memory, question, creature=creature)
-    mine = about_user(question)
-    if not speaks:
+    mine = back or about_user(question)
+    if not speaks and not back:
         if not refers_to_told(question, [fixed.get(t, t) for t in found]):
             return tuple(facts)[:limit]
         mine = True
@@ -110,6 +118,12 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     facts = [*reversed(added), *(f for f in facts if f not in dropped)]
     notes = [*facts, *(strip_opening(fixed.get(t, t)) for t in found)]
     return tuple(dict.fromkeys(notes))[:limit]
+
+
+def _of_user(text: str) -> bool:
+    """Whether ``text`` (the previous utterance) was about the user: a question about them
+    or something they told of themselves (not advice, not a question about the world)."""
+    return about_user(text) or (mentions_user(text) and is_statement(text))
 
 
 async def _matches(memory: MemoryStore, question: str, *, creature: str) -> list[str]:

@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["answer_only", "invents", "lcs", "may_restate", "words"]
+from terrarium.store.asked import asks_kind, lacks, points_back
+from terrarium.store.subjects import about_user, refers_to_told, relevant, stem
+
+__all__ = ["answer_only", "asked_about_user", "cannot_answer", "invents", "lcs", "may_restate",
+           "names_for_kind", "note_about", "words"]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
@@ -81,3 +85,48 @@ def may_restate(user: str, head: str) -> bool:
 
 
 _COPULA = frozenset({"is", "are", "was", "were"})
+
+
+def asked_about_user(user: str, notes: Sequence[str]) -> bool:
+    """Whether ``user`` asks about themselves or what they told, so the reply must use the
+    ``notes``: a question about them ("Where am I from?"), about something they told
+    without "my" ("What colour is the car?" after "My car's a green Skoda."), or one that
+    points back at the conversation's subject and was handed notes for it ("How old will
+    she be?" after "When is my daughter's birthday?")."""
+    return (about_user(user) or refers_to_told(user, notes)
+            or (points_back(user) and bool(notes)))
+
+
+def cannot_answer(user: str, notes: Sequence[str]) -> bool:
+    """Whether nothing the user told (``notes``) can answer ``user``'s question about
+    them: nothing was told, or it is about another thing than asked ("my dog's name" after
+    only a cat; "Which town am I from?" after only a job): "I don't know that yet." at
+    once, without the model."""
+    return not notes or lacks(user, notes)
+
+
+_NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be
+have has had my i i'm i've me we our it its this that called named name""".split())
+
+
+def names_for_kind(sentence: str, notes: str, question: str) -> bool:
+    """Whether ``sentence`` answers a question of what kind ("What kind of pet do I
+    have?") with a name, not the kind: of what the user told it says only capitalised
+    names ("Sheldon"), no word told in lower case ("tortoise")."""
+    if not asks_kind(question):
+        return False
+    asked = {stem(w) for w in words(question)}
+    kinds = {stem(w) for w in _WORD.findall(notes)
+             if w[:1].islower() and w.lower() not in _NOT_KIND} - asked
+    return kinds.isdisjoint(stem(w) for w in words(sentence))
+
+
+def note_about(question: str, notes: Sequence[str]) -> str | None:
+    """The note to say back when the model's answer fails: the first about the question's
+    subject (a like alone is not: "I love baking bread." is no favourite film), or, for a
+    question pointing back ("When is it?"), the first note, chosen for the conversation's
+    subject; None: nothing to say back."""
+    told = [n for n in notes if relevant(n, question, attitudes=False)]
+    if told:
+        return told[0]
+    return notes[0] if notes and points_back(question) else None

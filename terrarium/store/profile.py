@@ -40,6 +40,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("name", re.compile(r"\b(?i:my name is) " + _NAME)),
     ("name", re.compile(r"\b(?i:call me|I am|I'm) " + _NAME + r"(?=\s*(?:[.,!?;]|\band\b|$))")),
     ("age", re.compile(r"\bI(?: am|'m) " + _NUMBER + r"(?: years old| year old)", re.I)),
+    # "I'm 41." / "I'm Tariq, I'm 34 and ...": a bare number after "I'm" is an age
+    ("age", re.compile(r"\bI(?: am|'m) " + _NUMBER + r"(?=\s*(?:[.,!?;]|\band\b|$))", re.I)),
     ("place", re.compile(r"\bI (?:live|stay) in " + _VALUE, re.I)),
     ("place", re.compile(r"\bI(?: am|'m) from " + _VALUE, re.I)),
     ("job", re.compile(r"\bI work as (?:a |an )?" + _VALUE, re.I)),
