@@ -36,6 +36,7 @@ from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryStore, extract_facts
 from terrarium.store.asked import points_back
 from terrarium.store.corrections import apply_correction, is_correction
+from terrarium.store.query import MAX_TERMS
 from terrarium.store.subjects import (
     about_user,
     is_statement,
@@ -135,7 +136,10 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str) -> list
     own = {stem(t) for t in subject_terms_own(question)}
     related = {stem(t) for t in terms} - own
     scored: dict[str, tuple[int, int]] = {}
-    hits = await memory.asearch(" ".join(terms), limit=NOTE_CANDIDATES, creature=creature)
+    hits = []
+    for at in range(0, min(len(terms), 4 * MAX_TERMS), MAX_TERMS):  # a query holds 32 terms
+        hits += await memory.asearch(" ".join(terms[at:at + MAX_TERMS]),
+                                     limit=NOTE_CANDIDATES, creature=creature)
     for hit in hits:
         if not is_statement(hit.text):
             continue

@@ -50,7 +50,6 @@ KINDS: tuple[frozenset[str], ...] = tuple(frozenset(stem(w) for w in g.split()) 
     "kid kids child children son sons daughter daughters baby babies boy girl",
     "grandmother grandma granny gran nan nana",
     "grandfather grandpa granddad grandad",
-    "car cars",
 ))
 """Things a user has one of several kinds of: asked about their dog, a cat is no answer."""
 _KIND_OF = {w: frozenset().union(*(g for g in KINDS if w in g)) for g in KINDS for w in g}
@@ -75,8 +74,9 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     """Whether ``notes`` (what the user told) cannot answer ``question`` about them: it asks
     of a kind of thing none of them holds ("my dog's name" after only a cat), a surname
     when no note holds one, or a known subject ("town", "from") no note is about (no word
-    or category in common, no number for "how old"). A question whose words belong to no
-    known subject ("What am I into lately?") is left to the model."""
+    or category in common, no number for "how old") while each of them is about a known
+    subject of its own ("I work as a plumber."). A question or a note of no known subject
+    ("What am I into lately?", "Penicillin gives me a rash.") is left to the model."""
     said = set().union(*(_stems(n) for n in notes)) if notes else set()
     own = [stem(w) for w in subject_terms(question, related=False)]
     for w in own:
@@ -85,10 +85,12 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if _SURNAME_STEM in own:
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
     known = [w for w in own if w in _KNOWN]
-    if not known:
+    if not known or not notes:
         return False
     if any(relevant(n, question) for n in notes):
         return False
+    if not all(_KNOWN & _stems(n) for n in notes):
+        return False  # something told of no known subject ("Penicillin gives me a rash.")
     if any(w in _NAMES for w in own) and any(_NAMED.search(n) for n in notes):
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))

@@ -36,6 +36,8 @@ _NOT_NAMES = frozenset({"Not", "So", "Very", "Just", "Fine", "Good", "Here", "So
                         "Sure", "Okay", "Ok", "Back", "Tired", "Hungry", "From", "In", "At",
                         "Going", "Looking", "Glad", "Well", "Also", "Really", "The", "A", "An"})
 
+_PRONOUNS = frozenset("it them that this those these him her you".split())
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("name", re.compile(r"\b(?i:my name is) " + _NAME)),
     ("name", re.compile(r"\b(?i:call me|I am|I'm) " + _NAME + r"(?=\s*(?:[.,!?;]|\band\b|$))")),
@@ -92,6 +94,8 @@ def extract_facts(text: str) -> list[UserFact]:
         for m in pattern.finditer(text):
             if kind == "name" and m.group(1).split()[0] in _NOT_NAMES:
                 continue
+            if kind == "preference" and m.group(2).lower() in _PRONOUNS:
+                continue  # "..., I love them.": what is loved was said before it
             value, sentence = _sentence(kind, m)
             value = value.strip()
             if not value or (kind, value.lower()) in seen:

@@ -152,6 +152,9 @@ def _content(text: str) -> list[str]:
 _FORBIDDEN = re.compile(r"\b(can't|cannot|can not|shouldn't|mustn't|must not)\s+(i|we)\b|"
                         r"\bnot allowed\b", re.I)
 """A question of what the user may not have: about what they avoid (an allergy, a diet)."""
+_AVOIDED = re.compile(r"\b(i|we)\s+(can't|cannot|can not|mustn't|must not|shouldn't|don't)\s+"
+                      r"(have|eat|drink|take|touch)\b", re.I)
+"""The user telling what they may not have: "I can't have gluten." is about what they avoid."""
 _IDENTITY = re.compile(r"\bwho\s+(am\s+i|i\s+am|are\s+we|we\s+are)\b", re.I)
 """A question of who the user is: about their name."""
 _DOING = re.compile(r"\bwhat\s+(do|did)\s+(i|we)\s+do\b(?!\s+(with|about|to|if|when|for\s+fun))",
@@ -166,7 +169,7 @@ def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) ->
     categories of :data:`RELATED` and (``attitudes``) :data:`ATTITUDES`: what to search
     for."""
     own = _content(text)
-    if _FORBIDDEN.search(text) and "avoid" not in own:
+    if (_FORBIDDEN.search(text) or _AVOIDED.search(text)) and "avoid" not in own:
         own.append("avoid")  # "What can't I eat?": what the user must avoid
     if _IDENTITY.search(text) and "name" not in own:
         own.append("name")  # "Who am I?": the user's name
@@ -204,7 +207,7 @@ def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
     ``attitudes`` is false), or the question asks a number ("how old", "how many") and the
     note holds one."""
     terms = _stems(subject_terms(question, attitudes=attitudes))
-    if terms & _stems(_content(note)):
+    if terms & _stems(subject_terms(note, related=False)):
         return True
     return bool(terms & _COUNTED) and has_number(note)
 
