@@ -66,6 +66,11 @@ _NAMED = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
 
+_LATELY = re.compile(r"\b(these days|nowadays|lately|recently|at the moment|right now|"
+                     r"any ?more|these past \w+|this (week|year|month))\b", re.I)
+"""When, not what: "What am I into these days?" asks no date."""
+
+
 def _stems(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(text)}
 
@@ -78,7 +83,7 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     subject of its own ("I work as a plumber."). A question or a note of no known subject
     ("What am I into lately?", "Penicillin gives me a rash.") is left to the model."""
     said = set().union(*(_stems(n) for n in notes)) if notes else set()
-    own = [stem(w) for w in subject_terms(question, related=False)]
+    own = [stem(w) for w in subject_terms(_LATELY.sub(" ", question), related=False)]
     for w in own:
         if w in _KIND_OF and not _KIND_OF[w] & said:
             return True  # "my dog" with only a cat told

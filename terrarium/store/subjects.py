@@ -75,6 +75,7 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # work
     "work works worked working job jobs living profession career occupation trade "
     "employed office company boss shift study studies studying student business run runs "
+    "teach teaches teaching "
     "own owns shop store firm restaurant cafe bakery garage salon clinic",
     # the everyday jobs people name ("I'm a paramedic.", "accountant, two grandkids")
     "work job profession accountant nurse doctor teacher engineer driver plumber "
@@ -213,9 +214,10 @@ def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
 
 
 def akin(word: str, said: Iterable[str]) -> bool:
-    """Whether ``word`` or a word of one of its categories (:data:`RELATED`) is among the
-    stems ``said``: "city" is akin to "living", "trip" to "flying", "dog" to "retriever"."""
-    w = stem(word)
+    """Whether the stem ``word`` or a word of one of its categories (:data:`RELATED`) is
+    among the stems ``said``: "city" is akin to "living", "trip" to "flying", "dog" to
+    "retriever". (A stem is not stemmed again: "house" -> "hous", not "hou".)"""
+    w = word
     have = set(said)
     return w in have or not _AKIN.get(w, frozenset()).isdisjoint(have)
 
