@@ -47,6 +47,7 @@ from terrarium.controller.reply_words import (
     may_restate,
     names_for_kind,
     note_about,
+    shares_root,
     words,
 )
 from terrarium.formats.grammar import sentences_left
@@ -190,7 +191,10 @@ def uses(sentence: str, notes: str, question: str) -> bool:
     """Whether ``sentence`` says something of ``notes`` that ``question`` did not: a word
     of what the user told, other than the question's own words."""
     told = _told(notes, question)
-    return bool(told) and not told.isdisjoint(stem(w) for w in words(sentence))
+    if not told:
+        return False
+    said = {stem(w) for w in words(sentence)}
+    return not told.isdisjoint(said) or any(shares_root(w, t) for w in said for t in told)
 
 
 @functools.lru_cache(maxsize=64)
@@ -443,7 +447,9 @@ class ReplyGuard:
             return False
         if self.about_user and not (self.release_first_clause
                                     and uses(head, self._told, self.user)
-                                    and not invents(head, self.facts, self.user)):
+                                    and not invents(head, self.facts, self.user)
+                                    and not names_for_kind(head, self._told or self.facts,
+                                                           self.user)):
             return False  # spoken early only once it uses what was told about the question
         if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
             return True

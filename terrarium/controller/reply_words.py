@@ -16,7 +16,7 @@ from terrarium.store.asked import asks_kind, lacks, points_back
 from terrarium.store.subjects import about_user, refers_to_told, relevant, stem
 
 __all__ = ["answer_only", "asked_about_user", "cannot_answer", "invents", "lcs", "may_restate",
-           "names_for_kind", "note_about", "words"]
+           "names_for_kind", "note_about", "shares_root", "words"]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
@@ -38,6 +38,34 @@ def lcs(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 _NOT_NAMED = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay"})
+_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve "
+                 "thirteen fourteen fifteen sixteen seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_AS_DIGITS = {**{w: str(i) for i, w in enumerate(_NUMBER_WORDS)},
+              **{w: str(20 + 10 * i) for i, w in enumerate(_TENS)}}
+_AS_WORDS = {d: w for w, d in _AS_DIGITS.items()}
+
+
+_COMPOUND = re.compile(r"\b(" + "|".join(_TENS) + r")[- ](one|two|three|four|five|six|"
+                       r"seven|eight|nine)\b", re.I)
+
+
+def _numbers_both_ways(text: str) -> set[str]:
+    """The words of ``text``, each number also as digits or as a word: "eight" told, "8"
+    said; "fifty-two" told, "52" said."""
+    known = set(words(text))
+    more = {_AS_DIGITS[w] for w in known if w in _AS_DIGITS}
+    more |= {_AS_WORDS[w] for w in known if w in _AS_WORDS}
+    for m in _COMPOUND.finditer(text):
+        more.add(str(int(_AS_DIGITS[m.group(1).lower()]) + int(_AS_DIGITS[m.group(2).lower()])))
+    return known | more
+
+
+def shares_root(a: str, b: str) -> bool:
+    """Whether two word stems share a root the crude stem misses: "snow" and "snowy",
+    "climb" and "climber" (one starts the other, at least four letters long)."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
 
 
 def invents(sentence: str, notes: str, question: str) -> bool:
@@ -45,7 +73,7 @@ def invents(sentence: str, notes: str, question: str) -> bool:
     number) that neither what the user told (``notes``) nor ``question`` holds: asked
     "Where was I born?" after "My name is Ruth.", "Ruth, you were born in New York City."
     (a place never told)."""
-    known = set(words(notes)) | set(words(question))
+    known = _numbers_both_ways(f"{notes} {question}")
     for i, m in enumerate(_WORD.finditer(sentence)):
         w = m.group(0).strip("'")
         named = (i > 0 and w[:1].isupper()) or any(c.isdigit() for c in w)

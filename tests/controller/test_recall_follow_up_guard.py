@@ -66,3 +66,19 @@ def test_a_number_corrected_with_i_mean_is_the_one_recalled() -> None:
         got = notes(memory, "How old am I?")
         assert got[0] == "I am 36 years old."
         assert not any("35" in n for n in got)
+
+
+def test_a_number_told_as_a_word_may_be_said_in_digits_and_back() -> None:
+    from terrarium.controller.reply_words import invents, shares_root
+
+    assert not invents("Pia is 6.", "My girls are Pia, who is six, and Lou.", "How old is Pia?")
+    assert not invents("You are 47.", "Ravi, forty-seven, builder.", "How old am I?")
+    assert invents("You are 48.", "Ravi, forty-seven, builder.", "How old am I?")
+    assert shares_root("sunn", "sunny") and not shares_root("car", "carpet")
+
+
+def test_a_kind_asked_is_not_released_on_a_name_alone() -> None:
+    g = guard("What kind of pet do I have?", "My parrot Captain is forty.")
+    said = "".join(g.feed(c) for c in "Captain is a cat and he is lovely. ")
+    assert said == ""  # not let through at its start: it names, and never says the kind
+    assert g.finish() == "Your parrot Captain is forty."

@@ -166,7 +166,9 @@ def test_nothing_told_means_i_dont_know_without_the_model() -> None:
     assert g.fixed == UNKNOWN
     # told something else, and the answer does not use it: honest too
     g = guard("What car do I drive?", "I love baking bread.")
-    assert g.fixed == UNKNOWN  # nothing told is about cars: not asked of the model
+    assert g.fixed is None  # "baking bread" is of no known subject: the model may use it
+    assert feed_all(g, "You drive a red Toyota.") == UNKNOWN
+    assert guard("What car do I drive?", "I work as a nurse.").fixed == UNKNOWN
     g = guard("What's my hobby?", "I love baking bread. I have a son.")
     assert g.fixed is None
     assert feed_all(g, "Your hobby is painting.") == UNKNOWN  # a like alone is not said back
