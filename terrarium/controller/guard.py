@@ -45,6 +45,7 @@ from terrarium.controller.reply_words import (
     invents,
     lcs,
     may_restate,
+    misses_number,
     names_for_kind,
     note_about,
     shares_root,
@@ -449,7 +450,8 @@ class ReplyGuard:
                                     and uses(head, self._told, self.user)
                                     and not invents(head, self.facts, self.user)
                                     and not names_for_kind(head, self._told or self.facts,
-                                                           self.user)):
+                                                           self.user)
+                                    and not misses_number(head, self.user)):
             return False  # spoken early only once it uses what was told about the question
         if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
             return True
@@ -516,6 +518,9 @@ class ReplyGuard:
             return ""
         if self.about_user and names_for_kind(sentence, self._told or self.facts, self.user):
             self.notices.append(f"not spoken, a name where a kind was asked: {said!r}")
+            return ""
+        if self.about_user and not self._spoken.strip() and misses_number(sentence, self.user):
+            self.notices.append(f"not spoken, no number where one was asked: {said!r}")
             return ""
         if self.about_user and invents(sentence, self.facts, self.user):
             self.notices.append(f"not spoken, it says what the user never told: {said!r}")

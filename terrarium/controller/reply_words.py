@@ -13,10 +13,10 @@ import re
 from collections.abc import Sequence
 
 from terrarium.store.asked import asks_kind, lacks, points_back
-from terrarium.store.subjects import about_user, refers_to_told, relevant, stem
+from terrarium.store.subjects import about_user, has_number, refers_to_told, relevant, stem
 
 __all__ = ["answer_only", "asked_about_user", "cannot_answer", "invents", "lcs", "may_restate",
-           "names_for_kind", "note_about", "shares_root", "words"]
+           "misses_number", "names_for_kind", "note_about", "shares_root", "words"]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
@@ -158,3 +158,14 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
     if told:
         return told[0]
     return notes[0] if notes and points_back(question) else None
+
+
+_ASKS_NUMBER = re.compile(r"\bhow\s+(old|many|much)\b|\b(what|which)('s|\s+is)?\s+(my\s+|the\s+)?"
+                          r"(number|year|age)\b", re.I)
+
+
+def misses_number(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` answers a question asking a number ("How old am I?", "How many
+    kids do I have?") without one: "You're a taxi driver right?" uses what was told, but
+    not the number asked."""
+    return _ASKS_NUMBER.search(question) is not None and not has_number(sentence)

@@ -82,7 +82,7 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "electrician lawyer chef paramedic builder carpenter mechanic farmer writer "
     "designer developer programmer manager cashier waiter waitress pilot dentist vet "
     "pharmacist architect scientist professor lecturer banker barista baker butcher "
-    "cleaner firefighter officer soldier retired drive drives driving",
+    "cleaner firefighter officer soldier retired bus taxi cab lorry truck van courier",
     "study studies studying student university uni college school subject degree course "
     "major",
     # (likes and dislikes: ATTITUDES, below)

@@ -82,3 +82,10 @@ def test_a_kind_asked_is_not_released_on_a_name_alone() -> None:
     said = "".join(g.feed(c) for c in "Captain is a cat and he is lovely. ")
     assert said == ""  # not let through at its start: it names, and never says the kind
     assert g.finish() == "Your parrot Captain is forty."
+
+
+def test_a_number_asked_is_answered_with_a_number() -> None:
+    g = guard("How old am I?", "I am 58 years old. I'm Ravi, I'm 58 and I drive a lorry.")
+    assert feed_all(g, "You're a lorry driver, right?") == "You are 58 years old."
+    g = guard("How many sisters do I have?", "I have three sisters.")
+    assert feed_all(g, "You have three sisters.") == "You have three sisters."
