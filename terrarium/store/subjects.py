@@ -161,6 +161,9 @@ _IDENTITY = re.compile(r"\bwho\s+(am\s+i|i\s+am|are\s+we|we\s+are)\b", re.I)
 _DOING = re.compile(r"\bwhat\s+(do|did)\s+(i|we)\s+do\b(?!\s+(with|about|to|if|when|for\s+fun))",
                     re.I)
 """"What do I do?": the user's work (not "What do I do about ...", advice)."""
+_DISLIKE = re.compile(r"\b(don't|do not|doesn't|does not|never)\s+(\w+\s+)?(like|enjoy|"
+                      r"fancy)\b|\bnot (a|much of a) fan\b", re.I)
+"""A like denied is a dislike: "What don't I like?" is about "I hate olives."."""
 _SURNAME = re.compile(r"\b(last|family|second)\s+name\b", re.I)
 """A surname asked in two words: "What's my last name?"."""
 
@@ -174,6 +177,8 @@ def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) ->
         own.append("avoid")  # "What can't I eat?": what the user must avoid
     if _IDENTITY.search(text) and "name" not in own:
         own.append("name")  # "Who am I?": the user's name
+    if _DISLIKE.search(text) and "dislike" not in own:
+        own.append("dislike")  # "What don't I like?", "I don't like olives."
     if _DOING.search(text) and "work" not in own:
         own.append("work")  # "What do I do?": the user's work
     if _SURNAME.search(text) and "surname" not in own:

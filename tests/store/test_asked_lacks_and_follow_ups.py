@@ -90,3 +90,9 @@ def test_i_mean_corrects_the_value_just_said() -> None:
 def test_what_the_user_may_not_have_is_about_avoiding() -> None:
     assert relevant("I can't eat nuts, they make me ill.", "What must I avoid?")
     assert relevant("We don't eat pork.", "What can't we eat?")
+
+
+def test_a_like_denied_is_a_dislike() -> None:
+    assert relevant("I hate olives.", "What don't I like?")
+    assert relevant("I don't really like olives.", "What food do I dislike?")
+    assert relevant("I'm not a fan of jazz.", "Which music do I hate?")
