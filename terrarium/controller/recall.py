@@ -33,10 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
-from terrarium.store import MemoryStore, extract_facts
+from terrarium.store import MemoryHit, MemoryStore, extract_facts
 from terrarium.store.asked import points_back
 from terrarium.store.corrections import apply_correction, is_correction
-from terrarium.store.query import MAX_TERMS
 from terrarium.store.subjects import (
     about_user,
     is_statement,
@@ -104,7 +103,7 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
             return ()
         facts = [f for f in facts if relevant(f, previous)]
         question = f"{previous} {question}"
-    found = await _matches(memory, question, creature=creature)
+    found = await _matches(memory, question, creature=creature, newest=newest)
     mine = back or about_user(question)
     if not speaks and not back:
         if not refers_to_told(question, [fixed.get(t, t) for t in found]):
@@ -127,7 +126,8 @@ def _of_user(text: str) -> bool:
     return about_user(text) or (mentions_user(text) and is_statement(text))
 
 
-async def _matches(memory: MemoryStore, question: str, *, creature: str) -> list[str]:
+async def _matches(memory: MemoryStore, question: str, *, creature: str,
+                   newest: Sequence[MemoryHit] = ()) -> list[str]:
     """The user's statements found by ``question``'s subject words, ranked by how many of
     its own words they hold (twice) and then related ones, the newer first on a tie."""
     terms = subject_terms(question)
@@ -136,11 +136,11 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str) -> list
     own = {stem(t) for t in subject_terms_own(question)}
     related = {stem(t) for t in terms} - own
     scored: dict[str, tuple[int, int]] = {}
-    hits = []
-    for at in range(0, min(len(terms), 4 * MAX_TERMS), MAX_TERMS):  # a query holds 32 terms
-        hits += await memory.asearch(" ".join(terms[at:at + MAX_TERMS]),
-                                     limit=NOTE_CANDIDATES, creature=creature)
-    for hit in hits:
+    # one query (its first 32 terms: the question's own words, then related ones), and the
+    # newest records scored by every related word ("dog" finds "retriever", past the 32):
+    # a bigger query is slower than the whole turn's recall was (issue 29)
+    hits = await memory.asearch(" ".join(terms), limit=NOTE_CANDIDATES, creature=creature)
+    for hit in [*hits, *newest]:
         if not is_statement(hit.text):
             continue
         stems = {stem(w) for w in subject_terms_own(hit.text)}

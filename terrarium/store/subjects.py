@@ -16,6 +16,7 @@ for something done).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -115,6 +116,7 @@ handing to the model but is no answer to say back."""
 _SUFFIXES = ("'s", "ies", "es", "s", "ed", "ing")
 
 
+@functools.lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A crude stem, enough to match "allergies" and "allergy", "called" and "call", "lives",
     "lived" and "live" (a final "e" is dropped after the suffix: "liv")."""
@@ -142,12 +144,19 @@ _AKIN = {k: frozenset(stem(w) for w in v) for k, v in _BY_STEM_SUBJECTS.items()}
 
 
 def _content(text: str) -> list[str]:
+    return list(_content_words(text))
+
+
+@functools.lru_cache(maxsize=512)
+def _content_words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` but function words and words of asking, once per text: recall
+    and the guard read the same few utterances many times a turn."""
     seen: dict[str, None] = {}
     for m in _WORD.finditer(text):
         w = m.group(0).lower()
         if w not in _ASKING and w not in seen:
             seen[w] = None
-    return list(seen)
+    return tuple(seen)
 
 
 _FORBIDDEN = re.compile(r"\b(can't|cannot|can not|shouldn't|mustn't|must not)\s+(i|we)\b|"
@@ -202,6 +211,13 @@ _COUNTED = frozenset(stem(w) for w in "old age aged many much number count year"
 """Words of asking a number: "How old am I?" is about "I'm 41." though no word is shared."""
 
 
+@functools.lru_cache(maxsize=256)
+def _asked_stems(question: str, attitudes: bool) -> frozenset[str]:
+    """The stems of what ``question`` is about, with related words: once per question (the
+    guard and recall ask it for every note)."""
+    return frozenset(_stems(subject_terms(question, attitudes=attitudes)))
+
+
 def has_number(text: str) -> bool:
     """Whether ``text`` holds a number (digits, or a number word: "fifty-two", "4B")."""
     return _NUMBER.search(text) is not None
@@ -212,7 +228,7 @@ def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
     share a subject word, or words of one category (of :data:`ATTITUDES` too, unless
     ``attitudes`` is false), or the question asks a number ("how old", "how many") and the
     note holds one."""
-    terms = _stems(subject_terms(question, attitudes=attitudes))
+    terms = _asked_stems(question, attitudes)
     if terms & _stems(subject_terms(note, related=False)):
         return True
     return bool(terms & _COUNTED) and has_number(note)
@@ -248,6 +264,7 @@ _PLAN = re.compile(r"^\W*i (?:need|want|have) to\s+(?!know\b|hear\b|ask\b|find o
 """A plan told ("I need to call the bank tomorrow."), not a request for the assistant."""
 
 
+@functools.lru_cache(maxsize=512)
 def is_statement(text: str) -> bool:
     """Whether ``text`` tells something rather than asks, greets, thanks or says goodbye
     (the user's statement closed by a tag question still tells: "My aunt turns ninety, can
