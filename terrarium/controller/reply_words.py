@@ -63,9 +63,10 @@ def _numbers_both_ways(text: str) -> set[str]:
 
 def shares_root(a: str, b: str) -> bool:
     """Whether two word stems share a root the crude stem misses: "snow" and "snowy",
-    "climb" and "climber" (one starts the other, at least four letters long)."""
+    "climb" and "climber" (one starts the other, at least four letters long, and is at
+    most two letters longer: "build" is not "building")."""
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
+    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 2
 
 
 def invents(sentence: str, notes: str, question: str) -> bool:

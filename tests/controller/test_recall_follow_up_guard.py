@@ -75,6 +75,7 @@ def test_a_number_told_as_a_word_may_be_said_in_digits_and_back() -> None:
     assert not invents("You are 47.", "Ravi, forty-seven, builder.", "How old am I?")
     assert invents("You are 48.", "Ravi, forty-seven, builder.", "How old am I?")
     assert shares_root("sunn", "sunny") and not shares_root("car", "carpet")
+    assert not shares_root("paint", "painting")  # painting a fence is no painter's job
 
 
 def test_a_kind_asked_is_not_released_on_a_name_alone() -> None:
