@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.controller.reply_words import (
+    announces,
     answer_only,
     asked_about_user,
     cannot_answer,
@@ -444,7 +445,7 @@ class ReplyGuard:
         if self._spoken.strip() or not self._held.strip():
             return False
         head = _PARTIAL_WORD.sub("", self._held)
-        if self._wrong(head) is not None:
+        if self._wrong(head) is not None or announces(head):
             return False
         if self.about_user and not (self.release_first_clause
                                     and uses(head, self._told, self.user)

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from terrarium.store.asked import asks_kind, lacks, points_back
 from terrarium.store.subjects import about_user, has_number, refers_to_told, relevant, stem
 
-__all__ = ["answer_only", "asked_about_user", "cannot_answer", "invents", "lcs", "may_restate",
-           "misses_number", "names_for_kind", "note_about", "shares_root", "words"]
+__all__ = ["announces", "answer_only", "asked_about_user", "cannot_answer", "invents", "lcs",
+           "may_restate", "misses_number", "names_for_kind", "note_about", "shares_root", "words"]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
@@ -170,3 +170,14 @@ def misses_number(sentence: str, question: str) -> bool:
     kids do I have?") without one: "You're a taxi driver right?" uses what was told, but
     not the number asked."""
     return _ASKS_NUMBER.search(question) is not None and not has_number(sentence)
+
+
+_LEAD_IN = re.compile(r"^\W*(sure[,!.]?\s+|okay[,!.]?\s+|of course[,!.]?\s+)?(here\s+(are|is)|"
+                      r"here's|these\s+are|the\s+following)\b", re.I)
+
+
+def announces(head: str) -> bool:
+    """Whether a sentence starting with ``head`` announces what follows ("Here are some
+    tips for sleeping during the day: 1."): it restates the request and says nothing
+    itself, so it is not spoken from its start but judged whole (the echo rule)."""
+    return _LEAD_IN.match(head) is not None

@@ -90,3 +90,11 @@ def test_a_number_asked_is_answered_with_a_number() -> None:
     assert feed_all(g, "You're a lorry driver, right?") == "You are 58 years old."
     g = guard("How many sisters do I have?", "I have three sisters.")
     assert feed_all(g, "You have three sisters.") == "You have three sisters."
+
+
+def test_a_list_announced_is_judged_whole_not_spoken_from_its_start() -> None:
+    g = guard("Any advice for staying awake on night shifts?", intent="question")
+    said = "".join(g.feed(c) for c in "Here is some advice for staying awake on night shifts: 1.")
+    assert said == ""  # held: the whole sentence repeats the question
+    out = said + "".join(g.feed(c) for c in " Drink water and take short walks.") + g.finish()
+    assert out == "Drink water and take short walks."
