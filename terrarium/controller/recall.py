@@ -99,8 +99,9 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     fixed = corrected([h.text for h in reversed(newest)])
     if back:  # "How old will she be?": the subject is the previous utterance's
         previous = newest[0].text if newest else ""
-        if not _of_user(previous):
-            return ()
+        told = [fixed.get(h.text, h.text) for h in newest if is_statement(h.text)]
+        if not (_of_user(previous) or refers_to_told(previous, told)):
+            return ()  # "When is Arlo's birthday?" after "My nephew Arlo ..." was about them
         facts = [f for f in facts if relevant(f, previous)]
         question = f"{previous} {question}"
     found = await _matches(memory, question, creature=creature, newest=newest)

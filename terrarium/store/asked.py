@@ -30,30 +30,48 @@ from terrarium.store.subjects import (
 
 __all__ = ["KINDS", "asks_kind", "lacks", "points_back"]
 
-KINDS: tuple[frozenset[str], ...] = tuple(frozenset(stem(w) for w in g.split()) for g in (
-    "dog dogs puppy pup hound retriever labrador poodle terrier spaniel collie husky beagle "
-    "shepherd bulldog dachshund greyhound whippet pug corgi",
-    "cat cats kitten kitty",
-    "rabbit rabbits bunny",
-    "bird birds parrot budgie canary",
-    "horse horses pony",
-    "tortoise turtle",
-    "wife spouse partner",
-    "husband spouse partner",
-    "partner wife husband spouse girlfriend boyfriend fiance fiancee",
-    "mother mum mom mam mummy mommy",
-    "father dad daddy papa",
-    "sister sisters",
-    "brother brothers",
-    "son sons boy boys",
-    "daughter daughters girl girls",
-    "kid kids child children son sons daughter daughters baby babies boy girl",
-    "grandmother grandma granny gran nan nana",
-    "grandfather grandpa granddad grandad",
-))
+_KIND_TABLE = (
+    # the words of asking about one kind | more words that tell of it
+    "dog dogs puppy pup hound | retriever labrador poodle terrier spaniel collie husky "
+    "beagle shepherd bulldog dachshund greyhound whippet pug corgi",
+    "cat cats kitten kitty |",
+    "rabbit rabbits bunny |",
+    "bird birds | parrot budgie canary",
+    "parrot parrots budgie canary |",
+    "horse horses pony |",
+    "tortoise turtle |",
+    "hamster hamsters |",
+    "fish goldfish |",
+    "snake snakes |",
+    "lizard lizards gecko iguana |",
+    "wife | spouse partner",
+    "husband | spouse partner",
+    "partner spouse | wife husband girlfriend boyfriend fiance fiancee",
+    "mother mum mom mam mummy mommy |",
+    "father dad daddy papa |",
+    "sister sisters |",
+    "brother brothers |",
+    "son sons | boy boys",
+    "daughter daughters | girl girls",
+    "kid kids child children baby babies | son sons daughter daughters boy boys girl girls",
+    "grandmother grandma granny gran nan nana |",
+    "grandfather grandpa granddad grandad |",
+)
 """Things a user has one of several kinds of: asked about their dog, a cat is no answer."""
-_KIND_OF = {w: frozenset().union(*(g for g in KINDS if w in g)) for g in KINDS for w in g}
 
+
+def _kinds() -> dict[str, frozenset[str]]:
+    kinds: dict[str, frozenset[str]] = {}
+    for row in _KIND_TABLE:
+        heads, _, more = row.partition("|")
+        tell = {stem(x) for x in (*heads.split(), *more.split())}
+        for w in heads.split():
+            kinds[stem(w)] = kinds.get(stem(w), frozenset()) | tell
+    return kinds
+
+
+KINDS = _kinds()
+"""A kind's word (stemmed) -> the words (stemmed) that tell of one of it."""
 _KNOWN = frozenset(stem(w) for g in RELATED for w in g)
 """The words of every known subject (:data:`RELATED`)."""
 _SURNAME_STEM = stem("surname")
@@ -85,7 +103,7 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     said = set().union(*(_stems(n) for n in notes)) if notes else set()
     own = [stem(w) for w in subject_terms(_LATELY.sub(" ", question), related=False)]
     for w in own:
-        if w in _KIND_OF and not _KIND_OF[w] & said:
+        if w in KINDS and not KINDS[w] & said:
             return True  # "my dog" with only a cat told
     if _SURNAME_STEM in own:
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)

@@ -49,7 +49,7 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "town village live lives lived home moved move",
     # where exactly: the home itself
     "address street road avenue lane house flat apartment floor home live lives lived "
-    "houseboat postcode neighbourhood",
+    "houseboat postcode neighbourhood garden yard",
     # when: dates and ages
     "birthday birth born birthdate anniversary wedding date day month year turn turning",
     # when: days and times (an appointment, a flight, a visit)
@@ -88,7 +88,9 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "major",
     # (likes and dislikes: ATTITUDES, below)
     # things owned and used
-    "car cars drive drives vehicle bike motorbike motorcycle ride rides make brand model",
+    "car cars drive drives vehicle bike motorbike motorcycle ride rides make brand model "
+    "ford fiat toyota honda volvo skoda bmw audi mercedes volkswagen vw renault peugeot "
+    "nissan kia hyundai tesla mazda jeep vauxhall opel citroen subaru porsche",
     "colour color colours colors red blue green yellow black white grey gray pink purple "
     "orange brown silver gold",
     "many much number count",

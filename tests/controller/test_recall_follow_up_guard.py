@@ -98,3 +98,11 @@ def test_a_list_announced_is_judged_whole_not_spoken_from_its_start() -> None:
     assert said == ""  # held: the whole sentence repeats the question
     out = said + "".join(g.feed(c) for c in " Drink water and take short walks.") + g.finish()
     assert out == "Drink water and take short walks."
+
+
+def test_a_follow_up_after_a_question_about_something_told_without_my() -> None:
+    with MemoryStore() as memory:
+        told(memory, "Our lodger Priti starts her new job in March.",
+             "When does Priti start?")
+        assert notes(memory, "And how old is she?") == (
+            "Our lodger Priti starts her new job in March.",)

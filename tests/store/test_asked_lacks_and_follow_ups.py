@@ -96,3 +96,10 @@ def test_a_like_denied_is_a_dislike() -> None:
     assert relevant("I hate olives.", "What don't I like?")
     assert relevant("I don't really like olives.", "What food do I dislike?")
     assert relevant("I'm not a fan of jazz.", "Which music do I hate?")
+
+
+def test_a_kind_is_told_by_its_own_words_not_by_a_sibling() -> None:
+    assert lacks("What's my daughter's name?", ["My son is called Ben."])
+    assert not lacks("How many children do I have?", ["I've got two daughters."])
+    assert lacks("What's my snake called?", ["I have a ferret named Bo."])
+    assert refers_to_told("What make is the car?", ["I drive an old Honda."])
