@@ -49,6 +49,7 @@ from terrarium.controller.reply_words import (
     misses_number,
     names_for_kind,
     note_about,
+    only_their_name,
     shares_root,
     words,
 )
@@ -452,7 +453,8 @@ class ReplyGuard:
                                     and not invents(head, self.facts, self.user)
                                     and not names_for_kind(head, self._told or self.facts,
                                                            self.user)
-                                    and not misses_number(head, self.user)):
+                                    and not misses_number(head, self.user)
+                                    and not only_their_name(head, self.facts, self.user)):
             return False  # spoken early only once it uses what was told about the question
         if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
             return True

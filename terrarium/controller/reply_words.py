@@ -15,8 +15,21 @@ from collections.abc import Sequence
 from terrarium.store.asked import asks_kind, lacks, points_back
 from terrarium.store.subjects import about_user, has_number, refers_to_told, relevant, stem
 
-__all__ = ["announces", "answer_only", "asked_about_user", "cannot_answer", "invents", "lcs",
-           "may_restate", "misses_number", "names_for_kind", "note_about", "shares_root", "words"]
+__all__ = [
+    "announces",
+    "answer_only",
+    "asked_about_user",
+    "cannot_answer",
+    "invents",
+    "lcs",
+    "may_restate",
+    "misses_number",
+    "names_for_kind",
+    "note_about",
+    "only_their_name",
+    "shares_root",
+    "words",
+]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
@@ -181,3 +194,22 @@ def announces(head: str) -> bool:
     tips for sleeping during the day: 1."): it restates the request and says nothing
     itself, so it is not spoken from its start but judged whole (the echo rule)."""
     return _LEAD_IN.match(head) is not None
+
+
+_THEIR_NAME = re.compile(r"\b(?:I'm|I am|my name is|call me|name's)\s+([A-Z][a-z]+)")
+_ASKS_NAME = re.compile(r"\b(name|names|called|call|who)\b", re.I)
+
+
+def only_their_name(head: str, notes: str, question: str) -> bool:
+    """Whether ``head`` uses nothing of what was told but the user's own name ("You're
+    Bilal, ..." to "What do I do for a living?"): it addresses them, and has not answered
+    yet, so it is not spoken from its start (a name question is answered by it)."""
+    if _ASKS_NAME.search(question):
+        return False
+    theirs = {m.group(1).lower() for m in _THEIR_NAME.finditer(notes)}
+    if not theirs:
+        return False
+    told = {w for w in words(notes) if w not in theirs and w not in _NOT_KIND}
+    told -= set(words(question))
+    said = set(words(head))
+    return bool(said & theirs) and not said & told

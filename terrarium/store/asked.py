@@ -80,7 +80,9 @@ _NAMES = frozenset(stem(w) for w in RELATED[0])
 _COUNTED = frozenset(stem(w) for w in "old age aged many much number count".split())
 _SURNAME = re.compile(r"\b(surname|last name|family name)\b", re.I)
 _FULL_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+ [A-Z][a-z]+\b")
-_NAMED = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+")
+_NAMED = re.compile(r"(?<!^)(?<![.!?] )(?<!\bin )(?<!\bat )(?<!\bfrom )(?<!\bto )"
+                    r"(?<!\bnear )\b[A-Z][a-z]+")
+"""A name told bare ("a brother, Declan"), not a place ("a brother in Denver")."""
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
 
@@ -107,6 +109,8 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
             return True  # "my dog" with only a cat told
     if _SURNAME_STEM in own:
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
+    if set(own) & _NAMES and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes):
+        return True  # a name asked, and none told: "a brother in Denver" names a place
     known = [w for w in own if w in _KNOWN]
     if not known or not notes:
         return False
@@ -114,7 +118,7 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
         return False
     if not all(_KNOWN & _stems(n) for n in notes):
         return False  # something told of no known subject ("Penicillin gives me a rash.")
-    if any(w in _NAMES for w in own) and any(_NAMED.search(n) for n in notes):
+    if set(own) & _NAMES:
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
 

@@ -106,3 +106,24 @@ def test_a_follow_up_after_a_question_about_something_told_without_my() -> None:
              "When does Priti start?")
         assert notes(memory, "And how old is she?") == (
             "Our lodger Priti starts her new job in March.",)
+
+
+def test_the_users_name_alone_does_not_let_an_answer_through_at_its_start() -> None:
+    notes_ = "I'm Oskar, I drive a taxi in Graz."
+    g = guard("What do I do for a living?", notes_)
+    said = "".join(g.feed(c) for c in "You're Oskar, I'm a taxi driver. ")
+    assert said == ""  # held whole, then dropped: it speaks as the user
+    assert g.finish() == "You're Oskar, you drive a taxi in Graz."
+    from terrarium.controller.reply_words import only_their_name
+
+    assert only_their_name("You're Oskar, I", notes_, "What do I do for a living?")
+    assert not only_their_name("You're Oskar, you drive a taxi", notes_,
+                               "What do I do for a living?")
+    assert not only_their_name("You're Oskar,", notes_, "What am I called?")  # the answer
+
+
+def test_a_place_is_no_name_for_a_name_question() -> None:
+    from terrarium.store.asked import lacks
+
+    assert lacks("What is my aunt's name?", ["I have an aunt in Boston."])
+    assert not lacks("What is my aunt's name?", ["I have an aunt, Bea, in Boston."])
