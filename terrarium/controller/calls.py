@@ -69,6 +69,8 @@ def _args_dict(args: BaseModel | None, raw: Mapping[str, Any]) -> dict[str, Any]
 class Reporting:
     """How the controller tells its owner what it does: state changes and transcript lines."""
 
+    __slots__ = ()  # the Controller's slots hold what it sets (controller/loop.py)
+
     # the controller's, set in its __init__
     parts: CreatureParts
     emit: Callable[[Event], None]
@@ -84,6 +86,8 @@ class Reporting:
 
 class CallRouting(Reporting):
     """Runs one closed call and records what it did (the controller's call half)."""
+
+    __slots__ = ()  # the Controller's slots hold what it sets (controller/loop.py)
 
     # the controller's, set in its __init__
     sinks: dict[str, OutputSink]

@@ -66,6 +66,8 @@ async def _closing(stream: AsyncIterator[Any]) -> AsyncIterator[AsyncIterator[An
 class RoundStreaming(CallRouting):
     """Streams one round and remembers it (the controller's round half)."""
 
+    __slots__ = ()  # the Controller's slots hold what it sets (controller/loop.py)
+
     # the controller's, set in its __init__
     model: ChatModel
     settings: LoopSettings

@@ -8,7 +8,9 @@ a slow terminal can never slow the team down.
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
 from rich.text import Text
@@ -44,6 +46,9 @@ from terrarium.tui.text import (
     topology_text,
 )
 from terrarium.tui.traffic_panel import TrafficPanel
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
 
 EVENT_BUFFER = 4096
 REFRESH_SECONDS = 0.1  # events are taken in batches at most this often
@@ -118,14 +123,41 @@ class MonitorApp(App[int]):
         self.state = MonitorState(self.team)
         self.selected: str | None = None
         self._payloads = PayloadReader(handle.log_path) if handle.log_path else None
-        # Subscribe now, not on mount: nothing published from here on is lost to us.
-        self._sub: EventSubscription | None = (
-            None if self.replay is not None
-            else handle.bus.subscribe(
-                LIVE_EVENT_BUFFER if isinstance(handle, LiveRunHandle) else EVENT_BUFFER)
-        )
+        # opened when a run begins (run_async / run_test), closed when it ends: an app that
+        # is built and never run holds nothing on the bus
+        self._sub: EventSubscription | None = None
         # a run followed from the broker (tui/live.py): read-only, and it may end under us
         self.live_follow = isinstance(handle, LiveRunHandle)
+
+    # -- the event subscription: one per run of the app --------------------------------
+
+    def _subscribe(self) -> None:
+        """Subscribe before the run's first await, so nothing the team publishes once the
+        app is running (its start, in ``terrarium run --tui``) is lost to us."""
+        if self._sub is None and self.replay is None:
+            self._sub = self.handle.bus.subscribe(
+                LIVE_EVENT_BUFFER if self.live_follow else EVENT_BUFFER)
+
+    def _unsubscribe(self) -> None:
+        sub, self._sub = self._sub, None
+        if sub is not None:
+            sub.close()
+
+    async def run_async(self, **kwargs: Any) -> int | None:
+        self._subscribe()
+        try:
+            return await super().run_async(**kwargs)
+        finally:
+            self._unsubscribe()
+
+    @asynccontextmanager
+    async def run_test(self, **kwargs: Any) -> AsyncIterator[Pilot[int]]:
+        self._subscribe()
+        try:
+            async with super().run_test(**kwargs) as pilot:
+                yield pilot
+        finally:
+            self._unsubscribe()
 
     # -- layout ------------------------------------------------------------------------
 
@@ -212,6 +244,7 @@ class MonitorApp(App[int]):
         # stop folding events first: refusing what waits lets turns go on, and their
         # events must not reach panels that are being taken down
         self.workers.cancel_group(self, "events")
+        self._unsubscribe()
         if self.human is not None:
             self.human.detach()
 

@@ -377,7 +377,7 @@ def test_processes_hosting_different_creatures_share_one_server_in_distinct_slot
         creatures = hosted(assemble_team(team), opts)
         for name in creatures:
             rec.add(name, "embedded")
-        hub = build_hub(team, opts, None, "run1", bus)
+        hub = await stack.enter_async_context(build_hub(team, opts, None, "run1", bus))
         wiring = Wiring(opts, bus, rec, tmp_path, None, team=team)  # type: ignore[arg-type]
         await wiring.wire(creatures, hub, stack, operator=None)
         assert wiring.embedded is launched[-1]
