@@ -158,9 +158,18 @@ def names_for_kind(sentence: str, notes: str, question: str) -> bool:
     if not asks_kind(question):
         return False
     asked = {stem(w) for w in words(question)}
-    kinds = {stem(w) for w in _WORD.findall(notes)
-             if w[:1].islower() and w.lower() not in _NOT_KIND} - asked
-    return kinds.isdisjoint(stem(w) for w in words(sentence))
+    kinds = {stem(m.group(0)) for m in _WORD.finditer(notes)
+             if (m.group(0)[:1].islower() or _starts_sentence(notes, m.start()))
+             and m.group(0).lower() not in _NOT_KIND} - asked
+    said = {stem(w) for w in words(sentence)}
+    return kinds.isdisjoint(said) and not any(shares_root(a, b) for a in said for b in kinds)
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    """Whether the word at ``at`` opens a sentence of ``text`` ("Snowy days ..."): its
+    capital says nothing of a name."""
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".!?"
 
 
 def note_about(question: str, notes: Sequence[str]) -> str | None:

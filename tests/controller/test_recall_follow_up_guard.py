@@ -127,3 +127,11 @@ def test_a_place_is_no_name_for_a_name_question() -> None:
 
     assert lacks("What is my aunt's name?", ["I have an aunt in Boston."])
     assert not lacks("What is my aunt's name?", ["I have an aunt, Bea, in Boston."])
+
+
+def test_a_kind_told_at_a_sentence_start_is_no_name() -> None:
+    from terrarium.controller.reply_words import names_for_kind
+
+    notes_ = "Rainy mornings make me happy."
+    assert not names_for_kind("You like rain.", notes_, "What kind of weather do I like?")
+    assert names_for_kind("You like Bob.", notes_, "What kind of weather do I like?")
