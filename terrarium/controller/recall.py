@@ -23,7 +23,10 @@ often about what they just said. A question that does not mention the user gets 
 it asks about something they told ("What's the cat called?" after "Our cat Tigger hid
 again."), and the newest word on a subject wins: a correction ("Actually, it's Jonathan.")
 is handed over put into the statement it corrects (:func:`corrected`), and of the facts
-the user has one of (a name, an age) only the newest is recalled.
+the user has one of (a name, an age) only the newest is recalled. A follow-up that names
+its subject only by a pronoun ("How old will she be?", :func:`points_back`) is searched
+with the previous utterance's words too, when that one was about the user: the
+conversation's subject carries over.
 """
 
 from __future__ import annotations
