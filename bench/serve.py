@@ -24,6 +24,7 @@ many stay loaded and the RSS after.
     python bench/serve.py [--sessions 1,10,100,1000] [--turns 3] [--stored 10000]
     python bench/serve.py --code /path/to/other/checkout   # the same bench, other code
     python bench/serve.py --sessions 100 --stored 0 --profile /tmp/serve.prof  # cProfile
+    python bench/serve.py --turns-at-once 0   # the server without its turn gate
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def write_team(folder: Path) -> Path:
 
 # ---------------------------------------------------------------------- the server process
 def run_server(port: int, runs: Path, team: Path, idle_unload: float,
-               profile: str | None = None) -> None:
+               profile: str | None = None, turns_at_once: int | None = None) -> None:
     import uvicorn
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -86,8 +87,10 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float,
     from terrarium.config import load_team
     from terrarium.serve import ServeSettings, create_app
 
+    gate = {} if turns_at_once is None else {"turns_at_once": turns_at_once}
     app = create_app(load_team(team), ServeSettings(
-        runs_dir=runs, rate=1e6, idle_unload=idle_unload, reap_every=0.5, warm_up=False))
+        runs_dir=runs, rate=1e6, idle_unload=idle_unload, reap_every=0.5, warm_up=False,
+        **gate))
 
     gc_time = [0.0]  # seconds the server spent collecting garbage
     gc_began = [0.0]
@@ -461,11 +464,14 @@ def main() -> None:
                     "give another to compare two versions with the same bench)")
     ap.add_argument("--profile", metavar="FILE",
                     help="write the server's cProfile statistics to FILE (pstats)")
+    ap.add_argument("--turns-at-once", type=int, default=None,
+                    help="the server's ServeSettings.turns_at_once (default: its default; "
+                    "0: no turn gate)")
     ap.add_argument("--server", nargs=3, metavar=("PORT", "RUNS", "TEAM"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.server:
         run_server(int(args.server[0]), Path(args.server[1]), Path(args.server[2]),
-                   args.idle_unload, args.profile)
+                   args.idle_unload, args.profile, args.turns_at_once)
         return
     import socket
 
@@ -478,7 +484,9 @@ def main() -> None:
         server = subprocess.Popen(
             [sys.executable, __file__, "--server", str(port), str(Path(tmp) / "runs"),
              str(team), "--idle-unload", str(args.idle_unload),
-             *(["--profile", str(Path(args.profile).resolve())] if args.profile else [])],
+             *(["--profile", str(Path(args.profile).resolve())] if args.profile else []),
+             *([f"--turns-at-once={args.turns_at_once}"] if args.turns_at_once is not None
+               else [])],
             env=env)
         try:
             base = f"http://127.0.0.1:{port}"

@@ -25,6 +25,10 @@ round a loop that runs every session's turns).
 
     python bench/serve_input.py [--sessions 10] [--inputs 20] [--rounds 5]
     python bench/serve_input.py --profile /tmp/input.prof
+    python bench/serve_input.py --sockets --sessions 100 --inputs 3 --turns-at-once 0
+
+``--turns-at-once N``: the server's turn gate (``ServeSettings.turns_at_once``, default 1;
+0 runs every ready turn's steps in each trip round the loop, as before the gate).
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import serve as bench_serve  # the same team and client as bench/serve.py
 from serve import write_team
+
+TURNS_AT_ONCE = [1]  # the server's turn gate (--turns-at-once; 0: no gate)
 
 
 def count_writes(log: Any) -> dict[str, int]:
@@ -82,7 +88,8 @@ async def main(sessions: int, inputs: int, rounds: int, profile: str | None) -> 
     with tempfile.TemporaryDirectory() as tmp:
         team = write_team(Path(tmp) / "team")
         app = create_app(load_team(team), ServeSettings(
-            runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False))
+            runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False,
+            turns_at_once=TURNS_AT_ONCE[0]))
         mgr = app.state.manager
         from starlette.routing import Route
 
@@ -179,7 +186,8 @@ async def sockets(sessions: int, inputs: int) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(load_team(write_team(Path(tmp) / "team")), ServeSettings(
-            runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False, idle_unload=3600))
+            runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False, idle_unload=3600,
+            turns_at_once=TURNS_AT_ONCE[0]))
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
@@ -213,7 +221,10 @@ if __name__ == "__main__":
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--profile", metavar="FILE")
     ap.add_argument("--sockets", action="store_true")
+    ap.add_argument("--turns-at-once", type=int, default=1,
+                    help="the server's turn gate (ServeSettings.turns_at_once; 0: none)")
     a = ap.parse_args()
+    TURNS_AT_ONCE[0] = a.turns_at_once
     if a.sockets:
         anyio.run(sockets, a.sessions, a.inputs)
     else:

@@ -257,6 +257,10 @@ class Row:
     usage: str
     gen_ms: float  # ms per generated token of the speaker's first call (delta to delta)
     event_hop: float  # synthesized -> the bench's on_event (the bus and the log, not audio)
+    # the work before the first audio, which a busy machine does not change: the speaker's
+    # tokens evaluated and generated before its first piece was queued for synthesis
+    evaluated: int = 0
+    tokens: int = 0
 
     @property
     def share(self) -> float:
@@ -408,7 +412,9 @@ async def _utterances(n: int, warmup: int, verbose: bool, router: TimedModel,
                        if len(tokens) > 1 else 0.0)
                 row = Row(text, ttfa, r_model, parts, first.text,
                           " | ".join(_usage_line(c.usage) for c in s_calls), gen,
-                          (got - t_synth) * 1000)
+                          (got - t_synth) * 1000,
+                          evaluated=getattr(call.usage, "prompt_n", 0) or 0,
+                          tokens=sum(1 for t in tokens if t <= queued))
                 tag = "warm-up" if i < warmup else ""
                 if verbose:
                     said = "".join(d for c in s_calls for _, d in c.deltas)
@@ -464,6 +470,13 @@ def summarize(results: list[RunResult], label: str = "") -> dict[str, float]:
     gens = [r.gen_ms for r in rows if r.gen_ms]
     if gens:
         print(f"  speaker generation, first call: p50 {pct(gens, 0.5):.1f} ms per token")
+    # the work on the way to the first audio, the same on a busy machine as on a quiet one
+    work = [("prompt tokens evaluated", [float(r.evaluated) for r in rows]),
+            ("tokens generated before the first piece was queued", [float(r.tokens) for r in rows]),
+            ("characters of the first piece", [float(len(r.piece)) for r in rows])]
+    for name, vals in work:
+        print(f"  speaker {name}: p50 {pct(vals, 0.5):.0f}, p90 {pct(vals, 0.9):.0f}, "
+              f"mean {statistics.fmean(vals):.1f}")
     hops = [r.event_hop for r in rows]
     print(f"  (the event's way to the bench, not on the audio path: p50 {pct(hops, 0.5):.1f} "
           f"ms, p90 {pct(hops, 0.9):.1f} ms)")

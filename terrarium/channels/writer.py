@@ -19,21 +19,25 @@ from contextvars import ContextVar
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskStatus
 
 from terrarium.channels.log import DurableLog
 from terrarium.errors import RuntimeFailure
 
-_AT_ONCE: ContextVar[bool] = ContextVar("terrarium_commit_at_once", default=False)
+# "" (wait for the writer), "now" (commit in the caller's step) or "trip" (with the others)
+_AT_ONCE: ContextVar[str] = ContextVar("terrarium_commit_at_once", default="")
 
 
 @contextlib.contextmanager
-def commit_at_once() -> Iterator[None]:
-    """Within it, a write that waits commits its batch at once, in the writer's own step,
-    instead of waiting for the writer's task: on a loop busy with many turns each trip
-    round it is long, and a request waiting on two of them (``terrarium serve``'s input:
-    its message, then its first events) waited for every turn in between."""
-    token = _AT_ONCE.set(True)
+def commit_at_once(together: bool = False) -> Iterator[None]:
+    """Within it, a write that waits is committed without waiting for more rows: at once,
+    in the caller's own step (a loop busy with many turns makes each trip round it long, and
+    a request waiting on two of them, ``terrarium serve``'s input, waited for every turn in
+    between). ``together`` (other requests are under way) and turns that take the CPU one
+    at a time (``busy``: runtime/gate.py, so a trip is short): after one trip, sharing the
+    commit with every request of that trip (a burst of inputs: one commit, not one each)."""
+    token = _AT_ONCE.set("trip" if together else "now")
     try:
         yield
     finally:
@@ -54,9 +58,15 @@ class _Batch:
 class LogWriter:
     """Batches inserts into one transaction per batch; run ``run()`` in a task group."""
 
-    def __init__(self, log: DurableLog, *, offload: bool = False) -> None:
+    def __init__(self, log: DurableLog, *, offload: bool = False,
+                 busy: Callable[[], bool] | None = None, patience: int = 8) -> None:
         self.log = log
         self.offload = offload
+        # while ``busy()`` (serve: turns are computing), a commit waits up to ``patience``
+        # trips round the loop for more rows: turns that take the CPU one at a time
+        # (runtime/gate.py) would otherwise each pay commits of their own
+        self.busy = busy
+        self.patience = patience
         self._current = _Batch()
         self._wake = anyio.Event()
         self._running = False
@@ -104,8 +114,16 @@ class LogWriter:
         return self._add(sql, rows, wait=False)
 
     async def _wait(self, batch: _Batch) -> None:
-        if batch is self._current and _AT_ONCE.get() and not self.offload:
-            self.commit_now()
+        at_once = _AT_ONCE.get()
+        if batch is self._current and at_once and not self.offload:
+            if at_once == "trip" and self.busy is not None:
+                # one trip (short when turns take turns): every request of this trip has
+                # added its rows by then, and the first one back commits them all
+                await anyio.lowlevel.checkpoint()
+                if batch is self._current:
+                    self.commit_now()
+            else:
+                self.commit_now()
         if not batch.done.is_set():  # (committed at once: no trip round the loop either)
             await batch.done.wait()
         if batch.error is not None:
@@ -156,11 +174,31 @@ class LogWriter:
             while True:
                 await self._wake.wait()
                 self._wake = anyio.Event()
+                if self.busy is not None:
+                    await self._gather()
                 batch, self._current = self._current, _Batch()
                 with anyio.CancelScope(shield=True):
                     await self._commit(batch)
         finally:
             self._running = False
+
+    async def _gather(self) -> None:
+        """Wait a few trips while the loop is busy, so that one commit takes the rows of
+        several turns (a write that must commit at once does it itself: ``commit_now``)."""
+        assert self.busy is not None
+        for _ in range(self.patience):
+            if not self.busy() or not self._current.size:
+                return
+            await anyio.lowlevel.checkpoint()
+
+    async def commit_soon(self, together: bool = False) -> None:
+        """Commit what is pending now and wait for it: at once in the caller's step, or
+        (``together``, see ``commit_at_once``) after one trip with the rows of every
+        request of that trip."""
+        if not self._current.size:
+            return
+        with commit_at_once(together):
+            await self._wait(self._current)
 
     async def flush(self) -> None:
         """Commit whatever is pending now (used at shutdown)."""

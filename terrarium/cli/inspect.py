@@ -223,9 +223,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     if args.exact:  # the model's own tokenizer, through the embedded llama.cpp server
         from terrarium.llm.embedded import EmbeddedServer
 
-        with EmbeddedServer(slots=1) as server:
-            builder = PromptBuilder(parts.inputs, parts.fmt, server.tokenizer())
-            built = builder.build(state)
+        with EmbeddedServer(slots=1) as server, server.tokenizer() as tokenizer:
+            built = PromptBuilder(parts.inputs, parts.fmt, tokenizer).build(state)
     else:
         built = PromptBuilder(parts.inputs, parts.fmt).build(state)
     print(format_prompt_report(built, json=args.json))

@@ -292,6 +292,7 @@ async def _run_command(args: argparse.Namespace) -> int:
         # imported here only because Textual is slow to load and only --tui needs it
         from terrarium.tui import MonitorHuman, run_team_with_monitor
 
+        _on_ready(args)  # the monitor's own start is not a second start's to hurry
         monitor = MonitorHuman()
         opts.approver = approve_all if args.yes else monitor.approve
         opts.answerer = monitor.answer
@@ -349,6 +350,7 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
                                  daemon=True, name="timeout watchdog").start()
             tg.start_soon(router.run)
             await printer.wait_ready(READY_WAIT)  # start-up lines first, then the replies
+            _on_ready(args)
             with anyio.move_on_after(args.timeout) as scope:
                 if args.resume and await _until_idle_or_limit(rt, args.max_turns):
                     tg.cancel_scope.cancel()
@@ -379,6 +381,14 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
     if rt.status in ("failed", "degraded"):
         _report_failures(rt, problems)
     return code
+
+
+def _on_ready(args: argparse.Namespace) -> None:
+    """The team is ready: what ``terrarium run`` held back for its start resumes (the
+    garbage collector, ``cli.command.StartCollector``)."""
+    on_ready = getattr(args, "on_ready", None)
+    if on_ready is not None:
+        on_ready()
 
 
 def _say_start(rt: TeamRuntime, team: Team, say: Callable[[str], None]) -> None:
@@ -466,11 +476,14 @@ def _summary(rt: TeamRuntime, problems: ProblemTracker, code: int, log_cmd: str
 def unsandboxed_note(team: Team) -> str | None:
     """One line naming the creatures whose shell commands run without the sandbox they
     would get on a host where bubblewrap works (docs/security.md), or None."""
+    shells = [(name, cdef) for name, cdef in sorted(team.everyone.items())
+              if "shell" in cdef.config.tools]
+    if not shells:  # the shell tool's module (and the sandbox's) loads only for a shell
+        return None
     from terrarium.tools.shell import sandbox_line
 
-    names = [name for name, cdef in sorted(team.everyone.items())
-             if "shell" in cdef.config.tools
-             and sandbox_line(cdef.config.tool_options.get("shell", {}))[0]]
+    names = [name for name, cdef in shells
+             if sandbox_line(cdef.config.tool_options.get("shell", {}))[0]]
     if not names:
         return None
     why = sandbox_line({})[1].removeprefix("shell: NOT sandboxed: ")

@@ -57,8 +57,9 @@ class ReplyGuardSpec(Strict):
                                       "chatbots.")
     release_first_clause: bool = Field(False, description="Speak the reply's first sentence "
                                        "from its start, and then whole, once its first words "
-                                       "repeat at most one of the user's and leave the echo "
-                                       "far (guard.safe_start), instead of holding it to its "
+                                       "leave the echo far: the rest would have to repeat at "
+                                       "least four more of the user's words (guard.safe_start)"
+                                       ", instead of holding it to its "
                                        "end: the first audio starts on the first clause. For "
                                        "replies that end only at a sentence end (a tts "
                                        "output's max_sentences).")
@@ -81,8 +82,8 @@ class NamedOutput(Strict):
     )
     first_piece_max_chars: int | None = Field(
         None, ge=8, description="For `tts` outputs: a reply's first piece still without a "
-        "break at this length is cut at its last word break (a long opening clause would "
-        "hold back the first audio)."
+        "break at this length is cut at its last word break, or at the first one after it "
+        "when a long word crosses it (a long opening clause would hold back the first audio)."
     )
     max_sentences: int | None = Field(
         None, ge=1, le=20, description="For `tts` outputs that are a creature's default: a "

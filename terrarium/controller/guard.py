@@ -21,12 +21,14 @@ the reply's first sentence is let through from its start once that start looks s
 heard, dropping the rest would speak half a sentence. No start can make a sentence safe for
 certain (the rest may still repeat the user word for word: "Hello, my name is Ada." starts
 with "Hello,"), so the rule asks for what no echo of the model's showed on the benchmark:
-a start of several words that repeats at most one of the user's, leaving at least four
-more of them for the rest to repeat, in order (so utterances under six words are never
-released early: an answer to a short question reuses its words). A first sentence cut
-by ``max_tokens`` after its release would be heard in part; the speaker's first sentences
-stay far below its budget (the longest of 60 on the benchmark: 149 characters, roughly 35
-tokens of 60), and the transcript says so if one ever is.
+a start of several words after which the rest would have to repeat at least four more of
+the user's words, in order, to make the sentence an echo (counted exactly, over every way
+the start's words can pair with the user's: "Boiling an egg is" to "How do I boil an
+egg?" uses up "an egg", so the rest would have to say "I boil an egg" again). Utterances
+under six words are never released early: an answer to a short question reuses its words.
+A first sentence cut by ``max_tokens`` after its release would be heard in part; the
+speaker's first sentences stay far below its budget (the longest of 60 on the benchmark:
+149 characters, roughly 35 tokens of 60), and the transcript says so if one ever is.
 """
 
 from __future__ import annotations
@@ -62,8 +64,8 @@ from terrarium.store.subjects import (
     strip_opening,
 )
 
-__all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "answer_only", "fact_words", "invents",
-           "is_echo", "lcs", "repeats", "safe_start", "second_person", "self_talk",
+__all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "answer_only", "echo_left", "fact_words",
+           "invents", "is_echo", "lcs", "repeats", "safe_start", "second_person", "self_talk",
            "speaks_as_user", "uses", "words"]
 
 ECHO_SHARE = 0.6
@@ -72,14 +74,16 @@ MIN_WORDS = 3
 """Shorter utterances are not checked: "Thanks." answered "Thanks!" is no echo."""
 
 START_WORDS = 4
-"""A first sentence is released early only once this many of its words have arrived."""
-START_SHARED = 1
-"""... and only if they repeat at most this many of the user's words (in order) ..."""
+"""A first sentence is released early only once this many of its words have arrived ..."""
 START_LEFT = 4
-"""... leaving at least this many more for the rest of the sentence to repeat, in order,
-before the reply would be an echo. With 3, two of 20 released sentences on
-``bench/conversation.py`` were echoes by its measure ("Should I take an umbrella?" ->
-"No, it's not necessary to take an umbrella."): an answer reuses a short question's words."""
+"""... and only if the rest of the sentence would have to repeat at least this many more
+of the user's words, in order, before the reply would be an echo. With 3, two of 20
+released sentences on ``bench/conversation.py`` were echoes by its measure ("Should I take
+an umbrella?" -> "No, it's not necessary to take an umbrella."): an answer reuses a short
+question's words. (Until December 2026 a start also had to repeat at most one of the
+user's words, and what was left was counted as the echo's words less those: a start that
+uses up the user's last words, "Boiling an egg is" to "How do I boil an egg?", was held
+although the rest would have to repeat four more; :func:`echo_left` counts it exactly.)"""
 
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
@@ -100,10 +104,11 @@ def safe_start(user: str, start: str) -> bool:
     """Whether a reply whose first sentence begins with ``start`` may be spoken from here.
 
     Its complete words (a word still being written is not counted) must be at least
-    ``START_WORDS`` and repeat at most ``START_SHARED`` of the user's words, in order, so
-    the rest of the sentence would have to repeat at least ``START_LEFT`` more to make it
-    an echo. Only complete words count, so the answer does not depend on how the text
-    was streamed in.
+    ``START_WORDS``, and the rest of the sentence would have to repeat at least
+    ``START_LEFT`` more of the user's words, in order, to make it an echo
+    (:func:`echo_left`). Only complete words count, so the answer does not depend on how
+    the text was streamed in; a longer start never leaves more, so a start refused is
+    refused for good.
     """
     u = words(user)
     if len(u) < MIN_WORDS:
@@ -111,8 +116,36 @@ def safe_start(user: str, start: str) -> bool:
     p = words(_PARTIAL_WORD.sub("", start))
     if len(p) < START_WORDS:
         return False
-    shared = lcs(u, p)
-    return shared <= START_SHARED and _echo_words(len(u)) - shared >= START_LEFT
+    return echo_left(u, p) >= START_LEFT
+
+
+def echo_left(user_words: Sequence[str], start: Sequence[str]) -> int:
+    """How many more of the user's words the rest of a sentence beginning with ``start``
+    must repeat, in order, for the sentence to be an echo (0: it is one already).
+
+    The user's words repeated in order by start + rest split at some point ``j`` of the
+    user's words: those of ``user_words[:j]`` the start repeats, and those of
+    ``user_words[j:]`` the rest does. So the rest needs the echo's count less the first
+    part, at the split where that is fewest and still possible (``n - j`` words are
+    left to repeat). Never fewer than the echo's count less the start's shared words (the
+    rule's earlier measure), sometimes more: a start that repeats the user's last words
+    leaves the rest to repeat everything before them.
+    """
+    n = len(user_words)
+    need = _echo_words(n)
+    prefix = [0] * (len(start) + 1)  # lcs(user_words[:j], start[:i]) for i, at j = 0
+    best = need  # j = 0: the rest must repeat the whole echo
+    for j, x in enumerate(user_words, 1):
+        row = [0]
+        for i, y in enumerate(start):
+            row.append(prefix[i] + 1 if x == y else max(prefix[i + 1], row[i]))
+        prefix = row
+        left = need - prefix[-1]  # the start repeats prefix[-1] of user_words[:j]
+        if left <= 0:
+            return 0
+        if left <= n - j:
+            best = min(best, left)
+    return best
 
 
 _TO_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are",

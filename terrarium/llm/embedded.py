@@ -309,7 +309,10 @@ class EmbeddedServer:
     async def __aexit__(
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
-        await anyio.to_thread.run_sync(self.stop)
+        # shielded: a run leaves its contexts inside its cancelled task group, and an
+        # unshielded await there would skip the stop (a head start's child left running)
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(self.stop)
 
     def client(self, slot: int | None = None, **kwargs: Any) -> OpenAIClient:
         """A client pinned to ``slot`` (one per creature) with llama.cpp extensions on."""

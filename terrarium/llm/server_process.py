@@ -8,42 +8,44 @@ cache folder by :func:`remember`) as a child process first thing, and the model 
 on the other core while this process imports; the wiring adopts it when the team asks for
 exactly that shape (:meth:`ServerProcess.take`) and stops it otherwise.
 
-Only the standard library is imported here (the child runs this module with
-``python -m``, and the parent imports it before anything heavy). The child exits when
-its stdin closes (the parent stopped it, or exited or died), and ignores Ctrl-C, which
-the parent handles.
+Only the standard library is imported here (the parent imports it before anything
+heavy); the child runs ``server_child.py`` by its path, which imports nothing of
+terrarium's. The child exits when its stdin closes (the parent stopped it, or exited or
+died), and ignores Ctrl-C, which the parent handles; its stderr goes to a log file
+(:func:`server_log_path`), named in the one line that reports its unexpected end.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import selectors
-import signal
 import subprocess
 import sys
-import time
+import threading
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from terrarium.llm import server_child
+from terrarium.llm.server_child import SAMPLING_SEED, llama_params
 
 __all__ = [
     "SAMPLING_SEED",
     "Prestart",
     "ServerProcess",
     "ServerShape",
+    "child_env",
     "hints_path",
+    "last_line",
     "llama_params",
     "recall",
     "remember",
+    "server_log_path",
 ]
-
-SAMPLING_SEED = 42
-"""The seed of every request that names none. llama.cpp's default draws a new one per
-request, so the same conversation gave another reply on each run (at the creatures'
-temperature 0.2: four identical requests, four replies), which read as a wrong prompt-cache
-restore; a restored slot gives the evaluated one's logprobs exactly."""
 
 MAX_HINTS = 32  # teams remembered; the least recently started go first
 
@@ -62,54 +64,6 @@ class ServerShape:
     slot_save_dir: str | None = None
     verbosity: int = 0
     port: int = 0
-
-
-def llama_params(xllamacpp: Any, shape: ServerShape) -> Any:
-    """llama.cpp's start parameters for ``shape``: each one with the reason for it."""
-    params = xllamacpp.CommonParams()
-    params.model.path = shape.model
-    params.n_parallel = shape.slots
-    params.n_ctx = shape.ctx_per_slot * shape.slots
-    params.cache_prompt = True
-    params.hostnames = ["127.0.0.1"]
-    params.port = shape.port
-    params.cpuparams.n_threads = shape.threads
-    params.cpuparams_batch.n_threads = shape.threads
-    params.endpoint_slots = True
-    # A prompt is evaluated in batches of this many tokens, and the server looks at its
-    # queue between two: a request on another slot starts, and a stopped one (a turn
-    # cut short, the run ending while a prefix is still evaluated in the background)
-    # ends, after at most one batch rather than after the whole prompt (llama.cpp's
-    # default batch is 2,048 tokens: a run that ended during a first start's warm-up
-    # waited 95 s for the router's prefix on a busy machine before it could exit).
-    params.n_batch = shape.batch
-    params.n_ubatch = shape.batch  # a micro-batch no larger than the batch
-    if shape.slot_save_dir is not None:
-        # llama.cpp appends the file name to this string as is: the separator is ours
-        params.slot_save_path = shape.slot_save_dir + os.sep
-    # Flash attention off by default: on this 2-core CPU with short per-turn prompts it
-    # costs more than it saves (measured: 27 new tokens 131 ms off vs 160 ms on, decoding
-    # 9.6 vs 10.5 ms per token; it only wins on prompts of ~200 new tokens and more).
-    # Worker threads sleep rather than busy-wait (llama.cpp's default poll is 50) once a
-    # request is done or stopped: the speech synthesizer needs the cores right then
-    # (first-piece synthesis p50 114-123 ms against 135-140 ms with polling, same speed).
-    params.cpuparams.poll = shape.poll
-    params.cpuparams_batch.poll = shape.poll
-    fa = xllamacpp.llama_flash_attn_type
-    params.flash_attn_type = (fa.LLAMA_FLASH_ATTN_TYPE_ENABLED if shape.flash_attention
-                              else fa.LLAMA_FLASH_ATTN_TYPE_DISABLED)
-    params.verbosity = shape.verbosity
-    # No empty warm-up decode at load: every start sends real requests at once (a prefix
-    # restore and its check, or the prefix's evaluation), which warm the same pages and
-    # threads; the warm-up only delayed them (model load 3.6 -> 0.7 s median here under
-    # load, with the machine busy).
-    params.warmup = False
-    # No fitting of the parameters to the device's memory: on a CPU there is nothing to
-    # fit, and the fit loads the model once more to find that out (model load CPU time
-    # 0.52 -> 0.32 s here).
-    params.fit_params = False
-    params.sampling.seed = SAMPLING_SEED  # the same conversation, the same reply
-    return params
 
 
 # ---------------------------------------------------------------------- what a team used
@@ -156,19 +110,91 @@ def remember(team: str, shape: ServerShape, path: Path | None = None) -> None:
 
 
 # ---------------------------------------------------------------------- the parent's end
-class ServerProcess:
-    """A child process loading ``shape``'s server; :meth:`take` hands its address over."""
+def server_log_path(team: str) -> Path:
+    """``<user cache dir>/server-logs/<team's key hashed>.log``: what the head start's
+    child wrote on stderr (llama.cpp's log, a Python traceback), one file per team,
+    written anew by each start."""
+    from terrarium.paths import cache_dir
 
-    def __init__(self, shape: ServerShape) -> None:
+    digest = hashlib.sha1(team.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return cache_dir() / "server-logs" / f"{digest}.log"
+
+
+def last_line(path: Path, limit: int = 300) -> str | None:
+    """The last line of text in ``path`` that is not blank (at most ``limit`` characters
+    of it), or None."""
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 8192))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = [x.strip() for x in tail.splitlines() if x.strip()]
+    return lines[-1][:limit] if lines else None
+
+
+def child_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The child's environment: this one, with two defaults (a value the user set wins).
+    llama.cpp's OpenMP workers sleep when idle (see ``embedded._import_binding``); and
+    glibc's ``malloc`` backs its large blocks with transparent huge pages: the KV cache
+    (188 MB for the voice team) is zeroed at load, and with 4 KB pages that was ~57,000
+    page faults, with 2 MB ones ~11,500 (the child's CPU to its answer 0.89 -> 0.81 s
+    median of 3 on the busy 2-core machine). Other C libraries ignore the variable."""
+    env = dict(environ)
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    env.setdefault("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
+    return env
+
+
+class ServerProcess:
+    """A child process loading ``shape``'s server; :meth:`take` hands its address over.
+    ``log``: the file its stderr goes to (else nowhere); a child that dies without being
+    stopped is reported on stderr in one sentence naming that file and its last line."""
+
+    def __init__(self, shape: ServerShape, log: Path | None = None) -> None:
         self.shape = shape
-        env = dict(os.environ)
-        # llama.cpp's OpenMP workers sleep when idle (see embedded._import_binding); a
-        # value the user set wins
-        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [sys.executable, "-m", __name__, json.dumps(asdict(shape))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env)
+        self.log = log
+        self.closing = False  # stopped on purpose: its end is no news
+        self.adopted = False  # serving the run (:meth:`take` gave its address)
+        env = child_env(os.environ)
+        stderr: Any = subprocess.DEVNULL
+        if log is not None:
+            try:
+                log.parent.mkdir(parents=True, exist_ok=True)
+                stderr = log.open("wb")
+            except OSError:
+                self.log = None
+        try:
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-P", server_child.__file__, json.dumps(asdict(shape))],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
+        finally:
+            if stderr is not subprocess.DEVNULL:
+                stderr.close()  # the child has its own copy
+        self.child_pid = self.proc.pid  # kept for the report after it is gone
+        self.watcher = threading.Thread(target=self._watch, args=(self.proc,), daemon=True,
+                                        name="model server watch")
+        self.watcher.start()
+
+    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
+        """Wait for the child; if it ends serving the run without being stopped, say why
+        in one line (the run's requests to it fail from then on)."""
+        code = proc.wait()
+        if self.adopted and not self.closing:
+            print(f"error: {self.ended(code)}", file=sys.stderr, flush=True)
+
+    def ended(self, code: int) -> str:
+        """The child ended with exit status ``code``: how, and where its log is."""
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        return f"the model server process {self.child_pid} {how} ({self.where()})"
+
+    def where(self) -> str:
+        """Where the child's stderr is, and its last line."""
+        if self.log is None:
+            return "its stderr was not kept"
+        line = last_line(self.log)
+        return (f"its log {self.log} ends with: {line}" if line is not None
+                else f"its log {self.log} is empty")
 
     @property
     def pid(self) -> int | None:
@@ -183,8 +209,18 @@ class ServerProcess:
         answer = self._answer(timeout)
         url = answer.get("url") if isinstance(answer, dict) else None
         if not isinstance(url, str):
+            gone = self.proc.poll()  # before this process stops it
             self.close()
+            error = answer.get("error") if isinstance(answer, dict) else None
+            why = (f"the model server process {self.child_pid} failed: {error} "
+                   f"({self.where()})" if error is not None
+                   else self.ended(gone) if gone is not None
+                   else f"the model server process {self.child_pid} did not answer within "
+                        f"{timeout:g} s ({self.where()})")
+            print(f"note: {why}; the model loads in this process instead", file=sys.stderr,
+                  flush=True)
             return None
+        self.adopted = True
         return url
 
     def _answer(self, timeout: float) -> Any:
@@ -204,6 +240,7 @@ class ServerProcess:
 
     def close(self, wait: float = 5.0) -> None:
         """Stop the child: its stdin closes, and it exits (killed if it does not)."""
+        self.closing = True
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -230,7 +267,7 @@ class Prestart:
         self.process: ServerProcess | None = None
         if shape is not None and Path(shape.model).is_file():
             with contextlib.suppress(OSError):
-                self.process = ServerProcess(shape)
+                self.process = ServerProcess(shape, log=server_log_path(team))
 
     def take(self) -> ServerProcess | None:
         """The child, now the caller's to stop (None if there is none)."""
@@ -244,28 +281,3 @@ class Prestart:
         if self.process is not None:
             self.process.close()
             self.process = None
-
-
-# ---------------------------------------------------------------------- the child's end
-def _serve(shape: ServerShape) -> int:
-    """Load the model, say where it listens on stdout, serve until stdin closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    began = time.perf_counter()
-    try:
-        import xllamacpp
-
-        server = xllamacpp.Server(llama_params(xllamacpp, shape))
-        address = str(server.listening_address)
-    except Exception as exc:  # the binding raises plain exceptions
-        print(json.dumps({"error": str(exc)}), flush=True)
-        return 1
-    url = address if address.startswith("http") else f"http://{address}"
-    print(json.dumps({"url": url, "seconds": time.perf_counter() - began}), flush=True)
-    with contextlib.suppress(OSError):
-        while sys.stdin.buffer.read(4096):
-            pass
-    os._exit(0)  # at once: the server's own shutdown has nothing to save
-
-
-if __name__ == "__main__":
-    raise SystemExit(_serve(ServerShape(**json.loads(sys.argv[1]))))

@@ -64,7 +64,14 @@ class LlamaTokenizer:
         return [int(t) for t in tokens]
 
     def close(self) -> None:
+        """Close the kept-alive connection to the server (else a socket left to the GC)."""
         self._http.close()
+
+    def __enter__(self) -> LlamaTokenizer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 __all__ = [

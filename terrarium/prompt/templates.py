@@ -9,17 +9,21 @@ restart does not recompile.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 from jinja2 import FileSystemLoader, StrictUndefined, Template, TemplateSyntaxError, meta, nodes
+from jinja2 import __version__ as jinja2_version
 from jinja2.exceptions import SecurityError, UndefinedError
 from jinja2.sandbox import SandboxedEnvironment, safe_range
 
+from terrarium import codecache
 from terrarium.errors import Location, TemplateError
 from terrarium.prompt.inputs import (
     ChannelView,
@@ -276,7 +280,15 @@ def compile_template(source: str, file: str = "<persona>",
                      joined: tuple[Path, ...] = ()) -> CompiledTemplate:
     """Parse, check and compile ``source``; syntax errors name the file and the line.
     ``{% include "x.md" %}`` reads fragments from :func:`prompt_dirs` of ``file`` and of
-    the ``joined`` files (the others of a persona joined along base_config) only."""
+    the ``joined`` files (the others of a persona joined along base_config) only.
+    A template without includes that a previous start compiled comes from its code cache
+    (``terrarium/codecache.py``): all of the above is a function of ``source`` and
+    ``file`` alone, and only a template that passed every check is kept."""
+    kept = _kept(source, file)
+    if kept is not None:
+        code, needs = kept[0], kept[1]
+        template = _ENV.template_class.from_code(_ENV, code, _ENV.make_globals(None))
+        return CompiledTemplate(file=file, template=template, needs=needs)
     tree = _parse(source, file)
     dirs = tuple(dict.fromkeys(
         [*prompt_dirs(file), *(d for f in joined for d in prompt_dirs(str(f)))]))
@@ -292,22 +304,70 @@ def compile_template(source: str, file: str = "<persona>",
     # Compile with the file name so render-time tracebacks point at the template's lines.
     code = env.compile(tree, name=file, filename=file)
     template = env.template_class.from_code(env, code, env.make_globals(None))
+    if env is _ENV and not included:
+        _keep(source, file, (code, needs, _calls(tree)))
     return CompiledTemplate(file=file, template=template, needs=needs)
 
 
-def template_calls(source: str, file: str = "<persona>") -> tuple[tuple[str, int], ...]:
-    """The literal names given to ``call("name", ...)`` in ``source``, each with its line:
-    checked against the creature's real calls before anything runs."""
-    try:
-        tree = _ENV.parse(source, name=file, filename=file)
-    except TemplateSyntaxError:
-        return ()  # compile_template reports it
+# What a kept template's code depends on besides its source and file name: Jinja's
+# version and the sandbox's settings (bump the revision when the checks change).
+_KEPT_REVISION = 1
+_KEPT_SETTINGS = repr((_KEPT_REVISION, jinja2_version, type(_ENV).__qualname__, *(
+    getattr(_ENV, a) for a in (
+        "block_start_string", "block_end_string", "variable_start_string",
+        "variable_end_string", "comment_start_string", "comment_end_string",
+        "line_statement_prefix", "line_comment_prefix", "trim_blocks", "lstrip_blocks",
+        "newline_sequence", "keep_trailing_newline", "autoescape", "optimized")),
+    sorted(_ENV.intercepted_binops), sorted(_ENV.extensions), sorted(_ALLOWED_GLOBALS)))
+
+
+def _kept_key(source: str, file: str) -> str:
+    digest = hashlib.sha256(repr((_KEPT_SETTINGS, file, source)).encode(
+        "utf-8", "surrogatepass")).hexdigest()
+    return f"jinja:{digest}"
+
+
+def _kept(source: str, file: str) -> tuple[Any, tuple[tuple[str, int], ...],
+                                           tuple[tuple[str, int], ...]] | None:
+    """(code, needs, calls) of ``source`` as a previous start compiled it, or None."""
+    cache = codecache.active()
+    if cache is None:
+        return None
+    value = cache.get(_kept_key(source, file))
+    if (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], CodeType)
+            and all(isinstance(v, tuple) and all(
+                isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str)
+                and isinstance(p[1], int) for p in v) for v in value[1:])):
+        return value
+    return None
+
+
+def _keep(source: str, file: str, value: tuple[Any, ...]) -> None:
+    cache = codecache.active()
+    if cache is not None:
+        cache.put(_kept_key(source, file), value)
+
+
+def _calls(tree: nodes.Template) -> tuple[tuple[str, int], ...]:
     out = []
     for node in tree.find_all(nodes.Call):
         if (isinstance(node.node, nodes.Name) and node.node.name == "call" and node.args
                 and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str)):
             out.append((node.args[0].value, node.lineno))
     return tuple(out)
+
+
+def template_calls(source: str, file: str = "<persona>") -> tuple[tuple[str, int], ...]:
+    """The literal names given to ``call("name", ...)`` in ``source``, each with its line:
+    checked against the creature's real calls before anything runs."""
+    kept = _kept(source, file)
+    if kept is not None:
+        return kept[2]
+    try:
+        tree = _ENV.parse(source, name=file, filename=file)
+    except TemplateSyntaxError:
+        return ()  # compile_template reports it
+    return _calls(tree)
 
 
 MESSAGE_TEMPLATE_EXTRAS = ("channel", "sender")

@@ -115,3 +115,6 @@ class RuntimeOptions:
     # a worker running a session's creature: its output text goes in the log too (each
     # batch's deltas joined), so the session's clients read the reply from the log stream
     log_output_text: bool = False
+    # ``terrarium serve``: one ``runtime.gate.TurnGate`` for every session, so at most its
+    # limit of turns compute at once and requests are not served behind all of them
+    turn_gate: Any = None

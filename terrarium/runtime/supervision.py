@@ -81,7 +81,11 @@ class Supervisor:
                     c.wait_scope = None
             if scope.cancelled_caught:  # stopped while idle: nothing was taken
                 return
-            await self._supervised_turn(c, env)
+            gate = self.options.turn_gate
+            if gate is None:
+                await self._supervised_turn(c, env)
+            else:  # computing only while it holds the gate (runtime/gate.py)
+                await gate.run(self._supervised_turn(c, env))
 
     async def _warm(self, c: RunningCreature) -> None:
         """Warm the creature's prompt prefix and voices; a failure only costs the speed-up."""

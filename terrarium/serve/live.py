@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +21,7 @@ import anyio
 import anyio.abc
 
 from terrarium.config import Team
+from terrarium.runtime.gate import TurnGate
 from terrarium.runtime.options import RuntimeOptions
 from terrarium.runtime.preflight import DryStart
 from terrarium.runtime.runtime import TeamRuntime
@@ -77,7 +78,9 @@ class LiveSession:
     def __init__(self, info: SessionInfo, team: Team, settings: ServeSettings,
                  events: SessionEvents, embedded: Any = None,
                  models: Mapping[str, Any] | None = None, synthesizer: Any = None,
-                 log: Any = None, checked: DryStart | None = None) -> None:
+                 log: Any = None, checked: DryStart | None = None,
+                 gate: TurnGate | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.info = info
         self.team = team
         self.settings = settings
@@ -87,6 +90,8 @@ class LiveSession:
         self.synthesizer = synthesizer  # the voice (tests and benches give a fake)
         self.log = log  # the server's one connection to the log, lent to the runtime
         self.checked = checked  # the server's dry start of the team, lent to the runtime
+        self.gate = gate  # the server's turn gate, shared by every session's turns
+        self.clock = clock  # the rate limit's clock (tests give one they move by hand)
         self.audio = SessionAudio()  # the audio sockets the session's voices play into
         self.rt: TeamRuntime | None = None
         self.ready = anyio.Event()
@@ -108,7 +113,7 @@ class LiveSession:
                               models=self.models, warm_up=s.warm_up, stdout=_Discard(),
                               audio_sink=self.audio.sink, synthesizer=self.synthesizer,
                               log=self.log, log_writer=self.events.shared,
-                              log_events=self.events.shared is None)
+                              log_events=self.events.shared is None, turn_gate=self.gate)
         if s.broker:
             opts.broker = s.broker
             opts.host = None
@@ -183,7 +188,7 @@ class LiveSession:
         """The rate limit: 0 when an input may go now, else seconds until one may."""
         rate = self.settings.rate
         burst = max(1.0, 2 * rate)
-        now = time.monotonic()
+        now = self.clock()
         if self.tokens is None:
             tokens = burst
         else:

@@ -27,6 +27,7 @@ from terrarium.channels.writer import LogWriter, commit_at_once
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.llm.settings import ModelSettings
+from terrarium.runtime.gate import TurnGate
 from terrarium.runtime.preflight import DryStart, dry_start
 from terrarium.runtime.recording import LOG_FILE
 from terrarium.runtime.sessions import SessionInfo, SessionStore
@@ -56,8 +57,12 @@ class SessionManager:
         self.log = DurableLog(settings.runs_dir / LOG_FILE)
         self.store = SessionStore(self.log)
         self.writer = EventWriter(self.log)
+        # every session's turns share it: requests are served between turns' steps, not
+        # after one step of every turn that is ready
+        self.gate = TurnGate(settings.turns_at_once) if settings.turns_at_once else None
         # every session's writes but a broker run's (which keeps its own connection)
-        self.log_writer = None if settings.broker else LogWriter(self.log)
+        self.log_writer = None if settings.broker else LogWriter(
+            self.log, busy=self.gate.busy if self.gate is not None else None)
         self.loaded: dict[str, LiveSession] = {}
         self.events: dict[str, SessionEvents] = {}
         self.embedded: Any = None
@@ -66,6 +71,8 @@ class SessionManager:
         self._tg: anyio.abc.TaskGroup | None = None
         self.output_creatures = tuple(sorted(
             n for n, c in team.creatures.items() if c.config.output.named_outputs))
+        self.clock = time.monotonic  # the sessions' rate limit reads it (tests move it)
+        self.sending = 0  # inputs being sent now (together: their commits are shared)
         self.loads = 0
         self.unloads = 0
         self.listeners: list[Any] = []  # told each event as it is published (metrics)
@@ -235,7 +242,7 @@ class SessionManager:
             live = LiveSession(info, self.team, self.settings, self.events_of(session_id),
                                embedded=self.embedded, models=self.models,
                                synthesizer=self.synthesizer, log=self.log,
-                               checked=self.checked)
+                               checked=self.checked, gate=self.gate, clock=self.clock)
             self.loaded[session_id] = live
             self.loads += 1
             self._tg.start_soon(self._host, live)
@@ -302,21 +309,25 @@ class SessionManager:
             raise Problem(503, "the session is stopping; send again", slug="session-stopping")
         seq = live.events.last_seq
         live.touch()
+        self.sending += 1
         try:
-            # the message commits in this step, and so do the events it caused, before the
-            # answer: the first event is streamable at once, not after every turn the
-            # loop runs meanwhile (two transactions, each with all sessions' pending rows)
-            with commit_at_once():
+            # the message commits now, and so do the events it caused, before the answer:
+            # the first event is streamable at once, not after every turn the loop runs
+            # meanwhile (two transactions, each with all sessions' pending rows); with
+            # other inputs under way, after one trip together with theirs (writer.py)
+            with commit_at_once(together=self.sending > 1):
                 if payload is None:
                     await rt.send_user(body["text"])
                 else:
                     await rt.barge_in()
                     await rt.send(self.team.input_channel or "", body)
+            if self.log_writer is not None:
+                await self.log_writer.commit_soon(together=self.sending > 1)
         except ChannelRefusal as exc:
             status = 413 if "max_bytes" in exc.message else 422
             raise Problem(status, exc.message, slug="refused") from None
-        if self.log_writer is not None:
-            self.log_writer.commit_now()
+        finally:
+            self.sending -= 1
         return seq
 
 

@@ -34,3 +34,6 @@ class ServeSettings(BaseModel):
     warm_up: bool = True
     load_timeout: float = 120.0  # seconds a session may take to start
     reply_timeout: float = 300.0  # seconds /v1/chat/completions waits for the team
+    # turns computing at once across all sessions (runtime/gate.py: a turn waiting on its
+    # model, a tool or a person lets the next in); 0: no limit, every ready turn steps
+    turns_at_once: int = Field(default=1, ge=0)

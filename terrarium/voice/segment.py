@@ -210,14 +210,24 @@ def first_clause_cut(text: str, min_chars: int, within: int | None = None) -> in
 
 
 def word_cut(text: str, limit: int, min_chars: int) -> int | None:
-    """The last word break within the first ``limit`` characters (None if there is none).
+    """The last word break within the first ``limit`` characters, or, when none lies past
+    ``min_chars`` (a long word across the cap: "Cats are intelligent" at 16), the first
+    one after it; None while there is none yet, or a sentence end comes first.
 
-    Depends only on ``text[: limit + 1]``, so the answer is the same however the text
-    streams in, once more than ``limit`` characters have arrived.
+    Depends only on the text up to that break, so the answer is the same however the
+    text streams in, once it has arrived.
     """
     if any(ch in TERMINATORS or ch == "\n" for ch in text[:limit]):
         return None  # a sentence end comes first: the ordinary rules apply
-    return _last_space(text, limit, min_chars)
+    space = _last_space(text, limit, min_chars)
+    if space is not None:
+        return space
+    for i in range(max(limit + 1, min_chars, 1), len(text)):
+        if text[i] in TERMINATORS or text[i] == "\n":
+            return None
+        if text[i].isspace():
+            return i
+    return None
 
 
 def next_cut(text: str, config: SegmenterConfig, *, final: bool) -> int | None:

@@ -62,6 +62,11 @@ class UtteranceResult(BaseModel):
     cut: CutReport | None = None
 
 
+KEEP_CLIPS = 32
+"""How many short pieces' audio a TTS output keeps (a few MB at most)."""
+KEEP_CLIP_CHARS = 40
+"""Only pieces this short are kept: a first piece, a fixed reply, not a whole answer."""
+
 # ----------------------------------------------------------------------------- internals
 
 
@@ -156,6 +161,10 @@ class TTSOutput:
         self._keep = keep_results
         self.yield_first_audio = yield_first_audio
         self._synth_gone = False  # the synthesis worker has stopped: nothing to wait for
+        # the audio of short pieces said before, by their text: the runtime's own replies
+        # ("Hello! How can I help you today?") and common openings come back often, and a
+        # first piece found here is audio at once (Piper: ~100 ms of CPU for three words)
+        self._clips: OrderedDict[str, AudioClip] = OrderedDict()
 
         self._writing: _Utterance | None = None
         self._writing_was_cut = False  # late deltas of a cut reply are dropped quietly
@@ -386,7 +395,12 @@ class TTSOutput:
         utt = item.utt
         sent = False
         try:
-            clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
+            clip = self._clips.get(item.text)
+            if clip is None:
+                clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
+                self._keep_clip(item.text, clip)
+            else:
+                self._clips.move_to_end(item.text)
             elapsed = self._clock() - start
             if utt.cut:
                 return
@@ -446,6 +460,15 @@ class TTSOutput:
         utt.metrics.sentences_played += 1
 
     # --------------------------------------------------------------- helpers
+
+    def _keep_clip(self, text: str, clip: AudioClip) -> None:
+        """Keep a short piece's audio for the next time it is said (``KEEP_CLIPS`` pieces
+        of at most ``KEEP_CLIP_CHARS`` characters, the least recently said dropped)."""
+        if len(text) > KEEP_CLIP_CHARS:
+            return
+        self._clips[text] = clip
+        while len(self._clips) > KEEP_CLIPS:
+            self._clips.popitem(last=False)
 
     def _require_writing(self) -> _Utterance | None:
         """The utterance being written; None if it was cut (late deltas are dropped)."""

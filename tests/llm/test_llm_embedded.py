@@ -77,12 +77,12 @@ async def test_same_prefix_same_slot_is_cached(server: EmbeddedServer) -> None:
 
 
 def test_tokenizer_counts_with_the_model_vocabulary(server: EmbeddedServer) -> None:
-    tok = server.tokenizer()
-    assert tok.count("") == 0
-    assert tok.count("hello world") == 2
-    long = "The quick brown fox jumps over the lazy dog. " * 10
-    assert tok.count(long) > tok.count("The quick brown fox")
-    assert tok.count(long) == tok.count(long)  # cached answer matches
+    with server.tokenizer() as tok:
+        assert tok.count("") == 0
+        assert tok.count("hello world") == 2
+        long = "The quick brown fox jumps over the lazy dog. " * 10
+        assert tok.count(long) > tok.count("The quick brown fox")
+        assert tok.count(long) == tok.count(long)  # cached answer matches
 
 
 def test_unknown_slot_is_refused(server: EmbeddedServer) -> None:

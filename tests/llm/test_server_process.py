@@ -18,8 +18,11 @@ from terrarium.llm.server_process import (
     Prestart,
     ServerProcess,
     ServerShape,
+    child_env,
+    last_line,
     recall,
     remember,
+    server_log_path,
 )
 
 
@@ -75,15 +78,20 @@ def test_a_child_of_another_shape_is_stopped_not_adopted(tmp_path: Path) -> None
     assert process.proc is None and proc.poll() is not None  # stopped and reaped
 
 
-def test_a_child_whose_model_does_not_load_gives_no_server(tmp_path: Path) -> None:
+def test_a_child_whose_model_does_not_load_gives_no_server(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("xllamacpp")
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF")  # not a model llama.cpp can load
-    process = ServerProcess(shape(model))
+    log = tmp_path / "server.log"
+    process = ServerProcess(shape(model), log=log)
     proc = process.proc
     assert proc is not None
     assert process.take(shape(model), timeout=60.0) is None
     assert proc.poll() is not None
+    err = capsys.readouterr().err  # why, and where llama.cpp's own words are
+    assert err.startswith(f"note: the model server process {process.child_pid} failed: ")
+    assert str(log) in err and err.endswith("; the model loads in this process instead\n")
 
 
 def test_the_run_command_leaves_no_child_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -102,8 +110,8 @@ def test_the_run_command_leaves_no_child_behind(tmp_path: Path, monkeypatch: pyt
     made: list[ServerProcess] = []
     real = ServerProcess.__init__
 
-    def spy(self: ServerProcess, s: ServerShape) -> None:
-        real(self, s)
+    def spy(self: ServerProcess, s: ServerShape, log: Path | None = None) -> None:
+        real(self, s, log)
         made.append(self)
 
     monkeypatch.setattr(ServerProcess, "__init__", spy)
@@ -143,6 +151,7 @@ def test_a_second_run_adopts_the_server_the_first_remembered(tmp_path: Path) -> 
     assert isinstance(team, Team)
     hints = tmp_path / "shapes.json"
     servers: list[object] = []
+    embeddeds: list[EmbeddedServer] = []
 
     async def run_once() -> None:
         prestart = Prestart("/the/team", hints=hints)
@@ -153,6 +162,7 @@ def test_a_second_run_adopts_the_server_the_first_remembered(tmp_path: Path) -> 
                 embedded = rt.embedded
                 assert embedded is not None and embedded.running
                 servers.append(embedded._server)
+                embeddeds.append(embedded)
         finally:
             prestart.close()
 
@@ -163,6 +173,9 @@ def test_a_second_run_adopts_the_server_the_first_remembered(tmp_path: Path) -> 
     assert not isinstance(servers[0], ServerProcess)  # loaded in-process: nothing to adopt
     assert isinstance(servers[1], ServerProcess)  # the head start's child
     assert dataclasses.asdict(servers[1].shape) == dataclasses.asdict(remembered)
+    # each run stopped its server as it ended (the adopted child too), not the GC later
+    assert not any(e.running for e in embeddeds)
+    assert servers[1].proc is None
 
 
 def test_a_start_that_fails_stops_the_head_start_s_child(tmp_path: Path) -> None:
@@ -177,3 +190,68 @@ def test_a_start_that_fails_stops_the_head_start_s_child(tmp_path: Path) -> None
     with pytest.raises(ModelFileMissing):
         server.start()
     assert proc is not None and proc.poll() is not None and server.process is None
+
+
+def test_a_child_that_dies_serving_the_run_is_reported_with_its_log(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The child's stderr goes to a file; if it ends while the run uses it, one line on
+    stderr says so and names that file and its last line."""
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")  # no model: the child ends by itself (exit code 1)
+    log = tmp_path / "logs" / "server.log"
+    process = ServerProcess(shape(model), log=log)
+    process.adopted = True  # as if the run had taken it
+    process.watcher.join(60)
+    assert not process.watcher.is_alive()
+    err = capsys.readouterr().err
+    assert err == f"error: {process.ended(1)}\n"
+    assert f"the model server process {process.child_pid} exited with code 1" in err
+    assert str(log) in err and log.is_file()
+    process.close()
+
+
+def test_a_child_stopped_on_purpose_is_no_news(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    process = ServerProcess(shape(model), log=tmp_path / "server.log")
+    process.adopted = True
+    process.close()
+    process.watcher.join(60)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_report_names_the_log_s_last_line(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text("llama_model_load: loading\n\nGGML_ASSERT(n > 0) failed\n\n")
+    assert last_line(log) == "GGML_ASSERT(n > 0) failed"
+    assert last_line(tmp_path / "none.log") is None
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    process = ServerProcess(shape(model), log=log)
+    process.close()
+    log.write_text("Segmentation fault\n")
+    assert process.ended(-11) == (f"the model server process {process.child_pid} was "
+                                  f"killed by signal 11 (its log {log} ends with: "
+                                  "Segmentation fault)")
+
+
+def test_the_head_start_keeps_its_child_s_stderr_per_team(tmp_path: Path) -> None:
+    hints = tmp_path / "shapes.json"
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    remember("/t", shape(model), hints)
+    prestart = Prestart("/t", hints=hints)
+    try:
+        assert prestart.process is not None
+        assert prestart.process.log == server_log_path("/t") != server_log_path("/u")
+    finally:
+        prestart.close()
+
+
+def test_the_child_s_environment_has_its_defaults_unless_the_user_set_them() -> None:
+    env = child_env({"PATH": "/bin"})
+    assert env == {"PATH": "/bin", "OMP_WAIT_POLICY": "PASSIVE",
+                   "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+    mine = {"OMP_WAIT_POLICY": "ACTIVE", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"}
+    assert child_env(mine) == mine

@@ -79,6 +79,13 @@ def test_a_run_of_the_voice_team_loads_only_its_own_tools_and_command() -> None:
     assert loaded(code, NOT_FOR_THE_VOICE_TEAM) == set()
 
 
+def test_the_run_s_sandbox_note_loads_the_shell_tool_only_for_a_shell() -> None:
+    code = ("from pathlib import Path\nfrom terrarium.cli.run import load_runnable, "
+            "unsandboxed_note\nteam = load_runnable(Path('examples/voice_assistant'))\n"
+            "assert unsandboxed_note(team) is None")
+    assert loaded(code, ("terrarium.tools.shell", "terrarium.tools.sandbox")) == set()
+
+
 def test_a_builtin_tool_loads_when_it_is_looked_up() -> None:
     code = ("from terrarium.tools.registry import BUILTIN_TOOLS, resolve_tool\n"
             "assert 'shell' in BUILTIN_TOOLS and len(BUILTIN_TOOLS) == 14\n"

@@ -133,13 +133,21 @@ async def test_bodies_past_the_channel_max_bytes_are_413(tmp_path: Path) -> None
 
 
 async def test_inputs_past_the_rate_limit_are_429(tmp_path: Path) -> None:
-    async with api(tmp_path, rate=1.0) as (c, _):
+    now = [1000.0]  # the rate limit's clock, moved by hand (however slow the machine)
+    async with api(tmp_path, rate=1.0) as (c, app):
+        app.state.manager.clock = lambda: now[0]
         sid = (await c.post("/v1/sessions", json={})).json()["id"]
         codes = [(await c.post(f"/v1/sessions/{sid}/input", json={"text": f"hi {i}"}))
                  for i in range(3)]
         assert [r.status_code for r in codes] == [202, 202, 429]  # a burst of 2 at 1/s
         assert int(codes[2].headers["retry-after"]) >= 1
         assert codes[2].json()["type"] == "/problems/rate-limited"
+        now[0] += 0.5  # half a token back: still too soon
+        assert (await c.post(f"/v1/sessions/{sid}/input", json={"text": "hi"})
+                ).status_code == 429
+        now[0] += 0.5  # a whole one
+        assert (await c.post(f"/v1/sessions/{sid}/input", json={"text": "hi"})
+                ).status_code == 202
         other = (await c.post("/v1/sessions", json={})).json()["id"]  # per session
         assert (await c.post(f"/v1/sessions/{other}/input", json={"text": "hi"})
                 ).status_code == 202

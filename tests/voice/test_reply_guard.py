@@ -197,6 +197,29 @@ def test_a_safe_start_has_words_enough_and_leaves_the_echo_far() -> None:
     # ("No, it's not necessary to take an umbrella.")
     assert not safe_start("Should I take an umbrella?", "No, it's not necessary to ")
     assert not safe_start("Where's my phone?", "I am not quite sure, but ")
+    # the start uses up the user's last words: the rest would have to say "I boil an egg"
+    assert safe_start("How do I boil an egg?", "Boiling an egg is ")
+    # ... but here the rest would need only "like on Mars" (or "the ... like"): held
+    assert not safe_start("What is the weather like on Mars?", "The weather on Mars ")
+
+
+def test_echo_left_counts_what_the_rest_must_repeat_exactly() -> None:
+    """The fewest words any rest must add for start + rest to be an echo, checked against
+    every rest made of the user's own words (the only words that can add to it)."""
+    import itertools
+    import random
+
+    from terrarium.controller.guard import ECHO_SHARE, echo_left, lcs
+
+    rng = random.Random(7)
+    for _ in range(400):
+        user = [rng.choice("abcdef") for _ in range(rng.randint(3, 7))]
+        start = [rng.choice("abcdef") for _ in range(rng.randint(0, 5))]
+        echo = -(-len(user) * int(ECHO_SHARE * 10) // 10)  # ceil(0.6 n)
+        fewest = next(size for size in range(len(user) + 1)
+                      for pick in itertools.combinations(range(len(user)), size)
+                      if lcs(user, start + [user[i] for i in pick]) >= echo)
+        assert echo_left(user, start) == fewest, (user, start)
 
 
 def test_the_first_sentence_is_spoken_from_its_start_when_safe() -> None:
@@ -208,6 +231,17 @@ def test_the_first_sentence_is_spoken_from_its_start_when_safe() -> None:
     said = out + g.feed(reply[len(out):]) + g.finish()
     assert said == reply and g.released == "I am sorry for any confusion, but"
     assert g.notices == []
+
+
+def test_a_start_that_uses_up_the_users_last_words_is_spoken_from_its_start() -> None:
+    """"Boiling an egg is" repeats two of "How do I boil an egg?", but the rest would have
+    to say "I boil an egg" again to make it an echo: released at its fourth word."""
+    g = early_guard("How do I boil an egg?")
+    assert g.feed("Boiling an egg ") == ""  # three words: too soon
+    out = g.feed("is a")
+    assert out == "Boiling an egg is a"
+    reply = "Boiling an egg is a simple way to cook breakfast."
+    assert out + g.feed(reply[len(out):]) + g.finish() == reply and g.notices == []
 
 
 def test_the_rest_of_the_reply_is_checked_as_before() -> None:

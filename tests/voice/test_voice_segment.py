@@ -401,6 +401,23 @@ def test_first_piece_cap_cuts_a_long_opening_clause(text: str, expected: list[st
         assert run(chunked(text, sizes), cfg) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The weather on Mars is cold.", ["The weather on", "Mars is cold."]),
+    # no word break between min_chars and the cap: the first one after the cap ends it
+    ("Cats are intelligent and social animals.", ["Cats are intelligent",
+                                                  "and social animals."]),
+    # ... unless a sentence end comes first
+    ("Cats are wonderful. Yes they are.", ["Cats are wonderful.", "Yes they are."]),
+])
+def test_a_short_first_piece_ends_at_a_word_break(text: str, expected: list[str]) -> None:
+    """The speaker's settings (cap 16, min_chars 10): about three words, never a long wait
+    because a long word crosses the cap."""
+    cfg = SegmenterConfig(first_clause_chars=12, first_piece_max_chars=16)
+    assert split_sentences(text, cfg) == expected
+    for sizes in ([1], [3, 2], [5]):
+        assert run(chunked(text, sizes), cfg) == expected
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     parts=st.lists(st.sampled_from([*"abcAB .,!?;:", " word", "Dr.", "3.14", "...", ", "]),

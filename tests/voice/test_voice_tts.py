@@ -426,3 +426,17 @@ def test_device_sink_plays_each_clip_and_counts_its_duration(
     total, aborted = anyio.run(go)
     assert played == [(1600, 16000), (800, 16000)]
     assert abs(total - 0.15) < 1e-9 and aborted
+
+
+async def test_a_short_piece_said_again_is_not_synthesized_again() -> None:
+    """The runtime's own replies come back often: their audio is kept, not made anew;
+    long pieces are not kept (a few MB at most)."""
+    synth, sink = FakeSynth(), GatedSink(gated=False)
+    long = "This sentence is far too long to be kept as a clip for later use."
+    async with TTSOutput(synth, sink) as tts:
+        for uid in ("u1", "u2"):
+            await speak(tts, uid, f"You're welcome! {long}")
+            await tts.wait(uid)
+    assert synth.calls == ["You're welcome!", long, long]
+    played = [s for kind, s in sink.log if kind == "played"]
+    assert played == ["You're welcome!", long] * 2  # the kept audio is played the same

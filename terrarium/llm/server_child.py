@@ -1,0 +1,102 @@
+"""The head start's child process: one llama.cpp server, loaded and served until stdin
+closes (``server_process.ServerProcess`` starts it; see there).
+
+It is run by its path with ``python -P`` and imports only the standard library and
+``xllamacpp``: run as ``python -m terrarium.llm.server_process`` it first imported the
+``terrarium`` package and its layers' machinery (``lazy``, ``ast``, ``pathlib``…), ~30 ms
+of CPU before the model could start loading, on the path a second start waits on. ``-P``
+keeps this folder off ``sys.path`` (its ``types.py`` would hide the standard library's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+from types import SimpleNamespace
+from typing import Any
+
+__all__ = ["SAMPLING_SEED", "llama_params", "serve"]
+
+SAMPLING_SEED = 42
+"""The seed of every request that names none. llama.cpp's default draws a new one per
+request, so the same conversation gave another reply on each run (at the creatures'
+temperature 0.2: four identical requests, four replies), which read as a wrong prompt-cache
+restore; a restored slot gives the evaluated one's logprobs exactly."""
+
+
+def llama_params(xllamacpp: Any, shape: Any) -> Any:
+    """llama.cpp's start parameters for ``shape`` (a ``server_process.ServerShape``, or
+    its fields as attributes): each one with the reason for it."""
+    params = xllamacpp.CommonParams()
+    params.model.path = shape.model
+    params.n_parallel = shape.slots
+    params.n_ctx = shape.ctx_per_slot * shape.slots
+    params.cache_prompt = True
+    params.hostnames = ["127.0.0.1"]
+    params.port = shape.port
+    params.cpuparams.n_threads = shape.threads
+    params.cpuparams_batch.n_threads = shape.threads
+    params.endpoint_slots = True
+    # A prompt is evaluated in batches of this many tokens, and the server looks at its
+    # queue between two: a request on another slot starts, and a stopped one (a turn
+    # cut short, the run ending while a prefix is still evaluated in the background)
+    # ends, after at most one batch rather than after the whole prompt (llama.cpp's
+    # default batch is 2,048 tokens: a run that ended during a first start's warm-up
+    # waited 95 s for the router's prefix on a busy machine before it could exit).
+    params.n_batch = shape.batch
+    params.n_ubatch = shape.batch  # a micro-batch no larger than the batch
+    if shape.slot_save_dir is not None:
+        # llama.cpp appends the file name to this string as is: the separator is ours
+        params.slot_save_path = shape.slot_save_dir + os.sep
+    # Flash attention off by default: on this 2-core CPU with short per-turn prompts it
+    # costs more than it saves (measured: 27 new tokens 131 ms off vs 160 ms on, decoding
+    # 9.6 vs 10.5 ms per token; it only wins on prompts of ~200 new tokens and more).
+    # Worker threads sleep rather than busy-wait (llama.cpp's default poll is 50) once a
+    # request is done or stopped: the speech synthesizer needs the cores right then
+    # (first-piece synthesis p50 114-123 ms against 135-140 ms with polling, same speed).
+    params.cpuparams.poll = shape.poll
+    params.cpuparams_batch.poll = shape.poll
+    fa = xllamacpp.llama_flash_attn_type
+    params.flash_attn_type = (fa.LLAMA_FLASH_ATTN_TYPE_ENABLED if shape.flash_attention
+                              else fa.LLAMA_FLASH_ATTN_TYPE_DISABLED)
+    params.verbosity = shape.verbosity
+    # No empty warm-up decode at load: every start sends real requests at once (a prefix
+    # restore and its check, or the prefix's evaluation), which warm the same pages and
+    # threads; the warm-up only delayed them (model load 3.6 -> 0.7 s median here under
+    # load, with the machine busy).
+    params.warmup = False
+    # No fitting of the parameters to the device's memory: on a CPU there is nothing to
+    # fit, and the fit loads the model once more to find that out (model load CPU time
+    # 0.52 -> 0.32 s here).
+    params.fit_params = False
+    params.sampling.seed = SAMPLING_SEED  # the same conversation, the same reply
+    return params
+
+
+def serve(shape: Any) -> int:
+    """Load the model, say where it listens on stdout, serve until stdin closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    began = time.perf_counter()
+    try:
+        import xllamacpp
+
+        server = xllamacpp.Server(llama_params(xllamacpp, shape))
+        address = str(server.listening_address)
+    except Exception as exc:  # the binding raises plain exceptions
+        print(f"the model server did not start: {exc}", file=sys.stderr, flush=True)  # the log
+        print(json.dumps({"error": str(exc)}), flush=True)
+        return 1
+    url = address if address.startswith("http") else f"http://{address}"
+    print(json.dumps({"url": url, "seconds": time.perf_counter() - began}), flush=True)
+    with contextlib.suppress(OSError):
+        while sys.stdin.buffer.read(4096):
+            pass
+    os._exit(0)  # at once: the server's own shutdown has nothing to save
+
+
+if __name__ == "__main__":
+    raise SystemExit(serve(SimpleNamespace(**json.loads(sys.argv[1]))))

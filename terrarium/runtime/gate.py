@@ -1,0 +1,139 @@
+"""Turns that give way: at most N turns compute at once, none while it waits.
+
+``terrarium serve`` runs every session's turns on one event loop beside the HTTP requests.
+Each trip round an asyncio loop runs one step of every task that is ready, so with a
+hundred turns ready a request (which needs several trips: read, handle, stream the event,
+write) waited for a hundred turn steps per trip. A ``TurnGate`` lets at most ``limit``
+turns hold it; the others wait in line (first come, first served) and take no step. A
+turn holds the gate only while it computes: whenever it *waits* (its model's next
+chunk, a tool, a person's answer, the log's commit, another task) the gate goes to the
+next turn in line, and the turn gets in line again once what it waited for is there. A
+plain checkpoint (``anyio.sleep(0)``: ready again at once) keeps the gate, so the turn
+finishes its work without every other turn's steps in between, while requests still get
+theirs.
+
+How a wait is told from a checkpoint: the gate drives the turn's coroutine itself (as
+asyncio's ``Task`` does) and looks at what each step hands the loop: a future (the task
+sleeps until it is done) is a wait; ``None`` is a checkpoint. Only on asyncio; on another
+backend the turn runs ungated. Tasks a turn starts (concurrent tool calls) are not
+gated: the limit is how many turns compute at once in their own task, not a bound on
+CPU.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Coroutine, Generator
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+__all__ = ["TurnGate"]
+
+T = TypeVar("T")
+
+_INSIDE: ContextVar[bool] = ContextVar("terrarium_turn_gate_inside", default=False)
+
+
+class TurnGate:
+    """At most ``limit`` turns compute at once; a waiting turn lets the next one in."""
+
+    def __init__(self, limit: int = 1) -> None:
+        if limit < 1:
+            raise ValueError(f"a turn gate needs a limit of at least 1, not {limit}")
+        self.limit = limit
+        self.holding = 0  # turns holding the gate now
+        self.waiting: deque[asyncio.Future[None]] = deque()
+        self.handoffs = 0  # times a turn gave the gate up while it waited
+
+    def busy(self) -> bool:
+        """Whether a turn computes now or waits in line for the gate."""
+        return self.holding > 0 or bool(self.waiting)
+
+    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await ``coro`` (a turn) holding the gate while it computes."""
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:  # no asyncio loop runs this (another anyio backend)
+            task = None
+        if task is None or _INSIDE.get():  # (a turn inside a turn is the outer one's)
+            return await coro
+        token = _INSIDE.set(True)
+        try:
+            return await _Gated(self, coro)
+        finally:
+            _INSIDE.reset(token)
+
+    def _acquire(self) -> Generator[Any, None, None]:
+        if self.holding < self.limit and not self.waiting:
+            self.holding += 1
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.append(fut)
+        try:
+            yield from fut.__await__()
+        except BaseException:
+            if fut.done() and not fut.cancelled():  # handed the gate, then cancelled
+                self._release()
+            else:  # (a cancelled future may be gone already: ``_release`` drops them)
+                with contextlib.suppress(ValueError):
+                    self.waiting.remove(fut)
+                fut.cancel()
+            raise
+
+    def _release(self) -> None:
+        while self.waiting:  # the gate goes straight to the first turn in line
+            fut = self.waiting.popleft()
+            if not fut.done():
+                fut.set_result(None)
+                return
+        self.holding -= 1
+
+
+class _Gated:
+    """Drives one coroutine step by step, holding the gate but while it waits."""
+
+    __slots__ = ("coro", "gate")
+
+    def __init__(self, gate: TurnGate, coro: Coroutine[Any, Any, Any]) -> None:
+        self.gate = gate
+        self.coro = coro
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        gate, coro = self.gate, self.coro
+        held = False
+        value: Any = None
+        error: BaseException | None = None
+        try:
+            while True:
+                if not held and error is None:
+                    try:
+                        yield from gate._acquire()
+                        held = True
+                    except GeneratorExit:
+                        raise
+                    except BaseException as exc:  # cancelled in line: the turn is told
+                        error = exc
+                try:
+                    if error is not None:
+                        step, error = coro.throw(error), None
+                    else:
+                        step = coro.send(value)
+                except StopIteration as stop:
+                    return stop.value
+                value = None
+                if step is not None and held:  # a wait: the next turn in line goes on
+                    gate._release()
+                    gate.handoffs += 1
+                    held = False
+                try:
+                    value = yield step
+                except GeneratorExit:
+                    raise
+                except BaseException as exc:  # cancellation, thrown in by the task: told
+                    error = exc  # to the turn at once, not after a wait in line
+        finally:
+            if held:
+                gate._release()
+            coro.close()
