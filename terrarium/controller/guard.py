@@ -40,21 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from terrarium.controller.reply_words import (
-    announces,
-    answer_only,
-    asked_about_user,
-    cannot_answer,
-    invents,
-    lcs,
-    may_restate,
-    misses_number,
-    names_for_kind,
-    note_about,
-    only_their_name,
-    shares_root,
-    words,
-)
+from terrarium.controller import reply_words
+from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
     is_statement,
@@ -230,7 +217,8 @@ def uses(sentence: str, notes: str, question: str) -> bool:
     if not told:
         return False
     said = {stem(w) for w in words(sentence)}
-    return not told.isdisjoint(said) or any(shares_root(w, t) for w in said for t in told)
+    return not told.isdisjoint(said) or any(reply_words.shares_root(w, t)
+                                            for w in said for t in told)
 
 
 @functools.lru_cache(maxsize=64)
@@ -380,8 +368,8 @@ class ReplyGuard:
             fixed = spec.replies.get("statement")
         notes = [n for n in _SENTENCES.split(facts.strip()) if n]
         mine = (fixed is None and spec.unknown_reply is not None
-                and asked_about_user(user, notes))
-        if mine and cannot_answer(user, notes):
+                and reply_words.asked_about_user(user, notes))
+        if mine and reply_words.cannot_answer(user, notes):
             fixed = spec.unknown_reply  # asked about themselves, and nothing told answers it
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,
@@ -479,15 +467,13 @@ class ReplyGuard:
         if self._spoken.strip() or not self._held.strip():
             return False
         head = _PARTIAL_WORD.sub("", self._held)
-        if self._wrong(head) is not None or announces(head):
+        if self._wrong(head) is not None or reply_words.announces(head):
             return False
         if self.about_user and not (self.release_first_clause
                                     and uses(head, self._told, self.user)
                                     and not invents(head, self.facts, self.user)
-                                    and not names_for_kind(head, self._told or self.facts,
-                                                           self.user)
-                                    and not misses_number(head, self.user)
-                                    and not only_their_name(head, self.facts, self.user)):
+                                    and not reply_words.held_back(head, self._told,
+                                                                  self.facts, self.user)):
             return False  # spoken early only once it uses what was told about the question
         if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
             return True
@@ -552,11 +538,10 @@ class ReplyGuard:
                 sentence, self._told or self.facts, self.user):
             self.notices.append(f"not spoken, it does not use what the user told: {said!r}")
             return ""
-        if self.about_user and names_for_kind(sentence, self._told or self.facts, self.user):
-            self.notices.append(f"not spoken, a name where a kind was asked: {said!r}")
-            return ""
-        if self.about_user and not self._spoken.strip() and misses_number(sentence, self.user):
-            self.notices.append(f"not spoken, no number where one was asked: {said!r}")
+        why = reply_words.misanswers(sentence, self._told or self.facts, self.user,
+                                     first=not self._spoken.strip()) if self.about_user else None
+        if why is not None:
+            self.notices.append(f"not spoken, {why}: {said!r}")
             return ""
         if self.about_user and invents(sentence, self.facts, self.user):
             self.notices.append(f"not spoken, it says what the user never told: {said!r}")
@@ -569,7 +554,8 @@ class ReplyGuard:
         baking bread." says nothing of a favourite film: likes are no subject);
         otherwise the user's facts to the user, or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
-            told = note_about(self.user, [n for n in _SENTENCES.split(self.facts) if n])
+            told = reply_words.note_about(self.user,
+                                          [n for n in _SENTENCES.split(self.facts) if n])
             return second_person(strip_opening(told)) if told else self.unknown_reply
         return second_person(self.facts) if self.facts else self.echo_reply
 

@@ -20,9 +20,11 @@ __all__ = [
     "answer_only",
     "asked_about_user",
     "cannot_answer",
+    "held_back",
     "invents",
     "lcs",
     "may_restate",
+    "misanswers",
     "misses_number",
     "names_for_kind",
     "note_about",
@@ -222,3 +224,22 @@ def only_their_name(head: str, notes: str, question: str) -> bool:
     told -= set(words(question))
     said = set(words(head))
     return bool(said & theirs) and not said & told
+
+
+def held_back(head: str, told: str, notes: str, question: str) -> bool:
+    """Whether the start ``head`` of an answer about the user (which uses the notes
+    ``told`` about the question, or else any ``notes``) must wait for more before it is
+    spoken: it names where a kind was asked, has no number where one was asked, or uses
+    only the user's name."""
+    return (names_for_kind(head, told or notes, question) or misses_number(head, question)
+            or only_their_name(head, notes, question))
+
+
+def misanswers(sentence: str, told: str, question: str, *, first: bool) -> str | None:
+    """Why ``sentence`` (the ``first`` of a reply, or a later one) does not answer what
+    ``question`` about the user asks, though it uses what they ``told``; None: it may."""
+    if names_for_kind(sentence, told, question):
+        return "a name where a kind was asked"
+    if first and misses_number(sentence, question):
+        return "no number where one was asked"
+    return None
