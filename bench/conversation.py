@@ -182,6 +182,49 @@ DEV: list[list[Say]] = [
     [S("Hi there."), S("Where was I born?", UNKNOWN)],
 ]
 
+# Issue 30, fourth round: the developer's own cases for the blind set's categories of miss
+# (follow-ups by a pronoun or "the", numbers told in passing or corrected, a kind asked,
+# work told as a business, never-said asks next to told ones) and others people use
+# (family members' details, times, dislikes, study, several facts at once, "what did I
+# tell you about"), written before the changes they measure; tuned on, like DEV.
+DEV2: list[list[Say]] = [
+    [S("My nephew Arlo turns twelve in June."), S("When is Arlo's birthday?", "June"),
+     S("How old will he be?", "twelve", "12")],
+    [S("We keep three hens in the garden."), S("How many hens do we have?", "three", "3"),
+     S("Where do they live?", "garden")],
+    [S("Our new address is 14 Quarry Lane."), S("What's the number of my house?", "14"),
+     S("And which lane is it?", "Quarry")],
+    [S("I bought a yellow Fiat last spring."), S("Give me a tip for driving in snow."),
+     S("What colour is the car?", "yellow"), S("What brand is it?", "Fiat")],
+    [S("I'm 63."), S("No, sorry, I mean 64."), S("How old am I?", "64", "sixty-four")],
+    [S("Hi, Ravi here, 58, retired builder."), S("What did I do for work?", "builder"),
+     S("How old am I?", "58", "fifty-eight")],
+    [S("I keep a parrot called Mango."), S("What kind of bird do I have?", "parrot"),
+     S("What's it called?", "Mango")],
+    [S("I own a little flower shop in town."),
+     S("What sort of business do I run?", "flower")],
+    [S("My husband Kofi is a dentist."), S("What does my husband do?", "dentist"),
+     S("And what's his name?", "Kofi")],
+    [S("My train to Glasgow leaves at half past six."), S("What time is my train?", "six"),
+     S("Where is it going?", "Glasgow")],
+    [S("I really don't like olives."), S("What food don't I like?", "olive")],
+    [S("I'm doing a degree in history at Leeds."), S("What am I studying?", "history")],
+    [S("I'm Nadia, I teach piano and I have two cats."),
+     S("What do I teach?", "piano"), S("How many cats do I have?", "two", "2"),
+     S("What's my name again?", "Nadia")],
+    [S("My sister Tess is getting married in May in Lisbon."),
+     S("What did I tell you about my sister?", "Tess", "married", "Lisbon"),
+     S("Where is the wedding?", "Lisbon")],
+    [S("I have a rabbit called Dot."), S("What's my hamster called?", UNKNOWN)],
+    [S("I work in a bank."), S("Where did I grow up?", UNKNOWN)],
+    [S("Hi, I'm Ines."), S("What is my family name?", UNKNOWN)],
+    [S("My son plays the cello."), S("What's my daughter's name?", UNKNOWN)],
+    [S("What's the capital of Canada?"), S("And how many people live there?"),
+     S("Who painted the Mona Lisa?")],
+    [S("My brother lives in Perth."), S("What's the weather like there in winter?"),
+     S("Remind me where my brother lives.", "Perth")],
+]
+
 # Common first names (and the ones SmolLM2-135M tends to make up): a reply naming one the
 # user never said has invented a person.
 NAMES = frozenset("""
@@ -403,7 +446,7 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 
 
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
-        "dev": lambda: DEV}
+        "dev": lambda: DEV, "dev2": lambda: DEV2}
 GROUPS = {"both": ("first", "held-out"), "all": ("first", "held-out", "fresh", "blind")}
 
 
@@ -453,11 +496,13 @@ if __name__ == "__main__":
     p.add_argument("--notices", action="store_true",
                    help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
-    p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "dev", "both", "all"],
+    p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "dev", "dev2", "both",
+                                     "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), both "
-                   "(first and held-out), all four, or the developer's own cases (dev)")
+                   "(first and held-out), all four, or the developer's own cases (dev; dev2: "
+                   "those of the fourth round)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None

@@ -40,13 +40,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from terrarium.controller import reply_words
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
-    about_user,
     is_statement,
     mentions_user,
-    refers_to_told,
     relevant,
     stem,
     strip_opening,
@@ -215,7 +214,11 @@ def uses(sentence: str, notes: str, question: str) -> bool:
     """Whether ``sentence`` says something of ``notes`` that ``question`` did not: a word
     of what the user told, other than the question's own words."""
     told = _told(notes, question)
-    return bool(told) and not told.isdisjoint(stem(w) for w in words(sentence))
+    if not told:
+        return False
+    said = {stem(w) for w in words(sentence)}
+    return not told.isdisjoint(said) or any(reply_words.shares_root(w, t)
+                                            for w in said for t in told)
 
 
 @functools.lru_cache(maxsize=64)
@@ -365,9 +368,9 @@ class ReplyGuard:
             fixed = spec.replies.get("statement")
         notes = [n for n in _SENTENCES.split(facts.strip()) if n]
         mine = (fixed is None and spec.unknown_reply is not None
-                and (about_user(user) or refers_to_told(user, notes)))
-        if mine and not notes:
-            fixed = spec.unknown_reply  # asked about themselves, and nothing was told
+                and reply_words.asked_about_user(user, notes))
+        if mine and reply_words.cannot_answer(user, notes):
+            fixed = spec.unknown_reply  # asked about themselves, and nothing told answers it
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,
                    unknown_reply=spec.unknown_reply, about_user=mine,
@@ -464,11 +467,13 @@ class ReplyGuard:
         if self._spoken.strip() or not self._held.strip():
             return False
         head = _PARTIAL_WORD.sub("", self._held)
-        if self._wrong(head) is not None:
+        if self._wrong(head) is not None or reply_words.announces(head):
             return False
         if self.about_user and not (self.release_first_clause
                                     and uses(head, self._told, self.user)
-                                    and not invents(head, self.facts, self.user)):
+                                    and not invents(head, self.facts, self.user)
+                                    and not reply_words.held_back(head, self._told,
+                                                                  self.facts, self.user)):
             return False  # spoken early only once it uses what was told about the question
         if not self.checks:  # too short to be echoed: spoken as it comes (but for a loop)
             return True
@@ -529,9 +534,14 @@ class ReplyGuard:
         if wrong is not None:
             self.notices.append(f"not spoken, {wrong}: {said!r}")
             return ""
-        if self.about_user and not self._spoken.strip() and not uses(sentence, self.facts,
-                                                                     self.user):
+        if self.about_user and not self._spoken.strip() and not uses(
+                sentence, self._told or self.facts, self.user):
             self.notices.append(f"not spoken, it does not use what the user told: {said!r}")
+            return ""
+        why = reply_words.misanswers(sentence, self._told or self.facts, self.user,
+                                     first=not self._spoken.strip()) if self.about_user else None
+        if why is not None:
+            self.notices.append(f"not spoken, {why}: {said!r}")
             return ""
         if self.about_user and invents(sentence, self.facts, self.user):
             self.notices.append(f"not spoken, it says what the user never told: {said!r}")
@@ -544,9 +554,9 @@ class ReplyGuard:
         baking bread." says nothing of a favourite film: likes are no subject);
         otherwise the user's facts to the user, or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
-            told = [n for n in _SENTENCES.split(self.facts)
-                    if n and relevant(n, self.user, attitudes=False)]
-            return second_person(strip_opening(told[0])) if told else self.unknown_reply
+            told = reply_words.note_about(self.user,
+                                          [n for n in _SENTENCES.split(self.facts) if n])
+            return second_person(strip_opening(told)) if told else self.unknown_reply
         return second_person(self.facts) if self.facts else self.echo_reply
 
     def _end(self) -> str:

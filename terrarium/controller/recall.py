@@ -23,7 +23,10 @@ often about what they just said. A question that does not mention the user gets 
 it asks about something they told ("What's the cat called?" after "Our cat Tigger hid
 again."), and the newest word on a subject wins: a correction ("Actually, it's Jonathan.")
 is handed over put into the statement it corrects (:func:`corrected`), and of the facts
-the user has one of (a name, an age) only the newest is recalled.
+the user has one of (a name, an age) only the newest is recalled. A follow-up that names
+its subject only by a pronoun ("How old will she be?", :func:`points_back`) is searched
+with the previous utterance's words too, when that one was about the user: the
+conversation's subject carries over.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
-from terrarium.store import MemoryStore, extract_facts
+from terrarium.store import MemoryHit, MemoryStore, extract_facts
+from terrarium.store.asked import points_back
 from terrarium.store.corrections import apply_correction, is_correction
 from terrarium.store.subjects import (
     about_user,
@@ -91,13 +95,21 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     ("What's the cat called?" after "Our cat Tigger hid again.", :func:`refers_to_told`)."""
     facts = [f for f in facts if relevant(f, question)]
     speaks = mentions_user(question)
-    if not speaks and not may_refer(question):
+    back = not speaks and points_back(question)
+    if not speaks and not back and not may_refer(question):
         return tuple(facts)[:limit]  # "Tell me about dogs.": not about what the user told
     newest = await memory.arecent(NOTE_CANDIDATES, creature=creature)
     fixed = corrected([h.text for h in reversed(newest)])
-    found = await _matches(memory, question, creature=creature)
-    mine = about_user(question)
-    if not speaks:
+    if back:  # "How old will she be?": the subject is the previous utterance's
+        previous = newest[0].text if newest else ""
+        told = [fixed.get(h.text, h.text) for h in newest if is_statement(h.text)]
+        if not (_of_user(previous) or refers_to_told(previous, told)):
+            return ()  # "When is Arlo's birthday?" after "My nephew Arlo ..." was about them
+        facts = [f for f in facts if relevant(f, previous)]
+        question = f"{previous} {question}"
+    found = await _matches(memory, question, creature=creature, newest=newest)
+    mine = back or about_user(question)
+    if not speaks and not back:
         if not refers_to_told(question, [fixed.get(t, t) for t in found]):
             return tuple(facts)[:limit]
         mine = True
@@ -112,7 +124,14 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     return tuple(dict.fromkeys(notes))[:limit]
 
 
-async def _matches(memory: MemoryStore, question: str, *, creature: str) -> list[str]:
+def _of_user(text: str) -> bool:
+    """Whether ``text`` (the previous utterance) was about the user: a question about them
+    or something they told of themselves (not advice, not a question about the world)."""
+    return about_user(text) or (mentions_user(text) and is_statement(text))
+
+
+async def _matches(memory: MemoryStore, question: str, *, creature: str,
+                   newest: Sequence[MemoryHit] = ()) -> list[str]:
     """The user's statements found by ``question``'s subject words, ranked by how many of
     its own words they hold (twice) and then related ones, the newer first on a tie."""
     terms = subject_terms(question)
@@ -121,8 +140,11 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str) -> list
     own = {stem(t) for t in subject_terms_own(question)}
     related = {stem(t) for t in terms} - own
     scored: dict[str, tuple[int, int]] = {}
+    # one query (its first 32 terms: the question's own words, then related ones), and the
+    # newest records scored by every related word ("dog" finds "retriever", past the 32):
+    # a bigger query is slower than the whole turn's recall was (issue 29)
     hits = await memory.asearch(" ".join(terms), limit=NOTE_CANDIDATES, creature=creature)
-    for hit in hits:
+    for hit in [*hits, *newest]:
         if not is_statement(hit.text):
             continue
         stems = {stem(w) for w in subject_terms_own(hit.text)}

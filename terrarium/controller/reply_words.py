@@ -12,7 +12,26 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["answer_only", "invents", "lcs", "may_restate", "words"]
+from terrarium.store.asked import asks_kind, lacks, points_back
+from terrarium.store.subjects import about_user, has_number, refers_to_told, relevant, stem
+
+__all__ = [
+    "announces",
+    "answer_only",
+    "asked_about_user",
+    "cannot_answer",
+    "held_back",
+    "invents",
+    "lcs",
+    "may_restate",
+    "misanswers",
+    "misses_number",
+    "names_for_kind",
+    "note_about",
+    "only_their_name",
+    "shares_root",
+    "words",
+]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
@@ -34,6 +53,35 @@ def lcs(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 _NOT_NAMED = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay"})
+_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve "
+                 "thirteen fourteen fifteen sixteen seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_AS_DIGITS = {**{w: str(i) for i, w in enumerate(_NUMBER_WORDS)},
+              **{w: str(20 + 10 * i) for i, w in enumerate(_TENS)}}
+_AS_WORDS = {d: w for w, d in _AS_DIGITS.items()}
+
+
+_COMPOUND = re.compile(r"\b(" + "|".join(_TENS) + r")[- ](one|two|three|four|five|six|"
+                       r"seven|eight|nine)\b", re.I)
+
+
+def _numbers_both_ways(text: str) -> set[str]:
+    """The words of ``text``, each number also as digits or as a word: "eight" told, "8"
+    said; "fifty-two" told, "52" said."""
+    known = set(words(text))
+    more = {_AS_DIGITS[w] for w in known if w in _AS_DIGITS}
+    more |= {_AS_WORDS[w] for w in known if w in _AS_WORDS}
+    for m in _COMPOUND.finditer(text):
+        more.add(str(int(_AS_DIGITS[m.group(1).lower()]) + int(_AS_DIGITS[m.group(2).lower()])))
+    return known | more
+
+
+def shares_root(a: str, b: str) -> bool:
+    """Whether two word stems share a root the crude stem misses: "snow" and "snowy",
+    "climb" and "climber" (one starts the other, at least four letters long, and is at
+    most two letters longer: "build" is not "building")."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 2
 
 
 def invents(sentence: str, notes: str, question: str) -> bool:
@@ -41,7 +89,7 @@ def invents(sentence: str, notes: str, question: str) -> bool:
     number) that neither what the user told (``notes``) nor ``question`` holds: asked
     "Where was I born?" after "My name is Ruth.", "Ruth, you were born in New York City."
     (a place never told)."""
-    known = set(words(notes)) | set(words(question))
+    known = _numbers_both_ways(f"{notes} {question}")
     for i, m in enumerate(_WORD.finditer(sentence)):
         w = m.group(0).strip("'")
         named = (i > 0 and w[:1].isupper()) or any(c.isdigit() for c in w)
@@ -81,3 +129,117 @@ def may_restate(user: str, head: str) -> bool:
 
 
 _COPULA = frozenset({"is", "are", "was", "were"})
+
+
+def asked_about_user(user: str, notes: Sequence[str]) -> bool:
+    """Whether ``user`` asks about themselves or what they told, so the reply must use the
+    ``notes``: a question about them ("Where am I from?"), about something they told
+    without "my" ("What colour is the car?" after "My car's a green Skoda."), or one that
+    points back at the conversation's subject and was handed notes for it ("How old will
+    she be?" after "When is my daughter's birthday?")."""
+    return (about_user(user) or refers_to_told(user, notes)
+            or (points_back(user) and bool(notes)))
+
+
+def cannot_answer(user: str, notes: Sequence[str]) -> bool:
+    """Whether nothing the user told (``notes``) can answer ``user``'s question about
+    them: nothing was told, or it is about another thing than asked ("my dog's name" after
+    only a cat; "Which town am I from?" after only a job): "I don't know that yet." at
+    once, without the model."""
+    return not notes or lacks(user, notes)
+
+
+_NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be
+have has had my i i'm i've me we our it its this that called named name""".split())
+
+
+def names_for_kind(sentence: str, notes: str, question: str) -> bool:
+    """Whether ``sentence`` answers a question of what kind ("What kind of pet do I
+    have?") with a name, not the kind: of what the user told it says only capitalised
+    names ("Sheldon"), no word told in lower case ("tortoise")."""
+    if not asks_kind(question):
+        return False
+    asked = {stem(w) for w in words(question)}
+    kinds = {stem(m.group(0)) for m in _WORD.finditer(notes)
+             if (m.group(0)[:1].islower() or _starts_sentence(notes, m.start()))
+             and m.group(0).lower() not in _NOT_KIND} - asked
+    said = {stem(w) for w in words(sentence)}
+    return kinds.isdisjoint(said) and not any(shares_root(a, b) for a in said for b in kinds)
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    """Whether the word at ``at`` opens a sentence of ``text`` ("Snowy days ..."): its
+    capital says nothing of a name."""
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".!?"
+
+
+def note_about(question: str, notes: Sequence[str]) -> str | None:
+    """The note to say back when the model's answer fails: the first about the question's
+    subject (a like alone is not: "I love baking bread." is no favourite film), or, for a
+    question pointing back ("When is it?"), the first note, chosen for the conversation's
+    subject; None: nothing to say back."""
+    told = [n for n in notes if relevant(n, question, attitudes=False)]
+    if told:
+        return told[0]
+    return notes[0] if notes and points_back(question) else None
+
+
+_ASKS_NUMBER = re.compile(r"\bhow\s+(old|many|much)\b|\b(what|which)('s|\s+is)?\s+(my\s+|the\s+)?"
+                          r"(number|year|age)\b", re.I)
+
+
+def misses_number(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` answers a question asking a number ("How old am I?", "How many
+    kids do I have?") without one: "You're a taxi driver right?" uses what was told, but
+    not the number asked."""
+    return _ASKS_NUMBER.search(question) is not None and not has_number(sentence)
+
+
+_LEAD_IN = re.compile(r"^\W*(sure[,!.]?\s+|okay[,!.]?\s+|of course[,!.]?\s+)?(here\s+(are|is)|"
+                      r"here's|these\s+are|the\s+following)\b", re.I)
+
+
+def announces(head: str) -> bool:
+    """Whether a sentence starting with ``head`` announces what follows ("Here are some
+    tips for sleeping during the day: 1."): it restates the request and says nothing
+    itself, so it is not spoken from its start but judged whole (the echo rule)."""
+    return _LEAD_IN.match(head) is not None
+
+
+_THEIR_NAME = re.compile(r"\b(?:I'm|I am|my name is|call me|name's)\s+([A-Z][a-z]+)")
+_ASKS_NAME = re.compile(r"\b(name|names|called|call|who)\b", re.I)
+
+
+def only_their_name(head: str, notes: str, question: str) -> bool:
+    """Whether ``head`` uses nothing of what was told but the user's own name ("You're
+    Bilal, ..." to "What do I do for a living?"): it addresses them, and has not answered
+    yet, so it is not spoken from its start (a name question is answered by it)."""
+    if _ASKS_NAME.search(question):
+        return False
+    theirs = {m.group(1).lower() for m in _THEIR_NAME.finditer(notes)}
+    if not theirs:
+        return False
+    told = {w for w in words(notes) if w not in theirs and w not in _NOT_KIND}
+    told -= set(words(question))
+    said = set(words(head))
+    return bool(said & theirs) and not said & told
+
+
+def held_back(head: str, told: str, notes: str, question: str) -> bool:
+    """Whether the start ``head`` of an answer about the user (which uses the notes
+    ``told`` about the question, or else any ``notes``) must wait for more before it is
+    spoken: it names where a kind was asked, has no number where one was asked, or uses
+    only the user's name."""
+    return (names_for_kind(head, told or notes, question) or misses_number(head, question)
+            or only_their_name(head, notes, question))
+
+
+def misanswers(sentence: str, told: str, question: str, *, first: bool) -> str | None:
+    """Why ``sentence`` (the ``first`` of a reply, or a later one) does not answer what
+    ``question`` about the user asks, though it uses what they ``told``; None: it may."""
+    if names_for_kind(sentence, told, question):
+        return "a name where a kind was asked"
+    if first and misses_number(sentence, question):
+        return "no number where one was asked"
+    return None

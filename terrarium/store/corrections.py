@@ -24,6 +24,9 @@ _MARKS = re.compile(
 """The words that open a correction: "Actually,", "Oh wait, no,", "Sorry,"."""
 _STRONG = re.compile(r"\b(wait|sorry|oops|no|nope|actually|correction|mistake|my bad|"
                      r"scratch that)\b", re.I)
+_MEANT = re.compile(r"i meant?\s+(?!that\b|it\b|to\b|like\b|you\b)\w", re.I)
+"""A correction without a word of correcting before it: "Oh, I mean 42.", "I meant
+Tuesday." (not "I mean it.", "I meant to call.")."""
 _VALUE = re.compile(
     r"^(?:it's|it is|it was|that's|that is|make (?:that|it)|i meant|i mean|i said|"
     r"it should be|should be|rather|not \w+(?: \w+)?,? but)\s+(?P<value>[^,.;!?]+)", re.I)
@@ -59,7 +62,9 @@ def _kind(word: str, *, initial: bool = False) -> str | None:
 def is_correction(text: str) -> bool:
     """Whether ``text`` opens as a correction ("Actually, ...", "No, make that ...")."""
     m = _MARKS.match(text)
-    return m is not None and bool(_STRONG.search(m.group(0)))
+    if m is not None and _STRONG.search(m.group(0)):
+        return True
+    return _MEANT.match(text[m.end() if m else 0:]) is not None  # "Oh, I mean 42."
 
 
 def correction_value(text: str) -> str | None:

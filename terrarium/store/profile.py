@@ -36,10 +36,14 @@ _NOT_NAMES = frozenset({"Not", "So", "Very", "Just", "Fine", "Good", "Here", "So
                         "Sure", "Okay", "Ok", "Back", "Tired", "Hungry", "From", "In", "At",
                         "Going", "Looking", "Glad", "Well", "Also", "Really", "The", "A", "An"})
 
+_PRONOUNS = frozenset("it them that this those these him her you".split())
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("name", re.compile(r"\b(?i:my name is) " + _NAME)),
     ("name", re.compile(r"\b(?i:call me|I am|I'm) " + _NAME + r"(?=\s*(?:[.,!?;]|\band\b|$))")),
     ("age", re.compile(r"\bI(?: am|'m) " + _NUMBER + r"(?: years old| year old)", re.I)),
+    # "I'm 41." / "I'm Tariq, I'm 34 and ...": a bare number after "I'm" is an age
+    ("age", re.compile(r"\bI(?: am|'m) " + _NUMBER + r"(?=\s*(?:[.,!?;]|\band\b|$))", re.I)),
     ("place", re.compile(r"\bI (?:live|stay) in " + _VALUE, re.I)),
     ("place", re.compile(r"\bI(?: am|'m) from " + _VALUE, re.I)),
     ("job", re.compile(r"\bI work as (?:a |an )?" + _VALUE, re.I)),
@@ -90,6 +94,8 @@ def extract_facts(text: str) -> list[UserFact]:
         for m in pattern.finditer(text):
             if kind == "name" and m.group(1).split()[0] in _NOT_NAMES:
                 continue
+            if kind == "preference" and m.group(2).lower() in _PRONOUNS:
+                continue  # "..., I love them.": what is loved was said before it
             value, sentence = _sentence(kind, m)
             value = value.strip()
             if not value or (kind, value.lower()) in seen:

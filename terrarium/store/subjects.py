@@ -16,10 +16,12 @@ for something done).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
-__all__ = ["ATTITUDES", "RELATED", "about_user", "asks_advice", "is_statement",
+__all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
+           "is_statement",
            "may_refer", "mentions_user", "refers_to_told", "relevant", "stem", "strip_opening",
            "subject_terms"]
 
@@ -45,6 +47,9 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # where from, where living
     "from born grew grow raised come comes came originally native hometown country city "
     "town village live lives lived home moved move",
+    # where exactly: the home itself
+    "address street road avenue lane house flat apartment floor home live lives lived "
+    "houseboat postcode neighbourhood garden yard",
     # when: dates and ages
     "birthday birth born birthdate anniversary wedding date day month year turn turning",
     # when: days and times (an appointment, a flight, a visit)
@@ -58,7 +63,11 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "vegetarian vegan",
     # animals
     "pet pets dog dogs puppy cat cats kitten bird birds parrot fish rabbit hamster horse "
-    "animal animals",
+    "animal animals tortoise turtle snake lizard gecko ferret mouse mice rat pony budgie "
+    "goldfish guinea chicken chickens goat iguana",
+    # a dog is often told by its breed
+    "dog dogs puppy pup retriever labrador poodle terrier spaniel collie husky beagle "
+    "shepherd bulldog dachshund greyhound whippet pug corgi",
     # family
     "family sister sisters brother brothers sibling siblings mother mum mom father dad "
     "parents wife husband partner son sons daughter daughters kid kids child children baby "
@@ -66,10 +75,22 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "grandson granddaughter grandchildren aunt uncle cousin cousins nephew niece",
     # work
     "work works worked working job jobs living profession career occupation trade "
-    "employed office company boss shift study studies studying student",
+    "employed office company boss shift study studies studying student business run runs "
+    "teach teaches teaching "
+    "own owns shop store firm restaurant cafe bakery garage salon clinic",
+    # the everyday jobs people name ("I'm a paramedic.", "accountant, two grandkids")
+    "work job profession accountant nurse doctor teacher engineer driver plumber "
+    "electrician lawyer chef paramedic builder carpenter mechanic farmer writer "
+    "designer developer programmer manager cashier waiter waitress pilot dentist vet "
+    "pharmacist architect scientist professor lecturer banker barista baker butcher "
+    "cleaner firefighter officer soldier retired bus taxi cab lorry truck van courier",
+    "study studies studying student university uni college school subject degree course "
+    "major",
     # (likes and dislikes: ATTITUDES, below)
     # things owned and used
-    "car cars drive drives vehicle bike motorbike motorcycle ride rides",
+    "car cars drive drives vehicle bike motorbike motorcycle ride rides make brand model "
+    "ford fiat toyota honda volvo skoda bmw audi mercedes volkswagen vw renault peugeot "
+    "nissan kia hyundai tesla mazda jeep vauxhall opel citroen subaru porsche",
     "colour color colours colors red blue green yellow black white grey gray pink purple "
     "orange brown silver gold",
     "many much number count",
@@ -79,6 +100,8 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "vacation visit visiting journey leave leaving plan plans",
     "play plays playing instrument sport sports game games team",
     "music song songs band singer listen",
+    "film films movie movies watch watching cinema show series",
+    "book books read reading author novel",
 ))
 """Everyday categories of what people tell an assistant about themselves: a question's
 word is widened to the other words of its categories. Words are matched by their stem."""
@@ -95,6 +118,7 @@ handing to the model but is no answer to say back."""
 _SUFFIXES = ("'s", "ies", "es", "s", "ed", "ing")
 
 
+@functools.lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A crude stem, enough to match "allergies" and "allergy", "called" and "call", "lives",
     "lived" and "live" (a final "e" is dropped after the suffix: "liv")."""
@@ -118,22 +142,41 @@ def _by_stem(groups: tuple[frozenset[str], ...]) -> dict[str, frozenset[str]]:
 
 _BY_STEM = _by_stem(RELATED + ATTITUDES)
 _BY_STEM_SUBJECTS = _by_stem(RELATED)
+_AKIN = {k: frozenset(stem(w) for w in v) for k, v in _BY_STEM_SUBJECTS.items()}
 
 
 def _content(text: str) -> list[str]:
+    return list(_content_words(text))
+
+
+@functools.lru_cache(maxsize=512)
+def _content_words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` but function words and words of asking, once per text: recall
+    and the guard read the same few utterances many times a turn."""
     seen: dict[str, None] = {}
     for m in _WORD.finditer(text):
         w = m.group(0).lower()
         if w not in _ASKING and w not in seen:
             seen[w] = None
-    return list(seen)
+    return tuple(seen)
 
 
 _FORBIDDEN = re.compile(r"\b(can't|cannot|can not|shouldn't|mustn't|must not)\s+(i|we)\b|"
                         r"\bnot allowed\b", re.I)
 """A question of what the user may not have: about what they avoid (an allergy, a diet)."""
+_AVOIDED = re.compile(r"\b(i|we)\s+(can't|cannot|can not|mustn't|must not|shouldn't|don't)\s+"
+                      r"(have|eat|drink|take|touch)\b", re.I)
+"""The user telling what they may not have: "I can't have gluten." is about what they avoid."""
 _IDENTITY = re.compile(r"\bwho\s+(am\s+i|i\s+am|are\s+we|we\s+are)\b", re.I)
 """A question of who the user is: about their name."""
+_DOING = re.compile(r"\bwhat\s+(do|did)\s+(i|we)\s+do\b(?!\s+(with|about|to|if|when|for\s+fun))",
+                    re.I)
+""""What do I do?": the user's work (not "What do I do about ...", advice)."""
+_DISLIKE = re.compile(r"\b(don't|do not|doesn't|does not|never)\s+(\w+\s+)?(like|enjoy|"
+                      r"fancy)\b|\bnot (a|much of a) fan\b", re.I)
+"""A like denied is a dislike: "What don't I like?" is about "I hate olives."."""
+_SURNAME = re.compile(r"\b(last|family|second)\s+name\b", re.I)
+"""A surname asked in two words: "What's my last name?"."""
 
 
 def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) -> list[str]:
@@ -141,10 +184,16 @@ def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) ->
     categories of :data:`RELATED` and (``attitudes``) :data:`ATTITUDES`: what to search
     for."""
     own = _content(text)
-    if _FORBIDDEN.search(text) and "avoid" not in own:
+    if (_FORBIDDEN.search(text) or _AVOIDED.search(text)) and "avoid" not in own:
         own.append("avoid")  # "What can't I eat?": what the user must avoid
     if _IDENTITY.search(text) and "name" not in own:
         own.append("name")  # "Who am I?": the user's name
+    if _DISLIKE.search(text) and "dislike" not in own:
+        own.append("dislike")  # "What don't I like?", "I don't like olives."
+    if _DOING.search(text) and "work" not in own:
+        own.append("work")  # "What do I do?": the user's work
+    if _SURNAME.search(text) and "surname" not in own:
+        own.append("surname")  # "my last name"
     if not related:
         return own
     by = _BY_STEM if attitudes else _BY_STEM_SUBJECTS
@@ -156,12 +205,44 @@ def _stems(words: Iterable[str]) -> set[str]:
     return {stem(w) for w in words}
 
 
+_NUMBER = re.compile(r"\b(\d+[a-z]*|one|two|three|four|five|six|seven|eight|nine|ten|"
+                     r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
+                     r"nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+                     r"hundred|dozen)\b", re.I)
+_COUNTED = frozenset(stem(w) for w in "old age aged many much number count year".split())
+"""Words of asking a number: "How old am I?" is about "I'm 41." though no word is shared."""
+
+
+@functools.lru_cache(maxsize=256)
+def _asked_stems(question: str, attitudes: bool) -> frozenset[str]:
+    """The stems of what ``question`` is about, with related words: once per question (the
+    guard and recall ask it for every note)."""
+    return frozenset(_stems(subject_terms(question, attitudes=attitudes)))
+
+
+def has_number(text: str) -> bool:
+    """Whether ``text`` holds a number (digits, or a number word: "fifty-two", "4B")."""
+    return _NUMBER.search(text) is not None
+
+
 def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
     """Whether ``note`` (something the user said) is about what ``question`` asks: they
     share a subject word, or words of one category (of :data:`ATTITUDES` too, unless
-    ``attitudes`` is false)."""
-    terms = subject_terms(question, attitudes=attitudes)
-    return bool(_stems(terms) & _stems(_content(note)))
+    ``attitudes`` is false), or the question asks a number ("how old", "how many") and the
+    note holds one."""
+    terms = _asked_stems(question, attitudes)
+    if terms & _stems(subject_terms(note, related=False)):
+        return True
+    return bool(terms & _COUNTED) and has_number(note)
+
+
+def akin(word: str, said: Iterable[str]) -> bool:
+    """Whether the stem ``word`` or a word of one of its categories (:data:`RELATED`) is
+    among the stems ``said``: "city" is akin to "living", "trip" to "flying", "dog" to
+    "retriever". (A stem is not stemmed again: "house" -> "hous", not "hou".)"""
+    w = word
+    have = set(said)
+    return w in have or not _AKIN.get(w, frozenset()).isdisjoint(have)
 
 
 _QUESTION_START = re.compile(
@@ -185,6 +266,7 @@ _PLAN = re.compile(r"^\W*i (?:need|want|have) to\s+(?!know\b|hear\b|ask\b|find o
 """A plan told ("I need to call the bank tomorrow."), not a request for the assistant."""
 
 
+@functools.lru_cache(maxsize=512)
 def is_statement(text: str) -> bool:
     """Whether ``text`` tells something rather than asks, greets, thanks or says goodbye
     (the user's statement closed by a tag question still tells: "My aunt turns ninety, can
@@ -246,6 +328,12 @@ supposed""".split())
 the cat."""
 
 
+def asked_of(question: str) -> set[str]:
+    """The stems of the words ``question`` is about, without the words of asking about a
+    thing ("What's the cat called?" -> {"cat"})."""
+    return _stems(_content(question)) - _NEUTRAL
+
+
 def may_refer(question: str) -> bool:
     """Whether ``question`` could ask about something the user told without speaking of
     them (:func:`refers_to_told`): a wh-question about something."""
@@ -255,13 +343,19 @@ def may_refer(question: str) -> bool:
 
 def refers_to_told(question: str, told: Iterable[str]) -> bool:
     """Whether ``question``, a wh-question that does not speak of the user, asks about
-    something they told: every word it is about is in one of their statements in ``told``
-    (one that speaks of them). "What's the cat called?" after "Our cat Tigger hid again.";
-    not "Tell me about dogs." (a request), nor "Are cats smart?" (not a wh-question)."""
+    something they told: every word it is about, or a word of its category (:func:`akin`:
+    "What colour is the car?" after "My car's a green Skoda."), is in one of their
+    statements in ``told`` (one that speaks of them). "What's the cat called?" after "Our
+    cat Tigger hid again."; not "Tell me about dogs." (a request), nor "Are cats smart?"
+    (not a wh-question)."""
     if not may_refer(question):
         return False
-    own = _stems(_content(question)) - _NEUTRAL
-    return any(mentions_user(t) and own <= _stems(_content(t)) for t in told)
+    own = asked_of(question)
+    for t in told:
+        have = _stems(_content(t))
+        if mentions_user(t) and all(akin(o, have) for o in own):
+            return True
+    return False
 
 
 def asks_advice(text: str) -> bool:

@@ -70,7 +70,10 @@ def test_a_reply_about_the_user_naming_what_was_never_told_is_not_spoken() -> No
     assert not invents("Tom, you live in Paris.", "I live in Paris.", "Where do I live?")
     assert invents("You were born in 1975.", "My name is Tom.", "When was I born?")
     g = guard("Where was I born?", "My name is Tom.")
-    assert feed_all(g, "Tom, you were born in Paris, France.") == UNKNOWN
+    assert g.fixed == UNKNOWN  # nothing told is about birthplaces: not asked of the model
+    g = guard("Where was I born?", "My name is Tom. I grew up by the sea.")
+    assert g.fixed is None
+    assert feed_all(g, "Tom, you were born in Paris, France.") == "You grew up by the sea."
     g = guard("Where do I work?", "I work at a garage called Fix It.")
     assert feed_all(g, "You work at Fix It in Dublin.") == (
         "You work at a garage called Fix It.")

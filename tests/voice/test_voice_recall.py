@@ -166,8 +166,12 @@ def test_nothing_told_means_i_dont_know_without_the_model() -> None:
     assert g.fixed == UNKNOWN
     # told something else, and the answer does not use it: honest too
     g = guard("What car do I drive?", "I love baking bread.")
-    assert g.fixed is None
+    assert g.fixed is None  # "baking bread" is of no known subject: the model may use it
     assert feed_all(g, "You drive a red Toyota.") == UNKNOWN
+    assert guard("What car do I drive?", "I work as a nurse.").fixed == UNKNOWN
+    g = guard("What's my hobby?", "I love baking bread. I have a son.")
+    assert g.fixed is None
+    assert feed_all(g, "Your hobby is painting.") == UNKNOWN  # a like alone is not said back
     # an answer that uses what was told is spoken, and may go on
     g = guard("What colour is my car?", "I drive a blue Volvo.")
     assert uses("Your car is blue.", g.facts, g.user)

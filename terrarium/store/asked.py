@@ -1,0 +1,152 @@
+"""What a question about the user asks for, and whether what they told can answer it.
+
+Two things retrieval by subject words cannot settle alone:
+
+- A follow-up names its subject only by pointing back ("How old will she be?", "When is
+  it?" after "When is my daughter's birthday?"): its subject is the conversation's, so it
+  is searched with the previous utterance's words too (:func:`points_back`).
+- A question may ask about a thing the user never told, next to one they did: "What's my
+  dog's name?" after only "I have a cat called Mochi.", "Which town am I from?" after only
+  "I work as a plumber.", "What's my last name?" after only "I'm Wanda.". Handed the
+  statement, a 135M model answers with it anyway ("Mochi is your dog."); the honest answer
+  is "I don't know that yet." (:func:`lacks`). It is decided from the question's form and
+  the notes' words, before the model is asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from terrarium.store.subjects import (
+    RELATED,
+    asked_of,
+    has_number,
+    mentions_user,
+    relevant,
+    stem,
+    subject_terms,
+)
+
+__all__ = ["KINDS", "asks_kind", "lacks", "points_back"]
+
+_KIND_TABLE = (
+    # the words of asking about one kind | more words that tell of it
+    "dog dogs puppy pup hound | retriever labrador poodle terrier spaniel collie husky "
+    "beagle shepherd bulldog dachshund greyhound whippet pug corgi",
+    "cat cats kitten kitty |",
+    "rabbit rabbits bunny |",
+    "bird birds | parrot budgie canary",
+    "parrot parrots budgie canary |",
+    "horse horses pony |",
+    "tortoise turtle |",
+    "hamster hamsters |",
+    "fish goldfish |",
+    "snake snakes |",
+    "lizard lizards gecko iguana |",
+    "wife | spouse partner",
+    "husband | spouse partner",
+    "partner spouse | wife husband girlfriend boyfriend fiance fiancee",
+    "mother mum mom mam mummy mommy |",
+    "father dad daddy papa |",
+    "sister sisters |",
+    "brother brothers |",
+    "son sons | boy boys",
+    "daughter daughters | girl girls",
+    "kid kids child children baby babies | son sons daughter daughters boy boys girl girls",
+    "grandmother grandma granny gran nan nana |",
+    "grandfather grandpa granddad grandad |",
+)
+"""Things a user has one of several kinds of: asked about their dog, a cat is no answer."""
+
+
+def _kinds() -> dict[str, frozenset[str]]:
+    kinds: dict[str, frozenset[str]] = {}
+    for row in _KIND_TABLE:
+        heads, _, more = row.partition("|")
+        tell = {stem(x) for x in (*heads.split(), *more.split())}
+        for w in heads.split():
+            kinds[stem(w)] = kinds.get(stem(w), frozenset()) | tell
+    return kinds
+
+
+KINDS = _kinds()
+"""A kind's word (stemmed) -> the words (stemmed) that tell of one of it."""
+_KNOWN = frozenset(stem(w) for g in RELATED for w in g)
+"""The words of every known subject (:data:`RELATED`)."""
+_SURNAME_STEM = stem("surname")
+_NAMES = frozenset(stem(w) for w in RELATED[0])
+"""The words of asking a name ("name", "called", "nickname")."""
+_COUNTED = frozenset(stem(w) for w in "old age aged many much number count".split())
+_SURNAME = re.compile(r"\b(surname|last name|family name)\b", re.I)
+_FULL_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+ [A-Z][a-z]+\b")
+_NAMED = re.compile(r"(?<!^)(?<![.!?] )(?<!\bin )(?<!\bat )(?<!\bfrom )(?<!\bto )"
+                    r"(?<!\bnear )\b[A-Z][a-z]+")
+"""A name told bare ("a brother, Declan"), not a place ("a brother in Denver")."""
+_WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+
+
+_LATELY = re.compile(r"\b(these days|nowadays|lately|recently|at the moment|right now|"
+                     r"any ?more|these past \w+|this (week|year|month))\b", re.I)
+"""When, not what: "What am I into these days?" asks no date."""
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(text)}
+
+
+def lacks(question: str, notes: Sequence[str]) -> bool:
+    """Whether ``notes`` (what the user told) cannot answer ``question`` about them: it asks
+    of a kind of thing none of them holds ("my dog's name" after only a cat), a surname
+    when no note holds one, or a known subject ("town", "from") no note is about (no word
+    or category in common, no number for "how old") while each of them is about a known
+    subject of its own ("I work as a plumber."). A question or a note of no known subject
+    ("What am I into lately?", "Penicillin gives me a rash.") is left to the model."""
+    said = set().union(*(_stems(n) for n in notes)) if notes else set()
+    own = [stem(w) for w in subject_terms(_LATELY.sub(" ", question), related=False)]
+    for w in own:
+        if w in KINDS and not KINDS[w] & said:
+            return True  # "my dog" with only a cat told
+    if _SURNAME_STEM in own:
+        return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
+    if set(own) & _NAMES and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes):
+        return True  # a name asked, and none told: "a brother in Denver" names a place
+    known = [w for w in own if w in _KNOWN]
+    if not known or not notes:
+        return False
+    if any(relevant(n, question) for n in notes):
+        return False
+    if not all(_KNOWN & _stems(n) for n in notes):
+        return False  # something told of no known subject ("Penicillin gives me a rash.")
+    if set(own) & _NAMES:
+        return False  # a name told bare: "I've got a brother, Declan."
+    return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
+
+
+_BACK = re.compile(r"\b(it|its|she|her|he|his|him|they|them|their|that|those)\b", re.I)
+_ASKING_BACK = re.compile(r"^\W*(and\s+|so\s+)?(what|what's|where|where's|when|when's|who|"
+                          r"who's|which|how)\b", re.I)
+_CLOCK = re.compile(r"\b(time|day|date|weather|raining|sunny|cold|hot)\b", re.I)
+""""What time is it?": an "it" that points at nothing told."""
+
+
+def points_back(question: str) -> bool:
+    """Whether ``question`` names its subject only by pointing back at the conversation's
+    ("How old will she be?", "When is it?", "What's he called?"): a wh-question that does
+    not speak of the user, with a pronoun and no subject word of its own beyond the words
+    of asking (not "What time is it?")."""
+    q = question.strip()
+    if not q.endswith("?") or mentions_user(q) or not _ASKING_BACK.match(q):
+        return False
+    if not _BACK.search(q) or _CLOCK.search(q):
+        return False
+    return not asked_of(q)
+
+
+_KIND_ASK = re.compile(r"\b(what|which)\s+(kind|type|sort|breed)s?\s+of\b", re.I)
+
+
+def asks_kind(question: str) -> bool:
+    """Whether ``question`` asks what kind of thing ("What kind of pet do I have?"): the
+    answer is the thing ("a tortoise"), not its name."""
+    return _KIND_ASK.search(question) is not None
