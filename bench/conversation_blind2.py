@@ -48,7 +48,7 @@ BY_CATEGORY: dict[str, list[list[Turn]]] = {
          ("Is it rude to ask someone how to say their name?",),
          ("Remind me what my name is.", "Siobhan")],
         [("Good morning!",), ("The name's Rasmus Lindqvist, by the way.",),
-         ("What's my last name?", "Lindqvist"), ("And the first one?", "Rasmus")],
+         ("What's my family name?", "Lindqvist"), ("And the first one?", "Rasmus")],
         [("At work they call me Sparky, I'm the electrician, but my real name is Percival.",),
          ("What's my actual name?", "Percival"),
          ("And what do the guys at work call me?", "Sparky")],
@@ -95,7 +95,7 @@ BY_CATEGORY: dict[str, list[list[Turn]]] = {
          ("How do I keep my pipes from freezing?",),
          ("Sorry, what city did I say I live in?", "Winnipeg")],
     ],
-    "holidays and travel": [
+    "holidays, travel and plans": [
         [("For our honeymoon we went to Zanzibar.",), ("What's a good anniversary present?",),
          ("Where did we go on honeymoon?", "Zanzibar")],
         [("In December I'm taking the kids to Lapland to see the reindeer.",),
@@ -228,7 +228,7 @@ BY_CATEGORY: dict[str, list[list[Turn]]] = {
          ("How long does it take to charge an electric car?",),
          ("What car do I have?", "Nissan")],
         [("I sold my old Fiat and bought a maroon Mini.",),
-         ("What colour is the new car?", "maroon"),
+         ("And which colour did I go for?", "maroon"),
          ("What did I have before?", "Fiat")],
     ],
     "hobbies": [
@@ -285,7 +285,7 @@ BY_CATEGORY: dict[str, list[list[Turn]]] = {
           "with my two whippets.",),
          ("What's my job again?", "hygienist"),
          ("What kind of dogs do I have?", "whippet"),
-         ("And where do I live?", "Trondheim")],
+         ("And where's home?", "Trondheim")],
         [("I'm 52, divorced, and I coach a kids' rugby team on Saturdays.",),
          ("How do I keep ten-year-olds focused?",),
          ("What sport do I coach?", "rugby"),
