@@ -1,0 +1,123 @@
+"""The second blind dialogue set of ``bench/conversation.py`` (issue 30) is well formed: it
+loads through the benchmark's own loader as ``--set blind2`` (and in ``--set all``, not in
+the default), is big enough to judge by, and every recall ask can be answered from what the
+user said before it — and only from that: not from the question's own words, and not by a
+reply that happens to contain a common word. The model is not run here."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from tests.script_loader import ROOT, load_script
+
+bench = load_script(ROOT / "bench" / "conversation.py", "bench_conversation")
+blind2_data = sys.modules["conversation_blind2"]
+UNKNOWN = sys.modules["conversation_data"].UNKNOWN
+
+# Words any reply may contain: an expected word inside one of them would score by chance
+# ("two" in "network", "owl" in "knowledge", "cat" in "category").
+COMMON = frozenset("""
+the and you your yours that this there they them then than what when where which who
+how why with without about from into over under after before again also just only really
+know knowledge don't didn't not sorry remember recall told tell said say mention name
+names help happy great good nice like love liked favourite favorite food work working
+live living home house city town place country family friend friends people person time
+today tonight tomorrow yesterday week weekend month year years day days morning evening
+night often always never sometimes someone anyone everyone something anything nothing
+network phone done gone weight height listen answer question questions information
+category education important different interesting certainly course sure maybe perhaps
+think thought could would should might must will can here hear heard well still able
+thanks thank welcome please great okay yes right wrong true first last next other another
+many much more most some any every each all both few little long short high low old new
+young big small same sure sounds enjoy enjoyed hope wonderful lovely delicious
+""".split())
+NUMBER_WORDS = frozenset("""
+one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
+hundred thousand and
+""".split())
+# The words of a question that are not its subject.
+ASK_WORDS = frozenset("""
+what which who whom how when where why is are was do does did i my me s the a an in of to
+for at on you your remember remind tell again please can could
+""".split())
+INDIRECT = re.compile(r"^(remind me|do you (still )?remember|can you (tell|say)|tell me|"
+                      r"i forgot)|did (i|the \w+) (say|tell)|\bagain\?$", re.I)
+
+
+def _asks() -> list[tuple[str, tuple[str, ...], str]]:
+    """Every recall ask: (question, expected words, what the user said before it)."""
+    out = []
+    for dialogue in bench.SETS["blind2"]():
+        earlier = ""
+        for say in dialogue:
+            if say.expect and say.expect != (UNKNOWN,):
+                out.append((say.text, say.expect, earlier))
+            earlier += " " + say.text
+    return out
+
+
+def test_blind2_loads_as_its_own_set_and_in_all_only() -> None:
+    dialogues = bench.SETS["blind2"]()
+    assert len(dialogues) >= 60
+    assert len(dialogues) == len(blind2_data.BLIND2)
+    assert all(isinstance(say, bench.Say) and say.text for d in dialogues for say in d)
+    assert all(2 <= len(d) <= 7 for d in dialogues)
+    assert "blind2" in bench.GROUPS["all"]
+    assert "blind2" not in bench.GROUPS["both"]  # the default run is unchanged
+
+
+def test_every_recall_ask_is_answered_by_an_earlier_turn_and_not_by_itself() -> None:
+    asks = _asks()
+    assert len(asks) >= 70
+    for question, expect, earlier in asks:
+        assert UNKNOWN not in expect, question
+        # the form listed first is the one the user said
+        assert expect[0].lower() in earlier.lower(), question
+        assert not any(e.lower() in question.lower() for e in expect), question
+
+
+def test_expected_words_are_not_common_words_nor_parts_of_them() -> None:
+    for question, expect, _ in _asks():
+        first = expect[0]
+        assert len(first) >= 4 or (any(c.isdigit() for c in first) and len(first) >= 2), \
+            (question, first)
+        for e in expect:
+            low = e.lower()
+            if set(re.findall(r"[a-z]+", low)) <= NUMBER_WORDS:
+                continue  # "twenty twelve", "sixty-two": number forms the issue asks for
+            assert not any(low in w for w in COMMON), (question, e)
+
+
+def test_the_set_has_each_kind_of_turn_the_brief_asks_for() -> None:
+    turns = [say for d in bench.SETS["blind2"]() for say in d]
+    never_said = [s for s in turns if s.expect == (UNKNOWN,)]
+    ordinary = [s for s in turns if not s.expect and s.text.endswith("?")]
+    indirect = [s for s in turns if s.expect and s.expect != (UNKNOWN,)
+                and INDIRECT.search(s.text)]
+    assert len(never_said) >= 6
+    assert len(ordinary) >= 25  # questions not about the user, to be answered
+    assert len(indirect) >= 10
+    cats = blind2_data.BY_CATEGORY
+    assert all(len(ds) >= 3 for ds in cats.values()), {k: len(v) for k, v in cats.items()}
+    # some asks come three to five turns after what they ask for
+    assert len(cats["after a longer gap"]) >= 3
+    for d in cats["after a longer gap"]:
+        first_ask = next(i for i, t in enumerate(d) if len(t) > 1)
+        assert first_ask >= 4, d
+
+
+def test_never_said_asks_follow_nothing_that_answers_them() -> None:
+    """Only in the never-said dialogues, only as their last turn, and the question names a
+    subject the dialogue never mentioned ("cat" after a rabbit, "city" after a flat)."""
+    dialogues = blind2_data.BY_CATEGORY["never said"]
+    assert len(dialogues) >= 6
+    for d in dialogues:
+        assert [t for t in d if len(t) > 1] == [d[-1]] and d[-1][1:] == (UNKNOWN,)
+        before = set(re.findall(r"[a-z]+", " ".join(t[0] for t in d[:-1]).lower()))
+        subject = set(re.findall(r"[a-z]+", d[-1][0].lower())) - ASK_WORDS
+        assert subject - before, d
+    others = [t for k, ds in blind2_data.BY_CATEGORY.items() if k != "never said"
+              for d in ds for t in d]
+    assert not any(UNKNOWN in t[1:] for t in others)
