@@ -46,7 +46,6 @@ from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
     is_statement,
     mentions_user,
-    relevant,
     stem,
     strip_opening,
 )
@@ -345,8 +344,7 @@ class ReplyGuard:
 
     def __post_init__(self) -> None:
         self._fact_words = fact_words(self.user, self.facts)
-        self._told = " ".join(n for n in _SENTENCES.split(self.facts)
-                              if n and relevant(n, self.user))
+        self._told = reply_words.about_question(self.facts, self.user)
 
     @classmethod
     def for_turn(cls, spec: Any, payloads: Sequence[dict[str, Any] | None]) -> ReplyGuard | None:

@@ -13,9 +13,11 @@ import re
 from collections.abc import Sequence
 
 from terrarium.store.asked import asks_kind, lacks, points_back
+from terrarium.store.corrections import opens_aside
 from terrarium.store.subjects import about_user, has_number, refers_to_told, relevant, stem
 
 __all__ = [
+    "about_question",
     "announces",
     "answer_only",
     "asked_about_user",
@@ -172,6 +174,20 @@ def _starts_sentence(text: str, at: int) -> bool:
     capital says nothing of a name."""
     before = text[:at].rstrip()
     return not before or before[-1] in ".!?"
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def about_question(facts: str, question: str) -> str:
+    """The sentences of ``facts`` about what ``question`` asks, with an aside or correction
+    told within two sentences after one of them ("My bike is called Rocket. I ride it
+    daily. Sorry, no, Comet, with a C."; "Well, since May it's Comet."): it may name no
+    subject itself, yet an answer from it uses what was told about the question."""
+    sentences = [n for n in _SENTENCE_END.split(facts) if n]
+    keep = {i for i, n in enumerate(sentences) if relevant(n, question)}
+    return " ".join(n for i, n in enumerate(sentences) if i in keep or (
+        (i - 1 in keep or i - 2 in keep) and opens_aside(n)))
 
 
 def note_about(question: str, notes: Sequence[str]) -> str | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["apply_correction", "correction_value", "is_correction"]
+__all__ = ["apply_correction", "correction_value", "is_correction", "opens_aside"]
 
 _MARKS = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|hmm|well|wait|hang on|sorry|oops|no|nope|actually|correction|"
@@ -57,6 +57,13 @@ def _kind(word: str, *, initial: bool = False) -> str | None:
     if word[:1].isupper() and not initial and word not in _NOT_NAMES:
         return "name"
     return None
+
+
+def opens_aside(text: str) -> bool:
+    """Whether ``text`` opens with a word of hesitation or correcting ("Well, ...", "Hang
+    on, ...", "Sorry, ..."): said right after a statement, it goes on about the same thing
+    (a softer test than :func:`is_correction`)."""
+    return _MARKS.match(text) is not None or is_correction(text)
 
 
 def is_correction(text: str) -> bool:
