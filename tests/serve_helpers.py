@@ -139,3 +139,30 @@ class ServerProcess:
         err = self.proc.stderr.read() if self.proc.stderr else ""
         self._close()
         return err
+
+
+ECHO_TEAM = """\
+terrarium:
+  name: echo
+  input_channel: inbox
+  creatures:
+    - name: echo
+      config: echo
+      channels: {listen: [inbox]}
+  channels:
+    inbox: {type: queue, schema: {fields: {text: str}}}
+"""
+
+
+def write_echo_team(team: Path, *, history_turns: int | None = None) -> Path:
+    """``team``: bench/serve.py's one-creature echo team on the scripted model ("Heard
+    you."), the model replaceable by the test."""
+    (team / "echo").mkdir(parents=True)
+    (team / "terrarium.yaml").write_text(ECHO_TEAM)
+    history = "" if history_turns is None else f"history_turns: {history_turns}\n"
+    (team / "echo" / "config.yaml").write_text(
+        "name: echo\ncontroller: {provider: scripted, script: script.yaml}\n"
+        f"skill_mode: static\n{history}"
+        "output: {default: out, named_outputs: {out: {type: stdout}}}\n")
+    (team / "echo" / "script.yaml").write_text('default_reply: "Heard you."\n')
+    return team

@@ -13,27 +13,10 @@ import pytest
 
 from terrarium.config import load_team
 from terrarium.serve import ServeSettings, create_app
-from tests.serve_helpers import CHAT, serving, sse_events
+from tests.serve_helpers import CHAT, serving, sse_events, write_echo_team
 
 pytestmark = pytest.mark.anyio
 
-ECHO_TEAM = """\
-terrarium:
-  name: echo
-  input_channel: inbox
-  creatures:
-    - name: echo
-      config: echo
-      channels: {listen: [inbox]}
-  channels:
-    inbox: {type: queue, schema: {fields: {text: str}}}
-"""
-ECHO = """\
-name: echo
-controller: {provider: scripted, script: script.yaml}
-skill_mode: static
-output: {default: out, named_outputs: {out: {type: stdout}}}
-"""
 
 
 def _said(events: list[dict[str, Any]]) -> str:
@@ -75,11 +58,7 @@ async def test_sessions_share_the_dry_start_and_nothing_else(tmp_path: Path) -> 
 
 
 async def test_a_team_without_memory_opens_no_memory_file(tmp_path: Path) -> None:
-    team = tmp_path / "team"
-    (team / "echo").mkdir(parents=True)
-    (team / "terrarium.yaml").write_text(ECHO_TEAM)
-    (team / "echo" / "config.yaml").write_text(ECHO)
-    (team / "echo" / "script.yaml").write_text('default_reply: "Heard you."\n')
+    team = write_echo_team(tmp_path / "team")
     app = create_app(load_team(team), ServeSettings(runs_dir=tmp_path / "runs"))
     async with serving(app) as base, httpx.AsyncClient(base_url=base, timeout=20) as c:
         sid = (await c.post("/v1/sessions", json={})).json()["id"]

@@ -18,30 +18,11 @@ from terrarium.config import load_team
 from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.types import ChatRequest, StreamDelta
 from terrarium.serve import ServeSettings, create_app
-from tests.serve_helpers import serving
+from tests.serve_helpers import serving, write_echo_team
 
 pytestmark = pytest.mark.anyio
 
 
-# bench/serve.py's echo team; its model is given by the test
-TEAM = """\
-terrarium:
-  name: echo
-  input_channel: inbox
-  creatures:
-    - name: echo
-      config: echo
-      channels: {listen: [inbox]}
-  channels:
-    inbox: {type: queue, schema: {fields: {text: str}}}
-"""
-CREATURE = """\
-name: echo
-controller: {provider: scripted, script: script.yaml}
-skill_mode: static
-history_turns: 2
-output: {default: out, named_outputs: {out: {type: stdout}}}
-"""
 
 
 @pytest.fixture
@@ -88,11 +69,7 @@ class Computing(ScriptedModel):
 @asynccontextmanager
 async def served(tmp_path: Path, model: Any, turns_at_once: int
                  ) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
-    team = tmp_path / "team"
-    (team / "echo").mkdir(parents=True)
-    (team / "terrarium.yaml").write_text(TEAM)
-    (team / "echo" / "config.yaml").write_text(CREATURE)
-    (team / "echo" / "script.yaml").write_text('default_reply: "Heard you."\n')
+    team = write_echo_team(tmp_path / "team", history_turns=2)
     app = create_app(load_team(team), ServeSettings(
         runs_dir=tmp_path / "runs", rate=1e6, warm_up=False, turns_at_once=turns_at_once),
         models={"echo": model})
