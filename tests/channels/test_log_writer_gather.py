@@ -14,20 +14,9 @@ import pytest
 
 from terrarium.channels.log import CONSUME_SQL, NUMBERED_EVENT_SQL, DurableLog
 from terrarium.channels.writer import LogWriter, commit_at_once
+from tests.writer_helpers import count_transactions
 
 pytestmark = pytest.mark.anyio
-
-
-def _count(log: DurableLog) -> dict[str, int]:
-    counts = {"tx": 0}
-    inner = log.write_batch
-
-    def counted(ops: object) -> None:
-        counts["tx"] += 1
-        inner(ops)  # type: ignore[arg-type]
-
-    log.write_batch = counted  # type: ignore[method-assign]
-    return counts
 
 
 def _event(run: str, seq: int) -> tuple[object, ...]:
@@ -39,7 +28,7 @@ async def test_while_busy_rows_of_several_trips_share_a_commit(tmp_path: Path) -
         run = log.start_run("t")
         busy = [True]
         writer = LogWriter(log, busy=lambda: busy[0], patience=8)
-        counts = _count(log)
+        counts = count_transactions(log)
         async with anyio.create_task_group() as tg:
             await tg.start(writer.run)
             for seq in range(1, 5):  # four "turns", a trip apart
@@ -62,7 +51,7 @@ async def test_requests_commit_together_without_waiting_for_turns(tmp_path: Path
     with DurableLog(tmp_path / "log.sqlite3") as log:
         run = log.start_run("t")
         writer = LogWriter(log, busy=lambda: True, patience=10_000)
-        counts = _count(log)
+        counts = count_transactions(log)
         done: list[int] = []
 
         async def request(n: int) -> None:

@@ -11,21 +11,9 @@ import pytest
 
 from terrarium.channels.log import CONSUME_SQL, NUMBERED_EVENT_SQL, DurableLog
 from terrarium.channels.writer import LogWriter, commit_at_once
+from tests.writer_helpers import count_transactions
 
 pytestmark = pytest.mark.anyio
-
-
-def _count(log: DurableLog) -> dict[str, int]:
-    """Wrap ``log.write_batch`` to count transactions."""
-    counts = {"tx": 0}
-    inner = log.write_batch
-
-    def counted(ops: object) -> None:
-        counts["tx"] += 1
-        inner(ops)  # type: ignore[arg-type]
-
-    log.write_batch = counted  # type: ignore[method-assign]
-    return counts
 
 
 async def test_put_rows_commit_with_the_next_write_and_tell_after(tmp_path: Path) -> None:
@@ -36,7 +24,7 @@ async def test_put_rows_commit_with_the_next_write_and_tell_after(tmp_path: Path
         # put before the writer runs: kept for its first commit
         batch = writer.put(NUMBERED_EVENT_SQL, [(run, 1.0, "x", None, "{}", 1)])
         batch.after.append(lambda: told.append(1))
-        counts = _count(log)
+        counts = count_transactions(log)
         async with anyio.create_task_group() as tg:
             await tg.start(writer.run)
             b2 = writer.put(NUMBERED_EVENT_SQL, [(run, 2.0, "x", None, "{}", 2)])
