@@ -88,10 +88,14 @@ def run(way: str, n: int) -> None:
 
 
 def instructions(way: str, n: int) -> int:
+    return valgrind_instructions([__file__, "--child", way, "--messages", str(n)])
+
+
+def valgrind_instructions(python_args: list[str]) -> int:
+    """Instructions ``python python_args...`` runs, counted by valgrind's cachegrind."""
     out = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         sys.executable, __file__, "--child", way, "--messages", str(n)],
-        capture_output=True, text=True, check=True).stderr
+         sys.executable, *python_args], capture_output=True, text=True, check=True).stderr
     found = re.search(r"I\s+refs:\s+([\d,]+)", out)
     if found is None:
         raise SystemExit(f"no instruction count in valgrind's output:\n{out[-2000:]}")

@@ -9,11 +9,10 @@ with the loop's own (the ``pass`` row) included.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from channels_cost import valgrind_instructions  # bench/channels_cost.py, beside this
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,13 +62,7 @@ PARTS = [
 
 def count(stmt: str, n: int) -> int:
     code = f"{SETUP}\ndef _f(n):\n    for _ in range(n):\n        {stmt}\n_f(10)\n_f({n})\n"
-    out = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         sys.executable, "-c", code], capture_output=True, text=True, check=True).stderr
-    found = re.search(r"I\s+refs:\s+([\d,]+)", out)
-    if found is None:
-        raise SystemExit(f"no instruction count in valgrind's output:\n{out[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    return valgrind_instructions(["-c", code])
 
 
 def main() -> None:
