@@ -16,13 +16,13 @@ from terrarium.controller.assembly import assemble
 from terrarium.controller.guard import ReplyGuard, fact_words, repeats, speaks_as_user, uses
 from terrarium.controller.incoming import Incoming
 from terrarium.controller.loop import Controller
-from terrarium.controller.recall import notes_for, recall, record
+from terrarium.controller.recall import notes_for, recall
 from terrarium.events import Event, TranscriptAppended
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
 from terrarium.store import MemoryStore
 from terrarium.store.subjects import about_user, is_statement, relevant, strip_opening
 from tests import recall_helpers as helpers
-from tests.recall_helpers import SPEC, UNKNOWN, guard
+from tests.recall_helpers import SPEC, UNKNOWN, guard, told
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,14 +57,6 @@ def test_a_note_is_relevant_by_subject_words_and_their_category() -> None:
 
 
 # -- recall ----------------------------------------------------------------------------------
-
-def told(memory: MemoryStore, *said: str) -> None:
-    async def go() -> None:
-        for text in said:
-            await record(memory, [Incoming(text=text, channel="user_input")], creature="router",
-                         facts=True)
-    anyio.run(go)
-
 
 def notes(memory: MemoryStore, question: str, limit: int = 2) -> tuple[str, ...]:
     async def go() -> tuple[str, ...]:
