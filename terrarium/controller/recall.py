@@ -31,6 +31,7 @@ conversation's subject carries over.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryHit, MemoryStore, extract_facts
 from terrarium.store.asked import points_back
-from terrarium.store.corrections import apply_correction, is_correction
+from terrarium.store.corrections import apply_correction, goes_on, is_correction
 from terrarium.store.subjects import (
     about_user,
     is_statement,
@@ -99,7 +100,8 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     if not speaks and not back and not may_refer(question):
         return tuple(facts)[:limit]  # "Tell me about dogs.": not about what the user told
     newest = await memory.arecent(NOTE_CANDIDATES, creature=creature)
-    fixed = corrected([h.text for h in reversed(newest)])
+    fixed = joined(corrected([h.text for h in reversed(newest)]),
+                   [h.text for h in reversed(newest)])
     if back:  # "How old will she be?": the subject is the previous utterance's
         previous = newest[0].text if newest else ""
         told = [fixed.get(h.text, h.text) for h in newest if is_statement(h.text)]
@@ -172,6 +174,25 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
             out[before[-1]] = out[text] = new
         elif relevant(text, previous, attitudes=False):  # the same subject, said anew
             out[before[-1]] = text
+    return out
+
+
+def joined(fixed: dict[str, str], said: Sequence[str]) -> dict[str, str]:
+    """``fixed`` (:func:`corrected`) with a statement that opens by pointing back ("It's in
+    Swansea, right by the beach.", "She named it Custard.", :func:`goes_on`) joined to the
+    statement told just before it, both mapping to the two together: neither alone says
+    where the brother's house is."""
+    out = dict(fixed)
+    for before, text in itertools.pairwise(said):
+        if not (goes_on(text) and is_statement(text) and is_statement(before)):
+            continue
+        if (before in fixed and fixed[before] != before) or text in fixed:
+            continue  # corrected already: the correction says it
+        head = out.get(before, before)
+        out[before] = out[text] = f"{head.rstrip()} {text.strip()}"
+        for k, v in list(out.items()):
+            if v == head:
+                out[k] = out[text]
     return out
 
 

@@ -13,8 +13,16 @@ import re
 from collections.abc import Sequence
 
 from terrarium.store.asked import asks_kind, lacks, points_back
-from terrarium.store.corrections import opens_aside
-from terrarium.store.subjects import about_user, has_number, refers_to_told, relevant, stem
+from terrarium.store.corrections import goes_on, is_correction, opens_aside, without_marks
+from terrarium.store.subjects import (
+    ATTITUDES,
+    about_user,
+    has_number,
+    refers_to_told,
+    relevant,
+    stem,
+    subject_terms,
+)
 
 __all__ = [
     "about_question",
@@ -179,26 +187,55 @@ def _starts_sentence(text: str, at: int) -> bool:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
+def _follows(n: str) -> bool:
+    """Whether a sentence told right after another goes on about it: an aside or a
+    correction ("Well, ...", "Sorry, no, Comet."), or one pointing back ("It's in Swansea.")."""
+    return opens_aside(n) or goes_on(n)
+
+
 def about_question(facts: str, question: str) -> str:
-    """The sentences of ``facts`` about what ``question`` asks, with an aside or correction
-    told within two sentences after one of them ("My bike is called Rocket. I ride it
-    daily. Sorry, no, Comet, with a C."; "Well, since May it's Comet."): it may name no
-    subject itself, yet an answer from it uses what was told about the question."""
+    """The sentences of ``facts`` about what ``question`` asks, with an aside, correction
+    or pointing-back sentence told within two sentences after one of them ("My bike is
+    called Rocket. I ride it daily. Sorry, no, Comet, with a C."; "My brother bought a
+    house. It's in Swansea."): it may name no subject itself, yet an answer from it uses
+    what was told about the question."""
     sentences = [n for n in _SENTENCE_END.split(facts) if n]
     keep = {i for i, n in enumerate(sentences) if relevant(n, question)}
     return " ".join(n for i, n in enumerate(sentences) if i in keep or (
-        (i - 1 in keep or i - 2 in keep) and opens_aside(n)))
+        (i - 1 in keep or i - 2 in keep) and _follows(n)))
+
+
+_FEELINGS = frozenset(stem(w) for g in ATTITUDES for w in g) | {stem("dislike")}
+
+
+def _only_feeling(question: str) -> bool:
+    """Whether ``question`` asks only how the user feels ("What did I say I don't like?"):
+    then a like or a dislike told is the answer, though it names no subject."""
+    own = {stem(w) for w in subject_terms(question, related=False)}
+    return bool(own) and own <= _FEELINGS
 
 
 def note_about(question: str, notes: Sequence[str]) -> str | None:
-    """The note to say back when the model's answer fails: the first about the question's
-    subject (a like alone is not: "I love baking bread." is no favourite film), or, for a
-    question pointing back ("When is it?"), the first note, chosen for the conversation's
-    subject; None: nothing to say back."""
-    told = [n for n in notes if relevant(n, question, attitudes=False)]
-    if told:
-        return told[0]
-    return notes[0] if notes and points_back(question) else None
+    """The note to say back when the model's answer fails: the sentence about the
+    question's subject (a like alone is not: "I love baking bread." is no favourite film,
+    unless only a like is asked), with what was told right after it about the same thing;
+    of such, a correction wins ("Oh wait, they moved it to the 16th."). For a question
+    pointing back ("When is it?"), the first note, chosen for the conversation's subject.
+    A question asking a number is not answered by a note without one ("What age is my
+    daughter?" after "My daughter plays the violin."). None: nothing to say back."""
+    sentences = [x for n in notes for x in _SENTENCE_END.split(n.strip()) if x]
+    feel = _only_feeling(question)
+    told = [i for i, n in enumerate(sentences) if relevant(n, question, attitudes=feel)]
+    if not told and points_back(question) and sentences:
+        told = [0]
+    if not told:
+        return None
+    i = told[0]
+    after = [n for n in sentences[i + 1:i + 3] if _follows(n)]
+    fixes = [n for n in after if is_correction(n)]
+    # said back in at most two sentences: a correction alone, without its "Oh wait,"
+    said = without_marks(fixes[-1]) if fixes else " ".join([sentences[i], *after[:1]])
+    return None if misses_number(said, question) else said
 
 
 _ASKS_NUMBER = re.compile(r"\bhow\s+(old|many|much)\b|\b(what|which)('s|\s+is)?\s+(my\s+|the\s+)?"

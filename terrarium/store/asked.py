@@ -72,11 +72,20 @@ def _kinds() -> dict[str, frozenset[str]]:
 
 KINDS = _kinds()
 """A kind's word (stemmed) -> the words (stemmed) that tell of one of it."""
+_KIND_WORDS = frozenset().union(*KINDS.values(), *(
+    (stem(w) for w in g) for g in RELATED if {"pet", "family"} & g))
+"""Every word that tells of a kind: a note holding none tells of no known kind at all ("a
+bearded dragon"), so it may still be the one asked of ("my lizard")."""
 _KNOWN = frozenset(stem(w) for g in RELATED for w in g)
 """The words of every known subject (:data:`RELATED`)."""
 _SURNAME_STEM = stem("surname")
 _NAMES = frozenset(stem(w) for w in RELATED[0])
-"""The words of asking a name ("name", "called", "nickname")."""
+"""The words of the name category ("name", "called", "nickname")."""
+_NAMING = frozenset(stem(w) for w in "call calls called go known".split())
+"""The words that name a thing ("a bearded dragon called Zeppelin"): of no subject."""
+_ASKS_NAME = re.compile(r"\b(names?|named|called|nicknames?|surname|call (me|us|him|her|"
+                        r"them|it|you)|go(es)? by|known as)\b", re.I)
+"""A name asked: "go" or "call" alone asks none ("Where did we go?")."""
 _COUNTED = frozenset(stem(w) for w in "old age aged many much number count".split())
 _SURNAME = re.compile(r"\b(surname|last name|family name)\b", re.I)
 _FULL_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+ [A-Z][a-z]+\b")
@@ -105,20 +114,22 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     said = set().union(*(_stems(n) for n in notes)) if notes else set()
     own = [stem(w) for w in subject_terms(_LATELY.sub(" ", question), related=False)]
     for w in own:
-        if w in KINDS and not KINDS[w] & said:
+        if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said:
             return True  # "my dog" with only a cat told
     if _SURNAME_STEM in own:
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
-    if set(own) & _NAMES and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes):
+    names = _ASKS_NAME.search(question) is not None
+    if names and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes):
         return True  # a name asked, and none told: "a brother in Denver" names a place
     known = [w for w in own if w in _KNOWN]
     if not known or not notes:
         return False
     if any(relevant(n, question) for n in notes):
         return False
-    if not all(_KNOWN & _stems(n) for n in notes):
-        return False  # something told of no known subject ("Penicillin gives me a rash.")
-    if set(own) & _NAMES:
+    if not all((_KNOWN - _NAMING) & _stems(n) for n in notes):
+        return False  # something told of no known subject ("Penicillin gives me a rash.";
+        # a name says nothing of what: "a bearded dragon called Zeppelin")
+    if names:
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["apply_correction", "correction_value", "is_correction", "opens_aside"]
+__all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "opens_aside",
+           "without_marks"]
 
 _MARKS = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|hmm|well|wait|hang on|sorry|oops|no|nope|actually|correction|"
@@ -66,6 +67,25 @@ def opens_aside(text: str) -> bool:
     return _MARKS.match(text) is not None or is_correction(text)
 
 
+_GOES_ON = re.compile(r"^\W*(?:(?:and|oh|well|so)\b[\s,]*)?(?:it|it's|its|she|she's|he|he's|"
+                      r"they|they're|they've|her|his|their|that's|there|both|one)\b(?!\s+is\s+"
+                      r"(?:raining|sunny|cold|hot|late|early)\b)", re.I)
+
+
+def goes_on(text: str) -> bool:
+    """Whether ``text`` opens by pointing back at what was just said ("It's in Swansea,
+    right by the beach." after "My brother just bought a house."; "She named it Custard."):
+    it tells more of the same thing, so it belongs with the statement before it."""
+    return _GOES_ON.match(text) is not None
+
+
+def without_marks(text: str) -> str:
+    """``text`` without the words that open a correction: "Oh wait, they moved it to the
+    16th." -> "They moved it to the 16th."."""
+    rest = _MARKS.sub("", text, count=1).strip()
+    return rest[:1].upper() + rest[1:] if rest else text
+
+
 def is_correction(text: str) -> bool:
     """Whether ``text`` opens as a correction ("Actually, ...", "No, make that ...")."""
     m = _MARKS.match(text)
@@ -80,8 +100,14 @@ def correction_value(text: str) -> str | None:
     of one value."""
     if not is_correction(text):
         return None
-    m = _VALUE.match(text[_MARKS.match(text).end():])  # type: ignore[union-attr]
-    return m.group("value").strip() if m else None
+    rest = text[_MARKS.match(text).end():]  # type: ignore[union-attr]
+    m = _VALUE.match(rest)
+    if m:
+        return m.group("value").strip()
+    # "Oh wait, they moved it to the 16th.": one number, day or colour told anew
+    valued = [t for i, t in enumerate(_TOKEN.findall(rest))
+              if _kind(t, initial=i == 0) in ("number", "day", "colour")]
+    return valued[0] if len(valued) == 1 else None
 
 
 def apply_correction(previous: str, correction: str) -> str | None:

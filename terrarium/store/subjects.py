@@ -49,7 +49,8 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "town village live lives lived home moved move",
     # where exactly: the home itself
     "address street road avenue lane house flat apartment floor home live lives lived "
-    "houseboat postcode neighbourhood garden yard",
+    "houseboat postcode neighbourhood garden yard place cottage bungalow villa cabin farmhouse "
+    "moved move",
     # when: dates and ages
     "birthday birth born birthdate anniversary wedding date day month year turn turning",
     # when: days and times (an appointment, a flight, a visit)
@@ -61,6 +62,14 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "allergic allergy allergies intolerant intolerance react sick avoid eat eating",
     "eat eating food foods dish dishes meal meals cook cooking diet drink drinks "
     "vegetarian vegan",
+    # health: conditions, pains, medicines
+    "health healthy condition conditions illness ill sick problem problems pain pains ache "
+    "aches headache headaches migraine migraines asthma diabetes diabetic injury injured hurt "
+    "hurts sore blood pressure heart medicine medicines medication pills tablets inhaler "
+    "doctor surgery operation",
+    # the body's measures
+    "weight weigh weighs heavy height tall short kilos kilo kg kilograms pounds lbs stone "
+    "centimetres centimeters cm metres meters feet foot inches size shoe",
     # animals
     "pet pets dog dogs puppy cat cats kitten bird birds parrot fish rabbit hamster horse "
     "animal animals tortoise turtle snake lizard gecko ferret mouse mice rat pony budgie "
@@ -123,6 +132,8 @@ def stem(word: str) -> str:
     """A crude stem, enough to match "allergies" and "allergy", "called" and "call", "lives",
     "lived" and "live" (a final "e" is dropped after the suffix: "liv")."""
     w = word.lower()
+    if w.endswith("'s"):  # "rating's" as "rating", then its own suffix: "rat"
+        w = w[:-2]
     for suffix in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
@@ -141,6 +152,20 @@ def _by_stem(groups: tuple[frozenset[str], ...]) -> dict[str, frozenset[str]]:
 
 
 _BY_STEM = _by_stem(RELATED + ATTITUDES)
+_KNOWN_WORDS = tuple(sorted({w for g in RELATED for w in g if len(w) >= 4}, key=len,
+                            reverse=True))
+
+
+@functools.lru_cache(maxsize=2048)
+def parts(word: str) -> tuple[str, ...]:
+    """The known words (of :data:`RELATED`) a word of no category is made of, at its start
+    or end with at least three more letters: "birthplace" -> "birth", "dietary" -> "diet",
+    "birdwatching" -> "bird". A compound or a derived word is about what its part is."""
+    w = word.lower()
+    if len(w) < 7 or stem(w) in _BY_STEM:
+        return ()
+    return tuple(k for k in _KNOWN_WORDS
+                 if len(w) - len(k) >= 3 and (w.startswith(k) or w.endswith(k)))[:2]
 _BY_STEM_SUBJECTS = _by_stem(RELATED)
 _AKIN = {k: frozenset(stem(w) for w in v) for k, v in _BY_STEM_SUBJECTS.items()}
 
@@ -197,7 +222,8 @@ def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) ->
     if not related:
         return own
     by = _BY_STEM if attitudes else _BY_STEM_SUBJECTS
-    related_words = [w for o in own for w in sorted(by.get(stem(o), ())) if w not in own]
+    widened = [*own, *(k for o in own for k in parts(o))]
+    related_words = [w for o in widened for w in sorted(by.get(stem(o), ())) if w not in own]
     return list(dict.fromkeys([*own, *related_words]))
 
 
@@ -231,7 +257,8 @@ def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
     ``attitudes`` is false), or the question asks a number ("how old", "how many") and the
     note holds one."""
     terms = _asked_stems(question, attitudes)
-    if terms & _stems(subject_terms(note, related=False)):
+    said = subject_terms(note, related=False)
+    if terms & _stems([*said, *(k for w in said for k in parts(w))]):
         return True
     return bool(terms & _COUNTED) and has_number(note)
 
@@ -251,7 +278,9 @@ _QUESTION_START = re.compile(
     r"tell|remind|say|give|show|recall|remember|repeat|explain|describe|recommend|suggest|"
     r"help|find|play|sing|write|read|make|let|let's|please|turn|set|open|start|stop|"
     r"check|search|look|list|name|count|translate|calculate|i'd like|i would like|i want|"
-    r"i need|i wonder)\b", re.I)
+    r"i need|i wonder)\b(?!')", re.I)
+"""A question's or a request's first word; not one contracted ("Name's Wendell, ...": a
+statement)."""
 _SOCIAL = frozenset("""hi hello hey there good morning afternoon evening night thanks thank
 you cheers bye goodbye see later soon take care so much lot a great nice ok okay yes no
 sure fine well""".split())

@@ -84,8 +84,8 @@ def test_the_users_job_is_never_the_replys_own() -> None:
     assert speaks_as_user("Sorry, but as a plumber, I can't say.", facts)
     assert speaks_as_user("Being a plumber, my days are long.", facts)
     assert not speaks_as_user("As a plumber, you must be busy.", facts)
-    g = guard("Do you know my shoe size?", "I work as a plumber.")
-    said = feed_all(g, "Sorry, as a plumber, I can't remember your shoe size.")
+    g = guard("Do you know my star sign?", "I work as a plumber.")
+    said = feed_all(g, "Sorry, as a plumber, I can't remember your star sign.")
     assert said == UNKNOWN
 
 

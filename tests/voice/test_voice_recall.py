@@ -161,9 +161,12 @@ def test_nothing_told_means_i_dont_know_without_the_model() -> None:
     assert g.fixed is None  # "baking bread" is of no known subject: the model may use it
     assert feed_all(g, "You drive a red Toyota.") == UNKNOWN
     assert guard("What car do I drive?", "I work as a nurse.").fixed == UNKNOWN
-    g = guard("What's my hobby?", "I love baking bread. I have a son.")
+    g = guard("What's my favourite film?", "I love baking bread. I have a son.")
     assert g.fixed is None
-    assert feed_all(g, "Your hobby is painting.") == UNKNOWN  # a like alone is not said back
+    assert feed_all(g, "Your favourite film is Jaws.") == UNKNOWN  # a like is no film
+    # but asked only what they like (a hobby is what they love doing), the like answers
+    g = guard("What's my hobby?", "I love baking bread. I have a son.")
+    assert feed_all(g, "Your hobby is painting.") == "You love baking bread."
     # an answer that uses what was told is spoken, and may go on
     g = guard("What colour is my car?", "I drive a blue Volvo.")
     assert uses("Your car is blue.", g.facts, g.user)
