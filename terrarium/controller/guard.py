@@ -225,7 +225,10 @@ def _told(notes: str, question: str) -> frozenset[str]:
     """The word stems of ``notes`` the question did not ask (:func:`uses`), once per turn:
     the guard asks at every token of a start that waits for them."""
     asked = {stem(w) for w in words(question)}
-    return frozenset({stem(w) for w in words(notes) if not _is_function(w)} - asked)
+    # "got", "have", "really" say nothing told: "You've got a tattoo." to "What's the
+    # tattoo of?" after "I've got a tattoo. It's a hummingbird." uses none of it
+    return frozenset({stem(w) for w in words(notes)
+                      if not _is_function(w) and w not in _NOT_FACTS} - asked)
 
 
 def repeats(text: str) -> int:

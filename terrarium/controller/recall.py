@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryHit, MemoryStore, extract_facts
-from terrarium.store.asked import points_back
+from terrarium.store.asked import names_someone, points_back
 from terrarium.store.corrections import apply_correction, goes_on, is_correction
 from terrarium.store.subjects import (
     about_user,
@@ -103,10 +103,16 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     fixed = joined(corrected([h.text for h in reversed(newest)]),
                    [h.text for h in reversed(newest)])
     if back:  # "How old will she be?": the subject is the previous utterance's
-        previous = newest[0].text if newest else ""
+        previous = _conversation(newest)
         told = [fixed.get(h.text, h.text) for h in newest if is_statement(h.text)]
         if not (_of_user(previous) or refers_to_told(previous, told)):
-            return ()  # "When is Arlo's birthday?" after "My nephew Arlo ..." was about them
+            # "What breed is she?" after "How much should a big cat eat?": the world
+            # question was about what the user told of last ("My cat's a Ragdoll ..."),
+            # so she is theirs (not after "Who wrote Dracula?")
+            last = _told_last(newest[:4]) if names_someone(question) else ""
+            previous = last if last and relevant(last, previous, attitudes=False) else ""
+            if not previous:
+                return ()  # "When is Arlo's birthday?" after "My nephew Arlo ..." was about them
         facts = [f for f in facts if relevant(f, previous)]
         question = f"{previous} {question}"
     found = await _matches(memory, question, creature=creature, newest=newest)
@@ -124,6 +130,23 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     facts = [*reversed(added), *(f for f in facts if f not in dropped)]
     notes = [*facts, *(strip_opening(fixed.get(t, t)) for t in found)]
     return tuple(dict.fromkeys(notes))[:limit]
+
+
+def _conversation(newest: Sequence[MemoryHit]) -> str:
+    """The previous utterance, with the ones before it while each went on from the last
+    ("What's the beagle's name?" "And the collie?" "And how old is he?"): the
+    conversation's subject is in the first of them."""
+    said: list[str] = []
+    for hit in newest[:3]:
+        said.insert(0, hit.text)
+        if not points_back(hit.text):
+            break
+    return " ".join(said)
+
+
+def _told_last(newest: Sequence[MemoryHit]) -> str:
+    """The newest of ``newest`` in which the user told something of themselves, or ""."""
+    return next((h.text for h in newest if is_statement(h.text) and mentions_user(h.text)), "")
 
 
 def _of_user(text: str) -> bool:

@@ -28,7 +28,7 @@ from terrarium.store.subjects import (
     subject_terms,
 )
 
-__all__ = ["KINDS", "asks_kind", "lacks", "points_back"]
+__all__ = ["KINDS", "asks_kind", "lacks", "names_someone", "points_back"]
 
 _KIND_TABLE = (
     # the words of asking about one kind | more words that tell of it
@@ -141,14 +141,40 @@ _CLOCK = re.compile(r"\b(time|day|date|weather|raining|sunny|cold|hot)\b", re.I)
 """"What time is it?": an "it" that points at nothing told."""
 
 
+_FOLLOW_ON = re.compile(r"^\W*(and|what about|how about)\b", re.I)
+"""A question going on from the last ("And the collie?", "What about his sister?")."""
+_BARE_ASK = re.compile(r"^\W*(since when|until when|what|which|who|where|when|how long|"
+                       r"how much|how many|how old)\b", re.I)
+"""A question of two words at most asks of what was just said ("Which day?", "Since
+when?", "What time?"); not "Why?" (a reason)."""
+_PERSON = re.compile(r"\b(she|her|hers|he|his|him|they|them|their)\b", re.I)
+def names_someone(question: str) -> bool:
+    """Whether ``question`` names a person or an animal by a pronoun ("What breed is
+    she?"): one the user told of."""
+    return _PERSON.search(question) is not None
+
+
+_RECALL_ASK = re.compile(r"^\W*(do|can|could|would)\s+you\s+(still\s+)?(remember|recall|"
+                         r"tell me)\b", re.I)
+
+
 def points_back(question: str) -> bool:
-    """Whether ``question`` names its subject only by pointing back at the conversation's
-    ("How old will she be?", "When is it?", "What's he called?"): a wh-question that does
-    not speak of the user, with a pronoun and no subject word of its own beyond the words
-    of asking (not "What time is it?")."""
+    """Whether ``question`` takes its subject from the conversation's: it does not speak
+    of the user, and it goes on from the last question ("And the collie?", "And what
+    time?"), is a bare ask ("Which day?", "Since when?"), names a person or an animal told
+    of only by a pronoun ("What breed is she?", "Where's his house?", "Do you remember her
+    name?"), or has a pronoun and no subject word of its own beyond the words of asking
+    ("When is it?"; not "What time is it?")."""
     q = question.strip()
-    if not q.endswith("?") or mentions_user(q) or not _ASKING_BACK.match(q):
+    if not q.endswith("?") or mentions_user(q):
         return False
+    n = len(_WORD.findall(q))
+    if (_FOLLOW_ON.match(q) and n <= 6) or (n <= 2 and _BARE_ASK.match(q)):
+        return True
+    if not (_ASKING_BACK.match(q) or _RECALL_ASK.match(q)):
+        return False
+    if _PERSON.search(q):
+        return True
     if not _BACK.search(q) or _CLOCK.search(q):
         return False
     return not asked_of(q)

@@ -106,7 +106,8 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "speak speaks language languages tongue fluent",
     # plans: trips and travel
     "trip trips travel travelling traveling fly flying flight flights holiday holidays "
-    "vacation visit visiting journey leave leaving plan plans",
+    "vacation visit visiting visitor visitors journey leave leaving plan plans coming arrive "
+    "arriving staying guest guests",
     "play plays playing instrument sport sports game games team",
     "music song songs band singer listen",
     "film films movie movies watch watching cinema show series",
@@ -324,6 +325,7 @@ _ADVICE = re.compile(
     r"\b(i|we)\s+(should|could|might|ought)\s|"  # "... do you think I should wear?"
     r"^\W*how\s+(do|does|can|could|should|would|shall)\s+(i|we)\b|"  # "How do I boil an egg?"
     r"^\W*why\b|"  # "Why am I tired?": a reason, not something told
+    r"^\W*(do|does|will|would)\s+(i|we)\s+(need|have\s+to|want)\b|"  # "Do I need a visa?"
     r"^\W*what('s|\s+is|\s+are|\s+would\s+be)\s+(a\s+|an\s+|the\s+|some\s+)?(good|best|"
     r"nice|great|better|fun)\b|"  # "What's a good stretch for my back?": a suggestion
     r"^\W*(any|some)\s+(tips|ideas|advice|suggestions?|recommendations?)\b|"
