@@ -35,6 +35,7 @@ __all__ = [
     "lcs",
     "may_restate",
     "misanswers",
+    "misses_named",
     "misses_number",
     "names_for_kind",
     "note_about",
@@ -249,6 +250,24 @@ def misses_number(sentence: str, question: str) -> bool:
     return _ASKS_NUMBER.search(question) is not None and not has_number(sentence)
 
 
+_ASKS_NAMED = re.compile(r"^\W*(and\s+)?(where|where's|when|when's|who|who's|whose)\b|"
+                         r"\b(what|which)\s+(city|town|country|day|date|street|place)\b|"
+                         r"\bwhat\s+time\b|\b(names?|called)\b", re.I)
+_NAMED_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][A-Za-z]+\b|\b\d+[a-z]*\b")
+
+
+def misses_named(sentence: str, told: str, question: str) -> bool:
+    """Whether ``sentence`` answers a question of where, when, who or what name ("Where's
+    my cousin's flat?") without any of the names, places, days or numbers ``told`` holds
+    beyond the question's own: "Your cousin rented a flat." after "My cousin rented a flat.
+    It's above the bakery on Queen Street." restates what was told, not what was asked."""
+    if _ASKS_NAMED.search(question) is None:
+        return False
+    asked = set(words(question))
+    named = {m.group(0).lower() for m in _NAMED_WORD.finditer(told)} - asked - _NOT_NAMED
+    return bool(named) and not named & _numbers_both_ways(sentence)
+
+
 _LEAD_IN = re.compile(r"^\W*(sure[,!.]?\s+|okay[,!.]?\s+|of course[,!.]?\s+)?(here\s+(are|is)|"
                       r"here's|these\s+are|the\s+following)\b", re.I)
 
@@ -285,7 +304,7 @@ def held_back(head: str, told: str, notes: str, question: str) -> bool:
     spoken: it names where a kind was asked, has no number where one was asked, or uses
     only the user's name."""
     return (names_for_kind(head, told or notes, question) or misses_number(head, question)
-            or only_their_name(head, notes, question))
+            or misses_named(head, told, question) or only_their_name(head, notes, question))
 
 
 def misanswers(sentence: str, told: str, question: str, *, first: bool) -> str | None:
@@ -295,4 +314,6 @@ def misanswers(sentence: str, told: str, question: str, *, first: bool) -> str |
         return "a name where a kind was asked"
     if first and misses_number(sentence, question):
         return "no number where one was asked"
+    if first and misses_named(sentence, told, question):
+        return "none of the names told where one was asked"
     return None
