@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.controller import reply_words
+from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
@@ -173,7 +174,7 @@ _WORD_CASED = re.compile(r"[A-Za-z0-9']+")
 def fact_words(user: str, notes: str) -> frozenset[str]:
     """The words that state the user's facts: every content word of what they told
     (``notes``) and the names in their utterance ("Call me Sam" -> "sam")."""
-    told = {w for w in words(notes) if w not in _NOT_FACTS and not _is_function(w)}
+    told = {w for w in words(notes) if w not in _NOT_FACTS and not is_function(w)}
     names: set[str] = set()
     for sentence in _SENTENCES.split(user):
         cased = _WORD_CASED.findall(sentence)
@@ -228,88 +229,9 @@ def _told(notes: str, question: str) -> frozenset[str]:
     # "got", "have", "really" say nothing told: "You've got a tattoo." to "What's the
     # tattoo of?" after "I've got a tattoo. It's a hummingbird." uses none of it
     return frozenset({stem(w) for w in words(notes)
-                      if not _is_function(w) and w not in _NOT_FACTS} - asked)
+                      if not is_function(w) and w not in _NOT_FACTS} - asked)
 
 
-def repeats(text: str) -> int:
-    """Where a degenerate repetition starts in ``text`` (a word or phrase of up to six
-    words said three times running, or one word said a fourth time), or -1: a model
-    stuck in a loop ("Reminder, Reminder, Reminder, ...")."""
-    found = [(m.start(), m.group(0).lower().strip("'")) for m in _WORD_CASED.finditer(text)]
-    ws = [w for _, w in found]
-    counts: dict[str, int] = {}
-    for i, w in enumerate(ws):
-        for n in range(1, 7):
-            j = i + 1 - 3 * n  # where three copies of a phrase of n words ending here start
-            if j >= 0 and ws[j:j + n] == ws[j + n:j + 2 * n] == ws[j + 2 * n:i + 1]:
-                return found[j + n][0]  # the first copy may stand: the repeats may not
-        if not _is_function(w):
-            counts[w] = counts.get(w, 0) + 1
-            if counts[w] == LOOP_COUNT:
-                return found[i][0]
-    return -1
-
-
-LOOP_COUNT = 4
-"""A content word said this many times in one short reply is a loop."""
-
-
-class LoopWatch:
-    """:func:`repeats` over a text that grows delta by delta, each word looked at once.
-
-    The guard runs on the event loop between two tokens: scanning the whole reply again at
-    every token cost ~0.2 ms per token on a busy machine, growing with the reply. A word
-    still being written (the last one, with nothing after it) is checked but not kept, as
-    :func:`repeats` of the text so far would check it."""
-
-    __slots__ = ("_counts", "_done", "_text", "_where", "_words")
-
-    def __init__(self) -> None:
-        self._text = ""
-        self._done = 0  # where the words kept so far end
-        self._words: list[str] = []
-        self._where: list[int] = []
-        self._counts: dict[str, int] = {}
-
-    def feed(self, text: str) -> int:
-        """Where a loop starts in the text so far (as :func:`repeats` says), or -1."""
-        self._text += text
-        for m in _WORD_CASED.finditer(self._text, self._done):
-            whole = m.end() < len(self._text)  # a word char may still follow
-            at = self._check(m.group(0).lower().strip("'"), m.start(), keep=whole)
-            if at >= 0 or not whole:
-                return at
-            self._done = m.end()
-        return -1
-
-    def _check(self, w: str, pos: int, *, keep: bool) -> int:
-        ws = [*self._words[-18:], w]  # a phrase of up to six words, three times: 18 words
-        i = len(ws) - 1
-        for n in range(1, 7):
-            j = i + 1 - 3 * n
-            if j >= 0 and ws[j:j + n] == ws[j + n:j + 2 * n] == ws[j + 2 * n:i + 1]:
-                return self._where[len(self._where) - i + j + n]  # the second copy
-        count = self._counts.get(w, 0) + (not _is_function(w))
-        if count == LOOP_COUNT:
-            return pos
-        if keep:
-            self._counts[w] = count
-            self._words.append(w)
-            self._where.append(pos)
-        return -1
-
-
-def _is_function(word: str) -> bool:
-    return word in _FUNCTION
-
-
-_FUNCTION = frozenset("""
-a an the and or but if so than then of to in on at by for from with about as into is am are
-was were be been do does did have has had will would can could should may might must i me
-my you your he she it we they them him her us its our their this that these those there
-here not no yes very too also some any all what which who how why when where i'm you're
-it's that's don't can't
-""".split())
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -534,6 +456,9 @@ class ReplyGuard:
         wrong = self._wrong(sentence)
         if wrong is not None:
             self.notices.append(f"not spoken, {wrong}: {said!r}")
+            return ""
+        if self._spoken.strip() and said_again(self._spoken, sentence):
+            self.notices.append(f"not spoken, it was said already: {said!r}")
             return ""
         if self.about_user and not self._spoken.strip() and not uses(
                 sentence, self._told or self.facts, self.user):

@@ -128,7 +128,10 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     added = [f.sentence for new in fixed.values() for f in extract_facts(new)
              if relevant(f.sentence, question)]
     facts = [*reversed(added), *(f for f in facts if f not in dropped)]
-    notes = [*facts, *(strip_opening(fixed.get(t, t)) for t in found)]
+    said = [strip_opening(fixed.get(t, t)) for t in found]
+    # "What do people call me?": the name they go by is in what they said ("I'm Cornelius,
+    # but everyone says Neil."), not in the fact of their full name
+    notes = [*said, *facts] if _GOES_BY.search(question) else [*facts, *said]
     return tuple(dict.fromkeys(notes))[:limit]
 
 
@@ -142,6 +145,11 @@ def _conversation(newest: Sequence[MemoryHit]) -> str:
         if not points_back(hit.text):
             break
     return " ".join(said)
+
+
+_GOES_BY = re.compile(r"\b(call|calls|go by|goes by|known as|nicknames?|prefer|usually|"
+                      r"everyone|people|friends|(actual|real|full|proper|legal) name)\b", re.I)
+"""A question of which of their names: the one they go by, or their real one."""
 
 
 def _told_last(newest: Sequence[MemoryHit]) -> str:

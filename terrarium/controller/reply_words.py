@@ -239,8 +239,11 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
     return None if misses_number(said, question) else said
 
 
-_ASKS_NUMBER = re.compile(r"\bhow\s+(old|many|much)\b|\b(what|which)('s|\s+is)?\s+(my\s+|the\s+)?"
-                          r"(number|year|age)\b", re.I)
+_ASKS_NUMBER = re.compile(r"\bhow\s+(old|many|much|tall|heavy|far|long)\b|"
+                          r"\b(what|which)('s|\s+is)?\s+(my\s+|the\s+)?(number|year|age)\b|"
+                          r"\b(my|our|the|his|her)\s+(rating|score|weight|height|age|salary|"
+                          r"rent|budget|handicap|pin|price)\b", re.I)
+"""A question asking a number: "how old", "what year", "my weight"."""
 
 
 def misses_number(sentence: str, question: str) -> bool:

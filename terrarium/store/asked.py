@@ -154,6 +154,9 @@ def names_someone(question: str) -> bool:
     return _PERSON.search(question) is not None
 
 
+_THAT = re.compile(r"\b(that|those)\s+(?!is\b|was\b|are\b|were\b|do\b|does\b|did\b)[a-z]+",
+                   re.I)
+""""When's that trip?": the trip just spoken of."""
 _RECALL_ASK = re.compile(r"^\W*(do|can|could|would)\s+you\s+(still\s+)?(remember|recall|"
                          r"tell me)\b", re.I)
 
@@ -173,7 +176,7 @@ def points_back(question: str) -> bool:
         return True
     if not (_ASKING_BACK.match(q) or _RECALL_ASK.match(q)):
         return False
-    if _PERSON.search(q):
+    if _PERSON.search(q) or _THAT.search(q):
         return True
     if not _BACK.search(q) or _CLOCK.search(q):
         return False

@@ -40,7 +40,9 @@ _PRONOUNS = frozenset("it them that this those these him her you".split())
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("name", re.compile(r"\b(?i:my name is) " + _NAME)),
-    ("name", re.compile(r"\b(?i:call me|I am|I'm) " + _NAME + r"(?=\s*(?:[.,!?;]|\band\b|$))")),
+    # not "Please don't call me Margaret": the name they do not go by
+    ("name", re.compile(r"(?<!n't )(?<!not )(?<!never )\b(?i:call me|I am|I'm) " + _NAME
+                        + r"(?=\s*(?:[.,!?;]|\band\b|$))")),
     ("age", re.compile(r"\bI(?: am|'m) " + _NUMBER + r"(?: years old| year old)", re.I)),
     # "I'm 41." / "I'm Tariq, I'm 34 and ...": a bare number after "I'm" is an age
     ("age", re.compile(r"\bI(?: am|'m) " + _NUMBER + r"(?=\s*(?:[.,!?;]|\band\b|$))", re.I)),

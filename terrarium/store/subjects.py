@@ -202,6 +202,12 @@ _DISLIKE = re.compile(r"\b(don't|do not|doesn't|does not|never)\s+(\w+\s+)?(like
                       r"fancy)\b|\bnot (a|much of a) fan\b", re.I)
 """A like denied is a dislike: "What don't I like?" is about "I hate olives."."""
 _SURNAME = re.compile(r"\b(last|family|second)\s+name\b", re.I)
+_JOB = re.compile(r"\b(i'm|i am|i work as|i worked as|she's|he's|she is|he is)\s+an?\s+(\w+\s+)?"
+                  r"(?!(?:member|number|user|customer|partner|mother|father|brother|sister|"
+                  r"daughter|beginner|vegetarian|christian|italian|brazilian|indian|"
+                  r"european|american|australian|canadian|morning)\b)"
+                  r"\w+(?:er|or|ist|ian|man|woman)\b", re.I)
+"""A job told by its name, of any trade: "I'm a welder", "I'm a dental hygienist"."""
 """A surname asked in two words: "What's my last name?"."""
 
 
@@ -218,6 +224,8 @@ def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) ->
         own.append("dislike")  # "What don't I like?", "I don't like olives."
     if _DOING.search(text) and "work" not in own:
         own.append("work")  # "What do I do?": the user's work
+    if _JOB.search(text) and "work" not in own:
+        own.append("work")  # "I'm a welder at the shipyard": a job of no list
     if _SURNAME.search(text) and "surname" not in own:
         own.append("surname")  # "my last name"
     if not related:
@@ -296,6 +304,12 @@ _PLAN = re.compile(r"^\W*i (?:need|want|have) to\s+(?!know\b|hear\b|ask\b|find o
 """A plan told ("I need to call the bank tomorrow."), not a request for the assistant."""
 
 
+_NAMING = re.compile(r"^\W*(please\s+)?(just\s+)?(do\s+not\s+|don't\s+|never\s+)?call\s+"
+                     r"(me|us)\b", re.I)
+"""A request of how to address the user tells their name: "Please don't call me Margaret,
+I much prefer Peggy."."""
+
+
 @functools.lru_cache(maxsize=512)
 def is_statement(text: str) -> bool:
     """Whether ``text`` tells something rather than asks, greets, thanks or says goodbye
@@ -307,7 +321,7 @@ def is_statement(text: str) -> bool:
         t = untagged
     if not t or t.rstrip("\"')").endswith("?"):
         return False
-    if _QUESTION_START.match(t) and not _PLAN.match(t):
+    if _QUESTION_START.match(t) and not _PLAN.match(t) and not _NAMING.match(t):
         return False
     return any(w.lower() not in _SOCIAL for w in _WORD.findall(t))
 
@@ -386,6 +400,8 @@ def refers_to_told(question: str, told: Iterable[str]) -> bool:
         have = _stems(_content(t))
         if mentions_user(t) and all(akin(o, have) for o in own):
             return True
+        if own and own <= have and is_statement(t):
+            return True  # "The car's MOT is due on the 2nd.": told of theirs without "my"
     return False
 
 
@@ -414,7 +430,7 @@ def about_user(question: str) -> bool:
     return mentions_user(question) and not asks_advice(question)
 
 
-_OPENING = re.compile(r"^\W*((hi|hello|hey|oh|well|so|ok|okay|um|uh|yes|yeah|good "
+_OPENING = re.compile(r"^\W*((hi|hiya|howdy|hello|hey|oh|well|so|ok|okay|um|uh|yes|yeah|right|good "
                       r"(morning|afternoon|evening))\b[\s,!.]*)+(there\b[\s,!.]*)?", re.I)
 
 
