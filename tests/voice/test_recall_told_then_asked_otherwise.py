@@ -119,3 +119,35 @@ def test_a_yes_or_no_need_is_advice_not_a_question_about_what_was_told() -> None
     assert not about_user("Will we need jackets in Oslo?")
     assert about_user("Do I have a dog?")
     assert guard("Do I need a visa for Peru?").fixed is None
+
+
+def test_the_name_they_go_by_is_told_as_they_said_it() -> None:
+    from terrarium.store import extract_facts
+
+    assert is_statement("Please don't call me Robert, I much prefer Bobby.")
+    assert not [f for f in extract_facts("Please don't call me Robert.") if "Robert" in f.sentence]
+    with MemoryStore() as memory:
+        told(memory, "I'm Theodora, but all my friends say Teddy.")
+        got = notes(memory, "What do my friends call me?")
+        assert got and "Teddy" in got[0]  # the statement before the full-name fact
+
+
+def test_that_thing_and_things_told_without_my_are_the_users() -> None:
+    assert points_back("When's that concert?")
+    with MemoryStore() as memory:
+        told(memory, "The boiler service is booked for the 12th.")
+        assert any("12th" in n for n in notes(memory, "When is the boiler service?"))
+
+
+def test_a_job_of_any_trade_and_a_measure_asked() -> None:
+    assert relevant("I'm a glassblower at a studio in Murano.", "What do I do for work?")
+    assert not relevant("I'm a vegetarian.", "What's my job?")
+    g = guard("And my handicap?", "I play golf on Sundays, my handicap is about 18.")
+    assert feed_all(g, "You play golf on Sundays.") == (
+        "You play golf on Sundays, your handicap is about 18.")  # the number asked
+
+
+def test_a_sentence_said_twice_is_spoken_once() -> None:
+    g = guard("Tell me something about owls.")
+    assert feed_all(g, "Owls can turn their heads far. Owls can turn their heads far.") == (
+        "Owls can turn their heads far.")
