@@ -114,10 +114,33 @@ _RESTATED = re.compile(r"^\s*(?P<head>[^,;:]+?)\s+(?P<verb>is|are|was|were)\s+(?
 _PRONOUN = {"is": "It is", "was": "It was", "are": "They are", "were": "They were"}
 
 
+_YES_NO = re.compile(r"^\W*(?P<word>yes|no)\b[,.!]?\s+(?P<rest>(?P<who>you|it|they|he|she|we|i)\s+"
+                     r"(?P<aux>\w+(?:n't)?)\b.*)$", re.I | re.S)
+_AUX = frozenset("""do don't does doesn't did didn't can can't could couldn't is isn't are aren't
+was wasn't were weren't will won't would wouldn't should shouldn't have haven't has hasn't
+need needn't must""".split())
+
+
+def _short_yes_no(user: str, sentence: str) -> str | None:
+    """"No, you don't need a plug adapter in Morocco." to "Do I need a plug adapter in
+    Morocco?" -> "No, you don't.": a yes or no that says the question again after it."""
+    m = _YES_NO.match(sentence)
+    if m is None or m.group("aux").lower() not in _AUX:
+        return None
+    u = words(user)
+    if lcs(words(m.group("rest")), u) < max(3, (len(u) + 1) // 2):
+        return None
+    return f"{m.group('word').capitalize()}, {m.group('who').lower()} {m.group('aux').lower()}."
+
+
 def answer_only(user: str, sentence: str) -> str | None:
     """``sentence`` without the question it restates: "The capital of Peru is Lima." to
-    "What's the capital of Peru?" -> "It is Lima." (said whole, it repeats the user); None
-    when it does not start by restating the question (in the user's words, but one)."""
+    "What's the capital of Peru?" -> "It is Lima." (said whole, it repeats the user), "No,
+    you don't need a visa." -> "No, you don't."; None when it does not start by restating
+    the question (in the user's words, but one)."""
+    short = _short_yes_no(user, sentence)
+    if short is not None:
+        return short
     m = _RESTATED.match(sentence)
     if m is None:
         return None
@@ -156,8 +179,9 @@ def cannot_answer(user: str, notes: Sequence[str]) -> bool:
     """Whether nothing the user told (``notes``) can answer ``user``'s question about
     them: nothing was told, or it is about another thing than asked ("my dog's name" after
     only a cat; "Which town am I from?" after only a job): "I don't know that yet." at
-    once, without the model."""
-    return not notes or lacks(user, notes)
+    once, without the model. A follow-up's notes were chosen for the conversation's subject
+    ("When's that trip?" after "Where am I taking the kids?"): only none is no answer."""
+    return not notes or (not points_back(user) and lacks(user, notes))
 
 
 _NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be

@@ -151,3 +151,17 @@ def test_a_sentence_said_twice_is_spoken_once() -> None:
     g = guard("Tell me something about owls.")
     assert feed_all(g, "Owls can turn their heads far. Owls can turn their heads far.") == (
         "Owls can turn their heads far.")
+
+
+def test_a_follow_ups_notes_are_for_the_conversations_subject() -> None:
+    # "When's that X?" after a question about the user: not "I don't know" at once
+    notes_ = "In March I'm taking my parents to Kyoto to see the blossom."
+    assert guard("When's that holiday?", notes_).fixed is None
+    assert guard("When's my flight?", "I work as a chef.").fixed == UNKNOWN
+
+
+def test_a_yes_or_no_that_says_the_question_again_is_said_short() -> None:
+    g = guard("Can I freeze cooked rice safely?")
+    assert feed_all(g, "Yes, you can freeze cooked rice safely for a month.") == "Yes, you can."
+    g = guard("Is it going to rain in Leeds today?")
+    assert feed_all(g, "No, it is sunny all day.") == "No, it is sunny all day."
