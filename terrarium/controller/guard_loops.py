@@ -14,11 +14,23 @@ _WORD_CASED = re.compile(r"[A-Za-z0-9']+")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 
 
+SAME_START = 5
+"""A sentence opening with this many words of one already spoken says it again."""
+
+
 def said_again(spoken: str, sentence: str) -> bool:
-    """Whether ``sentence`` says again, word for word, a sentence already spoken ("I'm not
-    sure of the time. I'm not sure of the time."): a loop of one sentence."""
+    """Whether ``sentence`` says again a sentence already spoken, word for word or by its
+    first ``SAME_START`` words ("You're a team member, and you're called Percival. You're a
+    team member, and you're called Sparky."): a loop of one sentence."""
     again = words(sentence)
-    return bool(again) and any(words(s) == again for s in _SENTENCES.split(spoken))
+    if not again:
+        return False
+    for s in _SENTENCES.split(spoken):
+        before = words(s)
+        if before == again or (len(again) >= SAME_START
+                               and before[:SAME_START] == again[:SAME_START]):
+            return True
+    return False
 
 
 def repeats(text: str) -> int:

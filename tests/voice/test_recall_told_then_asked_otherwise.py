@@ -165,3 +165,9 @@ def test_a_yes_or_no_that_says_the_question_again_is_said_short() -> None:
     assert feed_all(g, "Yes, you can freeze cooked rice safely for a month.") == "Yes, you can."
     g = guard("Is it going to rain in Leeds today?")
     assert feed_all(g, "No, it is sunny all day.") == "No, it is sunny all day."
+
+
+def test_a_sentence_that_starts_like_one_spoken_is_not_said() -> None:
+    g = guard("Tell me something about owls.")
+    reply = "Owls hunt at night, mostly mice. Owls hunt at night, mostly voles."
+    assert feed_all(g, reply) == "Owls hunt at night, mostly mice."
