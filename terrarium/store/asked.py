@@ -122,8 +122,8 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if names and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes):
         return True  # a name asked, and none told: "a brother in Denver" names a place
     known = [w for w in own if w in _KNOWN]
-    if not known or not notes:
-        return False
+    if not known or not notes or _FOLLOW_ON.match(question):
+        return False  # "And which colour did I go for?": on from what was just told
     if any(relevant(n, question) for n in notes):
         return False
     if not all((_KNOWN - _NAMING) & _stems(n) for n in notes):

@@ -171,3 +171,9 @@ def test_a_sentence_that_starts_like_one_spoken_is_not_said() -> None:
     g = guard("Tell me something about owls.")
     reply = "Owls hunt at night, mostly mice. Owls hunt at night, mostly voles."
     assert feed_all(g, reply) == "Owls hunt at night, mostly mice."
+
+
+def test_a_follow_on_about_the_user_is_left_to_the_model() -> None:
+    # a colour of no list ("teal"), asked on from the last question: not "I don't know" at once
+    assert not lacks("And which colour did I pick?", ["I traded my Ford for a teal Kia."])
+    assert lacks("Which colour did I pick?", ["I work as a chef."])
