@@ -31,20 +31,21 @@ from pydantic_core import core_schema
 from pydantic_core import to_json as _to_json
 
 _PROCESS_TAG = os.urandom(3).hex()
-_counter = itertools.count()
 _time_ns = time.time_ns
 
 
 _TAG_BITS = int(_PROCESS_TAG, 16) << 32
 _TAG_BYTES = bytes.fromhex(_PROCESS_TAG)
-_next = _counter.__next__
+# the per-process sequence, 0 to 2**32 - 1 and round again (the id's 8 hex digits): a range
+# iterator begun anew each round, so no mask a message (~340 instructions on 3.11)
+_next = itertools.chain.from_iterable(itertools.repeat(range(1 << 32))).__next__
 # (ns, tag, seq) packed as 15 big-endian bytes, then hex: a fifth fewer instructions than
 # the same bytes from one 120-bit int, twice as fast as formatting
 _pack_id = struct.Struct(">Q3sI").pack
 
 
 def _id_of(ns: int) -> str:
-    return _pack_id(ns, _TAG_BYTES, _next() & 0xFFFFFFFF).hex()
+    return _pack_id(ns, _TAG_BYTES, _next()).hex()
 
 
 def new_message_id() -> str:
