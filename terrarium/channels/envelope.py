@@ -22,7 +22,7 @@ import os
 import struct
 import time
 from collections import namedtuple
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler
@@ -36,9 +36,15 @@ _time_ns = time.time_ns
 
 _TAG_BITS = int(_PROCESS_TAG, 16) << 32
 _TAG_BYTES = bytes.fromhex(_PROCESS_TAG)
-# the per-process sequence, 0 to 2**32 - 1 and round again (the id's 8 hex digits): a range
-# iterator begun anew each round, so no mask a message (~340 instructions on 3.11)
-_next = itertools.chain.from_iterable(itertools.repeat(range(1 << 32))).__next__
+
+
+def _sequence(size: int) -> Callable[[], int]:
+    """0, 1, ..., size - 1 and round again: a range iterator begun anew each round, so the
+    id's sequence needs no mask a message (~340 instructions on 3.11)."""
+    return itertools.chain.from_iterable(itertools.repeat(range(size))).__next__
+
+
+_next = _sequence(1 << 32)  # the per-process sequence: the id's last 8 hex digits
 # (ns, tag, seq) packed as 15 big-endian bytes, then hex: a fifth fewer instructions than
 # the same bytes from one 120-bit int, twice as fast as formatting
 _pack_id = struct.Struct(">Q3sI").pack
