@@ -5,7 +5,6 @@ problem (``problems.py``); no route takes a file path."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
@@ -56,15 +55,14 @@ async def read_model(request: Request, model: type[M]) -> M:
     limit = request.scope.get(TOO_BIG)
     if limit:
         raise Problem(413, f"the request body is larger than {limit} bytes", slug="too-large")
-    try:
-        data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise Problem(400, "the body is not valid JSON", slug="bad-json") from None
-    try:
-        return model.model_validate(data)
+    try:  # parsed and checked in one pass (pydantic's own JSON parser)
+        return model.model_validate_json(raw or b"{}")
     except ValidationError as exc:
+        found = exc.errors(include_url=False)
+        if any(e["type"] == "json_invalid" for e in found):
+            raise Problem(400, "the body is not valid JSON", slug="bad-json") from None
         errors = [{"field": ".".join(str(p) for p in e["loc"]) or "body", "message": e["msg"]}
-                  for e in exc.errors(include_url=False)]
+                  for e in found]
         raise Problem(422, "the body does not match: " + "; ".join(
             f"{e['field']}: {e['message']}" for e in errors), slug="invalid-body",
             errors=errors) from None
