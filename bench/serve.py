@@ -397,7 +397,8 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
         print(f"load before: {load()} (uptime, 1 min)")
         print(f"{'sessions':>8} {'api req/s':>10} {'base req/s':>10} {'ratio':>6} "
               f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8} "
-              f"{'load':>5}  {'CPU ms/req base':>15} {'api':>5} {'turn':>5}")
+              f"{'load':>5} | {'server CPU ms: base':>18} {'api':>5} {'turn':>5} | "
+              f"{'client: base':>12} {'api':>5}")
         rows: list[tuple[int, float, float, float]] = []
         # one session loaded and deleted first: what every server does once (the team's
         # dry start, modules imported on first use) is not charged to the 1-session row
@@ -424,13 +425,13 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
             idle = await rss(ctl)
             kb = (idle["rss"] - before["rss"]) / 1024 / max(1, idle["loaded"]
                                                                - before["loaded"])
-            c0 = await cpu(ctl)
+            c0, m0 = await cpu(ctl), time.process_time()
             base_rps = await hammer(base, [f"/bench/echo/{s}" for s in ids], k)
-            c1 = await cpu(ctl)
+            c1, m1 = await cpu(ctl), time.process_time()
             await ctl.post("/bench/profile?phase=api")
             api_rps = await hammer(base, [f"/v1/sessions/{s}/input" for s in ids], k)
             await ctl.post("/bench/profile")
-            c2 = await cpu(ctl)
+            c2, m2 = await cpu(ctl), time.process_time()
             await quiet(ctl)
             c3 = await cpu(ctl)
             await ctl.post("/bench/profile?phase=turns")
@@ -439,12 +440,16 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
             c4 = await cpu(ctl)
             # the server's CPU per request of each hammer (the api's with what its turns
             # did meanwhile), and per input of the turns phase (its turn and stream included)
-            spent = [(c1 - c0) / (n * k), (c2 - c1) / (n * k), (c4 - c3) / (n * k)]
+            # and the client's (this process) per request of each hammer: which of the two
+            # bounds the requests per second on a quiet machine, where each has a core
+            spent = [(c1 - c0) / (n * k), (c2 - c1) / (n * k), (c4 - c3) / (n * k),
+                     (m1 - m0) / (n * k), (m2 - m1) / (n * k)]
             rows.append((n, api_rps / base_rps, pct(firsts, 99), kb))
             print(f"{n:>8} {api_rps:>10.0f} {base_rps:>10.0f} {api_rps / base_rps:>6.2f} "
                   f"{tps:>8.0f} {pct(firsts, 50):>8.1f}ms {pct(firsts, 99):>8.1f}ms "
-                  f"{kb:>8.0f} {load():>5}  {spent[0] * 1e3:>15.2f} {spent[1] * 1e3:>5.2f} "
-                  f"{spent[2] * 1e3:>5.2f}", flush=True)
+                  f"{kb:>8.0f} {load():>5} | {spent[0] * 1e3:>18.2f} {spent[1] * 1e3:>5.2f} "
+                  f"{spent[2] * 1e3:>5.2f} | {spent[3] * 1e3:>12.2f} {spent[4] * 1e3:>5.2f}",
+                  flush=True)
             for sid in ids:  # the next size starts from none loaded
                 await ctl.delete(f"/v1/sessions/{sid}")
         if rows:

@@ -13,13 +13,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from terrarium.serve.manager import SessionManager
 from terrarium.serve.problems import Problem
 from terrarium.serve.security import TOO_BIG
 
-__all__ = ["ApprovalAnswer", "InputBody", "NewSession", "api_routes", "read_model"]
+__all__ = ["ApprovalAnswer", "InputBody", "NewSession", "PostInput", "api_routes",
+           "parse_model", "read_model"]
 
 KEEPALIVE = 15.0  # seconds between SSE comments on a quiet stream (proxies close idle ones)
 
@@ -55,6 +57,11 @@ async def read_model(request: Request, model: type[M]) -> M:
     limit = request.scope.get(TOO_BIG)
     if limit:
         raise Problem(413, f"the request body is larger than {limit} bytes", slug="too-large")
+    return parse_model(raw, model)
+
+
+def parse_model(raw: bytes, model: type[M]) -> M:
+    """``raw`` (JSON) as ``model``: 400 when it is not JSON, 422 naming each wrong field."""
     try:  # parsed and checked in one pass (pydantic's own JSON parser)
         return model.model_validate_json(raw or b"{}")
     except ValidationError as exc:
@@ -122,20 +129,48 @@ async def delete_session(request: Request) -> Response:
     return Response(status_code=204)
 
 
-async def post_input(request: Request) -> JSONResponse:
+class PostInput:
     """Input to the team's input channel: ``text`` or a ``payload`` of its schema."""
-    m = _mgr(request)
-    m.info(request.path_params["session_id"])  # 404 before the body is read
-    body = await read_model(request, InputBody)
-    if (body.text is None) == (body.payload is None):
-        raise Problem(422, "give exactly one of text or payload", slug="invalid-body",
-                      errors=[{"field": "text", "message": "give text or payload"}])
-    live = await m.load(request.path_params["session_id"], hold=True)
-    try:
-        seq = await m.send(live, text=body.text, payload=body.payload)
-    finally:
-        live.inputs -= 1
-    return JSONResponse({"accepted": True, "seq": seq}, status_code=202)
+
+    # The hot route (every input a client sends): a bare ASGI app rather than a
+    # request/response function, so that it costs no Request, JSONResponse or exception
+    # wrapper of its own (errors are raised as problems and answered by the app's handler,
+    # as every route's). Same checks and answers as a plain route would give.
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        m: SessionManager = scope["app"].state.manager
+        sid = scope["path_params"]["session_id"]
+        m.info(sid)  # 404 before the body is read
+        body = parse_model(await _body(scope, receive), InputBody)
+        if (body.text is None) == (body.payload is None):
+            raise Problem(422, "give exactly one of text or payload", slug="invalid-body",
+                          errors=[{"field": "text", "message": "give text or payload"}])
+        live = await m.load(sid, hold=True)
+        try:
+            seq = await m.send(live, text=body.text, payload=body.payload)
+        finally:
+            live.inputs -= 1
+        answer = b'{"accepted":true,"seq":%d}' % seq
+        await send({"type": "http.response.start", "status": 202, "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", b"%d" % len(answer))]})
+        await send({"type": "http.response.body", "body": answer})
+
+
+async def _body(scope: Scope, receive: Receive) -> bytes:
+    """The whole request body (the app's body limit has bounded it: 413 past it)."""
+    chunks = []
+    while True:
+        msg = await receive()
+        if msg["type"] != "http.request":  # the client went away
+            raise Problem(400, "the request ended before its body", slug="no-body")
+        chunks.append(msg.get("body", b""))
+        if not msg.get("more_body", False):
+            break
+    limit = scope.get(TOO_BIG)
+    if limit:
+        raise Problem(413, f"the request body is larger than {limit} bytes", slug="too-large")
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 # ---------------------------------------------------------------------- events
@@ -290,7 +325,8 @@ async def prompt(request: Request) -> JSONResponse:
 
 def api_routes() -> list[Route | WebSocketRoute]:
     sid = "/v1/sessions/{session_id}"
-    return [
+    return [  # the hot routes first (the router tries them in order)
+        Route(sid + "/input", PostInput(), methods=["POST"], name="post_input"),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/v1/team", team, methods=["GET"]),
@@ -298,7 +334,6 @@ def api_routes() -> list[Route | WebSocketRoute]:
         Route("/v1/sessions", create_session, methods=["POST"]),
         Route(sid, get_session, methods=["GET"]),
         Route(sid, delete_session, methods=["DELETE"]),
-        Route(sid + "/input", post_input, methods=["POST"]),
         Route(sid + "/events", events_sse, methods=["GET"]),
         WebSocketRoute(sid + "/events/ws", events_ws),
         Route(sid + "/transcript/{creature}", transcript, methods=["GET"]),
