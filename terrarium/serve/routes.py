@@ -5,22 +5,22 @@ problem (``problems.py``); no route takes a file path."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from terrarium.serve.events import SessionEvents
 from terrarium.serve.manager import SessionManager
 from terrarium.serve.problems import Problem
 from terrarium.serve.security import TOO_BIG
 
-__all__ = ["ApprovalAnswer", "InputBody", "NewSession", "PostInput", "api_routes",
+__all__ = ["ApprovalAnswer", "EventsSSE", "InputBody", "NewSession", "PostInput", "api_routes",
            "parse_model", "read_model"]
 
 KEEPALIVE = 15.0  # seconds between SSE comments on a quiet stream (proxies close idle ones)
@@ -174,7 +174,7 @@ async def _body(scope: Scope, receive: Receive) -> bytes:
 
 
 # ---------------------------------------------------------------------- events
-def _after(request: Request | WebSocket) -> int:
+def _after(request: HTTPConnection) -> int:
     raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
     try:
         return max(0, int(raw))
@@ -184,30 +184,51 @@ def _after(request: Request | WebSocket) -> int:
                       ) from None
 
 
-async def events_sse(request: Request) -> StreamingResponse:
+_SSE_HEADERS = [(b"content-type", b"text/event-stream; charset=utf-8"),
+                (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")]
+
+
+class EventsSSE:
     """The session's events as Server-Sent Events, from ``Last-Event-ID``/``after``."""
-    m = _mgr(request)
-    sid = request.path_params["session_id"]
-    m.info(sid)
-    after = _after(request)
-    events = m.events_of(sid)
 
-    async def stream() -> AsyncIterator[str]:
-        pos = after
-        yield ": terrarium events\n\n"
-        while not events.closed:
-            rows = await events.wait(pos, patience=KEEPALIVE)
-            if not rows:
-                yield ": keepalive\n\n"
-                continue
-            chunk = []
-            for seq, kind, data in rows:
-                chunk.append(f"id: {seq}\nevent: {kind}\ndata: {data}\n\n")
-                pos = seq
-            yield "".join(chunk)
+    # A bare ASGI app, as ``PostInput``: every event of every session goes out through it
+    # (a StreamingResponse added an async generator and its wrappers to each chunk).
 
-    return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        m: SessionManager = scope["app"].state.manager
+        sid = scope["path_params"]["session_id"]
+        m.info(sid)
+        after = _after(HTTPConnection(scope))
+        events = m.events_of(sid)
+        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_until_gone, receive, tg.cancel_scope)
+            await _stream(events, after, send)
+            tg.cancel_scope.cancel()
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _until_gone(receive: Receive, scope: anyio.CancelScope) -> None:
+    """Ends the stream when the client goes away."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()
+
+
+async def _stream(events: SessionEvents, pos: int, send: Send) -> None:
+    """Committed events after ``pos`` as SSE chunks (a comment when quiet for a while,
+    as proxies close idle connections), until the session is closed."""
+    await send({"type": "http.response.body", "body": b": terrarium events\n\n",
+                "more_body": True})
+    while not events.closed:
+        rows = await events.wait(pos, patience=KEEPALIVE)
+        if rows:
+            body = "".join([f"id: {seq}\nevent: {kind}\ndata: {data}\n\n"
+                            for seq, kind, data in rows]).encode()
+            pos = rows[-1][0]
+        else:
+            body = b": keepalive\n\n"
+        await send({"type": "http.response.body", "body": body, "more_body": True})
 
 
 async def events_ws(ws: WebSocket) -> None:
@@ -327,6 +348,7 @@ def api_routes() -> list[Route | WebSocketRoute]:
     sid = "/v1/sessions/{session_id}"
     return [  # the hot routes first (the router tries them in order)
         Route(sid + "/input", PostInput(), methods=["POST"], name="post_input"),
+        Route(sid + "/events", EventsSSE(), methods=["GET"], name="events_sse"),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/v1/team", team, methods=["GET"]),
@@ -334,7 +356,6 @@ def api_routes() -> list[Route | WebSocketRoute]:
         Route("/v1/sessions", create_session, methods=["POST"]),
         Route(sid, get_session, methods=["GET"]),
         Route(sid, delete_session, methods=["DELETE"]),
-        Route(sid + "/events", events_sse, methods=["GET"]),
         WebSocketRoute(sid + "/events/ws", events_ws),
         Route(sid + "/transcript/{creature}", transcript, methods=["GET"]),
         Route(sid + "/approvals", approvals, methods=["GET"]),
