@@ -16,16 +16,20 @@ Inputs first: while an input is being handled (``with gate.inputs_first():``, se
 ``SessionManager.send``), no turn gets the gate, and the one holding it gives it up at its
 next checkpoint: a burst of inputs (a hundred sessions posting at once) is taken, logged
 and answered with no turn step in between, and the turns they start run after it. Bounded:
-once turns have had no step for ``defer_limit`` seconds, the first in line gets one (a
-stream of inputs slows the turns down, it cannot stop them), and an input that waits
+once the turns have been held back ``defer_limit`` seconds, the first in line gets a step
+(a stream of inputs slows the turns down, it cannot stop them), and an input that waits
 (a full inbox, a slow barge-in) costs the turns at most that per step.
+
+The turns in line are the creature loops' (one message per turn) and the framework's
+wake-ups of creatures without an inbox (a trigger, a job's result: ``Supervisor.wake``).
+A turn inside a turn (the same task: a sub-agent, ``ask``) is the outer one's.
 
 How a wait is told from a checkpoint: the gate drives the turn's coroutine itself (as
 asyncio's ``Task`` does) and looks at what each step hands the loop: a future (the task
 sleeps until it is done) is a wait; ``None`` is a checkpoint. Only on asyncio; on another
 backend the turn runs ungated. Tasks a turn starts (concurrent tool calls) are not
 gated: the limit is how many turns compute at once in their own task, not a bound on
-CPU.
+CPU (but a job's result, when it wakes its creature, starts a turn that is).
 """
 
 from __future__ import annotations
@@ -34,15 +38,11 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Coroutine, Generator, Iterator
-from contextvars import ContextVar
 from typing import Any, TypeVar
 
 __all__ = ["TurnGate"]
 
 T = TypeVar("T")
-
-_INSIDE: ContextVar[bool] = ContextVar("terrarium_turn_gate_inside", default=False)
-
 
 class TurnGate:
     """At most ``limit`` turns compute at once; a waiting turn lets the next one in."""
@@ -59,6 +59,7 @@ class TurnGate:
         self.deferred = 0  # times a turn gave way (or was kept in line) for inputs
         self._since: float | None = None  # when the turns were first held back, this time
         self._timer: asyncio.TimerHandle | None = None
+        self._inside: set[asyncio.Task[Any]] = set()  # tasks running a gated turn now
 
     def busy(self) -> bool:
         """Whether a turn computes now or waits in line for the gate."""
@@ -94,13 +95,13 @@ class TurnGate:
             task = asyncio.current_task()
         except RuntimeError:  # no asyncio loop runs this (another anyio backend)
             task = None
-        if task is None or _INSIDE.get():  # (a turn inside a turn is the outer one's)
+        if task is None or task in self._inside:  # (a turn inside a turn: the outer one's)
             return await coro
-        token = _INSIDE.set(True)
-        try:
+        self._inside.add(task)  # (the task, not a context variable: a task a turn starts,
+        try:  # a background job whose end wakes its creature, is a turn of its own)
             return await _Gated(self, coro)
         finally:
-            _INSIDE.reset(token)
+            self._inside.discard(task)
 
     def _acquire(self) -> Generator[Any, None, None]:
         if self.holding < self.limit and not self.waiting:
@@ -169,6 +170,10 @@ class _Gated:
         error: BaseException | None = None
         try:
             while True:
+                if held and error is None and gate.inputs and gate._deferring():
+                    gate.deferred += 1  # inputs are being handled: they go first, and the
+                    gate._release()  # turn waits in line (up to ``defer_limit``)
+                    held = False
                 if not held and error is None:
                     try:
                         yield from gate._acquire()
@@ -189,11 +194,6 @@ class _Gated:
                     gate._release()
                     gate.handoffs += 1
                     held = False
-                elif step is None and held and gate.inputs and gate._deferring():
-                    gate.deferred += 1  # a checkpoint while inputs are handled: they go
-                    gate._release()  # first, and the turn waits in line (not a trip)
-                    held = False
-                    continue
                 try:
                     value = yield step
                 except GeneratorExit:
