@@ -16,8 +16,12 @@ was slower than the server it measured) then, for 1, 10, 100 and 1,000 concurren
   each followed over SSE until its turn ends; turns per second and input-to-first-event
   latency (POST sent -> first event of it read from the stream), p50 and p99.
 
-Each row ends with the machine's load average (``uptime``); after the table, the targets
-are checked. Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given
+Each row ends with the machine's load average (``uptime``), then process CPU, which a busy
+machine disturbs less than the clock: the server's per request of each hammer (the bare
+route's; the api's, with what its turns did meanwhile) and per input of the turns phase
+(its turn and stream included), and the client's per request of each hammer (whichever of
+the two is the larger bounds the requests per second where each has a core). After the
+table, the targets are checked. Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given
 one input (so loaded), and the idle ones unloaded by the server (``--idle-unload``); how
 many stay loaded and the RSS after.
 
