@@ -21,9 +21,9 @@ machine disturbs less than the clock: the server's per request of each hammer (t
 route's; the api's, with what its turns did meanwhile) and per input of the turns phase
 (its turn and stream included), and the client's per request of each hammer (whichever of
 the two is the larger bounds the requests per second where each has a core). After the
-table, the targets are checked. Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given
-one input (so loaded), and the idle ones unloaded by the server (``--idle-unload``); how
-many stay loaded and the RSS after.
+table, the targets are checked. Then 10,000 stored sessions (``--stored``): created,
+``--fed`` of them given one input (so loaded), and the idle ones unloaded by the server
+(``--idle-unload``); how many stay loaded and the RSS after.
 
     python bench/serve.py [--sessions 1,10,100,1000] [--turns 3] [--stored 10000]
     python bench/serve.py --code /path/to/other/checkout   # the same bench, other code
