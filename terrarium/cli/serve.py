@@ -74,6 +74,16 @@ def serve_settings(args: argparse.Namespace, token: str | None,
                          turns_at_once=getattr(args, "turns_at_once", 1))
 
 
+def _loop_options() -> dict[str, bool]:
+    """uvloop when installed (uvicorn[standard] brings it): the loop `uvicorn.run` would pick,
+    so the CLI serves on the loop bench/serve.py measures. TERRARIUM_UVLOOP=0 keeps asyncio's."""
+    import importlib.util
+    import os
+
+    wanted = os.environ.get("TERRARIUM_UVLOOP", "1") != "0"
+    return {"use_uvloop": wanted and importlib.util.find_spec("uvloop") is not None}
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -117,7 +127,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 await anyio.sleep(0.1)
             app.state.manager.close_streams()
 
-    anyio.run(serve)
+    anyio.run(serve, backend_options=_loop_options())
     if not server.started:
         print(f"error: could not serve on {args.host}:{args.port}", file=sys.stderr)
         return 1
