@@ -6,7 +6,9 @@ speak is usually known sooner, from the model's own text: :class:`EarlyFirstPiec
 there with the same segmenter, and the TTS output synthesizes it at once, beside the model.
 When the guard lets the text through and its first piece is the same text, that audio is
 used; when it is not (a first sentence the guard drops), the audio is thrown away. What is
-spoken is never changed: only when its synthesis starts.
+spoken is never changed: only when its synthesis starts. The first-audio pause is kept
+where it was (the first piece let through), even when its audio is ready: a continuation
+samples anew, so a pause moved by timing would change the reply's later words.
 """
 
 from __future__ import annotations
@@ -72,9 +74,3 @@ class EarlyFirstPiece:
             return None
         piece.used = True
         return piece
-
-    def ready_for(self, text: str) -> bool:
-        """The spoken first piece is this text, and its audio is already made."""
-        piece = self.piece
-        return (piece is not None and piece.text == text and piece.done.is_set()
-                and piece.clip is not None)

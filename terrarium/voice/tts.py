@@ -367,7 +367,6 @@ class TTSOutput:
             and not utt.cut
             and bool(utt.queued)
             and not utt.first_synthesized.is_set()
-            and not (utt.early is not None and utt.early.ready_for(utt.queued[0]))
         )
 
     async def wait_first_piece(self) -> None:
