@@ -280,12 +280,10 @@ class TTSOutput:
         piece = utt.early.feed(text)
         if piece is None:
             return
-        clip = self._clips.get(piece.text)
+        if piece.text in self._clips:  # said before: its kept audio is used at once anyway
+            return
         self.early_counts[0] += 1
-        if clip is not None:
-            piece.finish(clip)
-        else:
-            self._tg.start_soon(self._synth_early, piece)
+        self._tg.start_soon(self._synth_early, piece)
 
     async def _synth_early(self, piece: EarlyPiece) -> None:
         """Synthesize an early first piece; a failure is left to the piece's own synthesis."""

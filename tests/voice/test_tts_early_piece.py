@@ -201,3 +201,25 @@ def test_a_dropped_first_sentence_s_early_audio_is_never_played() -> None:
     assert heard.clips[0] == first_piece("Mondays are a fresh start for the week.", SPEAKER)
     assert not text.startswith("Say something")
     assert tts.early_counts == [1, 0]
+
+
+def test_a_first_piece_said_before_is_not_synthesized_early_again() -> None:
+    voice = Voice()
+    tts = TTSOutput(CallableSynthesizer(voice, RATE), NullAudioSink(), segmenter=SPEAKER,
+                    synthesize_early=True)
+    reply = "Mondays are a fresh start for the week."
+
+    async def go() -> None:
+        async with tts:
+            for uid in ("u1", "u2"):
+                await tts.begin(uid)
+                await tts.preview(reply)
+                await anyio.to_thread.run_sync(voice.first.wait, 5)
+                await tts.write(reply)
+                await tts.end()
+                await tts.drain()
+
+    anyio.run(go)
+    piece = first_piece(reply, SPEAKER)
+    assert voice.made.count(piece) == 1  # the second time its kept audio was used
+    assert tts.early_counts == [1, 1]
