@@ -21,7 +21,15 @@ from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
 from terrarium.voice.speakable import FenceFilter, to_speakable
 from terrarium.voice.synth import AudioClip
 
-__all__ = ["EarlyFirstPiece", "EarlyPiece"]
+__all__ = ["EARLY_AFTER_WORDS", "EarlyFirstPiece", "EarlyPiece"]
+
+EARLY_AFTER_WORDS = 5
+"""Complete words of the model's text, none let through yet, before the first piece is
+synthesized early. The guard lets a first sentence it can judge from its start through
+after its first four complete words (``controller.guard.START_WORDS``); such a reply's
+first piece is then queued as before, and nothing is synthesized beside the model. On two
+busy cores Piper beside the model's decoding made those replies' first audio later
+(docs/performance.md, Session 10): only a reply the guard goes on holding gains."""
 
 
 @dataclass(eq=False)
@@ -45,14 +53,18 @@ class EarlyFirstPiece:
     exactly as the output's own segmenter would cut it from the same words), then nothing.
     """
 
-    def __init__(self, config: SegmenterConfig) -> None:
+    def __init__(self, config: SegmenterConfig, after_words: int = EARLY_AFTER_WORDS) -> None:
+        self._after_words = after_words
+        self._text = ""  # the model's text so far (its words are counted)
+        self._cut: str | None = None  # the first piece, once cut, until enough words came
         self._fence = FenceFilter()
         self._segmenter = SentenceSegmenter(config)
         self._started = False
         self.piece: EarlyPiece | None = None
 
     def feed(self, text: str) -> EarlyPiece | None:
-        """The first piece, when this delta completes it (once); None otherwise."""
+        """The first piece, once it is cut and the text has ``after_words`` complete
+        words (once); None otherwise."""
         if self.piece is not None:
             return None
         if not self._started:
@@ -60,12 +72,19 @@ class EarlyFirstPiece:
             self._started = bool(text)
             if not text:
                 return None
-        for sentence in self._segmenter.feed(self._fence.feed(text)):
-            spoken = to_speakable(sentence)
-            if spoken and any(ch.isalnum() for ch in spoken):
-                self.piece = EarlyPiece(spoken)
-                return self.piece
-        return None
+        self._text += text
+        if self._cut is None:
+            for sentence in self._segmenter.feed(self._fence.feed(text)):
+                spoken = to_speakable(sentence)
+                if spoken and any(ch.isalnum() for ch in spoken):
+                    self._cut = spoken
+                    break
+        # complete words: a word is complete once whitespace follows it
+        if self._cut is None or len(self._text.split()) - (not self._text[-1:].isspace()) \
+                < self._after_words:
+            return None
+        self.piece = EarlyPiece(self._cut)
+        return self.piece
 
     def match(self, index: int, text: str) -> EarlyPiece | None:
         """The early piece for the spoken piece ``index`` with this ``text``, if it is one."""

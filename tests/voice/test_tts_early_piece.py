@@ -51,7 +51,7 @@ _WORDS = st.sampled_from(["Mondays", " are", " a", " fresh", " start", ",", " fo
 def test_the_early_piece_is_the_piece_the_output_cuts_from_the_same_words(
         parts: list[str], cuts: list[int], lead: str) -> None:
     text = "".join(parts).lstrip()
-    early, got, i, k = EarlyFirstPiece(SPEAKER), None, 0, 0
+    early, got, i, k = EarlyFirstPiece(SPEAKER, after_words=0), None, 0, 0
     raw = lead + text
     while i < len(raw):
         step = cuts[k % len(cuts)]
@@ -159,20 +159,22 @@ class Waiting:
 ASKED = "Say something nice about Mondays."  # under six words: held to its sentence end
 
 
-def speaker_turn(reply: str, wait_before: str) -> tuple[Voice, Heard, TTSOutput, str, Waiting]:
+def speaker_turn(reply: str, wait_before: str, asked: str = ASKED,
+                 ) -> tuple[Voice, Heard, TTSOutput, str, Waiting]:
     parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
     voice, heard = Voice(), Heard()
     tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
                     synthesize_early=True, yield_first_audio=False)
-    model = Waiting(reply, reply.index(wait_before), voice)
-    payload: dict[str, Any] = {"intent": "request", "user_said": ASKED,
+    at = reply.index(wait_before) if wait_before else len(reply) + 1  # "": never waits
+    model = Waiting(reply, at, voice)
+    payload: dict[str, Any] = {"intent": "request", "user_said": asked,
                                "recent_conversation": "", "memory_context": ""}
 
     async def go() -> str:
         ctl = Controller(parts, model, sinks={"tts": tts})  # type: ignore[arg-type]
         async with tts:
             with anyio.fail_after(10):
-                result = await ctl.run_turn([Incoming(text=ASKED, channel="to_speaker",
+                result = await ctl.run_turn([Incoming(text=asked, channel="to_speaker",
                                                       sender="router", payload=payload)])
                 await tts.drain()
         return result.text
@@ -194,7 +196,7 @@ def test_the_held_first_piece_is_synthesized_before_the_guard_lets_it_through() 
 def test_a_dropped_first_sentence_s_early_audio_is_never_played() -> None:
     # the first sentence says the user's words back (an echo): the guard drops it
     reply = "Say something nice about Mondays. Mondays are a fresh start for the week."
-    _voice, heard, tts, text, model = speaker_turn(reply, "Mondays.")
+    _voice, heard, tts, text, model = speaker_turn(reply, "fresh")
     early = first_piece(reply, SPEAKER)
     assert model.made_before == [early]
     assert early not in heard.clips
@@ -223,3 +225,23 @@ def test_a_first_piece_said_before_is_not_synthesized_early_again() -> None:
     piece = first_piece(reply, SPEAKER)
     assert voice.made.count(piece) == 1  # the second time its kept audio was used
     assert tts.early_counts == [1, 1]
+
+
+def test_the_early_piece_waits_for_the_words_the_guard_judges_a_start_by() -> None:
+    early = EarlyFirstPiece(SPEAKER)  # EARLY_AFTER_WORDS: one more than the guard's four
+    said = ["Mondays ", "are ", "a ", "fresh ", "start"]
+    assert [early.feed(w) for w in said] == [None] * 5  # cut, but four complete words
+    piece = early.feed(" for")
+    assert piece is not None and piece.text == first_piece("Mondays are a fresh start.",
+                                                           SPEAKER)
+
+
+def test_a_start_the_guard_lets_through_is_not_synthesized_beside_the_model() -> None:
+    # six words and a start far from them: the guard lets it through after four words,
+    # before the early piece's fifth, so it is queued and synthesized as before
+    reply = "Mars is cold and dry, with very thin air. It has big dust storms."
+    _voice, heard, tts, text, _model = speaker_turn(
+        reply, "", asked="What is the weather like on Mars today?")
+    assert text.startswith("Mars is cold and dry")
+    assert heard.clips[0] == first_piece(reply, SPEAKER)
+    assert tts.early_counts == [0, 0]
