@@ -16,14 +16,20 @@ was slower than the server it measured) then, for 1, 10, 100 and 1,000 concurren
   each followed over SSE until its turn ends; turns per second and input-to-first-event
   latency (POST sent -> first event of it read from the stream), p50 and p99.
 
-Each row ends with the machine's load average (``uptime``); after the table, the targets
-are checked. Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given
-one input (so loaded), and the idle ones unloaded by the server (``--idle-unload``); how
-many stay loaded and the RSS after.
+Each row ends with the machine's load average (``uptime``), then process CPU, which a busy
+machine disturbs less than the clock: the server's per request of each hammer (the bare
+route's; the api's, with what its turns did meanwhile) and per input of the turns phase
+(its turn and stream included), and the client's per request of each hammer (whichever of
+the two is the larger bounds the requests per second where each has a core). After the
+table, the targets are checked. Then 10,000 stored sessions (``--stored``): created,
+``--fed`` of them given one input (so loaded), and the idle ones unloaded by the server
+(``--idle-unload``); how many stay loaded and the RSS after.
 
     python bench/serve.py [--sessions 1,10,100,1000] [--turns 3] [--stored 10000]
     python bench/serve.py --code /path/to/other/checkout   # the same bench, other code
-    python bench/serve.py --sessions 100 --stored 0 --profile /tmp/serve.prof  # cProfile
+    python bench/serve.py --sessions 100 --stored 0 --profile /tmp/serve.prof
+        # the server's CPU by function (cProfile) in the api phase (/tmp/serve.prof.api)
+        # and in the turns phase (/tmp/serve.prof.turns)
     python bench/serve.py --turns-at-once 0   # the server without its turn gate
 """
 
@@ -109,32 +115,51 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float,
         return JSONResponse({"accepted": bool(body.get("text")), "seq": 0}, status_code=202)
 
     async def rss(request: Request) -> JSONResponse:
-        gc.callbacks.remove(gc_clock)  # this collection is the bench's, not the server's
-        gc.collect()
-        gc.callbacks.append(gc_clock)
+        cpu = time.process_time()  # before the bench's own work below
+        if request.query_params.get("gc") != "0":
+            gc.callbacks.remove(gc_clock)  # this collection is the bench's, not the server's
+            gc.collect()
+            gc.callbacks.append(gc_clock)
         pages = int(Path("/proc/self/statm").read_text().split()[1])  # noqa: ASYNC240
         mgr = request.app.state.manager
         return JSONResponse({"rss": pages * os.sysconf("SC_PAGE_SIZE"),
                              "loaded": len(mgr.loaded), "stored": mgr.store.count(),
                              "busy": sum(1 for live in list(mgr.loaded.values())
                                          if live.busy() or mgr._unread(live.info.run_id)),
-                             "cpu": time.process_time(), "gc": gc_time[0]})
+                             "cpu": cpu, "gc": gc_time[0]})
+
+    import cProfile
+
+    # CPU by function (--profile), one profile per timed phase: FILE.api, FILE.turns
+    profs = {"api": cProfile.Profile(time.process_time),
+             "turns": cProfile.Profile(time.process_time)}
+
+    async def profiling(request: Request) -> JSONResponse:
+        """The client turns a phase's profile on (``?phase=``) and off (no phase)."""
+        phase = request.query_params.get("phase")
+        if profile:
+            for prof in profs.values():  # (each one's disable unsets the thread's profiler)
+                prof.disable()
+            if phase in profs:
+                profs[phase].enable()
+        return JSONResponse({"profile": bool(profile)})
 
     app.router.routes.insert(0, Route("/bench/echo/{session_id}", bare, methods=["POST"]))
     app.router.routes.insert(0, Route("/bench/rss", rss, methods=["GET"]))
+    app.router.routes.insert(0, Route("/bench/profile", profiling, methods=["POST"]))
     config = dict(host="127.0.0.1", port=port, log_level="warning", access_log=False,
                   backlog=4096, timeout_keep_alive=60)
     if not profile:
         uvicorn.run(app, **config)
         return
-    import cProfile
     import signal
 
     # uvicorn raises the signal again after its graceful exit: let that return here
     signal.signal(signal.SIGTERM, lambda *_: None)
-    with cProfile.Profile() as prof:  # the server's CPU by function (--profile)
-        uvicorn.run(app, **config)
-    prof.dump_stats(profile)
+    uvicorn.run(app, **config)
+    for name, prof in profs.items():
+        prof.disable()
+        prof.dump_stats(f"{profile}.{name}")
 
 
 # ---------------------------------------------------------------------- the client
@@ -344,15 +369,23 @@ async def turns(base: str, ids: list[str], per: int) -> tuple[float, list[float]
     return len(ids) * per / (time.perf_counter() - t0), firsts
 
 
-async def rss(c: httpx.AsyncClient) -> dict[str, Any]:
-    return (await c.get("/bench/rss")).json()  # type: ignore[no-any-return]
+async def rss(c: httpx.AsyncClient, collect: bool = True) -> dict[str, Any]:
+    """The server's RSS (after a full collection unless ``collect`` is False), loaded and
+    stored sessions, those still busy, and its process CPU time so far."""
+    path = "/bench/rss" if collect else "/bench/rss?gc=0"
+    return (await c.get(path)).json()  # type: ignore[no-any-return]
+
+
+async def cpu(c: httpx.AsyncClient) -> float:
+    """The server's process CPU time (seconds; user and system), read without a collection."""
+    return float((await rss(c, collect=False))["cpu"])
 
 
 async def quiet(c: httpx.AsyncClient) -> None:
     """Wait until no session has a turn to run: the API phase's inputs each start a turn,
     and the turns phase must not measure its latency behind that backlog."""
     for _ in range(1200):
-        if (await rss(c))["busy"] == 0:
+        if (await rss(c, collect=False))["busy"] == 0:
             return
         await anyio.sleep(0.25)
 
@@ -368,7 +401,8 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
         print(f"load before: {load()} (uptime, 1 min)")
         print(f"{'sessions':>8} {'api req/s':>10} {'base req/s':>10} {'ratio':>6} "
               f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8} "
-              f"{'load':>5}")
+              f"{'load':>5} | {'server CPU ms: base':>18} {'api':>5} {'turn':>5} | "
+              f"{'client: base':>12} {'api':>5}")
         rows: list[tuple[int, float, float, float]] = []
         # one session loaded and deleted first: what every server does once (the team's
         # dry start, modules imported on first use) is not charged to the 1-session row
@@ -395,14 +429,31 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
             idle = await rss(ctl)
             kb = (idle["rss"] - before["rss"]) / 1024 / max(1, idle["loaded"]
                                                                - before["loaded"])
+            c0, m0 = await cpu(ctl), time.process_time()
             base_rps = await hammer(base, [f"/bench/echo/{s}" for s in ids], k)
+            c1, m1 = await cpu(ctl), time.process_time()
+            await ctl.post("/bench/profile?phase=api")
             api_rps = await hammer(base, [f"/v1/sessions/{s}/input" for s in ids], k)
+            await ctl.post("/bench/profile")
+            c2, m2 = await cpu(ctl), time.process_time()
             await quiet(ctl)
+            c3 = await cpu(ctl)
+            await ctl.post("/bench/profile?phase=turns")
             tps, firsts = await turns(base, ids, k)
+            await ctl.post("/bench/profile")
+            c4 = await cpu(ctl)
+            # the server's CPU per request of each hammer (the api's with what its turns
+            # did meanwhile), and per input of the turns phase (its turn and stream included)
+            # and the client's (this process) per request of each hammer: which of the two
+            # bounds the requests per second on a quiet machine, where each has a core
+            spent = [(c1 - c0) / (n * k), (c2 - c1) / (n * k), (c4 - c3) / (n * k),
+                     (m1 - m0) / (n * k), (m2 - m1) / (n * k)]
             rows.append((n, api_rps / base_rps, pct(firsts, 99), kb))
             print(f"{n:>8} {api_rps:>10.0f} {base_rps:>10.0f} {api_rps / base_rps:>6.2f} "
                   f"{tps:>8.0f} {pct(firsts, 50):>8.1f}ms {pct(firsts, 99):>8.1f}ms "
-                  f"{kb:>8.0f} {load():>5}", flush=True)
+                  f"{kb:>8.0f} {load():>5} | {spent[0] * 1e3:>18.2f} {spent[1] * 1e3:>5.2f} "
+                  f"{spent[2] * 1e3:>5.2f} | {spent[3] * 1e3:>12.2f} {spent[4] * 1e3:>5.2f}",
+                  flush=True)
             for sid in ids:  # the next size starts from none loaded
                 await ctl.delete(f"/v1/sessions/{sid}")
         if rows:
@@ -463,7 +514,8 @@ def main() -> None:
                     help="the checkout whose terrarium the server runs (default: this one; "
                     "give another to compare two versions with the same bench)")
     ap.add_argument("--profile", metavar="FILE",
-                    help="write the server's cProfile statistics to FILE (pstats)")
+                    help="write the server's cProfile statistics (CPU time) of the api phase "
+                    "to FILE.api and of the turns phase to FILE.turns (pstats)")
     ap.add_argument("--turns-at-once", type=int, default=None,
                     help="the server's ServeSettings.turns_at_once (default: its default; "
                     "0: no turn gate)")

@@ -261,6 +261,10 @@ class Row:
     # tokens evaluated and generated before its first piece was queued for synthesis
     evaluated: int = 0
     tokens: int = 0
+    # early synthesis (the tts output's synthesize_early): its first piece was synthesized
+    # from the model's text before the guard let it through ("used"), or one was and was
+    # thrown away ("wasted"), or none was ("")
+    early: str = ""
 
     @property
     def share(self) -> float:
@@ -272,6 +276,17 @@ class RunResult:
     rows: list[Row]
     fixed: list[float]  # replies the runtime said itself: time to first audio
     speed: tuple[float, float, float, float]  # calibration before / after (eval, gen)
+
+
+def _early_counts(rt: Any) -> tuple[int, int]:
+    """Early first pieces the runtime's tts outputs synthesized so far, and spoke."""
+    counts = [getattr(t, "early_counts", (0, 0)) for t in getattr(rt, "tts", [])]
+    return sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+
+def _early_kind(before: tuple[int, int], after: tuple[int, int]) -> str:
+    made, used = after[0] - before[0], after[1] - before[1]
+    return "used" if used else "wasted" if made else ""
 
 
 def _usage_line(u: Any) -> str:
@@ -369,6 +384,7 @@ async def _utterances(n: int, warmup: int, verbose: bool, router: TimedModel,
                 text = UTTERANCES[i % len(UTTERANCES)]
                 before_r, before_s, before_e = (len(router.calls), len(speaker.calls),
                                                 len(events))
+                early0 = _early_counts(rt)
                 t0 = time.perf_counter()
                 await rt.send_user(text)
                 await rt.wait_idle(poll=0.005)
@@ -414,7 +430,8 @@ async def _utterances(n: int, warmup: int, verbose: bool, router: TimedModel,
                           " | ".join(_usage_line(c.usage) for c in s_calls), gen,
                           (got - t_synth) * 1000,
                           evaluated=getattr(call.usage, "prompt_n", 0) or 0,
-                          tokens=sum(1 for t in tokens if t <= queued))
+                          tokens=sum(1 for t in tokens if t <= queued),
+                          early=_early_kind(early0, _early_counts(rt)))
                 tag = "warm-up" if i < warmup else ""
                 if verbose:
                     said = "".join(d for c in s_calls for _, d in c.deltas)
@@ -428,7 +445,8 @@ async def _utterances(n: int, warmup: int, verbose: bool, router: TimedModel,
                              f"{(perf(e.ts) - t0) * 1000:.1f}" for _, e in evs
                              if perf(e.ts) <= turn]
                     print(f"     to the turn: {', '.join(steps)}")
-                    print(f"     first piece: {row.piece!r}; generation {gen:.1f} ms/token")
+                    print(f"     first piece: {row.piece!r}; generation {gen:.1f} ms/token"
+                          + (f"; synthesized early: {row.early}" if row.early else ""))
                     print("     " + "  ".join(f"{k} {v:.0f}" for k, v in parts.items())
                           + f"  (event to the bench {row.event_hop:.0f} ms)")
                 print(f"{i:>2} ttfa {ttfa:7.0f} ms | router model {r_model:6.0f} | speaker "
@@ -479,6 +497,14 @@ def summarize(results: list[RunResult], label: str = "",
     for name, vals in work:
         print(f"  speaker {name}: p50 {pct(vals, 0.5):.0f}, p90 {pct(vals, 0.9):.0f}, "
               f"mean {statistics.fmean(vals):.1f}")
+    early = [r for r in rows if r.early]
+    if early:
+        used = [r for r in early if r.early == "used"]
+        print(f"  first pieces synthesized early (before the guard let them through): "
+              f"{len(early)} of {len(rows)}, {len(used)} spoken, {len(early) - len(used)} "
+              f"thrown away; the wait for the first piece's audio after it was let through "
+              f"(synth) p50 {pct([r.parts['synth'] for r in used], 0.5) if used else 0:.1f} "
+              f"ms where spoken")
     hops = [r.event_hop for r in rows]
     print(f"  (the event's way to the bench, not on the audio path: p50 {pct(hops, 0.5):.1f} "
           f"ms, p90 {pct(hops, 0.9):.1f} ms)")

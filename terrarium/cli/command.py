@@ -141,6 +141,17 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return cmd_graph(args)
 
 
+def _at_least_zero(text: str) -> int:
+    """A whole number of 0 or more (argparse says so when it is not)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is below 0")
+    return value
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     """``terrarium serve``; Starlette and uvicorn load only for this command."""
     from terrarium.cli.serve import cmd_serve
@@ -274,6 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "before it is denied (default 120)")
     sv.add_argument("--rate", type=float, default=10.0, metavar="PER_SECOND",
                     help="inputs per second a session may send (burst 2x; default 10)")
+    sv.add_argument("--turns-at-once", type=_at_least_zero, default=1, metavar="N",
+                    help="turns computing at once across all sessions (default 1; a turn "
+                    "waiting on its model, a tool or a person lets the next in, and inputs "
+                    "go first); 0: no limit, every ready turn steps in turn")
     sv.set_defaults(func=_cmd_serve)
 
     pr = sub.add_parser("prompt", help="print a creature's assembled prompt and section map",

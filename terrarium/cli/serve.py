@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -18,7 +19,10 @@ from terrarium.cli.run import load_runnable
 from terrarium.config import Team
 from terrarium.errors import TerrariumError
 
-__all__ = ["cmd_serve"]
+if TYPE_CHECKING:
+    from terrarium.serve import ServeSettings
+
+__all__ = ["cmd_serve", "serve_settings"]
 
 
 def _token(args: argparse.Namespace) -> str | None:
@@ -55,10 +59,35 @@ def _remote(args: argparse.Namespace, team: Team) -> list[str]:
     return sorted(dict.fromkeys(names))
 
 
+def serve_settings(args: argparse.Namespace, token: str | None,
+                   remote: list[str]) -> ServeSettings:
+    """The server's settings from ``terrarium serve``'s options."""
+    from terrarium.serve import ServeSettings
+
+    return ServeSettings(runs_dir=Path(args.runs_dir), host=args.host, port=args.port,
+                         broker=args.broker, token=token, remote=remote,
+                         ack_wait=getattr(args, "ack_wait", 30.0),
+                         remote_wait=getattr(args, "remote_wait", 5.0),
+                         allow_origins=list(args.allow_origin),
+                         idle_unload=args.idle_unload,
+                         approval_timeout=args.approval_timeout, rate=args.rate,
+                         turns_at_once=getattr(args, "turns_at_once", 1))
+
+
+def _loop_options() -> dict[str, bool]:
+    """uvloop when installed (uvicorn[standard] brings it): the loop `uvicorn.run` would pick,
+    so the CLI serves on the loop bench/serve.py measures. TERRARIUM_UVLOOP=0 keeps asyncio's."""
+    import importlib.util
+    import os
+
+    wanted = os.environ.get("TERRARIUM_UVLOOP", "1") != "0"
+    return {"use_uvloop": wanted and importlib.util.find_spec("uvloop") is not None}
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from terrarium.serve import ServeSettings, create_app
+    from terrarium.serve import create_app
     from terrarium.serve.security import is_loopback
 
     team = load_runnable(Path(args.path))
@@ -69,13 +98,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                              suggestion="set --token-env VAR (and export VAR), or bind "
                              "127.0.0.1")
     remote = _remote(args, team)
-    settings = ServeSettings(runs_dir=Path(args.runs_dir), host=args.host, port=args.port,
-                             broker=args.broker, token=token, remote=remote,
-                             ack_wait=getattr(args, "ack_wait", 30.0),
-                             remote_wait=getattr(args, "remote_wait", 5.0),
-                             allow_origins=list(args.allow_origin),
-                             idle_unload=args.idle_unload,
-                             approval_timeout=args.approval_timeout, rate=args.rate)
+    settings = serve_settings(args, token, remote)
     app = create_app(team, settings)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             lifespan="on", access_log=False, ws_max_size=1 << 20,
@@ -104,7 +127,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 await anyio.sleep(0.1)
             app.state.manager.close_streams()
 
-    anyio.run(serve)
+    anyio.run(serve, backend_options=_loop_options())
     if not server.started:
         print(f"error: could not serve on {args.host}:{args.port}", file=sys.stderr)
         return 1

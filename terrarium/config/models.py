@@ -94,6 +94,11 @@ class NamedOutput(Strict):
         True, description="For `tts` outputs: pause the model while the first piece of a "
         "reply is synthesized, when the model runs on this machine and can continue a reply."
     )
+    synthesize_early: bool = Field(
+        False, description="For `tts` outputs whose creature has a reply guard: synthesize "
+        "a reply's first piece from the model's own text while the guard still holds it "
+        "(beside the model), and speak that audio if the guard lets the same piece through."
+    )
 
 
 class OutputConfig(Strict):

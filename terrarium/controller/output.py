@@ -49,8 +49,16 @@ class TurnOutput:
         return self.guard.stop_reason if self.guard is not None else ""
 
     async def say(self, text: str) -> None:
-        """Write the model's text, through the guard when there is one."""
-        await self.write(self.guard.feed(text) if self.guard is not None else text)
+        """Write the model's text, through the guard when there is one (a sink that can
+        synthesize early sees the text first: see ``TTSOutput.preview``)."""
+        if self.guard is None:
+            await self.write(text)
+            return
+        if not self.spoken and self.started:
+            preview = getattr(self.sink, "preview", None)
+            if preview is not None:
+                await preview(text)
+        await self.write(self.guard.feed(text))
 
     async def finish(self) -> list[str]:
         """The reply is over: what the guard still holds is settled (spoken or dropped);

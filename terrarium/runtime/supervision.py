@@ -266,9 +266,11 @@ class Supervisor:
             while c.turn_scope is not None and c.turn_done is not None and not c.stopped:
                 await c.turn_done.wait()
         if c.turn_scope is None:
-            await self.turn(c, [Incoming(
+            turn = self.turn(c, [Incoming(
                 text=str(payload.get("text", "")), channel=label, sender=sender,
                 payload=dict(payload))])
+            gate = self.options.turn_gate  # in line with every other turn (runtime/gate.py)
+            await (turn if gate is None else gate.run(turn))
 
     async def barge_in(self) -> None:
         """Stop current speech, clear what is queued, and cut the speaking turns short."""

@@ -402,7 +402,8 @@ class Wiring:
         segmenter = SegmenterConfig(first_clause_chars=spec.first_clause_chars,
                                     first_piece_max_chars=spec.first_piece_max_chars)
         tts = TTSOutput(synth, sink, segmenter=segmenter, observer=observe,
-                        yield_first_audio=spec.yield_first_audio, creature=creature,
+                        yield_first_audio=spec.yield_first_audio,
+                        synthesize_early=spec.synthesize_early, creature=creature,
                         output=oname)
         await stack.enter_async_context(tts)
         self.tts.append(tts)

@@ -125,12 +125,15 @@ class SessionEvents:
                    ) -> list[tuple[int, str, str]]:
         """The next committed events after ``after``; [] when ``patience`` seconds pass
         first or the session is closed."""
+        rows = self.read(after)
+        if rows or self.closed:  # (no timer to set up when they are there already)
+            return rows
         with anyio.move_on_after(patience):
             while not self.closed:
+                await self._changed.wait()
                 rows = self.read(after)
                 if rows:
                     return rows
-                await self._changed.wait()
         return []
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, nullcontext
 from datetime import UTC, datetime
 from typing import Any
 
@@ -72,7 +72,6 @@ class SessionManager:
         self.output_creatures = tuple(sorted(
             n for n, c in team.creatures.items() if c.config.output.named_outputs))
         self.clock = time.monotonic  # the sessions' rate limit reads it (tests move it)
-        self.sending = 0  # inputs being sent now (together: their commits are shared)
         self.loads = 0
         self.unloads = 0
         self.listeners: list[Any] = []  # told each event as it is published (metrics)
@@ -159,10 +158,9 @@ class SessionManager:
         while True:
             await anyio.sleep(s.reap_every)
             now = time.monotonic()
-            for live in list(self.loaded.values()):
-                if (live.rt is not None and not live.busy()
-                        and now - live.last_active >= s.idle_unload
-                        and not self._unread(live.info.run_id)):
+            for live in list(self.loaded.values()):  # (the cheap test first: many are)
+                if (now - live.last_active >= s.idle_unload and live.rt is not None
+                        and not live.busy() and not self._unread(live.info.run_id)):
                     live.stop()
 
     def _unread(self, run_id: str) -> bool:
@@ -309,25 +307,25 @@ class SessionManager:
             raise Problem(503, "the session is stopping; send again", slug="session-stopping")
         seq = live.events.last_seq
         live.touch()
-        self.sending += 1
+        # the turns wait while inputs are handled: a burst of inputs is taken whole, then
+        # its turns run (bounded: runtime/gate.py)
+        first = self.gate.inputs_first() if self.gate is not None else nullcontext()
         try:
-            # the message commits now, and so do the events it caused, before the answer:
-            # the first event is streamable at once, not after every turn the loop runs
-            # meanwhile (two transactions, each with all sessions' pending rows); with
-            # other inputs under way, after one trip together with theirs (writer.py)
-            with commit_at_once(together=self.sending > 1):
+            # the message commits before it is delivered, and the events it caused before
+            # the answer (the first event is streamable at once); each after one trip round
+            # the loop, in one transaction with every input's rows of that trip (a burst
+            # of a hundred inputs: two commits, not two hundred; writer.py)
+            with first, commit_at_once(together=True):
                 if payload is None:
                     await rt.send_user(body["text"])
                 else:
                     await rt.barge_in()
                     await rt.send(self.team.input_channel or "", body)
-            if self.log_writer is not None:
-                await self.log_writer.commit_soon(together=self.sending > 1)
+                if self.log_writer is not None:
+                    await self.log_writer.commit_soon(together=True)
         except ChannelRefusal as exc:
             status = 413 if "max_bytes" in exc.message else 422
             raise Problem(status, exc.message, slug="refused") from None
-        finally:
-            self.sending -= 1
         return seq
 
 

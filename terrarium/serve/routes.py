@@ -5,22 +5,23 @@ problem (``problems.py``); no route takes a file path."""
 from __future__ import annotations
 
 import dataclasses
-import json
-from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from terrarium.serve.events import SessionEvents
 from terrarium.serve.manager import SessionManager
 from terrarium.serve.problems import Problem
 from terrarium.serve.security import TOO_BIG
 
-__all__ = ["ApprovalAnswer", "InputBody", "NewSession", "api_routes", "read_model"]
+__all__ = ["ApprovalAnswer", "EventsSSE", "InputBody", "NewSession", "PostInput", "api_routes",
+           "parse_model", "read_model"]
 
 KEEPALIVE = 15.0  # seconds between SSE comments on a quiet stream (proxies close idle ones)
 
@@ -56,15 +57,19 @@ async def read_model(request: Request, model: type[M]) -> M:
     limit = request.scope.get(TOO_BIG)
     if limit:
         raise Problem(413, f"the request body is larger than {limit} bytes", slug="too-large")
-    try:
-        data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise Problem(400, "the body is not valid JSON", slug="bad-json") from None
-    try:
-        return model.model_validate(data)
+    return parse_model(raw, model)
+
+
+def parse_model(raw: bytes, model: type[M]) -> M:
+    """``raw`` (JSON) as ``model``: 400 when it is not JSON, 422 naming each wrong field."""
+    try:  # parsed and checked in one pass (pydantic's own JSON parser)
+        return model.model_validate_json(raw or b"{}")
     except ValidationError as exc:
+        found = exc.errors(include_url=False)
+        if any(e["type"] == "json_invalid" for e in found):
+            raise Problem(400, "the body is not valid JSON", slug="bad-json") from None
         errors = [{"field": ".".join(str(p) for p in e["loc"]) or "body", "message": e["msg"]}
-                  for e in exc.errors(include_url=False)]
+                  for e in found]
         raise Problem(422, "the body does not match: " + "; ".join(
             f"{e['field']}: {e['message']}" for e in errors), slug="invalid-body",
             errors=errors) from None
@@ -124,24 +129,52 @@ async def delete_session(request: Request) -> Response:
     return Response(status_code=204)
 
 
-async def post_input(request: Request) -> JSONResponse:
+class PostInput:
     """Input to the team's input channel: ``text`` or a ``payload`` of its schema."""
-    m = _mgr(request)
-    m.info(request.path_params["session_id"])  # 404 before the body is read
-    body = await read_model(request, InputBody)
-    if (body.text is None) == (body.payload is None):
-        raise Problem(422, "give exactly one of text or payload", slug="invalid-body",
-                      errors=[{"field": "text", "message": "give text or payload"}])
-    live = await m.load(request.path_params["session_id"], hold=True)
-    try:
-        seq = await m.send(live, text=body.text, payload=body.payload)
-    finally:
-        live.inputs -= 1
-    return JSONResponse({"accepted": True, "seq": seq}, status_code=202)
+
+    # The hot route (every input a client sends): a bare ASGI app rather than a
+    # request/response function, so that it costs no Request, JSONResponse or exception
+    # wrapper of its own (errors are raised as problems and answered by the app's handler,
+    # as every route's). Same checks and answers as a plain route would give.
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        m: SessionManager = scope["app"].state.manager
+        sid = scope["path_params"]["session_id"]
+        m.info(sid)  # 404 before the body is read
+        body = parse_model(await _body(scope, receive), InputBody)
+        if (body.text is None) == (body.payload is None):
+            raise Problem(422, "give exactly one of text or payload", slug="invalid-body",
+                          errors=[{"field": "text", "message": "give text or payload"}])
+        live = await m.load(sid, hold=True)
+        try:
+            seq = await m.send(live, text=body.text, payload=body.payload)
+        finally:
+            live.inputs -= 1
+        answer = b'{"accepted":true,"seq":%d}' % seq
+        await send({"type": "http.response.start", "status": 202, "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", b"%d" % len(answer))]})
+        await send({"type": "http.response.body", "body": answer})
+
+
+async def _body(scope: Scope, receive: Receive) -> bytes:
+    """The whole request body (the app's body limit has bounded it: 413 past it)."""
+    chunks = []
+    while True:
+        msg = await receive()
+        if msg["type"] != "http.request":  # the client went away
+            raise Problem(400, "the request ended before its body", slug="no-body")
+        chunks.append(msg.get("body", b""))
+        if not msg.get("more_body", False):
+            break
+    limit = scope.get(TOO_BIG)
+    if limit:
+        raise Problem(413, f"the request body is larger than {limit} bytes", slug="too-large")
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 # ---------------------------------------------------------------------- events
-def _after(request: Request | WebSocket) -> int:
+def _after(request: HTTPConnection) -> int:
     raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
     try:
         return max(0, int(raw))
@@ -151,30 +184,51 @@ def _after(request: Request | WebSocket) -> int:
                       ) from None
 
 
-async def events_sse(request: Request) -> StreamingResponse:
+_SSE_HEADERS = [(b"content-type", b"text/event-stream; charset=utf-8"),
+                (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")]
+
+
+class EventsSSE:
     """The session's events as Server-Sent Events, from ``Last-Event-ID``/``after``."""
-    m = _mgr(request)
-    sid = request.path_params["session_id"]
-    m.info(sid)
-    after = _after(request)
-    events = m.events_of(sid)
 
-    async def stream() -> AsyncIterator[str]:
-        pos = after
-        yield ": terrarium events\n\n"
-        while not events.closed:
-            rows = await events.wait(pos, patience=KEEPALIVE)
-            if not rows:
-                yield ": keepalive\n\n"
-                continue
-            chunk = []
-            for seq, kind, data in rows:
-                chunk.append(f"id: {seq}\nevent: {kind}\ndata: {data}\n\n")
-                pos = seq
-            yield "".join(chunk)
+    # A bare ASGI app, as ``PostInput``: every event of every session goes out through it
+    # (a StreamingResponse added an async generator and its wrappers to each chunk).
 
-    return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        m: SessionManager = scope["app"].state.manager
+        sid = scope["path_params"]["session_id"]
+        m.info(sid)
+        after = _after(HTTPConnection(scope))
+        events = m.events_of(sid)
+        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_until_gone, receive, tg.cancel_scope)
+            await _stream(events, after, send)
+            tg.cancel_scope.cancel()
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _until_gone(receive: Receive, scope: anyio.CancelScope) -> None:
+    """Ends the stream when the client goes away."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()
+
+
+async def _stream(events: SessionEvents, pos: int, send: Send) -> None:
+    """Committed events after ``pos`` as SSE chunks (a comment when quiet for a while,
+    as proxies close idle connections), until the session is closed."""
+    await send({"type": "http.response.body", "body": b": terrarium events\n\n",
+                "more_body": True})
+    while not events.closed:
+        rows = await events.wait(pos, patience=KEEPALIVE)
+        if rows:
+            body = "".join([f"id: {seq}\nevent: {kind}\ndata: {data}\n\n"
+                            for seq, kind, data in rows]).encode()
+            pos = rows[-1][0]
+        else:
+            body = b": keepalive\n\n"
+        await send({"type": "http.response.body", "body": body, "more_body": True})
 
 
 async def events_ws(ws: WebSocket) -> None:
@@ -292,7 +346,9 @@ async def prompt(request: Request) -> JSONResponse:
 
 def api_routes() -> list[Route | WebSocketRoute]:
     sid = "/v1/sessions/{session_id}"
-    return [
+    return [  # the hot routes first (the router tries them in order)
+        Route(sid + "/input", PostInput(), methods=["POST"], name="post_input"),
+        Route(sid + "/events", EventsSSE(), methods=["GET"], name="events_sse"),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/v1/team", team, methods=["GET"]),
@@ -300,8 +356,6 @@ def api_routes() -> list[Route | WebSocketRoute]:
         Route("/v1/sessions", create_session, methods=["POST"]),
         Route(sid, get_session, methods=["GET"]),
         Route(sid, delete_session, methods=["DELETE"]),
-        Route(sid + "/input", post_input, methods=["POST"]),
-        Route(sid + "/events", events_sse, methods=["GET"]),
         WebSocketRoute(sid + "/events/ws", events_ws),
         Route(sid + "/transcript/{creature}", transcript, methods=["GET"]),
         Route(sid + "/approvals", approvals, methods=["GET"]),

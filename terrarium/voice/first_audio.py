@@ -87,7 +87,9 @@ class FirstAudioPause:
 
 def first_audio_pause(sink: OutputSink | None, model: ChatModel) -> FirstAudioPause | None:
     """A pause for one round, when the sink asks for one and the model can continue."""
-    if (isinstance(sink, FirstPieceSink) and sink.yield_first_audio
+    # (the attribute first: a runtime-checkable protocol's isinstance is slow, and every
+    # turn of every creature asks, most with no voice)
+    if (getattr(sink, "yield_first_audio", False) and isinstance(sink, FirstPieceSink)
             and supports_continuation(model)):
         return FirstAudioPause(sink, model)
     return None

@@ -35,6 +35,7 @@ from terrarium.events import (
     UtteranceWritten,
 )
 from terrarium.voice.audio import AudioSink, NullAudioSink, UtteranceAudio, WavFileSink
+from terrarium.voice.early import EarlyFirstPiece, EarlyPiece
 from terrarium.voice.metrics import UtteranceMetrics
 from terrarium.voice.segment import CLOSERS, TERMINATORS, SegmenterConfig, SentenceSegmenter
 from terrarium.voice.sink import CutReport
@@ -84,6 +85,7 @@ class _Utterance:
     done: anyio.Event = field(default_factory=anyio.Event)
     first_synthesized: anyio.Event = field(default_factory=anyio.Event)  # or cut, or finished
     result: UtteranceResult | None = None
+    early: EarlyFirstPiece | None = None  # the first piece cut from the model's own text
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +118,9 @@ class TTSOutput:
     ``text -> AudioClip`` callable. Audio goes to ``audio_sink``, else to WAV files in
     ``directory``, else nowhere (durations are still measured). ``yield_first_audio`` asks
     the controller to pause a local model while a reply's first piece is synthesized (see
-    :class:`terrarium.voice.sink.FirstPieceSink`).
+    :class:`terrarium.voice.sink.FirstPieceSink`). ``synthesize_early`` synthesizes a
+    reply's first piece from the model's text (:meth:`preview`) while the reply guard still
+    holds it (:mod:`terrarium.voice.early`).
     """
 
     def __init__(
@@ -133,6 +137,7 @@ class TTSOutput:
         keep_results: int = 64,
         clock: Callable[[], float] = time.perf_counter,
         yield_first_audio: bool = True,
+        synthesize_early: bool = False,
         creature: str = "",
         output: str = "",
     ) -> None:
@@ -160,6 +165,8 @@ class TTSOutput:
         self._playback_size = playback_size
         self._keep = keep_results
         self.yield_first_audio = yield_first_audio
+        self.synthesize_early = synthesize_early
+        self.early_counts = [0, 0]  # early first pieces synthesized, and of them spoken
         self._synth_gone = False  # the synthesis worker has stopped: nothing to wait for
         # the audio of short pieces said before, by their text: the runtime's own replies
         # ("Hello! How can I help you today?") and common openings come back often, and a
@@ -260,6 +267,33 @@ class TTSOutput:
             utt.metrics.time_to_first_token = self._clock() - utt.t0
         for sentence in utt.segmenter.feed(utt.fence.feed(text)):
             await self._enqueue(utt, sentence)
+
+    async def preview(self, text: str) -> None:
+        """Take the model's text before the reply guard has judged it: its first piece is
+        synthesized as soon as it is cut, and used if the guard lets the same piece through."""
+        utt = self._writing
+        if (not self.synthesize_early or utt is None or utt.cut or utt.queued
+                or self._tg is None or self._synth_gone):
+            return
+        if utt.early is None:
+            utt.early = EarlyFirstPiece(self._segmenter_config)
+        piece = utt.early.feed(text)
+        if piece is None:
+            return
+        if piece.text in self._clips:  # said before: its kept audio is used at once anyway
+            return
+        self.early_counts[0] += 1
+        self._tg.start_soon(self._synth_early, piece)
+
+    async def _synth_early(self, piece: EarlyPiece) -> None:
+        """Synthesize an early first piece; a failure is left to the piece's own synthesis."""
+        clip: AudioClip | None = None
+        try:
+            clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, piece.text)
+        except Exception:  # the spoken piece is synthesized again, and reports its error
+            clip = None
+        finally:
+            piece.finish(clip)
 
     async def end(self) -> None:
         """Flush the remaining text; returns once queued, not when played."""
@@ -397,6 +431,8 @@ class TTSOutput:
         try:
             clip = self._clips.get(item.text)
             if clip is None:
+                clip = await self._early_clip(item)
+            if clip is None:
                 clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
                 self._keep_clip(item.text, clip)
             else:
@@ -460,6 +496,17 @@ class TTSOutput:
         utt.metrics.sentences_played += 1
 
     # --------------------------------------------------------------- helpers
+
+    async def _early_clip(self, item: _Sentence) -> AudioClip | None:
+        """The audio synthesized early for this piece (waited for if under way), if any."""
+        early = item.utt.early.match(item.index, item.text) if item.utt.early else None
+        if early is None:
+            return None
+        self.early_counts[1] += 1
+        await early.done.wait()
+        if early.clip is not None:
+            self._keep_clip(item.text, early.clip)
+        return early.clip
 
     def _keep_clip(self, text: str, clip: AudioClip) -> None:
         """Keep a short piece's audio for the next time it is said (``KEEP_CLIPS`` pieces

@@ -1,0 +1,247 @@
+"""Early synthesis (issue 29, time to first audio): a reply's first piece is synthesized from
+the model's own text while the reply guard still holds it, used when the guard lets the same
+piece through and thrown away when it does not. What is spoken never changes. Deterministic:
+a scripted speaker turn, a fake voice that says which text it made."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from terrarium.config import load_team
+from terrarium.controller.assembly import assemble
+from terrarium.controller.incoming import Incoming
+from terrarium.controller.loop import Controller
+from terrarium.llm.types import ChatRequest, StreamDelta, Usage
+from terrarium.voice import AudioClip, CallableSynthesizer, NullAudioSink, TTSOutput
+from terrarium.voice.early import EarlyFirstPiece
+from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
+from terrarium.voice.speakable import to_speakable
+
+ROOT = Path(__file__).resolve().parents[2]
+RATE = 16000
+SPEAKER = SegmenterConfig(first_clause_chars=12, first_piece_max_chars=16)
+
+
+def first_piece(text: str, config: SegmenterConfig) -> str | None:
+    """The first piece the output's own segmenter cuts from ``text`` given whole."""
+    seg = SentenceSegmenter(config)
+    for s in seg.feed(text) + seg.flush():
+        spoken = to_speakable(s)
+        if spoken and any(ch.isalnum() for ch in spoken):
+            return spoken
+    return None
+
+
+_WORDS = st.sampled_from(["Mondays", " are", " a", " fresh", " start", ",", " for", " the",
+                          " week.", " Cats", " sleep", " intelligent", " It's", " 3.5",
+                          " degrees", "!", " and", " *very*", " cold", " Dr.", " Smith"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(_WORDS, min_size=1, max_size=30),
+       cuts=st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=5),
+       lead=st.sampled_from(["", " ", "\n "]))
+def test_the_early_piece_is_the_piece_the_output_cuts_from_the_same_words(
+        parts: list[str], cuts: list[int], lead: str) -> None:
+    text = "".join(parts).lstrip()
+    early, got, i, k = EarlyFirstPiece(SPEAKER, after_words=0), None, 0, 0
+    raw = lead + text
+    while i < len(raw):
+        step = cuts[k % len(cuts)]
+        piece = early.feed(raw[i:i + step])
+        if piece is not None:
+            assert got is None  # once
+            got = piece.text
+        i, k = i + step, k + 1
+    whole = first_piece(text + " And more words follow here.", SPEAKER)
+    if got is not None:  # cut before the text ended: the same piece, whatever follows
+        assert got == whole
+
+
+class Voice:
+    """A fake voice: the clip's bytes are the text it was made from."""
+
+    def __init__(self) -> None:
+        self.made: list[str] = []
+        self.first = threading.Event()
+
+    def __call__(self, text: str) -> AudioClip:
+        self.made.append(text)
+        self.first.set()
+        data = text.encode()
+        return AudioClip(pcm=data + b"\x00" * (len(data) % 2), sample_rate=RATE)
+
+
+class Heard(NullAudioSink):
+    def __init__(self) -> None:
+        super().__init__()
+        self.clips: list[str] = []
+
+    async def play(self, clip: AudioClip) -> None:
+        self.clips.append(clip.pcm.rstrip(b"\x00").decode())
+        await super().play(clip)
+
+
+def test_a_previewed_first_piece_is_synthesized_once_and_played() -> None:
+    voice, heard = Voice(), Heard()
+    tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
+                    synthesize_early=True)
+    reply = "Mondays are a fresh start for the week. They bring new chances."
+
+    async def go() -> None:
+        async with tts:
+            await tts.begin("u1")
+            for i in range(0, len(reply), 4):
+                await tts.preview(reply[i:i + 4])
+            await anyio.to_thread.run_sync(voice.first.wait, 5)  # the early synthesis
+            await tts.write(reply)
+            await tts.end()
+            await tts.drain()
+
+    anyio.run(go)
+    piece = first_piece(reply, SPEAKER)
+    assert voice.made[0] == piece and voice.made.count(piece) == 1
+    assert heard.clips[0] == piece
+    assert tts.early_counts == [1, 1]
+
+
+def test_without_synthesize_early_a_preview_does_nothing() -> None:
+    voice = Voice()
+    tts = TTSOutput(CallableSynthesizer(voice, RATE), NullAudioSink(), segmenter=SPEAKER)
+
+    async def go() -> None:
+        async with tts:
+            await tts.begin("u1")
+            await tts.preview("Mondays are a fresh start for the week.")
+            await anyio.sleep(0.01)
+            assert voice.made == []
+            await tts.end()
+
+    anyio.run(go)
+    assert tts.early_counts == [0, 0]
+
+
+# -- in the controller: the speaker's guard holds a short question's first sentence to its end
+
+
+class Waiting:
+    """Streams a reply 3 characters a delta; before its first sentence's last word it waits
+    (on a thread) until the voice has made something: only early synthesis can, since the
+    guard holds that sentence to its end."""
+
+    name = "waiting"
+    last_usage: Usage | None = None
+    supports_continuation = False
+
+    def __init__(self, reply: str, wait_at: int, voice: Voice) -> None:
+        self.reply, self.wait_at, self.voice = reply, wait_at, voice
+        self.made_before: list[str] = []
+
+    def describe(self) -> str:
+        return self.name
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        for i in range(0, len(self.reply), 3):
+            if i >= self.wait_at and not self.made_before:
+                await anyio.to_thread.run_sync(self.voice.first.wait, 5)
+                self.made_before = list(self.voice.made)
+            yield StreamDelta(text=self.reply[i:i + 3])
+        yield StreamDelta(finish_reason="stop")
+
+
+ASKED = "Say something nice about Mondays."  # under six words: held to its sentence end
+
+
+def speaker_turn(reply: str, wait_before: str, asked: str = ASKED,
+                 ) -> tuple[Voice, Heard, TTSOutput, str, Waiting]:
+    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
+    voice, heard = Voice(), Heard()
+    tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
+                    synthesize_early=True, yield_first_audio=False)
+    at = reply.index(wait_before) if wait_before else len(reply) + 1  # "": never waits
+    model = Waiting(reply, at, voice)
+    payload: dict[str, Any] = {"intent": "request", "user_said": asked,
+                               "recent_conversation": "", "memory_context": ""}
+
+    async def go() -> str:
+        ctl = Controller(parts, model, sinks={"tts": tts})  # type: ignore[arg-type]
+        async with tts:
+            with anyio.fail_after(10):
+                result = await ctl.run_turn([Incoming(text=asked, channel="to_speaker",
+                                                      sender="router", payload=payload)])
+                await tts.drain()
+        return result.text
+
+    return voice, heard, tts, anyio.run(go), model
+
+
+def test_the_held_first_piece_is_synthesized_before_the_guard_lets_it_through() -> None:
+    reply = "Mondays are a fresh start for the week. They bring new chances to grow."
+    voice, heard, tts, text, model = speaker_turn(reply, "week.")
+    piece = first_piece(reply, SPEAKER)
+    assert model.made_before == [piece]  # made while the guard still held the sentence
+    assert voice.made.count(piece) == 1  # and not made again when it was let through
+    assert heard.clips[0] == piece
+    assert text.startswith("Mondays are a fresh start for the week.")
+    assert tts.early_counts == [1, 1]
+
+
+def test_a_dropped_first_sentence_s_early_audio_is_never_played() -> None:
+    # the first sentence says the user's words back (an echo): the guard drops it
+    reply = "Say something nice about Mondays. Mondays are a fresh start for the week."
+    _voice, heard, tts, text, model = speaker_turn(reply, "fresh")
+    early = first_piece(reply, SPEAKER)
+    assert model.made_before == [early]
+    assert early not in heard.clips
+    assert heard.clips[0] == first_piece("Mondays are a fresh start for the week.", SPEAKER)
+    assert not text.startswith("Say something")
+    assert tts.early_counts == [1, 0]
+
+
+def test_a_first_piece_said_before_is_not_synthesized_early_again() -> None:
+    voice = Voice()
+    tts = TTSOutput(CallableSynthesizer(voice, RATE), NullAudioSink(), segmenter=SPEAKER,
+                    synthesize_early=True)
+    reply = "Mondays are a fresh start for the week."
+
+    async def go() -> None:
+        async with tts:
+            for uid in ("u1", "u2"):
+                await tts.begin(uid)
+                await tts.preview(reply)
+                await anyio.to_thread.run_sync(voice.first.wait, 5)
+                await tts.write(reply)
+                await tts.end()
+                await tts.drain()
+
+    anyio.run(go)
+    piece = first_piece(reply, SPEAKER)
+    assert voice.made.count(piece) == 1  # the second time its kept audio was used
+    assert tts.early_counts == [1, 1]
+
+
+def test_the_early_piece_waits_for_the_words_the_guard_judges_a_start_by() -> None:
+    early = EarlyFirstPiece(SPEAKER)  # EARLY_AFTER_WORDS: one more than the guard's four
+    said = ["Mondays ", "are ", "a ", "fresh ", "start"]
+    assert [early.feed(w) for w in said] == [None] * 5  # cut, but four complete words
+    piece = early.feed(" for")
+    assert piece is not None and piece.text == first_piece("Mondays are a fresh start.",
+                                                           SPEAKER)
+
+
+def test_a_start_the_guard_lets_through_is_not_synthesized_beside_the_model() -> None:
+    # six words and a start far from them: the guard lets it through after four words,
+    # before the early piece's fifth, so it is queued and synthesized as before
+    reply = "Mars is cold and dry, with very thin air. It has big dust storms."
+    _voice, heard, tts, text, _model = speaker_turn(
+        reply, "", asked="What is the weather like on Mars today?")
+    assert text.startswith("Mars is cold and dry")
+    assert heard.clips[0] == first_piece(reply, SPEAKER)
+    assert tts.early_counts == [0, 0]
