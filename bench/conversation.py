@@ -27,10 +27,12 @@ issue 30 and never tuned on); ``--set both`` (the default) runs and reports each
 ``fresh`` (``bench/conversation_fresh.py``) is a second held-out set written blind, for the
 final judgement only; ``blind`` (``bench/conversation_blind.py``) a third, written blind
 later; ``blind2`` (``bench/conversation_blind2.py``) a fourth, written blind at the end of
-the session and never run while it was written; ``--set all`` runs all five.
+the session and never run while it was written; ``blind3``
+(``bench/conversation_blind3.py``) a fifth, written blind in session 10 the same way;
+``--set all`` runs all six.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
-Run: ``python bench/conversation.py [--set first|held-out|fresh|blind|blind2|both|all] [-v]
-[--runs 1] [--speaker-template FILE]``
+Run: ``python bench/conversation.py [--set first|held-out|fresh|blind|blind2|blind3|both|all]
+[-v] [--runs 1] [--speaker-template FILE]``
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from typing import Any
 import anyio
 from conversation_blind import BLIND  # bench/conversation_blind.py: written blind, never tune
 from conversation_blind2 import BLIND2  # bench/conversation_blind2.py: written blind, never tune
+from conversation_blind3 import BLIND3  # bench/conversation_blind3.py: written blind, never tune
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
@@ -92,6 +95,11 @@ def blind() -> list[list[Say]]:
 def blind2() -> list[list[Say]]:
     """The second blind set (bench/conversation_blind2.py), for the final judgement only."""
     return [[S(*turn) for turn in dialogue] for dialogue in BLIND2]
+
+
+def blind3() -> list[list[Say]]:
+    """The third blind set (bench/conversation_blind3.py, session 10), for judging only."""
+    return [[S(*turn) for turn in dialogue] for dialogue in BLIND3]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -453,9 +461,9 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 
 
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
-        "blind2": blind2, "dev": lambda: DEV, "dev2": lambda: DEV2}
+        "blind2": blind2, "blind3": blind3, "dev": lambda: DEV, "dev2": lambda: DEV2}
 GROUPS = {"both": ("first", "held-out"),
-          "all": ("first", "held-out", "fresh", "blind", "blind2")}
+          "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3")}
 
 
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
@@ -504,12 +512,13 @@ if __name__ == "__main__":
     p.add_argument("--notices", action="store_true",
                    help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
-    p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "dev",
-                                     "dev2", "both", "all"],
+    p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
+                                     "dev", "dev2", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
-                   "(written blind at the end), both (first and held-out), all five, or the "
+                   "(written blind at the end), blind3 (written blind in session 10), both (first "
+                   "and held-out), all six, or the "
                    "developer's own cases (dev; dev2: those of the fourth round)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices

@@ -1,6 +1,7 @@
-"""The second blind dialogue set of ``bench/conversation.py`` (issue 30) is well formed: it
-loads through the benchmark's own loader as ``--set blind2`` (and in ``--set all``, not in
-the default), is big enough to judge by, and every recall ask can be answered from what the
+"""The blind dialogue sets of ``bench/conversation.py`` written at the end (issue 30:
+``blind2``, and ``blind3`` of session 10) are well formed: each loads through the
+benchmark's own loader as ``--set <name>`` (and in ``--set all``, not in the default), is
+big enough to judge by, and every recall ask can be answered from what the
 user said before it — and only from that: not from the question's own words, and not by a
 reply that happens to contain a common word. The model is not run here."""
 
@@ -8,12 +9,32 @@ from __future__ import annotations
 
 import re
 import sys
+from types import ModuleType
+from typing import NamedTuple
+
+import pytest
 
 from tests.script_loader import ROOT, load_script
 
 bench = load_script(ROOT / "bench" / "conversation.py", "bench_conversation")
-blind2_data = sys.modules["conversation_blind2"]
 UNKNOWN = sys.modules["conversation_data"].UNKNOWN
+
+
+class Size(NamedTuple):
+    """The least each set must hold (blind3's brief asked for more than blind2's)."""
+
+    dialogues: int
+    asks: int
+    never_said: int
+
+
+SIZES = {"blind2": Size(60, 70, 6), "blind3": Size(100, 110, 10)}
+SETS = pytest.mark.parametrize("name", sorted(SIZES))
+
+
+def data(name: str) -> ModuleType:
+    """The set's own module (``bench/conversation_<name>.py``), loaded by the benchmark."""
+    return sys.modules[f"conversation_{name}"]
 
 # Words any reply may contain: an expected word inside one of them would score by chance
 # ("two" in "network", "owl" in "knowledge", "cat" in "category").
@@ -46,10 +67,10 @@ INDIRECT = re.compile(r"^(remind me|do you (still )?remember|can you (tell|say)|
                       r"i forgot)|did (i|the \w+) (say|tell)|\bagain\?$", re.I)
 
 
-def _asks() -> list[tuple[str, tuple[str, ...], str]]:
+def _asks(name: str) -> list[tuple[str, tuple[str, ...], str]]:
     """Every recall ask: (question, expected words, what the user said before it)."""
     out = []
-    for dialogue in bench.SETS["blind2"]():
+    for dialogue in bench.SETS[name]():
         earlier = ""
         for say in dialogue:
             if say.expect and say.expect != (UNKNOWN,):
@@ -58,19 +79,25 @@ def _asks() -> list[tuple[str, tuple[str, ...], str]]:
     return out
 
 
-def test_blind2_loads_as_its_own_set_and_in_all_only() -> None:
-    dialogues = bench.SETS["blind2"]()
-    assert len(dialogues) >= 60
-    assert len(dialogues) == len(blind2_data.BLIND2)
+@SETS
+def test_the_set_loads_as_its_own_set_and_in_all_only(name: str) -> None:
+    dialogues = bench.SETS[name]()
+    assert len(dialogues) >= SIZES[name].dialogues
+    assert len(dialogues) == len(getattr(data(name), name.upper()))
     assert all(isinstance(say, bench.Say) and say.text for d in dialogues for say in d)
     assert all(2 <= len(d) <= 7 for d in dialogues)
-    assert "blind2" in bench.GROUPS["all"]
-    assert "blind2" not in bench.GROUPS["both"]  # the default run is unchanged
+    assert name in bench.GROUPS["all"]
+    assert name not in bench.GROUPS["both"]  # the default run is unchanged
+    # a dialogue is known by its number: no two are the same, no telling is said twice
+    assert len({tuple(say.text for say in d) for d in dialogues}) == len(dialogues)
+    tellings = [d[0].text for d in dialogues if not d[0].expect]
+    assert len(set(tellings)) == len(tellings)
 
 
-def test_every_recall_ask_is_answered_by_an_earlier_turn_and_not_by_itself() -> None:
-    asks = _asks()
-    assert len(asks) >= 70
+@SETS
+def test_every_recall_ask_is_answered_by_an_earlier_turn_and_not_by_itself(name: str) -> None:
+    asks = _asks(name)
+    assert len(asks) >= SIZES[name].asks
     for question, expect, earlier in asks:
         assert UNKNOWN not in expect, question
         # the form listed first is the one the user said
@@ -78,8 +105,9 @@ def test_every_recall_ask_is_answered_by_an_earlier_turn_and_not_by_itself() -> 
         assert not any(e.lower() in question.lower() for e in expect), question
 
 
-def test_expected_words_are_not_common_words_nor_parts_of_them() -> None:
-    for question, expect, _ in _asks():
+@SETS
+def test_expected_words_are_not_common_words_nor_parts_of_them(name: str) -> None:
+    for question, expect, _ in _asks(name):
         first = expect[0]
         assert len(first) >= 4 or (any(c.isdigit() for c in first) and len(first) >= 2), \
             (question, first)
@@ -90,16 +118,17 @@ def test_expected_words_are_not_common_words_nor_parts_of_them() -> None:
             assert not any(low in w for w in COMMON), (question, e)
 
 
-def test_the_set_has_each_kind_of_turn_the_brief_asks_for() -> None:
-    turns = [say for d in bench.SETS["blind2"]() for say in d]
+@SETS
+def test_the_set_has_each_kind_of_turn_the_brief_asks_for(name: str) -> None:
+    turns = [say for d in bench.SETS[name]() for say in d]
     never_said = [s for s in turns if s.expect == (UNKNOWN,)]
     ordinary = [s for s in turns if not s.expect and s.text.endswith("?")]
     indirect = [s for s in turns if s.expect and s.expect != (UNKNOWN,)
                 and INDIRECT.search(s.text)]
-    assert len(never_said) >= 6
+    assert len(never_said) >= SIZES[name].never_said
     assert len(ordinary) >= 25  # questions not about the user, to be answered
     assert len(indirect) >= 10
-    cats = blind2_data.BY_CATEGORY
+    cats = data(name).BY_CATEGORY
     assert all(len(ds) >= 3 for ds in cats.values()), {k: len(v) for k, v in cats.items()}
     # some asks come three to five turns after what they ask for
     assert len(cats["after a longer gap"]) >= 3
@@ -108,16 +137,17 @@ def test_the_set_has_each_kind_of_turn_the_brief_asks_for() -> None:
         assert first_ask >= 4, d
 
 
-def test_never_said_asks_follow_nothing_that_answers_them() -> None:
+@SETS
+def test_never_said_asks_follow_nothing_that_answers_them(name: str) -> None:
     """Only in the never-said dialogues, only as their last turn, and the question names a
     subject the dialogue never mentioned ("cat" after a rabbit, "city" after a flat)."""
-    dialogues = blind2_data.BY_CATEGORY["never said"]
-    assert len(dialogues) >= 6
+    dialogues = data(name).BY_CATEGORY["never said"]
+    assert len(dialogues) >= SIZES[name].never_said
     for d in dialogues:
         assert [t for t in d if len(t) > 1] == [d[-1]] and d[-1][1:] == (UNKNOWN,)
         before = set(re.findall(r"[a-z]+", " ".join(t[0] for t in d[:-1]).lower()))
         subject = set(re.findall(r"[a-z]+", d[-1][0].lower())) - ASK_WORDS
         assert subject - before, d
-    others = [t for k, ds in blind2_data.BY_CATEGORY.items() if k != "never said"
+    others = [t for k, ds in data(name).BY_CATEGORY.items() if k != "never said"
               for d in ds for t in d]
     assert not any(UNKNOWN in t[1:] for t in others)
