@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
 import anyio
+import anyio.abc
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from pydantic import BaseModel, ConfigDict
@@ -66,6 +67,11 @@ KEEP_CLIPS = 32
 """How many short pieces' audio a TTS output keeps (a few MB at most)."""
 KEEP_CLIP_CHARS = 40
 """Only pieces this short are kept: a first piece, a fixed reply, not a whole answer."""
+FINISH_WITHIN = 10.0
+"""Seconds a clean exit lets the speech still queued finish (a reply of a few sentences on
+a sound card); past it, or at once on an error, the rest is cut and the cut recorded."""
+CUT_WITHIN = 2.0
+"""Seconds the cut itself may take at exit (stopping the sound, closing the WAV file)."""
 
 # ----------------------------------------------------------------------------- internals
 
@@ -135,6 +141,7 @@ class TTSOutput:
         yield_first_audio: bool = True,
         creature: str = "",
         output: str = "",
+        finish_within: float = FINISH_WITHIN,
     ) -> None:
         if synthesizer is None:
             from terrarium.voice.synth import default_synthesizer
@@ -160,6 +167,8 @@ class TTSOutput:
         self._playback_size = playback_size
         self._keep = keep_results
         self.yield_first_audio = yield_first_audio
+        self.finish_within = finish_within
+        self._worker_scopes: list[anyio.CancelScope] = []  # stopped by __aexit__ only
         self._synth_gone = False  # the synthesis worker has stopped: nothing to wait for
         # the audio of short pieces said before, by their text: the runtime's own replies
         # ("Hello! How can I help you today?") and common openings come back often, and a
@@ -191,10 +200,12 @@ class TTSOutput:
         )
         play_send, play_recv = anyio.create_memory_object_stream[_Clip | _End](self._playback_size)
         self._synth_gone = False
+        self._worker_scopes = []
         async with AsyncExitStack() as stack:
             tg = await stack.enter_async_context(anyio.create_task_group())
-            tg.start_soon(self._synth_worker, synth_recv, play_send)
-            tg.start_soon(self._playback_worker, play_recv)
+            # started (not start_soon): each worker's scope exists before anything can stop it
+            await tg.start(self._shielded, self._synth_worker, synth_recv, play_send)
+            await tg.start(self._shielded, self._playback_worker, play_recv)
             self._stack = stack.pop_all()
         self._tg = tg
         self._synth_send = synth_send
@@ -206,19 +217,46 @@ class TTSOutput:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        """On a clean exit, finish speaking what is queued; on an error, stop at once."""
+        """On a clean exit, finish speaking what is queued (within ``finish_within``
+        seconds); on an error, or past that, stop at once. Either way what was not said is
+        cut like a barge-in, so the cut is told and recorded and the WAV file closed.
+
+        Shielded: the runtime ends a run by cancelling its task group and then leaving the
+        contexts entered in it, this one among them, so an unshielded wait here would be
+        cut at its first await (the last reply's end never queued, its audio never closed)
+        and the workers with it; they run in shielded scopes that only this method stops.
+        The deadlines keep a stuck sound device from holding the exit for ever.
+        """
         stack, self._stack = self._stack, None
         if stack is None:
             return None
-        if self._writing is not None and exc is None:
-            await self.end()
-        if exc is not None and self._tg is not None:
-            self._tg.cancel_scope.cancel()
-        self._release_first_waiters()
-        if self._synth_send is not None:
-            self._synth_send.close()
-            self._synth_send = None
+        try:
+            if exc is None:
+                with anyio.CancelScope(shield=True) as scope:
+                    scope.deadline = anyio.current_time() + self.finish_within
+                    if self._writing is not None:
+                        await self.end()
+                    await self.drain()
+            with anyio.CancelScope(shield=True) as scope:
+                scope.deadline = anyio.current_time() + CUT_WITHIN
+                await self.interrupt()  # nothing left unless it failed or ran out of time
+        finally:
+            for worker in self._worker_scopes:
+                worker.cancel()
+            self._release_first_waiters()
+            if self._synth_send is not None:
+                self._synth_send.close()
+                self._synth_send = None
         return await stack.__aexit__(exc_type, exc, tb)
+
+    async def _shielded(self, worker: Callable[..., Awaitable[None]], *args: object,
+                        task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+                        ) -> None:
+        """Run a worker that outer cancellation cannot stop: only ``__aexit__`` does."""
+        with anyio.CancelScope(shield=True) as scope:
+            self._worker_scopes.append(scope)
+            task_status.started()
+            await worker(*args)
 
     async def warm(self) -> float:
         """Load the voice and synthesize a throwaway word, so the first reply is not slower.
