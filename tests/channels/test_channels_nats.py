@@ -104,6 +104,40 @@ def test_queue_gives_each_message_to_exactly_one_listener(nats_server: NatsServe
     anyio.run(go)
 
 
+def test_a_silent_listener_finds_its_message_taken_over(nats_server: NatsServer) -> None:
+    """Two processes' listeners on one queue: the one that takes a message and falls silent
+    (its heartbeat stopped, as in a stalled process) sees it as taken over once the other
+    got it from the broker; the other, heartbeating, does not."""
+    specs = [ChannelSpec(name="jobs", kind="queue", schema_name="note", validator=Note)]
+    wiring = wiring_from_mapping({"boss": ([], ["jobs"]), "a": (["jobs"], [])})
+
+    async def silent() -> None:
+        await anyio.sleep_forever()
+
+    async def go() -> None:
+        ta, tb = (NatsTransport(nats_server.url, "rs1", ack_wait=1.0) for _ in range(2))
+        hub_a = ChannelHub(specs, wiring, transport=ta, run_id="rs1")
+        hub_b = ChannelHub(specs, wiring, transport=tb, run_id="rs1")
+        async with ta, tb, hub_a, hub_b:
+            await ta.start()
+            await tb.start()
+            ta.inbox("a")._heartbeat = silent  # type: ignore[attr-defined]
+            sent = (await hub_a.send("boss", "jobs", {"text": "one"})).envelope.id
+            with anyio.fail_after(LOADED):
+                assert (await hub_a.subscribe("a").receive()).id == sent
+                assert not hub_a.taken_over("a", sent)
+                assert (await hub_b.subscribe("a").receive()).id == sent  # handed on
+                while not hub_a.taken_over("a", sent):  # noqa: ASYNC110 (a clock, no event)
+                    await anyio.sleep(0.02)
+            assert not hub_b.taken_over("a", sent)
+            await hub_a.let_go("a", sent)
+            await hub_b.mark_consumed("a", sent)
+            await tb.flush()
+            assert ta.inbox("a").held == {}  # type: ignore[attr-defined]
+
+    anyio.run(go)
+
+
 def test_refusals_are_recorded_and_nothing_is_published(nats_server: NatsServer,
                                                          tmp_path: Path) -> None:
     async def go() -> None:
