@@ -22,7 +22,7 @@ import os
 import struct
 import time
 from collections import namedtuple
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler
@@ -31,20 +31,27 @@ from pydantic_core import core_schema
 from pydantic_core import to_json as _to_json
 
 _PROCESS_TAG = os.urandom(3).hex()
-_counter = itertools.count()
 _time_ns = time.time_ns
 
 
 _TAG_BITS = int(_PROCESS_TAG, 16) << 32
 _TAG_BYTES = bytes.fromhex(_PROCESS_TAG)
-_next = _counter.__next__
+
+
+def _sequence(size: int) -> Callable[[], int]:
+    """0, 1, ..., size - 1 and round again: a range iterator begun anew each round, so the
+    id's sequence needs no mask a message (~340 instructions on 3.11)."""
+    return itertools.chain.from_iterable(itertools.repeat(range(size))).__next__
+
+
+_next = _sequence(1 << 32)  # the per-process sequence: the id's last 8 hex digits
 # (ns, tag, seq) packed as 15 big-endian bytes, then hex: a fifth fewer instructions than
 # the same bytes from one 120-bit int, twice as fast as formatting
 _pack_id = struct.Struct(">Q3sI").pack
 
 
 def _id_of(ns: int) -> str:
-    return _pack_id(ns, _TAG_BYTES, _next() & 0xFFFFFFFF).hex()
+    return _pack_id(ns, _TAG_BYTES, _next()).hex()
 
 
 def new_message_id() -> str:

@@ -79,10 +79,12 @@ def fast_put(stream: MemoryObjectSendStream[Envelope]) -> Put:
 class LocalReceiver(Receiver):
     """A creature's inbox backed by the receive side of a memory object stream."""
 
-    def __init__(self, creature: str, stream: MemoryObjectReceiveStream[Envelope]) -> None:
+    def __init__(self, creature: str, stream: MemoryObjectReceiveStream[Envelope],
+                 room: list[int] | None = None) -> None:
         super().__init__(creature)
         self._stream = stream
         self._buf = _buffer_of(stream)  # taken in bulk by receive_batch (see there)
+        self._room = room  # the lanes' ``Direct`` room: 0 once closed (see close)
 
     def _receive_live_nowait(self) -> Envelope:
         return self._stream.receive_nowait()
@@ -125,6 +127,8 @@ class LocalReceiver(Receiver):
         the end, as before; the stream itself is closed now, not left to the collector."""
         stream = self._stream
         rest = self._replay
+        if self._room is not None:  # no lane appends directly any more (see Direct)
+            self._room[0] = 0
         while True:
             try:
                 rest.append(stream.receive_nowait())
@@ -212,9 +216,13 @@ class _OneListener(_LocalLane):
     __slots__ = ()
 
     def __init__(self, targets: Delivered, streams: tuple[MemoryObjectSendStream[Envelope], ...],
-                 taps: tuple[tuple[str, Put], ...], missed: dict[str, int]) -> None:
+                 taps: tuple[tuple[str, Put], ...], missed: dict[str, int],
+                 room: list[int] | None = None) -> None:
         super().__init__(targets, streams, taps, missed)
         self.put = self._one  # the inbox's own send_nowait: the hub calls it directly
+        buf = _buffer_of(streams[0])
+        if buf is not None and room is not None:  # and appends inline while there is room
+            self.direct = (buf, room, streams[0]._state.waiting_receivers)
 
     def publish_nowait(self, envelope: Envelope) -> Delivered | int:
         try:
@@ -327,6 +335,9 @@ class LocalTransport(Transport):
         self._senders: dict[str, MemoryObjectSendStream[Envelope]] = {}
         self._receivers: dict[str, LocalReceiver] = {}
         self._missed: dict[str, int] = {}
+        # each inbox's room for the lanes' direct appends (see ``Direct``): its capacity
+        # while open, 0 once the transport or the receiver closed it
+        self._rooms: dict[str, list[int]] = {}
 
     def bind(self, specs: Mapping[str, ChannelSpec], wiring: Mapping[str, CreatureWiring],
              observers: Mapping[str, tuple[str, ...]] | None = None) -> None:
@@ -343,7 +354,7 @@ class LocalTransport(Transport):
         if spec.kind == "broadcast":
             return _Broadcast(targets, streams, taps, self._missed)
         if len(targets) == 1:
-            return _OneListener(targets, streams, taps, self._missed)
+            return _OneListener(targets, streams, taps, self._missed, self._rooms[targets[0]])
         return _RoundRobin(targets, streams, taps, self._missed)
 
     def _stream(self, creature: str) -> MemoryObjectSendStream[Envelope]:
@@ -357,7 +368,8 @@ class LocalTransport(Transport):
             raise RuntimeFailure(f"The inbox of creature {creature!r} is already open.")
         send, recv = anyio.create_memory_object_stream[Envelope](capacity)
         self._senders[creature] = send
-        rec = LocalReceiver(creature, recv)
+        room = self._rooms[creature] = [capacity]
+        rec = LocalReceiver(creature, recv, room)
         self._receivers[creature] = rec
         return rec
 
@@ -371,6 +383,8 @@ class LocalTransport(Transport):
         await self._senders[creature].send(envelope)
 
     async def aclose(self) -> None:
+        for room in self._rooms.values():
+            room[0] = 0  # closed below: no direct append from now on (see Direct)
         for send in self._senders.values():
             send.close()
         for rec in self._receivers.values():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from typing import TYPE_CHECKING
 
 import anyio
@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 
 Delivered = tuple[str, ...]
 """Who got a message, as the send result names them (a queue on a broker: ``"a|b"``)."""
+
+Direct = tuple[deque[Envelope], list[int], Sized]
+"""One inbox's buffer, its room and its waiting receivers: appending to the buffer is the
+whole delivery while nobody waits (``not waiting``) and ``len(buffer) < room[0]``. The
+transport sets ``room[0]`` to 0 when it closes the inbox, so a closed inbox always takes
+the lane's ``put`` (which raises as the stream does)."""
 
 
 class BatchRefusal(ChannelRefusal):
@@ -137,7 +143,7 @@ class Lane(ABC):
     A wait that runs out raises ``ChannelRefusal`` with the sentence the hub records.
     """
 
-    __slots__ = ("put", "taps", "targets")
+    __slots__ = ("direct", "put", "taps", "targets")
 
     def __init__(self, targets: Delivered, taps: tuple[str, ...] = ()) -> None:
         self.targets = targets
@@ -146,6 +152,9 @@ class Lane(ABC):
         # ``anyio.WouldBlock`` having delivered nothing) names it here, and the hub's fast
         # path calls it instead of :meth:`publish_nowait` (one Python frame less a message)
         self.put: Callable[[Envelope], None] | None = None
+        # a lane of one in-process inbox may name its buffer too (see ``Direct``): the hub
+        # appends to it inline when that is all ``put`` would do (no call at all)
+        self.direct: Direct | None = None
 
     def publish_nowait(self, envelope: Envelope) -> Delivered | int:
         """Deliver without waiting: who got it, or (when some inbox was full) how many
