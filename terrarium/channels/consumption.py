@@ -38,6 +38,15 @@ class Consumption:
         # a transport that keeps its messages lets them go only now (memory: nothing to do)
         await self.transport.ack(receiver, ids)
 
+    def taken_over(self, receiver: str, message_id: str) -> bool:
+        """Whether ``receiver``'s copy of the message may be another listener's now (a
+        broker hands a message on after its holder's silence): its turn must not count."""
+        return self.transport.taken_over(receiver, message_id)
+
+    async def let_go(self, receiver: str, message_id: str) -> None:
+        """Give up a message taken over, unconsumed and unacked (its new holder has it)."""
+        await self.transport.let_go(receiver, message_id)
+
     def resume(self, kept: Container[str] = frozenset()) -> dict[str, int]:
         """Queue every logged, unconsumed message for its receiver; call before starting.
 

@@ -239,6 +239,17 @@ class Transport(ABC):
         """``creature``'s turn over these messages is recorded: they are taken for good."""
         return None
 
+    def taken_over(self, creature: str, message_id: str) -> bool:
+        """Whether ``creature``'s copy of this message may now be another listener's: a
+        broker hands a message on once its holder falls silent past the ack wait (a
+        stalled or frozen process). In-process transports never hand anything on."""
+        return False
+
+    async def let_go(self, creature: str, message_id: str) -> None:
+        """Forget a message taken over (:meth:`taken_over`) without acking it: whoever
+        holds it now acks it, or the broker hands it on again."""
+        return None
+
     async def kept_ids(self) -> frozenset[str]:
         """Ids of the messages this transport still holds from an earlier process of the
         run and redelivers by itself (a broker's unacked messages); a resumed hub leaves

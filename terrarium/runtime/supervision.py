@@ -111,51 +111,26 @@ class Supervisor:
             # or a session's worker died between the two): acked, not heard twice
             await self.hub.mark_consumed(c.name, env.id)
             return
-        sup = self.options.supervision
-        status = self.recorder.statuses[c.name]
+        if self.hub.taken_over(c.name, env.id):  # it waited out a stall here: not ours now
+            await self._drop_taken_over(c, env.id)
+            return
         incoming = [Incoming(text=str(env.payload.get("text", "")), channel=env.channel,
                              sender=env.sender, payload=env.payload, message_id=env.id)]
         while True:
             c.turn_key, c.turn_sends = env.id, 0
             ops: list[tuple[str, list[tuple[Any, ...]]]] = []  # committed with the consumption
             try:
-                result = await self.turn(c, incoming, ops)
+                result = await self.turn(c, incoming, ops, held=env.id)
+            except _TakenOver:
+                c.turn_key = None
+                await self._drop_taken_over(c, env.id)
+                return
             except Exception as exc:  # a failing turn must not take the team down
-                c.failures += 1
-                cause = _root_cause(exc)
-                msg = f"{type(cause).__name__}: {getattr(cause, 'message', cause)}"
-                if hint := getattr(cause, "suggestion", None):  # what to check, e.g. the server
-                    msg += f" (hint: {hint})"
-                status.last_error = msg
-                self._entry(c, "error", f"turn failed: {msg}")
-                self.bus.publish(ErrorEvent(creature=c.name, message=msg))
-                self.recorder.record_turn(c.name, c.turns, None, error=msg)
-                # an error no retry can fix (HTTP 4xx but 408/429) is not asked again
-                permanent = isinstance(cause, ModelError) and cause.permanent
-                if permanent or c.failures >= sup.max_failures:
-                    status.state = "failed"
-                    why = ("the model refused the request; retrying cannot help" if permanent
-                           else f"{c.failures} failed attempts in a row")
-                    self.bus.publish(ErrorEvent(creature=c.name,
-                                                message=f"gave up ({why}): {msg}"))
-                    self.bus.publish(CreatureState(creature=c.name, state="failed"))
-                    logger.error("creature %s failed (%s); giving up", c.name, why)
-                    c.stopped = True
-                    c.turn_key = None
+                if self._failed(c, exc):
                     # keep its message first in line for start_creature (and in the log)
                     self.hub.subscribe(c.name).replay([env])
                     return
-                delay = sup.delay(c.failures)
-                status.restarts += 1
-                status.state = "restarting"
-                self.bus.publish(CreatureState(creature=c.name, state="restarting"))
-                self.bus.publish(Restart(creature=c.name, attempt=c.failures, delay=delay))
-                self.recovering += 1
-                try:
-                    await anyio.sleep(delay)
-                    c.controller = _rebuild(c)
-                finally:
-                    self.recovering -= 1
+                await self._back_off(c)
                 continue
             c.failures = 0
             if result is not None and result.refused:
@@ -176,11 +151,65 @@ class Supervisor:
             crashpoint("supervisor.consumed")
             return
 
+    def _failed(self, c: RunningCreature, exc: Exception) -> bool:
+        """Record a failed turn; True when the creature gives up (it is then stopped)."""
+        sup = self.options.supervision
+        status = self.recorder.statuses[c.name]
+        c.failures += 1
+        cause = _root_cause(exc)
+        msg = f"{type(cause).__name__}: {getattr(cause, 'message', cause)}"
+        if hint := getattr(cause, "suggestion", None):  # what to check, e.g. the server
+            msg += f" (hint: {hint})"
+        status.last_error = msg
+        self._entry(c, "error", f"turn failed: {msg}")
+        self.bus.publish(ErrorEvent(creature=c.name, message=msg))
+        self.recorder.record_turn(c.name, c.turns, None, error=msg)
+        # an error no retry can fix (HTTP 4xx but 408/429) is not asked again
+        permanent = isinstance(cause, ModelError) and cause.permanent
+        if not (permanent or c.failures >= sup.max_failures):
+            return False
+        status.state = "failed"
+        why = ("the model refused the request; retrying cannot help" if permanent
+               else f"{c.failures} failed attempts in a row")
+        self.bus.publish(ErrorEvent(creature=c.name, message=f"gave up ({why}): {msg}"))
+        self.bus.publish(CreatureState(creature=c.name, state="failed"))
+        logger.error("creature %s failed (%s); giving up", c.name, why)
+        c.stopped = True
+        c.turn_key = None
+        return True
+
+    async def _back_off(self, c: RunningCreature) -> None:
+        """Wait out the restart delay after a failed turn, then rebuild the controller."""
+        delay = self.options.supervision.delay(c.failures)
+        status = self.recorder.statuses[c.name]
+        status.restarts += 1
+        status.state = "restarting"
+        self.bus.publish(CreatureState(creature=c.name, state="restarting"))
+        self.bus.publish(Restart(creature=c.name, attempt=c.failures, delay=delay))
+        self.recovering += 1
+        try:
+            await anyio.sleep(delay)
+            c.controller = _rebuild(c)
+        finally:
+            self.recovering -= 1
+
+    async def _drop_taken_over(self, c: RunningCreature, message_id: str) -> None:
+        """This process went silent past the broker's ack wait while holding the message,
+        so another listener may be doing its turn: nothing here is counted, sent or
+        recorded as consumed, and the message is let go unacked (its new holder acks it, or
+        the broker hands it on again). Its effects, if any ran, carry the same ids."""
+        self._entry(c, "notice", f"turn on message {message_id} dropped: this process was "
+                    "silent longer than the broker's ack wait, so it may be another "
+                    "listener's now")
+        await self.hub.let_go(c.name, message_id)
+
     async def turn(self, c: RunningCreature, incoming: Sequence[Incoming],
-                   ops: list[tuple[str, list[tuple[Any, ...]]]] | None = None
-                   ) -> TurnResult | None:
+                   ops: list[tuple[str, list[tuple[Any, ...]]]] | None = None,
+                   held: str | None = None) -> TurnResult | None:
         """One turn, cancellable by barge-in (then None), counted and recorded (a finished
-        turn's record added to ``ops`` when given, for the caller to commit)."""
+        turn's record added to ``ops`` when given, for the caller to commit). ``held``: the
+        message it answers, from a broker; taken over meanwhile, the turn raises
+        ``_TakenOver`` before it is counted."""
         ctl = c.controller
         assert ctl is not None
         self.active_turns += 1
@@ -199,6 +228,10 @@ class Supervisor:
                 self.recorder.record_turn(c.name, c.turns, None, error="cut by barge-in",
                                           started=started)
                 return None
+            if held is not None and self.hub.taken_over(c.name, held):
+                self.recorder.record_turn(c.name, c.turns, None, error="taken over",
+                                          started=started)
+                raise _TakenOver(held)
             self.recorder.count_turn(c.name, result)
             self.recorder.record_turn(c.name, c.turns, result, started=started, into=ops)
             self.bus.publish(TurnEnded(creature=c.name, turn_index=idx,
@@ -352,6 +385,10 @@ class Supervisor:
             if self.hub.subscribe(c.name).pending():
                 return True
         return False
+
+
+class _TakenOver(Exception):
+    """The broker may have handed the turn's message to another listener meanwhile."""
 
 
 def _rebuild(c: RunningCreature) -> Controller:

@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
 import anyio
+import anyio.abc
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from pydantic import BaseModel, ConfigDict
 
 from terrarium.errors import VoiceError
 from terrarium.events import (
@@ -39,8 +38,15 @@ from terrarium.voice.early import EarlyFirstPiece, EarlyPiece
 from terrarium.voice.metrics import UtteranceMetrics
 from terrarium.voice.segment import CLOSERS, TERMINATORS, SegmenterConfig, SentenceSegmenter
 from terrarium.voice.sink import CutReport
-from terrarium.voice.speakable import FenceFilter, to_speakable
+from terrarium.voice.speakable import to_speakable
 from terrarium.voice.synth import AudioClip, CallableSynthesizer, Synthesizer
+from terrarium.voice.tts_items import (
+    QueuedClip,
+    QueuedEnd,
+    QueuedSentence,
+    Utterance,
+    UtteranceResult,
+)
 
 # ----------------------------------------------------------------------------- reports
 # What a TTS output tells its ``observer``: the ground events (terrarium.events) themselves,
@@ -50,63 +56,15 @@ from terrarium.voice.synth import AudioClip, CallableSynthesizer, Synthesizer
 Observer = Callable[[Event], None]
 
 
-class UtteranceResult(BaseModel):
-    """Everything known about one utterance once it is done."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    utterance_id: str
-    sentences: list[str]
-    spoken: list[str]
-    audio: UtteranceAudio | None
-    metrics: UtteranceMetrics
-    cut: CutReport | None = None
-
-
 KEEP_CLIPS = 32
 """How many short pieces' audio a TTS output keeps (a few MB at most)."""
 KEEP_CLIP_CHARS = 40
 """Only pieces this short are kept: a first piece, a fixed reply, not a whole answer."""
-
-# ----------------------------------------------------------------------------- internals
-
-
-@dataclass(eq=False)
-class _Utterance:
-    id: str
-    t0: float
-    segmenter: SentenceSegmenter
-    metrics: UtteranceMetrics
-    fence: FenceFilter = field(default_factory=FenceFilter)
-    queued: list[str] = field(default_factory=list)
-    played: list[str] = field(default_factory=list)
-    playing: str | None = None
-    cut: bool = False
-    done: anyio.Event = field(default_factory=anyio.Event)
-    first_synthesized: anyio.Event = field(default_factory=anyio.Event)  # or cut, or finished
-    result: UtteranceResult | None = None
-    early: EarlyFirstPiece | None = None  # the first piece cut from the model's own text
-
-
-@dataclass(frozen=True, slots=True)
-class _Sentence:
-    utt: _Utterance
-    index: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Clip:
-    utt: _Utterance
-    index: int
-    text: str
-    clip: AudioClip
-
-
-@dataclass(frozen=True, slots=True)
-class _End:
-    utt: _Utterance
-
+FINISH_WITHIN = 10.0
+"""Seconds a clean exit lets the speech still queued finish (a reply of a few sentences on
+a sound card); past it, or at once on an error, the rest is cut and the cut recorded."""
+CUT_WITHIN = 2.0
+"""Seconds the cut itself may take at exit (stopping the sound, closing the WAV file)."""
 
 # ----------------------------------------------------------------------------- the output
 
@@ -140,6 +98,7 @@ class TTSOutput:
         synthesize_early: bool = False,
         creature: str = "",
         output: str = "",
+        finish_within: float = FINISH_WITHIN,
     ) -> None:
         if synthesizer is None:
             from terrarium.voice.synth import default_synthesizer
@@ -167,22 +126,24 @@ class TTSOutput:
         self.yield_first_audio = yield_first_audio
         self.synthesize_early = synthesize_early
         self.early_counts = [0, 0]  # early first pieces synthesized, and of them spoken
+        self.finish_within = finish_within
+        self._worker_scopes: list[anyio.CancelScope] = []  # stopped by __aexit__ only
         self._synth_gone = False  # the synthesis worker has stopped: nothing to wait for
         # the audio of short pieces said before, by their text: the runtime's own replies
         # ("Hello! How can I help you today?") and common openings come back often, and a
         # first piece found here is audio at once (Piper: ~100 ms of CPU for three words)
         self._clips: OrderedDict[str, AudioClip] = OrderedDict()
 
-        self._writing: _Utterance | None = None
+        self._writing: Utterance | None = None
         self._writing_was_cut = False  # late deltas of a cut reply are dropped quietly
-        self._active: list[_Utterance] = []
-        self._known: OrderedDict[str, _Utterance] = OrderedDict()
-        self._open: _Utterance | None = None
+        self._active: list[Utterance] = []
+        self._known: OrderedDict[str, Utterance] = OrderedDict()
+        self._open: Utterance | None = None
         self._play_scope: anyio.CancelScope | None = None
         self._audio_lock = anyio.Lock(fast_acquire=True)  # no extra turn of the loop
         self._stack: AsyncExitStack | None = None
         self._tg: TaskGroup | None = None
-        self._synth_send: MemoryObjectSendStream[_Sentence | _End] | None = None
+        self._synth_send: MemoryObjectSendStream[QueuedSentence | QueuedEnd] | None = None
 
     @property
     def sample_rate(self) -> int:
@@ -193,15 +154,19 @@ class TTSOutput:
     async def __aenter__(self) -> TTSOutput:
         if self._stack is not None:
             raise VoiceError("This TTS output is already running.")
-        synth_send, synth_recv = anyio.create_memory_object_stream[_Sentence | _End](
+        synth_send, synth_recv = anyio.create_memory_object_stream[QueuedSentence | QueuedEnd](
             self._queue_size
         )
-        play_send, play_recv = anyio.create_memory_object_stream[_Clip | _End](self._playback_size)
+        play_send, play_recv = anyio.create_memory_object_stream[QueuedClip | QueuedEnd](
+            self._playback_size
+        )
         self._synth_gone = False
+        self._worker_scopes = []
         async with AsyncExitStack() as stack:
             tg = await stack.enter_async_context(anyio.create_task_group())
-            tg.start_soon(self._synth_worker, synth_recv, play_send)
-            tg.start_soon(self._playback_worker, play_recv)
+            # started (not start_soon): each worker's scope exists before anything can stop it
+            await tg.start(self._shielded, self._synth_worker, synth_recv, play_send)
+            await tg.start(self._shielded, self._playback_worker, play_recv)
             self._stack = stack.pop_all()
         self._tg = tg
         self._synth_send = synth_send
@@ -213,19 +178,46 @@ class TTSOutput:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        """On a clean exit, finish speaking what is queued; on an error, stop at once."""
+        """On a clean exit, finish speaking what is queued (within ``finish_within``
+        seconds); on an error, or past that, stop at once. Either way what was not said is
+        cut like a barge-in, so the cut is told and recorded and the WAV file closed.
+
+        Shielded: the runtime ends a run by cancelling its task group and then leaving the
+        contexts entered in it, this one among them, so an unshielded wait here would be
+        cut at its first await (the last reply's end never queued, its audio never closed)
+        and the workers with it; they run in shielded scopes that only this method stops.
+        The deadlines keep a stuck sound device from holding the exit for ever.
+        """
         stack, self._stack = self._stack, None
         if stack is None:
             return None
-        if self._writing is not None and exc is None:
-            await self.end()
-        if exc is not None and self._tg is not None:
-            self._tg.cancel_scope.cancel()
-        self._release_first_waiters()
-        if self._synth_send is not None:
-            self._synth_send.close()
-            self._synth_send = None
+        try:
+            if exc is None:
+                with anyio.CancelScope(shield=True) as scope:
+                    scope.deadline = anyio.current_time() + self.finish_within
+                    if self._writing is not None:
+                        await self.end()
+                    await self.drain()
+            with anyio.CancelScope(shield=True) as scope:
+                scope.deadline = anyio.current_time() + CUT_WITHIN
+                await self.interrupt()  # nothing left unless it failed or ran out of time
+        finally:
+            for worker in self._worker_scopes:
+                worker.cancel()
+            self._release_first_waiters()
+            if self._synth_send is not None:
+                self._synth_send.close()
+                self._synth_send = None
         return await stack.__aexit__(exc_type, exc, tb)
+
+    async def _shielded(self, worker: Callable[..., Awaitable[None]], *args: object,
+                        task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+                        ) -> None:
+        """Run a worker that outer cancellation cannot stop: only ``__aexit__`` does."""
+        with anyio.CancelScope(shield=True) as scope:
+            self._worker_scopes.append(scope)
+            task_status.started()
+            await worker(*args)
 
     async def warm(self) -> float:
         """Load the voice and synthesize a throwaway word, so the first reply is not slower.
@@ -245,7 +237,7 @@ class TTSOutput:
             await self.end()
         if utterance_id in self._known:
             raise VoiceError(f"The utterance id {utterance_id!r} was already used.")
-        utt = _Utterance(
+        utt = Utterance(
             id=utterance_id,
             t0=self._clock(),
             segmenter=SentenceSegmenter(self._segmenter_config),
@@ -304,7 +296,7 @@ class TTSOutput:
         sentences = utt.segmenter.feed(utt.fence.flush()) + utt.segmenter.flush()
         for sentence in sentences:
             await self._enqueue(utt, sentence)
-        await self._send(_End(utt))
+        await self._send(QueuedEnd(utt))
 
     async def drop_unfinished(self) -> str:
         """Forget the unfinished last words of the reply being written; return them.
@@ -406,8 +398,8 @@ class TTSOutput:
 
     async def _synth_worker(
         self,
-        recv: MemoryObjectReceiveStream[_Sentence | _End],
-        play: MemoryObjectSendStream[_Clip | _End],
+        recv: MemoryObjectReceiveStream[QueuedSentence | QueuedEnd],
+        play: MemoryObjectSendStream[QueuedClip | QueuedEnd],
     ) -> None:
         try:
             async with recv, play:
@@ -418,11 +410,11 @@ class TTSOutput:
             self._release_first_waiters()
 
     async def _synth_one(
-        self, item: _Sentence | _End, play: MemoryObjectSendStream[_Clip | _End]
+        self, item: QueuedSentence | QueuedEnd, play: MemoryObjectSendStream[QueuedClip | QueuedEnd]
     ) -> None:
         if item.utt.cut:
             return
-        if isinstance(item, _End):
+        if isinstance(item, QueuedEnd):
             await play.send(item)
             return
         start = self._clock()
@@ -452,7 +444,7 @@ class TTSOutput:
                     audio_seconds=clip.duration,
                 )
             )
-            await play.send(_Clip(utt, item.index, item.text, clip))
+            await play.send(QueuedClip(utt, item.index, item.text, clip))
             sent = True
         finally:
             # after the clip is handed on: the playback worker, woken first, gives it to the
@@ -461,17 +453,19 @@ class TTSOutput:
             if not (sent and self._hands_over):
                 utt.first_synthesized.set()
 
-    async def _playback_worker(self, recv: MemoryObjectReceiveStream[_Clip | _End]) -> None:
+    async def _playback_worker(
+        self, recv: MemoryObjectReceiveStream[QueuedClip | QueuedEnd]
+    ) -> None:
         async with recv:
             async for item in recv:
                 async with self._audio_lock:
                     await self._play_one(item)
 
-    async def _play_one(self, item: _Clip | _End) -> None:
+    async def _play_one(self, item: QueuedClip | QueuedEnd) -> None:
         utt = item.utt
         if utt.cut:
             return
-        if isinstance(item, _End):
+        if isinstance(item, QueuedEnd):
             audio = await self.audio_sink.finish() if self._open is utt else None
             self._open = None
             self._finish(utt, audio, None)
@@ -497,7 +491,7 @@ class TTSOutput:
 
     # --------------------------------------------------------------- helpers
 
-    async def _early_clip(self, item: _Sentence) -> AudioClip | None:
+    async def _early_clip(self, item: QueuedSentence) -> AudioClip | None:
         """The audio synthesized early for this piece (waited for if under way), if any."""
         early = item.utt.early.match(item.index, item.text) if item.utt.early else None
         if early is None:
@@ -517,7 +511,7 @@ class TTSOutput:
         while len(self._clips) > KEEP_CLIPS:
             self._clips.popitem(last=False)
 
-    def _require_writing(self) -> _Utterance | None:
+    def _require_writing(self) -> Utterance | None:
         """The utterance being written; None if it was cut (late deltas are dropped)."""
         if self._writing is not None:
             return self._writing
@@ -525,7 +519,7 @@ class TTSOutput:
             return None
         raise VoiceError("write() or end() was called before begin(); start an utterance first.")
 
-    async def _enqueue(self, utt: _Utterance, sentence: str) -> None:
+    async def _enqueue(self, utt: Utterance, sentence: str) -> None:
         text = to_speakable(sentence)
         if not text or not any(ch.isalnum() for ch in text):
             return
@@ -536,14 +530,14 @@ class TTSOutput:
             utt.metrics.time_to_first_sentence = self._clock() - utt.t0
         self._emit(SentenceQueued(creature=self.creature, utterance_id=utt.id, index=index,
                                   text=text))
-        await self._send(_Sentence(utt, index, text))
+        await self._send(QueuedSentence(utt, index, text))
 
-    async def _send(self, item: _Sentence | _End) -> None:
+    async def _send(self, item: QueuedSentence | QueuedEnd) -> None:
         if self._synth_send is None:
             raise VoiceError("The TTS output is not running; use `async with TTSOutput(...)`.")
         await self._synth_send.send(item)
 
-    def _cut_report(self, utt: _Utterance) -> CutReport:
+    def _cut_report(self, utt: Utterance) -> CutReport:
         done = len(utt.played) + (1 if utt.playing is not None else 0)
         unplayed = list(utt.queued[done:])
         rest = utt.fence.flush()
@@ -556,7 +550,7 @@ class TTSOutput:
             cut_text=unplayed,
         )
 
-    def _finish(self, utt: _Utterance, audio: UtteranceAudio | None, cut: CutReport | None) -> None:
+    def _finish(self, utt: Utterance, audio: UtteranceAudio | None, cut: CutReport | None) -> None:
         if utt.done.is_set():
             return
         utt.result = UtteranceResult(

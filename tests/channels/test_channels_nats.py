@@ -104,6 +104,49 @@ def test_queue_gives_each_message_to_exactly_one_listener(nats_server: NatsServe
     anyio.run(go)
 
 
+def test_a_silent_listener_finds_its_message_taken_over(nats_server: NatsServer) -> None:
+    """Two processes' listeners on one queue: the one that takes a message and falls silent
+    (its heartbeat stopped, as in a stalled process) sees it as taken over once the other
+    got it from the broker; the other, heartbeating, does not."""
+    specs = [ChannelSpec(name="jobs", kind="queue", schema_name="note", validator=Note)]
+    wiring = wiring_from_mapping({"boss": ([], ["jobs"]), "a": (["jobs"], [])})
+
+    async def silent() -> None:
+        await anyio.sleep_forever()
+
+    async def go() -> None:
+        ta, tb = (NatsTransport(nats_server.url, "rs1", ack_wait=1.0) for _ in range(2))
+        hub_a = ChannelHub(specs, wiring, transport=ta, run_id="rs1")
+        hub_b = ChannelHub(specs, wiring, transport=tb, run_id="rs1")
+        async with ta, tb, hub_a, hub_b:
+            await ta.start()
+            await tb.start()
+            ta.inbox("a")._heartbeat = silent  # type: ignore[attr-defined]
+            sent = (await hub_a.send("boss", "jobs", {"text": "one"})).envelope.id
+            with anyio.fail_after(LOADED):
+                assert (await hub_a.subscribe("a").receive()).id == sent
+                assert not hub_a.taken_over("a", sent)
+                assert (await hub_b.subscribe("a").receive()).id == sent  # handed on
+                while not hub_a.taken_over("a", sent):  # noqa: ASYNC110 (a clock, no event)
+                    await anyio.sleep(0.02)
+            assert not hub_b.taken_over("a", sent)
+            await hub_a.let_go("a", sent)
+            assert ta.inbox("a").held == {}  # type: ignore[attr-defined]
+            # a copy handed out again is checked against the stream: there until acked
+            rb = tb.inbox("a")
+            again = rb.held[sent]  # type: ignore[attr-defined]
+            stream = channel_stream("rs1", "jobs")
+            assert again.metadata.num_delivered >= 2
+            assert not await rb._acked_elsewhere(again, stream)  # type: ignore[attr-defined]
+            await hub_b.mark_consumed("a", sent)
+            await tb.flush()
+            with anyio.fail_after(LOADED):  # the ack reaches the broker a moment later
+                while not await rb._acked_elsewhere(again, stream):  # type: ignore  # noqa: ASYNC110
+                    await anyio.sleep(0.02)
+
+    anyio.run(go)
+
+
 def test_refusals_are_recorded_and_nothing_is_published(nats_server: NatsServer,
                                                          tmp_path: Path) -> None:
     async def go() -> None:
@@ -274,12 +317,28 @@ async def _first_turn_started(logs: list[Path]) -> int:
             await anyio.sleep(0.02)
 
 
+async def _turns_settled(log: Path) -> None:
+    """Wait until every turn the worker logging to ``log`` began has its record."""
+    with anyio.fail_after(LOADED):
+        while True:
+            with contextlib.suppress(sqlite3.Error):
+                with contextlib.closing(sqlite3.connect(log, timeout=0.1)) as db:
+                    begun = db.execute("SELECT count(*) FROM events WHERE kind='turn_started'"
+                                       ).fetchone()[0]
+                    ended = db.execute("SELECT count(*) FROM turns").fetchone()[0]
+                if begun and ended >= begun:
+                    return
+            await anyio.sleep(0.05)
+
+
 async def _pool_run(url: str, tmp: Path, workers: int, jobs: int, *,
-                    kill_after: float | None = None) -> dict[str, Any]:
-    """A pool run: this process hosts ``sink``, worker processes host ``w``."""
-    team = load_team(FIXTURES / "pool")
-    procs = [_worker(url, FIXTURES / "pool", tmp / f"w{i}", "--creatures", "w")
-             for i in range(workers)]
+                    kill_after: float | None = None, freeze: bool = False,
+                    pool: Path = FIXTURES / "pool") -> dict[str, Any]:
+    """A pool run: this process hosts ``sink``, worker processes host ``w``. ``freeze``:
+    the first worker to begin a turn is stopped (SIGSTOP) until the others finished the
+    run, then let go on, and the run ends once its turn has ended."""
+    team = load_team(pool)
+    procs = [_worker(url, pool, tmp / f"w{i}", "--creatures", "w") for i in range(workers)]
     opts = RuntimeOptions(runs_dir=tmp / "run", audio="none", broker=url,
                           host=frozenset({"sink"}), ack_wait=1.0, warm_up=False)
     killed = None
@@ -293,8 +352,18 @@ async def _pool_run(url: str, tmp: Path, workers: int, jobs: int, *,
                 await anyio.sleep(kill_after)
                 killed = procs[busy]
                 killed.send_signal(signal.SIGKILL)  # in the middle of a 0.3 s turn
+            if freeze:
+                busy = await _first_turn_started([tmp / f"w{i}" / LOG_FILE
+                                                  for i in range(workers)])
+                killed = procs[busy]
+                killed.send_signal(signal.SIGSTOP)  # silent in its turn: the broker hands on
             with anyio.fail_after(LOADED):
                 await rt.wait_idle()
+            if freeze:  # the others did everything; the frozen one wakes up in its turn
+                killed.send_signal(signal.SIGCONT)
+                await _turns_settled(tmp / f"w{busy}" / LOG_FILE)
+                with anyio.fail_after(LOADED):
+                    await rt.wait_idle()
             assert rt.transport is not None
             info = await rt.transport.js.consumer_info(channel_stream(rt.run_id, "jobs"),
                                                       QUEUE_CONSUMER)
@@ -340,6 +409,28 @@ def test_queue_exactly_once_across_three_worker_processes(nats_server: NatsServe
     per_worker = [_turns_here(o) for o in r["outs"]]
     assert sum(per_worker) == 30, r["outs"]
     assert sum(1 for n in per_worker if n > 0) >= 2, per_worker  # the load is shared
+
+
+@pytest.mark.nats
+def test_a_worker_frozen_past_the_ack_wait_does_not_count_its_turn(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    """A worker stalled in its turn (SIGSTOP: a starved CPU, a paused VM) past the ack wait
+    loses its message to another worker; woken, it drops that turn instead of finishing it
+    as a second one (what made the three-worker test count 31 turns for 30 jobs once)."""
+    pool = tmp_path / "pool"
+    shutil.copytree(FIXTURES / "pool", pool)
+    (pool / "w" / "script.yaml").write_text(  # a long turn: frozen in it, surely
+        'steps:\n  - {reply: "job done.", delay: 2.0, repeat: true}\n')
+    r = anyio.run(functools.partial(_pool_run, nats_server.url, tmp_path, 2, 3,
+                                    freeze=True, pool=pool))
+    _check_exactly_once(r)
+    assert r["delivered"].consumer_seq > 3  # what the frozen worker held was handed on
+    per_worker = [_turns_here(o) for o in r["outs"]]
+    assert sum(per_worker) == 3, r["outs"]  # no job's turn counted twice
+    frozen = r["procs"].index(r["killed"])
+    with DurableLog(tmp_path / f"w{frozen}" / LOG_FILE) as log:
+        dropped = log.query("SELECT count(*) FROM turns WHERE error='taken over'")
+    assert dropped[0][0] >= 1
 
 
 @pytest.mark.nats

@@ -3,17 +3,27 @@ heartbeat for every message it holds (taken, not yet acked).
 
 The transport (:class:`~terrarium.channels.nats.transport.NatsTransport`) opens it and acks
 its messages once the runtime says the turn's effects are recorded.
+
+A heartbeat only works while this process runs. One that stalls (a starved CPU, a paused
+VM, SIGSTOP) past the ack wait loses its messages to another listener, and a turn it then
+finished would be a second one. So each held message keeps the time of its last heartbeat:
+past ``TAKEN_OVER`` of the ack wait without one, the message counts as taken over for
+good (:meth:`NatsReceiver.taken_over`) and the runtime drops that turn instead of
+recording it. A message handed to us again is checked against its stream first: on a
+queue channel, one already gone was acked by the listener that took it over.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import anyio
 import nats.errors
+import nats.js.errors
 from nats.aio.msg import Msg
 from pydantic import ValidationError
 
@@ -29,6 +39,10 @@ __all__ = ["NatsReceiver"]
 logger = logging.getLogger("terrarium.channels.nats")
 
 _FETCH_WAIT = 2.0
+TAKEN_OVER = 0.75
+"""The part of the ack wait a held message may go without a heartbeat before it counts as
+taken over (below 1: the broker's clock started when it sent the message, ours a little
+later, and a heartbeat takes a moment to arrive)."""
 
 
 class NatsReceiver(Receiver):
@@ -45,6 +59,7 @@ class NatsReceiver(Receiver):
         self._channels = tuple(channels)  # (channel, broadcast)
         self._send, self._recv = anyio.create_memory_object_stream[Envelope](0)
         self.held: dict[str, Msg] = {}  # taken, not yet acked: heartbeated
+        self._beat: dict[str, float] = {}  # held message id -> its last heartbeat (monotonic)
         self._offered = 0
         self._started = False
 
@@ -103,7 +118,10 @@ class NatsReceiver(Receiver):
                 if env.id in self.held:  # redelivered while still ours: keep the newer handle
                     self.held[env.id] = msg
                     continue
+                if not broadcast and await self._acked_elsewhere(msg, stream):
+                    continue
                 self.held[env.id] = msg
+                self._beat[env.id] = time.monotonic()
                 self._offered += 1
                 try:
                     await self._send.send(env)
@@ -112,11 +130,44 @@ class NatsReceiver(Receiver):
                 finally:
                     self._offered -= 1
 
+    async def _acked_elsewhere(self, msg: Msg, stream: str) -> bool:
+        """A queue message handed out before (to a listener that fell silent, maybe us)
+        that its work-queue stream no longer stores: whoever took it over acked it."""
+        meta = msg.metadata
+        if meta.num_delivered <= 1:
+            return False
+        try:
+            await self._t.js.get_msg(stream, seq=meta.sequence.stream)
+        except nats.js.errors.NotFoundError:
+            logger.info("skipping message %s of %s: acked by another listener",
+                        meta.sequence.stream, stream)
+            return True
+        except Exception:  # the broker did not answer now: taken as it came
+            return False
+        return False
+
+    def taken_over(self, message_id: str) -> bool:
+        """Whether this held message went longer without a heartbeat than the broker
+        waits, give or take (``TAKEN_OVER``): it may be another listener's now. Once true,
+        true until it is let go (a heartbeat after the silence cannot take it back)."""
+        beat = self._beat.get(message_id)
+        return beat is not None and time.monotonic() - beat > self._t.ack_wait * TAKEN_OVER
+
+    def forget(self, message_id: str) -> None:
+        """Stop holding (and heartbeating) a message: acked, or let go."""
+        self.held.pop(message_id, None)
+        self._beat.pop(message_id, None)
+
     async def _heartbeat(self) -> None:
-        """Tell the broker every held message is still being worked on."""
+        """Tell the broker every held message is still being worked on (not one that was
+        already silent too long: refreshing it would not make it ours again)."""
         while True:
             await anyio.sleep(self._t.ack_wait / 3)
-            for msg in list(self.held.values()):
+            now = time.monotonic()
+            for mid, msg in list(self.held.items()):
+                if self.taken_over(mid):
+                    continue
+                self._beat[mid] = now
                 with contextlib.suppress(Exception):
                     await msg.in_progress()
 

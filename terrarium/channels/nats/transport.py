@@ -284,6 +284,15 @@ class NatsTransport(PublishWindow, Transport):
             if msg is not None:
                 self._push(("ack", (rec, mid, msg)))
 
+    def taken_over(self, creature: str, message_id: str) -> bool:
+        rec = self._receivers.get(creature)
+        return rec is not None and rec.taken_over(message_id)
+
+    async def let_go(self, creature: str, message_id: str) -> None:
+        rec = self._receivers.get(creature)
+        if rec is not None:  # not acked: its new holder acks it, or the broker hands it on
+            rec.forget(message_id)
+
     async def kept_ids(self) -> frozenset[str]:
         """The ids the run's channel streams still store (not yet acked by every listener,
         taken or not): the broker redelivers each of them by itself, a held one once its
@@ -366,7 +375,7 @@ class NatsTransport(PublishWindow, Transport):
                     await msg.ack()  # no round trip: a lost ack only means a re-run
                 except Exception as exc:  # redelivered later: effects are idempotent
                     logger.warning("ack of %s failed: %s", mid, exc)
-                rec.held.pop(mid, None)
+                rec.forget(mid)
                 continue
             ops: list[Any] = []
             size = 0

@@ -1,0 +1,218 @@
+"""The durable log's schema, its insert statements and the rows and records they take:
+what every writer of the log (the log itself, the batching writer, a replayed mirror of
+another process's writes) agrees on, apart from the log's reading and writing code.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from terrarium.channels.envelope import Envelope
+from terrarium.events import Event, RunStatus, event_json
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs(
+  run_id TEXT PRIMARY KEY, terrarium TEXT NOT NULL, path TEXT,
+  started REAL NOT NULL, ended REAL, status TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS messages(
+  id TEXT PRIMARY KEY, run_id TEXT NOT NULL, channel TEXT NOT NULL, sender TEXT NOT NULL,
+  schema_name TEXT NOT NULL, payload TEXT NOT NULL, ts REAL NOT NULL, reply_to TEXT,
+  correlation_id TEXT, receivers TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS messages_run ON messages(run_id);
+CREATE TABLE IF NOT EXISTS consumptions(
+  message_id TEXT NOT NULL, receiver TEXT NOT NULL, run_id TEXT NOT NULL,
+  consumed_at REAL NOT NULL, PRIMARY KEY(message_id, receiver)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS refusals(
+  id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, ts REAL NOT NULL, sender TEXT NOT NULL,
+  channel TEXT NOT NULL, reason TEXT NOT NULL, payload TEXT);
+CREATE TABLE IF NOT EXISTS turns(
+  id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, creature TEXT NOT NULL,
+  turn_index INTEGER NOT NULL, prefix_hash TEXT, prompt_tokens INTEGER,
+  cached_tokens INTEGER, completion_tokens INTEGER, calls TEXT, outputs TEXT, error TEXT,
+  started REAL NOT NULL, ended REAL);
+CREATE TABLE IF NOT EXISTS events(
+  id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL,
+  creature TEXT, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS events_run ON events(run_id, kind);
+CREATE TABLE IF NOT EXISTS effects(
+  run_id TEXT NOT NULL, key TEXT NOT NULL, creature TEXT NOT NULL, tool TEXT NOT NULL,
+  ok INTEGER NOT NULL, result TEXT NOT NULL, ts REAL NOT NULL,
+  PRIMARY KEY(run_id, key)) WITHOUT ROWID;
+"""
+
+# Logs written before send keys (or event numbers) existed get the column on open; a NULL
+# key never collides. ``events.seq``: a session's event number (``terrarium serve``: its
+# clients resume from it), so each event is one row, numbered or not.
+SEND_KEY = """
+CREATE UNIQUE INDEX IF NOT EXISTS messages_send_key ON messages(run_id, send_key)
+  WHERE send_key IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS events_seq ON events(run_id, seq) WHERE seq IS NOT NULL;
+"""
+
+MESSAGE_SQL = (
+    "INSERT INTO messages(id, run_id, channel, sender, schema_name, payload, ts, reply_to,"
+    " correlation_id, receivers, send_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+)
+EFFECT_SQL = (
+    "INSERT OR IGNORE INTO effects(run_id, key, creature, tool, ok, result, ts)"
+    " VALUES (?,?,?,?,?,?,?)"
+)
+CONSUME_SQL = (
+    "INSERT OR IGNORE INTO consumptions(message_id, receiver, run_id, consumed_at) VALUES (?,?,?,?)"
+)
+REFUSAL_SQL = (
+    "INSERT INTO refusals(run_id, ts, sender, channel, reason, payload) VALUES (?,?,?,?,?,?)"
+)
+EVENT_SQL = "INSERT INTO events(run_id, ts, kind, creature, data) VALUES (?,?,?,?,?)"
+NUMBERED_EVENT_SQL = ("INSERT OR IGNORE INTO events(run_id, ts, kind, creature, data, seq)"
+                      " VALUES (?,?,?,?,?,?)")
+TURN_SQL = (
+    "INSERT INTO turns(run_id, creature, turn_index, prefix_hash, prompt_tokens,"
+    " cached_tokens, completion_tokens, calls, outputs, error, started, ended)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+
+
+def message_row(
+    run_id: str, env: Envelope, receivers: Sequence[str], send_key: str | None = None
+) -> tuple[Any, ...]:
+    """The ``messages`` row for one envelope and the creatures meant to receive it.
+
+    ``send_key`` is the send's deterministic id (see ``ChannelHub.send``): the log holds at
+    most one message per key and run, which is what makes a repeated send a no-op.
+    """
+    return (
+        env.id,
+        run_id,
+        env.channel,
+        env.sender,
+        env.schema_name,
+        _dumps(env.payload),
+        env.ts,
+        env.reply_to,
+        env.correlation_id,
+        _receivers_json(receivers),
+        send_key,
+    )
+
+
+_RECEIVERS: dict[tuple[str, ...], str] = {}  # a team's few receiver lists, encoded once
+
+
+def _receivers_json(receivers: Sequence[str]) -> str:
+    """``receivers`` as the JSON array the row holds (the same text ``_dumps`` writes)."""
+    key = receivers if type(receivers) is tuple else tuple(receivers)
+    text = _RECEIVERS.get(key)
+    if text is None:
+        if len(_RECEIVERS) >= 4096:  # bounded: a run with ever new lists re-encodes
+            _RECEIVERS.clear()
+        text = _RECEIVERS[key] = _dumps(list(key))
+    return text
+
+
+def refusal_row(
+    run_id: str, sender: str, channel: str, reason: str, payload: Any
+) -> tuple[Any, ...]:
+    return (run_id, time.time(), sender, channel, reason, _dumps(payload))
+
+
+def event_row(run_id: str, event: Event) -> tuple[Any, ...]:
+    return (run_id, event.ts, event.kind, getattr(event, "creature", None), event_json(event))
+
+
+class RunInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    terrarium: str
+    path: str | None
+    started: float
+    ended: float | None
+    status: RunStatus
+
+
+class TurnRecord(BaseModel):
+    """One creature turn as the runtime reports it at turn end."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    creature: str
+    turn_index: int
+    prefix_hash: str | None = None
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    calls: list[Any] = Field(default_factory=list)
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    started: float
+    ended: float | None = None
+
+
+class RefusalRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    ts: float
+    sender: str
+    channel: str
+    reason: str
+    payload: Any = None
+
+
+def turn_row(run_id: str, turn: TurnRecord) -> tuple[Any, ...]:
+    return (
+        run_id,
+        turn.creature,
+        turn.turn_index,
+        turn.prefix_hash,
+        turn.prompt_tokens,
+        turn.cached_tokens,
+        turn.completion_tokens,
+        _dumps(turn.calls),
+        _dumps(turn.outputs),
+        turn.error,
+        turn.started,
+        turn.ended,
+    )
+
+
+def replay_rows(conn: sqlite3.Connection,
+                ops: Iterable[tuple[str, Sequence[Sequence[Any]]]]) -> None:
+    """Write mirrored rows inside the caller's transaction; a row already there (the same
+    row from a second process) is kept once."""
+    for sql, rows in ops:
+        for row in rows:
+            try:
+                conn.execute(sql, tuple(row))
+            except sqlite3.IntegrityError:
+                pass  # the same row from a second process: keep the first
+
+
+__all__ = [
+    "CONSUME_SQL",
+    "EFFECT_SQL",
+    "EVENT_SQL",
+    "MESSAGE_SQL",
+    "NUMBERED_EVENT_SQL",
+    "REFUSAL_SQL",
+    "SCHEMA",
+    "SEND_KEY",
+    "TURN_SQL",
+    "RefusalRecord",
+    "RunInfo",
+    "TurnRecord",
+    "event_row",
+    "message_row",
+    "refusal_row",
+    "replay_rows",
+    "turn_row",
+]
