@@ -156,6 +156,14 @@ def second_person(text: str) -> str:
     return re.sub(r"[A-Za-z']+", swap, text)
 
 
+def closed(text: str) -> str:
+    """``text`` ending as a sentence: the user's words said back keep their missing full
+    stop ("my cat is called Miso" typed without one), and a reply must end like one to be
+    spoken whole (the voice waits for a sentence's end)."""
+    text = text.rstrip()
+    return text if not text or _SENTENCE_END.search(text[-4:] + " ") else f"{text}."
+
+
 _ASKS = frozenset({"question", "request"})
 _FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself"})
 _SECOND_PERSON = frozenset({"you", "you're", "your", "yours", "yourself", "you've"})
@@ -482,8 +490,8 @@ class ReplyGuard:
         if self.about_user and self.unknown_reply is not None:
             told = reply_words.note_about(self.user,
                                           [n for n in _SENTENCES.split(self.facts) if n])
-            return second_person(strip_opening(told)) if told else self.unknown_reply
-        return second_person(self.facts) if self.facts else self.echo_reply
+            return closed(second_person(strip_opening(told))) if told else self.unknown_reply
+        return closed(second_person(self.facts)) if self.facts else self.echo_reply
 
     def _end(self) -> str:
         """Close the reply; one with nothing spoken says :meth:`fallback`."""

@@ -177,3 +177,15 @@ def test_a_follow_on_about_the_user_is_left_to_the_model() -> None:
     # a colour of no list ("teal"), asked on from the last question: not "I don't know" at once
     assert not lacks("And which colour did I pick?", ["I traded my Ford for a teal Kia."])
     assert lacks("Which colour did I pick?", ["I work as a chef."])
+
+
+def test_what_is_said_back_ends_as_a_sentence_though_it_was_typed_without_a_stop() -> None:
+    # typed without a full stop: said back, it must still end like a sentence (the voice
+    # speaks a reply whole only once it ends like one)
+    for facts, question in [("my cat is called Miso", "What is my cat called?"),
+                            ("I grew up in Tromsø but live in Oslo now",
+                             "Where did I grow up?"),
+                            ("we got married on the 3rd of May", "When did we get married?")]:
+        said = feed_all(guard(question, facts), "Cats are lovely animals.")
+        assert said.rstrip()[-1] in ".!?", (facts, said)
+        assert said.rstrip().rstrip(".").lower().endswith(facts.split()[-1].lower()), said
