@@ -10,6 +10,7 @@ import anyio.lowlevel
 import pytest
 
 from terrarium.runtime.gate import TurnGate
+from tests.gate_helpers import computing
 
 pytestmark = pytest.mark.anyio
 
@@ -19,19 +20,13 @@ def anyio_backend() -> str:
     return "asyncio"  # the gate drives coroutines as asyncio's Task does
 
 
-async def _computing(log: list[str], name: str, steps: int) -> None:
-    for i in range(steps):
-        log.append(f"{name}{i}")
-        await anyio.lowlevel.checkpoint()  # ready again at once: the gate stays
-
-
 async def test_one_turn_computes_at_a_time_and_requests_step_between() -> None:
     gate = TurnGate(1)
     log: list[str] = []
     async with anyio.create_task_group() as tg:
-        tg.start_soon(gate.run, _computing(log, "a", 4))
-        tg.start_soon(gate.run, _computing(log, "b", 4))
-        tg.start_soon(_computing, log, "r", 4)  # a request: not a turn, never in line
+        tg.start_soon(gate.run, computing(log, "a", 4))
+        tg.start_soon(gate.run, computing(log, "b", 4))
+        tg.start_soon(computing, log, "r", 4)  # a request: not a turn, never in line
     turns = [x for x in log if x[0] != "r"]
     assert turns == ["a0", "a1", "a2", "a3", "b0", "b1", "b2", "b3"]  # b waited for a
     # the request stepped while a computed, not after it
@@ -43,8 +38,8 @@ async def test_without_the_gate_turns_interleave() -> None:
     """The contrast: the same turns ungated step in turn (what made requests wait)."""
     log: list[str] = []
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_computing, log, "a", 3)
-        tg.start_soon(_computing, log, "b", 3)
+        tg.start_soon(computing, log, "a", 3)
+        tg.start_soon(computing, log, "b", 3)
     assert log[:4] == ["a0", "b0", "a1", "b1"]
 
 

@@ -6,7 +6,6 @@ of steps and counts are asserted, never times."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
@@ -16,10 +15,10 @@ import yaml
 
 from terrarium.config import load_team
 from terrarium.llm.scripted import ScriptedModel
-from terrarium.llm.types import ChatRequest, StreamDelta
 from terrarium.runtime.gate import TurnGate
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.serve import ServeSettings, create_app
+from tests.gate_helpers import Computing, computing
 from tests.serve_helpers import write_echo_team
 
 pytestmark = pytest.mark.anyio
@@ -28,12 +27,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"  # the gate drives coroutines as asyncio's Task does
-
-
-async def _computing(log: list[str], name: str, steps: int) -> None:
-    for i in range(steps):
-        log.append(f"{name}{i}")
-        await anyio.lowlevel.checkpoint()  # ready again at once: the gate stays
 
 
 async def _until(cond: object) -> None:
@@ -54,7 +47,7 @@ async def test_a_computing_turn_gives_way_while_inputs_are_handled() -> None:
                 await anyio.lowlevel.checkpoint()
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(gate.run, _computing(log, "t", 10))
+        tg.start_soon(gate.run, computing(log, "t", 10))
         tg.start_soon(inputs)
     first, last = log.index("r0"), log.index("r4")
     assert not [x for x in log[first:last] if x[0] == "t"], log  # no turn step among them
@@ -77,8 +70,8 @@ async def test_no_turn_starts_while_inputs_are_handled() -> None:
     async with anyio.create_task_group() as tg:
         tg.start_soon(inputs)
         await _until(lambda: "r0" in log)
-        tg.start_soon(gate.run, _computing(log, "a", 2))  # both in line, though the
-        tg.start_soon(gate.run, _computing(log, "b", 2))  # limit would let them in
+        tg.start_soon(gate.run, computing(log, "a", 2))  # both in line, though the
+        tg.start_soon(gate.run, computing(log, "b", 2))  # limit would let them in
         await done.wait()
     assert log[:6] == [f"r{i}" for i in range(6)], log
     assert sorted(log[6:]) == ["a0", "a1", "b0", "b1"]
@@ -101,8 +94,8 @@ async def test_inputs_that_never_end_hold_the_turns_back_only_so_long() -> None:
         await _until(lambda: gate.inputs == 1)
         with anyio.fail_after(20):
             async with anyio.create_task_group() as turns:
-                turns.start_soon(gate.run, _computing(log, "a", 5))
-                turns.start_soon(gate.run, _computing(log, "b", 5))
+                turns.start_soon(gate.run, computing(log, "a", 5))
+                turns.start_soon(gate.run, computing(log, "b", 5))
         stop.set()
     assert sorted(log) == sorted([f"a{i}" for i in range(5)] + [f"b{i}" for i in range(5)])
     assert gate.deferred >= 2 and gate.holding == 0 and not gate.waiting
@@ -113,7 +106,7 @@ async def test_a_turn_cancelled_while_inputs_go_first_leaks_nothing() -> None:
     log: list[str] = []
     async with anyio.create_task_group() as tg:
         with gate.inputs_first():
-            tg.start_soon(gate.run, _computing(log, "a", 3))
+            tg.start_soon(gate.run, computing(log, "a", 3))
             await _until(lambda: len(gate.waiting) == 1)
             tg.cancel_scope.cancel()
     assert log == [] and gate.holding == 0 and not gate.waiting and gate.inputs == 0
@@ -128,9 +121,9 @@ async def test_a_turn_started_by_a_turns_task_waits_in_line() -> None:
 
     async def outer() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(gate.run, _computing(log, "job", 2))  # a new task: in line
-            await _computing(log, "o", 4)  # still computing: the gate stays with it
-            await gate.run(_computing(log, "inner", 1))  # the same task: the outer's turn
+            tg.start_soon(gate.run, computing(log, "job", 2))  # a new task: in line
+            await computing(log, "o", 4)  # still computing: the gate stays with it
+            await gate.run(computing(log, "inner", 1))  # the same task: the outer's turn
         # leaving the task group waits for the job's turn: the gate goes to it
 
     await gate.run(outer())
@@ -139,22 +132,6 @@ async def test_a_turn_started_by_a_turns_task_waits_in_line() -> None:
 
 
 # ---------------------------------------------------------------------- through serve
-class Computing(ScriptedModel):
-    """A model that computes: ``steps`` checkpoints before it answers, each counted."""
-
-    def __init__(self, counter: list[int], steps: int) -> None:
-        super().__init__(default_reply="Heard you.")
-        self.counter = counter
-        self.work = steps
-
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
-        for _ in range(self.work):
-            self.counter[0] += 1
-            await anyio.lowlevel.checkpoint()
-        async for delta in super().stream(request):
-            yield delta
-
-
 async def test_a_burst_of_inputs_takes_no_turn_step_and_shares_its_commits(
         tmp_path: Path) -> None:
     counter = [0]

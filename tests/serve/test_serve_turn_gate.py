@@ -18,6 +18,7 @@ from terrarium.config import load_team
 from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.types import ChatRequest, StreamDelta
 from terrarium.serve import ServeSettings, create_app
+from tests.gate_helpers import Computing
 from tests.serve_helpers import serving, write_echo_team
 
 pytestmark = pytest.mark.anyio
@@ -45,23 +46,6 @@ class Waiting(ScriptedModel):
         if self.asked >= self.expected:
             self.everyone.set()
         await self.everyone.wait()
-        async for delta in super().stream(request):
-            yield delta
-
-
-class Computing(ScriptedModel):
-    """A model that computes: ``steps`` checkpoints (ready again at once) before it
-    answers, each counted in ``counter``."""
-
-    def __init__(self, counter: list[int], steps: int) -> None:
-        super().__init__(default_reply="Heard you.")
-        self.counter = counter
-        self.work = steps
-
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
-        for _ in range(self.work):
-            self.counter[0] += 1
-            await anyio.lowlevel.checkpoint()
         async for delta in super().stream(request):
             yield delta
 
