@@ -156,12 +156,15 @@ def second_person(text: str) -> str:
     return re.sub(r"[A-Za-z']+", swap, text)
 
 
+_ENDS_SENTENCE = re.compile(r"[.!?][\"')\]]*$")
+
+
 def closed(text: str) -> str:
     """``text`` ending as a sentence: the user's words said back keep their missing full
     stop ("my cat is called Miso" typed without one), and a reply must end like one to be
     spoken whole (the voice waits for a sentence's end)."""
     text = text.rstrip()
-    return text if not text or _SENTENCE_END.search(text[-4:] + " ") else f"{text}."
+    return text if not text or _ENDS_SENTENCE.search(text) else f"{text}."
 
 
 _ASKS = frozenset({"question", "request"})
