@@ -175,6 +175,7 @@ like likes love loves enjoy have has had want need know think help happy glad so
 remember tell good great nice really also just well here there today now always never
 get got go going make made see look feel find say said use used take give thing things
 """.split())
+_NEGATIONS = frozenset({"not", "no", "never", "nothing", "none"})
 _SELF_TALK = re.compile(r"\b(chat ?bots?|bots?|robots?|ai|artificial intelligence|language "
                         r"models?|virtual assistants?|assistants?|computer programs?|"
                         r"machines?|the user'?s?|the response)\b", re.I)
@@ -426,7 +427,9 @@ class ReplyGuard:
         head = _PARTIAL_WORD.sub("", self._held)
         if is_echo(self.user, head) and not may_restate(self.user, head):
             return "it repeats the user"
-        return self._wrong(head) if head.strip() else None
+        if not head.strip() or self._told_back(head):
+            return None  # it may yet be said to the user in their words (:meth:`_told_back`)
+        return self._wrong(head)
 
     def _safe_start(self, head: str) -> bool:
         """:func:`safe_start` of the sentence under way, decided once it has its
@@ -449,6 +452,19 @@ class ReplyGuard:
             return "it talks about itself"
         return None
 
+    def _told_back(self, text: str) -> bool:
+        """Whether ``text``, which speaks as the user, only says again what they told (every
+        word of it is in the notes or the question, or a word of grammar): asked about
+        themselves, it is their answer in the wrong voice, not the model's claim."""
+        if not (self.about_user and self.facts) or self._spoken.strip() or self_talk(text):
+            return False
+        known = {stem(w) for w in words(f"{self.facts} {self.user}")}
+        if any(w in _NEGATIONS or w.endswith("n't") for w in words(text)) and not any(
+                w in _NEGATIONS or w.endswith("n't") for w in words(self.facts)):
+            return False  # "I'm not following a diet.": not what was told
+        said = [w for w in words(text) if not is_function(w) and w not in _FIRST_PERSON]
+        return bool(said) and all(stem(w) in known for w in said)
+
     def _speak(self, text: str) -> str:
         if not self._spoken.strip():
             text = text.lstrip()  # the reply starts here, not at a dropped echo
@@ -465,6 +481,13 @@ class ReplyGuard:
             self.notices.append(f"said without the question it repeats: {said!r}")
             sentence, said = (" " if sentence[:1].isspace() else "") + short, short
         wrong = self._wrong(sentence)
+        if wrong is not None and self._told_back(sentence):
+            # "I'm following a keto diet." to "Which diet am I following?": what was told,
+            # in the user's voice; said to them ("You're following a keto diet.")
+            self.notices.append(f"said to the user, it spoke as them: {said!r}")
+            sentence = (" " if sentence[:1].isspace() else "") + second_person(said)
+            said = sentence.strip()
+            wrong = self._wrong(sentence)
         if wrong is not None:
             self.notices.append(f"not spoken, {wrong}: {said!r}")
             return ""

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
-from terrarium.store import MemoryHit, MemoryStore, extract_facts
+from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts
 from terrarium.store.asked import names_someone, points_back
 from terrarium.store.corrections import apply_correction, goes_on, is_correction
 from terrarium.store.subjects import (
@@ -95,6 +95,7 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     does not speak of the user gets notes only when it asks about something they told
     ("What's the cat called?" after "Our cat Tigger hid again.", :func:`refers_to_told`)."""
     facts = [f for f in facts if relevant(f, question)]
+    asked = question
     speaks = mentions_user(question)
     back = not speaks and points_back(question)
     if not speaks and not back and not may_refer(question):
@@ -127,12 +128,35 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
                for f in extract_facts(old)}
     added = [f.sentence for new in fixed.values() for f in extract_facts(new)
              if relevant(f.sentence, question)]
-    facts = [*reversed(added), *(f for f in facts if f not in dropped)]
-    said = [strip_opening(fixed.get(t, t)) for t in found]
+    said, left_out = _clauses_asked(found, fixed, asked, question)
+    facts = [*reversed(added), *(f for f in facts if f not in dropped and f not in left_out)]
     # "What do people call me?": the name they go by is in what they said ("I'm Cornelius,
     # but everyone says Neil."), not in the fact of their full name
     notes = [*said, *facts] if _GOES_BY.search(question) else [*facts, *said]
     return tuple(dict.fromkeys(notes))[:limit]
+
+
+def _clauses_asked(found: Sequence[str], fixed: dict[str, str], asked: str,
+                   question: str) -> tuple[list[str], set[str]]:
+    """What of each statement ``found`` to hand over, and the facts read from the clauses
+    left out: of "I live in Quebec, speak French at home and work as a translator." only
+    the clause asked about ("I speak French at home." for "What language do I speak at
+    home?"), so the model answers from it and the guard holds the reply to it; the fact
+    "I live in Quebec." read from the same statement goes too. A corrected statement is
+    handed over whole, as corrected."""
+    said: list[str] = []
+    left_out: set[str] = set()
+    for t in found:
+        if t in fixed:
+            said.append(strip_opening(fixed[t]))
+            continue
+        whole = strip_opening(t)
+        part = clauses.about(whole, asked, context=question)
+        said.append(part)
+        if part != whole:
+            kept = {f.sentence for f in extract_facts(part)}
+            left_out |= {f.sentence for f in extract_facts(whole)} - kept
+    return said, left_out
 
 
 def _conversation(newest: Sequence[MemoryHit]) -> str:

@@ -16,6 +16,7 @@ from terrarium.store.asked import asks_kind, lacks, points_back
 from terrarium.store.corrections import goes_on, is_correction, opens_aside, without_marks
 from terrarium.store.subjects import (
     ATTITUDES,
+    RELATED,
     about_user,
     has_number,
     refers_to_told,
@@ -35,6 +36,7 @@ __all__ = [
     "lcs",
     "may_restate",
     "misanswers",
+    "misses_class",
     "misses_named",
     "misses_number",
     "names_for_kind",
@@ -331,7 +333,44 @@ def held_back(head: str, told: str, notes: str, question: str) -> bool:
     spoken: it names where a kind was asked, has no number where one was asked, or uses
     only the user's name."""
     return (names_for_kind(head, told or notes, question) or misses_number(head, question)
+            or misses_class(head, told or notes, question)
             or misses_named(head, told, question) or only_their_name(head, notes, question))
+
+
+def _group(word: str, *, less: str = "") -> frozenset[str]:
+    """The stems of the everyday category holding ``word``, without the words ``less``."""
+    group = next(g for g in RELATED if word in g)
+    return frozenset(stem(w) for w in group - set(less.split()))
+
+
+_CLASSES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"\b(colou?rs?)\b", re.I), _group("purple", less="colour color colours colors")),
+    (re.compile(r"\b(breed|breeds|what kind of dog)\b", re.I),
+     _group("collie", less="dog dogs puppy pup")),
+    (re.compile(r"\b(make|brand|what car)\b", re.I),
+     _group("volvo", less="car cars drive drives vehicle bike motorbike motorcycle ride rides "
+                          "make brand model")),
+    (re.compile(r"\b(which|what) (day|month)\b|\bwhat date\b", re.I),
+     _group("tuesday", less="time day date today tonight tomorrow morning afternoon evening "
+                            "night week weekend o'clock noon midnight")),
+    (re.compile(r"\bweather\b", re.I), _group("rainy", less="weather")),
+)
+"""Questions whose answer is one word of a known class (a colour, a breed, a make, a day or
+month, a kind of weather): the word told of that class must be said."""
+
+
+def misses_class(sentence: str, told: str, question: str) -> bool:
+    """Whether ``sentence`` answers a question of a colour, breed, make, day or weather ("What
+    colour is it?") without the word of that class ``told`` holds ("white"): "The van is a
+    VW." uses what was told, but not what was asked."""
+    said = {stem(w) for w in words(sentence)}
+    for asks, members in _CLASSES:
+        if not asks.search(question):
+            continue
+        given = {stem(w) for w in words(told)} & members
+        if given and not any(g in said or any(shares_root(g, w) for w in said) for g in given):
+            return True
+    return False
 
 
 def misanswers(sentence: str, told: str, question: str, *, first: bool) -> str | None:
@@ -343,4 +382,6 @@ def misanswers(sentence: str, told: str, question: str, *, first: bool) -> str |
         return "no number where one was asked"
     if first and misses_named(sentence, told, question):
         return "none of the names told where one was asked"
+    if first and misses_class(sentence, told, question):
+        return "not the word told of the kind asked (a colour, a day, a breed)"
     return None

@@ -88,11 +88,15 @@ _ASKS_NAME = re.compile(r"\b(names?|named|called|nicknames?|surname|call (me|us|
 """A name asked: "go" or "call" alone asks none ("Where did we go?")."""
 _COUNTED = frozenset(stem(w) for w in "old age aged many much number count".split())
 _SURNAME = re.compile(r"\b(surname|last name|family name)\b", re.I)
-_FULL_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+ [A-Z][a-z]+\b")
+_FULL_NAME = re.compile(r"\b(?!(?:I|The|My|Our|We|This|That|It|In|On|At|Hi|Hey|Hello|"
+                        r"Morning|Good)\b)[A-Z][a-z]+ [A-Z][a-z]+\b")
 _NAMED = re.compile(r"(?<!^)(?<![.!?] )(?<!\bin )(?<!\bat )(?<!\bfrom )(?<!\bto )"
                     r"(?<!\bnear )\b[A-Z][a-z]+")
 """A name told bare ("a brother, Declan"), not a place ("a brother in Denver")."""
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+_AS_A_CHILD = re.compile(r"\b(as|when I was|when we were)\s+(an?\s+)?(kid|kids|child|children|"
+                         r"boy|girl|teenager|teen|baby)\b", re.I)
+_ADDRESS = re.compile(r"\b(address|street|postcode|zip code|house number)\b", re.I)
 
 
 _LATELY = re.compile(r"\b(these days|nowadays|lately|recently|at the moment|right now|"
@@ -112,12 +116,15 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     subject of its own ("I work as a plumber."). A question or a note of no known subject
     ("What am I into lately?", "Penicillin gives me a rash.") is left to the model."""
     said = set().union(*(_stems(n) for n in notes)) if notes else set()
-    own = [stem(w) for w in subject_terms(_LATELY.sub(" ", question), related=False)]
+    asked = _AS_A_CHILD.sub(" ", _LATELY.sub(" ", question))  # "as a kid": no kid of theirs
+    own = [stem(w) for w in subject_terms(asked, related=False)]
     for w in own:
         if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said:
             return True  # "my dog" with only a cat told
     if _SURNAME_STEM in own:
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
+    if _ADDRESS.search(question) and not any(_NAMED.search(n) or has_number(n) for n in notes):
+        return True  # an address is a number or a street's name: "We moved here in May."
     names = _ASKS_NAME.search(question) is not None
     if names and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes):
         return True  # a name asked, and none told: "a brother in Denver" names a place
@@ -147,6 +154,10 @@ _BARE_ASK = re.compile(r"^\W*(since when|until when|what|which|who|where|when|ho
                        r"how much|how many|how old)\b", re.I)
 """A question of two words at most asks of what was just said ("Which day?", "Since
 when?", "What time?"); not "Why?" (a reason)."""
+_LEADING_PREPOSITION = re.compile(r"^\W*(and\s+)?(to|in|on|at|for|from|since|until|by|with|"
+                                  r"of|about)\s+(?=\w)", re.I)
+"""A bare ask may open with the preposition of the statement it asks of: "Flying to Lima."
+-> "To where?"."""
 _PERSON = re.compile(r"\b(she|her|hers|he|his|him|they|them|their)\b", re.I)
 def names_someone(question: str) -> bool:
     """Whether ``question`` names a person or an animal by a pronoun ("What breed is
@@ -172,7 +183,9 @@ def points_back(question: str) -> bool:
     if not q.endswith("?") or mentions_user(q):
         return False
     n = len(_WORD.findall(q))
-    if (_FOLLOW_ON.match(q) and n <= 6) or (n <= 2 and _BARE_ASK.match(q)):
+    bare = _LEADING_PREPOSITION.sub("", q)  # "To where?", "For how long?", "On which day?"
+    if (_FOLLOW_ON.match(q) and n <= 6) or (len(_WORD.findall(bare)) <= 2
+                                            and _BARE_ASK.match(bare)):
         return True
     if not (_ASKING_BACK.match(q) or _RECALL_ASK.match(q)):
         return False

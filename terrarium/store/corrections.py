@@ -21,10 +21,10 @@ __all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "
 
 _MARKS = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|hmm|well|wait|hang on|sorry|oops|no|nope|actually|correction|"
-    r"my mistake|my bad|scratch that)\b[\s,.!;:-]*)+", re.I)
+    r"my mistake|my bad|scratch that|change of plans?|plans? changed|update)\b[\s,.!;:-]*)+", re.I)
 """The words that open a correction: "Actually,", "Oh wait, no,", "Sorry,"."""
 _STRONG = re.compile(r"\b(wait|sorry|oops|no|nope|actually|correction|mistake|my bad|"
-                     r"scratch that)\b", re.I)
+                     r"scratch that|change of plans?|plans? changed|update)\b", re.I)
 _MEANT = re.compile(r"i meant?\s+(?!that\b|it\b|to\b|like\b|you\b)\w", re.I)
 """A correction without a word of correcting before it: "Oh, I mean 42.", "I meant
 Tuesday." (not "I mean it.", "I meant to call.")."""
@@ -105,9 +105,15 @@ def correction_value(text: str) -> str | None:
     if m:
         return m.group("value").strip()
     # "Oh wait, they moved it to the 16th.": one number, day or colour told anew
-    valued = [t for i, t in enumerate(_TOKEN.findall(rest))
-              if _kind(t, initial=i == 0) in ("number", "day", "colour")]
-    return valued[0] if len(valued) == 1 else None
+    tokens = _TOKEN.findall(rest)
+    valued = [i for i, t in enumerate(tokens) if _kind(t, initial=i == 0) in ("number", "day",
+                                                                               "colour")]
+    if len(valued) == 1:
+        return tokens[valued[0]]
+    if len(valued) > 1 and valued == list(range(valued[0], valued[-1] + 1)) and all(
+            _kind(tokens[i]) == "number" for i in valued):
+        return " ".join(tokens[i] for i in valued)  # "eight thirty": one time told anew
+    return None
 
 
 def apply_correction(previous: str, correction: str) -> str | None:
@@ -122,6 +128,8 @@ def apply_correction(previous: str, correction: str) -> str | None:
         return None
     key = tokens[-1]
     kind = _kind(key)
+    if kind == "number" and len(tokens) > 1 and all(_kind(t) == "number" for t in tokens):
+        key = " ".join(tokens)  # "eight thirty" in place of "seven"
     if kind is None and key[:1].isupper():
         kind = "name"
     if kind is None:

@@ -20,6 +20,8 @@ import functools
 import re
 from collections.abc import Iterable
 
+from terrarium.store import forms
+
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
            "is_statement",
            "may_refer", "mentions_user", "refers_to_told", "relevant", "stem", "strip_opening",
@@ -48,7 +50,8 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "from born grew grow raised come comes came originally native hometown country city "
     "town village live lives lived home moved move",
     # where exactly: the home itself
-    "address street road avenue lane house flat apartment floor home live lives lived "
+    "address street road avenue lane house flat apartment floor home live lives lived city "
+    "town village "
     "houseboat postcode neighbourhood garden yard place cottage bungalow villa cabin farmhouse "
     "moved move",
     # when: dates and ages
@@ -59,14 +62,17 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "june july august september october november december o'clock noon midnight",
     "old age aged years year turn turning birthday",
     # health and food
-    "allergic allergy allergies intolerant intolerance react sick avoid eat eating",
+    "allergic allergy allergies intolerant intolerance react reaction sick avoid eat eating "
+    "rash rashes hives itch itchy swelling",
     "eat eating food foods dish dishes meal meals cook cooking diet drink drinks "
-    "vegetarian vegan",
+    "vegetarian vegan keto paleo halal kosher pescatarian meat fish dairy gluten sugar bread "
+    "pasta rice",
     # health: conditions, pains, medicines
     "health healthy condition conditions illness ill sick problem problems pain pains ache "
     "aches headache headaches migraine migraines asthma diabetes diabetic injury injured hurt "
     "hurts sore blood pressure heart medicine medicines medication pills tablets inhaler "
-    "doctor surgery operation",
+    "doctor surgery operation rash hives penicillin antibiotic antibiotics aspirin ibuprofen "
+    "paracetamol",
     # the body's measures
     "weight weigh weighs heavy height tall short kilos kilo kg kilograms pounds lbs stone "
     "centimetres centimeters cm metres meters feet foot inches size shoe",
@@ -80,11 +86,12 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # family
     "family sister sisters brother brothers sibling siblings mother mum mom father dad "
     "parents wife husband partner son sons daughter daughters kid kids child children baby "
-    "married marry wedding grandmother grandma granny nan grandfather grandpa grandparents "
+    "married marry wedding grandmother grandma granny gran nan grandfather grandpa grandparents "
     "grandson granddaughter grandchildren aunt uncle cousin cousins nephew niece",
     # work
-    "work works worked working job jobs living profession career occupation trade "
-    "employed office company boss shift study studies studying student business run runs "
+    "work works worked working job jobs profession career occupation trade commute "
+    "commuting employed office company boss shift study studies studying student business "
+    "run runs "
     "teach teaches teaching "
     "own owns shop store firm restaurant cafe bakery garage salon clinic",
     # the everyday jobs people name ("I'm a paramedic.", "accountant, two grandkids")
@@ -94,7 +101,11 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "pharmacist architect scientist professor lecturer banker barista baker butcher "
     "cleaner firefighter officer soldier retired bus taxi cab lorry truck van courier",
     "study studies studying student university uni college school subject degree course "
-    "major",
+    "major learn learning learnt lesson lessons class classes training trainee apprentice",
+    # growing up: a childhood told ("Growing up, we ...") answers "as a kid"
+    "childhood kid kids child young younger little growing grow grew teenager teen",
+    "weather rain rainy sun sunny snow snowy wind windy storm storms stormy cloudy fog foggy "
+    "cold hot warm heat frost frosty",
     # (likes and dislikes: ATTITUDES, below)
     # things owned and used
     "car cars drive drives vehicle bike motorbike motorcycle ride rides make brand model "
@@ -107,9 +118,9 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # plans: trips and travel
     "trip trips travel travelling traveling fly flying flight flights holiday holidays "
     "vacation visit visiting visitor visitors journey leave leaving plan plans coming arrive "
-    "arriving staying guest guests",
+    "arriving staying guest guests summer summers",
     "play plays playing instrument sport sports game games team",
-    "music song songs band singer listen",
+    "music song songs band singer listen record records vinyl album albums genre",
     "film films movie movies watch watching cinema show series",
     "book books read reading author novel",
 ))
@@ -126,6 +137,18 @@ about. "What is my favourite film?" finds "I love baking bread." by them, which 
 handing to the model but is no answer to say back."""
 
 _SUFFIXES = ("'s", "ies", "es", "s", "ed", "ing")
+_IRREGULAR = dict(pair.split(":") for pair in """
+bought:buy brought:bring taught:teach caught:catch thought:think fought:fight sold:sell
+told:tell went:go gone:go got:get gotten:get grew:grow grown:grow flew:fly flown:fly
+drove:drive driven:drive rode:ride ridden:ride ate:eat eaten:eat spent:spend met:meet
+left:leave kept:keep made:make wrote:write written:write won:win lost:lose paid:pay
+built:build took:take taken:take gave:give given:give saw:see seen:see found:find
+ran:run swam:swim sang:sing chose:choose chosen:choose broke:break broken:break fell:fall
+felt:feel held:hold wore:wear worn:wear sent:send sat:sit stood:stand became:become
+came:come began:begin begun:begin knew:know known:know spoke:speak spoken:speak
+slept:sleep woke:wake hid:hide led:lead meant:mean heard:hear said:say dug:dig
+""".split())
+"""Past forms no suffix rule reaches: "What did we buy?" asks of "We bought a van."."""
 
 
 @functools.lru_cache(maxsize=8192)
@@ -135,6 +158,8 @@ def stem(word: str) -> str:
     w = word.lower()
     if w.endswith("'s"):  # "rating's" as "rating", then its own suffix: "rat"
         w = w[:-2]
+    if w in _IRREGULAR:
+        w = _IRREGULAR[w]
     for suffix in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
@@ -202,6 +227,11 @@ _DISLIKE = re.compile(r"\b(don't|do not|doesn't|does not|never)\s+(\w+\s+)?(like
                       r"fancy)\b|\bnot (a|much of a) fan\b", re.I)
 """A like denied is a dislike: "What don't I like?" is about "I hate olives."."""
 _SURNAME = re.compile(r"\b(last|family|second)\s+name\b", re.I)
+_LIVING = re.compile(r"\bfor\s+a\s+living\b", re.I)
+"""Work, not a home: "What do I do for a living?" is not about "I live in Cardiff."."""
+_BECOMING = re.compile(r"\b(training|studying|learning|want|going)\s+to\s+be(come)?\b", re.I)
+"""What the user trains to be is their work to come: "What am I training to be?"."""
+_STAY_AWAY = re.compile(r"\b(stay|keep|steer)\s+(away|clear)\b", re.I)
 _JOB = re.compile(r"\b(i'm|i am|i work as|i worked as|she's|he's|she is|he is)\s+an?\s+(\w+\s+)?"
                   r"(?!(?:member|number|user|customer|partner|mother|father|brother|sister|"
                   r"daughter|beginner|vegetarian|christian|italian|brazilian|indian|"
@@ -216,7 +246,13 @@ def subject_terms(text: str, *, related: bool = True, attitudes: bool = True) ->
     categories of :data:`RELATED` and (``attitudes``) :data:`ATTITUDES`: what to search
     for."""
     own = _content(text)
-    if (_FORBIDDEN.search(text) or _AVOIDED.search(text)) and "avoid" not in own:
+    if _LIVING.search(text):
+        own = [w for w in own if w != "living"]
+        own.append("work")  # "for a living": work, not where one lives
+    if _BECOMING.search(text) and "work" not in own:
+        own.append("work")  # "What am I training to be?": a job to come
+    if (_FORBIDDEN.search(text) or _AVOIDED.search(text) or _STAY_AWAY.search(text)) \
+            and "avoid" not in own:
         own.append("avoid")  # "What can't I eat?": what the user must avoid
     if _IDENTITY.search(text) and "name" not in own:
         own.append("name")  # "Who am I?": the user's name
@@ -243,7 +279,8 @@ def _stems(words: Iterable[str]) -> set[str]:
 _NUMBER = re.compile(r"\b(\d+[a-z]*|one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
                      r"nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
-                     r"hundred|dozen)\b", re.I)
+                     r"hundred|dozen|first|second|third|fourth|fifth|sixth|seventh|eighth|"
+                     r"ninth|tenth|eleventh|twelfth)\b", re.I)
 _COUNTED = frozenset(stem(w) for w in "old age aged many much number count year".split())
 """Words of asking a number: "How old am I?" is about "I'm 41." though no word is shared."""
 
@@ -269,7 +306,23 @@ def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
     said = subject_terms(note, related=False)
     if terms & _stems([*said, *(k for w in said for k in parts(w))]):
         return True
-    return bool(terms & _COUNTED) and has_number(note)
+    if bool(terms & _COUNTED) and has_number(note):
+        return True
+    # "And where am I now?", "Where do we keep it?": no subject of its own, so the answer's
+    # kind (a place, a day, a name) says what it is about ("... in Cornwall.")
+    return not _own_subjects(question) and forms.fits(note, question)
+
+
+_NAME_STEMS = frozenset(stem(w) for w in RELATED[0])
+
+
+@functools.lru_cache(maxsize=256)
+def _own_subjects(question: str) -> frozenset[str]:
+    """The known subjects (categories' words) ``question`` names itself, but a name's: "Where
+    do I work?" has one (work), "Where do we keep it?" and "What do my friends call me?"
+    none."""
+    own = _stems(subject_terms(question, related=False)) - _NEUTRAL - _NAME_STEMS
+    return frozenset(w for w in own if w in _BY_STEM_SUBJECTS)
 
 
 def akin(word: str, said: Iterable[str]) -> bool:
@@ -386,6 +439,26 @@ def may_refer(question: str) -> bool:
             and bool(_stems(_content(question)) - _NEUTRAL))
 
 
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
+
+
+def _names_in(text: str, *, first: bool = False) -> set[str]:
+    """The capitalised words of ``text`` (a name: "Pippa", "Noor's" -> "pippa", "noor"),
+    but its first word unless ``first``."""
+    found = set()
+    for m in _CAPITALISED.finditer(text):
+        if (m.start() == 0 or text[:m.start()].rstrip()[-1:] in ".!?") and not first:
+            continue
+        w = m.group(0).removesuffix("'s").lower()
+        if w not in _ASKING and w not in _NOT_NAMES:
+            found.add(w)
+    return found
+
+
+_NOT_NAMES = frozenset("""monday tuesday wednesday thursday friday saturday sunday january
+february march april may june july august september october november december""".split())
+
+
 def refers_to_told(question: str, told: Iterable[str]) -> bool:
     """Whether ``question``, a wh-question that does not speak of the user, asks about
     something they told: every word it is about, or a word of its category (:func:`akin`:
@@ -396,7 +469,10 @@ def refers_to_told(question: str, told: Iterable[str]) -> bool:
     if not may_refer(question):
         return False
     own = asked_of(question)
+    named = _names_in(question)
     for t in told:
+        if named and mentions_user(t) and named & {w.lower() for w in _names_in(t, first=True)}:
+            return True  # "What does Pippa love?" after "I have a niece called Pippa ..."
         have = _stems(_content(t))
         if mentions_user(t) and all(akin(o, have) for o in own):
             return True
@@ -431,7 +507,8 @@ def about_user(question: str) -> bool:
 
 
 _OPENING = re.compile(r"^\W*((hi|hiya|howdy|hello|hey|oh|well|so|ok|okay|um|uh|yes|yeah|right|good "
-                      r"(morning|afternoon|evening))\b[\s,!.]*)+(there\b[\s,!.]*)?", re.I)
+                      r"(morning|afternoon|evening)|(morning|afternoon|evening)(?=[!,.]))\b"
+                      r"[\s,!.]*)+(there\b[\s,!.]*)?", re.I)
 
 
 def strip_opening(text: str) -> str:

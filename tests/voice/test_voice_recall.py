@@ -125,7 +125,11 @@ def test_the_reply_never_speaks_as_the_user() -> None:
     # the question restated as its own ("My dog"): said without it
     assert feed_all(g, "My dog is called Rex. ") == "It is called Rex."
     g = guard("What is my dog called?", "My dog is called Rex.")
-    assert feed_all(g, "I have a dog called Rex. ") == "Your dog is called Rex."  # said back
+    # only what was told, in the user's voice: said to them instead (recall5)
+    assert feed_all(g, "I have a dog called Rex. ") == "You have a dog called Rex."
+    g = guard("What is my dog called?", "My dog is called Rex.")
+    # a claim of its own in the user's voice is still never said
+    assert feed_all(g, "I have a dog called Rex and I love him. ") == "Your dog is called Rex."
 
 
 def test_a_repetition_loop_is_stopped_and_what_was_complete_is_spoken() -> None:
@@ -157,9 +161,11 @@ def test_nothing_told_means_i_dont_know_without_the_model() -> None:
     g = guard("What is my favourite film?")
     assert g.fixed == UNKNOWN
     # told something else, and the answer does not use it: honest too
-    g = guard("What car do I drive?", "I love baking bread.")
-    assert g.fixed is None  # "baking bread" is of no known subject: the model may use it
+    g = guard("What car do I drive?", "I love knitting scarves.")
+    assert g.fixed is None  # knitting is of no known subject: the model may use it
     assert feed_all(g, "You drive a red Toyota.") == UNKNOWN
+    # bread is food (recall5): a food told is no car, known before the model is asked
+    assert guard("What car do I drive?", "I love baking bread.").fixed == UNKNOWN
     assert guard("What car do I drive?", "I work as a nurse.").fixed == UNKNOWN
     g = guard("What's my favourite film?", "I love baking bread. I have a son.")
     assert g.fixed is None

@@ -1,0 +1,123 @@
+"""The part of a statement that holds several facts which a question asks about.
+
+"I live in Quebec, speak French at home and work as a translator." holds three facts.
+Handed the whole sentence for "What language do I speak at home?", SmolLM2-135M answers
+with the first ("You live in Quebec."), and the reply guard accepts it: it uses what was
+told. Handed only the clause the question is about ("I speak French at home."), it answers
+from it, the guard holds it to that clause, and the fallback says that clause back. The
+clauses are found by form (commas, "and", "but", "though", "while" between parts of three
+words or more), never by a list of phrasings; one that points back ("she's three") or is
+a bare fragment ("Juno", "nine") stays with the part before it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from terrarium.store import forms
+from terrarium.store.subjects import has_number, stem, subject_terms
+
+__all__ = ["about", "split"]
+
+_BETWEEN = re.compile(r"\s*[,;]\s*(?:(?:and|but|though|although|so|while|whereas)\s+)?|"
+                      r"\s+(?:and|but|though|although|while|whereas)\s+", re.I)
+_WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+_POINTS_BACK = re.compile(r"^(she|he|it|they|who|which|whose|that|her|his|its|their|both|"
+                          r"she's|he's|it's|they're|who's|one|mostly|mainly|all|each|"
+                          r"about|around|roughly|nearly)\b", re.I)
+_INNER_END = re.compile(r"[.!?]\s+\S")
+_MIN_WORDS = 3
+_COUNTS = re.compile(r"\bhow\s+(many|much|old|long|tall|far)\b|\b(number|age)\b", re.I)
+_HAS_SUBJECT = re.compile(r"^(i|i'm|i've|i'd|i'll|my|we|we're|we've|our|the|a|an|this|"
+                          r"these|those|there|by|in|on|at|for|from|as|when|since|after|"
+                          r"before|every|most|some)\b", re.I)
+_PERSON_FIRST = re.compile(r"^(i|i'm|i've|my|we|we're|we've|our)\b", re.I)
+_NO_VERB = re.compile(r"^(so|no|not|mostly|mainly|just|only|very|really|especially|except|"
+                      r"even|also|too|maybe|plus|then|now|though)\b", re.I)
+_OPENS_WITH_I = re.compile(r"^\W*(?:[A-Za-z]+,\s+)?(i|we)\b", re.I)
+
+
+def _fragment(piece: str) -> bool:
+    """A part too short to tell a fact of its own: "Juno", "nine"; "I'm Ana" tells one."""
+    n = len(_WORD.findall(piece))
+    return n < 2 or (n < _MIN_WORDS and not _PERSON_FIRST.match(piece))
+
+
+@functools.lru_cache(maxsize=512)
+def split(statement: str) -> tuple[str, ...]:
+    """The clauses of a one-sentence ``statement`` (the statement alone when it has one, or
+    several sentences): "By day I'm an accountant, by night I play bass." -> "By day I'm an
+    accountant", "by night I play bass"."""
+    text = statement.strip().rstrip(".!")
+    if _INNER_END.search(text) or "?" in text:
+        return (statement.strip(),)
+    spans: list[list[int]] = []
+    start = 0
+    for m in _BETWEEN.finditer(text):
+        spans.append([start, m.start(), m.end()])
+        start = m.end()
+    spans.append([start, len(text), len(text)])
+    parts: list[list[int]] = []
+    for span in spans:
+        piece = text[span[0]:span[1]]
+        if parts and (_fragment(piece) or _POINTS_BACK.match(piece)):
+            parts[-1][1] = span[1]  # "Juno", "she's three": with the part before
+            continue
+        parts.append(span)
+    if len(parts) > 1 and _fragment(text[parts[0][0]:parts[0][1]]):
+        parts[1][0] = parts[0][0]  # a fragment first ("Well", "Oh"): with the next part
+        parts.pop(0)
+    return tuple(text[a:b].strip() for a, b, _ in parts) or (statement.strip(),)
+
+
+def _score(clause: str, own: frozenset[str], related: frozenset[str],
+           question: str) -> tuple[int, int, int]:
+    """How much of ``question``'s subject ``clause`` holds, then whether it holds the kind
+    of answer its form asks (a place, a day, a name): the form alone picks no clause. The
+    last is how many of the question's own words (or a number asked) it holds."""
+    stems = {stem(w) for w in subject_terms(clause, related=False)}
+    counted = 3 if _COUNTS.search(question) and has_number(clause) else 0
+    hits = len(stems & own)
+    return (2 * hits + len(stems & related) + counted, int(forms.fits(clause, question)),
+            hits + counted)
+
+
+def _best(clauses: tuple[str, ...], question: str) -> list[int]:
+    """The indices of the clauses most about ``question`` ([] when none is, or all are)."""
+    terms = subject_terms(question)
+    own = frozenset(stem(t) for t in subject_terms(question, related=False))
+    related = frozenset(stem(t) for t in terms) - own
+    scores = [_score(c, own, related, question) for c in clauses]
+    top = max(scores)
+    if top[0] <= 0 or all(s == top for s in scores):
+        return []
+    if not top[2] and sum(1 for s in scores if s[0]) > 1:
+        return []  # only related words, in more than one clause: no clear part asked
+    return [i for i, s in enumerate(scores) if s == top]
+
+
+def about(statement: str, question: str, *, context: str = "") -> str:
+    """The clauses of ``statement`` that ``question`` is about, as a sentence in the user's
+    words ("I live in Quebec, speak French at home and work as a translator." for "What
+    language do I speak at home?" -> "I speak French at home."), or ``statement`` itself
+    when it holds one clause, or the question favours none (or all). A question going on
+    from the conversation (``context``: the previous utterance and the question) is read
+    alone first, then with its context: "And the dog?" after "What's my son called?"."""
+    clauses = split(statement)
+    if len(clauses) < 2:
+        return statement
+    best = _best(clauses, question) or (_best(clauses, context) if context else [])
+    if not best:
+        return statement
+    picked = [clauses[i] for i in best]
+    first = picked[0]
+    if any(_NO_VERB.match(c) for c in picked):
+        return statement  # "so no bread or pasta": says nothing without the part before
+    if best[0] > 0 and not _HAS_SUBJECT.match(first) and not first[:1].isupper():
+        # "speak French at home": the subject is the statement's own "I"
+        m = _OPENS_WITH_I.match(clauses[0])
+        if m is not None:
+            first = f"{m.group(1)} {first}"
+    text = ", ".join([first[:1].upper() + first[1:], *picked[1:]]).strip()
+    return text if text.endswith((".", "!")) else f"{text}."
