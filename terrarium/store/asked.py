@@ -150,7 +150,7 @@ _CLOCK = re.compile(r"\b(time|day|date|weather|raining|sunny|cold|hot)\b", re.I)
 
 _FOLLOW_ON = re.compile(r"^\W*(and|what about|how about)\b", re.I)
 """A question going on from the last ("And the collie?", "What about his sister?")."""
-_BARE_ASK = re.compile(r"^\W*(since when|until when|what|which|who|where|when|how long|"
+_BARE_ASK = re.compile(r"^\W*(since when|until when|what|which|who|whom|whose|where|when|how long|"
                        r"how much|how many|how old)\b", re.I)
 """A question of two words at most asks of what was just said ("Which day?", "Since
 when?", "What time?"); not "Why?" (a reason)."""

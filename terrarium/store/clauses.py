@@ -32,6 +32,8 @@ _COUNTS = re.compile(r"\bhow\s+(many|much|old|long|tall|far)\b|\b(number|age)\b"
 _HAS_SUBJECT = re.compile(r"^(i|i'm|i've|i'd|i'll|my|we|we're|we've|our|the|a|an|this|"
                           r"these|those|there|by|in|on|at|for|from|as|when|since|after|"
                           r"before|every|most|some)\b", re.I)
+_DETERMINER = re.compile(r"^(a|an|the|some|two|three|four|five|six|seven|eight|nine|ten|"
+                         r"yeah|yes|ok|okay|well|oh|um|uh|like|ha|haha|lol)\b", re.I)
 _PERSON_FIRST = re.compile(r"^(i|i'm|i've|my|we|we're|we've|our)\b", re.I)
 _NO_VERB = re.compile(r"^(so|no|not|mostly|mainly|just|only|very|really|especially|except|"
                       r"even|also|too|maybe|plus|then|now|though)\b", re.I)
@@ -41,7 +43,12 @@ _OPENS_WITH_I = re.compile(r"^\W*(?:[A-Za-z]+,\s+)?(i|we)\b", re.I)
 def _fragment(piece: str) -> bool:
     """A part too short to tell a fact of its own: "Juno", "nine"; "I'm Ana" tells one."""
     n = len(_WORD.findall(piece))
-    return n < 2 or (n < _MIN_WORDS and not _PERSON_FIRST.match(piece))
+    if n < 2:
+        return True
+    # "a VW", "Lola fourteen", "so yeah" tell nothing alone; "coach rowing", "I'm Ana" do
+    return n < _MIN_WORDS and not _PERSON_FIRST.match(piece) and (
+        piece[:1].isupper() or piece[:1].isdigit() or _DETERMINER.match(piece) is not None
+        or _NO_VERB.match(piece) is not None)
 
 
 @functools.lru_cache(maxsize=512)

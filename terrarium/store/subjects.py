@@ -390,12 +390,13 @@ _TELLING = frozenset("tell remind remember recall say repeat guess know".split()
 _ADVICE = re.compile(
     r"\b(should|shall|could|can|may|might|must|would)\s+(i|we)\b|"  # "What should I cook?"
     r"\b(i|we)\s+(should|could|might|ought)\s|"  # "... do you think I should wear?"
+    r"\b(a|an|some|any)\s+(\w+\s+){1,3}(i|we)\s+can\s|"  # "a quick lunch I can make"
     r"^\W*how\s+(do|does|can|could|should|would|shall)\s+(i|we)\b|"  # "How do I boil an egg?"
     r"^\W*why\b|"  # "Why am I tired?": a reason, not something told
     r"^\W*(do|does|will|would)\s+(i|we)\s+(need|have\s+to|want)\b|"  # "Do I need a visa?"
     r"^\W*what('s|\s+is|\s+are|\s+would\s+be)\s+(a\s+|an\s+|the\s+|some\s+)?(good|best|"
     r"nice|great|better|fun)\b|"  # "What's a good stretch for my back?": a suggestion
-    r"^\W*(any|some)\s+(tips|ideas|advice|suggestions?|recommendations?)\b|"
+    r"\b(any|some)\s+(tips|ideas|advice|suggestions?|recommendations?)\b|"
     r"^\W*(i'd like|i would like|i want|i need|let's)\b(?!\s+to\s+(know|hear)\b)",  # a wish
     re.I)
 _ACTION = re.compile(r"^\W*(please\s+)?((can|could|would|will)\s+you\s+(please\s+)?)?"
