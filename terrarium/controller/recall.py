@@ -128,7 +128,7 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
                for f in extract_facts(old)}
     added = [f.sentence for new in fixed.values() for f in extract_facts(new)
              if relevant(f.sentence, question)]
-    said, left_out = _clauses_asked(found, fixed, asked, question)
+    said, left_out = _clauses_asked(found, fixed, asked)
     facts = [*reversed(added), *(f for f in facts if f not in dropped and f not in left_out)]
     # "What do people call me?": the name they go by is in what they said ("I'm Cornelius,
     # but everyone says Neil."), not in the fact of their full name
@@ -136,8 +136,8 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     return tuple(dict.fromkeys(notes))[:limit]
 
 
-def _clauses_asked(found: Sequence[str], fixed: dict[str, str], asked: str,
-                   question: str) -> tuple[list[str], set[str]]:
+def _clauses_asked(found: Sequence[str], fixed: dict[str, str],
+                   asked: str) -> tuple[list[str], set[str]]:
     """What of each statement ``found`` to hand over, and the facts read from the clauses
     left out: of "I live in Quebec, speak French at home and work as a translator." only
     the clause asked about ("I speak French at home." for "What language do I speak at
@@ -151,7 +151,7 @@ def _clauses_asked(found: Sequence[str], fixed: dict[str, str], asked: str,
             said.append(strip_opening(fixed[t]))
             continue
         whole = strip_opening(t)
-        part = clauses.about(whole, asked, context=question)
+        part = clauses.about(whole, asked)
         said.append(part)
         if part != whole:
             kept = {f.sentence for f in extract_facts(part)}

@@ -104,17 +104,18 @@ def _best(clauses: tuple[str, ...], question: str) -> list[int]:
     return [i for i, s in enumerate(scores) if s == top]
 
 
-def about(statement: str, question: str, *, context: str = "") -> str:
+def about(statement: str, question: str) -> str:
     """The clauses of ``statement`` that ``question`` is about, as a sentence in the user's
     words ("I live in Quebec, speak French at home and work as a translator." for "What
     language do I speak at home?" -> "I speak French at home."), or ``statement`` itself
-    when it holds one clause, or the question favours none (or all). A question going on
-    from the conversation (``context``: the previous utterance and the question) is read
-    alone first, then with its context: "And the dog?" after "What's my son called?"."""
+    when it holds one clause, or the question favours none (or all). A follow-up is read by
+    its own words alone ("And the dog?" after "What's my son called?" picks the dog's
+    clause): "And before that?", "And what does he do?" name none, so they get the
+    statement whole, not the clause the question before them picked."""
     clauses = split(statement)
     if len(clauses) < 2:
         return statement
-    best = _best(clauses, question) or (_best(clauses, context) if context else [])
+    best = _best(clauses, question)
     if not best:
         return statement
     picked = [clauses[i] for i in best]

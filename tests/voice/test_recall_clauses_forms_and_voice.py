@@ -42,6 +42,10 @@ def test_a_follow_up_picks_its_own_clause_first() -> None:
         told(memory, "What's my daughter called?")
         got = notes(memory, "And the cat?")
         assert got and got[0] == "The cat is Socks."
+    with MemoryStore() as memory:  # a follow-up naming nothing gets the statement whole
+        told(memory, "We live in Tartu now, we used to be in Riga.", "Where do we live now?")
+        got = notes(memory, "And before that?")
+        assert got and "Riga" in got[0] and "Tartu" in got[0]
 
 
 def test_a_question_without_a_subject_of_its_own_is_answered_by_its_form() -> None:
