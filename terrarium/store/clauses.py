@@ -16,7 +16,7 @@ import functools
 import re
 
 from terrarium.store import forms
-from terrarium.store.subjects import has_number, stem, subject_terms
+from terrarium.store.subjects import has_number, stem, subject_terms, tells_known
 
 __all__ = ["about", "split"]
 
@@ -37,6 +37,7 @@ _DETERMINER = re.compile(r"^(a|an|the|some|two|three|four|five|six|seven|eight|n
 _PERSON_FIRST = re.compile(r"^(i|i'm|i've|my|we|we're|we've|our)\b", re.I)
 _NO_VERB = re.compile(r"^(so|no|not|mostly|mainly|just|only|very|really|especially|except|"
                       r"even|also|too|maybe|plus|then|now|though)\b", re.I)
+_GERUND = re.compile(r"^\w+ing\b", re.I)
 _OPENS_WITH_I = re.compile(r"^\W*(?:[A-Za-z]+,\s+)?(i|we)\b", re.I)
 
 
@@ -118,14 +119,19 @@ def about(statement: str, question: str) -> str:
     best = _best(clauses, question)
     if not best:
         return statement
+    if not all(tells_known(c) for i, c in enumerate(clauses) if i not in best):
+        return statement  # "Chess is my thing, I play most evenings.": the part left out
+        # may hold the answer ("chess") though it names no subject the question asks
     picked = [clauses[i] for i in best]
     first = picked[0]
     if any(_NO_VERB.match(c) for c in picked):
         return statement  # "so no bread or pasta": says nothing without the part before
     if best[0] > 0 and not _HAS_SUBJECT.match(first) and not first[:1].isupper():
-        # "speak French at home": the subject is the statement's own "I"
+        # "speak French at home": the subject is the statement's own "I"; not "My wife,
+        # Oksana, teaches ...", nor "I'm 38, turning 39 ..." ("I turning")
         m = _OPENS_WITH_I.match(clauses[0])
-        if m is not None:
-            first = f"{m.group(1)} {first}"
+        if m is None or _GERUND.match(first):
+            return statement
+        first = f"{m.group(1)} {first}"
     text = ", ".join([first[:1].upper() + first[1:], *picked[1:]]).strip()
     return text if text.endswith((".", "!")) else f"{text}."

@@ -25,7 +25,7 @@ from terrarium.store import forms
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
            "is_statement",
            "may_refer", "mentions_user", "refers_to_told", "relevant", "stem", "strip_opening",
-           "subject_terms"]
+           "subject_terms", "tells_known"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -314,6 +314,12 @@ def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
 
 
 _NAME_STEMS = frozenset(stem(w) for w in RELATED[0])
+
+
+def tells_known(text: str) -> bool:
+    """Whether ``text`` names a known subject (a word of :data:`RELATED`: "I live in
+    Quebec", "the dog is Pickle"; not "Chess is my thing", "Dayo to my mates")."""
+    return any(stem(w) in _BY_STEM_SUBJECTS for w in subject_terms(text, related=False))
 
 
 @functools.lru_cache(maxsize=256)

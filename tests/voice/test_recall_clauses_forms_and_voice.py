@@ -28,8 +28,14 @@ def test_a_statement_of_several_facts_hands_over_the_clause_asked() -> None:
         "I have a spaniel, Bramble, she's six.")
     assert about("I'm vegetarian, so no fish or meat.", "What diet do I follow?") == (
         "I'm vegetarian, so no fish or meat.")
+    # a part left out that names no known subject may hold the answer: whole
+    assert about("Darts is my thing, I play every Friday.", "What game do I play?") == (
+        "Darts is my thing, I play every Friday.")
+    # a part without its own subject, after one that is not "I": whole
+    assert about("My uncle, Piet, repairs boats in the harbour.", "What does my uncle do?") == (
+        "My uncle, Piet, repairs boats in the harbour.")
     with MemoryStore() as memory:
-        told(memory, "I live in Bergen, speak Norwegian at work and coach rowing.")
+        told(memory, "I live in Bergen, speak Norwegian at work and play in a brass band.")
         got = notes(memory, "What language do I use at work?")
         assert got and got[0] == "I speak Norwegian at work."
         assert not any("Bergen" in n for n in got)  # nor the fact read from another clause
