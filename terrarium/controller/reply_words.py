@@ -276,7 +276,12 @@ def misses_number(sentence: str, question: str) -> bool:
     """Whether ``sentence`` answers a question asking a number ("How old am I?", "How many
     kids do I have?") without one: "You're a taxi driver right?" uses what was told, but
     not the number asked."""
-    return _ASKS_NUMBER.search(question) is not None and not has_number(sentence)
+    return (_ASKS_NUMBER.search(question) is not None and not has_number(sentence)
+            and not _ORDINAL_LIKE.search(sentence))
+
+
+_ORDINAL_LIKE = re.compile(r"\b(final|last|first|next|\w+teenth|\w+ieth)\b", re.I)
+"""Which year: "your final year" answers it as "your second year" does."""
 
 
 _ASKS_NAMED = re.compile(r"^\W*(and\s+)?(where|where's|when|when's|who|who's|whose)\b|"

@@ -16,7 +16,7 @@ import functools
 import re
 
 from terrarium.store import forms
-from terrarium.store.subjects import has_number, stem, subject_terms, tells_known
+from terrarium.store.subjects import NEUTRAL, has_number, stem, subject_terms, tells_known
 
 __all__ = ["about", "split"]
 
@@ -37,6 +37,7 @@ _DETERMINER = re.compile(r"^(a|an|the|some|two|three|four|five|six|seven|eight|n
 _PERSON_FIRST = re.compile(r"^(i|i'm|i've|my|we|we're|we've|our)\b", re.I)
 _NO_VERB = re.compile(r"^(so|no|not|mostly|mainly|just|only|very|really|especially|except|"
                       r"even|also|too|maybe|plus|then|now|though)\b", re.I)
+_NAME_ASK = re.compile(r"\b(names?|called|call|surname|nicknames?)\b", re.I)
 _GERUND = re.compile(r"^\w+ing\b", re.I)
 _OPENS_WITH_I = re.compile(r"^\W*(?:[A-Za-z]+,\s+)?(i|we)\b", re.I)
 
@@ -93,15 +94,18 @@ def _score(clause: str, own: frozenset[str], related: frozenset[str],
 
 def _best(clauses: tuple[str, ...], question: str) -> list[int]:
     """The indices of the clauses most about ``question`` ([] when none is, or all are)."""
-    terms = subject_terms(question)
-    own = frozenset(stem(t) for t in subject_terms(question, related=False))
-    related = frozenset(stem(t) for t in terms) - own
+    # the words of asking about a thing ("called", "day") pick no part, nor do their
+    # categories: "What's my brother called?" is about the brother, not "My mum's called
+    # Hilde"; "What's my day job?" is about the job, not "by night ..."
+    own = frozenset(stem(t) for t in subject_terms(question, related=False)) - NEUTRAL
+    related = frozenset(stem(t) for o in own for t in subject_terms(o)) - own - NEUTRAL
     scores = [_score(c, own, related, question) for c in clauses]
     top = max(scores)
     if top[0] <= 0 or all(s == top for s in scores):
         return []
-    if not top[2] and sum(1 for s in scores if s[0]) > 1:
-        return []  # only related words, in more than one clause: no clear part asked
+    if not top[2] and (sum(1 for s in scores if s[0]) > 1 or _NAME_ASK.search(question)):
+        return []  # only related words, in more than one clause (or asked a name, which a
+        # part naming none of the question's words may hold): no clear part asked
     return [i for i, s in enumerate(scores) if s == top]
 
 

@@ -14,6 +14,7 @@ now.") is a statement of its own: the newer statement wins by recency where it i
 
 from __future__ import annotations
 
+import itertools
 import re
 
 __all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "opens_aside",
@@ -128,8 +129,9 @@ def apply_correction(previous: str, correction: str) -> str | None:
         return None
     key = tokens[-1]
     kind = _kind(key)
-    if kind == "number" and len(tokens) > 1 and all(_kind(t) == "number" for t in tokens):
-        key = " ".join(tokens)  # "eight thirty" in place of "seven"
+    if kind == "number":  # "eight thirty" in place of "seven": the number run at the end
+        run = list(itertools.takewhile(lambda t: _kind(t) == "number", reversed(tokens)))
+        key = " ".join(reversed(run))
     if kind is None and key[:1].isupper():
         kind = "name"
     if kind is None:

@@ -26,6 +26,8 @@ _ASKS_NAME = re.compile(r"\b(names?|named|called|nicknames?|call\s+(me|us|him|he
 _PLACE = re.compile(r"\b(in|from|to|at|near|outside|around|by)\s+(the\s+)?([A-Z][a-z]+)")
 _DAY_NAMES = frozenset(_DAYS.split("|"))
 _TIME = re.compile(r"\b(" + _DAYS + r"|\d+|\d+(st|nd|rd|th)|o'clock|noon|midnight|tonight|"
+                   r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                   r"eleventh|twelfth|\w+teenth|twentieth|thirtieth|"
                    r"today|tomorrow|yesterday|ago|since|last\s+(week|month|year|spring|summer|"
                    r"autumn|winter)|next\s+(week|month|year))\b", re.I)
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<!\bin )(?<!\bat )(?<!\bfrom )(?<!\bto )"

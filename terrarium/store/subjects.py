@@ -105,7 +105,7 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # growing up: a childhood told ("Growing up, we ...") answers "as a kid"
     "childhood kid kids child young younger little growing grow grew teenager teen",
     "weather rain rainy sun sunny snow snowy wind windy storm storms stormy cloudy fog foggy "
-    "cold hot warm heat frost frosty",
+    "mist misty drizzle cold hot warm heat frost frosty spring summer autumn winter",
     # (likes and dislikes: ATTITUDES, below)
     # things owned and used
     "car cars drive drives vehicle bike motorbike motorcycle ride rides make brand model "
@@ -118,7 +118,7 @@ RELATED: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     # plans: trips and travel
     "trip trips travel travelling traveling fly flying flight flights holiday holidays "
     "vacation visit visiting visitor visitors journey leave leaving plan plans coming arrive "
-    "arriving staying guest guests summer summers",
+    "arriving staying guest guests summer summers move moved moving relocate relocated",
     "play plays playing instrument sport sports game games team",
     "music song songs band singer listen record records vinyl album albums genre",
     "film films movie movies watch watching cinema show series",
@@ -220,7 +220,8 @@ _AVOIDED = re.compile(r"\b(i|we)\s+(can't|cannot|can not|mustn't|must not|should
 """The user telling what they may not have: "I can't have gluten." is about what they avoid."""
 _IDENTITY = re.compile(r"\bwho\s+(am\s+i|i\s+am|are\s+we|we\s+are)\b", re.I)
 """A question of who the user is: about their name."""
-_DOING = re.compile(r"\bwhat\s+(do|did)\s+(i|we)\s+do\b(?!\s+(with|about|to|if|when|for\s+fun))",
+_DOING = re.compile(r"\bwhat\s+(do|did)\s+(i|we)\s+do\b(?!\s+(with|about|to|if|when|for\s+fun|"
+                    r"at|on|in|during|after|before|every|most|this|next|last))",
                     re.I)
 """"What do I do?": the user's work (not "What do I do about ...", advice)."""
 _DISLIKE = re.compile(r"\b(don't|do not|doesn't|does not|never)\s+(\w+\s+)?(like|enjoy|"
@@ -431,6 +432,9 @@ exactly
 supposed""".split())
 """Words of asking about a thing rather than the thing: "What's the cat called?" is about
 the cat."""
+
+
+NEUTRAL = _NEUTRAL
 
 
 def asked_of(question: str) -> set[str]:

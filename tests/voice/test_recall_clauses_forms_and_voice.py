@@ -41,6 +41,17 @@ def test_a_statement_of_several_facts_hands_over_the_clause_asked() -> None:
         assert not any("Bergen" in n for n in got)  # nor the fact read from another clause
 
 
+def test_the_words_of_asking_pick_no_clause() -> None:
+    said = "my aunt's called Greta, my cousin's Lotte and our pony is Pepper"
+    assert about(said, "What's my cousin called?") == "My cousin's Lotte."
+    said = "On weekdays I'm a surveyor, at weekends I coach a rugby team."
+    assert about(said, "What's my weekday job?") == "On weekdays I'm a surveyor."
+    assert about(said, "What do I do at weekends?") == "At weekends I coach a rugby team."
+    # a name asked: a part naming none of the question's words may hold it
+    said = "Maren Olsen speaking, but the lads call me Mo."
+    assert about(said, "What's my surname?") == said
+
+
 def test_a_follow_up_picks_its_own_clause_first() -> None:
     with MemoryStore() as memory:
         told(memory, "my wife's Rosa, my daughter's Mila and the cat is Socks")
@@ -82,6 +93,7 @@ def test_past_forms_and_new_categories_link_the_question_to_what_was_told() -> N
     assert relevant("I sold my old piano last week.", "What did I sell?")
     assert relevant("I've been learning Welsh since May.", "Which language am I studying?")
     assert relevant("I adore foggy mornings.", "What weather do I like?")
+    assert relevant("I'm sailing to Cadiz on the fourth.", "When do I set off?")
     assert relevant("When I was small we lived above a bakery in Lyon.",
                     "Where did I grow up as a kid?")
     assert not lacks("Where did I live as a child?",
@@ -123,6 +135,8 @@ def test_a_person_the_user_named_is_what_they_told() -> None:
 def test_a_change_of_plan_corrects_a_time_of_two_words() -> None:
     assert apply_correction("The match is at six.", "Change of plans, it kicks off at seven "
                             "fifteen.") == "The match is at seven fifteen."
+    assert apply_correction("Lunch with Kai is at one.", "Update, it's now at two thirty.") == (
+        "Lunch with Kai is at two thirty.")
     with MemoryStore() as memory:
         told(memory, "The match is at six.", "Change of plans, it kicks off at seven fifteen.")
         got = notes(memory, "What time is the match?")
