@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from terrarium.store import forms
 from terrarium.store.asked import asks_kind, lacks, points_back
 from terrarium.store.corrections import goes_on, is_correction, opens_aside, without_marks
 from terrarium.store.subjects import (
@@ -298,8 +299,13 @@ def misses_named(sentence: str, told: str, question: str) -> bool:
     if _ASKS_NAMED.search(question) is None:
         return False
     asked = set(words(question))
+    said = _numbers_both_ways(sentence)
+    when = forms.time_words(told) - asked if forms.asks_time(question) else set()
+    if when and not forms.asks_place(question):
+        # "When?" after "We're off to Oslo in May.": "Oslo" is no answer, "May" is
+        return not when & said
     named = {m.group(0).lower() for m in _NAMED_WORD.finditer(told)} - asked - _NOT_NAMED
-    return bool(named) and not named & _numbers_both_ways(sentence)
+    return bool(named) and not named & said
 
 
 _LEAD_IN = re.compile(r"^\W*(sure[,!.]?\s+|okay[,!.]?\s+|of course[,!.]?\s+)?(here\s+(are|is)|"

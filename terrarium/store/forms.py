@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["asks_name", "asks_place", "asks_time", "fits", "tells_name", "tells_place",
-           "tells_time"]
+           "tells_time", "time_words"]
 
 _DAYS = ("monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|"
          "april|may|june|july|august|september|october|november|december")
@@ -57,6 +57,11 @@ def tells_place(note: str) -> bool:
 def tells_time(note: str) -> bool:
     """Whether ``note`` says a day, a date or a time ("in January", "at 7", "on the 3rd")."""
     return _TIME.search(note) is not None
+
+
+def time_words(text: str) -> set[str]:
+    """The words of ``text`` that say a day, a date or a time ("march", "9th", "tonight")."""
+    return {w.lower() for m in _TIME.finditer(text) for w in m.group(0).split()}
 
 
 def tells_name(note: str) -> bool:

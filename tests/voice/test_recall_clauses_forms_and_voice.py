@@ -112,6 +112,15 @@ def test_an_answer_of_a_class_must_say_the_word_told() -> None:
     assert "whippet" in said
 
 
+def test_a_when_question_is_answered_with_the_time_told() -> None:
+    g = guard("When?", "We're off to Lapland in December, me and my sister.")
+    said = feed_all(g, "Lapland is a cold place with reindeer and snow. ")
+    assert "December" in said
+    g = guard("When is my dentist?", "My dentist in Hove is on the 2nd of May.")
+    assert feed_all(g, "Your dentist is on the 2nd of May. ") == (
+        "Your dentist is on the 2nd of May.")
+
+
 def test_the_note_said_back_in_the_users_voice_is_said_to_them() -> None:
     g = guard("Which sport do I coach?", "I coach netball on Saturdays.")
     assert feed_all(g, "I coach netball on Saturdays. ") == "You coach netball on Saturdays."
