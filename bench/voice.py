@@ -1083,7 +1083,7 @@ if __name__ == "__main__":
     if a.socket:  # bench/voice_socket.py
         from voice_socket import socket_main
 
-        socket_main(a.utterances, a.warmup, a.rounds, a.verbose)
+        socket_main(a.utterances, a.warmup, a.rounds, a.verbose, a.framework)
     elif a.broker is not None:
         broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
     elif a.cold_start:
