@@ -21,6 +21,10 @@ The stages of one utterance, each from the end of the one before (ms):
   synthesis started before it was queued makes it negative);
 - ``synth``: Piper synthesizing it (the event's ``synth_ms``);
 - ``to client`` (over the socket): to the first PCM frame the client received.
+
+Beside them, in tokens: the prompt tokens each model evaluated in the utterance's turns
+(prompt minus cached, from ``turn_ended``): a served session whose prompts were longer or
+less cached would show it there.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from terrarium.events import (
     OutputText,
     SentenceQueued,
     SentenceSynthesized,
+    TurnEnded,
     TurnStarted,
     event_from_dict,
 )
@@ -96,6 +101,11 @@ def stage_rows(events: Sequence[Event], sent: Sequence[float],
             prev = ts if ts is not None else NAN
         if received is not None:
             row[CLIENT] = (received[i] - prev) * 1000 if received[i] == received[i] else NAN
+        for creature in ("router", "speaker"):  # the model's work: prompt tokens evaluated
+            end = next((e for e in got if isinstance(e, TurnEnded)
+                        and e.creature == creature), None)
+            row[f"{creature} evaluated"] = (NAN if end is None
+                                            else end.prompt_tokens - end.cached_tokens)
         out.append(row)
     return out
 
@@ -110,6 +120,7 @@ def stage_table(local: list[dict[str, float]], served: list[dict[str, float]]) -
     (same utterance) differences; the stage where the served runtime adds time stands out."""
     names = [n for n, _ in STAGES[:-1]] + ["to synth", "synth"]
     names += [CLIENT] if any(CLIENT in r for r in served) else []
+    names += ["router evaluated", "speaker evaluated"]  # tokens, not ms
     print("\nwhere the time went, per stage (ms; median; paired: socket - in one process, "
           "per utterance):")
     print(f"  {'stage':<14} {'in one process':>15} {'over the socket':>16} {'paired':>9}")
