@@ -65,7 +65,8 @@ __all__ = ["socket_main"]
 # chosen by TERRARIUM_UVLOOP=0 (asyncio's) as for the CLI
 SERVE_ARGS = os.environ.get("BENCH_SERVE_ARGS", "").split()
 # the server's CPU by function (cProfile) into this file (BENCH_SERVE_PROFILE=FILE)
-PROFILE = (["/tmp/serve5/profserve.py", os.environ["BENCH_SERVE_PROFILE"]]
+PROFILE = ([str(Path(__file__).with_name("serve_profiled.py")),
+            os.environ["BENCH_SERVE_PROFILE"]]
            if os.environ.get("BENCH_SERVE_PROFILE") else ["-m", "terrarium"])
 SERVE_BANNER = re.compile(r"^serving .* on http://([0-9.]+):([0-9]+)")
 NAN = float("nan")
