@@ -23,8 +23,8 @@ The stages of one utterance, each from the end of the one before (ms):
 - ``to client`` (over the socket): to the first PCM frame the client received.
 
 Beside them, in tokens: the prompt tokens each model evaluated in the utterance's turns
-(prompt minus cached, from ``turn_ended``): a served session whose prompts were longer or
-less cached would show it there.
+(prompt minus cached, from ``turn_ended``) and the speaker's generated tokens: a served
+session whose prompts were longer or less cached, or whose replies differed, shows it there.
 """
 
 from __future__ import annotations
@@ -106,6 +106,7 @@ def stage_rows(events: Sequence[Event], sent: Sequence[float],
                         and e.creature == creature), None)
             row[f"{creature} evaluated"] = (NAN if end is None
                                             else end.prompt_tokens - end.cached_tokens)
+        row["speaker generated"] = NAN if end is None else end.completion_tokens
         out.append(row)
     return out
 
@@ -120,7 +121,7 @@ def stage_table(local: list[dict[str, float]], served: list[dict[str, float]]) -
     (same utterance) differences; the stage where the served runtime adds time stands out."""
     names = [n for n, _ in STAGES[:-1]] + ["to synth", "synth"]
     names += [CLIENT] if any(CLIENT in r for r in served) else []
-    names += ["router evaluated", "speaker evaluated"]  # tokens, not ms
+    names += ["router evaluated", "speaker evaluated", "speaker generated"]  # tokens
     print("\nwhere the time went, per stage (ms; median; paired: socket - in one process, "
           "per utterance):")
     print(f"  {'stage':<14} {'in one process':>15} {'over the socket':>16} {'paired':>9}")
