@@ -549,7 +549,7 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=3, help="inputs per session per phase")
     ap.add_argument("--requests", type=int, default=300,
                     help="each hammer at least this long (up to 60 inputs a session)")
-    ap.add_argument("--repeats", type=int, default=5,
+    ap.add_argument("--repeats", type=int, default=3,
                     help="bare and api hammer pairs a row (medians printed)")
     ap.add_argument("--stored", type=int, default=10000)
     ap.add_argument("--fed", type=int, default=1000,

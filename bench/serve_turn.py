@@ -71,9 +71,10 @@ async def child(sessions: int, inputs: int, rounds: int, profile: str | None) ->
                         g.start_soon(one, sid, warm)
             counts = count_writes(mgr.log)
             per: list[float] = []
+            walls: list[float] = []
             for r in range(rounds):
                 prof = cProfile.Profile(time.process_time) if profile and r == rounds - 1 else None
-                cpu = time.process_time()
+                cpu, wall = time.process_time(), time.perf_counter()
                 if prof:
                     prof.enable()
                 async with anyio.create_task_group() as g:
@@ -83,9 +84,10 @@ async def child(sessions: int, inputs: int, rounds: int, profile: str | None) ->
                     prof.disable()
                     prof.dump_stats(profile)
                 per.append((time.process_time() - cpu) / (sessions * inputs) * 1000)
+                walls.append((time.perf_counter() - wall) / (sessions * inputs) * 1000)
             tg.cancel_scope.cancel()
     n = sessions * inputs * rounds
-    return {"ms": min(per), "rounds": per, "tx": counts["tx"] / n, "rows": counts["rows"] / n,
+    return {"ms": min(per), "rounds": per, "wall": min(walls), "tx": counts["tx"] / n, "rows": counts["rows"] / n,
             "load": os.getloadavg()[0]}
 
 
@@ -120,7 +122,7 @@ def main() -> None:
             got[tree].append(row)
             print(f"  run {run + 1} {tree}: {row['ms']:.2f} ms per input (rounds "
                   + " ".join(f"{x:.2f}" for x in row["rounds"])
-                  + f"); transactions {row['tx']:.2f}, rows {row['rows']:.2f} per input; "
+                  + f"; wall {row['wall']:.2f} ms per input); transactions {row['tx']:.2f}, rows {row['rows']:.2f} per input; "
                   f"load {row['load']:.1f}", flush=True)
     for tree, rows in got.items():
         print(f"{tree}: median {statistics.median(r['ms'] for r in rows):.2f} ms per input "
