@@ -87,8 +87,8 @@ async def child(sessions: int, inputs: int, rounds: int, profile: str | None) ->
                 walls.append((time.perf_counter() - wall) / (sessions * inputs) * 1000)
             tg.cancel_scope.cancel()
     n = sessions * inputs * rounds
-    return {"ms": min(per), "rounds": per, "wall": min(walls), "tx": counts["tx"] / n, "rows": counts["rows"] / n,
-            "load": os.getloadavg()[0]}
+    return {"ms": min(per), "rounds": per, "wall": min(walls), "tx": counts["tx"] / n,
+            "rows": counts["rows"] / n, "load": os.getloadavg()[0]}
 
 
 def main() -> None:
@@ -122,8 +122,8 @@ def main() -> None:
             got[tree].append(row)
             print(f"  run {run + 1} {tree}: {row['ms']:.2f} ms per input (rounds "
                   + " ".join(f"{x:.2f}" for x in row["rounds"])
-                  + f"; wall {row['wall']:.2f} ms per input); transactions {row['tx']:.2f}, rows {row['rows']:.2f} per input; "
-                  f"load {row['load']:.1f}", flush=True)
+                  + f"; wall {row['wall']:.2f} ms); transactions {row['tx']:.2f}, rows "
+                  f"{row['rows']:.2f} per input; load {row['load']:.1f}", flush=True)
     for tree, rows in got.items():
         print(f"{tree}: median {statistics.median(r['ms'] for r in rows):.2f} ms per input "
               f"and its turn ({len(rows)} runs); rows per input {rows[-1]['rows']:.2f}")
