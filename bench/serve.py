@@ -24,10 +24,11 @@ machine disturbs less than the clock: the server's per request of each hammer (t
 route's; the api's, with what its turns did meanwhile; medians of the pairs) and per input
 of the turns phase (its turn and stream included; the input that opened each stream
 counted), and the client's per request of each hammer (whichever of the two is the larger
-bounds the requests per second where each has a core). After the table, the targets are
-checked. Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them given one
-input (so loaded), and the idle ones unloaded by the server (``--idle-unload``); how many
-stay loaded and the RSS after.
+bounds the requests per second where each has a core); last, per input of the api hammer,
+the server's SQLite commits and the turns that ended while it ran. After the table, the
+targets are checked. Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them
+given one input (so loaded), and the idle ones unloaded by the server (``--idle-unload``);
+how many stay loaded and the RSS after.
 
     python bench/serve.py [--sessions 1,10,100,1000] [--turns 3] [--stored 10000]
     python bench/serve.py --code /path/to/other/checkout   # the same bench, other code
@@ -131,7 +132,10 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float,
                              "loaded": len(mgr.loaded), "stored": mgr.store.count(),
                              "busy": sum(1 for live in list(mgr.loaded.values())
                                          if live.busy() or mgr._unread(live.info.run_id)),
-                             "cpu": cpu, "gc": gc_time[0]})
+                             "cpu": cpu, "gc": gc_time[0],
+                             # SQLite commits so far, and turns ended (committed)
+                             "commits": getattr(mgr.log_writer, "commits", 0),
+                             "turns": mgr.log.query("SELECT total(turns) FROM sessions")[0][0]})
 
     import cProfile
 
@@ -327,21 +331,28 @@ async def throughput(ctl: httpx.AsyncClient, base: str, ids: list[str], per: int
     it); each pair's requests/s, their ratio, and the server's and the client's CPU per
     request of each hammer (the api's with what its turns did meanwhile)."""
     got: dict[str, list[float]] = {k: [] for k in (
-        "base", "api", "ratio", "cpu_base", "cpu_api", "client_base", "client_api")}
+        "base", "api", "ratio", "cpu_base", "cpu_api", "client_base", "client_api",
+        "commits", "turns")}
     count = len(ids) * per
     for _ in range(repeats):
         c0, m0 = await cpu(ctl), time.process_time()
         base_rps = await hammer(base, [f"/bench/echo/{s}" for s in ids], per)
         c1, m1 = await cpu(ctl), time.process_time()
+        s1 = await rss(ctl, collect=False)
         await ctl.post("/bench/profile?phase=api")
         api_rps = await hammer(base, [f"/v1/sessions/{s}/input" for s in ids], per)
         await ctl.post("/bench/profile")
         c2, m2 = await cpu(ctl), time.process_time()
+        s2 = await rss(ctl, collect=False)
         await quiet(ctl)
         for key, value in (("base", base_rps), ("api", api_rps), ("ratio", api_rps / base_rps),
                            ("cpu_base", (c1 - c0) / count), ("cpu_api", (c2 - c1) / count),
                            ("client_base", (m1 - m0) / count),
-                           ("client_api", (m2 - m1) / count)):
+                           ("client_api", (m2 - m1) / count),
+                           # per input of the api hammer: its commits, and the turns that
+                           # ended while it ran (each input's turn competes with the inputs)
+                           ("commits", (s2["commits"] - s1["commits"]) / count),
+                           ("turns", (s2["turns"] - s1["turns"]) / count)):
             got[key].append(value)
     return got
 
@@ -446,7 +457,7 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int,
               f"{'ratios':>11} {'requests':>8} "
               f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8} "
               f"{'load':>5} | {'server CPU ms: base':>18} {'api':>5} {'turn':>5} | "
-              f"{'client: base':>12} {'api':>5}")
+              f"{'client: base':>12} {'api':>5} | {'commits':>7} {'turns':>6}")
         rows: list[tuple[int, float, float, float]] = []
         # one session loaded and deleted first: what every server does once (the team's
         # dry start, modules imported on first use) is not charged to the 1-session row
@@ -493,8 +504,8 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int,
                   f"{len(ids) * hammered(n, k, requests):>6}x{repeats:<2} "
                   f"{tps:>8.0f} {pct(firsts, 50):>8.1f}ms {pct(firsts, 99):>8.1f}ms "
                   f"{kb:>8.0f} {load():>5} | {spent[0] * 1e3:>18.2f} {spent[1] * 1e3:>5.2f} "
-                  f"{spent[2] * 1e3:>5.2f} | {spent[3] * 1e3:>12.2f} {spent[4] * 1e3:>5.2f}",
-                  flush=True)
+                  f"{spent[2] * 1e3:>5.2f} | {spent[3] * 1e3:>12.2f} {spent[4] * 1e3:>5.2f} | "
+                  f"{med['commits']:>7.2f} {med['turns']:>6.2f}", flush=True)
             for sid in ids:  # the next size starts from none loaded
                 await ctl.delete(f"/v1/sessions/{sid}")
         if rows:

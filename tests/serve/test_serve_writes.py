@@ -109,3 +109,51 @@ async def test_a_sent_payload_is_stored_once_and_read_back_whole(tmp_path: Path)
     assert any(e.kind == "message_sent" and text in e.detail
                for e in mgr.log.timeline(run_id))
     mgr.log.close()
+
+
+async def test_a_session_keeps_two_conversations_dropping_the_older_by_its_key(
+        tmp_path: Path) -> None:
+    """Each creature's two newest saved conversations stay (a crash may leave the newest's
+    message unconsumed); once the process saved both, the older goes by its key, not by the
+    prune that reads and sorts the creature's rows on every turn."""
+    from terrarium.runtime.sessions import DROP_SQL
+
+    app = create_app(load_team(CHAT), ServeSettings(runs_dir=tmp_path / "runs", warm_up=False))
+    mgr = app.state.manager
+    deletes: list[str] = []
+    inner = mgr.log.write_batch
+
+    def recorded(ops: Any) -> None:
+        ops = list(ops)
+        deletes.extend(sql for sql, _ in ops if sql.startswith("DELETE FROM histories"))
+        inner(ops)
+
+    mgr.log.write_batch = recorded
+    async with anyio.create_task_group() as tg:
+        await tg.start(mgr.run)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            sid = (await c.post("/v1/sessions", json={})).json()["id"]
+            events = mgr.events_of(sid)
+            for i in range(5):
+                r = await c.post(f"/v1/sessions/{sid}/input", json={"text": f"Hello {i}."})
+                assert r.status_code == 202
+                after, ended = r.json()["seq"], 0
+                with anyio.fail_after(20):
+                    while ended < 2:  # the router's turn and the bot's
+                        rows = await events.wait(after)
+                        ended += sum(k == "turn_ended" for _, k, _ in rows)
+                        after = rows[-1][0]
+        await mgr.flush()
+        tg.cancel_scope.cancel()
+    run_id = mgr.info(sid).run_id
+    for creature in ("router", "bot"):
+        consumed = [m for (m,) in mgr.log.query(
+            "SELECT message_id FROM consumptions WHERE run_id=? AND receiver=?"
+            " ORDER BY consumed_at", (run_id, creature))]
+        kept = mgr.log.query("SELECT message_id FROM histories WHERE run_id=? AND creature=?"
+                             " ORDER BY ts", (run_id, creature))
+        assert len(consumed) == 5 and [m for (m,) in kept] == consumed[-2:]
+    # two creatures, five turns each: the first two saves of each prune, the rest by key
+    assert len(deletes) == 10 and deletes.count(DROP_SQL) == 6, deletes
+    mgr.log.close()
