@@ -14,6 +14,11 @@ and DIR (A B A B ...), so both versions see the same machine, and the medians ar
     python bench/serve_turn.py [--sessions 100] [--inputs 5] [--rounds 3] [--runs 3]
     python bench/serve_turn.py --code /work/base        # this checkout against another
     python bench/serve_turn.py --runs 1 --profile /tmp/turn.prof   # cProfile, last round
+    python bench/serve_turn.py --instructions --sessions 10 --inputs 10 --code /work/base
+
+``--instructions``: instead of the clock, the instructions per input counted by valgrind
+(cachegrind), which a busy machine does not disturb at all: a run with ``--inputs`` inputs
+a session less one with none (the start, the warm-up), over the inputs; one round.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import Any
 import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from channels_cost import valgrind_instructions
 from serve import write_team  # the same team as bench/serve.py
 from serve_input import count_writes
 
@@ -91,6 +97,18 @@ async def child(sessions: int, inputs: int, rounds: int, profile: str | None) ->
             "rows": counts["rows"] / n, "load": os.getloadavg()[0]}
 
 
+def instructions(trees: list[Path], sessions: int, inputs: int) -> None:
+    """Instructions per input and its turn, each tree (see the module's docstring)."""
+    for tree in trees:
+        os.environ["PYTHONPATH"] = str(tree)
+        counts = [valgrind_instructions([__file__, "--child", "--sessions", str(sessions),
+                                         "--inputs", str(n), "--rounds", "1"])
+                  for n in (inputs, 0)]
+        print(f"{tree}: {(counts[0] - counts[1]) / (sessions * inputs) / 1e6:.2f} million "
+              f"instructions per input and its turn ({sessions} sessions x {inputs} inputs, "
+              "valgrind cachegrind)", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sessions", type=int, default=100)
@@ -99,6 +117,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3, help="processes per checkout")
     ap.add_argument("--code", type=Path, help="another checkout, run alternately with this one")
     ap.add_argument("--profile", metavar="FILE", help="cProfile (CPU) of each run's last round")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count instructions per input with valgrind instead of timing")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -106,6 +126,9 @@ def main() -> None:
                                    args.profile)))
         return
     trees = [ROOT] + ([args.code.resolve()] if args.code else [])
+    if args.instructions:
+        instructions(trees, args.sessions, args.inputs)
+        return
     got: dict[Path, list[dict[str, Any]]] = {t: [] for t in trees}
     print(f"{args.sessions} sessions x {args.inputs} inputs, best of {args.rounds} rounds a "
           f"run; server CPU per input and its turn (no HTTP); load {os.getloadavg()[0]:.1f}")
