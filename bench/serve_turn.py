@@ -89,10 +89,11 @@ async def child(sessions: int, inputs: int, rounds: int, profile: str | None) ->
                 if prof:
                     prof.disable()
                     prof.dump_stats(profile)
-                per.append((time.process_time() - cpu) / (sessions * inputs) * 1000)
-                walls.append((time.perf_counter() - wall) / (sessions * inputs) * 1000)
+                done = max(1, sessions * inputs)  # (none: --instructions' baseline)
+                per.append((time.process_time() - cpu) / done * 1000)
+                walls.append((time.perf_counter() - wall) / done * 1000)
             tg.cancel_scope.cancel()
-    n = sessions * inputs * rounds
+    n = max(1, sessions * inputs * rounds)
     return {"ms": min(per), "rounds": per, "wall": min(walls), "tx": counts["tx"] / n,
             "rows": counts["rows"] / n, "load": os.getloadavg()[0]}
 
