@@ -147,7 +147,7 @@ def latest_input(messages: Sequence[ChatMessage]) -> str:
     return ""
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=256)  # (a few prompts' texts; each entry may be large)
 def _text_tokens(text: str) -> tuple[str, ...]:
     """One text's pseudo tokens, kept: a request repeats its prefix and history every turn
     (byte-stable by design), which were split again on every call."""
