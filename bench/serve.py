@@ -31,6 +31,7 @@ given one input (so loaded), and the idle ones unloaded by the server (``--idle-
 how many stay loaded and the RSS after.
 
     python bench/serve.py [--sessions 1,10,100,1000] [--turns 3] [--stored 10000]
+        [--requests 300] [--repeats 3]   # each hammer's least length; pairs a row
     python bench/serve.py --code /path/to/other/checkout   # the same bench, other code
     python bench/serve.py --sessions 100 --stored 0 --profile /tmp/serve.prof
         # the server's CPU by function (cProfile) in the api phase (/tmp/serve.prof.api)
