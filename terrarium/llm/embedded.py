@@ -144,6 +144,7 @@ class EmbeddedServer:
     ``slots`` parallel slots (one per creature), each with ``ctx_per_slot`` tokens of
     context; prompt caching is on; flash attention is off unless ``flash_attention``;
     ``poll`` is llama.cpp's busy-wait level (0-100) for its worker threads.
+    ``threads`` evaluate prompts, ``gen_threads`` generate (one token at a time).
     ``slot_save_dir`` turns on slot save/restore into that folder (``--slot-save-path``),
     which :meth:`prefix_cache` uses to keep evaluated prompt prefixes between runs.
     ``batch``: tokens evaluated per step of the server's loop (see :meth:`start`).
@@ -157,6 +158,7 @@ class EmbeddedServer:
         ctx_per_slot: int = 4096,
         model: Path | str | None = None,
         threads: int | None = None,
+        gen_threads: int | None = None,
         port: int = 0,
         startup_timeout: float = 120.0,
         verbosity: int = 0,
@@ -171,6 +173,7 @@ class EmbeddedServer:
         self.ctx_per_slot = ctx_per_slot
         self.model_file = Path(model) if model else None
         self.threads = threads or max(1, min(os.cpu_count() or 2, 8))
+        self.gen_threads = gen_threads or self.threads
         self.port = port
         self.startup_timeout = startup_timeout
         self.verbosity = verbosity
@@ -254,7 +257,7 @@ class EmbeddedServer:
         """What this server starts with, as the child process of a head start compares it."""
         return ServerShape(
             model=str(path), slots=self.slots, ctx_per_slot=self.ctx_per_slot,
-            threads=self.threads, batch=self.batch, poll=self.poll,
+            threads=self.threads, gen_threads=self.gen_threads, batch=self.batch, poll=self.poll,
             flash_attention=self.flash_attention,
             slot_save_dir=str(self.slot_save_dir) if self.slot_save_dir is not None else None,
             verbosity=self.verbosity, port=self.port)

@@ -38,7 +38,13 @@ def llama_params(xllamacpp: Any, shape: Any) -> Any:
     params.cache_prompt = True
     params.hostnames = ["127.0.0.1"]
     params.port = shape.port
-    params.cpuparams.n_threads = shape.threads
+    # Two thread counts: ``cpuparams`` decodes one token at a time (generation), the
+    # batch ones evaluate prompts. A token's graph is ~30 layers of small operations with a
+    # barrier after each; with two threads and OpenMP's passive waiting every barrier
+    # is a sleep and a wake-up, which cost more than the second core gives (see
+    # ``EmbeddedServer``); one generation thread has no barrier at all.
+    gen = getattr(shape, "gen_threads", None)
+    params.cpuparams.n_threads = gen or shape.threads
     params.cpuparams_batch.n_threads = shape.threads
     params.endpoint_slots = True
     # A prompt is evaluated in batches of this many tokens, and the server looks at its

@@ -78,7 +78,8 @@ class TTSOutput:
     the controller to pause a local model while a reply's first piece is synthesized (see
     :class:`terrarium.voice.sink.FirstPieceSink`). ``synthesize_early`` synthesizes a
     reply's first piece from the model's text (:meth:`preview`) while the reply guard still
-    holds it (:mod:`terrarium.voice.early`).
+    holds it (:mod:`terrarium.voice.early`), once the model's text has
+    ``early_after_words`` complete words (the guard's, which the runtime's wiring passes).
     """
 
     def __init__(
@@ -96,6 +97,7 @@ class TTSOutput:
         clock: Callable[[], float] = time.perf_counter,
         yield_first_audio: bool = True,
         synthesize_early: bool = False,
+        early_after_words: int = 0,
         creature: str = "",
         output: str = "",
         finish_within: float = FINISH_WITHIN,
@@ -125,6 +127,7 @@ class TTSOutput:
         self._keep = keep_results
         self.yield_first_audio = yield_first_audio
         self.synthesize_early = synthesize_early
+        self.early_after_words = early_after_words  # EarlyFirstPiece's after_words
         self.early_counts = [0, 0]  # early first pieces synthesized, and of them spoken
         self.finish_within = finish_within
         self._worker_scopes: list[anyio.CancelScope] = []  # stopped by __aexit__ only
@@ -268,7 +271,7 @@ class TTSOutput:
                 or self._tg is None or self._synth_gone):
             return
         if utt.early is None:
-            utt.early = EarlyFirstPiece(self._segmenter_config)
+            utt.early = EarlyFirstPiece(self._segmenter_config, self.early_after_words)
         piece = utt.early.feed(text)
         if piece is None:
             return

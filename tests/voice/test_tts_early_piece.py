@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
+from terrarium.controller.guard import START_WORDS
 from terrarium.controller.incoming import Incoming
 from terrarium.controller.loop import Controller
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
@@ -164,7 +165,8 @@ def speaker_turn(reply: str, wait_before: str, asked: str = ASKED,
     parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
     voice, heard = Voice(), Heard()
     tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
-                    synthesize_early=True, yield_first_audio=False)
+                    synthesize_early=True, early_after_words=START_WORDS + 1,
+                    yield_first_audio=False)
     at = reply.index(wait_before) if wait_before else len(reply) + 1  # "": never waits
     model = Waiting(reply, at, voice)
     payload: dict[str, Any] = {"intent": "request", "user_said": asked,
@@ -228,7 +230,7 @@ def test_a_first_piece_said_before_is_not_synthesized_early_again() -> None:
 
 
 def test_the_early_piece_waits_for_the_words_the_guard_judges_a_start_by() -> None:
-    early = EarlyFirstPiece(SPEAKER)  # EARLY_AFTER_WORDS: one more than the guard's four
+    early = EarlyFirstPiece(SPEAKER, after_words=START_WORDS + 1)  # as the wiring passes
     said = ["Mondays ", "are ", "a ", "fresh ", "start"]
     assert [early.feed(w) for w in said] == [None] * 5  # cut, but four complete words
     piece = early.feed(" for")
