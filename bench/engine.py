@@ -90,6 +90,7 @@ def turns(ask: Any, prompt: str, reps: int, gen: int) -> dict[str, Any]:
     ask({**_request(_chat(prompt, "Hello."), 1), "cache_prompt": True})
     first: list[float] = []
     per_token: list[float] = []
+    cpu_per_token: list[float] = []
     n_prompt: list[int] = []
     for i in range(reps):
         body = {**_request(_chat(prompt, TURNS[i % len(TURNS)]), gen), "cache_prompt": True}
@@ -97,8 +98,16 @@ def turns(ask: Any, prompt: str, reps: int, gen: int) -> dict[str, Any]:
         n_prompt.append(int(t["prompt_n"]))
         first.append(float(t["prompt_ms"]))
         per_token.append(float(t["predicted_ms"]) / max(1, int(t["predicted_n"])))
+        # the same request again (its prompt all in the slot: one token evaluated): the
+        # process's CPU time per token generated, which a busy machine changes far less
+        # than the wall time (with one generation thread, a quiet machine's wall time)
+        cpu = time.process_time()
+        t = ask(body)["timings"]
+        cpu_per_token.append(1000.0 * (time.process_time() - cpu)
+                             / (int(t["predicted_n"]) + int(t["prompt_n"])))
     return {"prompt_tokens": statistics.median(n_prompt), "first_ms": statistics.median(first),
             "gen_ms": statistics.median(per_token),
+            "cpu_gen_ms": statistics.median(cpu_per_token),
             "pp": 1000.0 * statistics.median(n_prompt) / statistics.median(first),
             "tg": 1000.0 / statistics.median(per_token)}
 
@@ -197,8 +206,10 @@ def summarize(label: str, rows: list[dict[str, Any]]) -> tuple[float, float]:
     if "first_ms" in rows[0]:
         first = statistics.median(r["first_ms"] for r in rows)
         per = statistics.median(r["gen_ms"] for r in rows)
+        cpu = statistics.median(r["cpu_gen_ms"] for r in rows)
         print(f"  {'':<22} a turn: first token {first:6.1f} ms, generation {per:5.1f} ms "
-              f"per token; first token + 7 tokens {first + 7 * per:6.1f} ms")
+              f"per token; first token + 7 tokens {first + 7 * per:6.1f} ms; CPU time "
+              f"{cpu:5.1f} ms per token generated")
     return pp, tg
 
 
@@ -221,7 +232,8 @@ def main(runs: int, reps: int, gen: int, policies: list[str] | None,
                 r = run_child(mode, policy, prompt_file, reps, gen, th, turn)
                 key = " ".join(x for x in (mode, policy, th and f"threads {th}") if x)
                 results.setdefault(key, []).append(r)
-                what = (f"first token {r['first_ms']:6.1f} ms, " if turn else "")
+                what = (f"first token {r['first_ms']:6.1f} ms, {r['gen_ms']:5.1f} ms "
+                        f"(CPU {r['cpu_gen_ms']:5.1f} ms) per token, " if turn else "")
                 print(f"{i:>2} {key:<22} {what}prompt {r['pp']:7.1f} tok/s  generation "
                       f"{r['tg']:6.1f} tok/s  ({r['prompt_tokens']} prompt tokens, "
                       f"{r['threads']} threads, load {r['load_s']:.2f} s; load average "

@@ -263,14 +263,16 @@ class TTSOutput:
         for sentence in utt.segmenter.feed(utt.fence.feed(text)):
             await self._enqueue(utt, sentence)
 
-    async def preview(self, text: str) -> None:
+    async def preview(self, text: str, *, again: bool = False) -> None:
         """Take the model's text before the reply guard has judged it: its first piece is
-        synthesized as soon as it is cut, and used if the guard lets the same piece through."""
+        synthesized as soon as it is cut, and used if the guard lets the same piece through.
+        ``again``: the guard dropped the sentence seen so far, and ``text`` starts the next
+        one, whose first piece is the one to make now (the earlier one's audio goes unused)."""
         utt = self._writing
         if (not self.synthesize_early or utt is None or utt.cut or utt.queued
                 or self._tg is None or self._synth_gone):
             return
-        if utt.early is None:
+        if utt.early is None or again:
             utt.early = EarlyFirstPiece(self._segmenter_config, self.early_after_words)
         piece = utt.early.feed(text)
         if piece is None:
