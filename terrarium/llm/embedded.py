@@ -257,7 +257,10 @@ class EmbeddedServer:
         """What this server starts with, as the child process of a head start compares it."""
         return ServerShape(
             model=str(path), slots=self.slots, ctx_per_slot=self.ctx_per_slot,
-            threads=self.threads, gen_threads=self.gen_threads, batch=self.batch, poll=self.poll,
+            threads=self.threads, batch=self.batch, poll=self.poll,
+            # None when it is ``threads``: the shape a team remembered before there were two
+            # counts still matches, and its second start keeps its head start
+            gen_threads=None if self.gen_threads == self.threads else self.gen_threads,
             flash_attention=self.flash_attention,
             slot_save_dir=str(self.slot_save_dir) if self.slot_save_dir is not None else None,
             verbosity=self.verbosity, port=self.port)
