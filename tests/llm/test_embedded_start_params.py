@@ -87,3 +87,13 @@ def test_a_shape_remembered_before_gen_threads_still_matches(tmp_path: Path) -> 
     assert ServerShape(**old) == shape
     apart = EmbeddedServer(threads=2, gen_threads=1).shape(tmp_path / "m.gguf")
     assert apart != shape and apart.gen_threads == 1
+
+
+@pytest.mark.parametrize(("value", "want"), [("1", 1), (" 3 ", 3), ("0", 2), ("two", 2),
+                                             ("-1", 2), ("", 2)])
+def test_the_environment_may_set_the_generation_threads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, want: int) -> None:
+    monkeypatch.setenv("TERRARIUM_GEN_THREADS", value)
+    server = EmbeddedServer(model=tmp_path / "m.gguf", threads=2)
+    assert (server.gen_threads, server.threads) == (want, 2)
+    assert EmbeddedServer(threads=2, gen_threads=2).gen_threads == 2  # an argument wins
