@@ -11,21 +11,27 @@ was slower than the server it measured) then, for 1, 10, 100 and 1,000 concurren
   made and deleted before the table keeps one-off costs out of it);
 - API: every session posts inputs back to back; requests per second beside the baseline's
   at the same concurrency (the target: at least 0.5x). Every input starts a turn, which
-  competes with the requests for the CPU;
+  competes with the requests for the CPU. Each hammer is at least ``--requests`` long (at
+  most 60 inputs a session, its inbox's room), and the bare and api hammers run in pairs,
+  ``--repeats`` times (each pair's api turns all done before the next): the row prints the
+  medians, the median of the pairs' ratios and their range;
 - turns: once the API phase's turns have all run, every session sends ``--turns`` inputs,
   each followed over SSE until its turn ends; turns per second and input-to-first-event
   latency (POST sent -> first event of it read from the stream), p50 and p99.
 
 Each row ends with the machine's load average (``uptime``), then process CPU, which a busy
 machine disturbs less than the clock: the server's per request of each hammer (the bare
-route's; the api's, with what its turns did meanwhile) and per input of the turns phase
-(its turn and stream included), and the client's per request of each hammer (whichever of
-the two is the larger bounds the requests per second where each has a core). After the
-table, the targets are checked. Then 10,000 stored sessions (``--stored``): created,
-``--fed`` of them given one input (so loaded), and the idle ones unloaded by the server
-(``--idle-unload``); how many stay loaded and the RSS after.
+route's; the api's, with what its turns did meanwhile; medians of the pairs) and per input
+of the turns phase (its turn and stream included; the input that opened each stream
+counted), and the client's per request of each hammer (whichever of the two is the larger
+bounds the requests per second where each has a core); last, per input of the api hammer,
+the server's SQLite commits and the turns that ended while it ran. After the table, the
+targets are checked. Then 10,000 stored sessions (``--stored``): created, ``--fed`` of them
+given one input (so loaded), and the idle ones unloaded by the server (``--idle-unload``);
+how many stay loaded and the RSS after.
 
     python bench/serve.py [--sessions 1,10,100,1000] [--turns 3] [--stored 10000]
+        [--requests 300] [--repeats 3]   # each hammer's least length; pairs a row
     python bench/serve.py --code /path/to/other/checkout   # the same bench, other code
     python bench/serve.py --sessions 100 --stored 0 --profile /tmp/serve.prof
         # the server's CPU by function (cProfile) in the api phase (/tmp/serve.prof.api)
@@ -39,6 +45,7 @@ import argparse
 import gc
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -126,7 +133,10 @@ def run_server(port: int, runs: Path, team: Path, idle_unload: float,
                              "loaded": len(mgr.loaded), "stored": mgr.store.count(),
                              "busy": sum(1 for live in list(mgr.loaded.values())
                                          if live.busy() or mgr._unread(live.info.run_id)),
-                             "cpu": cpu, "gc": gc_time[0]})
+                             "cpu": cpu, "gc": gc_time[0],
+                             # SQLite commits so far, and turns ended (committed)
+                             "commits": getattr(mgr.log_writer, "commits", 0),
+                             "turns": mgr.log.query("SELECT total(turns) FROM sessions")[0][0]})
 
     import cProfile
 
@@ -304,6 +314,50 @@ async def hammer(base: str, paths: list[str], per: int) -> float:
     return len(paths) * per / (time.perf_counter() - t0)
 
 
+INBOX_ROOM = 60  # inputs a session gets per hammer at most: its inbox holds 64 (a full
+# one holds the request until a turn takes one, and the hammer would time the turns)
+
+
+def hammered(n: int, k: int, requests: int) -> int:
+    """Inputs per session in each hammer of an ``n``-session row: ``k``, or more so that
+    the hammer is at least ``requests`` long (a few requests are no sample: the quiet
+    re-measure's 10-session row was 30 requests and one hammer)."""
+    return max(k, min(INBOX_ROOM, -(-requests // n)))
+
+
+async def throughput(ctl: httpx.AsyncClient, base: str, ids: list[str], per: int,
+                     repeats: int) -> dict[str, list[float]]:
+    """The bare and the api hammer, one after the other, ``repeats`` times (each api
+    hammer's turns all run before the next pair: neither hammer has the other's backlog in
+    it); each pair's requests/s, their ratio, and the server's and the client's CPU per
+    request of each hammer (the api's with what its turns did meanwhile)."""
+    got: dict[str, list[float]] = {k: [] for k in (
+        "base", "api", "ratio", "cpu_base", "cpu_api", "client_base", "client_api",
+        "commits", "turns")}
+    count = len(ids) * per
+    for _ in range(repeats):
+        c0, m0 = await cpu(ctl), time.process_time()
+        base_rps = await hammer(base, [f"/bench/echo/{s}" for s in ids], per)
+        c1, m1 = await cpu(ctl), time.process_time()
+        s1 = await rss(ctl, collect=False)
+        await ctl.post("/bench/profile?phase=api")
+        api_rps = await hammer(base, [f"/v1/sessions/{s}/input" for s in ids], per)
+        await ctl.post("/bench/profile")
+        c2, m2 = await cpu(ctl), time.process_time()
+        s2 = await rss(ctl, collect=False)
+        await quiet(ctl)
+        for key, value in (("base", base_rps), ("api", api_rps), ("ratio", api_rps / base_rps),
+                           ("cpu_base", (c1 - c0) / count), ("cpu_api", (c2 - c1) / count),
+                           ("client_base", (m1 - m0) / count),
+                           ("client_api", (m2 - m1) / count),
+                           # per input of the api hammer: its commits, and the turns that
+                           # ended while it ran (each input's turn competes with the inputs)
+                           ("commits", (s2["commits"] - s1["commits"]) / count),
+                           ("turns", (s2["turns"] - s1["turns"]) / count)):
+            got[key].append(value)
+    return got
+
+
 async def turn(base: str, sid: str, i: int, firsts: list[float]) -> None:
     """One input and its events over a new SSE stream, until its turn has ended."""
     conn, stream = Conn(*address(base)), Conn(*address(base))
@@ -395,14 +449,16 @@ def load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
 
-async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -> None:
+async def client(base: str, sizes: list[int], per: int, stored: int, fed: int,
+                 requests: int, repeats: int) -> None:
     limits = httpx.Limits(max_connections=2200, max_keepalive_connections=2200)
     async with httpx.AsyncClient(base_url=base, timeout=600) as ctl:
         print(f"load before: {load()} (uptime, 1 min)")
         print(f"{'sessions':>8} {'api req/s':>10} {'base req/s':>10} {'ratio':>6} "
+              f"{'ratios':>11} {'requests':>8} "
               f"{'turns/s':>8} {'first p50':>10} {'first p99':>10} {'KB/idle':>8} "
               f"{'load':>5} | {'server CPU ms: base':>18} {'api':>5} {'turn':>5} | "
-              f"{'client: base':>12} {'api':>5}")
+              f"{'client: base':>12} {'api':>5} | {'commits':>7} {'turns':>6}")
         rows: list[tuple[int, float, float, float]] = []
         # one session loaded and deleted first: what every server does once (the team's
         # dry start, modules imported on first use) is not charged to the 1-session row
@@ -429,31 +485,28 @@ async def client(base: str, sizes: list[int], per: int, stored: int, fed: int) -
             idle = await rss(ctl)
             kb = (idle["rss"] - before["rss"]) / 1024 / max(1, idle["loaded"]
                                                                - before["loaded"])
-            c0, m0 = await cpu(ctl), time.process_time()
-            base_rps = await hammer(base, [f"/bench/echo/{s}" for s in ids], k)
-            c1, m1 = await cpu(ctl), time.process_time()
-            await ctl.post("/bench/profile?phase=api")
-            api_rps = await hammer(base, [f"/v1/sessions/{s}/input" for s in ids], k)
-            await ctl.post("/bench/profile")
-            c2, m2 = await cpu(ctl), time.process_time()
-            await quiet(ctl)
+            got = await throughput(ctl, base, ids, hammered(n, k, requests), repeats)
             c3 = await cpu(ctl)
             await ctl.post("/bench/profile?phase=turns")
             tps, firsts = await turns(base, ids, k)
             await ctl.post("/bench/profile")
             c4 = await cpu(ctl)
             # the server's CPU per request of each hammer (the api's with what its turns
-            # did meanwhile), and per input of the turns phase (its turn and stream included)
-            # and the client's (this process) per request of each hammer: which of the two
-            # bounds the requests per second on a quiet machine, where each has a core
-            spent = [(c1 - c0) / (n * k), (c2 - c1) / (n * k), (c4 - c3) / (n * k),
-                     (m1 - m0) / (n * k), (m2 - m1) / (n * k)]
-            rows.append((n, api_rps / base_rps, pct(firsts, 99), kb))
-            print(f"{n:>8} {api_rps:>10.0f} {base_rps:>10.0f} {api_rps / base_rps:>6.2f} "
+            # did meanwhile), per input of the turns phase (each session's k inputs and the
+            # one that opened its stream, their turns and streams included), and the
+            # client's (this process) per request of each hammer: which of the two bounds
+            # the requests per second on a quiet machine, where each has a core
+            med = {key: statistics.median(v) for key, v in got.items()}
+            spent = [med["cpu_base"], med["cpu_api"], (c4 - c3) / (n * (k + 1)),
+                     med["client_base"], med["client_api"]]
+            rows.append((n, med["ratio"], pct(firsts, 99), kb))
+            print(f"{n:>8} {med['api']:>10.0f} {med['base']:>10.0f} {med['ratio']:>6.2f} "
+                  f"{min(got['ratio']):>5.2f}-{max(got['ratio']):<5.2f}"
+                  f"{len(ids) * hammered(n, k, requests):>6}x{repeats:<2} "
                   f"{tps:>8.0f} {pct(firsts, 50):>8.1f}ms {pct(firsts, 99):>8.1f}ms "
                   f"{kb:>8.0f} {load():>5} | {spent[0] * 1e3:>18.2f} {spent[1] * 1e3:>5.2f} "
-                  f"{spent[2] * 1e3:>5.2f} | {spent[3] * 1e3:>12.2f} {spent[4] * 1e3:>5.2f}",
-                  flush=True)
+                  f"{spent[2] * 1e3:>5.2f} | {spent[3] * 1e3:>12.2f} {spent[4] * 1e3:>5.2f} | "
+                  f"{med['commits']:>7.2f} {med['turns']:>6.2f}", flush=True)
             for sid in ids:  # the next size starts from none loaded
                 await ctl.delete(f"/v1/sessions/{sid}")
         if rows:
@@ -506,6 +559,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sessions", default="1,10,100,1000")
     ap.add_argument("--turns", type=int, default=3, help="inputs per session per phase")
+    ap.add_argument("--requests", type=int, default=300,
+                    help="each hammer at least this long (up to 60 inputs a session)")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="bare and api hammer pairs a row (medians printed)")
     ap.add_argument("--stored", type=int, default=10000)
     ap.add_argument("--fed", type=int, default=1000,
                     help="how many of the stored sessions get an input (are loaded)")
@@ -551,7 +608,7 @@ def main() -> None:
             print(f"terrarium serve ({args.code.resolve()}), scripted echo team; server pid "
                   f"{server.pid}; {os.cpu_count()} CPUs (client and server share them)")
             anyio.run(client, base, [int(x) for x in args.sessions.split(",")], args.turns,
-                      args.stored, args.fed)
+                      args.stored, args.fed, args.requests, args.repeats)
         finally:
             server.terminate()
             try:

@@ -35,7 +35,13 @@ whether the two workers shared one embedded model server (``llm/shared_server.py
 do unless ``TERRARIUM_SHARE_MODEL=0``), from each worker's ``model:`` line.
 
 ``--socket`` (bench/voice_socket.py): the same, in one process and over the audio socket
-of a real ``terrarium serve`` (target: within 30 ms of in-process).
+of a real ``terrarium serve`` (target: within 30 ms of in-process), with where the time
+went per stage in both modes (bench/voice_stages.py: from the events' own stamps, paired
+per utterance) and each mode's CPU per utterance (the event loop's thread, the whole
+process). ``--socket --framework``: the same team on scripted models, so the served
+runtime's own waits stand out of the model's noise. ``BENCH_SERVE_ARGS="--turns-at-once
+0"`` passes arguments to the server (a bisection), ``TERRARIUM_UVLOOP=0`` runs it on
+asyncio's loop, ``BENCH_SERVE_PROFILE=FILE`` profiles it (bench/serve_profiled.py).
 
 ``--cold-start [--runs 5]`` measures something else: the time from starting the process
 ``terrarium run examples/voice_assistant`` to its "ready in" line (the team takes input;
@@ -1084,7 +1090,7 @@ if __name__ == "__main__":
     if a.socket:  # bench/voice_socket.py
         from voice_socket import socket_main
 
-        socket_main(a.utterances, a.warmup, a.rounds, a.verbose)
+        socket_main(a.utterances, a.warmup, a.rounds, a.verbose, a.framework)
     elif a.broker is not None:
         broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
     elif a.cold_start:

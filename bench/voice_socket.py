@@ -27,6 +27,7 @@ difference of the percentiles.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -51,12 +52,22 @@ from voice import (
     pct,
     send_all,
 )
+from voice_stages import log_events, stage_rows, stage_table
 
-from terrarium.config import load_team
+from terrarium.config import Team, load_team
+from terrarium.llm.settings import ModelSettings
+from terrarium.runtime.recording import LOG_FILE
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 
 __all__ = ["socket_main"]
 
+# more arguments for `terrarium serve` (a bisection: "--turns-at-once 0"); the loop is
+# chosen by TERRARIUM_UVLOOP=0 (asyncio's) as for the CLI
+SERVE_ARGS = os.environ.get("BENCH_SERVE_ARGS", "").split()
+# the server's CPU by function (cProfile) into this file (BENCH_SERVE_PROFILE=FILE)
+PROFILE = ([str(Path(__file__).with_name("serve_profiled.py")),
+            os.environ["BENCH_SERVE_PROFILE"]]
+           if os.environ.get("BENCH_SERVE_PROFILE") else ["-m", "terrarium"])
 SERVE_BANNER = re.compile(r"^serving .* on http://([0-9.]+):([0-9]+)")
 NAN = float("nan")
 
@@ -69,30 +80,61 @@ class SocketSample:
 
     client: float = NAN
     server: float = NAN
+    sent: float = NAN  # the text frame's send, and the first PCM frame's arrival (wall clock)
+    received: float = NAN
 
 
 @dataclass
 class SocketRound:
     in_process: list[float]  # per utterance, warm-up included (NaN: no audio)
     socket: list[SocketSample]
+    local_stages: list[dict[str, float]]  # per utterance (voice_stages.py)
+    socket_stages: list[dict[str, float]]
 
 
-async def in_process(layout: Layout, texts: list[str], runs_dir: Path) -> list[float]:
+async def in_process(layout: Layout, texts: list[str], runs_dir: Path
+                     ) -> tuple[list[float], list[dict[str, float]]]:
     """Every creature in this process (as ``terrarium run``): time to first audio of each
-    utterance, from the send to the first-audio event's own timestamp."""
+    utterance, from the send to the first-audio event's own timestamp; and its stages."""
     team = load_team(layout.path)
     tracker = Tracker()
     opts = RuntimeOptions(runs_dir=runs_dir, audio="none", on_event=tracker.add)
     async with TeamRuntime(team, opts) as rt:
         with anyio.fail_after(READY_TIMEOUT):
-            await tracker.until(lambda: tracker.warmed(set(team.creatures)))
+            await tracker.until(lambda: tracker.warmed(warming(team)))
+        cpu0 = time.thread_time(), time.process_time()
         sent = await send_all(rt, tracker, layout, texts)
+        CPU["in one process"] = (time.thread_time() - cpu0[0], time.process_time() - cpu0[1])
     out = []
     for t0, t1 in zip(sent, [*sent[1:], float("inf")], strict=True):
         firsts = [e.ts for e in tracker.events if isinstance(e, layout.first)
                   and getattr(e, "creature", None) == layout.last and t0 <= e.ts < t1]
         out.append((min(firsts) - t0) * 1000 if firsts else NAN)
-    return out
+    return out, stage_rows(tracker.events, sent)
+
+
+# CPU seconds of the last run of each mode over all its utterances: (the event loop's
+# thread, the whole process: the embedded model's threads and Piper's included); in one
+# process the loop's thread also runs the bench's own event tracking
+CPU: dict[str, tuple[float, float]] = {}
+
+
+def proc_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds of a process's main thread (its event loop) and of all its threads."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def used(stat: str) -> float:
+        fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+
+    return used(f"/proc/{pid}/task/{pid}/stat"), used(f"/proc/{pid}/stat")
+
+
+def warming(team: Team) -> set[str]:
+    """The creatures whose prompt prefix is warmed (an embedded model's) before the
+    utterances start: a scripted one's is not (``--framework``)."""
+    return {n for n, c in team.creatures.items()
+            if (c.config.controller or ModelSettings()).provider == "embedded"}
 
 
 def spawn_serve(path: Path, runs_dir: Path, out: Path) -> subprocess.Popen[bytes]:
@@ -101,8 +143,8 @@ def spawn_serve(path: Path, runs_dir: Path, out: Path) -> subprocess.Popen[bytes
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     with open(out, "wb") as f:  # the child keeps its own descriptor
         return subprocess.Popen(
-            [sys.executable, "-u", "-m", "terrarium", "serve", str(path), "--port", "0",
-             "--runs-dir", str(runs_dir), "--rate", "1000"],
+            [sys.executable, "-u", *PROFILE, "serve", str(path), "--port", "0",
+             "--runs-dir", str(runs_dir), "--rate", "1000", *SERVE_ARGS],
             stdout=f, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
 
 
@@ -125,7 +167,7 @@ async def served_at(proc: subprocess.Popen[bytes], out: Path) -> str:
 
 
 async def over_socket(layout: Layout, texts: list[str], tmp: Path, verbose: bool
-                      ) -> list[SocketSample]:
+                      ) -> tuple[list[SocketSample], list[dict[str, float]]]:
     """The team in a ``terrarium serve`` process; one session; each text sent as the audio
     socket's text frame once the previous reply's audio has ended.
 
@@ -154,14 +196,15 @@ async def over_socket(layout: Layout, texts: list[str], tmp: Path, verbose: bool
             async with connect(f"ws://{addr}/v1/sessions/{sid}/events/ws?after=0",
                                max_size=None) as events:
                 with anyio.fail_after(READY_TIMEOUT):
-                    while not tracker.warmed(set(layout.starts)):
+                    while not tracker.warmed(warming(load_team(layout.path))):
                         try:
                             tracker.add(event_from_dict(json.loads(await events.recv())))
                         except ValueError:
                             pass
+            cpu0 = proc_cpu(proc.pid)
             for i, text in enumerate(texts):
                 sample = SocketSample()
-                t0 = time.perf_counter()
+                t0, sample.sent = time.perf_counter(), time.time()
                 await audio.send(json.dumps({"type": "text", "text": text}))
                 heard = ended = False
                 with anyio.move_on_after(UTTERANCE_TIMEOUT):
@@ -172,6 +215,7 @@ async def over_socket(layout: Layout, texts: list[str], tmp: Path, verbose: bool
                         if isinstance(frame, bytes):
                             if heard and sample.client != sample.client:
                                 sample.client = (time.perf_counter() - t0) * 1000
+                                sample.received = time.time()
                             continue
                         data = json.loads(frame)
                         kind = data.get("type")
@@ -184,6 +228,8 @@ async def over_socket(layout: Layout, texts: list[str], tmp: Path, verbose: bool
                     print(f"  {'socket':<10} {i:>2} ttfa {sample.client:7.1f} ms at the client"
                           f"  (server {sample.server:7.1f} ms)  {text!r}", flush=True)
                 rows.append(sample)
+            cpu1 = proc_cpu(proc.pid)
+            CPU["over the socket"] = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
     finally:
         if proc.poll() is None:
             proc.terminate()  # uvicorn's graceful shutdown: the sessions stop, the log closes
@@ -192,7 +238,9 @@ async def over_socket(layout: Layout, texts: list[str], tmp: Path, verbose: bool
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-    return rows
+    # the stages from the session's numbered events, read back from the server's log
+    events = log_events(tmp / "runs" / LOG_FILE) if (tmp / "runs" / LOG_FILE).exists() else []
+    return rows, stage_rows(events, [s.sent for s in rows], [s.received for s in rows])
 
 
 def _real(vals: list[float]) -> list[float]:
@@ -207,15 +255,21 @@ async def compare(layout: Layout, texts: list[str], warmup: int, rounds: int,
     for r in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
             if r % 2:
-                remote = await over_socket(layout, texts, Path(tmp) / "socket", verbose)
-            local = await in_process(layout, texts, Path(tmp) / "local")
+                remote, rstages = await over_socket(layout, texts, Path(tmp) / "socket",
+                                                    verbose)
+            local, lstages = await in_process(layout, texts, Path(tmp) / "local")
             if verbose:
                 for i, (text, v) in enumerate(zip(texts, local, strict=True)):
                     print(f"  {'in-process':<10} {i:>2} ttfa {v:7.1f} ms  {text!r}", flush=True)
             if not r % 2:
-                remote = await over_socket(layout, texts, Path(tmp) / "socket", verbose)
-        rnd = SocketRound(local[warmup:], remote[warmup:])
+                remote, rstages = await over_socket(layout, texts, Path(tmp) / "socket",
+                                                    verbose)
+        rnd = SocketRound(local[warmup:], remote[warmup:], lstages[warmup:], rstages[warmup:])
         out.append(rnd)
+        n = len(texts)
+        print(f"round {r}  CPU per utterance (ms): "
+              + ";  ".join(f"{k}: event loop thread {v[0] / n * 1000:.1f}, whole process "
+                           f"{v[1] / n * 1000:.1f}" for k, v in CPU.items()), flush=True)
         for name, vals in (("in-process", rnd.in_process),
                            ("socket", [s.client for s in rnd.socket]),
                            ("(server)", [s.server for s in rnd.socket])):
@@ -257,10 +311,39 @@ def report(rounds: list[SocketRound]) -> None:
                   f"({len(_real(vals))} pairs)")
     print(f"  target: socket p50 within {TTFA_TARGET_MS:g} ms of in-process: "
           f"{'met' if abs(d50) <= TTFA_TARGET_MS else 'NOT met'}")
+    stage_table([row for r in done for row in r.local_stages],
+                [row for r in done for row in r.socket_stages])
 
 
-def socket_main(n: int, warmup: int, rounds: int, verbose: bool) -> None:
+SCRIPTS = {"router": "continuation: true\nsteps: [{reply: question, repeat: true}]\n",
+           "speaker": ("continuation: true\nchunk: 4\nsteps: [{reply: 'Here is a short answer "
+                       "for you, with a clause or two in it. It ends with a second sentence.', "
+                       "repeat: true}]\n")}
+
+
+def framework_layout(folder: Path) -> Layout:
+    """The voice team with scripted models (every delta at once) in ``folder``: what is
+    left of the time to first audio is the framework's path (and Piper), so a wait of the
+    served runtime's machinery (the turn gate, a commit) stands out from the model's noise."""
+    folder.mkdir(parents=True, exist_ok=True)
+    team = (VOICE.path / "terrarium.yaml").read_text()
+    for name, script in SCRIPTS.items():
+        (folder / f"{name}.yaml").write_text(script)
+        team = team.replace(
+            f'config: "@terrarium/creatures/{name}"',
+            f'base_config: "@terrarium/creatures/{name}"\n      controller: '
+            f'{{provider: scripted, llama_cpp: true, grammar: true, '
+            f'script: {folder / (name + ".yaml")}}}')
+    (folder / "terrarium.yaml").write_text(team)
+    return dataclasses.replace(VOICE, path=folder)
+
+
+def socket_main(n: int, warmup: int, rounds: int, verbose: bool,
+                framework: bool = False) -> None:
     texts = [UTTERANCES[i % len(UTTERANCES)] for i in range(n + warmup)]
     print(f"{n} utterances after {warmup} warm-up, {rounds} round(s), each round in one "
-          "process and over the audio socket of `terrarium serve`, in turn first", flush=True)
-    report(anyio.run(compare, VOICE, texts, warmup, rounds, verbose))
+          "process and over the audio socket of `terrarium serve`, in turn first"
+          + (" (scripted models)" if framework else ""), flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        layout = framework_layout(Path(tmp)) if framework else VOICE
+        report(anyio.run(compare, layout, texts, warmup, rounds, verbose))

@@ -27,11 +27,12 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def serving(app: Starlette) -> AsyncIterator[str]:
-    """``app`` on a real uvicorn on a free loopback port; yields its base URL."""
+async def serving(app: Starlette, **options: Any) -> AsyncIterator[str]:
+    """``app`` on a real uvicorn on a free loopback port (``options``: uvicorn's, e.g.
+    ``terrarium serve``'s own ``UVICORN_OPTIONS``); yields its base URL."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
+    config = {"log_level": "warning", "lifespan": "on", **options}
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, **config))
     async with anyio.create_task_group() as tg:
         tg.start_soon(server._serve)  # without taking over the test process's signals
         with anyio.fail_after(30):

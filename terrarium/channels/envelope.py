@@ -32,9 +32,6 @@ from pydantic_core import to_json as _to_json
 
 _PROCESS_TAG = os.urandom(3).hex()
 _time_ns = time.time_ns
-
-
-_TAG_BITS = int(_PROCESS_TAG, 16) << 32
 _TAG_BYTES = bytes.fromhex(_PROCESS_TAG)
 
 

@@ -34,8 +34,10 @@ from terrarium.channels.log_rows import (
     TurnRecord,
     event_row,
     message_row,
+    payloads_back,
     refusal_row,
     replay_rows,
+    sent_json,
     turn_row,
 )
 from terrarium.channels.timeline import TimelineEntry, format_timeline, run_timeline
@@ -163,6 +165,19 @@ class DurableLog:
         """Read rows of tables other layers keep in this file (sessions, histories)."""
         return self._query(sql, params)
 
+    def with_payloads(self, datas: Sequence[str]) -> list[str]:
+        """Events-table texts whole again: a ``message_sent`` row's payload is kept once,
+        in its message's row (see ``log_rows.payloads_back``)."""
+        return payloads_back(datas, self._payloads)
+
+    def _payloads(self, ids: list[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            out.update(self._query(f"SELECT id, payload FROM messages WHERE id IN "
+                                   f"({','.join('?' * len(part))})", tuple(part)))
+        return out
+
     def run(self, run_id: str) -> RunInfo:
         rows = self._query(
             "SELECT run_id, terrarium, path, started, ended, status FROM runs WHERE run_id=?",
@@ -276,7 +291,7 @@ class DurableLog:
             marks = ",".join("?" * (len(kinds) + 1))
             rows = self._query(f"SELECT data FROM events WHERE run_id=? AND kind IN ({marks})"
                                " ORDER BY id", (run_id, *kinds, "generic"))
-        return [json.loads(r[0]) for r in rows]
+        return [json.loads(d) for d in self.with_payloads([r[0] for r in rows])]
 
     def typed_events(self, run_id: str, kinds: Sequence[str] | None = None) -> list[Event]:
         """The run's logged events rebuilt by type, in log order (what replay folds);
@@ -384,7 +399,9 @@ __all__ = [
     "event_row",
     "format_timeline",
     "message_row",
+    "payloads_back",
     "refusal_row",
     "replay_rows",
+    "sent_json",
     "turn_row",
 ]

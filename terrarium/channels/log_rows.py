@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.channels.envelope import Envelope
-from terrarium.events import Event, RunStatus, event_json
+from terrarium.events import Event, MessageSent, RunStatus, event_json, json_text
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs(
@@ -129,6 +129,46 @@ def event_row(run_id: str, event: Event) -> tuple[Any, ...]:
     return (run_id, event.ts, event.kind, getattr(event, "creature", None), event_json(event))
 
 
+# ``terrarium serve`` keeps a ``message_sent`` event row without its payload: the message's
+# own row (``messages.payload``, committed no later than the event) holds it, and every
+# reader of the events table puts it back (``payloads_back``), so a payload is stored once.
+_SENT = '"kind":"message_sent"'
+
+
+def sent_json(event: MessageSent, seq: int) -> str:
+    """A numbered ``message_sent`` event's row text: its JSON without the payload."""
+    return event_json(event, seq, without="payload")
+
+
+def payloads_back(datas: Sequence[str],
+                  lookup: Callable[[list[str]], dict[str, str]]) -> list[str]:
+    """Events-table texts with every ``message_sent`` payload the row left out put back
+    from its message's row (``lookup``: message ids -> their payload text), in the key order
+    ``event_json`` writes; rows that have theirs (older logs, unnumbered rows) stay as
+    they are."""
+    missing: dict[int, dict[str, Any]] = {}
+    for i, data in enumerate(datas):
+        if _SENT in data:
+            parsed = json.loads(data)
+            if parsed.get("kind") == "message_sent" and "payload" not in parsed:
+                missing[i] = parsed
+    if not missing:
+        return list(datas)
+    payloads = lookup(sorted({str(d.get("message_id")) for d in missing.values()}))
+    out = list(datas)
+    for i, parsed in missing.items():
+        text = payloads.get(str(parsed.get("message_id")))
+        if text is None:  # (no message row: the event's default, an empty payload)
+            continue
+        rebuilt: dict[str, Any] = {}
+        for key, value in parsed.items():
+            if key == "kind":
+                rebuilt["payload"] = json.loads(text)
+            rebuilt[key] = value
+        out[i] = json_text(rebuilt)
+    return out
+
+
 class RunInfo(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -212,7 +252,9 @@ __all__ = [
     "TurnRecord",
     "event_row",
     "message_row",
+    "payloads_back",
     "refusal_row",
     "replay_rows",
+    "sent_json",
     "turn_row",
 ]

@@ -68,9 +68,10 @@ def run_timeline(log: DurableLog, run_id: str) -> list[TimelineEntry]:
         tokens = f"prompt={t.prompt_tokens} cached={t.cached_tokens} out={t.completion_tokens}"
         detail = f"#{t.turn_index} {tokens}" + (f" error: {t.error}" if t.error else "")
         out.append(TimelineEntry(ts=t.started, kind="turn", actor=t.creature, detail=detail))
-    for ts, kind, creature, data in log.query(
-        "SELECT ts, kind, creature, data FROM events WHERE run_id=? ORDER BY id", (run_id,)
-    ):
+    rows = log.query(
+        "SELECT ts, kind, creature, data FROM events WHERE run_id=? ORDER BY id", (run_id,))
+    datas = log.with_payloads([r[3] for r in rows])  # a message_sent row's payload
+    for (ts, kind, creature, _), data in zip(rows, datas, strict=True):
         out.append(
             TimelineEntry(ts=ts, kind=kind, actor=creature or "-", detail=_event_detail(data))
         )

@@ -88,6 +88,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from terrarium.serve import create_app
+    from terrarium.serve.app import UVICORN_OPTIONS
     from terrarium.serve.security import is_loopback
 
     team = load_runnable(Path(args.path))
@@ -100,9 +101,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     remote = _remote(args, team)
     settings = serve_settings(args, token, remote)
     app = create_app(team, settings)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
-                            lifespan="on", access_log=False, ws_max_size=1 << 20,
-                            timeout_graceful_shutdown=5)
+    config = uvicorn.Config(app, host=args.host, port=args.port, **UVICORN_OPTIONS)
     server = uvicorn.Server(config)
 
     async def serve() -> None:

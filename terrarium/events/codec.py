@@ -58,19 +58,25 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
-def event_json(event: Event, seq: int | None = None) -> str:
+def event_json(event: Event, seq: int | None = None, without: str | None = None) -> str:
     """``event_to_dict(event)`` as JSON (plus ``seq`` when given), without its deep copy:
     the same keys in the same order, encoded straight from the event's fields. Every event
     of every run is written through this (the log's events table, the server's stream):
-    it was the largest single cost of ``terrarium serve``'s profile, hence orjson."""
+    it was the largest single cost of ``terrarium serve``'s profile, hence orjson.
+    ``without``: a field left out (a log row whose value another row holds)."""
     cls = type(event)
     names = _FIELDS.get(cls)
     if names is None:
         names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    data = {n: getattr(event, n) for n in names}
+    data = {n: getattr(event, n) for n in names if n != without}
     data["kind"] = event.kind
     if seq is not None:
         data["seq"] = seq
+    return json_text(data)
+
+
+def json_text(data: Mapping[str, Any]) -> str:
+    """``data`` as ``event_json`` encodes an event's fields (compact, UTF-8 as is)."""
     try:
         return orjson.dumps(data, default=_nested, option=_ORJSON_OPTIONS).decode()
     except orjson.JSONEncodeError:
@@ -125,4 +131,4 @@ def _converter(tp: Any) -> _Convert:
     return lambda v: v
 
 
-__all__ = ["EVENT_TYPES", "event_from_dict", "event_json", "event_to_dict"]
+__all__ = ["EVENT_TYPES", "event_from_dict", "event_json", "event_to_dict", "json_text"]

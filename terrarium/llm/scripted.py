@@ -34,6 +34,7 @@ request's step instead of taking the next, so pausing a reply does not advance t
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -146,14 +147,21 @@ def latest_input(messages: Sequence[ChatMessage]) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=256)  # (a few prompts' texts; each entry may be large)
+def _text_tokens(text: str) -> tuple[str, ...]:
+    """One text's pseudo tokens, kept: a request repeats its prefix and history every turn
+    (byte-stable by design), which were split again on every call."""
+    return tuple(_TOKEN.findall(text))
+
+
 def _pseudo_tokens(messages: Sequence[ChatMessage]) -> list[str]:
     """A deterministic stand-in for tokenization, so usage and caching figures are testable."""
     out: list[str] = []
     for m in messages:
         out.append(f"<{m.role}>")
-        out.extend(_TOKEN.findall(m.content or ""))
+        out.extend(_text_tokens(m.content or ""))
         for call in m.tool_calls or []:
-            out.extend(_TOKEN.findall(call.function.name + call.function.arguments))
+            out.extend(_text_tokens(call.function.name + call.function.arguments))
     return out
 
 
@@ -193,6 +201,7 @@ class ScriptedModel:
         self.supports_continuation = continuation
         self._previous_tokens: list[str] = []
         self._last_pick: tuple[list[ChatMessage], ScriptStep] | None = None
+        self._default: ScriptStep | None = None
 
     @staticmethod
     def _coerce(step: StepLike) -> ScriptStep:
@@ -285,7 +294,9 @@ class ScriptedModel:
                     self._used[i] = True
                 return step
         if self.default_reply is not None:
-            return ScriptStep(reply=self.default_reply)
+            if self._default is None or self._default.reply != self.default_reply:
+                self._default = ScriptStep(reply=self.default_reply)  # made once, not per call
+            return self._default
         where = f" (script {self.source})" if self.source else ""
         if any(not used for used in self._used):
             raise ModelError(
@@ -327,7 +338,7 @@ class ScriptedModel:
         return Usage(
             prompt_tokens=len(tokens),
             completion_tokens=max(
-                0, len(_TOKEN.findall(completion)) - len(_TOKEN.findall(already))
+                0, len(_text_tokens(completion)) - len(_text_tokens(already))
             ),
             cached_tokens=cached,
             prompt_n=len(tokens) - cached,

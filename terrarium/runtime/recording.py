@@ -78,6 +78,8 @@ class Recorder:
         self.log_path: Path | None = None
         self.run_id = ""
         self.turns_total = 0
+        # each creature's saved conversations' keys this process wrote (history_ops)
+        self._kept_histories: dict[str, list[str]] = {}
         self.results: list[tuple[str, TurnResult]] = []
         self.events_pending = False  # the event writer holds events not yet written
         self._written: anyio.Event | None = None  # set when they are (events_written)
@@ -120,7 +122,8 @@ class Recorder:
         caller to commit with the turn's consumption."""
         if self.log is None or not self.options.keep_history or controller is None:
             return []
-        return history_ops(self.run_id, creature, message_id, controller)
+        kept = self._kept_histories.setdefault(creature, [])
+        return history_ops(self.run_id, creature, message_id, controller, kept)
 
     def restore_histories(self, creatures: Mapping[str, RunningCreature]) -> int:
         """A session's run taken up again: each creature gets its saved conversation."""

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from terrarium.config import Team
     from terrarium.controller.loop import Controller
 
-__all__ = ["ASK_KEY", "HISTORY_SQL", "SessionInfo", "SessionStore", "ensure_session_tables",
-           "history_ops", "open_named_session", "restore_history"]
+__all__ = ["ASK_KEY", "DROP_SQL", "HISTORY_SQL", "SessionInfo", "SessionStore",
+           "ensure_session_tables", "history_ops", "open_named_session", "restore_history"]
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, name TEXT, run_id TEXT NOT NULL,"
@@ -54,6 +54,9 @@ HISTORY_SQL = ("INSERT OR REPLACE INTO histories(run_id, creature, message_id, t
 _PRUNE_SQL = ("DELETE FROM histories WHERE run_id=? AND creature=? AND message_id NOT IN"
               " (SELECT message_id FROM histories WHERE run_id=? AND creature=?"
               " ORDER BY ts DESC LIMIT 2)")
+# ... by its key, when the process knows which two the log holds (it saved them): a
+# lookup, where the prune above reads and sorts the creature's rows on every turn
+DROP_SQL = "DELETE FROM histories WHERE run_id=? AND creature=? AND message_id=?"
 ASK_KEY = "-"  # a turn over no channel message (a single creature's ``ask``): nothing to consume
 
 def ensure_session_tables(log: DurableLog) -> None:
@@ -66,13 +69,25 @@ def _dump_turns(conversation: list[Turn]) -> str:
                       ensure_ascii=False, separators=(",", ":"))
 
 
-def history_ops(run_id: str, creature: str, message_id: str | None,
-                ctl: Controller) -> list[tuple[str, list[tuple[Any, ...]]]]:
-    """The log writes that save ``ctl``'s conversation after the turn over ``message_id``."""
+def history_ops(run_id: str, creature: str, message_id: str | None, ctl: Controller,
+                kept: list[str] | None = None) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The log writes that save ``ctl``'s conversation after the turn over ``message_id``.
+
+    ``kept``: the keys of the conversations this process saved for the creature, oldest
+    first (updated here): once it knows both rows the log keeps, the older one goes by its
+    key instead of the prune that reads the creature's rows."""
     key = message_id or ASK_KEY
-    return [(HISTORY_SQL, [(run_id, creature, key, ctl.turns, _dump_turns(ctl.conversation),
-                            time.time())]),
-            (_PRUNE_SQL, [(run_id, creature, run_id, creature)])]
+    ops = [(HISTORY_SQL, [(run_id, creature, key, ctl.turns, _dump_turns(ctl.conversation),
+                           time.time())])]
+    if kept is not None and key in kept:  # the same row again: no row more
+        kept.remove(key)
+    elif kept is not None and len(kept) == 2:  # the log holds these two: the older goes
+        ops.append((DROP_SQL, [(run_id, creature, kept.pop(0))]))
+    else:  # which rows the log holds is not known here: keep its two newest
+        ops.append((_PRUNE_SQL, [(run_id, creature, run_id, creature)]))
+    if kept is not None:
+        kept.append(key)
+    return ops
 
 
 def restore_history(log: DurableLog, run_id: str, creature: str, ctl: Controller) -> bool:

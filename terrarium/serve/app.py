@@ -30,9 +30,17 @@ from terrarium.serve.routes import ApprovalAnswer, InputBody, NewSession, api_ro
 from terrarium.serve.security import BodyLimit, TokenAuth
 from terrarium.serve.settings import ServeSettings
 
-__all__ = ["WEB_DIR", "create_app"]
+__all__ = ["UVICORN_OPTIONS", "WEB_DIR", "create_app"]
 
 WEB_DIR = Path(__file__).parent / "web"  # the web page (its own helper writes it)
+# how `terrarium serve` runs uvicorn. No per-message deflate on WebSockets: most of what
+# they carry is the voice's PCM, which barely compresses, and deflating it cost the event
+# loop about 0.8 ms per 16 KB frame (bench/voice.py --socket --framework, the server's
+# profile: the largest cost the served voice path had that one process has not), CPU taken
+# from the model and the voice in the same process; the events' JSON is small per frame
+UVICORN_OPTIONS: dict[str, Any] = {
+    "log_level": "warning", "lifespan": "on", "access_log": False, "ws_max_size": 1 << 20,
+    "ws_per_message_deflate": False, "timeout_graceful_shutdown": 5}
 BODIES = {"create_session": NewSession, "post_input": InputBody,
           "answer_approval": ApprovalAnswer, "chat_completions": ChatCompletionRequest}
 

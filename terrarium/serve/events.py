@@ -25,9 +25,9 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 
-from terrarium.channels.log import NUMBERED_EVENT_SQL, DurableLog
+from terrarium.channels.log import NUMBERED_EVENT_SQL, DurableLog, sent_json
 from terrarium.channels.writer import LogWriter
-from terrarium.events import Event, TurnEnded, event_json
+from terrarium.events import Event, MessageSent, TurnEnded, event_json
 
 __all__ = ["EventWriter", "SessionEvents", "event_json"]
 
@@ -90,8 +90,11 @@ class SessionEvents:
         """The event's row into the shared writer's next commit; told when it is in."""
         shared = self.shared
         assert shared is not None
+        # a message's payload is in its row (committed no later than this one): its
+        # message_sent row leaves it out, and a read of the log puts it back
+        stored = sent_json(event, seq) if type(event) is MessageSent else data
         batch = shared.put(NUMBERED_EVENT_SQL, ((self.run_id, event.ts, event.kind,
-                                                 getattr(event, "creature", None), data, seq),))
+                                                 getattr(event, "creature", None), stored, seq),))
         if isinstance(event, TurnEnded):  # the session's turn count, in the same commit
             shared.put(_TURNS_SQL, ((1, time.time(), self.session_id),))
         if batch is not self._batch:  # the first of this session's rows in this commit
@@ -119,7 +122,8 @@ class SessionEvents:
             return [r for r in self.recent if r[0] > after][:limit]
         rows = self.log.query(_READ_SQL, (self.run_id, after, self.committed,
                                           self.session_id, after, self.committed, limit))
-        return [(int(r[0]), r[1], r[2]) for r in rows]
+        datas = self.log.with_payloads([r[2] for r in rows])  # (message_sent: see _put)
+        return [(int(r[0]), r[1], d) for r, d in zip(rows, datas, strict=True)]
 
     async def wait(self, after: int, patience: float | None = None
                    ) -> list[tuple[int, str, str]]:

@@ -195,12 +195,15 @@ async def test_events_resume_over_sse_and_websocket_exactly_once(tmp_path: Path)
         assert seqs == list(range(1, total + 1))  # every event once, in order
         assert _said(first + second + third) == "Nice to meet you.Your name is Ada."
         # what the streams gave is what the log holds
-        # (each event one numbered row of the run's events table, nowhere else)
+        # (each event one numbered row of the run's events table, nowhere else; a
+        # message_sent row's payload is its message row's, put back when read)
         run_id = app.state.manager.info(sid).run_id
-        stored = app.state.manager.log.query(
+        log = app.state.manager.log
+        stored = log.query(
             "SELECT seq, data FROM events WHERE run_id=? AND seq IS NOT NULL ORDER BY seq",
             (run_id,))
-        assert [json.loads(d) for _, d in stored] == first + second + third
+        whole = log.with_payloads([d for _, d in stored])
+        assert [json.loads(d) for d in whole] == first + second + third
         assert app.state.manager.log.query(
             "SELECT count(*) FROM events WHERE run_id=? AND seq IS NULL", (run_id,)) == [(0,)]
 

@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import httpx
 
+from terrarium.channels.log import payloads_back
 from tests.serve_helpers import CHAT, ServerProcess, sse_events
 
 SLOW = "This reply takes its time to arrive, word by word, until the end."
@@ -82,9 +83,13 @@ def test_sigkill_mid_reply_then_restart_loses_and_repeats_nothing(tmp_path: Path
                           (run_id,)).fetchall()
         consumed = db.execute("SELECT message_id, receiver FROM consumptions WHERE run_id=?",
                               (run_id,)).fetchall()
-        stored = [json.loads(d) for (d,) in db.execute(
+        rows = [d for (d,) in db.execute(
             "SELECT data FROM events WHERE run_id=? AND seq IS NOT NULL ORDER BY seq",
             (run_id,))]
+        # (a message_sent row's payload is in its message's row: put back as a read does)
+        stored = [json.loads(d) for d in payloads_back(rows, lambda ids: dict(db.execute(
+            f"SELECT id, payload FROM messages WHERE id IN ({','.join('?' * len(ids))})",
+            ids)))]
         (conv,) = db.execute("SELECT conversation FROM histories WHERE run_id=? AND "
                              "creature='bot' ORDER BY ts DESC LIMIT 1", (run_id,)).fetchone()
     assert [ch for _, ch in msgs] == ["inbox", "to_bot", "inbox", "to_bot"]  # each sent once

@@ -1,0 +1,22 @@
+"""``bench/serve.py``'s sample sizes: each hammer of a row is at least ``--requests`` long
+(the quiet re-measure's 10-session row had been 30 requests, once), and no session gets
+more inputs in one hammer than its inbox holds (a full inbox would hold the request until
+a turn takes one, and the hammer would time the turns instead of the requests)."""
+
+from __future__ import annotations
+
+from terrarium.channels.spec import DEFAULT_CAPACITY
+from tests.script_loader import load_script
+from tests.serve_helpers import ROOT
+
+bench = load_script(ROOT / "bench" / "serve.py", "bench_serve_sample")
+
+
+def test_every_hammer_is_long_enough_and_fits_the_inboxes() -> None:
+    assert bench.INBOX_ROOM <= DEFAULT_CAPACITY
+    for sessions, per in ((1, 3), (10, 3), (100, 3), (1000, 1)):
+        n = bench.hammered(sessions, per, 300)
+        assert per <= n <= bench.INBOX_ROOM
+        assert sessions * n >= 300 or n == bench.INBOX_ROOM
+    assert [bench.hammered(s, 3, 300) for s in (1, 10, 100)] == [60, 30, 3]
+    assert bench.hammered(1000, 1, 300) == 1
