@@ -22,7 +22,16 @@ prefix, the largest thing a first start evaluates.
 each runs as shipped: the embedded server sets ``PASSIVE`` itself, bare xllamacpp leaves
 OpenMP's default (spin, then sleep).
 
-Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``
+``--turn`` measures a speaker's turn instead (what time to first audio waits on): the
+prompt prefix evaluated once into the slot, then ``--reps`` requests, each that prefix plus
+a short user turn of its own (~14 new tokens, as the voice bench's questions), generating
+``--gen`` tokens: the first token's time (prompt evaluation of the new tokens) and the
+generation ms per token. ``--threads 2:2,1:2`` runs the embedded server with each
+generation:prompt-evaluation thread count in turn (llama.cpp's ``n_threads`` and
+``n_threads_batch``), alternating, in fresh processes.
+
+Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``; the thread A/B of a turn:
+``python bench/engine.py --turn --embedded-only --threads 2:2,1:2 --runs 5 --reps 6 --gen 8``
 """
 
 from __future__ import annotations
@@ -62,16 +71,61 @@ def _request(prompt: str, gen: int) -> dict[str, Any]:
             "cache_prompt": False, "id_slot": 0, "stream": False}
 
 
-def child(mode: str, prompt_file: Path, reps: int, gen: int) -> None:
+TURNS = ["Tell me something about cats.", "What is the weather like on Mars?",
+         "How do I boil an egg?", "Say something nice about Mondays.",
+         "What should I cook for dinner?", "What is a good book to read?",
+         "How can I sleep better?", "Why is the sky blue?"]
+
+
+def _chat(prefix: str, user: str) -> str:
+    """The prefix and one user turn in the model's chat template (ChatML), as the server
+    would apply it: the prefix's tokens are the same in every request, as a slot keeps."""
+    return (f"<|im_start|>system\n{prefix}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n"
+            "<|im_start|>assistant\n")
+
+
+def turns(ask: Any, prompt: str, reps: int, gen: int) -> dict[str, Any]:
+    """A speaker's turns: the prefix in the slot, then each request a new short user turn:
+    its first token (ms) and generation (ms per token), medians of ``reps``."""
+    ask({**_request(_chat(prompt, "Hello."), 1), "cache_prompt": True})
+    first: list[float] = []
+    per_token: list[float] = []
+    cpu_per_token: list[float] = []
+    n_prompt: list[int] = []
+    for i in range(reps):
+        body = {**_request(_chat(prompt, TURNS[i % len(TURNS)]), gen), "cache_prompt": True}
+        t = ask(body)["timings"]
+        n_prompt.append(int(t["prompt_n"]))
+        first.append(float(t["prompt_ms"]))
+        per_token.append(float(t["predicted_ms"]) / max(1, int(t["predicted_n"])))
+        # the same request again (its prompt all in the slot: one token evaluated): the
+        # process's CPU time per token generated, which a busy machine changes far less
+        # than the wall time (with one generation thread, a quiet machine's wall time)
+        cpu = time.process_time()
+        t = ask(body)["timings"]
+        cpu_per_token.append(1000.0 * (time.process_time() - cpu)
+                             / (int(t["predicted_n"]) + int(t["prompt_n"])))
+    return {"prompt_tokens": statistics.median(n_prompt), "first_ms": statistics.median(first),
+            "gen_ms": statistics.median(per_token),
+            "cpu_gen_ms": statistics.median(cpu_per_token),
+            "pp": 1000.0 * statistics.median(n_prompt) / statistics.median(first),
+            "tg": 1000.0 / statistics.median(per_token)}
+
+
+def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | None = None,
+          turn: bool = False) -> None:
     """One server, one warm-up request, ``reps`` timed ones; prints one JSON line."""
     prompt = prompt_file.read_text(encoding="utf-8")
     began = time.perf_counter()
+    gen_threads, batch_threads = (int(x) for x in threads_arg.split(":")) if threads_arg \
+        else (None, None)
     if mode == "embedded":
         import httpx
 
         from terrarium.llm.embedded import EmbeddedServer
 
-        server = EmbeddedServer(slots=SLOTS, ctx_per_slot=CTX_PER_SLOT)
+        server = EmbeddedServer(slots=SLOTS, ctx_per_slot=CTX_PER_SLOT, threads=batch_threads,
+                                gen_threads=gen_threads)
         server.start()
         http = httpx.Client(timeout=600.0, verify=False)
 
@@ -79,19 +133,20 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int) -> None:
             r = http.post(f"{server.base_url}/completion", json=body)
             r.raise_for_status()
             return dict(r.json())
-        threads = server.threads
+        threads = f"{server.gen_threads}:{server.threads}"
     else:
         import xllamacpp
 
         from terrarium.llm.embedded import model_path
 
-        threads = max(1, min(os.cpu_count() or 2, 8))
+        n = max(1, min(os.cpu_count() or 2, 8))
         params = xllamacpp.CommonParams()
         params.model.path = str(model_path())
         params.n_parallel = SLOTS
         params.n_ctx = CTX_PER_SLOT * SLOTS
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
+        params.cpuparams.n_threads = gen_threads or batch_threads or n
+        params.cpuparams_batch.n_threads = batch_threads or n
+        threads = f"{params.cpuparams.n_threads}:{params.cpuparams_batch.n_threads}"
         bare = xllamacpp.Server(params)
 
         def ask(body: dict[str, Any]) -> dict[str, Any]:
@@ -99,6 +154,10 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int) -> None:
             return dict(json.loads(out) if isinstance(out, str) else out)
     loaded = time.perf_counter() - began
     ask(_request("Hello", 4))  # pages and threads warm, as in any run after its start
+    if turn:
+        print(json.dumps({"mode": mode, "load_s": time.perf_counter() - began,
+                          "threads": threads, **turns(ask, prompt, reps, gen)}), flush=True)
+        return
     pp: list[float] = []
     tg: list[float] = []
     n_prompt = 0
@@ -125,11 +184,12 @@ def policy_env(policy: str) -> dict[str, str]:
     return env
 
 
-def run_child(mode: str, policy: str | None, prompt_file: Path, reps: int, gen: int
-              ) -> dict[str, Any]:
+def run_child(mode: str, policy: str | None, prompt_file: Path, reps: int, gen: int,
+              threads: str | None = None, turn: bool = False) -> dict[str, Any]:
     env = policy_env(policy) if policy else dict(os.environ, PYTHONPATH=str(ROOT))
+    extra = (["--threads", threads] if threads else []) + (["--turn"] if turn else [])
     out = subprocess.run([sys.executable, __file__, "--child", mode, "--prompt-file",
-                          str(prompt_file), "--reps", str(reps), "--gen", str(gen)],
+                          str(prompt_file), "--reps", str(reps), "--gen", str(gen), *extra],
                          env=env, capture_output=True, text=True, check=False, cwd=ROOT)
     lines = [x for x in out.stdout.splitlines() if x.startswith("{")]
     if out.returncode != 0 or not lines:
@@ -143,30 +203,45 @@ def summarize(label: str, rows: list[dict[str, Any]]) -> tuple[float, float]:
     print(f"  {label:<22} prompt {pp:7.1f} tok/s (min {min(r['pp'] for r in rows):6.1f}, "
           f"max {max(r['pp'] for r in rows):6.1f})   generation {tg:6.1f} tok/s "
           f"(min {min(r['tg'] for r in rows):5.1f}, max {max(r['tg'] for r in rows):5.1f})")
+    if "first_ms" in rows[0]:
+        first = statistics.median(r["first_ms"] for r in rows)
+        per = statistics.median(r["gen_ms"] for r in rows)
+        cpu = statistics.median(r["cpu_gen_ms"] for r in rows)
+        print(f"  {'':<22} a turn: first token {first:6.1f} ms, generation {per:5.1f} ms "
+              f"per token; first token + 7 tokens {first + 7 * per:6.1f} ms; CPU time "
+              f"{cpu:5.1f} ms per token generated")
     return pp, tg
 
 
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
 def main(runs: int, reps: int, gen: int, policies: list[str] | None,
-         embedded_only: bool = False, chars: int | None = None) -> None:
+         embedded_only: bool = False, chars: int | None = None,
+         threads: list[str] | None = None, turn: bool = False) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         prompt_file = Path(tmp) / "prompt.txt"
         prompt_file.write_text(router_prefix()[:chars], encoding="utf-8")
         modes = ["embedded"] if embedded_only else ["embedded", "bare"]
-        kinds = [(m, p) for p in policies or [None] for m in modes]
-        results: dict[str, list[dict[str, Any]]] = {f"{m} {p or ''}".strip(): []
-                                                    for m, p in kinds}
+        kinds = [(m, p, t) for t in threads or [None] for p in policies or [None]
+                 for m in modes]
+        results: dict[str, list[dict[str, Any]]] = {}
         for i in range(runs):
-            for mode, policy in kinds:
-                r = run_child(mode, policy, prompt_file, reps, gen)
-                key = f"{mode} {policy or ''}".strip()
-                results[key].append(r)
-                print(f"{i:>2} {key:<22} prompt {r['pp']:7.1f} tok/s  generation "
+            for mode, policy, th in kinds:
+                r = run_child(mode, policy, prompt_file, reps, gen, th, turn)
+                key = " ".join(x for x in (mode, policy, th and f"threads {th}") if x)
+                results.setdefault(key, []).append(r)
+                what = (f"first token {r['first_ms']:6.1f} ms, {r['gen_ms']:5.1f} ms "
+                        f"(CPU {r['cpu_gen_ms']:5.1f} ms) per token, " if turn else "")
+                print(f"{i:>2} {key:<22} {what}prompt {r['pp']:7.1f} tok/s  generation "
                       f"{r['tg']:6.1f} tok/s  ({r['prompt_tokens']} prompt tokens, "
-                      f"{r['threads']} threads, load {r['load_s']:.2f} s)", flush=True)
+                      f"{r['threads']} threads, load {r['load_s']:.2f} s; load average "
+                      f"{_load()})", flush=True)
     print(f"\nmedian of {runs} run(s), each the median of {reps} request(s) "
           f"({gen} tokens generated each):")
     figures = {k: summarize(k, rows) for k, rows in results.items()}
-    for policy in ([] if embedded_only else policies or [None]):
+    for policy in ([] if embedded_only or threads else policies or [None]):
         tail = f" {policy}" if policy else ""
         (epp, etg), (bpp, btg) = figures[f"embedded{tail}"], figures[f"bare{tail}"]
         pairs = list(zip(results[f"embedded{tail}"], results[f"bare{tail}"], strict=True))
@@ -192,11 +267,17 @@ if __name__ == "__main__":
                    help="only the embedded server (an A/B of --policies)")
     p.add_argument("--prompt-chars", type=int, default=None,
                    help="only the prompt's first N characters (a shorter run)")
+    p.add_argument("--threads", default=None, metavar="G:B,...",
+                   help="generation:prompt-evaluation thread counts to run each kind with, "
+                        "e.g. 2:2,1:2 (default: as shipped)")
+    p.add_argument("--turn", action="store_true",
+                   help="a speaker's turn: the prefix cached, a short user turn evaluated")
     p.add_argument("--child", choices=["embedded", "bare"], help=argparse.SUPPRESS)
     p.add_argument("--prompt-file", type=Path, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
-        child(a.child, a.prompt_file, a.reps, a.gen)
+        child(a.child, a.prompt_file, a.reps, a.gen, a.threads, a.turn)
     else:
         main(a.runs, a.reps, a.gen, a.policies.split(",") if a.policies else None,
-             a.embedded_only, a.prompt_chars)
+             a.embedded_only, a.prompt_chars, a.threads.split(",") if a.threads else None,
+             a.turn)

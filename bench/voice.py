@@ -292,7 +292,8 @@ def _early_counts(rt: Any) -> tuple[int, int]:
 
 def _early_kind(before: tuple[int, int], after: tuple[int, int]) -> str:
     made, used = after[0] - before[0], after[1] - before[1]
-    return "used" if used else "wasted" if made else ""
+    more = f" ({made} made: a first sentence dropped)" if made > 1 else ""
+    return f"used{more}" if used else f"wasted{more}" if made else ""
 
 
 def _usage_line(u: Any) -> str:
@@ -505,7 +506,7 @@ def summarize(results: list[RunResult], label: str = "",
               f"mean {statistics.fmean(vals):.1f}")
     early = [r for r in rows if r.early]
     if early:
-        used = [r for r in early if r.early == "used"]
+        used = [r for r in early if r.early.startswith("used")]
         print(f"  first pieces synthesized early (before the guard let them through): "
               f"{len(early)} of {len(rows)}, {len(used)} spoken, {len(early) - len(used)} "
               f"thrown away; the wait for the first piece's audio after it was let through "

@@ -329,6 +329,18 @@ class ReplyGuard:
         return self._settled
 
     @property
+    def checked(self) -> int:
+        """Sentences judged so far, spoken or not (read only: it changes no verdict). A
+        first sentence dropped moves it on with nothing spoken: early synthesis then
+        starts again on the next one (``TurnOutput.say``)."""
+        return self._sentences
+
+    @property
+    def held(self) -> str:
+        """The model's text held now, not yet judged: the start of the sentence under way."""
+        return "" if self._closed else self._held
+
+    @property
     def stop_reason(self) -> str:
         """Why the reply was stopped (``stopped``), in a few words; "" when it was not."""
         return self._stop_why

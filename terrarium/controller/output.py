@@ -50,15 +50,21 @@ class TurnOutput:
 
     async def say(self, text: str) -> None:
         """Write the model's text, through the guard when there is one (a sink that can
-        synthesize early sees the text first: see ``TTSOutput.preview``)."""
+        synthesize early sees the text first: see ``TTSOutput.preview``; when the guard
+        drops a first sentence, it is shown what the guard holds of the next one, which is
+        then the first spoken)."""
         if self.guard is None:
             await self.write(text)
             return
-        if not self.spoken and self.started:
-            preview = getattr(self.sink, "preview", None)
-            if preview is not None:
-                await preview(text)
-        await self.write(self.guard.feed(text))
+        preview = getattr(self.sink, "preview", None) if not self.spoken and self.started \
+            else None
+        if preview is not None:
+            await preview(text)
+        checked = self.guard.checked
+        out = self.guard.feed(text)
+        if preview is not None and not out and self.guard.checked > checked:
+            await preview(self.guard.held, again=True)
+        await self.write(out)
 
     async def finish(self) -> list[str]:
         """The reply is over: what the guard still holds is settled (spoken or dropped);

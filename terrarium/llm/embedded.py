@@ -138,12 +138,27 @@ def _import_binding() -> Any:
     return xllamacpp
 
 
+GEN_THREADS_ENV = "TERRARIUM_GEN_THREADS"
+
+
+def env_gen_threads() -> int | None:
+    """``TERRARIUM_GEN_THREADS``: the embedded server's generation threads, when set to a
+    positive whole number (None otherwise: as many as prompt evaluation's). One thread
+    needs no OpenMP barrier per operation and leaves the other core to the voice, but
+    gets one share of a busy machine's cores instead of two (docs/performance.md,
+    "Session 11")."""
+    raw = os.environ.get(GEN_THREADS_ENV, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+
+
 class EmbeddedServer:
     """llama.cpp in this process, serving the OpenAI API on 127.0.0.1 at a free port.
 
     ``slots`` parallel slots (one per creature), each with ``ctx_per_slot`` tokens of
     context; prompt caching is on; flash attention is off unless ``flash_attention``;
     ``poll`` is llama.cpp's busy-wait level (0-100) for its worker threads.
+    ``threads`` evaluate prompts, ``gen_threads`` generate (one token at a time; default:
+    ``TERRARIUM_GEN_THREADS`` if set, else ``threads``).
     ``slot_save_dir`` turns on slot save/restore into that folder (``--slot-save-path``),
     which :meth:`prefix_cache` uses to keep evaluated prompt prefixes between runs.
     ``batch``: tokens evaluated per step of the server's loop (see :meth:`start`).
@@ -157,6 +172,7 @@ class EmbeddedServer:
         ctx_per_slot: int = 4096,
         model: Path | str | None = None,
         threads: int | None = None,
+        gen_threads: int | None = None,
         port: int = 0,
         startup_timeout: float = 120.0,
         verbosity: int = 0,
@@ -171,6 +187,7 @@ class EmbeddedServer:
         self.ctx_per_slot = ctx_per_slot
         self.model_file = Path(model) if model else None
         self.threads = threads or max(1, min(os.cpu_count() or 2, 8))
+        self.gen_threads = gen_threads or env_gen_threads() or self.threads
         self.port = port
         self.startup_timeout = startup_timeout
         self.verbosity = verbosity
@@ -255,6 +272,9 @@ class EmbeddedServer:
         return ServerShape(
             model=str(path), slots=self.slots, ctx_per_slot=self.ctx_per_slot,
             threads=self.threads, batch=self.batch, poll=self.poll,
+            # None when it is ``threads``: the shape a team remembered before there were two
+            # counts still matches, and its second start keeps its head start
+            gen_threads=None if self.gen_threads == self.threads else self.gen_threads,
             flash_attention=self.flash_attention,
             slot_save_dir=str(self.slot_save_dir) if self.slot_save_dir is not None else None,
             verbosity=self.verbosity, port=self.port)
@@ -343,6 +363,7 @@ class EmbeddedServer:
 
 
 __all__ = [
+    "GEN_THREADS_ENV",
     "MODEL_DIST",
     "MODEL_FILE",
     "MODEL_NAME",
@@ -351,6 +372,7 @@ __all__ = [
     "PULL_COMMAND",
     "SAMPLING_SEED",
     "EmbeddedServer",
+    "env_gen_threads",
     "how_to_get_model",
     "model_info",
     "model_path",

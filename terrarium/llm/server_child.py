@@ -38,7 +38,15 @@ def llama_params(xllamacpp: Any, shape: Any) -> Any:
     params.cache_prompt = True
     params.hostnames = ["127.0.0.1"]
     params.port = shape.port
-    params.cpuparams.n_threads = shape.threads
+    # Two thread counts: ``cpuparams`` decodes one token at a time (generation), the
+    # batch ones evaluate prompts. A token's graph is ~30 layers of small operations with a
+    # barrier after each; with two threads and OpenMP's passive waiting every barrier is
+    # a sleep and a wake-up, and one generation thread has none (no OpenMP region at all),
+    # but it gets one share of a busy machine's cores, not two: on a busy 2-core machine
+    # one thread generated 1.1-1.7x slower (docs/performance.md, "Session 11"), so
+    # ``gen_threads`` is None (the same as ``threads``) unless asked for.
+    gen = getattr(shape, "gen_threads", None)
+    params.cpuparams.n_threads = gen or shape.threads
     params.cpuparams_batch.n_threads = shape.threads
     params.endpoint_slots = True
     # A prompt is evaluated in batches of this many tokens, and the server looks at its

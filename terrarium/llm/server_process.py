@@ -59,6 +59,7 @@ class ServerShape:
     ctx_per_slot: int
     threads: int
     batch: int
+    gen_threads: int | None = None  # generating one token at a time; None: ``threads``
     poll: int = 0
     flash_attention: bool = False
     slot_save_dir: str | None = None

@@ -27,6 +27,7 @@ from terrarium.channels.transport import Transport
 from terrarium.config import Team
 from terrarium.config.models import NamedOutput
 from terrarium.controller.assembly import CreatureParts
+from terrarium.controller.guard import START_WORDS
 from terrarium.controller.loop import Controller
 from terrarium.controller.subagent import Subagents
 from terrarium.errors import TerrariumError
@@ -403,7 +404,11 @@ class Wiring:
                                     first_piece_max_chars=spec.first_piece_max_chars)
         tts = TTSOutput(synth, sink, segmenter=segmenter, observer=observe,
                         yield_first_audio=spec.yield_first_audio,
-                        synthesize_early=spec.synthesize_early, creature=creature,
+                        synthesize_early=spec.synthesize_early,
+                        # the guard lets a start it can judge through after START_WORDS
+                        # complete words: early synthesis waits one more, for the replies
+                        # it goes on holding (voice/early.py)
+                        early_after_words=START_WORDS + 1, creature=creature,
                         output=oname)
         await stack.enter_async_context(tts)
         self.tts.append(tts)

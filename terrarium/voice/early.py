@@ -21,15 +21,7 @@ from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
 from terrarium.voice.speakable import FenceFilter, to_speakable
 from terrarium.voice.synth import AudioClip
 
-__all__ = ["EARLY_AFTER_WORDS", "EarlyFirstPiece", "EarlyPiece"]
-
-EARLY_AFTER_WORDS = 5
-"""Complete words of the model's text, none let through yet, before the first piece is
-synthesized early. The guard lets a first sentence it can judge from its start through
-after its first four complete words (``controller.guard.START_WORDS``); such a reply's
-first piece is then queued as before, and nothing is synthesized beside the model. On two
-busy cores Piper beside the model's decoding made those replies' first audio later
-(docs/performance.md, Session 10): only a reply the guard goes on holding gains."""
+__all__ = ["EarlyFirstPiece", "EarlyPiece"]
 
 
 @dataclass(eq=False)
@@ -51,9 +43,15 @@ class EarlyFirstPiece:
 
     Fed the model's raw deltas; :meth:`feed` returns the piece once (its speakable text,
     exactly as the output's own segmenter would cut it from the same words), then nothing.
+    ``after_words``: complete words of the model's text before it does (0: as soon as the
+    piece is cut). The runtime's wiring passes one more than the reply guard's
+    ``START_WORDS``: a start the guard can judge is let through after that many, and such
+    a reply's first piece is then queued as before, nothing synthesized beside the model
+    (on two busy cores Piper beside the model's decoding made those replies' first audio
+    later: docs/performance.md, Session 10); only a reply the guard goes on holding gains.
     """
 
-    def __init__(self, config: SegmenterConfig, after_words: int = EARLY_AFTER_WORDS) -> None:
+    def __init__(self, config: SegmenterConfig, after_words: int = 0) -> None:
         self._after_words = after_words
         self._text = ""  # the model's text so far (its words are counted)
         self._cut: str | None = None  # the first piece, once cut, until enough words came

@@ -78,7 +78,8 @@ class TTSOutput:
     the controller to pause a local model while a reply's first piece is synthesized (see
     :class:`terrarium.voice.sink.FirstPieceSink`). ``synthesize_early`` synthesizes a
     reply's first piece from the model's text (:meth:`preview`) while the reply guard still
-    holds it (:mod:`terrarium.voice.early`).
+    holds it (:mod:`terrarium.voice.early`), once the model's text has
+    ``early_after_words`` complete words (the guard's, which the runtime's wiring passes).
     """
 
     def __init__(
@@ -96,6 +97,7 @@ class TTSOutput:
         clock: Callable[[], float] = time.perf_counter,
         yield_first_audio: bool = True,
         synthesize_early: bool = False,
+        early_after_words: int = 0,
         creature: str = "",
         output: str = "",
         finish_within: float = FINISH_WITHIN,
@@ -125,6 +127,7 @@ class TTSOutput:
         self._keep = keep_results
         self.yield_first_audio = yield_first_audio
         self.synthesize_early = synthesize_early
+        self.early_after_words = early_after_words  # EarlyFirstPiece's after_words
         self.early_counts = [0, 0]  # early first pieces synthesized, and of them spoken
         self.finish_within = finish_within
         self._worker_scopes: list[anyio.CancelScope] = []  # stopped by __aexit__ only
@@ -260,15 +263,17 @@ class TTSOutput:
         for sentence in utt.segmenter.feed(utt.fence.feed(text)):
             await self._enqueue(utt, sentence)
 
-    async def preview(self, text: str) -> None:
+    async def preview(self, text: str, *, again: bool = False) -> None:
         """Take the model's text before the reply guard has judged it: its first piece is
-        synthesized as soon as it is cut, and used if the guard lets the same piece through."""
+        synthesized as soon as it is cut, and used if the guard lets the same piece through.
+        ``again``: the guard dropped the sentence seen so far, and ``text`` starts the next
+        one, whose first piece is the one to make now (the earlier one's audio goes unused)."""
         utt = self._writing
         if (not self.synthesize_early or utt is None or utt.cut or utt.queued
                 or self._tg is None or self._synth_gone):
             return
-        if utt.early is None:
-            utt.early = EarlyFirstPiece(self._segmenter_config)
+        if utt.early is None or again:
+            utt.early = EarlyFirstPiece(self._segmenter_config, self.early_after_words)
         piece = utt.early.feed(text)
         if piece is None:
             return

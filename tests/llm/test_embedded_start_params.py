@@ -63,3 +63,37 @@ def test_a_wait_policy_the_user_set_stays(tmp_path: Path, monkeypatch: pytest.Mo
     model = tmp_path / "m.gguf"
     EmbeddedServer(model=model).start()
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+def test_generation_and_prompt_evaluation_threads_apart(tmp_path: Path,
+                                                        started: list[Any]) -> None:
+    EmbeddedServer(model=tmp_path / "m.gguf", threads=2, gen_threads=1).start()
+    params = started[-1]
+    assert (params.cpuparams.n_threads, params.cpuparams_batch.n_threads) == (1, 2)
+
+
+def test_generation_threads_default_to_the_threads(started: list[Any]) -> None:
+    (params,) = started
+    assert params.cpuparams.n_threads == params.cpuparams_batch.n_threads >= 1
+
+
+def test_a_shape_remembered_before_gen_threads_still_matches(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from terrarium.llm.server_process import ServerShape
+
+    shape = EmbeddedServer(model=tmp_path / "m.gguf", threads=2).shape(tmp_path / "m.gguf")
+    old = {k: v for k, v in asdict(shape).items() if k != "gen_threads"}
+    assert ServerShape(**old) == shape
+    apart = EmbeddedServer(threads=2, gen_threads=1).shape(tmp_path / "m.gguf")
+    assert apart != shape and apart.gen_threads == 1
+
+
+@pytest.mark.parametrize(("value", "want"), [("1", 1), (" 3 ", 3), ("0", 2), ("two", 2),
+                                             ("-1", 2), ("", 2)])
+def test_the_environment_may_set_the_generation_threads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, want: int) -> None:
+    monkeypatch.setenv("TERRARIUM_GEN_THREADS", value)
+    server = EmbeddedServer(model=tmp_path / "m.gguf", threads=2)
+    assert (server.gen_threads, server.threads) == (want, 2)
+    assert EmbeddedServer(threads=2, gen_threads=2).gen_threads == 2  # an argument wins

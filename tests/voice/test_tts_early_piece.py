@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
+from terrarium.controller.guard import START_WORDS
 from terrarium.controller.incoming import Incoming
 from terrarium.controller.loop import Controller
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
@@ -164,7 +165,8 @@ def speaker_turn(reply: str, wait_before: str, asked: str = ASKED,
     parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
     voice, heard = Voice(), Heard()
     tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
-                    synthesize_early=True, yield_first_audio=False)
+                    synthesize_early=True, early_after_words=START_WORDS + 1,
+                    yield_first_audio=False)
     at = reply.index(wait_before) if wait_before else len(reply) + 1  # "": never waits
     model = Waiting(reply, at, voice)
     payload: dict[str, Any] = {"intent": "request", "user_said": asked,
@@ -195,14 +197,15 @@ def test_the_held_first_piece_is_synthesized_before_the_guard_lets_it_through() 
 
 def test_a_dropped_first_sentence_s_early_audio_is_never_played() -> None:
     # the first sentence says the user's words back (an echo): the guard drops it
-    reply = "Say something nice about Mondays. Mondays are a fresh start for the week."
-    _voice, heard, tts, text, model = speaker_turn(reply, "fresh")
+    reply = "Say something nice about Mondays, please. Mondays are a fresh start for the week."
+    _voice, heard, tts, text, model = speaker_turn(reply, "week.")
     early = first_piece(reply, SPEAKER)
-    assert model.made_before == [early]
+    assert model.made_before[:1] == [early]
     assert early not in heard.clips
     assert heard.clips[0] == first_piece("Mondays are a fresh start for the week.", SPEAKER)
     assert not text.startswith("Say something")
-    assert tts.early_counts == [1, 0]
+    # the next sentence, the first spoken, was made early in its turn (used)
+    assert tts.early_counts == [2, 1]
 
 
 def test_a_first_piece_said_before_is_not_synthesized_early_again() -> None:
@@ -228,7 +231,7 @@ def test_a_first_piece_said_before_is_not_synthesized_early_again() -> None:
 
 
 def test_the_early_piece_waits_for_the_words_the_guard_judges_a_start_by() -> None:
-    early = EarlyFirstPiece(SPEAKER)  # EARLY_AFTER_WORDS: one more than the guard's four
+    early = EarlyFirstPiece(SPEAKER, after_words=START_WORDS + 1)  # as the wiring passes
     said = ["Mondays ", "are ", "a ", "fresh ", "start"]
     assert [early.feed(w) for w in said] == [None] * 5  # cut, but four complete words
     piece = early.feed(" for")

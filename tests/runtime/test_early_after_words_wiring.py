@@ -1,0 +1,60 @@
+"""Early synthesis waits for the reply guard's own word count (issue 29, time to first audio):
+the runtime's wiring hands a ``tts`` output one more complete word than the guard's
+``START_WORDS`` (voice/early.py says why), so the two can never drift apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+import yaml
+
+from terrarium.config import load_team
+from terrarium.controller import guard
+from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
+from terrarium.voice import AudioClip, CallableSynthesizer
+
+RATE = 16000
+
+
+def _team(tmp_path: Path) -> Path:
+    team = tmp_path / "team"
+    (team / "speaker").mkdir(parents=True)
+    (team / "terrarium.yaml").write_text(yaml.safe_dump({"terrarium": {
+        "name": "voice", "input_channel": "inbox",
+        "creatures": [{"name": "speaker", "config": "speaker",
+                       "channels": {"listen": ["inbox"]}}],
+        "channels": {"inbox": {"type": "queue", "schema": {"fields": {"text": "str"}}}}}}))
+    (team / "speaker" / "config.yaml").write_text(yaml.safe_dump({
+        "name": "speaker", "controller": {"provider": "scripted", "script": "script.yaml"},
+        "output": {"default": "speech", "named_outputs": {"speech": {
+            "type": "tts", "description": "Spoken.", "synthesize_early": True}}}}))
+    (team / "speaker" / "script.yaml").write_text("steps: [Hi.]\n")
+    return team
+
+
+def _after_words(tmp_path: Path) -> tuple[bool, int]:
+    opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none",
+                          synthesizer=CallableSynthesizer(
+                              lambda t: AudioClip(pcm=b"", sample_rate=RATE), RATE))
+
+    async def go() -> tuple[bool, int]:
+        async with TeamRuntime(load_team(_team(tmp_path)), opts) as rt:
+            (tts,) = rt.tts
+            return tts.synthesize_early, tts.early_after_words
+
+    return anyio.run(go)
+
+
+def test_the_wiring_passes_one_word_more_than_the_guard_judges_a_start_by(
+        tmp_path: Path) -> None:
+    assert _after_words(tmp_path) == (True, guard.START_WORDS + 1)
+
+
+def test_it_follows_the_guard_when_the_guard_changes(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import terrarium.runtime.wiring as wiring
+
+    monkeypatch.setattr(wiring, "START_WORDS", 2)  # the name the wiring reads the guard's by
+    assert _after_words(tmp_path) == (True, 3)

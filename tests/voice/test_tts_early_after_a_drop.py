@@ -1,0 +1,172 @@
+"""Early synthesis after a dropped first sentence (issue 29, time to first audio): when the
+reply guard drops the reply's first sentence, the next one is the first spoken, and its first
+piece is synthesized while the guard holds it, as the first one's was. What is spoken never
+changes (compared with the same turns without early synthesis). Deterministic: scripted
+speaker turns, a fake voice that says which text it made."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from terrarium.config import load_team
+from terrarium.controller.assembly import assemble
+from terrarium.controller.guard import START_WORDS, ReplyGuard
+from terrarium.controller.incoming import Incoming
+from terrarium.controller.loop import Controller
+from terrarium.llm.types import ChatRequest, StreamDelta, Usage
+from terrarium.voice import AudioClip, CallableSynthesizer, NullAudioSink, TTSOutput
+from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
+from terrarium.voice.speakable import to_speakable
+
+ROOT = Path(__file__).resolve().parents[2]
+RATE = 16000
+SPEAKER = SegmenterConfig(first_clause_chars=12, first_piece_max_chars=16)
+
+
+def piece_of(text: str) -> str:
+    seg = SentenceSegmenter(SPEAKER)
+    return next(s for s in (to_speakable(x) for x in seg.feed(text) + seg.flush())
+                if s and any(c.isalnum() for c in s))
+
+
+class Voice:
+    """A fake voice: a clip's bytes are its text; ``wanted`` is set once it made that."""
+
+    def __init__(self, wanted: str | None) -> None:
+        self.made: list[str] = []
+        self.wanted, self.made_wanted = wanted, threading.Event()
+
+    def __call__(self, text: str) -> AudioClip:
+        self.made.append(text)
+        if text == self.wanted:
+            self.made_wanted.set()
+        data = text.encode()
+        return AudioClip(pcm=data + b"\x00" * (len(data) % 2), sample_rate=RATE)
+
+
+class Heard(NullAudioSink):
+    def __init__(self) -> None:
+        super().__init__()
+        self.clips: list[str] = []
+
+    async def play(self, clip: AudioClip) -> None:
+        self.clips.append(clip.pcm.rstrip(b"\x00").decode())
+        await super().play(clip)
+
+
+class Model:
+    """Streams a reply 3 characters a delta; at ``wait_at`` (if any) it waits on a thread
+    until the voice made ``voice.wanted``: only early synthesis can have made it then."""
+
+    name = "scripted"
+    last_usage: Usage | None = None
+    supports_continuation = False
+
+    def __init__(self, reply: str, wait_at: int | None, voice: Voice) -> None:
+        self.reply, self.wait_at, self.voice = reply, wait_at, voice
+        self.made_before: list[str] | None = None
+
+    def describe(self) -> str:
+        return self.name
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        for i in range(0, len(self.reply), 3):
+            if self.wait_at is not None and i >= self.wait_at and self.made_before is None:
+                await anyio.to_thread.run_sync(self.voice.made_wanted.wait, 5)
+                self.made_before = list(self.voice.made)
+            yield StreamDelta(text=self.reply[i:i + 3])
+        yield StreamDelta(finish_reason="stop")
+
+
+def turn(reply: str, asked: str, *, early: bool, notes: str = "", wanted: str | None = None,
+         wait_before: str | None = None) -> tuple[str, list[str], TTSOutput, Model]:
+    """One speaker turn: what the turn said, the clips heard, the output and the model."""
+    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
+    voice, heard = Voice(wanted), Heard()
+    tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
+                    synthesize_early=early, early_after_words=START_WORDS + 1,
+                    yield_first_audio=False)
+    model = Model(reply, reply.index(wait_before) if wait_before else None, voice)
+    payload: dict[str, Any] = {"intent": "question", "user_said": asked,
+                               "recent_conversation": "", "memory_context": notes}
+
+    async def go() -> str:
+        ctl = Controller(parts, model, sinks={"tts": tts})  # type: ignore[arg-type]
+        async with tts:
+            with anyio.fail_after(10):
+                result = await ctl.run_turn([Incoming(text=asked, channel="to_speaker",
+                                                      sender="router", payload=payload)])
+                await tts.drain()
+        return result.text
+
+    return anyio.run(go), heard.clips, tts, model
+
+
+DRINK = ("What drink do I like in the morning?", "I love green tea in the morning.",
+         "I'm glad you enjoyed my answer! I'm glad to know that your favorite drink is "
+         "green tea.")
+
+
+def test_the_sentence_after_a_dropped_one_is_synthesized_while_the_guard_holds_it() -> None:
+    asked, notes, reply = DRINK
+    second = "I'm glad to know that your favorite drink is green tea."
+    piece = piece_of(second)
+    text, clips, tts, model = turn(reply, asked, early=True, notes=notes, wanted=piece,
+                                   wait_before="green")
+    assert model.made_before is not None and piece in model.made_before  # before "green"
+    assert clips[0] == piece and text.startswith(second)
+    assert tts.early_counts == [2, 1]  # the dropped one's piece made, never heard
+
+
+def test_without_a_drop_nothing_is_made_again() -> None:
+    asked = "Say something nice about Mondays."  # held to its end: made early once
+    reply = "Mondays are a fresh start for the week. They bring new chances to grow."
+    _text, clips, tts, _model = turn(reply, asked, early=True)
+    assert clips[0] == piece_of(reply)
+    assert tts.early_counts == [1, 1]
+
+
+CASES = [
+    DRINK,
+    ("What is my name?", "Hi, my name is Ada.", "I'm glad to help! I'm a chatbot, and"),
+    ("Say something nice about Mondays.", "",
+     "Say something nice about Mondays. Mondays are a fresh start for the week."),
+    ("Say something nice about Mondays.", "",
+     "Say something nice. Something nice about Mondays. Mondays are lovely days."),
+    ("What is the weather like on Mars?", "",
+     "The weather on Mars is cold. The planet's air is thin and dry."),
+    ("Tell me a short fact about cats.", "",
+     "Cats are intelligent and social animals. They sleep a lot."),
+    ("Where do I live?", "I live in Lisbon.",
+     "I don't know. You live in a city. You live in Lisbon."),
+]
+
+
+@pytest.mark.parametrize(("asked", "notes", "reply"), CASES)
+def test_what_is_spoken_is_the_same_with_and_without_early_synthesis(
+        asked: str, notes: str, reply: str) -> None:
+    said, clips, _tts, _m = turn(reply, asked, early=True, notes=notes)
+    plain, plain_clips, _tts2, _m2 = turn(reply, asked, early=False, notes=notes)
+    assert (said, clips) == (plain, plain_clips)
+
+
+def test_the_guard_s_counts_are_read_only() -> None:
+    spec = assemble(load_team(ROOT / "examples" / "voice_assistant"),
+                    "speaker").cdef.config.reply_guard
+    asked, notes, reply = DRINK
+    payload = {"user_said": asked, "intent": "question", "memory_context": notes}
+    a, b = ReplyGuard.for_turn(spec, [payload]), ReplyGuard.for_turn(spec, [payload])
+    assert a is not None and b is not None
+    out_a, out_b = [], []
+    for i in range(0, len(reply), 3):
+        out_a.append(a.feed(reply[i:i + 3]))
+        _ = (a.checked, a.held)  # read between every delta: nothing changes
+        out_b.append(b.feed(reply[i:i + 3]))
+    assert out_a == out_b and a.finish() == b.finish() and a.notices == b.notices
+    assert a.checked == 2 and a.held == ""
