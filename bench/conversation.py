@@ -29,9 +29,10 @@ final judgement only; ``blind`` (``bench/conversation_blind.py``) a third, writt
 later; ``blind2`` (``bench/conversation_blind2.py``) a fourth, written blind at the end of
 the session and never run while it was written; ``blind3``
 (``bench/conversation_blind3.py``) a fifth, written blind in session 10 the same way;
-``--set all`` runs all six.
+``blind4`` (``bench/conversation_blind4.py``) a sixth, written blind in session 11 the same
+way; ``--set all`` runs all seven.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
-Run: ``python bench/conversation.py [--set first|held-out|fresh|blind|blind2|blind3|both|all]
+Run: ``python bench/conversation.py [--set first|held-out|fresh|blind|blind2|blind3|blind4|both|all]
 [-v] [--runs 1] [--speaker-template FILE]``
 """
 
@@ -50,6 +51,7 @@ import anyio
 from conversation_blind import BLIND  # bench/conversation_blind.py: written blind, never tune
 from conversation_blind2 import BLIND2  # bench/conversation_blind2.py: written blind, never tune
 from conversation_blind3 import BLIND3  # bench/conversation_blind3.py: written blind, never tune
+from conversation_blind4 import BLIND4  # bench/conversation_blind4.py: written blind, never tune
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11 dev cases
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
@@ -106,6 +108,11 @@ def dev3() -> list[list[Say]]:
 def blind3() -> list[list[Say]]:
     """The third blind set (bench/conversation_blind3.py, session 10), for judging only."""
     return [[S(*turn) for turn in dialogue] for dialogue in BLIND3]
+
+
+def blind4() -> list[list[Say]]:
+    """The fourth blind set (bench/conversation_blind4.py, session 11), for judging only."""
+    return [[S(*turn) for turn in dialogue] for dialogue in BLIND4]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -467,10 +474,10 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 
 
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
-        "blind2": blind2, "blind3": blind3, "dev": lambda: DEV, "dev2": lambda: DEV2,
-        "dev3": dev3}
+        "blind2": blind2, "blind3": blind3, "blind4": blind4, "dev": lambda: DEV,
+        "dev2": lambda: DEV2, "dev3": dev3}
 GROUPS = {"both": ("first", "held-out"),
-          "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3")}
+          "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4")}
 
 
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
@@ -520,12 +527,12 @@ if __name__ == "__main__":
                    help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
-                                     "dev", "dev2", "dev3", "both", "all"],
+                                     "blind4", "dev", "dev2", "dev3", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
-                   "(written blind at the end), blind3 (written blind in session 10), both (first "
-                   "and held-out), all six, or the "
+                   "(written blind at the end), blind3 (written blind in session 10), blind4 "
+                   "(written blind in session 11), both (first and held-out), all seven, or the "
                    "developer's own cases (dev; dev2: those of the fourth round; dev3: "
                    "session 11's, bench/conversation_dev3.py)")
     a = p.parse_args()

@@ -1,7 +1,7 @@
 """The blind dialogue sets of ``bench/conversation.py`` written at the end (issue 30:
-``blind2``, and ``blind3`` of session 10) are well formed: each loads through the
-benchmark's own loader as ``--set <name>`` (and in ``--set all``, not in the default), is
-big enough to judge by, and every recall ask can be answered from what the
+``blind2``, ``blind3`` of session 10 and ``blind4`` of session 11) are well formed: each
+loads through the benchmark's own loader as ``--set <name>`` (and in ``--set all``, not in
+the default), is big enough to judge by, and every recall ask can be answered from what the
 user said before it — and only from that: not from the question's own words, and not by a
 reply that happens to contain a common word. The model is not run here."""
 
@@ -21,14 +21,15 @@ UNKNOWN = sys.modules["conversation_data"].UNKNOWN
 
 
 class Size(NamedTuple):
-    """The least each set must hold (blind3's brief asked for more than blind2's)."""
+    """The least each set must hold (each later brief asked for more than the one before)."""
 
     dialogues: int
     asks: int
     never_said: int
 
 
-SIZES = {"blind2": Size(60, 70, 6), "blind3": Size(100, 110, 10)}
+SIZES = {"blind2": Size(60, 70, 6), "blind3": Size(100, 110, 10),
+         "blind4": Size(120, 150, 12)}
 SETS = pytest.mark.parametrize("name", sorted(SIZES))
 
 
@@ -151,3 +152,28 @@ def test_never_said_asks_follow_nothing_that_answers_them(name: str) -> None:
     others = [t for k, ds in data(name).BY_CATEGORY.items() if k != "never said"
               for d in ds for t in d]
     assert not any(UNKNOWN in t[1:] for t in others)
+
+
+def test_blind4_has_the_categories_its_brief_names_and_repeats_no_other_set() -> None:
+    """blind4's brief named more kinds of turn than blind3's; and a set written blind must
+    not happen to repeat another set's telling or ask word for word (it would not be new)."""
+    cats = data("blind4").BY_CATEGORY
+    for kind in ("names and nicknames", "origin and home", "places", "pets",
+                 "allergies and diet", "health", "dates", "family", "work and study",
+                 "likes and dislikes", "numbers", "vehicles and possessions",
+                 "schedules and plans", "languages", "hobbies", "preferences changed later",
+                 "corrections", "follow-ups", "asked in other words", "several facts at once",
+                 "after a longer gap", "advice that depends on a told fact", "never said",
+                 "ordinary questions only"):
+        assert len(cats.get(kind, [])) >= 5, kind
+    assert not any(len(turn) > 1 for d in cats["ordinary questions only"] for turn in d)
+    mine = {_plain(say.text) for d in bench.SETS["blind4"]() for say in d}
+    mine = {text for text in mine if len(text) > 20}  # "thanks", "good morning" may recur
+    for name in [n for n in bench.SETS if n != "blind4"]:
+        theirs = {_plain(say.text) for d in bench.SETS[name]() for say in d}
+        assert not mine & theirs, name
+
+
+def _plain(text: str) -> str:
+    """The words of a turn, without case or punctuation: "Hi!" is "hi"."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
