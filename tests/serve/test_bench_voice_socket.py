@@ -26,8 +26,9 @@ def test_the_report_pairs_utterances_and_splits_the_difference(
         capsys: pytest.CaptureFixture[str]) -> None:
     S = bench.SocketSample
     rounds = [
-        bench.SocketRound([100.0, 200.0, NAN], [S(130.0, 110.0), S(190.0, 180.0), S(50, 40)]),
-        bench.SocketRound([300.0, 400.0, 500.0], [S(320.0, 305.0), S(430.0, 400.0), S()]),
+        bench.SocketRound([100.0, 200.0, NAN], [S(130.0, 110.0), S(190.0, 180.0), S(50, 40)],
+                          [], []),
+        bench.SocketRound([300.0, 400.0, 500.0], [S(320.0, 305.0), S(430.0, 400.0), S()], [], []),
     ]
     bench.report(rounds)
     out = capsys.readouterr().out
