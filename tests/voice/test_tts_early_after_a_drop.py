@@ -6,106 +6,33 @@ speaker turns, a fake voice that says which text it made."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
-from terrarium.controller.guard import START_WORDS, ReplyGuard
-from terrarium.controller.incoming import Incoming
-from terrarium.controller.loop import Controller
-from terrarium.llm.types import ChatRequest, StreamDelta, Usage
-from terrarium.voice import AudioClip, CallableSynthesizer, NullAudioSink, TTSOutput
-from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
-from terrarium.voice.speakable import to_speakable
+from terrarium.controller.guard import ReplyGuard
+from terrarium.voice import TTSOutput
+from tests.early_helpers import WaitingModel, first_piece, speaker_turn
 
 ROOT = Path(__file__).resolve().parents[2]
-RATE = 16000
-SPEAKER = SegmenterConfig(first_clause_chars=12, first_piece_max_chars=16)
 
 
 def piece_of(text: str) -> str:
-    seg = SentenceSegmenter(SPEAKER)
-    return next(s for s in (to_speakable(x) for x in seg.feed(text) + seg.flush())
-                if s and any(c.isalnum() for c in s))
-
-
-class Voice:
-    """A fake voice: a clip's bytes are its text; ``wanted`` is set once it made that."""
-
-    def __init__(self, wanted: str | None) -> None:
-        self.made: list[str] = []
-        self.wanted, self.made_wanted = wanted, threading.Event()
-
-    def __call__(self, text: str) -> AudioClip:
-        self.made.append(text)
-        if text == self.wanted:
-            self.made_wanted.set()
-        data = text.encode()
-        return AudioClip(pcm=data + b"\x00" * (len(data) % 2), sample_rate=RATE)
-
-
-class Heard(NullAudioSink):
-    def __init__(self) -> None:
-        super().__init__()
-        self.clips: list[str] = []
-
-    async def play(self, clip: AudioClip) -> None:
-        self.clips.append(clip.pcm.rstrip(b"\x00").decode())
-        await super().play(clip)
-
-
-class Model:
-    """Streams a reply 3 characters a delta; at ``wait_at`` (if any) it waits on a thread
-    until the voice made ``voice.wanted``: only early synthesis can have made it then."""
-
-    name = "scripted"
-    last_usage: Usage | None = None
-    supports_continuation = False
-
-    def __init__(self, reply: str, wait_at: int | None, voice: Voice) -> None:
-        self.reply, self.wait_at, self.voice = reply, wait_at, voice
-        self.made_before: list[str] | None = None
-
-    def describe(self) -> str:
-        return self.name
-
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
-        for i in range(0, len(self.reply), 3):
-            if self.wait_at is not None and i >= self.wait_at and self.made_before is None:
-                await anyio.to_thread.run_sync(self.voice.made_wanted.wait, 5)
-                self.made_before = list(self.voice.made)
-            yield StreamDelta(text=self.reply[i:i + 3])
-        yield StreamDelta(finish_reason="stop")
+    piece = first_piece(text)
+    assert piece is not None
+    return piece
 
 
 def turn(reply: str, asked: str, *, early: bool, notes: str = "", wanted: str | None = None,
-         wait_before: str | None = None) -> tuple[str, list[str], TTSOutput, Model]:
-    """One speaker turn: what the turn said, the clips heard, the output and the model."""
-    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
-    voice, heard = Voice(wanted), Heard()
-    tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
-                    synthesize_early=early, early_after_words=START_WORDS + 1,
-                    yield_first_audio=False)
-    model = Model(reply, reply.index(wait_before) if wait_before else None, voice)
-    payload: dict[str, Any] = {"intent": "question", "user_said": asked,
-                               "recent_conversation": "", "memory_context": notes}
-
-    async def go() -> str:
-        ctl = Controller(parts, model, sinks={"tts": tts})  # type: ignore[arg-type]
-        async with tts:
-            with anyio.fail_after(10):
-                result = await ctl.run_turn([Incoming(text=asked, channel="to_speaker",
-                                                      sender="router", payload=payload)])
-                await tts.drain()
-        return result.text
-
-    return anyio.run(go), heard.clips, tts, model
+         wait_before: str | None = None) -> tuple[str, list[str], TTSOutput, WaitingModel]:
+    """One speaker turn on a question: what the turn said, the clips heard, the output and
+    the model."""
+    text, _voice, heard, tts, model = speaker_turn(reply, asked, intent="question",
+                                                   early=early, notes=notes, wanted=wanted,
+                                                   wait_before=wait_before)
+    return text, heard.clips, tts, model
 
 
 DRINK = ("What drink do I like in the morning?", "I love green tea in the morning.",

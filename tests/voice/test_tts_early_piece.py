@@ -5,40 +5,15 @@ a scripted speaker turn, a fake voice that says which text it made."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import AsyncIterator
-from pathlib import Path
-from typing import Any
-
 import anyio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from terrarium.config import load_team
-from terrarium.controller.assembly import assemble
 from terrarium.controller.guard import START_WORDS
-from terrarium.controller.incoming import Incoming
-from terrarium.controller.loop import Controller
-from terrarium.llm.types import ChatRequest, StreamDelta, Usage
-from terrarium.voice import AudioClip, CallableSynthesizer, NullAudioSink, TTSOutput
+from terrarium.voice import CallableSynthesizer, NullAudioSink, TTSOutput
 from terrarium.voice.early import EarlyFirstPiece
-from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
-from terrarium.voice.speakable import to_speakable
-
-ROOT = Path(__file__).resolve().parents[2]
-RATE = 16000
-SPEAKER = SegmenterConfig(first_clause_chars=12, first_piece_max_chars=16)
-
-
-def first_piece(text: str, config: SegmenterConfig) -> str | None:
-    """The first piece the output's own segmenter cuts from ``text`` given whole."""
-    seg = SentenceSegmenter(config)
-    for s in seg.feed(text) + seg.flush():
-        spoken = to_speakable(s)
-        if spoken and any(ch.isalnum() for ch in spoken):
-            return spoken
-    return None
-
+from tests.early_helpers import RATE, SPEAKER, Heard, Voice, WaitingModel, first_piece
+from tests.early_helpers import speaker_turn as shared_turn
 
 _WORDS = st.sampled_from(["Mondays", " are", " a", " fresh", " start", ",", " for", " the",
                           " week.", " Cats", " sleep", " intelligent", " It's", " 3.5",
@@ -66,30 +41,6 @@ def test_the_early_piece_is_the_piece_the_output_cuts_from_the_same_words(
         assert got == whole
 
 
-class Voice:
-    """A fake voice: the clip's bytes are the text it was made from."""
-
-    def __init__(self) -> None:
-        self.made: list[str] = []
-        self.first = threading.Event()
-
-    def __call__(self, text: str) -> AudioClip:
-        self.made.append(text)
-        self.first.set()
-        data = text.encode()
-        return AudioClip(pcm=data + b"\x00" * (len(data) % 2), sample_rate=RATE)
-
-
-class Heard(NullAudioSink):
-    def __init__(self) -> None:
-        super().__init__()
-        self.clips: list[str] = []
-
-    async def play(self, clip: AudioClip) -> None:
-        self.clips.append(clip.pcm.rstrip(b"\x00").decode())
-        await super().play(clip)
-
-
 def test_a_previewed_first_piece_is_synthesized_once_and_played() -> None:
     voice, heard = Voice(), Heard()
     tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
@@ -101,7 +52,7 @@ def test_a_previewed_first_piece_is_synthesized_once_and_played() -> None:
             await tts.begin("u1")
             for i in range(0, len(reply), 4):
                 await tts.preview(reply[i:i + 4])
-            await anyio.to_thread.run_sync(voice.first.wait, 5)  # the early synthesis
+            await anyio.to_thread.run_sync(voice.ready.wait, 5)  # the early synthesis
             await tts.write(reply)
             await tts.end()
             await tts.drain()
@@ -132,56 +83,14 @@ def test_without_synthesize_early_a_preview_does_nothing() -> None:
 # -- in the controller: the speaker's guard holds a short question's first sentence to its end
 
 
-class Waiting:
-    """Streams a reply 3 characters a delta; before its first sentence's last word it waits
-    (on a thread) until the voice has made something: only early synthesis can, since the
-    guard holds that sentence to its end."""
-
-    name = "waiting"
-    last_usage: Usage | None = None
-    supports_continuation = False
-
-    def __init__(self, reply: str, wait_at: int, voice: Voice) -> None:
-        self.reply, self.wait_at, self.voice = reply, wait_at, voice
-        self.made_before: list[str] = []
-
-    def describe(self) -> str:
-        return self.name
-
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
-        for i in range(0, len(self.reply), 3):
-            if i >= self.wait_at and not self.made_before:
-                await anyio.to_thread.run_sync(self.voice.first.wait, 5)
-                self.made_before = list(self.voice.made)
-            yield StreamDelta(text=self.reply[i:i + 3])
-        yield StreamDelta(finish_reason="stop")
-
-
 ASKED = "Say something nice about Mondays."  # under six words: held to its sentence end
 
 
 def speaker_turn(reply: str, wait_before: str, asked: str = ASKED,
-                 ) -> tuple[Voice, Heard, TTSOutput, str, Waiting]:
-    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
-    voice, heard = Voice(), Heard()
-    tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
-                    synthesize_early=True, early_after_words=START_WORDS + 1,
-                    yield_first_audio=False)
-    at = reply.index(wait_before) if wait_before else len(reply) + 1  # "": never waits
-    model = Waiting(reply, at, voice)
-    payload: dict[str, Any] = {"intent": "request", "user_said": asked,
-                               "recent_conversation": "", "memory_context": ""}
-
-    async def go() -> str:
-        ctl = Controller(parts, model, sinks={"tts": tts})  # type: ignore[arg-type]
-        async with tts:
-            with anyio.fail_after(10):
-                result = await ctl.run_turn([Incoming(text=asked, channel="to_speaker",
-                                                      sender="router", payload=payload)])
-                await tts.drain()
-        return result.text
-
-    return voice, heard, tts, anyio.run(go), model
+                 ) -> tuple[Voice, Heard, TTSOutput, str, WaitingModel]:
+    text, voice, heard, tts, model = shared_turn(reply, asked, intent="request",
+                                                 wait_before=wait_before or None)
+    return voice, heard, tts, text, model
 
 
 def test_the_held_first_piece_is_synthesized_before_the_guard_lets_it_through() -> None:
@@ -219,7 +128,7 @@ def test_a_first_piece_said_before_is_not_synthesized_early_again() -> None:
             for uid in ("u1", "u2"):
                 await tts.begin(uid)
                 await tts.preview(reply)
-                await anyio.to_thread.run_sync(voice.first.wait, 5)
+                await anyio.to_thread.run_sync(voice.ready.wait, 5)
                 await tts.write(reply)
                 await tts.end()
                 await tts.drain()
