@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import yaml
 
 from terrarium.controller.loop import Controller, Incoming, TurnResult
 from terrarium.events import Event, TranscriptAppended, TranscriptEntry
@@ -106,3 +107,21 @@ class Setup:
 
     def order(self, event: tuple[str, Any]) -> int:
         return self.events.index(event)
+
+
+def speaker_team(tmp_path: Path, speech: dict[str, Any], script: str = "steps: [Hi.]\n") -> Path:
+    """A team of one scripted speaker listening on ``inbox``, speaking through a ``tts``
+    output with the options ``speech`` (beside its type and description)."""
+    team = tmp_path / "team"
+    (team / "speaker").mkdir(parents=True)
+    (team / "terrarium.yaml").write_text(yaml.safe_dump({"terrarium": {
+        "name": "voice", "input_channel": "inbox",
+        "creatures": [{"name": "speaker", "config": "speaker",
+                       "channels": {"listen": ["inbox"]}}],
+        "channels": {"inbox": {"type": "queue", "schema": {"fields": {"text": "str"}}}}}}))
+    (team / "speaker" / "config.yaml").write_text(yaml.safe_dump({
+        "name": "speaker", "controller": {"provider": "scripted", "script": "script.yaml"},
+        "output": {"default": "speech", "named_outputs": {"speech": {
+            "type": "tts", "description": "Spoken.", **speech}}}}))
+    (team / "speaker" / "script.yaml").write_text(script)
+    return team

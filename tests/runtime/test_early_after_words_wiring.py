@@ -8,30 +8,18 @@ from pathlib import Path
 
 import anyio
 import pytest
-import yaml
 
 from terrarium.config import load_team
 from terrarium.controller import guard
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from terrarium.voice import AudioClip, CallableSynthesizer
+from tests.yield_fakes import speaker_team
 
 RATE = 16000
 
 
 def _team(tmp_path: Path) -> Path:
-    team = tmp_path / "team"
-    (team / "speaker").mkdir(parents=True)
-    (team / "terrarium.yaml").write_text(yaml.safe_dump({"terrarium": {
-        "name": "voice", "input_channel": "inbox",
-        "creatures": [{"name": "speaker", "config": "speaker",
-                       "channels": {"listen": ["inbox"]}}],
-        "channels": {"inbox": {"type": "queue", "schema": {"fields": {"text": "str"}}}}}}))
-    (team / "speaker" / "config.yaml").write_text(yaml.safe_dump({
-        "name": "speaker", "controller": {"provider": "scripted", "script": "script.yaml"},
-        "output": {"default": "speech", "named_outputs": {"speech": {
-            "type": "tts", "description": "Spoken.", "synthesize_early": True}}}}))
-    (team / "speaker" / "script.yaml").write_text("steps: [Hi.]\n")
-    return team
+    return speaker_team(tmp_path, {"synthesize_early": True})
 
 
 def _after_words(tmp_path: Path) -> tuple[bool, int]:

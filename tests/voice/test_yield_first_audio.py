@@ -14,7 +14,6 @@ from typing import Any
 
 import anyio
 import pytest
-import yaml
 
 from terrarium.controller.loop import Controller, Incoming, TurnResult
 from terrarium.llm.embedded import EmbeddedServer
@@ -27,7 +26,7 @@ from terrarium.voice import AudioClip, CallableSynthesizer
 from terrarium.voice.sink import CollectOutput, FirstPieceSink
 from tests.loop_helpers import TOOLS, call, make_parts
 from tests.openai_fakes import FakeOpenAI, Reply, sse, text_chunk
-from tests.yield_fakes import RATE, REPLY, SENTENCES, Setup
+from tests.yield_fakes import RATE, REPLY, SENTENCES, Setup, speaker_team
 
 
 def test_the_model_pauses_until_the_first_sentence_is_audio(tmp_path: Path) -> None:
@@ -272,19 +271,9 @@ def test_factory_gives_continuation_to_the_embedded_model_only() -> None:
 
 @pytest.mark.parametrize("flag", [True, False])
 def test_yield_first_audio_reaches_the_tts_output(tmp_path: Path, flag: bool) -> None:
-    team = tmp_path / "team"
-    (team / "speaker").mkdir(parents=True)
-    (team / "terrarium.yaml").write_text(yaml.safe_dump({"terrarium": {
-        "name": "voice", "input_channel": "inbox",
-        "creatures": [{"name": "speaker", "config": "speaker",
-                       "channels": {"listen": ["inbox"]}}],
-        "channels": {"inbox": {"type": "queue", "schema": {"fields": {"text": "str"}}}}}}))
-    (team / "speaker" / "config.yaml").write_text(yaml.safe_dump({
-        "name": "speaker", "controller": {"provider": "scripted", "script": "script.yaml"},
-        "output": {"default": "speech", "named_outputs": {"speech": {
-            "type": "tts", "description": "Spoken.", "yield_first_audio": flag,
-            "first_clause_chars": 12, "first_piece_max_chars": 28}}}}))
-    (team / "speaker" / "script.yaml").write_text("continuation: true\nsteps: [Hi.]\n")
+    team = speaker_team(tmp_path, {"yield_first_audio": flag, "first_clause_chars": 12,
+                                   "first_piece_max_chars": 28},
+                        "continuation: true\nsteps: [Hi.]\n")
     from terrarium.config import load_team
 
     opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none",
