@@ -6,7 +6,9 @@ real ``nats-server -js`` fixture the NATS tests share."""
 
 from __future__ import annotations
 
+import gc
 import os
+import socket
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -47,6 +49,32 @@ def _close_test_subscriptions(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     yield
     for sub in mine:
         sub.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_socket_left_to_the_collector(request: pytest.FixtureRequest) -> Iterator[None]:
+    """tests/serve only (its tests hold real clients of real servers): a test fails if it
+    left an open socket that only a reference cycle still reaches. The collector would
+    close it whenever it next runs, and report it inside whichever test runs then, or at
+    the end of the session; an unclosed SDK client whose test frame a ``pytest.raises``
+    kept in a cycle did that. Decided by reachability, not by the warning, which shows
+    only when the socket happens to be finalized before its client."""
+    yield
+    if request.node.path.parent.name != "serve":
+        return
+    # type(), not isinstance(): a dead weakref proxy among the objects raises at the latter
+    open_ids = {id(o) for o in gc.get_objects()
+                if issubclass(type(o), socket.socket) and o.fileno() >= 0}
+    if not open_ids:
+        return
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection frees is kept to look at
+    try:
+        gc.collect()
+        left = [repr(o) for o in gc.garbage if id(o) in open_ids]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert not left, f"sockets left to the collector (close their client): {left}"
 
 
 @pytest.fixture
