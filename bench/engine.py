@@ -30,6 +30,11 @@ generation ms per token. ``--threads 2:2,1:2`` runs the embedded server with eac
 generation:prompt-evaluation thread count in turn (llama.cpp's ``n_threads`` and
 ``n_threads_batch``), alternating, in fresh processes.
 
+``--models A.gguf,B.gguf`` runs each kind with each model file in turn (an A/B of
+quantizations: the shipped Q4_1 has no batched kernel in this llama.cpp build, Q4_0 has).
+Each child also reports the process's CPU time (a request; with ``--turn``, the first
+token's and a generated token's), which a busy machine changes far less than wall time.
+
 Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``; the thread A/B of a turn:
 ``python bench/engine.py --turn --embedded-only --threads 2:2,1:2 --runs 5 --reps 6 --gen 8``
 """
@@ -166,15 +171,19 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
         return
     pp: list[float] = []
     tg: list[float] = []
+    cpu_ms: list[float] = []  # the process's CPU time a request: load changes it far less
     n_prompt = 0
     for _ in range(reps):
+        cpu = time.process_time()
         t = ask(_request(prompt, gen))["timings"]
+        cpu_ms.append(1000.0 * (time.process_time() - cpu))
         n_prompt = int(t["prompt_n"])
         pp.append(float(t["prompt_per_second"]))
         tg.append(float(t["predicted_per_second"]))
     print(json.dumps({"mode": mode, "load_s": loaded, "prompt_tokens": n_prompt,
                       "threads": threads, "pp": statistics.median(pp),
-                      "tg": statistics.median(tg)}), flush=True)
+                      "tg": statistics.median(tg), "cpu_ms": statistics.median(cpu_ms)}),
+          flush=True)
 
 
 # ---------------------------------------------------------------------- parent
@@ -260,6 +269,10 @@ def main(runs: int, reps: int, gen: int, policies: list[str] | None,
         pairs = list(zip(results[f"embedded{tail}"], results[f"bare{tail}"], strict=True))
         rpp = statistics.median(e["pp"] / b["pp"] for e, b in pairs)
         rtg = statistics.median(e["tg"] / b["tg"] for e, b in pairs)
+        rcpu = statistics.median(e["cpu_ms"] / b["cpu_ms"] for e, b in pairs)
+        print(f"  CPU time a request (prompt + generation), embedded / bare{tail}: pair by "
+              f"pair {rcpu:.2f}x (embedded {statistics.median(e['cpu_ms'] for e, _ in pairs):.0f}"
+              f" ms, bare {statistics.median(b['cpu_ms'] for _, b in pairs):.0f} ms)")
         ok = min(rpp, rtg) >= 0.95
         print(f"  embedded / bare{tail}: prompt {epp / bpp:.2f}x, generation {etg / btg:.2f}x "
               f"(ratio of medians); pair by pair (median of {len(pairs)}): prompt "
