@@ -326,6 +326,9 @@ class CreatureConfig(Strict):
         None, ge=0, description="Keep only this many earlier messages at each turn's start "
         "(0: every turn starts fresh; default: all that fit the window, old ones folded)."
     )
+    double_texting: Literal["enqueue", "merge"] = Field(
+        "enqueue", description="Messages that wait while a turn runs: enqueue (a turn each) or "
+        "merge (a turn takes every message waiting on its channel, in order; docs/serve.md).")
     compaction: Literal["fold", "summarize"] | CompactionConfig = Field(
         "fold", description="How old turns fold when the window is full: fold (a "
         "deterministic line), summarize (the creature's model summarizes each fold block), "
@@ -381,9 +384,8 @@ class CreatureConfig(Strict):
     readable_paths: list[str] = Field(
         default_factory=list, description="Roots `read_file` may read (relative to this file)."
     )
-    writable_paths: list[str] = Field(
-        default_factory=list, description="Roots `write_file` may write."
-    )
+    writable_paths: list[str] = Field(default_factory=list, description="Roots `write_file` "
+                                      "may write.")
     workspace: str | None = Field(
         None, description="Folder the file and shell tools work in (relative to this file; "
         "created when missing; default: runs/RUN_ID/workspace/NAME for a creature with "
