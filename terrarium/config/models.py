@@ -329,6 +329,9 @@ class CreatureConfig(Strict):
     double_texting: Literal["enqueue", "merge"] = Field(
         "enqueue", description="Messages that wait while a turn runs: enqueue (a turn each) or "
         "merge (a turn takes every message waiting on its channel, in order; docs/serve.md).")
+    double_texting_wait: float = Field(
+        0.0, ge=0, le=5, description="merge: seconds a turn waits for more messages on its "
+        "channel before it starts (each one restarts the wait; 10 times it at most).")
     compaction: Literal["fold", "summarize"] | CompactionConfig = Field(
         "fold", description="How old turns fold when the window is full: fold (a "
         "deterministic line), summarize (the creature's model summarizes each fold block), "
@@ -453,17 +456,14 @@ class OutputWiring(Strict):
 class CreatureEntry(Strict):
     name: str = Field(description="Name of the creature inside this terrarium.")
     config: str | None = Field(
-        None, description="Creature folder or config.yaml (relative or `@package/...`)."
-    )
+        None, description="Creature folder or config.yaml (relative or `@package/...`).")
     base_config: str | None = Field(
         None, description="Like `config`, and any creature key given beside it (prompt file, "
-        "controller, tools, ...) overrides that config for this terrarium."
-    )
+        "controller, tools, ...) overrides that config for this terrarium.")
     channels: CreatureChannels = Field(default_factory=CreatureChannels, description="Wiring.")
     output_wiring: list[str | OutputWiring] = Field(
         default_factory=list, description="Where this creature's turn-end text goes: channels, "
-        "or creatures (each gets a queue channel named after it that it listens to)."
-    )
+        "or creatures (each gets a queue channel named after it that it listens to).")
 
 
 class ChannelDecl(Strict):

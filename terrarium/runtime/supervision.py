@@ -62,6 +62,7 @@ class Supervisor:
         self.tg = tg
         self.active_turns = 0
         self.recovering = 0  # creatures waiting out a restart backoff still count as busy
+        self.settling = 0  # merging creatures waiting for more messages (double_texting_wait)
 
     # ------------------------------------------------------------------ creature loops
     async def loop(self, c: RunningCreature) -> None:
@@ -83,11 +84,42 @@ class Supervisor:
                     c.wait_scope = None
             if scope.cancelled_caught:  # stopped while idle: nothing was taken
                 return
+            if c.parts.cdef.config.double_texting_wait and not await self._settle(c, env):
+                return
             gate = self.options.turn_gate
             if gate is None:
                 await self._supervised_turn(c, env)
             else:  # computing only while it holds the gate (runtime/gate.py)
                 await gate.run(self._supervised_turn(c, env))
+
+    async def _settle(self, c: RunningCreature, env: Envelope) -> bool:
+        """``double_texting_wait``: before a merging turn starts, wait until no message has
+        come for that long (at most 10 times it), so a burst is one turn. False when the
+        creature was stopped meanwhile (``env`` is first in line again)."""
+        cfg = c.parts.cdef.config
+        inbox = self.hub.subscribe(c.name)
+        if (cfg.double_texting != "merge" or self.hub.transport.brokered
+                or env.id in inbox.replayed):
+            return True
+        wait = cfg.double_texting_wait
+        deadline = anyio.current_time() + 10 * wait
+        self.settling += 1  # busy meanwhile (a message is taken, its turn not started)
+        try:
+            with anyio.CancelScope() as scope:
+                c.wait_scope = scope
+                seen = inbox.pending()
+                while (left := deadline - anyio.current_time()) > 0:
+                    await anyio.sleep(min(wait, left))
+                    if inbox.pending() == seen:
+                        break
+                    seen = inbox.pending()
+        finally:
+            c.wait_scope = None
+            self.settling -= 1
+        if scope.cancelled_caught:
+            inbox.put_back(env)
+            return False
+        return True
 
     async def _warm(self, c: RunningCreature) -> None:
         """Warm the creature's prompt prefix and voices; a failure only costs the speed-up."""
@@ -396,7 +428,7 @@ class Supervisor:
     def busy(self) -> bool:
         """Whether a turn, a restart backoff, an unread message, a background job or a job
         result on its way is still in motion."""
-        if self.active_turns or self.recovering:
+        if self.active_turns or self.recovering or self.settling:
             return True
         for c in self.creatures.values():
             jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None

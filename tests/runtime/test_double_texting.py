@@ -43,10 +43,11 @@ output: {default: out, named_outputs: {out: {type: stdout}}}
 """
 
 
-def write_team(folder: Path, policy: str | None) -> Path:
+def write_team(folder: Path, policy: str | None, wait: float = 0.0) -> Path:
     (folder / "echo").mkdir(parents=True, exist_ok=True)
     (folder / "terrarium.yaml").write_text(TEAM)
     extra = f"double_texting: {policy}\n" if policy else ""
+    extra += f"double_texting_wait: {wait}\n" if wait else ""
     (folder / "echo" / "config.yaml").write_text(CREATURE + extra)
     (folder / "echo" / "script.yaml").write_text('default_reply: "Heard you."\n')
     return folder
@@ -182,3 +183,26 @@ def test_a_merged_turn_done_again_after_a_crash_takes_the_same_messages(
     assert "second" in prompts[0] and "third" in prompts[0] and "fourth" not in prompts[0]
     assert "fourth" in prompts[1]
     _consumed_once(tmp_path, run_id)
+
+
+def test_the_wait_makes_a_burst_one_turn(tmp_path: Path) -> None:
+    """Three messages sent back to back (each well within the wait of the one before):
+    the first one's turn waits for the others and takes all three."""
+    team = load_team(write_team(tmp_path / "team", "merge", wait=1.0))
+    model = ScriptedModel(default_reply="ok")
+
+    async def go() -> TeamRuntime:
+        opts = RuntimeOptions(runs_dir=tmp_path / "runs", audio="none",
+                              models={"echo": model})
+        async with TeamRuntime(team, opts) as rt:
+            with anyio.fail_after(30):
+                for text in ("one", "two", "three"):
+                    await rt.send("inbox", {"text": text})
+                assert rt.busy()  # waiting for more: not idle
+                await rt.wait_idle()
+        return rt
+
+    rt = anyio.run(go)
+    assert rt.statuses["echo"].turns == 1
+    assert "three" in _user_texts(model.requests[0])
+    _consumed_once(tmp_path, rt.run_id)
