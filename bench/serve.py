@@ -38,11 +38,13 @@ how many stay loaded and the RSS after.
         # and in the turns phase (/tmp/serve.prof.turns)
     python bench/serve.py --turns-at-once 0   # the server without its turn gate
     python bench/serve.py --double-texting enqueue   # one table: a turn each input
+    python bench/serve.py --double-texting merge:0.05   # merge, waiting 50 ms for more
 
 The table is printed twice by default: with the echo creature's ``double_texting:
-enqueue`` (a turn each input, as before the option) and ``merge`` (inputs waiting while
-a turn runs share the next turn; the row's turns column says how many turns the api
-hammer's inputs had). The stored sessions run after the last table only.
+enqueue`` (a turn each input, as before the option) and ``merge:0.02`` (``merge`` with a
+20 ms ``double_texting_wait``: inputs that come while a turn waits or runs share the next
+turn; the row's turns column says how many turns the api hammer's inputs had). The
+stored sessions run after the last table only.
 """
 
 from __future__ import annotations
@@ -587,7 +589,7 @@ def main() -> None:
     ap.add_argument("--turns-at-once", type=int, default=None,
                     help="the server's ServeSettings.turns_at_once (default: its default; "
                     "0: no turn gate)")
-    ap.add_argument("--double-texting", default="enqueue,merge",
+    ap.add_argument("--double-texting", default="enqueue,merge:0.02",
                     help="the echo creature's double_texting, one table each (comma list; "
                     "a checkout from before the option runs only enqueue)")
     ap.add_argument("--server", nargs=3, metavar=("PORT", "RUNS", "TEAM"), help=argparse.SUPPRESS)
