@@ -30,6 +30,11 @@ generation ms per token. ``--threads 2:2,1:2`` runs the embedded server with eac
 generation:prompt-evaluation thread count in turn (llama.cpp's ``n_threads`` and
 ``n_threads_batch``), alternating, in fresh processes.
 
+``--models A.gguf,B.gguf`` runs each kind with each model file in turn (an A/B of
+quantizations: the shipped Q4_1 has no batched kernel in this llama.cpp build, Q4_0 has).
+Each child also reports the process's CPU time (a request; with ``--turn``, the first
+token's and a generated token's), which a busy machine changes far less than wall time.
+
 Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``; the thread A/B of a turn:
 ``python bench/engine.py --turn --embedded-only --threads 2:2,1:2 --runs 5 --reps 6 --gen 8``
 """
@@ -86,26 +91,32 @@ def _chat(prefix: str, user: str) -> str:
 
 def turns(ask: Any, prompt: str, reps: int, gen: int) -> dict[str, Any]:
     """A speaker's turns: the prefix in the slot, then each request a new short user turn:
-    its first token (ms) and generation (ms per token), medians of ``reps``."""
+    its first token (ms, and the process's CPU ms for it) and generation (ms per token),
+    medians of ``reps``."""
     ask({**_request(_chat(prompt, "Hello."), 1), "cache_prompt": True})
     first: list[float] = []
+    cpu_first: list[float] = []
     per_token: list[float] = []
     cpu_per_token: list[float] = []
     n_prompt: list[int] = []
     for i in range(reps):
         body = {**_request(_chat(prompt, TURNS[i % len(TURNS)]), gen), "cache_prompt": True}
-        t = ask(body)["timings"]
+        # the first token alone: prompt evaluation of the new turn, and its CPU time, which
+        # a busy machine changes far less than the wall time
+        cpu = time.process_time()
+        t = ask({**body, "n_predict": 1})["timings"]
+        cpu_first.append(1000.0 * (time.process_time() - cpu))
         n_prompt.append(int(t["prompt_n"]))
         first.append(float(t["prompt_ms"]))
-        per_token.append(float(t["predicted_ms"]) / max(1, int(t["predicted_n"])))
-        # the same request again (its prompt all in the slot: one token evaluated): the
-        # process's CPU time per token generated, which a busy machine changes far less
-        # than the wall time (with one generation thread, a quiet machine's wall time)
+        # the same request generating ``gen`` (its prompt all in the slot: one token
+        # evaluated): generation ms and the process's CPU time per token generated
         cpu = time.process_time()
         t = ask(body)["timings"]
+        per_token.append(float(t["predicted_ms"]) / max(1, int(t["predicted_n"])))
         cpu_per_token.append(1000.0 * (time.process_time() - cpu)
                              / (int(t["predicted_n"]) + int(t["prompt_n"])))
     return {"prompt_tokens": statistics.median(n_prompt), "first_ms": statistics.median(first),
+            "cpu_first_ms": statistics.median(cpu_first),
             "gen_ms": statistics.median(per_token),
             "cpu_gen_ms": statistics.median(cpu_per_token),
             "pp": 1000.0 * statistics.median(n_prompt) / statistics.median(first),
@@ -113,7 +124,7 @@ def turns(ask: Any, prompt: str, reps: int, gen: int) -> dict[str, Any]:
 
 
 def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | None = None,
-          turn: bool = False) -> None:
+          turn: bool = False, model: Path | None = None) -> None:
     """One server, one warm-up request, ``reps`` timed ones; prints one JSON line."""
     prompt = prompt_file.read_text(encoding="utf-8")
     began = time.perf_counter()
@@ -125,7 +136,7 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
         from terrarium.llm.embedded import EmbeddedServer
 
         server = EmbeddedServer(slots=SLOTS, ctx_per_slot=CTX_PER_SLOT, threads=batch_threads,
-                                gen_threads=gen_threads)
+                                gen_threads=gen_threads, model=model)
         server.start()
         http = httpx.Client(timeout=600.0, verify=False)
 
@@ -141,7 +152,7 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
 
         n = max(1, min(os.cpu_count() or 2, 8))
         params = xllamacpp.CommonParams()
-        params.model.path = str(model_path())
+        params.model.path = str(model or model_path())
         params.n_parallel = SLOTS
         params.n_ctx = CTX_PER_SLOT * SLOTS
         params.cpuparams.n_threads = gen_threads or batch_threads or n
@@ -160,15 +171,19 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
         return
     pp: list[float] = []
     tg: list[float] = []
+    cpu_ms: list[float] = []  # the process's CPU time a request: load changes it far less
     n_prompt = 0
     for _ in range(reps):
+        cpu = time.process_time()
         t = ask(_request(prompt, gen))["timings"]
+        cpu_ms.append(1000.0 * (time.process_time() - cpu))
         n_prompt = int(t["prompt_n"])
         pp.append(float(t["prompt_per_second"]))
         tg.append(float(t["predicted_per_second"]))
     print(json.dumps({"mode": mode, "load_s": loaded, "prompt_tokens": n_prompt,
                       "threads": threads, "pp": statistics.median(pp),
-                      "tg": statistics.median(tg)}), flush=True)
+                      "tg": statistics.median(tg), "cpu_ms": statistics.median(cpu_ms)}),
+          flush=True)
 
 
 # ---------------------------------------------------------------------- parent
@@ -185,9 +200,11 @@ def policy_env(policy: str) -> dict[str, str]:
 
 
 def run_child(mode: str, policy: str | None, prompt_file: Path, reps: int, gen: int,
-              threads: str | None = None, turn: bool = False) -> dict[str, Any]:
+              threads: str | None = None, turn: bool = False,
+              model: str | None = None) -> dict[str, Any]:
     env = policy_env(policy) if policy else dict(os.environ, PYTHONPATH=str(ROOT))
-    extra = (["--threads", threads] if threads else []) + (["--turn"] if turn else [])
+    extra = ((["--threads", threads] if threads else []) + (["--turn"] if turn else [])
+             + (["--model", model] if model else []))
     out = subprocess.run([sys.executable, __file__, "--child", mode, "--prompt-file",
                           str(prompt_file), "--reps", str(reps), "--gen", str(gen), *extra],
                          env=env, capture_output=True, text=True, check=False, cwd=ROOT)
@@ -207,7 +224,9 @@ def summarize(label: str, rows: list[dict[str, Any]]) -> tuple[float, float]:
         first = statistics.median(r["first_ms"] for r in rows)
         per = statistics.median(r["gen_ms"] for r in rows)
         cpu = statistics.median(r["cpu_gen_ms"] for r in rows)
-        print(f"  {'':<22} a turn: first token {first:6.1f} ms, generation {per:5.1f} ms "
+        cpu1 = statistics.median(r["cpu_first_ms"] for r in rows)
+        print(f"  {'':<22} a turn: first token {first:6.1f} ms (CPU {cpu1:6.1f} ms), "
+              f"generation {per:5.1f} ms "
               f"per token; first token + 7 tokens {first + 7 * per:6.1f} ms; CPU time "
               f"{cpu:5.1f} ms per token generated")
     return pp, tg
@@ -219,20 +238,23 @@ def _load() -> str:
 
 def main(runs: int, reps: int, gen: int, policies: list[str] | None,
          embedded_only: bool = False, chars: int | None = None,
-         threads: list[str] | None = None, turn: bool = False) -> None:
+         threads: list[str] | None = None, turn: bool = False,
+         models: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         prompt_file = Path(tmp) / "prompt.txt"
         prompt_file.write_text(router_prefix()[:chars], encoding="utf-8")
         modes = ["embedded"] if embedded_only else ["embedded", "bare"]
-        kinds = [(m, p, t) for t in threads or [None] for p in policies or [None]
-                 for m in modes]
+        kinds = [(m, p, t, f) for f in models or [None] for t in threads or [None]
+                 for p in policies or [None] for m in modes]
         results: dict[str, list[dict[str, Any]]] = {}
         for i in range(runs):
-            for mode, policy, th in kinds:
-                r = run_child(mode, policy, prompt_file, reps, gen, th, turn)
-                key = " ".join(x for x in (mode, policy, th and f"threads {th}") if x)
+            for mode, policy, th, f in kinds:
+                r = run_child(mode, policy, prompt_file, reps, gen, th, turn, f)
+                key = " ".join(x for x in (mode, policy, th and f"threads {th}",
+                                           f and Path(f).name) if x)
                 results.setdefault(key, []).append(r)
-                what = (f"first token {r['first_ms']:6.1f} ms, {r['gen_ms']:5.1f} ms "
+                what = (f"first token {r['first_ms']:6.1f} ms (CPU {r['cpu_first_ms']:6.1f}), "
+                        f"{r['gen_ms']:5.1f} ms "
                         f"(CPU {r['cpu_gen_ms']:5.1f} ms) per token, " if turn else "")
                 print(f"{i:>2} {key:<22} {what}prompt {r['pp']:7.1f} tok/s  generation "
                       f"{r['tg']:6.1f} tok/s  ({r['prompt_tokens']} prompt tokens, "
@@ -241,12 +263,16 @@ def main(runs: int, reps: int, gen: int, policies: list[str] | None,
     print(f"\nmedian of {runs} run(s), each the median of {reps} request(s) "
           f"({gen} tokens generated each):")
     figures = {k: summarize(k, rows) for k, rows in results.items()}
-    for policy in ([] if embedded_only or threads else policies or [None]):
+    for policy in ([] if embedded_only or threads or models else policies or [None]):
         tail = f" {policy}" if policy else ""
         (epp, etg), (bpp, btg) = figures[f"embedded{tail}"], figures[f"bare{tail}"]
         pairs = list(zip(results[f"embedded{tail}"], results[f"bare{tail}"], strict=True))
         rpp = statistics.median(e["pp"] / b["pp"] for e, b in pairs)
         rtg = statistics.median(e["tg"] / b["tg"] for e, b in pairs)
+        rcpu = statistics.median(e["cpu_ms"] / b["cpu_ms"] for e, b in pairs)
+        print(f"  CPU time a request (prompt + generation), embedded / bare{tail}: pair by "
+              f"pair {rcpu:.2f}x (embedded {statistics.median(e['cpu_ms'] for e, _ in pairs):.0f}"
+              f" ms, bare {statistics.median(b['cpu_ms'] for _, b in pairs):.0f} ms)")
         ok = min(rpp, rtg) >= 0.95
         print(f"  embedded / bare{tail}: prompt {epp / bpp:.2f}x, generation {etg / btg:.2f}x "
               f"(ratio of medians); pair by pair (median of {len(pairs)}): prompt "
@@ -272,12 +298,16 @@ if __name__ == "__main__":
                         "e.g. 2:2,1:2 (default: as shipped)")
     p.add_argument("--turn", action="store_true",
                    help="a speaker's turn: the prefix cached, a short user turn evaluated")
+    p.add_argument("--models", default=None, metavar="FILE,...",
+                   help="GGUF files to run each kind with in turn (default: the shipped one)")
+    p.add_argument("--model", default=None, help=argparse.SUPPRESS)
     p.add_argument("--child", choices=["embedded", "bare"], help=argparse.SUPPRESS)
     p.add_argument("--prompt-file", type=Path, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
-        child(a.child, a.prompt_file, a.reps, a.gen, a.threads, a.turn)
+        child(a.child, a.prompt_file, a.reps, a.gen, a.threads, a.turn,
+              Path(a.model) if a.model else None)
     else:
         main(a.runs, a.reps, a.gen, a.policies.split(",") if a.policies else None,
              a.embedded_only, a.prompt_chars, a.threads.split(",") if a.threads else None,
-             a.turn)
+             a.turn, a.models.split(",") if a.models else None)

@@ -46,20 +46,27 @@ from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.recording import Recorder
 from terrarium.voice.sink import OutputSink
 
-__all__ = ["RESTORE_SLACK", "WarmUp", "prefix_text"]
+__all__ = ["RESTORE_SLACK", "WARM_KEY_TAIL", "WarmUp", "prefix_text"]
 
 RESTORE_SLACK = 4
 """Tokens a warm request may still evaluate after a restore that worked (llama.cpp always
 evaluates the last one again); more means the restored state was not this prefix."""
 
 
+WARM_KEY_TAIL = "\x00empty user turn"
+"""Added to the prefix to name its saved state: ``Controller.warm_prefix`` sends an empty
+user turn after the system message, so a state saved by a warm-up without it (it was
+evaluated to the system message alone) is not restored for this one."""
+
+
 def prefix_text(controller: Controller) -> str | None:
-    """The prompt prefix ``Controller.warm_prefix`` sends (its system message), or None."""
+    """What names the prompt prefix ``Controller.warm_prefix`` sends (its system message,
+    with ``WARM_KEY_TAIL``), or None."""
     first = controller.builder.build(TailState(step=0, status=False)).messages()[0]
     if first.get("role") != "system":
         return None
     content = first.get("content")
-    return content if isinstance(content, str) else None
+    return content + WARM_KEY_TAIL if isinstance(content, str) else None
 
 
 class WarmUp:

@@ -33,7 +33,7 @@ from terrarium.llm.types import ChatRequest, StreamDelta, Usage
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import RuntimeOptions
 from terrarium.runtime.recording import Recorder
-from terrarium.runtime.warmup import WarmUp, prefix_text
+from terrarium.runtime.warmup import WARM_KEY_TAIL, WarmUp, prefix_text
 
 VOICE = Path(__file__).parents[1] / "runtime_fixtures" / "voice"
 
@@ -107,6 +107,13 @@ def model_file(tmp_path: Path) -> Path:
     path = tmp_path / "model.gguf"
     path.write_bytes(b"gguf" * 100)
     return path
+
+
+def slot_text(c: RunningCreature) -> str:
+    """What the fake slot holds after ``c``'s warm-up: its system message (the empty user
+    turn after it adds no words)."""
+    assert c.controller is not None
+    return (prefix_text(c.controller) or "").removesuffix(WARM_KEY_TAIL)
 
 
 def start(server: FakeLlama, model_file: Path, tmp_path: Path
@@ -183,7 +190,7 @@ def test_a_second_start_is_ready_with_the_prefix_in_its_slot_and_checks_it_after
     anyio.run(warm.run, [c])
     kinds = [type(e) for e in events]
     assert kinds.index(TeamReady) < kinds.index(PrefixRestored) < kinds.index(CreatureWarmed)
-    assert at_ready == [(True, prefix_text(c.controller))]  # in its slot, the gate shut
+    assert at_ready == [(True, slot_text(c))]  # in its slot, the gate shut
     (warmed,) = [e for e in events if isinstance(e, CreatureWarmed)]
     assert warmed.prefix == "restored"
     assert c.controller.warming is None  # checked: the gate open
@@ -202,7 +209,7 @@ def test_a_corrupt_file_is_recorded_deleted_and_replaced(tmp_path: Path,
     assert "unusable saved state" in problem.problem and "HTTP 400" in problem.problem
     (warmed,) = [e for e in events if isinstance(e, CreatureWarmed)]
     assert warmed.prefix == "evaluated" and warmed.saved
-    assert json.loads(bad.read_text())["state"] == prefix_text(c.controller)  # a good one now
+    assert json.loads(bad.read_text())["state"] == slot_text(c)  # a good one now
     assert any("prompt prefix cache: unusable" in n for n in notices(recorder))
 
 
@@ -349,3 +356,20 @@ def test_the_runtime_reports_each_creature_warm_then_the_team_ready(tmp_path: Pa
         assert warmed.creature == "speaker" and warmed.prefix == "none"  # scripted: no cache
     else:
         assert kinds == [RunStarted, TeamReady]
+
+
+def test_a_state_saved_by_the_warm_up_without_the_user_turn_is_not_restored(
+        tmp_path: Path, model_file: Path) -> None:
+    """The warm-up now evaluates an empty user turn after the system message; a state saved
+    under the system message's name alone (before that) holds 2 tokens less, so it is left
+    alone (no restore that the check would then find short) and the prefix is evaluated."""
+    server = FakeLlama(tmp_path)
+    events, _, c, warm = start(server, model_file, tmp_path)
+    assert warm.cache is not None and c.controller is not None
+    old = warm.cache.path(slot_text(c))
+    old.write_text(json.dumps({"state": slot_text(c)}), encoding="utf-8")
+    anyio.run(warm.creature, c)
+    assert not [e for e in events if isinstance(e, (PrefixRestored, PrefixCacheProblem))]
+    (warmed,) = [e for e in events if isinstance(e, CreatureWarmed)]
+    assert warmed.prefix == "evaluated" and warmed.saved
+    assert warm.cache.path(prefix_text(c.controller) or "").is_file()

@@ -41,15 +41,18 @@ class CachingServer:
         yield StreamDelta(text=".")
 
 
-def test_warm_prefix_sends_the_prefix_alone_to_the_creature_slot() -> None:
+def test_warm_prefix_sends_the_prefix_and_an_empty_user_turn_to_the_creature_slot() -> None:
     parts = assemble(load_team(VOICE), "speaker")
     model = CachingServer()
     ctl = Controller(parts, model, slot=1)
     usage = anyio.run(ctl.warm_prefix)
     assert usage is not None and usage.prompt_n == 120
     (request,) = model.requests
-    assert [m.role for m in request.messages] == ["system"]
+    # the prefix and an empty user turn: the slot then keeps the template's opening of a
+    # user turn too, as it does after every later turn
+    assert [(m.role, m.content) for m in request.messages[1:]] == [("user", "")]
     first_turn = ctl.builder.build(TailState(step=0, status=False)).messages()
+    assert request.messages[0].role == "system"
     assert request.messages[0].content == first_turn[0]["content"]  # the same bytes: cached
     assert request.max_tokens == 1 and request.id_slot == 1 and request.cache_prompt
     assert ctl.turns == 0 and ctl.conversation == []  # nothing of a turn happened
