@@ -37,6 +37,14 @@ how many stay loaded and the RSS after.
         # the server's CPU by function (cProfile) in the api phase (/tmp/serve.prof.api)
         # and in the turns phase (/tmp/serve.prof.turns)
     python bench/serve.py --turns-at-once 0   # the server without its turn gate
+    python bench/serve.py --double-texting enqueue   # one table: a turn each input
+    python bench/serve.py --double-texting merge:0.05   # merge, waiting 50 ms for more
+
+The table is printed twice by default: with the echo creature's ``double_texting:
+enqueue`` (a turn each input, as before the option) and ``merge:0.02`` (``merge`` with a
+20 ms ``double_texting_wait``: inputs that come while a turn waits or runs share the next
+turn; the row's turns column says how many turns the api hammer's inputs had). The
+stored sessions run after the last table only.
 """
 
 from __future__ import annotations
@@ -81,10 +89,15 @@ output: {default: out, named_outputs: {out: {type: stdout}}}
 SCRIPT = 'default_reply: "Heard you."\nchunk: 64\n'
 
 
-def write_team(folder: Path) -> Path:
+def write_team(folder: Path, double_texting: str = "enqueue") -> Path:
+    """The echo team; ``double_texting`` its creature's (the default, enqueue, is left
+    unwritten, so a checkout from before the option runs the same team)."""
     (folder / "echo").mkdir(parents=True, exist_ok=True)
     (folder / "terrarium.yaml").write_text(TEAM)
-    (folder / "echo" / "config.yaml").write_text(CREATURE)
+    mode, _, wait = double_texting.partition(":")  # merge:0.02 -> its double_texting_wait
+    extra = "" if mode == "enqueue" else f"double_texting: {mode}\n"
+    extra += f"double_texting_wait: {wait}\n" if wait else ""
+    (folder / "echo" / "config.yaml").write_text(CREATURE + extra)
     (folder / "echo" / "script.yaml").write_text(SCRIPT)
     return folder
 
@@ -576,19 +589,35 @@ def main() -> None:
     ap.add_argument("--turns-at-once", type=int, default=None,
                     help="the server's ServeSettings.turns_at_once (default: its default; "
                     "0: no turn gate)")
+    ap.add_argument("--double-texting", default="enqueue,merge:0.02",
+                    help="the echo creature's double_texting, one table each (comma list; "
+                    "a checkout from before the option runs only enqueue)")
     ap.add_argument("--server", nargs=3, metavar=("PORT", "RUNS", "TEAM"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.server:
         run_server(int(args.server[0]), Path(args.server[1]), Path(args.server[2]),
                    args.idle_unload, args.profile, args.turns_at_once)
         return
+    policies = args.double_texting.split(",")
+    for i, policy in enumerate(policies):
+        if len(policies) > 1:
+            print(f"\n== double_texting: {policy} ==" + (
+                " (inputs that wait while a turn runs share the next turn: fewer turns than"
+                " inputs in the api hammer, see its turns column; the turns phase sends one"
+                " input at a time, so nothing merges there)" if policy.startswith("merge") else
+                " (a turn each input, as before the option)"), flush=True)
+        one_server(args, policy, args.stored if i == len(policies) - 1 else 0)
+
+
+def one_server(args: argparse.Namespace, policy: str, stored: int) -> None:
+    """The table (and ``stored`` sessions) against one server of the echo team."""
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with tempfile.TemporaryDirectory() as tmp:
-        team = write_team(Path(tmp) / "team")
+        team = write_team(Path(tmp) / "team", policy)
         env = {**os.environ, "PYTHONPATH": str(args.code.resolve())}
         server = subprocess.Popen(
             [sys.executable, __file__, "--server", str(port), str(Path(tmp) / "runs"),
@@ -608,7 +637,7 @@ def main() -> None:
             print(f"terrarium serve ({args.code.resolve()}), scripted echo team; server pid "
                   f"{server.pid}; {os.cpu_count()} CPUs (client and server share them)")
             anyio.run(client, base, [int(x) for x in args.sessions.split(",")], args.turns,
-                      args.stored, args.fed, args.requests, args.repeats)
+                      stored, args.fed, args.requests, args.repeats)
         finally:
             server.terminate()
             try:

@@ -40,6 +40,7 @@ from terrarium.channels.envelope import (
 from terrarium.channels.local import LocalTransport
 from terrarium.channels.log import DurableLog
 from terrarium.channels.payload import (  # their import path before channels/payload.py
+    Checked,
     PayloadRefused,
     PayloadRules,
     PayloadValidator,
@@ -315,10 +316,13 @@ class ChannelHub(BatchSending, Consumption):
         route = await self._route(sender, channel, payload)
         if type(payload) is not dict and isinstance(payload, BaseModel):
             payload = payload.model_dump()
-        try:
-            body = route.rules.check_one(channel, payload)
-        except PayloadRefused as r:
-            await self._refuse(sender, channel, r.reason, r.payload)
+        if type(payload) is Checked:  # checked for this route already (``check``)
+            body = dict(payload)
+        else:
+            try:
+                body = route.rules.check_one(channel, payload)
+            except PayloadRefused as r:
+                await self._refuse(sender, channel, r.reason, r.payload)
         env = _fresh(channel, sender, route.schema_name, body, reply_to, correlation_id,
                      message_id)
         if record is None:
@@ -336,6 +340,16 @@ class ChannelHub(BatchSending, Consumption):
         if self.bus._subs:
             self._announce(env, delivered)
         return SendResult(env, delivered)
+
+    def check(self, sender: str, channel: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """``payload`` checked as a send of ``sender``'s on ``channel`` would check it
+        (schema, then size), nothing recorded: raises ``PayloadRefused`` (with each field's
+        complaint). The body returned is sent without a second check; a send the route
+        refuses (no listener, not allowed) is still refused and recorded by ``send``."""
+        route = self._routes.get((sender, channel))
+        if route is None:
+            return dict(payload)
+        return Checked(route.rules.check_one(channel, payload))
 
     async def _route(self, sender: str, channel: str, payload: Any) -> _Route:
         """The route of a send that may go: refused when it may not, or has no listener."""

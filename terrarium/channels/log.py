@@ -39,6 +39,7 @@ from terrarium.channels.log_rows import (
     replay_rows,
     sent_json,
     turn_row,
+    with_payload,
 )
 from terrarium.channels.timeline import TimelineEntry, format_timeline, run_timeline
 from terrarium.errors import RuntimeFailure
@@ -404,4 +405,5 @@ __all__ = [
     "replay_rows",
     "sent_json",
     "turn_row",
+    "with_payload",
 ]

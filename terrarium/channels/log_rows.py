@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -140,6 +140,14 @@ def sent_json(event: MessageSent, seq: int) -> str:
     return event_json(event, seq, without="payload")
 
 
+def with_payload(stored: str, payload: Mapping[str, Any]) -> str:
+    """A ``sent_json`` text with its payload put back: what ``event_json`` gives for the
+    whole event (the payload is its last field, before ``kind``), without encoding the
+    rest again."""
+    i = stored.rindex(',"kind":')
+    return f'{stored[:i]},"payload":{json_text(payload)}{stored[i:]}'
+
+
 def payloads_back(datas: Sequence[str],
                   lookup: Callable[[list[str]], dict[str, str]]) -> list[str]:
     """Events-table texts with every ``message_sent`` payload the row left out put back
@@ -257,4 +265,5 @@ __all__ = [
     "replay_rows",
     "sent_json",
     "turn_row",
+    "with_payload",
 ]

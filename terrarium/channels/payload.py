@@ -29,12 +29,23 @@ SizeCheck = Callable[[dict[str, Any], int], bool]  # (body, max_bytes) -> surely
 
 
 class PayloadRefused(Exception):
-    """A payload the channel does not take: the sentence to record and what to record."""
+    """A payload the channel does not take: the sentence to record and what to record;
+    ``errors``: each field's complaint (``{field, message}``) when the schema refused it."""
 
-    def __init__(self, reason: str, payload: Any) -> None:
+    def __init__(self, reason: str, payload: Any,
+                 errors: list[dict[str, str]] | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.payload = payload
+        self.errors = errors or []
+
+
+class Checked(dict):  # type: ignore[type-arg]
+    """A body the hub checked for one channel (``ChannelHub.check``): a send of it on that
+    channel is not validated again (``terrarium serve``'s input, refused by the server
+    with its own answer before anything is sent)."""
+
+    __slots__ = ()
 
 
 class PayloadRules:
@@ -75,8 +86,9 @@ class PayloadRules:
             try:
                 body = check(payload).__dict__ if self.flat else check(payload).model_dump()
             except ValidationError as e:
-                raise PayloadRefused(schema_refusal(self.schema_name, channel, e),
-                                     payload) from None
+                raise PayloadRefused(schema_refusal(self.schema_name, channel, e), payload, [
+                    {"field": ".".join(str(p) for p in x["loc"]) or "payload",
+                     "message": x["msg"]} for x in e.errors(include_url=False)]) from None
         else:
             body = payload if type(payload) is dict else dict(payload)
         # bounded from the schema when it can be, else the JSON is measured
@@ -463,6 +475,7 @@ def describe_validation_error(err: ValidationError) -> str:
 
 
 __all__ = [
+    "Checked",
     "PayloadRefused",
     "PayloadRules",
     "PayloadValidator",

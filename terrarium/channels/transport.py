@@ -72,10 +72,42 @@ class Receiver(ABC):
     def __init__(self, creature: str) -> None:
         self.creature = creature
         self._replay: deque[Envelope] = deque()
+        self.replayed: set[str] = set()  # ids queued by ``replay`` not yet taken by a turn
 
     def replay(self, envelopes: Iterable[Envelope]) -> None:
         """Queue envelopes recovered from the log ahead of live traffic (unbounded, once)."""
-        self._replay.extend(envelopes)
+        envs = list(envelopes)
+        self._replay.extend(envs)
+        self.replayed.update(e.id for e in envs)
+
+    def put_back(self, env: Envelope) -> None:
+        """An envelope taken but not used now goes first in line again (not as replayed)."""
+        self._replay.appendleft(env)
+
+    def take_waiting(self, channel: str, limit: int) -> list[Envelope]:
+        """Up to ``limit`` envelopes waiting now at the head of the inbox on ``channel``,
+        in order; the first one of another channel, or a replayed one, stays in line."""
+        out: list[Envelope] = []
+        while len(out) < limit:
+            try:
+                env = self.receive_nowait()
+            except (anyio.WouldBlock, anyio.EndOfStream):
+                break
+            if env.channel != channel or env.id in self.replayed:
+                self.put_back(env)
+                break
+            out.append(env)
+        return out
+
+    def take_replayed(self, ids: Iterable[str]) -> list[Envelope]:
+        """The replayed envelopes with these ids, taken out of line in their order (a
+        merged turn done again after a crash takes the messages its first attempt took)."""
+        wanted = set(ids)
+        out = [e for e in self._replay if e.id in wanted]
+        if out:
+            self._replay = deque(e for e in self._replay if e.id not in wanted)
+            self.replayed.difference_update(e.id for e in out)
+        return out
 
     @abstractmethod
     def _receive_live_nowait(self) -> Envelope: ...

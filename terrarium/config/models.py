@@ -336,6 +336,12 @@ class CreatureConfig(Strict):
         None, ge=0, description="Keep only this many earlier messages at each turn's start "
         "(0: every turn starts fresh; default: all that fit the window, old ones folded)."
     )
+    double_texting: Literal["enqueue", "merge"] = Field(
+        "enqueue", description="Messages that wait while a turn runs: enqueue (a turn each) or "
+        "merge (a turn takes every message waiting on its channel, in order; docs/serve.md).")
+    double_texting_wait: float = Field(
+        0.0, ge=0, le=5, description="merge: seconds a turn waits for more messages on its "
+        "channel before it starts (each one restarts the wait; 10 times it at most).")
     compaction: Literal["fold", "summarize"] | CompactionConfig = Field(
         "fold", description="How old turns fold when the window is full: fold (a "
         "deterministic line), summarize (the creature's model summarizes each fold block), "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -124,6 +125,19 @@ class Recorder:
             return []
         kept = self._kept_histories.setdefault(creature, [])
         return history_ops(self.run_id, creature, message_id, controller, kept)
+
+    def keep_merge(self, creature: str, ids: list[str]) -> None:
+        """Commit which messages a merged turn takes (``double_texting: merge``), before the
+        turn runs: done again after a crash, it takes the same ones (``merged``), so what
+        it sent under its first message's keys covers the same messages."""
+        if self.log is not None:
+            self.log.record_effect(self.run_id, _merge_key(creature, ids[0]), creature,
+                                   "double_texting", True, json.dumps(ids))
+
+    def merged(self, creature: str, first: str) -> list[str]:
+        """The ids a merged turn over ``first`` took, as ``keep_merge`` committed them."""
+        kept = self.log.effect(self.run_id, _merge_key(creature, first)) if self.log else None
+        return list(json.loads(kept[1])) if kept is not None else []
 
     def restore_histories(self, creatures: Mapping[str, RunningCreature]) -> int:
         """A session's run taken up again: each creature gets its saved conversation."""
@@ -342,3 +356,7 @@ class Recorder:
         """Each creature that ended failed, with its last error."""
         return {n: s.last_error or "failed" for n, s in self.statuses.items()
                 if s.state == "failed"}
+
+
+def _merge_key(creature: str, first: str) -> str:
+    return f"{creature}/{first}/merged"

@@ -28,6 +28,7 @@ import anyio.abc
 from terrarium.channels.bus import EventBus
 from terrarium.channels.hub import ChannelHub
 from terrarium.channels.log import DurableLog, RunStatus
+from terrarium.channels.payload import Checked
 from terrarium.config import Team
 from terrarium.controller.loop import Incoming, TurnResult
 from terrarium.errors import RuntimeFailure
@@ -230,7 +231,8 @@ class TeamRuntime:
     async def send(self, channel: str, payload: Mapping[str, Any]) -> None:
         if self.hub is None:
             raise RuntimeFailure("the team is not running")
-        await self.hub.send(USER, channel, dict(payload))
+        # (a body the hub checked already, ``hub.check``, goes as it is: not checked twice)
+        await self.hub.send(USER, channel, payload if type(payload) is Checked else dict(payload))
 
     async def send_user(self, text: str) -> None:
         """User input: barge in on any speech, then send on the input channel.

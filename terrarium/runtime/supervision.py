@@ -1,6 +1,7 @@
 """Keeping creatures running: one loop per creature, turns under supervision, restarts.
 
-Each creature's loop warms it up, then wakes on its inbox and runs one message per turn.
+Each creature's loop warms it up, then wakes on its inbox and runs one message per turn
+(or, with ``double_texting: merge``, every message waiting on that message's channel).
 A failing turn is recorded and retried on a rebuilt controller after an exponential
 backoff with jitter; after ``Supervision.max_failures`` the creature gives up, keeping its
 message first in line for ``start``. Every loop runs in the run's one task group.
@@ -41,6 +42,7 @@ from terrarium.voice.sink import OutputSink
 __all__ = ["Supervisor"]
 
 logger = logging.getLogger("terrarium.runtime")
+MERGE_LIMIT = 64  # messages a merged turn takes at most (an inbox's room)
 
 
 class Supervisor:
@@ -60,6 +62,7 @@ class Supervisor:
         self.tg = tg
         self.active_turns = 0
         self.recovering = 0  # creatures waiting out a restart backoff still count as busy
+        self.settling = 0  # merging creatures waiting for more messages (double_texting_wait)
 
     # ------------------------------------------------------------------ creature loops
     async def loop(self, c: RunningCreature) -> None:
@@ -81,11 +84,42 @@ class Supervisor:
                     c.wait_scope = None
             if scope.cancelled_caught:  # stopped while idle: nothing was taken
                 return
+            if c.parts.cdef.config.double_texting_wait and not await self._settle(c, env):
+                return
             gate = self.options.turn_gate
             if gate is None:
                 await self._supervised_turn(c, env)
             else:  # computing only while it holds the gate (runtime/gate.py)
                 await gate.run(self._supervised_turn(c, env))
+
+    async def _settle(self, c: RunningCreature, env: Envelope) -> bool:
+        """``double_texting_wait``: before a merging turn starts, wait until no message has
+        come for that long (at most 10 times it), so a burst is one turn. False when the
+        creature was stopped meanwhile (``env`` is first in line again)."""
+        cfg = c.parts.cdef.config
+        inbox = self.hub.subscribe(c.name)
+        if (cfg.double_texting != "merge" or self.hub.transport.brokered
+                or env.id in inbox.replayed):
+            return True
+        wait = cfg.double_texting_wait
+        deadline = anyio.current_time() + 10 * wait
+        self.settling += 1  # busy meanwhile (a message is taken, its turn not started)
+        try:
+            with anyio.CancelScope() as scope:
+                c.wait_scope = scope
+                seen = inbox.pending()
+                while (left := deadline - anyio.current_time()) > 0:
+                    await anyio.sleep(min(wait, left))
+                    if inbox.pending() == seen:
+                        break
+                    seen = inbox.pending()
+        finally:
+            c.wait_scope = None
+            self.settling -= 1
+        if scope.cancelled_caught:
+            inbox.put_back(env)
+            return False
+        return True
 
     async def _warm(self, c: RunningCreature) -> None:
         """Warm the creature's prompt prefix and voices; a failure only costs the speed-up."""
@@ -105,6 +139,23 @@ class Supervisor:
             self._entry(c, "notice", f"warm-up skipped: {type(cause).__name__}: "
                         f"{getattr(cause, 'message', cause)}")
 
+    def _merged(self, c: RunningCreature, env: Envelope) -> list[Envelope]:
+        """The messages a turn over ``env`` answers: ``env`` alone, or (``double_texting:
+        merge``) with every message waiting behind it on its channel, taken when the turn
+        starts (after its wait for the turn gate: what came meanwhile is in it). A
+        resumed message takes what its turn's first attempt took, as the log kept it."""
+        if c.parts.cdef.config.double_texting != "merge" or self.hub.transport.brokered:
+            return [env]
+        inbox = self.hub.subscribe(c.name)
+        if env.id in inbox.replayed:
+            inbox.replayed.discard(env.id)
+            kept = self.recorder.merged(c.name, env.id)
+            return [env, *inbox.take_replayed(kept[1:])] if kept else [env]
+        more = inbox.take_waiting(env.channel, MERGE_LIMIT)
+        if more:
+            self.recorder.keep_merge(c.name, [env.id, *(e.id for e in more)])
+        return [env, *more]
+
     async def _supervised_turn(self, c: RunningCreature, env: Envelope) -> None:
         if self.hub.transport.brokered and self.recorder.consumed(c.name, env.id):
             # handed again by the broker after its turn was recorded (the ack was lost,
@@ -114,9 +165,13 @@ class Supervisor:
         if self.hub.taken_over(c.name, env.id):  # it waited out a stall here: not ours now
             await self._drop_taken_over(c, env.id)
             return
-        incoming = [Incoming(text=str(env.payload.get("text", "")), channel=env.channel,
-                             sender=env.sender, payload=env.payload, message_id=env.id)]
+        envs = self._merged(c, env)
+        ids = [e.id for e in envs]
+        incoming = [Incoming(text=str(e.payload.get("text", "")), channel=e.channel,
+                             sender=e.sender, payload=e.payload, message_id=e.id)
+                    for e in envs]
         while True:
+            # a merged turn's sends are named after its first message (``turn_key``)
             c.turn_key, c.turn_sends = env.id, 0
             ops: list[tuple[str, list[tuple[Any, ...]]]] = []  # committed with the consumption
             try:
@@ -128,7 +183,7 @@ class Supervisor:
             except Exception as exc:  # a failing turn must not take the team down
                 if self._failed(c, exc):
                     # keep its message first in line for start_creature (and in the log)
-                    self.hub.subscribe(c.name).replay([env])
+                    self.hub.subscribe(c.name).replay(envs)
                     return
                 await self._back_off(c)
                 continue
@@ -145,7 +200,7 @@ class Supervisor:
             # consumption's transaction: one per turn, and never a consumed message whose
             # conversation is not kept
             history = self.recorder.history_ops(c.name, env.id, c.controller)
-            await self.hub.mark_consumed(c.name, env.id, also=ops + history)
+            await self.hub.mark_consumed(c.name, ids, also=ops + history)
             if history:
                 crashpoint("session.history_saved")
             crashpoint("supervisor.consumed")
@@ -373,7 +428,7 @@ class Supervisor:
     def busy(self) -> bool:
         """Whether a turn, a restart backoff, an unread message, a background job or a job
         result on its way is still in motion."""
-        if self.active_turns or self.recovering:
+        if self.active_turns or self.recovering or self.settling:
             return True
         for c in self.creatures.values():
             jobs = c.controller.tool_ctx.state.get(STATE_JOBS) if c.controller else None

@@ -25,7 +25,7 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 
-from terrarium.channels.log import NUMBERED_EVENT_SQL, DurableLog, sent_json
+from terrarium.channels.log import NUMBERED_EVENT_SQL, DurableLog, sent_json, with_payload
 from terrarium.channels.writer import LogWriter
 from terrarium.events import Event, MessageSent, TurnEnded, event_json
 
@@ -77,22 +77,28 @@ class SessionEvents:
         False so the bus queues nothing for this subscriber (the writer has it)."""
         seq = self.next_seq
         self.next_seq += 1
-        data = event_json(event, seq)
         if self.shared is None:
+            data = event_json(event, seq)
             self.writer.put(self, seq, event.kind, data, isinstance(event, TurnEnded))
+        elif type(event) is MessageSent:
+            # a message's payload is in its row (committed no later than this one): its
+            # message_sent row leaves it out (a read of the log puts it back); the event
+            # is encoded once, without it, and the payload put in for the stream
+            stored = sent_json(event, seq)
+            data = with_payload(stored, event.payload)
+            self._put(seq, event, data, stored)
         else:
-            self._put(seq, event, data)
+            data = event_json(event, seq)
+            self._put(seq, event, data, data)
         for fn in self.listeners:
             fn(seq, event)
         return False
 
-    def _put(self, seq: int, event: Event, data: str) -> None:
-        """The event's row into the shared writer's next commit; told when it is in."""
+    def _put(self, seq: int, event: Event, data: str, stored: str) -> None:
+        """The event's row (``stored``) into the shared writer's next commit; ``data``
+        streamed once it is in."""
         shared = self.shared
         assert shared is not None
-        # a message's payload is in its row (committed no later than this one): its
-        # message_sent row leaves it out, and a read of the log puts it back
-        stored = sent_json(event, seq) if type(event) is MessageSent else data
         batch = shared.put(NUMBERED_EVENT_SQL, ((self.run_id, event.ts, event.kind,
                                                  getattr(event, "creature", None), stored, seq),))
         if isinstance(event, TurnEnded):  # the session's turn count, in the same commit

@@ -11,7 +11,6 @@ redelivered at once, exactly once.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, nullcontext
@@ -20,14 +19,15 @@ from typing import Any
 
 import anyio
 import anyio.abc
-from pydantic import ValidationError
 
 from terrarium.channels.log import DurableLog
+from terrarium.channels.payload import PayloadRefused
 from terrarium.channels.writer import LogWriter, commit_at_once
 from terrarium.config import Team
 from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.llm.settings import ModelSettings
 from terrarium.runtime.gate import TurnGate
+from terrarium.runtime.options import USER
 from terrarium.runtime.preflight import DryStart, dry_start
 from terrarium.runtime.recording import LOG_FILE
 from terrarium.runtime.sessions import SessionInfo, SessionStore
@@ -267,36 +267,30 @@ class SessionManager:
             live.events.recent.clear()
 
     # ------------------------------------------------------------------ input
-    def check_input(self, payload: Mapping[str, Any]) -> None:
-        """422 with each field's complaint and the channel's own sentence; 413 past the
-        channel's ``max_bytes``."""
+    def check_input(self, live: LiveSession, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The body to send, checked once, by the session's hub as its send would check it
+        (then sent unchecked): 422 with each field's complaint and the channel's own
+        sentence; 413 past the channel's ``max_bytes``."""
         channel = self.team.input_channel
         if not channel:
             raise Problem(409, f"terrarium {self.team.name!r} has no input_channel, so input "
                           "has nowhere to go", slug="no-input-channel")
-        ch = self.team.channels[channel]
-        size = len(json.dumps(payload, ensure_ascii=False, separators=(",", ":"),
-                              default=str).encode())
-        if size > ch.max_bytes:
-            raise Problem(413, f"The message is {size} bytes; channel {channel!r} takes at "
-                          f"most {ch.max_bytes} (its max_bytes). Send less, or split it.",
-                          slug="too-large")
-        if ch.message_type is None:
-            return
+        rt = live.rt
+        if rt is None or rt.hub is None:
+            raise Problem(503, "the session is stopping; send again", slug="session-stopping")
         try:
-            ch.message_type.model.model_validate(dict(payload))
-        except ValidationError as exc:
-            errors = [{"field": ".".join(str(p) for p in e["loc"]) or "payload",
-                       "message": e["msg"]} for e in exc.errors(include_url=False)]
-            detail = payload_problem(self.team, channel, payload) or str(exc)
-            raise Problem(422, detail, slug="invalid-input", errors=errors) from None
+            return rt.hub.check(USER, channel, payload)
+        except PayloadRefused as r:
+            if not r.errors:  # (the schema took it: its size did not fit)
+                raise Problem(413, r.reason, slug="too-large") from None
+            detail = payload_problem(self.team, channel, payload) or r.reason
+            raise Problem(422, detail, slug="invalid-input", errors=r.errors) from None
 
     async def send(self, live: LiveSession, *, text: str | None = None,
                    payload: Mapping[str, Any] | None = None) -> int:
         """Give the session its input; returns the seq of the last event before it (read
         the events ``after`` it to see everything the input caused)."""
-        body = dict(payload) if payload is not None else {"text": text or ""}
-        self.check_input(body)
+        body = self.check_input(live, payload if payload is not None else {"text": text or ""})
         wait = live.take_token()
         if wait:
             raise Problem(429, f"too many inputs for this session; try again in {wait:.2f} s",
@@ -316,11 +310,8 @@ class SessionManager:
             # the loop, in one transaction with every input's rows of that trip (a burst
             # of a hundred inputs: two commits, not two hundred; writer.py)
             with first, commit_at_once(together=True):
-                if payload is None:
-                    await rt.send_user(body["text"])
-                else:
-                    await rt.barge_in()
-                    await rt.send(self.team.input_channel or "", body)
+                await rt.barge_in()  # (as send_user: the team has an input channel)
+                await rt.send(self.team.input_channel or "", body)
                 if self.log_writer is not None:
                     await self.log_writer.commit_soon(together=True)
         except ChannelRefusal as exc:

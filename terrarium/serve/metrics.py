@@ -5,7 +5,7 @@ inbox depths, sessions. Counted from the sessions' events as they are published 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -71,15 +71,21 @@ class ServeMetrics:
             "terrarium_time_to_first_audio_seconds", "From a reply's start to its first audio.",
             buckets=(0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0), registry=self.registry)
         self.inputs = Counter("terrarium_inputs", "Inputs accepted.", registry=self.registry)
+        self._children: dict[str, tuple[Any, ...]] = {}  # creature -> its turn counters
         self.registry.register(_Live(self))
 
     def observe(self, seq: int, ev: Event) -> None:
         """A ``SessionEvents`` listener: count what matters as it is published."""
         if isinstance(ev, TurnEnded):
-            self.turns.labels(ev.creature).inc()
-            self.tokens.labels("prompt").inc(ev.prompt_tokens)
-            self.tokens.labels("cached").inc(ev.cached_tokens)
-            self.tokens.labels("completion").inc(ev.completion_tokens)
+            per = self._children.get(ev.creature)
+            if per is None:  # (a labelled child looked up once: ``labels`` takes a lock)
+                per = self._children[ev.creature] = (
+                    self.turns.labels(ev.creature), *(self.tokens.labels(k) for k in (
+                        "prompt", "cached", "completion")))
+            per[0].inc()
+            per[1].inc(ev.prompt_tokens)
+            per[2].inc(ev.cached_tokens)
+            per[3].inc(ev.completion_tokens)
             self.prompt += ev.prompt_tokens
             self.cached += ev.cached_tokens
         elif isinstance(ev, UtteranceWritten) and ev.metrics.time_to_first_audio is not None:

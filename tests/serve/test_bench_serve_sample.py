@@ -5,6 +5,8 @@ a turn takes one, and the hammer would time the turns instead of the requests)."
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from terrarium.channels.spec import DEFAULT_CAPACITY
 from tests.script_loader import load_script
 from tests.serve_helpers import ROOT
@@ -20,3 +22,16 @@ def test_every_hammer_is_long_enough_and_fits_the_inboxes() -> None:
         assert sessions * n >= 300 or n == bench.INBOX_ROOM
     assert [bench.hammered(s, 3, 300) for s in (1, 10, 100)] == [60, 30, 3]
     assert bench.hammered(1000, 1, 300) == 1
+
+
+def test_the_bench_writes_each_double_texting_policy(tmp_path: Path) -> None:
+    """``--double-texting enqueue,merge:0.02``: the enqueue team is the team from before
+    the option (no key written, so an older checkout runs it); the merge team says so."""
+    from terrarium.config import load_team
+
+    plain = load_team(bench.write_team(tmp_path / "a", "enqueue"))
+    assert "double_texting" not in (tmp_path / "a" / "echo" / "config.yaml").read_text()
+    merging = load_team(bench.write_team(tmp_path / "b", "merge:0.02"))
+    assert plain.creatures["echo"].config.double_texting == "enqueue"
+    cfg = merging.creatures["echo"].config
+    assert (cfg.double_texting, cfg.double_texting_wait) == ("merge", 0.02)

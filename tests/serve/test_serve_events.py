@@ -33,3 +33,15 @@ def test_event_json_is_event_to_dict_with_seq() -> None:
         got = json.loads(event_json(ev, seq))
         assert got == json.loads(json.dumps(want, default=str))
         assert list(got) == list(want)  # the same key order as the log's rows
+
+
+def test_a_message_sent_is_encoded_once_and_streamed_whole() -> None:
+    """A served ``message_sent`` is encoded once, without its payload (its log row); the
+    streamed text puts the payload back: the very text the whole event encodes to."""
+    from terrarium.channels.log import sent_json, with_payload
+
+    for payload in ({}, {"text": "héllo \"kind\": 1", "n": [1, {"kind": 2}]},
+                    {"kind": "x", "nested": {"a": None}}):
+        ev = MessageSent(message_id="m", channel="c", sender="s", delivered_to=("a",),
+                         payload=payload)
+        assert with_payload(sent_json(ev, 7), payload) == event_json(ev, 7)
