@@ -43,8 +43,10 @@ from typing import Any
 from terrarium.controller import reply_words
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
+from terrarium.controller.said_back import closed, second_person
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
+    asks_advice,
     is_statement,
     mentions_user,
     stem,
@@ -52,8 +54,8 @@ from terrarium.store.subjects import (
 )
 
 __all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "answer_only", "echo_left", "fact_words",
-           "invents", "is_echo", "lcs", "repeats", "safe_start", "second_person", "self_talk",
-           "speaks_as_user", "uses", "words"]
+           "invents", "is_echo", "keep_in_mind", "lcs", "repeats", "safe_start", "second_person",
+           "self_talk", "speaks_as_user", "uses", "words"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
@@ -135,36 +137,19 @@ def echo_left(user_words: Sequence[str], start: Sequence[str]) -> int:
     return best
 
 
-_TO_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are",
-           "i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd",
-           "myself": "yourself", "we": "you", "us": "you", "our": "your", "ours": "yours",
-           "we're": "you're", "we've": "you've", "we'll": "you'll", "ourselves": "yourselves"}
+_YOU_FIRST = re.compile(r"^(You|Your|You're|You've|You'll|You'd|Yours)\b")
 
 
-def second_person(text: str) -> str:
-    """The user's own sentence said back to them: "I live in Lisbon." -> "You live in
-    Lisbon.", "Ada is my name." -> "Ada is your name.", "Our cat is old." -> "Your cat is
-    old."."""
-    def swap(m: re.Match[str]) -> str:
-        to = _TO_YOU.get(m.group(0).lower())
-        if to is None:
-            return m.group(0)
-        before = text[:m.start()].rstrip()
-        return to.capitalize() if not before or before[-1] in ".!?" else to
-
-    text = re.sub(r"\b([Ii]) was\b", lambda m: f"{m.group(1)} were", text)  # "You were"
-    return re.sub(r"[A-Za-z']+", swap, text)
-
-
-_ENDS_SENTENCE = re.compile(r"[.!?][\"')\]]*$")
-
-
-def closed(text: str) -> str:
-    """``text`` ending as a sentence: the user's words said back keep their missing full
-    stop ("my cat is called Miso" typed without one), and a reply must end like one to be
-    spoken whole (the voice waits for a sentence's end)."""
-    text = text.rstrip()
-    return text if not text or _ENDS_SENTENCE.search(text) else f"{text}."
+def keep_in_mind(user: str, notes: Sequence[str]) -> str:
+    """For advice asked (:func:`asks_advice`) with notes of what the user told, the first
+    of them (not a name alone) to say back with the advice: "Keep in mind, you're allergic
+    to peanuts."; "" when there is none, or when it would repeat the user's words."""
+    if not asks_advice(user):
+        return ""
+    told = next((n for n in notes if not n.rstrip(".").endswith(" is my name")), "")
+    said = closed(second_person(strip_opening(told))) if told.strip() else ""
+    said = _YOU_FIRST.sub(lambda m: m.group(0).lower(), said)
+    return "" if not said or is_echo(user, said) else f"Keep in mind, {said}"
 
 
 _ASKS = frozenset({"question", "request"})
@@ -261,6 +246,7 @@ class ReplyGuard:
     max_sentences: int | None = None  # the grammar ends the reply after this many (None: no end)
     about_user: bool = False  # the user asks about themselves: the reply must use the notes
     mentions_user: bool = False  # the user speaks of themselves: never called a chatbot
+    advice: str = ""  # advice asked after telling something: see :meth:`_advise`
     released: str = ""  # the start of the first sentence, when it was released early
     _held: str = ""
     _written: str = ""  # everything the model wrote this turn
@@ -306,10 +292,11 @@ class ReplyGuard:
                 and reply_words.asked_about_user(user, notes))
         if mine and reply_words.cannot_answer(user, notes):
             fixed = spec.unknown_reply  # asked about themselves, and nothing told answers it
+        advice = keep_in_mind(user, notes) if fixed is None and not mine else ""
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,
                    unknown_reply=spec.unknown_reply, about_user=mine,
-                   mentions_user=mentions_user(user))
+                   mentions_user=mentions_user(user), advice=advice)
 
     @property
     def checks(self) -> bool:
@@ -375,6 +362,7 @@ class ReplyGuard:
                     break
                 self._open = False
                 self._sentences += 1
+                out += self._advise()
                 continue
             if m is None:
                 if not self._release_now():
@@ -392,9 +380,23 @@ class ReplyGuard:
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
             self._sentences += 1
             out += self._pass(sentence)
+            out += self._advise()
         if loop >= 0 and not self._closed:
             out += self._stop("the reply repeats itself", self._written[loop:])
         return out
+
+    def _advise(self) -> str:
+        """After the first sentence spoken of advice asked with something the user told
+        (``advice``): what they told, said back, when the sentence did not take it into
+        account ("Keep in mind, you're vegetarian."); the reply ends there (two sentences)."""
+        if not self.advice or not self._spoken.strip() or self._closed:
+            return ""
+        advice, self.advice = self.advice, ""
+        if uses(self._spoken, self.facts, self.user):
+            return ""
+        self.notices.append(f"said, what the advice must take into account: {advice!r}")
+        self._settled = self._closed = True
+        return self._speak(f" {advice}")
 
     def _stop(self, why: str, what: str) -> str:
         """Stop the reply here (a loop, or a released sentence going wrong): the model need
