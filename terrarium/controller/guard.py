@@ -46,6 +46,7 @@ from terrarium.controller.reply_words import answer_only, invents, lcs, may_rest
 from terrarium.controller.said_back import closed, second_person
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
+    NEUTRAL,
     asks_advice,
     is_statement,
     mentions_user,
@@ -225,8 +226,10 @@ def _told(notes: str, question: str) -> frozenset[str]:
     asked = {stem(w) for w in words(question)}
     # "got", "have", "really" say nothing told: "You've got a tattoo." to "What's the
     # tattoo of?" after "I've got a tattoo. It's a hummingbird." uses none of it
+    # nor the words of asking about a thing: "a person with a special name" to "What do
+    # people call me?" after "I'm Cornelius, but everyone says Neil." names no name told
     return frozenset({stem(w) for w in words(notes)
-                      if not is_function(w) and w not in _NOT_FACTS} - asked)
+                      if not is_function(w) and w not in _NOT_FACTS} - asked - NEUTRAL)
 
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")

@@ -1,0 +1,29 @@
+"""Session 12: an answer about the user holds what they told, not only the words of asking
+("name", "called", "time"); a question asking a kind of answer ("Which city's ...?", "What
+day ...?") of something told is about it when the statement holds that kind. Every
+sentence here is written apart from the benchmark's sets. Deterministic."""
+
+from __future__ import annotations
+
+from recall_helpers import feed_all, guard, notes, told
+
+from terrarium.controller.guard import uses
+from terrarium.store import MemoryStore
+from terrarium.store.subjects import refers_to_told
+
+
+def test_the_word_name_is_no_name_told() -> None:
+    note = "Everyone calls me Dodo, though Dorothea is my name."
+    assert not uses("What a lovely name that is.", note, "What do my friends call me?")
+    g = guard("What do my friends call me?", note)
+    said = feed_all(g, "That is a lovely name to have. It suits a friendly person.")
+    assert "Dodo" in said
+
+
+def test_a_kind_of_answer_asked_of_something_told() -> None:
+    told_ = ["I repair boats at the marina in Galway."]
+    assert refers_to_told("Which town's marina is it?", told_)
+    assert not refers_to_told("Which town is the Colosseum in?", told_)
+    with MemoryStore() as memory:
+        told(memory, *told_, "Is the sea cold in May?")
+        assert notes(memory, "Which town's marina is it?") == tuple(told_)
