@@ -138,19 +138,15 @@ def echo_left(user_words: Sequence[str], start: Sequence[str]) -> int:
     return best
 
 
-_YOU_FIRST = re.compile(r"^(You|Your|You're|You've|You'll|You'd|Yours)\b")
-
-
 def keep_in_mind(user: str, notes: Sequence[str]) -> str:
     """For advice asked (:func:`asks_advice`) with notes of what the user told, the first
-    of them (not a name alone) to say back with the advice: "Keep in mind, you're allergic
+    of them (not a name alone) to say back with the advice: "Keep in mind: You're allergic
     to peanuts."; "" when there is none, or when it would repeat the user's words."""
     if not asks_advice(user):
         return ""
     told = next((n for n in notes if not n.rstrip(".").endswith(" is my name")), "")
     said = closed(second_person(strip_opening(told))) if told.strip() else ""
-    said = _YOU_FIRST.sub(lambda m: m.group(0).lower(), said)
-    return "" if not said or is_echo(user, said) else f"Keep in mind, {said}"
+    return "" if not said or is_echo(user, said) else f"Keep in mind: {said}"
 
 
 _ASKS = frozenset({"question", "request"})
@@ -391,7 +387,7 @@ class ReplyGuard:
     def _advise(self) -> str:
         """After the first sentence spoken of advice asked with something the user told
         (``advice``): what they told, said back, when the sentence did not take it into
-        account ("Keep in mind, you're vegetarian."); the reply ends there (two sentences)."""
+        account ("Keep in mind: You're vegetarian."); the reply ends there (two sentences)."""
         if not self.advice or not self._spoken.strip() or self._closed:
             return ""
         advice, self.advice = self.advice, ""

@@ -50,7 +50,7 @@ def test_a_user_speaking_of_themselves_is_never_told_about_chatbots() -> None:
     assert not g.about_user
     said = feed_all(g, "As an AI assistant, I cannot cook. Try a lentil curry.")
     # (and the advice says what it must take into account, which it did not name)
-    assert said == "Try a lentil curry. Keep in mind, you're vegan."
+    assert said == "Try a lentil curry. Keep in mind: You're vegan."
 
 
 def test_said_back_in_the_second_person() -> None:

@@ -1,7 +1,7 @@
 """Session 12: advice asked right after the user told something of themselves takes it into
 account. A word search cannot link "snack" to "peanuts" or "road trip" to "Fiat", so an
 advice ask that no note matches is handed what the user just told of themselves, and a
-reply whose first sentence does not use it says it back ("Keep in mind, ..."). Every
+reply whose first sentence does not use it says it back ("Keep in mind: ..."). Every
 sentence here is written apart from the benchmark's sets. Deterministic: an in-memory
 store, scripted replies."""
 
@@ -37,7 +37,7 @@ def test_advice_is_not_handed_a_name_nor_what_was_told_long_before() -> None:
 def test_a_reply_that_ignores_the_told_fact_says_it_after_its_first_sentence() -> None:
     g = guard("Which snack should I pack for the hike?", "I'm allergic to peanuts.")
     said = feed_all(g, "Trail mix is a classic choice. It gives you energy.")
-    assert said == "Trail mix is a classic choice. Keep in mind, you're allergic to peanuts."
+    assert said == "Trail mix is a classic choice. Keep in mind: You're allergic to peanuts."
     assert g.settled  # the model need not be read further: two sentences said
 
 
@@ -52,4 +52,4 @@ def test_no_keep_in_mind_for_questions_about_the_user_or_without_notes() -> None
     assert keep_in_mind("How do I boil an egg?", []) == ""
     assert keep_in_mind("What should I cook?", ["Ada is my name."]) == ""
     assert keep_in_mind("Any tips for the drive?", ["My car is an old Fiat."]) == (
-        "Keep in mind, your car is an old Fiat.")
+        "Keep in mind: Your car is an old Fiat.")

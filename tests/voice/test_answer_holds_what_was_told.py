@@ -27,3 +27,13 @@ def test_a_kind_of_answer_asked_of_something_told() -> None:
     with MemoryStore() as memory:
         told(memory, *told_, "Is the sea cold in May?")
         assert notes(memory, "Which town's marina is it?") == tuple(told_)
+
+
+def test_which_one_is_answered_by_the_word_told_before_the_thing() -> None:
+    note = "Get me the aisle seat on trains, I hate being boxed in."
+    g = guard("Which seat do I want on trains?", note)
+    said = feed_all(g, "You can reserve a seat on most trains. It costs a little extra.")
+    assert "aisle" in said
+    # a reply that says it is spoken as it is
+    g = guard("Which seat do I want on trains?", note)
+    assert feed_all(g, "You like the aisle seat.") == "You like the aisle seat."
