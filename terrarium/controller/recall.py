@@ -107,6 +107,10 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     if back:  # "How old will she be?": the subject is the previous utterance's
         previous = _conversation(newest)
         told = [fixed.get(h.text, h.text) for h in newest if is_statement(h.text)]
+        if newest and not _of_user(previous) and _of_user(fixed.get(newest[0].text, "")):
+            # "Where's his house?" after "My brother just bought a house." "It's in Swansea,
+            # right by the beach.": the last statement goes on from one about the user
+            previous = fixed[newest[0].text]
         if not (_of_user(previous) or refers_to_told(previous, told)):
             # "What breed is she?" after "How much should a big cat eat?": the world
             # question was about what the user told of last ("My cat's a Ragdoll ..."),

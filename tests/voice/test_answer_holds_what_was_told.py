@@ -30,10 +30,17 @@ def test_a_kind_of_answer_asked_of_something_told() -> None:
 
 
 def test_which_one_is_answered_by_the_word_told_before_the_thing() -> None:
-    note = "Get me the aisle seat on trains, I hate being boxed in."
+    note = "Book me the aisle seat on trains, I hate being boxed in."
     g = guard("Which seat do I want on trains?", note)
-    said = feed_all(g, "You can reserve a seat on most trains. It costs a little extra.")
+    said = feed_all(g, "You can book a seat on most trains. It costs a little extra.")
     assert "aisle" in said
     # a reply that says it is spoken as it is
     g = guard("Which seat do I want on trains?", note)
     assert feed_all(g, "You like the aisle seat.") == "You like the aisle seat."
+
+
+def test_a_pronoun_follow_up_after_a_statement_that_went_on_from_one_about_the_user() -> None:
+    with MemoryStore() as memory:
+        told(memory, "My uncle just bought a boat.", "It's moored in Whitby, near the abbey.")
+        assert notes(memory, "Where's his boat?") == (
+            "My uncle just bought a boat. It's moored in Whitby, near the abbey.",)
