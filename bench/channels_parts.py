@@ -1,5 +1,5 @@
 """Instructions of the typed queue's parts one at a time, under valgrind (the figures of
-docs/performance.md, "Typed queue, 2 December 2026"): each statement runs in a child
+docs/performance-history.md, "Typed queue, 2 December 2026"): each statement runs in a child
 ``valgrind --tool=cachegrind`` N times and 0 times; the difference over N is its cost,
 with the loop's own (the ``pass`` row) included.
 

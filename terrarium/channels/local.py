@@ -42,7 +42,7 @@ def _buffer_of(stream: object) -> deque[Envelope] | None:
     ``waiting_senders``, ``open_*_channels``); None otherwise, and the public methods do
     everything. Why reach in at all: anyio's ``send_nowait`` and ``receive_nowait`` are
     each a Python call of several attribute chains a message, a third of the typed queue's
-    cost beside the envelope (docs/performance.md, "Typed queue, 2 December 2026")."""
+    cost beside the envelope (docs/performance-history.md, "Typed queue, 2 December 2026")."""
     state = getattr(stream, "_state", None)
     buf = getattr(state, "buffer", None)
     if type(buf) is not deque or not all(
