@@ -186,7 +186,19 @@ def cannot_answer(user: str, notes: Sequence[str]) -> bool:
     only a cat; "Which town am I from?" after only a job): "I don't know that yet." at
     once, without the model. A follow-up's notes were chosen for the conversation's subject
     ("When's that trip?" after "Where am I taking the kids?"): only none is no answer."""
-    return not notes or (not points_back(user) and lacks(user, notes))
+    return not notes or (not points_back(user) and (lacks(user, notes)
+                                                    or _no_place_named(user, notes)))
+
+
+_ASKS_PLACE_KIND = re.compile(r"\b(which|what)\s+(city|town|country|village)\b", re.I)
+
+
+def _no_place_named(user: str, notes: Sequence[str]) -> bool:
+    """Whether ``user`` asks which city, town, country or village, and no note names one
+    (a capitalised word past its first): "We live in a flat above a chip shop." tells no
+    city (read from the question's form and the note's names, not from a list of places)."""
+    return (_ASKS_PLACE_KIND.search(user) is not None
+            and not any(forms.tells_place(n) or forms.tells_name(n) for n in notes))
 
 
 _NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be

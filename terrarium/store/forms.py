@@ -28,7 +28,7 @@ name names nickname nicknames""".split())
 """The words that ask for a kind of answer rather than name a thing ("Which city's shipyard
 is it?"): a note holding one of that kind (:func:`fits`) has the word's answer, not the
 word."""
-_PLACE = re.compile(r"\b(in|from|to|at|near|outside|around|by)\s+(the\s+)?([A-Z][a-z]+)")
+_PLACE = re.compile(r"\b(in|from|to|at|near|outside|around|by)\s+(the\s+)?([A-Z][A-Za-z]+)")
 _DAY_NAMES = frozenset(_DAYS.split("|"))
 _TIME = re.compile(r"\b(" + _DAYS + r"|\d+|\d+(st|nd|rd|th)|o'clock|noon|midnight|tonight|"
                    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"

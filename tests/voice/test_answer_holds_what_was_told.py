@@ -44,3 +44,10 @@ def test_a_pronoun_follow_up_after_a_statement_that_went_on_from_one_about_the_u
         told(memory, "My uncle just bought a boat.", "It's moored in Whitby, near the abbey.")
         assert notes(memory, "Where's his boat?") == (
             "My uncle just bought a boat. It's moored in Whitby, near the abbey.",)
+
+
+def test_which_city_is_not_known_when_no_note_names_one() -> None:
+    g = guard("Which town do I live in?", "We rent a cottage next to the old mill.")
+    assert g.fixed == "I don't know that yet."
+    assert guard("Which town do I live in?", "We rent a cottage in Ludlow.").fixed is None
+    assert guard("Which country am I from?", "I'm from the USA.").fixed is None
