@@ -8,7 +8,8 @@ Keys that are neither terrarium's nor KohakuTerrarium's stay ordinary unknown-ke
 
 Every decision is a :class:`Finding`: ``unsupported`` ones become errors when loading and
 "dropped" lines in ``terrarium migrate``'s report; ``changed`` ones are silent when loading
-and reported by migrate.
+and reported by migrate. The tables it goes by (KohakuTerrarium's keys, tools, plugins,
+output types and transports) are in :mod:`terrarium.config.kohaku_tables`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from terrarium.config.kohaku_tables import (
+    CHANNEL_CALL_REF,
+    CONTROLLER_MIRRORED,
+    CONTROLLER_UNSUPPORTED,
+    CREATURE_UNSUPPORTED,
+    ENTRY_UNSUPPORTED,
+    KT_CHANNEL_CALLS,
+    KT_MCP_TRANSPORTS,
+    KT_PLUGIN_BUDGET,
+    KT_PLUGIN_COMPACTION,
+    KT_PLUGINS_UNSUPPORTED,
+    KT_PROVIDERS,
+    KT_TOOL_ALIASES,
+    KT_TOOL_SAME,
+    KT_TOOL_UNSUPPORTED,
+    OUTPUT_TYPE_ALIASES,
+    OUTPUT_TYPE_UNSUPPORTED,
+    PACKAGE_UNSUPPORTED,
+    ROOT_TEAM_TOOL_PREFIXES,
+    TERRARIUM_UNSUPPORTED,
+    TOOL_ENTRY_META,
+)
 from terrarium.config.models import MAX_ITERATIONS
 from terrarium.config.yamlio import KeyPath, YamlDoc
 from terrarium.errors import ConfigError
@@ -38,126 +61,6 @@ __all__ = [
     "normalize_package",
     "not_supported",
 ]
-
-# key → (the KohakuTerrarium feature, what to use in terrarium instead)
-CREATURE_UNSUPPORTED: dict[str, tuple[str, str]] = {
-    "system_prompt": ("inline `system_prompt`",
-                      "a file named by `system_prompt_file` (`terrarium migrate` writes it)"),
-    "prompt_context_files": ("`prompt_context_files`",
-                             "`prompt_plugins` entries with `file:`, or `variables`"),
-    "include_tools_in_prompt": ("`include_tools_in_prompt`",
-                                "`skill_mode: dynamic` to keep the tool index short"),
-    "include_hints_in_prompt": ("`include_hints_in_prompt`",
-                                "`framework_hint_overrides` with '' to omit a hint block"),
-    "max_messages": ("`max_messages`", "`history_turns: N`"),
-    "ephemeral": ("`ephemeral`", "`history_turns: 0`"),
-    "session_key": ("`session_key`", "the run log (`terrarium run --resume RUN_ID`)"),
-    "input": ("input modules (`input:`)",
-              "`terrarium.input_channel` or `terrarium run --input TEXT`"),
-    "subagents": ("sub-agents as a list (`subagents:`)",
-                  "terrarium's `subagents: {name: creature config}`"),
-    "max_subagent_depth": ("`max_subagent_depth`", "`subagent_depth`"),
-    "triggers": ("triggers (`triggers:`)",
-                 "terrarium's `triggers` (`type:` timer, cron, idle or startup)"),
-    "startup_trigger": ("`startup_trigger`", "`terrarium run --input TEXT`"),
-    "compact": ("conversation compaction (`compact:`)",
-                "`history_turns` and `controller.context_window` (old turns fold by themselves)"),
-    "termination": ("`termination:`", "`terrarium run --max-turns N --timeout SECONDS`"),
-    "plugins": ("lifecycle plugins (`plugins:`)",
-                "terrarium's `plugins` (`module: package.module:Class`)"),
-    "memory": ("embedding memory (`memory:`)",
-               "`memory_record`, `memory_recall` and `memory_recent`"),
-    "output_wiring": ("`output_wiring` in a creature config",
-                      "`output_wiring` on the creature's entry in terrarium.yaml"),
-    "disable_provider_tools": ("provider-native tools (`disable_provider_tools`)",
-                               "nothing: terrarium injects no provider tools"),
-    "sanitize_orphan_tool_calls": ("`sanitize_orphan_tool_calls`",
-                                   "nothing: terrarium never sends unanswered tool calls"),
-}
-
-CONTROLLER_UNSUPPORTED: dict[str, tuple[str, str]] = {
-    "variation_selections": ("model variations (`controller.variation_selections`)",
-                             "the option itself, e.g. `controller.reasoning_effort`"),
-    "variation": ("model variations (`controller.variation`)",
-                  "the option itself, e.g. `controller.reasoning_effort`"),
-    "auth_mode": ("`controller.auth_mode`", "`controller.api_key_env`"),
-    **{k: (f"`controller.{k}`", CREATURE_UNSUPPORTED[k][1])
-       for k in ("max_messages", "ephemeral", "include_tools_in_prompt",
-                 "include_hints_in_prompt")},
-}
-# KohakuTerrarium mirrors these creature keys inside `controller:`; they move up
-CONTROLLER_MIRRORED = ("tool_format", "skill_mode")
-# provider names KohakuTerrarium knows and terrarium does not
-KT_PROVIDERS = ("openrouter", "anthropic", "codex", "codex-oauth", "gemini", "mimo", "litellm")
-
-ENTRY_UNSUPPORTED: dict[str, tuple[str, str]] = {
-    "output_log": ("`output_log`", "the run log (`terrarium log RUN_ID`)"),
-    "output_log_size": ("`output_log_size`", "the run log (`terrarium log RUN_ID`)"),
-}
-
-TERRARIUM_UNSUPPORTED: dict[str, tuple[str, str]] = {  # keys of `terrarium:` itself
-    "interface": ("`terrarium.interface`",
-                  "`terrarium run` (`--tui` for the monitor) or the HTTP service"),
-}
-
-PACKAGE_UNSUPPORTED: dict[str, tuple[str, str]] = {
-    "plugins": ("package plugins", "`prompt_plugins` in a creature"),
-    "io": ("package input/output modules", "named outputs (`output.named_outputs`)"),
-    "triggers": ("package triggers", "messages on a channel"),
-    "commands": ("controller commands", "tools (`package.module:Class`)"),
-    "user_commands": ("slash commands", "the `terrarium` command line"),
-    "prompts": ("named prompt fragments (`prompts:`)",
-                "`{% include \"FILE.md\" %}` of a file in the package's prompts/ folder "
-                "(`terrarium migrate` rewrites the includes)"),
-    "templates": ("named prompt fragments (`templates:`)",
-                  "`{% include \"FILE.md\" %}` of a file in the package's prompts/ folder "
-                  "(`terrarium migrate` rewrites the includes)"),
-    "python_dependencies": ("`python_dependencies`", "pip-installing them yourself"),
-}
-
-OUTPUT_TYPE_UNSUPPORTED: dict[str, tuple[str, str]] = {
-    "tui": ("the `tui` output", "`terrarium run --tui`"),
-    "console_tts": ("the `console_tts` output", "a named output with `type: tts`"),
-    "dummy_tts": ("the `dummy_tts` output", "a named output with `type: tts`"),
-    "custom": ("custom output modules", "a named output of type tts, stdout or file"),
-    "package": ("package output modules", "a named output of type tts, stdout or file"),
-}
-OUTPUT_TYPE_ALIASES = {"stdout": "stdout", "stdout_prefixed": "stdout"}
-
-# KohakuTerrarium built-in tool → terrarium's tool of the same meaning (used when it exists)
-KT_TOOL_ALIASES: dict[str, str] = {
-    "read": "read_file",
-    "write": "write_file",
-    "bash": "shell",
-    "search_memory": "memory_search",
-}
-KT_TOOL_UNSUPPORTED: dict[str, str] = {  # KohakuTerrarium built-in → what to use instead
-    "python": "`shell` running `python`",
-    "notebook_read": "`read_file` on the .ipynb file",
-    "notebook_edit": "`write_file` on the .ipynb file",
-    "scratchpad": "`memory_write` and `memory_search`",
-    "json_read": "`read_file`",
-    "json_write": "`write_file`",
-    "show_card": "a named output (`output.named_outputs`)",
-    "delete_trigger": "`triggers` in the creature's config",
-    "list_triggers": "`triggers` in the creature's config",
-    "stop_task": "`max_iterations`",
-    "web_search": "`web_fetch`",
-    "watch_channel": "`channels.listen`",
-    "add_timer": "messages on a channel",
-    "add_schedule": "messages on a channel",
-}
-# KohakuTerrarium's call that sends on a channel named by its argument (terrarium: channel_call)
-KT_CHANNEL_CALLS = ("send_channel", "send_message")
-CHANNEL_CALL_REF = "\0channel_call"
-# KohakuTerrarium built-ins of the same name and meaning as terrarium's (when it has them)
-KT_TOOL_SAME = ("edit", "multi_edit", "glob", "grep", "tree", "info", "think", "ask_user",
-                "web_fetch")
-# the root creature always gets terrarium's team tools, so naming KohakuTerrarium's is harmless
-ROOT_TEAM_TOOL_PREFIXES = ("terrarium_", "creature_", "group_")
-_TOOL_ENTRY_META = ("name", "type", "module", "class", "class_name", "description", "options",
-                    "doc")
-
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -212,7 +115,7 @@ def _tool_ref(entry: Any, i: int, known: Callable[[str], bool], package_tools: d
     name: str = entry["name"]
     kind = entry.get("type", "builtin")
     options = dict(entry.get("options") or {})
-    options.update({k: v for k, v in entry.items() if k not in _TOOL_ENTRY_META})
+    options.update({k: v for k, v in entry.items() if k not in TOOL_ENTRY_META})
     kp: KeyPath = ("tools", i)
     if entry.get("doc") is not None:
         out.append(Finding("unsupported", (*kp, "doc"), not_supported(
@@ -300,16 +203,6 @@ def _normalize_tools(data: dict[str, Any], known: Callable[[str], bool],
             for tname in options:
                 out.append(Finding("unsupported", ("tools",), not_supported(
                     f"options on tool {tname!r}", "the tool's defaults")))
-
-
-# KohakuTerrarium's built-in plugins, named without a module
-KT_PLUGINS_UNSUPPORTED: dict[str, str] = {
-    "sandbox": "`workspace`, `writable_paths` and `approve` (tools that wait for a human's yes)",
-    "permgate": "`approve` (tools that wait for a human's yes)",
-    "tool_guard": "`approve` (tools that wait for a human's yes)",
-}
-KT_PLUGIN_COMPACTION = ("auto-compact", "auto_compact", "compact")
-KT_PLUGIN_BUDGET = ("budget", "budget_enforcer")
 
 
 def _normalize_plugins(data: dict[str, Any], out: list[Finding]) -> None:
@@ -440,9 +333,6 @@ def _normalize_controller(data: dict[str, Any], out: list[Finding]) -> None:
         ctl.pop("max_tokens")
 
 
-_MCP_TRANSPORTS = {"stdio": "stdio", "streamable_http": "http", "http": "http", "sse": None}
-
-
 def _normalize_mcp_servers(data: dict[str, Any], out: list[Finding]) -> None:
     """KohakuTerrarium lists servers (``[{name, transport, …}]``); terrarium maps name → server.
 
@@ -459,7 +349,7 @@ def _normalize_mcp_servers(data: dict[str, Any], out: list[Finding]) -> None:
         entry = dict(entry)
         name = entry.pop("name")
         transport = entry.pop("transport", None)
-        if transport is not None and _MCP_TRANSPORTS.get(str(transport)) is None:
+        if transport is not None and KT_MCP_TRANSPORTS.get(str(transport)) is None:
             text = not_supported(f"the MCP transport {transport!r}",
                                  "`command` (stdio) or `url` (streamable HTTP)")
             out.append(Finding("unsupported", ("mcp_servers", i, "transport"), text))
