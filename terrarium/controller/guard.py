@@ -246,6 +246,7 @@ class ReplyGuard:
     about_user: bool = False  # the user asks about themselves: the reply must use the notes
     mentions_user: bool = False  # the user speaks of themselves: never called a chatbot
     advice: str = ""  # advice asked after telling something: see :meth:`_advise`
+    _advised: str = ""  # the advice's told fact, once said
     released: str = ""  # the start of the first sentence, when it was released early
     _held: str = ""
     _written: str = ""  # everything the model wrote this turn
@@ -338,13 +339,13 @@ class ReplyGuard:
         itself: the reply stops there, as at a loop)."""
         if self._closed:
             return ""
+        out = self._advise()
         start = len(self._written)
         self._written += text
         loop = self._loops.feed(text)
         if loop >= 0:  # keep only what came before the loop, and stop
             text = text[:max(0, loop - start)]
         self._held += text
-        out = ""
         while not self._closed:
             m = _SENTENCE_END.search(self._held)
             if self._open:  # released at its start: through as it comes, to its end
@@ -361,7 +362,6 @@ class ReplyGuard:
                     break
                 self._open = False
                 self._sentences += 1
-                out += self._advise()
                 continue
             if m is None:
                 if not self._release_now():
@@ -385,17 +385,23 @@ class ReplyGuard:
         return out
 
     def _advise(self) -> str:
-        """After the first sentence spoken of advice asked with something the user told
-        (``advice``): what they told, said back, when the sentence did not take it into
-        account ("Keep in mind: You're vegetarian."); the reply ends there (two sentences)."""
-        if not self.advice or not self._spoken.strip() or self._closed:
+        """Advice asked with something the user told (``advice``): what they told is said
+        first, as soon as the model starts ("Keep in mind: You're vegetarian."), so the
+        reply takes it into account whatever the model writes; the model's first sentence
+        is then judged whole (never released at its start: something is spoken already),
+        and the reply ends after it (two sentences)."""
+        if self._advised:
+            return "" if self._spoken.strip() == self._advised else self._settle()
+        if not self.advice or self._closed or self._spoken.strip():
             return ""
-        advice, self.advice = self.advice, ""
-        if uses(self._spoken, self.facts, self.user):
-            return ""
-        self.notices.append(f"said, what the advice must take into account: {advice!r}")
+        self.notices.append(f"said first, what the advice must take into account: "
+                            f"{self.advice!r}")
+        self._advised = self.advice
+        return self._speak(self.advice)
+
+    def _settle(self) -> str:
         self._settled = self._closed = True
-        return self._speak(f" {advice}")
+        return ""
 
     def _stop(self, why: str, what: str) -> str:
         """Stop the reply here (a loop, or a released sentence going wrong): the model need
@@ -481,6 +487,8 @@ class ReplyGuard:
     def _speak(self, text: str) -> str:
         if not self._spoken.strip():
             text = text.lstrip()  # the reply starts here, not at a dropped echo
+        elif self._advised and not self._spoken[-1:].isspace() and not text[:1].isspace():
+            text = f" {text}"  # after the advice's told fact, said first
         self._spoken += text
         return text
 

@@ -49,8 +49,8 @@ def test_a_user_speaking_of_themselves_is_never_told_about_chatbots() -> None:
     g = guard("What could I cook tonight?", "I'm vegan.")
     assert not g.about_user
     said = feed_all(g, "As an AI assistant, I cannot cook. Try a lentil curry.")
-    # (and the advice says what it must take into account, which it did not name)
-    assert said == "Try a lentil curry. Keep in mind: You're vegan."
+    # (and the advice opens with what it must take into account)
+    assert said == "Keep in mind: You're vegan. Try a lentil curry."
 
 
 def test_said_back_in_the_second_person() -> None:

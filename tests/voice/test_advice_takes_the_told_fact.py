@@ -1,7 +1,7 @@
 """Session 12: advice asked right after the user told something of themselves takes it into
 account. A word search cannot link "snack" to "peanuts" or "road trip" to "Fiat", so an
 advice ask that no note matches is handed what the user just told of themselves, and a
-reply whose first sentence does not use it says it back ("Keep in mind: ..."). Every
+reply opens with it ("Keep in mind: ..."), then the model's first sentence. Every
 sentence here is written apart from the benchmark's sets. Deterministic: an in-memory
 store, scripted replies."""
 
@@ -34,17 +34,20 @@ def test_advice_is_not_handed_a_name_nor_what_was_told_long_before() -> None:
         assert notes(memory, "Can I have some cake at the party?") == ()
 
 
-def test_a_reply_that_ignores_the_told_fact_says_it_after_its_first_sentence() -> None:
+def test_the_told_fact_is_said_first_and_the_models_first_sentence_after_it() -> None:
     g = guard("Which snack should I pack for the hike?", "I'm allergic to peanuts.")
     said = feed_all(g, "Trail mix is a classic choice. It gives you energy.")
-    assert said == "Trail mix is a classic choice. Keep in mind: You're allergic to peanuts."
+    assert said == "Keep in mind: You're allergic to peanuts. Trail mix is a classic choice."
     assert g.settled  # the model need not be read further: two sentences said
 
 
-def test_a_reply_that_uses_the_told_fact_is_left_alone() -> None:
-    g = guard("What could I make for dinner?", "I'm vegetarian.")
-    reply = "A vegetarian chilli is quick. Serve it with rice."
-    assert feed_all(g, reply) == reply
+def test_a_first_sentence_that_goes_wrong_is_dropped_whole_not_cut() -> None:
+    # never released at its start once the told fact is said: "I'm sorry for" is not heard
+    # when the sentence goes on to speak as the user ("I'm not equipped ... music")
+    g = guard("Can you suggest something to watch tonight?", "I love old westerns.")
+    said = feed_all(g, "I'm sorry for any confusion, but I love old westerns too. "
+                       "Try The Searchers, a classic.")
+    assert said == "Keep in mind: You love old westerns. Try The Searchers, a classic."
 
 
 def test_no_keep_in_mind_for_questions_about_the_user_or_without_notes() -> None:
