@@ -337,6 +337,8 @@ class TurnRow:
     as_user: list[str] = field(default_factory=list)
     loop: bool = False  # in what was spoken
     loop_written: bool = False  # in what the model wrote, spoken or not
+    message: str = ""  # the speaker's message for the turn ("Note: ...\nQuestion: ..."), if any
+    retrieved: bool | None = None  # a recall ask: an expected word was in that message
 
 
 async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: list[Say],
@@ -349,14 +351,18 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
     first_audio: list[float] = []
     heard: list[str] = []  # what became audio: a fragment cut off by max_tokens is not
     intents: list[str] = []
+    messages: list[str] = []  # the speaker's incoming messages, in order
 
     def on_event(ev: Any) -> None:
         if isinstance(ev, SentenceSynthesized) and ev.creature == "speaker":
             first_audio.append(time.perf_counter())
             heard.append(ev.text.strip())
-        elif (SHOW_NOTICES and isinstance(ev, TranscriptAppended) and ev.creature == "speaker"
+        elif (isinstance(ev, TranscriptAppended) and ev.creature == "speaker"
               and ev.entry.kind in ("message_in", "assistant", "notice")):
-            print(f"      {ev.entry.kind}: {ev.entry.text[:300]!r}", flush=True)
+            if ev.entry.kind == "message_in":
+                messages.append(ev.entry.text)
+            if SHOW_NOTICES:
+                print(f"      {ev.entry.kind}: {ev.entry.text[:300]!r}", flush=True)
         elif (isinstance(ev, TranscriptAppended) and ev.creature == "router"
               and ev.entry.kind == "tool_call"):
             args = (ev.entry.data or {}).get("args") or {}
@@ -370,6 +376,7 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
         async with TeamRuntime(team, opts) as rt:
             for say in script:
                 n_res, n_audio, n_int = len(rt.results), len(first_audio), len(intents)
+                n_msg = len(messages)
                 t0 = time.perf_counter()
                 await rt.send_user(say.text)
                 with anyio.move_on_after(600):  # a shared, loaded machine can be slow
@@ -382,6 +389,7 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
                 row = TurnRow(d, say.text, reply.strip(), say.expect,
                               intents[n_int] if len(intents) > n_int else None, ttfa,
                               written=written.strip())
+                row.message = " ".join(messages[n_msg:])
                 row.echo = is_echo(say.text, reply)
                 row.complete = is_complete(reply)
                 row.names = invented(reply, said)
@@ -394,6 +402,8 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
                 elif say.expect:
                     low = reply.lower()
                     row.recalled = any(e.lower() in low for e in say.expect)
+                    # retrieval apart from answering: was the answer in what the speaker got?
+                    row.retrieved = any(e.lower() in row.message.lower() for e in say.expect)
                 rows.append(row)
                 if verbose:
                     marks = "".join([
@@ -423,6 +433,8 @@ def summarize(rows: list[TurnRow]) -> dict[str, Any]:
         "echo": sum(r.echo for r in rows) / n,
         "recall": sum(bool(r.recalled) for r in asks) / max(1, len(asks)),
         "recall_asks": len(asks),
+        "retrieved": sum(bool(r.retrieved) for r in asks),
+        "answered_retrieved": sum(bool(r.recalled) for r in asks if r.retrieved),
         "complete": sum(r.complete for r in rows) / n,
         "invented_names": sum(bool(r.names) for r in rows) / n,
         "as_user": sum(bool(r.as_user) for r in rows),
@@ -442,7 +454,9 @@ def show(summary: dict[str, Any], label: str) -> None:
     p50 = f"{s['ttfa_p50']:.0f}" if s["ttfa_p50"] is not None else "-"
     p90 = f"{s['ttfa_p90']:.0f}" if s["ttfa_p90"] is not None else "-"
     print(f"{label}: {s['turns']} turns | echo {s['echo'] * 100:.1f} % | recall "
-          f"{s['recall'] * 100:.0f} % of {s['recall_asks']} | complete "
+          f"{s['recall'] * 100:.0f} % of {s['recall_asks']} (answer handed over "
+          f"{s.get('retrieved', 0)}, of those recalled {s.get('answered_retrieved', 0)}) | "
+          f"complete "
           f"{s['complete'] * 100:.0f} % | invented names {s['invented_names'] * 100:.1f} % | "
           f"speaks as the user {s['as_user']} | loops {s['loops']} (written "
           f"{s['loops_written']}) | honest {s['honest']} of {s['unknown_asks']} | "

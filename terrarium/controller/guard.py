@@ -43,8 +43,11 @@ from typing import Any
 from terrarium.controller import reply_words
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
+from terrarium.controller.said_back import closed, second_person
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.subjects import (
+    NEUTRAL,
+    asks_advice,
     is_statement,
     mentions_user,
     stem,
@@ -52,8 +55,8 @@ from terrarium.store.subjects import (
 )
 
 __all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "answer_only", "echo_left", "fact_words",
-           "invents", "is_echo", "lcs", "repeats", "safe_start", "second_person", "self_talk",
-           "speaks_as_user", "uses", "words"]
+           "invents", "is_echo", "keep_in_mind", "lcs", "repeats", "safe_start", "second_person",
+           "self_talk", "speaks_as_user", "uses", "words"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
@@ -135,36 +138,15 @@ def echo_left(user_words: Sequence[str], start: Sequence[str]) -> int:
     return best
 
 
-_TO_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are",
-           "i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd",
-           "myself": "yourself", "we": "you", "us": "you", "our": "your", "ours": "yours",
-           "we're": "you're", "we've": "you've", "we'll": "you'll", "ourselves": "yourselves"}
-
-
-def second_person(text: str) -> str:
-    """The user's own sentence said back to them: "I live in Lisbon." -> "You live in
-    Lisbon.", "Ada is my name." -> "Ada is your name.", "Our cat is old." -> "Your cat is
-    old."."""
-    def swap(m: re.Match[str]) -> str:
-        to = _TO_YOU.get(m.group(0).lower())
-        if to is None:
-            return m.group(0)
-        before = text[:m.start()].rstrip()
-        return to.capitalize() if not before or before[-1] in ".!?" else to
-
-    text = re.sub(r"\b([Ii]) was\b", lambda m: f"{m.group(1)} were", text)  # "You were"
-    return re.sub(r"[A-Za-z']+", swap, text)
-
-
-_ENDS_SENTENCE = re.compile(r"[.!?][\"')\]]*$")
-
-
-def closed(text: str) -> str:
-    """``text`` ending as a sentence: the user's words said back keep their missing full
-    stop ("my cat is called Miso" typed without one), and a reply must end like one to be
-    spoken whole (the voice waits for a sentence's end)."""
-    text = text.rstrip()
-    return text if not text or _ENDS_SENTENCE.search(text) else f"{text}."
+def keep_in_mind(user: str, notes: Sequence[str]) -> str:
+    """For advice asked (:func:`asks_advice`) with notes of what the user told, the first
+    of them (not a name alone) to say back with the advice: "Keep in mind: You're allergic
+    to peanuts."; "" when there is none, or when it would repeat the user's words."""
+    if not asks_advice(user):
+        return ""
+    told = next((n for n in notes if not n.rstrip(".").endswith(" is my name")), "")
+    said = closed(second_person(strip_opening(told))) if told.strip() else ""
+    return "" if not said or is_echo(user, said) else f"Keep in mind: {said}"
 
 
 _ASKS = frozenset({"question", "request"})
@@ -240,8 +222,10 @@ def _told(notes: str, question: str) -> frozenset[str]:
     asked = {stem(w) for w in words(question)}
     # "got", "have", "really" say nothing told: "You've got a tattoo." to "What's the
     # tattoo of?" after "I've got a tattoo. It's a hummingbird." uses none of it
+    # nor the words of asking about a thing: "a person with a special name" to "What do
+    # people call me?" after "I'm Cornelius, but everyone says Neil." names no name told
     return frozenset({stem(w) for w in words(notes)
-                      if not is_function(w) and w not in _NOT_FACTS} - asked)
+                      if not is_function(w) and w not in _NOT_FACTS} - asked - NEUTRAL)
 
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
@@ -261,6 +245,8 @@ class ReplyGuard:
     max_sentences: int | None = None  # the grammar ends the reply after this many (None: no end)
     about_user: bool = False  # the user asks about themselves: the reply must use the notes
     mentions_user: bool = False  # the user speaks of themselves: never called a chatbot
+    advice: str = ""  # advice asked after telling something: see :meth:`_advise`
+    _advised: str = ""  # the advice's told fact, once said
     released: str = ""  # the start of the first sentence, when it was released early
     _held: str = ""
     _written: str = ""  # everything the model wrote this turn
@@ -306,10 +292,11 @@ class ReplyGuard:
                 and reply_words.asked_about_user(user, notes))
         if mine and reply_words.cannot_answer(user, notes):
             fixed = spec.unknown_reply  # asked about themselves, and nothing told answers it
+        advice = keep_in_mind(user, notes) if fixed is None and not mine else ""
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,
                    unknown_reply=spec.unknown_reply, about_user=mine,
-                   mentions_user=mentions_user(user))
+                   mentions_user=mentions_user(user), advice=advice)
 
     @property
     def checks(self) -> bool:
@@ -352,13 +339,13 @@ class ReplyGuard:
         itself: the reply stops there, as at a loop)."""
         if self._closed:
             return ""
+        out = self._advise()
         start = len(self._written)
         self._written += text
         loop = self._loops.feed(text)
         if loop >= 0:  # keep only what came before the loop, and stop
             text = text[:max(0, loop - start)]
         self._held += text
-        out = ""
         while not self._closed:
             m = _SENTENCE_END.search(self._held)
             if self._open:  # released at its start: through as it comes, to its end
@@ -392,9 +379,29 @@ class ReplyGuard:
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
             self._sentences += 1
             out += self._pass(sentence)
+            out += self._advise()
         if loop >= 0 and not self._closed:
             out += self._stop("the reply repeats itself", self._written[loop:])
         return out
+
+    def _advise(self) -> str:
+        """Advice asked with something the user told (``advice``): what they told is said
+        first, as soon as the model starts ("Keep in mind: You're vegetarian."), so the
+        reply takes it into account whatever the model writes; the model's first sentence
+        is then judged whole (never released at its start: something is spoken already),
+        and the reply ends after it (two sentences)."""
+        if self._advised:
+            return "" if self._spoken.strip() == self._advised else self._settle()
+        if not self.advice or self._closed or self._spoken.strip():
+            return ""
+        self.notices.append(f"said first, what the advice must take into account: "
+                            f"{self.advice!r}")
+        self._advised = self.advice
+        return self._speak(self.advice)
+
+    def _settle(self) -> str:
+        self._settled = self._closed = True
+        return ""
 
     def _stop(self, why: str, what: str) -> str:
         """Stop the reply here (a loop, or a released sentence going wrong): the model need
@@ -480,6 +487,8 @@ class ReplyGuard:
     def _speak(self, text: str) -> str:
         if not self._spoken.strip():
             text = text.lstrip()  # the reply starts here, not at a dropped echo
+        elif self._advised and not self._spoken[-1:].isspace() and not text[:1].isspace():
+            text = f" {text}"  # after the advice's told fact, said first
         self._spoken += text
         return text
 

@@ -42,6 +42,7 @@ from terrarium.store.asked import names_someone, points_back
 from terrarium.store.corrections import apply_correction, goes_on, is_correction
 from terrarium.store.subjects import (
     about_user,
+    asks_advice,
     is_statement,
     may_refer,
     mentions_user,
@@ -52,8 +53,8 @@ from terrarium.store.subjects import (
     subject_terms,
 )
 
-__all__ = ["NOTE_CANDIDATES", "USER_FACT", "Recalled", "facts_owner", "notes_for", "recall",
-           "record"]
+__all__ = ["ADVICE_LOOKBACK", "NOTE_CANDIDATES", "USER_FACT", "Recalled", "advice_note",
+           "facts_owner", "notes_for", "recall", "record"]
 
 USER_FACT = "user_fact"
 """The source of a fact the user stated about themselves."""
@@ -106,6 +107,10 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     if back:  # "How old will she be?": the subject is the previous utterance's
         previous = _conversation(newest)
         told = [fixed.get(h.text, h.text) for h in newest if is_statement(h.text)]
+        if newest and not _of_user(previous) and _of_user(fixed.get(newest[0].text, "")):
+            # "Where's his house?" after "My brother just bought a house." "It's in Swansea,
+            # right by the beach.": the last statement goes on from one about the user
+            previous = fixed[newest[0].text]
         if not (_of_user(previous) or refers_to_told(previous, told)):
             # "What breed is she?" after "How much should a big cat eat?": the world
             # question was about what the user told of last ("My cat's a Ragdoll ..."),
@@ -282,7 +287,29 @@ async def recall(memory: MemoryStore | None, inputs: Sequence[Incoming], *, crea
     if notes:
         question = " ".join(i.search_text for i in inputs)
         said = await notes_for(memory, question, creature=creature, limit=notes, facts=own)
+        if not said and asks_advice(question):
+            said = await advice_note(memory, creature=creature)
     return Recalled(tuple(newest), tuple(found), tuple(own), said)
+
+
+ADVICE_LOOKBACK = 3
+"""How many of the newest records an advice ask looks back over for what the user just told
+of themselves (:func:`advice_note`)."""
+
+
+async def advice_note(memory: MemoryStore, *, creature: str) -> tuple[str, ...]:
+    """For an advice ask that no note matched by its words ("What should I cook tonight?"
+    after "I'm vegetarian."; "Any tips for the drive?" after "I've got an old Fiat."): what
+    the user told of themselves just before, among the newest ``ADVICE_LOOKBACK`` records,
+    since advice is most often asked about what they just said and a word search cannot
+    link "cook" to "vegetarian". Not their name alone ("Hi, I'm Ada."): no advice turns on
+    it. The reply guard makes sure the reply takes it into account (``advice_note``)."""
+    newest = await memory.arecent(ADVICE_LOOKBACK, creature=creature)
+    last = _told_last(newest)
+    facts = extract_facts(last) if last else []
+    if not last or (facts and all(f.kind == "name" for f in facts)):
+        return ()
+    return (strip_opening(last),)
 
 
 _ONE_OF_A_KIND = (re.compile(r" is my name\.$"), re.compile(r"^I am \S+ years old\.$"))

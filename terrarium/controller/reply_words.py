@@ -9,6 +9,7 @@ and is said without the restated part (:func:`answer_only`: "It is Canberra.").
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -38,6 +39,7 @@ __all__ = [
     "may_restate",
     "misanswers",
     "misses_class",
+    "misses_modifier",
     "misses_named",
     "misses_number",
     "names_for_kind",
@@ -184,7 +186,19 @@ def cannot_answer(user: str, notes: Sequence[str]) -> bool:
     only a cat; "Which town am I from?" after only a job): "I don't know that yet." at
     once, without the model. A follow-up's notes were chosen for the conversation's subject
     ("When's that trip?" after "Where am I taking the kids?"): only none is no answer."""
-    return not notes or (not points_back(user) and lacks(user, notes))
+    return not notes or (not points_back(user) and (lacks(user, notes)
+                                                    or _no_place_named(user, notes)))
+
+
+_ASKS_PLACE_KIND = re.compile(r"\b(which|what)\s+(city|town|country|village)\b", re.I)
+
+
+def _no_place_named(user: str, notes: Sequence[str]) -> bool:
+    """Whether ``user`` asks which city, town, country or village, and no note names one
+    (a capitalised word past its first): "We live in a flat above a chip shop." tells no
+    city (read from the question's form and the note's names, not from a list of places)."""
+    return (_ASKS_PLACE_KIND.search(user) is not None
+            and not any(forms.tells_place(n) or forms.tells_name(n) for n in notes))
 
 
 _NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be
@@ -345,7 +359,8 @@ def held_back(head: str, told: str, notes: str, question: str) -> bool:
     only the user's name."""
     return (names_for_kind(head, told or notes, question) or misses_number(head, question)
             or misses_class(head, told or notes, question)
-            or misses_named(head, told, question) or only_their_name(head, notes, question))
+            or misses_named(head, told, question) or only_their_name(head, notes, question)
+            or misses_modifier(head, told or notes, question))
 
 
 def _group(word: str, *, less: str = "") -> frozenset[str]:
@@ -384,6 +399,27 @@ def misses_class(sentence: str, told: str, question: str) -> bool:
     return False
 
 
+_WHICH = re.compile(r"\b(which|what)\s+(?:kind\s+of\s+|sort\s+of\s+|type\s+of\s+)?([a-z]+)\b",
+                    re.I)
+
+
+def misses_modifier(sentence: str, told: str, question: str) -> bool:
+    """Whether ``sentence`` answers "Which seat do I like?" (which or what of a thing) after
+    "Book me a window seat." without the word ``told`` puts before that thing ("window"):
+    the told word that tells which one. Read from the question's form and the note's order
+    of words, not from a list: "You can book a seat." uses "book", but not what was asked."""
+    m = _WHICH.search(question)
+    if m is None:
+        return False
+    head = stem(m.group(2))
+    told_words = words(told)
+    asked = {stem(w) for w in words(question)}
+    which = {stem(b) for b, w in itertools.pairwise(told_words)
+             if stem(w) == head and b not in _NOT_KIND and stem(b) not in asked}
+    said = {stem(w) for w in words(sentence)}
+    return bool(which) and which.isdisjoint(said)
+
+
 def misanswers(sentence: str, told: str, question: str, *, first: bool) -> str | None:
     """Why ``sentence`` (the ``first`` of a reply, or a later one) does not answer what
     ``question`` about the user asks, though it uses what they ``told``; None: it may."""
@@ -395,4 +431,6 @@ def misanswers(sentence: str, told: str, question: str, *, first: bool) -> str |
         return "none of the names told where one was asked"
     if first and misses_class(sentence, told, question):
         return "not the word told of the kind asked (a colour, a day, a breed)"
+    if first and misses_modifier(sentence, told, question):
+        return "not the word told of which one was asked"
     return None

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["asks_name", "asks_place", "asks_time", "fits", "tells_name", "tells_place",
-           "tells_time", "time_words"]
+__all__ = ["FORM_WORDS", "asks_name", "asks_place", "asks_time", "fits", "tells_name",
+           "tells_place", "tells_time", "time_words"]
 
 _DAYS = ("monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|"
          "april|may|june|july|august|september|october|november|december")
@@ -23,7 +23,12 @@ _ASKS_TIME = re.compile(r"^\W*(and\s+|so\s+)?(when|when's)\b|"
                         r"\b(what|which)\s+(time|day|date|month|year)\b|\bwhat\s+time\b", re.I)
 _ASKS_NAME = re.compile(r"\b(names?|named|called|nicknames?|call\s+(me|us|him|her|them|it)|"
                         r"go(es)?\s+by|known\s+as)\b", re.I)
-_PLACE = re.compile(r"\b(in|from|to|at|near|outside|around|by)\s+(the\s+)?([A-Z][a-z]+)")
+FORM_WORDS = frozenset("""city town country village place street time day date month year
+name names nickname nicknames""".split())
+"""The words that ask for a kind of answer rather than name a thing ("Which city's shipyard
+is it?"): a note holding one of that kind (:func:`fits`) has the word's answer, not the
+word."""
+_PLACE = re.compile(r"\b(in|from|to|at|near|outside|around|by)\s+(the\s+)?([A-Z][A-Za-z]+)")
 _DAY_NAMES = frozenset(_DAYS.split("|"))
 _TIME = re.compile(r"\b(" + _DAYS + r"|\d+|\d+(st|nd|rd|th)|o'clock|noon|midnight|tonight|"
                    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"

@@ -470,6 +470,9 @@ _NOT_NAMES = frozenset("""monday tuesday wednesday thursday friday saturday sund
 february march april may june july august september october november december""".split())
 
 
+_FORM_STEMS = frozenset(stem(w) for w in forms.FORM_WORDS)
+
+
 def refers_to_told(question: str, told: Iterable[str]) -> bool:
     """Whether ``question``, a wh-question that does not speak of the user, asks about
     something they told: every word it is about, or a word of its category (:func:`akin`:
@@ -485,7 +488,10 @@ def refers_to_told(question: str, told: Iterable[str]) -> bool:
         if named and mentions_user(t) and named & {w.lower() for w in _names_in(t, first=True)}:
             return True  # "What does Pippa love?" after "I have a niece called Pippa ..."
         have = _stems(_content(t))
-        if mentions_user(t) and all(akin(o, have) for o in own):
+        # "Which city's shipyard is it?" after "I weld at the shipyard in Belfast.": the
+        # city is asked for, and the statement holds a place; the shipyard is in it
+        rest = own - _FORM_STEMS if forms.fits(t, question) else own
+        if mentions_user(t) and rest and all(akin(o, have) for o in rest):
             return True
         if own and own <= have and is_statement(t):
             return True  # "The car's MOT is due on the 2nd.": told of theirs without "my"

@@ -1,8 +1,9 @@
 """Issue 30: recall and the reply guard for questions about the user in any form: notes for
-a question without "my", the user's latest statements only when the question asks about
-them (not for advice), "I don't know that yet." with nothing told, and never a chatbot
-talk to a user who speaks of themselves. Deterministic: an in-memory store, scripted
-replies. None of these sentences is in a benchmark set."""
+a question without "my", the user's latest statements when the question asks about them
+(for advice, only the one just told: tests/voice/test_advice_takes_the_told_fact.py), "I
+don't know that yet." with nothing told, and never a chatbot talk to a user who speaks of
+themselves. Deterministic: an in-memory store, scripted replies. None of these sentences is
+in a benchmark set."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ def test_a_question_without_my_gets_what_the_user_told() -> None:
             "My colleagues know me as Bean.")
 
 
-def test_advice_gets_only_what_is_about_it_not_the_latest_statements() -> None:
+def test_advice_gets_what_is_about_it_or_else_only_what_was_just_told() -> None:
     with MemoryStore() as memory:
-        told(memory, "I drive a green Fiat.")
+        told(memory, "I drive a green Fiat.", "Is it cold outside?", "Who painted the Mona Lisa?",
+             "How far is the moon?")
+        # told long before, and about nothing the question names: not handed to advice
         assert notes(memory, "What could I bake for a picnic?") == ()
         told(memory, "I'm vegan.")
         assert notes(memory, "What could I cook tonight?") == ("I'm vegan.",)
@@ -46,7 +49,8 @@ def test_a_user_speaking_of_themselves_is_never_told_about_chatbots() -> None:
     g = guard("What could I cook tonight?", "I'm vegan.")
     assert not g.about_user
     said = feed_all(g, "As an AI assistant, I cannot cook. Try a lentil curry.")
-    assert said == "Try a lentil curry."
+    # (and the advice opens with what it must take into account)
+    assert said == "Keep in mind: You're vegan. Try a lentil curry."
 
 
 def test_said_back_in_the_second_person() -> None:
