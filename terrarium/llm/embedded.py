@@ -145,7 +145,7 @@ def env_gen_threads() -> int | None:
     """``TERRARIUM_GEN_THREADS``: the embedded server's generation threads, when set to a
     positive whole number (None otherwise: as many as prompt evaluation's). One thread
     needs no OpenMP barrier per operation and leaves the other core to the voice, but
-    gets one share of a busy machine's cores instead of two (docs/performance.md,
+    gets one share of a busy machine's cores instead of two (docs/performance-history.md,
     "Session 11")."""
     raw = os.environ.get(GEN_THREADS_ENV, "").strip()
     return int(raw) if raw.isdigit() and int(raw) > 0 else None

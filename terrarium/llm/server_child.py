@@ -43,7 +43,7 @@ def llama_params(xllamacpp: Any, shape: Any) -> Any:
     # barrier after each; with two threads and OpenMP's passive waiting every barrier is
     # a sleep and a wake-up, and one generation thread has none (no OpenMP region at all),
     # but it gets one share of a busy machine's cores, not two: on a busy 2-core machine
-    # one thread generated 1.1-1.7x slower (docs/performance.md, "Session 11"), so
+    # one thread generated 1.1-1.7x slower (docs/performance-history.md, "Session 11"), so
     # ``gen_threads`` is None (the same as ``threads``) unless asked for.
     gen = getattr(shape, "gen_threads", None)
     params.cpuparams.n_threads = gen or shape.threads

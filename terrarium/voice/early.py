@@ -48,7 +48,7 @@ class EarlyFirstPiece:
     ``START_WORDS``: a start the guard can judge is let through after that many, and such
     a reply's first piece is then queued as before, nothing synthesized beside the model
     (on two busy cores Piper beside the model's decoding made those replies' first audio
-    later: docs/performance.md, Session 10); only a reply the guard goes on holding gains.
+    later: docs/performance-history.md, Session 10); only a reply the guard goes on holding gains.
     """
 
     def __init__(self, config: SegmenterConfig, after_words: int = 0) -> None:
