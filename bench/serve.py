@@ -599,6 +599,10 @@ def main() -> None:
                    args.idle_unload, args.profile, args.turns_at_once)
         return
     policies = args.double_texting.split(",")
+    if not knows_double_texting(args.code) and policies != ["enqueue"]:
+        print(f"{args.code} is from before the double_texting option: its table is "
+              "enqueue's only (a turn each input)", flush=True)
+        policies = ["enqueue"]
     for i, policy in enumerate(policies):
         if len(policies) > 1:
             print(f"\n== double_texting: {policy} ==" + (
@@ -607,6 +611,13 @@ def main() -> None:
                 " input at a time, so nothing merges there)" if policy.startswith("merge") else
                 " (a turn each input, as before the option)"), flush=True)
         one_server(args, policy, args.stored if i == len(policies) - 1 else 0)
+
+
+def knows_double_texting(code: Path) -> bool:
+    """Whether the checkout's creature config has the option (an older one would refuse
+    a team that sets it)."""
+    return any("double_texting" in f.read_text()
+               for f in (code / "terrarium" / "config").glob("*.py"))
 
 
 def one_server(args: argparse.Namespace, policy: str, stored: int) -> None:

@@ -35,3 +35,13 @@ def test_the_bench_writes_each_double_texting_policy(tmp_path: Path) -> None:
     assert plain.creatures["echo"].config.double_texting == "enqueue"
     cfg = merging.creatures["echo"].config
     assert (cfg.double_texting, cfg.double_texting_wait) == ("merge", 0.02)
+
+
+def test_an_older_checkout_is_seen_to_lack_the_option(tmp_path: Path) -> None:
+    """``--code`` on a checkout from before ``double_texting`` runs enqueue's table only (a
+    merge team would be refused there, and the bench stopped with a traceback)."""
+    config = tmp_path / "terrarium" / "config"
+    config.mkdir(parents=True)
+    (config / "creature.py").write_text("class CreatureConfig: ...\n")
+    assert not bench.knows_double_texting(tmp_path)
+    assert bench.knows_double_texting(ROOT)
