@@ -16,7 +16,7 @@ import dataclasses
 import json
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -38,6 +38,14 @@ class PayloadRefused(Exception):
         self.reason = reason
         self.payload = payload
         self.errors = errors or []
+
+
+def field_errors(found: Sequence[Mapping[str, Any]], whole: str = "payload",
+                 ) -> list[dict[str, str]]:
+    """Pydantic's errors as ``{field, message}`` (a dotted path, ``whole`` for the value
+    itself): what a 422 and a refusal list, one shape for both."""
+    return [{"field": ".".join(str(p) for p in e["loc"]) or whole, "message": e["msg"]}
+            for e in found]
 
 
 class Checked(dict):  # type: ignore[type-arg]
@@ -86,9 +94,8 @@ class PayloadRules:
             try:
                 body = check(payload).__dict__ if self.flat else check(payload).model_dump()
             except ValidationError as e:
-                raise PayloadRefused(schema_refusal(self.schema_name, channel, e), payload, [
-                    {"field": ".".join(str(p) for p in x["loc"]) or "payload",
-                     "message": x["msg"]} for x in e.errors(include_url=False)]) from None
+                raise PayloadRefused(schema_refusal(self.schema_name, channel, e), payload,
+                                     field_errors(e.errors(include_url=False))) from None
         else:
             body = payload if type(payload) is dict else dict(payload)
         # bounded from the schema when it can be, else the JSON is measured
@@ -482,6 +489,7 @@ __all__ = [
     "SizeCheck",
     "compile_validator",
     "describe_validation_error",
+    "field_errors",
     "payload_size",
     "schema_refusal",
     "size_refusal",

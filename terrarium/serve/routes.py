@@ -15,6 +15,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from terrarium.channels.payload import field_errors
 from terrarium.serve.events import SessionEvents
 from terrarium.serve.manager import SessionManager
 from terrarium.serve.problems import Problem
@@ -68,8 +69,7 @@ def parse_model(raw: bytes, model: type[M]) -> M:
         found = exc.errors(include_url=False)
         if any(e["type"] == "json_invalid" for e in found):
             raise Problem(400, "the body is not valid JSON", slug="bad-json") from None
-        errors = [{"field": ".".join(str(p) for p in e["loc"]) or "body", "message": e["msg"]}
-                  for e in found]
+        errors = field_errors(found, "body")
         raise Problem(422, "the body does not match: " + "; ".join(
             f"{e['field']}: {e['message']}" for e in errors), slug="invalid-body",
             errors=errors) from None
