@@ -98,8 +98,7 @@ class Supervisor:
         creature was stopped meanwhile (``env`` is first in line again)."""
         cfg = c.parts.cdef.config
         inbox = self.hub.subscribe(c.name)
-        if (cfg.double_texting != "merge" or self.hub.transport.brokered
-                or env.id in inbox.replayed):
+        if not self._merges(c) or env.id in inbox.replayed:
             return True
         wait = cfg.double_texting_wait
         deadline = anyio.current_time() + 10 * wait
@@ -139,12 +138,17 @@ class Supervisor:
             self._entry(c, "notice", f"warm-up skipped: {type(cause).__name__}: "
                         f"{getattr(cause, 'message', cause)}")
 
+    def _merges(self, c: RunningCreature) -> bool:
+        """Whether ``c``'s turns merge waiting messages (``double_texting: merge``; a creature
+        on a broker always takes one message a turn)."""
+        return c.parts.cdef.config.double_texting == "merge" and not self.hub.transport.brokered
+
     def _merged(self, c: RunningCreature, env: Envelope) -> list[Envelope]:
         """The messages a turn over ``env`` answers: ``env`` alone, or (``double_texting:
         merge``) with every message waiting behind it on its channel, taken when the turn
         starts (after its wait for the turn gate: what came meanwhile is in it). A
         resumed message takes what its turn's first attempt took, as the log kept it."""
-        if c.parts.cdef.config.double_texting != "merge" or self.hub.transport.brokered:
+        if not self._merges(c):
             return [env]
         inbox = self.hub.subscribe(c.name)
         if env.id in inbox.replayed:
