@@ -135,15 +135,19 @@ def last_line(path: Path, limit: int = 300) -> str | None:
 
 
 def child_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """The child's environment: this one, with two defaults (a value the user set wins).
-    llama.cpp's OpenMP workers sleep when idle (see ``embedded._import_binding``); and
-    glibc's ``malloc`` backs its large blocks with transparent huge pages: the KV cache
-    (188 MB for the voice team) is zeroed at load, and with 4 KB pages that was ~57,000
-    page faults, with 2 MB ones ~11,500 (the child's CPU to its answer 0.89 -> 0.81 s
-    median of 3 on the busy 2-core machine). Other C libraries ignore the variable."""
+    """The child's environment: this one, with llama.cpp's OpenMP workers sleeping when
+    idle (see ``embedded._import_binding``) unless the user set ``OMP_WAIT_POLICY``.
+
+    Not transparent huge pages for ``malloc`` (``GLIBC_TUNABLES=glibc.malloc.hugetlb=1``,
+    the default here for a while; a value the user sets still reaches the child): the
+    KV cache (188 MB for the voice team) is zeroed at load, in ~46,000 page faults of
+    4 KB or ~95 of 2 MB, and the 2 MB ones were cheaper at the median (the child's system
+    CPU 0.05 s against 0.10 s) but 0.15-0.59 s in a quarter to a half of the starts on
+    this virtual machine, whose free 2 MB blocks are handed back to the host (virtio
+    free page reporting) and must be faulted in again there: the second start's 0.3 s
+    that came and went (docs/performance-history.md, "The second start's 0.3 s")."""
     env = dict(environ)
     env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    env.setdefault("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
     return env
 
 
