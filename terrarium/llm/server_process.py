@@ -206,15 +206,16 @@ class ServerProcess:
         return self.proc.pid if self.proc is not None else None
 
     def take(self, shape: ServerShape, timeout: float) -> str | None:
-        """The server's root URL if it has ``shape`` and started within ``timeout``
-        seconds; None otherwise (the child is then stopped)."""
+        """The server's root URL if it has ``shape``, started within ``timeout`` seconds
+        and is still running; None otherwise (the child is then stopped). The child
+        answers only once its server is ready, so the caller need not ask ``/health``."""
         if self.proc is None or shape != self.shape:
             self.close()
             return None
         answer = self._answer(timeout)
         url = answer.get("url") if isinstance(answer, dict) else None
-        if not isinstance(url, str):
-            gone = self.proc.poll()  # before this process stops it
+        gone = self.proc.poll()  # before this process stops it
+        if not isinstance(url, str) or gone is not None:  # no server, or no longer
             self.close()
             error = answer.get("error") if isinstance(answer, dict) else None
             why = (f"the model server process {self.child_pid} failed: {error} "
