@@ -19,13 +19,18 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-__all__ = ["SAMPLING_SEED", "llama_params", "serve"]
+__all__ = ["SAMPLING_SEED", "WAIT_POLICY", "llama_params", "serve"]
 
 SAMPLING_SEED = 42
 """The seed of every request that names none. llama.cpp's default draws a new one per
 request, so the same conversation gave another reply on each run (at the creatures'
 temperature 0.2: four identical requests, four replies), which read as a wrong prompt-cache
 restore; a restored slot gives the evaluated one's logprobs exactly."""
+
+WAIT_POLICY = "PASSIVE"
+"""OpenMP's wait policy for llama.cpp's threads unless the user set ``OMP_WAIT_POLICY``:
+idle workers sleep rather than spin (why, and the A/B that chose it: docs/performance.md,
+"The engine"). libgomp reads it once, when it loads."""
 
 
 def llama_params(xllamacpp: Any, shape: Any) -> Any:
