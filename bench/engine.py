@@ -286,7 +286,7 @@ def comparisons(kinds: list[Kind]) -> list[tuple[str, Kind, Kind]]:
                 what = "the same policy"
             else:
                 continue
-            out.append((what, e, b))
+            out.append((what + (f", embedded [{e.variant}]" if e.variant else ""), e, b))
     return out
 
 
