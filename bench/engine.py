@@ -7,7 +7,9 @@ What a start and a turn cost on the embedded model is llama.cpp's prompt evaluat
   slots of 4,096 tokens, its threads, flash attention, polling, no warm-up decode), asked
   over HTTP on 127.0.0.1 as the creatures ask it;
 * **bare**: ``xllamacpp.Server`` with the binding's own defaults except the model, the
-  slots and context, and the threads, asked in-process (``handle_completions``, no HTTP).
+  slots and context, and the threads (so flash attention "auto", which is on for this CPU,
+  batches of 2,048 in micro-batches of 512, poll 50), asked in-process
+  (``handle_completions``, no HTTP).
 
 Each measurement runs in a fresh child process (OpenMP reads its wait policy once, when it
 loads), alternating embedded and bare, ``--runs`` of each; a child does one short request
@@ -16,11 +18,23 @@ evaluates the whole prompt) generating ``--gen`` tokens, and reports llama.cpp's
 timings (so HTTP is not in the figures). The prompt is the voice router's assembled prompt
 prefix, the largest thing a first start evaluates.
 
-``--policies PASSIVE,ACTIVE,...`` runs each kind under each OpenMP wait policy (``default``
-= unset; ``spin:N`` = unset with ``GOMP_SPINCOUNT=N``), alternating; with
-``--embedded-only`` it is an A/B of the policies for the embedded server alone. Without it
-each runs as shipped: the embedded server sets ``PASSIVE`` itself, bare xllamacpp leaves
-OpenMP's default (spin, then sleep).
+Without ``--policies`` each run has three children: the embedded server as shipped (it
+sets ``PASSIVE`` itself, ``embedded.wait_policy``), bare xllamacpp as shipped (OpenMP's
+default: spin, then sleep) and bare again under the policy the embedded child reported
+(``bare same-policy``), so one run prints both ratios, embedded / bare *as shipped* and
+under *the same policy*: the first is what a user gets, the second what the server's
+settings cost. Ratios are taken run by run (the children of a run ran one after the
+other), as the median and the range of the pairs, with the process's CPU time a request
+beside them (a busy machine changes it far less than wall time; under a spinning policy
+it counts the spinning too). ``--policies PASSIVE,ACTIVE,...`` runs each kind under each
+OpenMP wait policy instead (``default`` = unset; ``spin:N`` = unset with
+``GOMP_SPINCOUNT=N``), alternating; with ``--embedded-only`` it is an A/B of the policies
+for the embedded server alone.
+
+``--variants 'flash_attention=1 batch=512,...'`` runs the embedded server with each set of
+its start arguments in turn (``flash_attention``, ``batch``, ``poll``), each against bare:
+what each of the server's settings costs (flash attention, session 13: the whole
+difference on the router's prefix; see docs/performance.md, "The engine").
 
 ``--turn`` measures a speaker's turn instead (what time to first audio waits on): the
 prompt prefix evaluated once into the slot, then ``--reps`` requests, each that prefix plus
@@ -35,7 +49,9 @@ quantizations: the shipped Q4_1 has no batched kernel in this llama.cpp build, Q
 Each child also reports the process's CPU time (a request; with ``--turn``, the first
 token's and a generated token's), which a busy machine changes far less than wall time.
 
-Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``; the thread A/B of a turn:
+Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``; the settings:
+``python bench/engine.py --policies PASSIVE --variants 'flash_attention=0,flash_attention=1'
+--runs 5 --reps 2 --gen 32``; the thread A/B of a turn:
 ``python bench/engine.py --turn --embedded-only --threads 2:2,1:2 --runs 5 --reps 6 --gen 8``
 """
 
@@ -57,6 +73,7 @@ CTX_PER_SLOT = 4096
 SLOTS = 2  # the voice team: router and speaker
 VARIANT_KEYS = ("flash_attention", "batch", "poll")  # what --variants may set
 SAME = "same"  # bare under the policy the embedded server ran with in that run
+POLICY_ENV = "ENGINE_BENCH_POLICY"  # a child's policy as --policies named it
 
 
 def router_prefix() -> str:
@@ -150,7 +167,12 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
 
         from terrarium.llm.embedded import EmbeddedServer, wait_policy
 
-        policy = wait_policy()
+        policy = os.environ.get(POLICY_ENV) or wait_policy()
+        if POLICY_ENV in os.environ and "OMP_WAIT_POLICY" not in os.environ:
+            # OpenMP's own policy (``default``, ``spin:N``): libgomp loaded before the
+            # server would set PASSIVE for it (in sessions 11-12 "embedded default" ran
+            # PASSIVE, and "spin:N" PASSIVE with that spin count)
+            import xllamacpp
         server = EmbeddedServer(slots=SLOTS, ctx_per_slot=CTX_PER_SLOT, threads=batch_threads,
                                 gen_threads=gen_threads, model=model,
                                 **variant_kwargs(variant))  # type: ignore[arg-type]
@@ -167,7 +189,8 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
 
         from terrarium.llm.embedded import model_path
 
-        policy = os.environ.get("OMP_WAIT_POLICY", "").strip() or "default"
+        policy = (os.environ.get(POLICY_ENV) or os.environ.get("OMP_WAIT_POLICY", "").strip()
+                  or "default")
 
         n = max(1, min(os.cpu_count() or 2, 8))
         params = xllamacpp.CommonParams()
@@ -209,7 +232,7 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
 # ---------------------------------------------------------------------- parent
 def policy_env(policy: str) -> dict[str, str]:
     """The environment of a child for an OpenMP wait policy."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **{POLICY_ENV: policy})
     env.pop("OMP_WAIT_POLICY", None)
     env.pop("GOMP_SPINCOUNT", None)
     if policy.startswith("spin:"):
@@ -308,6 +331,11 @@ def compare(what: str, e: list[dict[str, Any]], b: list[dict[str, Any]]) -> list
              f"range): prompt {pp[0]:.2f}x ({pp[1]:.2f}-{pp[2]:.2f}), generation "
              f"{tg[0]:.2f}x ({tg[1]:.2f}-{tg[2]:.2f}): target >= 0.95x "
              f"{'met' if ok else 'NOT met'}"]
+    if "cpu_first_ms" in e[0] and "cpu_first_ms" in b[0]:
+        first, per = pair_ratios(e, b, "cpu_first_ms"), pair_ratios(e, b, "cpu_gen_ms")
+        lines.append(f"    CPU time, embedded / bare: a turn's first token {first[0]:.2f}x "
+                     f"({first[1]:.2f}-{first[2]:.2f}), a generated token {per[0]:.2f}x "
+                     f"({per[1]:.2f}-{per[2]:.2f})")
     if "cpu_ms" in e[0] and "cpu_ms" in b[0]:
         cpu = pair_ratios(e, b, "cpu_ms")
         lines.append(f"    CPU time a request (prompt + generation), embedded / bare: "

@@ -70,6 +70,14 @@ def test_ratios_are_run_by_run_with_their_range() -> None:
     assert bench.compare("x", e[:1], e[:1])[0].endswith("target >= 0.95x met")
 
 
+def test_a_turn_compares_its_cpu_times() -> None:
+    e = [{"pp": 90.0, "tg": 30.0, "cpu_first_ms": 130.0, "cpu_gen_ms": 26.0}]
+    b = [{"pp": 80.0, "tg": 30.0, "cpu_first_ms": 160.0, "cpu_gen_ms": 26.0}]
+    lines = bench.compare("as shipped", e, b)
+    assert len(lines) == 2
+    assert "a turn's first token 0.81x (0.81-0.81), a generated token 1.00x" in lines[1]
+
+
 def test_variants_are_the_servers_own_arguments() -> None:
     assert bench.variant_kwargs("flash_attention=1 batch=512 poll=0") == {
         "flash_attention": True, "batch": 512, "poll": 0}
@@ -88,6 +96,9 @@ def test_policy_env_sets_exactly_one_policy(monkeypatch: pytest.MonkeyPatch) -> 
     spin = bench.policy_env("spin:100")
     assert (spin["GOMP_SPINCOUNT"], "OMP_WAIT_POLICY" in spin) == ("100", False)
     assert bench.policy_env("PASSIVE")["OMP_WAIT_POLICY"] == "PASSIVE"
+    # the child is told, so an embedded one under OpenMP's own policy loads the binding
+    # before the server would set PASSIVE
+    assert bench.policy_env("default")[bench.POLICY_ENV] == "default"
 
 
 def test_the_servers_policy_is_the_users_or_passive() -> None:
