@@ -28,8 +28,10 @@ other), as the median and the range of the pairs, with the process's CPU time a 
 beside them (a busy machine changes it far less than wall time; under a spinning policy
 it counts the spinning too). ``--policies PASSIVE,ACTIVE,...`` runs each kind under each
 OpenMP wait policy instead (``default`` = unset; ``spin:N`` = unset with
-``GOMP_SPINCOUNT=N``), alternating; with ``--embedded-only`` it is an A/B of the policies
-for the embedded server alone.
+``GOMP_SPINCOUNT=N``), alternating (an embedded child under ``default`` or ``spin:N``
+loads the binding before the server would set PASSIVE; every child reports the policy it
+ran under); with ``--embedded-only`` it is an A/B of the policies for the embedded server
+alone.
 
 ``--variants 'flash_attention=1 batch=512,...'`` runs the embedded server with each set of
 its start arguments in turn (``flash_attention``, ``batch``, ``poll``), each against bare:
