@@ -31,10 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from terrarium.llm import server_child
-from terrarium.llm.server_child import SAMPLING_SEED, llama_params
+from terrarium.llm.server_child import SAMPLING_SEED, WAIT_POLICY, llama_params
 
 __all__ = [
     "SAMPLING_SEED",
+    "WAIT_POLICY",
     "Prestart",
     "ServerProcess",
     "ServerShape",
@@ -147,7 +148,7 @@ def child_env(environ: Mapping[str, str]) -> dict[str, str]:
     free page reporting) and must be faulted in again there: the second start's 0.3 s
     that came and went (docs/performance-history.md, "The second start's 0.3 s")."""
     env = dict(environ)
-    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    env.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
     return env
 
 
