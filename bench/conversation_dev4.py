@@ -93,7 +93,7 @@ DEV4: list[list[Turn]] = [
      ("Which instrument am I learning?", "saxophone")],
     [("I moved here from Lagos in 2015.",), ("My son Kofi is seven.",),
      ("I work nights as a security guard.",), ("I can't eat gluten.",),
-     ("My favourite band is Fleetwood Mac.",),
+     ("Fleetwood Mac is what I blast in the car.",),
      ("Which country did I come from?", "Lagos", "Nigeria"),
      ("How old is my boy?", "seven", "7"),
      ("What shifts do I work?", "night"),
@@ -149,7 +149,7 @@ DEV4: list[list[Turn]] = [
      ("My car is a silver Honda Jazz.",), ("We're off to Crete in June.",),
      ("Which language do I use with my nan?", "Tagalog"),
      ("What make is my car?", "Honda"),
-     ("Which island are we going to?", "Crete")],
+     ("Which island is our holiday on?", "Crete")],
     # never said, beside a note
     [("I play the trumpet in a brass band.",), ("What's my dog called?", UNKNOWN)],
     [("My brother lives in Dundee.",), ("What's my sister's name?", UNKNOWN)],

@@ -40,14 +40,13 @@ from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts
 from terrarium.store.asked import names_someone, points_back
 from terrarium.store.corrections import apply_correction, goes_on, is_correction
-from terrarium.store.lexicon import kind_of
 from terrarium.store.subjects import (
-    NEUTRAL,
     about_user,
     asks_advice,
     is_statement,
     may_refer,
     mentions_user,
+    names_kind,
     refers_to_told,
     relevant,
     stem,
@@ -208,7 +207,6 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str,
     # newest records scored by every related word ("dog" finds "retriever", past the 32):
     # a bigger query is slower than the whole turn's recall was (issue 29)
     hits = await memory.asearch(" ".join(terms), limit=NOTE_CANDIDATES, creature=creature)
-    asked = [w for w in subject_terms_own(question) if stem(w) not in NEUTRAL]
     for hit in [*hits, *newest]:
         if not is_statement(hit.text):
             continue
@@ -217,7 +215,7 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str,
         score = 2 * len(stems & own) + len(stems & related)
         # "What reptile do I own?" after "I've got a tortoise called Sheldon.": a word of
         # the kind the question names is as good as its own word (WordNet, lexicon.py)
-        score += 2 * any(kind_of(w, asked) for w in said if stem(w) not in own)
+        score += 2 * names_kind(said, question)
         if score:
             scored[hit.text] = (score, hit.id)
     return [t for t, _ in sorted(scored.items(), key=lambda p: (-p[1][0], -p[1][1]))]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from terrarium.store import forms
 from terrarium.store.subjects import (
     RELATED,
     asked_of,
@@ -144,7 +145,7 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
 _BACK = re.compile(r"\b(it|its|she|her|he|his|him|they|them|their|that|those)\b", re.I)
 _ASKING_BACK = re.compile(r"^\W*(and\s+|so\s+)?(what|what's|where|where's|when|when's|who|"
                           r"who's|which|how)\b", re.I)
-_CLOCK = re.compile(r"\b(time|day|date|weather|raining|sunny|cold|hot)\b", re.I)
+_CLOCK = re.compile(r"\b(time|day|date|month|year|weather|raining|sunny|cold|hot)\b", re.I)
 """"What time is it?": an "it" that points at nothing told."""
 
 
@@ -193,7 +194,12 @@ def points_back(question: str) -> bool:
         return True
     if not _BACK.search(q) or _CLOCK.search(q):
         return False
-    return not asked_of(q)
+    # "Which city is it in?": a word asking the kind of answer (city, day, name) is no
+    # subject of its own, the pronoun's is the conversation's
+    return not asked_of(q) - _FORM_STEMS
+
+
+_FORM_STEMS = frozenset(stem(w) for w in forms.FORM_WORDS)
 
 
 _KIND_ASK = re.compile(r"\b(what|which)\s+(kind|type|sort|breed)s?\s+of\b", re.I)

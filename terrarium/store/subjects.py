@@ -21,11 +21,11 @@ import re
 from collections.abc import Iterable
 
 from terrarium.store import forms
+from terrarium.store.lexicon import kind_of
 
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
-           "is_statement",
-           "may_refer", "mentions_user", "refers_to_told", "relevant", "stem", "strip_opening",
-           "subject_terms", "tells_known"]
+           "is_statement", "may_refer", "mentions_user", "names_kind", "refers_to_told",
+           "relevant", "stem", "strip_opening", "subject_terms", "tells_known"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -309,9 +309,21 @@ def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
         return True
     if bool(terms & _COUNTED) and has_number(note):
         return True
+    if names_kind(said, question):
+        return True
     # "And where am I now?", "Where do we keep it?": no subject of its own, so the answer's
     # kind (a place, a day, a name) says what it is about ("... in Cornwall.")
     return not _own_subjects(question) and forms.fits(note, question)
+
+
+def names_kind(said: Iterable[str], question: str) -> bool:
+    """Whether one of the words ``said`` names a thing of a kind ``question`` asks by its
+    own words: "tortoise" for "What reptile do I own?", "piano" for "What instrument do I
+    teach?" (WordNet's nouns, :mod:`terrarium.store.lexicon`; words of asking about a
+    thing, "name", "time", "day", do not count)."""
+    asked = [w for w in subject_terms(question, related=False) if stem(w) not in _NEUTRAL]
+    mine = {stem(w) for w in asked}
+    return bool(asked) and any(kind_of(w, asked) for w in said if stem(w) not in mine)
 
 
 _NAME_STEMS = frozenset(stem(w) for w in RELATED[0])
