@@ -60,7 +60,7 @@ DEV4: list[list[Turn]] = [
     [("Our house number is 27.",), ("Which number do we live at?", "27", "twenty-seven")],
     [("I run about twelve kilometres every Sunday.",),
      ("How far do I go on Sundays?", "twelve", "12")],
-    [("My locker code is four four nine one.",), ("What's the code for my locker?", "4", "four")],
+    [("My locker code is four four nine one.",), ("What's the code for my locker?", "four", "4")],
     # told in passing in a longer sentence
     [("When I was working at the aquarium in Plymouth last summer, a seal splashed me.",),
      ("Where did I work last summer?", "aquarium", "Plymouth")],
@@ -143,7 +143,7 @@ DEV4: list[list[Turn]] = [
      ("I've got 2 kids at primary school.",), ("My mum's a midwife.",),
      ("What fish did I land?", "pike"),
      ("Which flower do I like best?", "tulip"),
-     ("How many children do I have?", "two", "2"),
+     ("How many children do I have?", "2", "two"),
      ("What's my mother's profession?", "midwife")],
     [("I've got a mole on my left shoulder.",), ("I speak Tagalog with my grandmother.",),
      ("My car is a silver Honda Jazz.",), ("We're off to Crete in June.",),

@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["KIND_STEPS", "WORDNET", "Lexicon", "kind_of", "lexicon"]
+__all__ = ["KIND_STEPS", "MIN_KIND_DEPTH", "TOLD_SENSES", "WORDNET", "Lexicon",
+           "kind_of", "lexicon"]
 
 WORDNET = Path("/usr/share/wordnet")
 """Where Debian's ``wordnet-base`` puts WordNet 3.0's database files."""
@@ -151,6 +152,13 @@ class Lexicon:
         return steps
 
 
+TOLD_SENSES = 3
+"""How many of a told word's senses, most used first, are read: "boots" are footwear (and a
+car's luggage compartment), only in a rare sense an instrument (of torture). Every sense of
+the word asked is (but the ones too general, :data:`MIN_KIND_DEPTH`): "instrument" is a
+musical one only in its sixth, and a told word must fall under it to count."""
+
+
 def _kinds(lex: Lexicon, word: str) -> frozenset[int]:
     """The senses of ``word`` specific enough to be a kind asked about."""
     return frozenset(s for s in lex.senses(word) if lex.depth(s) >= MIN_KIND_DEPTH)
@@ -163,7 +171,7 @@ def kind_of(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool
     wanted = frozenset().union(*(_kinds(lex, k) for k in kinds))
     if not wanted or not _PLAIN.fullmatch(word):
         return False
-    return any(lex.above(s) & wanted for s in lex.senses(word))
+    return any(lex.above(s) & wanted for s in lex.senses(word)[:TOLD_SENSES])
 
 
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z'-]+")
