@@ -7,7 +7,8 @@ model: the router's notes (``terrarium.controller.recall.recall`` with the route
 ``memory_facts``, ``memory_notes`` and ``memory_recent``) over the run's memory store, and
 the utterance itself. This tells each dialogue's turns to a fresh store the way the router
 records them and checks each ask, so a retrieval change is measured in seconds. It does
-not judge the reply; a turn the router would take for a statement is counted as if it
+not judge the reply (but says how often the first note holds the answer: the model
+answers from it best); a turn the router would take for a statement is counted as if it
 reached the speaker (so N here can be a little above the run's).
 
 Run: ``python bench/retrieval.py --set dev4 [-v]`` (``-v``: each ask missed, with its notes).
@@ -64,16 +65,18 @@ def main(name: str, verbose: bool) -> None:
     limits = router_limits()
     dialogues = [[(s.text, s.expect) for s in d] for d in SETS[name]()]
     t0 = time.process_time()
-    asks = hit = 0
+    asks = hit = first = 0
     for d, dialogue in enumerate(dialogues):
         cleaned = [(t, ("UNKNOWN",) if e == (UNKNOWN,) else e) for t, e in dialogue]
         for text, expect, notes, ok in anyio.run(handed, cleaned, limits):
             asks += 1
             hit += ok
+            first += bool(notes) and any(e.lower() in notes[0].lower() for e in expect)
             if verbose and not ok:
                 print(f"  d{d + 1} {text!r} {expect} <- {list(notes)}")
     cpu = time.process_time() - t0
-    print(f"{name}: answer handed over {hit} of {asks} asks ({cpu:.2f} s CPU)")
+    print(f"{name}: answer handed over {hit} of {asks} asks, in the first note {first} "
+          f"({cpu:.2f} s CPU)")
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ from terrarium.store import forms
 from terrarium.store.lexicon import kind_of
 
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
-           "is_statement", "may_refer", "mentions_user", "names_kind", "refers_to_told",
-           "relevant", "stem", "strip_opening", "subject_terms", "tells_known"]
+           "holds_answer_form", "is_statement", "may_refer", "mentions_user", "names_kind",
+           "refers_to_told", "relevant", "stem", "strip_opening", "subject_terms", "tells_known"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -324,6 +324,14 @@ def names_kind(said: Iterable[str], question: str) -> bool:
     asked = [w for w in subject_terms(question, related=False) if stem(w) not in _NEUTRAL]
     mine = {stem(w) for w in asked}
     return bool(asked) and any(kind_of(w, asked) for w in said if stem(w) not in mine)
+
+
+def holds_answer_form(note: str, question: str) -> bool:
+    """Whether ``note`` holds the kind of answer ``question``'s form asks: a number for
+    "how old", "how many" ("My nephew turns nine."), a place for "where" or "which town", a
+    day or time for "when", a name for "what ... called"."""
+    counted = bool(_stems(subject_terms(question, related=False)) & _COUNTED)
+    return (counted and has_number(note)) or forms.fits(note, question)
 
 
 _NAME_STEMS = frozenset(stem(w) for w in RELATED[0])
