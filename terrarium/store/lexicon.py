@@ -100,7 +100,7 @@ class Lexicon:
     def _senses(self, word: str) -> tuple[int, ...]:
         """The synset offsets of ``word`` as a noun (its plural undone), most used first."""
         self._open()
-        w = word.lower().strip("'").replace(" ", "_")
+        w = re.sub(r"'s$", "", word.lower()).strip("'").replace(" ", "_")
         if not w.isascii() or not w or self._index is None:
             return ()
         tries = [w]
@@ -168,10 +168,26 @@ def kind_of(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool
     """Whether ``word`` names one of ``kinds`` or a thing of that kind, by a sense of each:
     "piano" of "instrument", "blue" of "colour", "son" of "boy"."""
     lex = lex or lexicon()
-    wanted = frozenset().union(*(_kinds(lex, k) for k in kinds))
-    if not wanted or not _PLAIN.fullmatch(word):
+    if not _PLAIN.fullmatch(word):
         return False
-    return any(lex.above(s) & wanted for s in lex.senses(word)[:TOLD_SENSES])
+    if not lex.senses(word):  # "stepdad" of "stepfather": "dad" of "father"
+        return any(kind_of(word[i:], [k[i:]], lex) for k in kinds
+                   for i in range(_MIN_SHARED, _shared_start(word.lower(), k.lower()) + 1))
+    wanted = frozenset().union(*(_kinds(lex, k) for k in kinds))
+    return bool(wanted) and any(lex.above(s) & wanted for s in lex.senses(word)[:TOLD_SENSES])
+
+
+_MIN_SHARED = 4
+"""A word WordNet lacks is compared by what follows a start it shares with the kind, of at
+least this many letters ("step", "grand")."""
+
+
+def _shared_start(a: str, b: str) -> int:
+    """How many letters ``a`` and ``b`` start with in common."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
 
 
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z'-]+")

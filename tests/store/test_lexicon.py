@@ -79,6 +79,8 @@ def test_kinds_from_the_machines_wordnet() -> None:
     assert kind_of("axolotl", ["amphibian"])
     assert not kind_of("harp", ["thing"])
     assert not kind_of("boots", ["instrument"])
+    assert kind_of("stepmum", ["stepmother's"])  # not in WordNet: "mum" of "mother"
+    assert not kind_of("stepmum", ["stepfather"])
 
 
 @needs_wordnet
