@@ -158,7 +158,7 @@ DEV4: list[list[Turn]] = [
     [("At the office they call me the Professor.",), ("I commute by ferry.",),
      ("My surname's Oyelaran, by the way.",), ("I had a rubbish night's sleep.",),
      ("What's my family name?", "Oyelaran"),
-     ("What's my nickname at work?", "Professor")],
+     ("What do my colleagues call me?", "Professor")],
     [("I was named after my grandfather, Cornelius.",), ("I hate the cold.",),
      ("My stepdad Gary fixes old radios.",), ("I'm off to the dentist on Friday.",),
      ("Who did I get my name from?", "Cornelius", "grandfather"),
