@@ -401,9 +401,16 @@ def is_statement(text: str) -> bool:
         t = untagged
     if not t or t.rstrip("\"')").endswith("?"):
         return False
-    if _QUESTION_START.match(t) and not _PLAN.match(t) and not _NAMING.match(t):
+    if (_QUESTION_START.match(t) and not _PLAN.match(t) and not _NAMING.match(t)
+            and not _SUBORDINATE.match(t)):
         return False
     return any(w.lower() not in _SOCIAL for w in _WORD.findall(t))
+
+
+_SUBORDINATE = re.compile(r"^\W*(when|where|whenever|wherever)\s+(i|we|my|our|i'm|i've|i'd|"
+                          r"we're|we've|we'd)\b", re.I)
+"""A statement opening with a clause of time or place, not asking: "When I was working at
+the zoo in Derby, ..." ("When did I ...?", "Where am I ...?" invert)."""
 
 
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd|i'll|we|us|our|ours|"

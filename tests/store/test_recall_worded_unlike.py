@@ -1,7 +1,10 @@
-"""WordNet's nouns as recall reads them (``terrarium.store.lexicon``): the file format on a
-tiny WordNet of the test's own (so the reader is tested on every machine), then the
-machine's WordNet (Debian's wordnet-base) where it is installed, and recall that finds a
-statement by the kind of thing the ask names. Every sentence is the test's own."""
+"""Recall of asks worded unlike the telling (session 13). WordNet's nouns as recall reads
+them (``terrarium.store.lexicon``): the file format on a tiny WordNet of the test's own (so
+the reader is tested on every machine), then the machine's WordNet (Debian's wordnet-base)
+where it is installed, and recall that finds a statement by the kind of thing the ask
+names; then a compound subject kept in one clause, a form word that leaves a pronoun
+pointing back, and a statement opening with a clause of time or place. Every sentence is
+the test's own."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from terrarium.store import MemoryStore
 from terrarium.store.asked import points_back
 from terrarium.store.clauses import split
 from terrarium.store.lexicon import Lexicon, kind_of, lexicon
-from terrarium.store.subjects import relevant
+from terrarium.store.subjects import is_statement, relevant
 
 # a WordNet of its own: entity > object > whole > device > musical_instrument > lute; "axe"
 # is a device too; "lutes" is undone by the plural rule, "geese" by noun.exc
@@ -115,3 +118,14 @@ def test_a_word_asking_the_kind_of_answer_leaves_the_pronoun_pointing_back() -> 
     assert not points_back("What year is it?")
     assert not points_back("What month is it now?")
     assert not points_back("What bakery is it?")  # a subject of its own
+
+
+def test_a_statement_opening_with_a_clause_of_time_or_place_tells() -> None:
+    assert is_statement("When I lived in Aberdeen, I delivered post by bike.")
+    assert is_statement("Where we grew up there were no trains.")
+    assert not is_statement("When did I start my course?")
+    assert not is_statement("Where am I going on Friday")
+    with MemoryStore() as memory:
+        told(memory, "When I was training as a chef in Lyon, I burnt my hand.")
+        got = notes(memory, "Where did I train?")
+        assert got and "Lyon" in got[0]
