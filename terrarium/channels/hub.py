@@ -331,6 +331,8 @@ class ChannelHub(BatchSending, Consumption):
                 delivered = await self._publish(route.lane, env, wait_limit, delivered)
         else:
             receivers = route.lane.address(env)
+            if self.bus._subs:  # announced with its row: see _announce
+                self._announce(env, receivers, delivered_too=False)
             await record.message(env, receivers, key)
             delivered = await self._publish(route.lane, env, wait_limit, 0, receivers)
         if route.taps:
@@ -338,7 +340,7 @@ class ChannelHub(BatchSending, Consumption):
         if _CRASH_ARMED:
             crashpoint("hub.send.delivered")
         if self.bus._subs:
-            self._announce(env, delivered)
+            self._announce(env, delivered, sent=record is None)
         return SendResult(env, delivered)
 
     def check(self, sender: str, channel: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -373,12 +375,22 @@ class ChannelHub(BatchSending, Consumption):
         except ChannelRefusal as exc:
             await self._refuse(env.sender, env.channel, exc.message, env.payload)
 
-    def _announce(self, env: Envelope, delivered: tuple[str, ...]) -> None:
+    def _announce(self, env: Envelope, delivered: tuple[str, ...], *, sent: bool = True,
+                  delivered_too: bool = True) -> None:
+        """``message_sent`` (``sent``) and a ``message_delivered`` per receiver
+        (``delivered_too``). A logged send announces ``message_sent`` before its message
+        row is committed (``delivered_to``: the receivers the row names, which a local or
+        brokered lane delivers to or refuses whole), so that an event log sharing the
+        hub's writer (``terrarium serve``) commits the event in the message's transaction:
+        the sender's first event is committed when its send returns, with no commit of
+        its own; ``message_delivered`` follows the delivery."""
         publish = self.bus.publish
-        publish(MessageSent(message_id=env.id, channel=env.channel, sender=env.sender,
-                            delivered_to=delivered, payload=env.payload))
-        for r in delivered:
-            publish(MessageDelivered(message_id=env.id, channel=env.channel, receiver=r))
+        if sent:
+            publish(MessageSent(message_id=env.id, channel=env.channel, sender=env.sender,
+                                delivered_to=delivered, payload=env.payload))
+        if delivered_too:
+            for r in delivered:
+                publish(MessageDelivered(message_id=env.id, channel=env.channel, receiver=r))
 
     async def _refuse(
         self, sender: str, channel: str, reason: str, payload: Any

@@ -45,7 +45,7 @@ def commit_at_once(together: bool = False) -> Iterator[None]:
 
 
 class _Batch:
-    __slots__ = ("after", "done", "error", "ops", "size")
+    __slots__ = ("after", "done", "error", "ops", "size", "urgent")
 
     def __init__(self) -> None:
         self.ops: dict[str, list[tuple[Any, ...]]] = {}
@@ -53,6 +53,7 @@ class _Batch:
         self.error: BaseException | None = None
         self.size = 0
         self.after: list[Callable[[], None]] = []  # told once the batch is committed
+        self.urgent = False  # committed by the writer's next step, not after gathering
 
 
 class LogWriter:
@@ -112,6 +113,20 @@ class LogWriter:
         they go with the first commit after it starts); the batch returned takes callbacks
         in ``after``, called once it is committed (not when it fails)."""
         return self._add(sql, rows, wait=False)
+
+    def put_row(self, sql: str, row: tuple[Any, ...]) -> tuple[_Batch, int]:
+        """``put`` of one row; also its place in the batch, for ``amend``."""
+        batch = self._add(sql, (row,), wait=False)
+        return batch, len(batch.ops[sql]) - 1
+
+    def amend(self, batch: _Batch, sql: str, index: int, row: tuple[Any, ...]) -> bool:
+        """Replace the row ``put_row`` placed at ``index`` while its batch is still to be
+        committed (it is the writer's current one: a batch taken for a commit is swapped
+        out first); False, changing nothing, once it is not."""
+        if batch is not self._current:
+            return False
+        batch.ops[sql][index] = row
+        return True
 
     async def _wait(self, batch: _Batch) -> None:
         at_once = _AT_ONCE.get()
@@ -187,9 +202,19 @@ class LogWriter:
         several turns (a write that must commit at once does it itself: ``commit_now``)."""
         assert self.busy is not None
         for _ in range(self.patience):
-            if not self.busy() or not self._current.size:
+            if not self.busy() or not self._current.size or self._current.urgent:
                 return
             await anyio.lowlevel.checkpoint()
+
+    def hurry(self) -> None:
+        """Have the rows pending now committed by the writer's next step, without its
+        gathering (``_gather``) and without waiting for it: ``terrarium serve``'s input
+        answers once its message is committed, and the events it caused follow a trip
+        later, in the writer's transaction (a client reading them waits for that commit,
+        the request does not)."""
+        if self._current.size:
+            self._current.urgent = True
+            self._wake.set()
 
     async def commit_soon(self, together: bool = False) -> None:
         """Commit what is pending now and wait for it: at once in the caller's step, or
