@@ -45,7 +45,7 @@ def commit_at_once(together: bool = False) -> Iterator[None]:
 
 
 class _Batch:
-    __slots__ = ("after", "done", "error", "ops", "size", "urgent")
+    __slots__ = ("after", "done", "error", "ops", "size")
 
     def __init__(self) -> None:
         self.ops: dict[str, list[tuple[Any, ...]]] = {}
@@ -53,7 +53,6 @@ class _Batch:
         self.error: BaseException | None = None
         self.size = 0
         self.after: list[Callable[[], None]] = []  # told once the batch is committed
-        self.urgent = False  # committed by the writer's next step, not after gathering
 
 
 class LogWriter:
@@ -202,19 +201,9 @@ class LogWriter:
         several turns (a write that must commit at once does it itself: ``commit_now``)."""
         assert self.busy is not None
         for _ in range(self.patience):
-            if not self.busy() or not self._current.size or self._current.urgent:
+            if not self.busy() or not self._current.size:
                 return
             await anyio.lowlevel.checkpoint()
-
-    def hurry(self) -> None:
-        """Have the rows pending now committed by the writer's next step, without its
-        gathering (``_gather``) and without waiting for it: ``terrarium serve``'s input
-        answers once its message is committed, and the events it caused follow a trip
-        later, in the writer's transaction (a client reading them waits for that commit,
-        the request does not)."""
-        if self._current.size:
-            self._current.urgent = True
-            self._wake.set()
 
     async def commit_soon(self, together: bool = False) -> None:
         """Commit what is pending now and wait for it: at once in the caller's step, or

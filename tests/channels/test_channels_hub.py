@@ -291,3 +291,25 @@ def test_hub_rejects_wiring_to_unknown_channel() -> None:
 
     with pytest.raises(RuntimeFailure, match="does not exist"):
         ChannelHub([ChannelSpec(name="a")], [CreatureWiring(name="x", listen=("b",))])
+
+
+async def test_a_logged_send_announces_message_sent_with_its_row(tmp_path: Path) -> None:
+    """With a log, ``message_sent`` is published before the message row is committed (so a
+    subscriber writing it through the hub's writer, as ``terrarium serve`` does, commits
+    both in one transaction) and ``message_delivered`` after the delivery; the order of
+    the two events and what they say is as without a log."""
+    bus = EventBus()
+    seen: list[tuple[str, int]] = []  # kind, messages committed when it was published
+    with DurableLog(tmp_path / "log.db") as log:
+        hub = queue_hub(2, bus=bus, log=log)
+
+        def at_publish(event: object) -> bool:
+            kind = getattr(event, "kind", "")
+            seen.append((kind, len(log.messages(hub.run_id))))
+            return False
+
+        bus.subscribe(accept=at_publish)
+        async with hub:
+            res = await hub.send("s0", "work", Note(text="m"))
+    assert seen == [("message_sent", 0), ("message_delivered", 1)]
+    assert len(res.delivered_to) == 1
