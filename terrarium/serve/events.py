@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from itertools import islice
 from collections.abc import Callable
 from typing import Any
 
@@ -154,8 +155,12 @@ class SessionEvents:
         """Committed events with seq > ``after``, oldest first (at most ``limit``)."""
         if after >= self.committed:
             return []
-        if self.recent and self.recent[0][0] <= after + 1:
-            return [r for r in self.recent if r[0] > after][:limit]
+        recent = self.recent
+        if recent and (first := recent[0][0]) <= after + 1:
+            if recent[-1][0] - first == len(recent) - 1:  # no gap (a failed commit's):
+                start = after + 1 - first  # found by its place, not by a look at each
+                return list(islice(recent, start, start + limit))
+            return [r for r in recent if r[0] > after][:limit]
         rows = self.log.query(_READ_SQL, (self.run_id, after, self.committed,
                                           self.session_id, after, self.committed, limit))
         datas = self.log.with_payloads([r[2] for r in rows])  # (message_sent: see _put)

@@ -144,3 +144,22 @@ async def test_a_reply_in_many_deltas_reads_back_whole_once(tmp_path: Path) -> N
         await mgr.flush()
         tg.cancel_scope.cancel()
     mgr.log.close()
+
+
+def test_reads_from_memory_by_place_and_past_a_gap(tmp_path: Path) -> None:
+    """``read(after)`` from the events kept in memory: by place while their numbers have
+    no gap, by a look at each past one (a commit that failed leaves its rows out)."""
+    log = DurableLog(tmp_path / "log.sqlite3")
+    SessionStore(log)
+    run_id = log.start_run("t")
+    events = SessionEvents("s" * 32, run_id, log, EventWriter(log), LogWriter(log))
+    events._committed([(n, "k", f"d{n}") for n in range(1, 6)])
+    assert [r[0] for r in events.read(0)] == [1, 2, 3, 4, 5]
+    assert [r[0] for r in events.read(3)] == [4, 5]
+    assert [r[0] for r in events.read(1, limit=2)] == [2, 3]
+    assert events.read(5) == []
+    events._committed([(n, "k", f"d{n}") for n in (8, 9)])  # 6 and 7 never committed
+    assert [r[0] for r in events.read(2)] == [3, 4, 5, 8, 9]
+    assert [r[0] for r in events.read(5)] == [8, 9]
+    assert [r[2] for r in events.read(7, limit=1)] == ["d8"]
+    log.close()
