@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from itertools import islice
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
 import anyio
