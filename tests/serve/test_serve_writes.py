@@ -170,7 +170,8 @@ async def test_a_session_keeps_two_conversations_dropping_the_older_by_its_key(
 async def test_an_input_is_one_commit_before_its_answer(tmp_path: Path) -> None:
     """A loaded session's input: one transaction between the request and its 202, holding
     its message row and its message_sent event (the hub announces the event with the row,
-    so they commit together); message_delivered and the turn's events come after."""
+    so they commit together); message_delivered and the turn's events come after, and a
+    turn's message_consumed is in its consumption's transaction."""
     from terrarium.channels.log import NUMBERED_EVENT_SQL
 
     app = create_app(load_team(CHAT), ServeSettings(runs_dir=tmp_path / "runs", warm_up=False))
@@ -209,4 +210,11 @@ async def test_an_input_is_one_commit_before_its_answer(tmp_path: Path) -> None:
     assert len(commit[MESSAGE_SQL]) == 1
     kinds = [row[2] for row in commit[NUMBERED_EVENT_SQL]]
     assert kinds == ["message_sent"]
+    # and every consumption's message_consumed event is in the consumption's transaction
+    consumptions = 0
+    for b in batches:
+        consumed = sum(row[2] == "message_consumed" for row in b.get(NUMBERED_EVENT_SQL, ()))
+        assert consumed == len(b.get(CONSUME_SQL, ())), b
+        consumptions += consumed
+    assert consumptions == 4  # two inputs, each the router's turn and the bot's
     mgr.log.close()
