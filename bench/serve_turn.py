@@ -103,6 +103,10 @@ def instructions(trees: list[Path], sessions: int, inputs: int, chunk: int | Non
     """Instructions per input and its turn, each tree (see the module's docstring)."""
     for tree in trees:
         os.environ["PYTHONPATH"] = str(tree)
+        # one plain run first: a module changed since its last import is compiled (and its
+        # .pyc written) by the first run only, which would charge it to the inputs
+        subprocess.run([sys.executable, __file__, "--child", "--sessions", "1", "--inputs",
+                        "1", "--rounds", "1"], check=True, capture_output=True)
         counts = [valgrind_instructions([__file__, "--child", "--sessions", str(sessions),
                                          "--inputs", str(n), "--rounds", "1",
                                          *(["--chunk", str(chunk)] if chunk else [])])
