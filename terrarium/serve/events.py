@@ -69,7 +69,8 @@ class SessionEvents:
         self._batch: object = None  # the shared writer's batch the rows below go in
         self._staged: list[tuple[int, str, str]] = []
         # the newest event's row while it is an output_text still to be committed: the
-        # event, the batch and its place there (a next delta of that output joins it)
+        # event, its number, the batch and its place there (a next delta of that output
+        # joins it)
         self._open: tuple[OutputText, Any, int, int] | None = None
 
     @property
