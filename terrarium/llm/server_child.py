@@ -19,13 +19,18 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-__all__ = ["SAMPLING_SEED", "llama_params", "serve"]
+__all__ = ["SAMPLING_SEED", "WAIT_POLICY", "llama_params", "serve"]
 
 SAMPLING_SEED = 42
 """The seed of every request that names none. llama.cpp's default draws a new one per
 request, so the same conversation gave another reply on each run (at the creatures'
 temperature 0.2: four identical requests, four replies), which read as a wrong prompt-cache
 restore; a restored slot gives the evaluated one's logprobs exactly."""
+
+WAIT_POLICY = "PASSIVE"
+"""OpenMP's wait policy for llama.cpp's threads unless the user set ``OMP_WAIT_POLICY``:
+idle workers sleep rather than spin (why, and the A/B that chose it: docs/performance.md,
+"The engine"). libgomp reads it once, when it loads."""
 
 
 def llama_params(xllamacpp: Any, shape: Any) -> Any:
@@ -62,7 +67,10 @@ def llama_params(xllamacpp: Any, shape: Any) -> Any:
         params.slot_save_path = shape.slot_save_dir + os.sep
     # Flash attention off by default: on this 2-core CPU with short per-turn prompts it
     # costs more than it saves (measured: 27 new tokens 131 ms off vs 160 ms on, decoding
-    # 9.6 vs 10.5 ms per token; it only wins on prompts of ~200 new tokens and more).
+    # 9.6 vs 10.5 ms per token; session 13, CPU time: a turn's first token 137 vs 162 ms,
+    # a generated token 26.3 vs 28.2 ms). It wins on long prompts: the router's 720-token
+    # prefix took ~10 % less CPU with it, the one thing bare xllamacpp ("auto": on) does
+    # faster under the same wait policy (docs/performance.md, "The engine").
     # Worker threads sleep rather than busy-wait (llama.cpp's default poll is 50) once a
     # request is done or stopped: the speech synthesizer needs the cores right then
     # (first-piece synthesis p50 114-123 ms against 135-140 ms with polling, same speed).

@@ -31,10 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from terrarium.llm import server_child
-from terrarium.llm.server_child import SAMPLING_SEED, llama_params
+from terrarium.llm.server_child import SAMPLING_SEED, WAIT_POLICY, llama_params
 
 __all__ = [
     "SAMPLING_SEED",
+    "WAIT_POLICY",
     "Prestart",
     "ServerProcess",
     "ServerShape",
@@ -142,7 +143,7 @@ def child_env(environ: Mapping[str, str]) -> dict[str, str]:
     page faults, with 2 MB ones ~11,500 (the child's CPU to its answer 0.89 -> 0.81 s
     median of 3 on the busy 2-core machine). Other C libraries ignore the variable."""
     env = dict(environ)
-    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    env.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
     env.setdefault("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
     return env
 

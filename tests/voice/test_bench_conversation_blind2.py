@@ -1,5 +1,6 @@
 """The blind dialogue sets of ``bench/conversation.py`` written at the end (issue 30:
-``blind2``, ``blind3`` of session 10 and ``blind4`` of session 11) are well formed: each
+``blind2``, ``blind3`` of session 10, ``blind4`` of session 11 and ``blind5`` of session
+13) are well formed: each
 loads through the benchmark's own loader as ``--set <name>`` (and in ``--set all``, not in
 the default), is big enough to judge by, and every recall ask can be answered from what the
 user said before it — and only from that: not from the question's own words, and not by a
@@ -29,7 +30,7 @@ class Size(NamedTuple):
 
 
 SIZES = {"blind2": Size(60, 70, 6), "blind3": Size(100, 110, 10),
-         "blind4": Size(120, 150, 12)}
+         "blind4": Size(120, 150, 12), "blind5": Size(150, 180, 15)}
 SETS = pytest.mark.parametrize("name", sorted(SIZES))
 
 
@@ -154,24 +155,45 @@ def test_never_said_asks_follow_nothing_that_answers_them(name: str) -> None:
     assert not any(UNKNOWN in t[1:] for t in others)
 
 
-def test_blind4_has_the_categories_its_brief_names_and_repeats_no_other_set() -> None:
-    """blind4's brief named more kinds of turn than blind3's; and a set written blind must
-    not happen to repeat another set's telling or ask word for word (it would not be new)."""
-    cats = data("blind4").BY_CATEGORY
-    for kind in ("names and nicknames", "origin and home", "places", "pets",
-                 "allergies and diet", "health", "dates", "family", "work and study",
-                 "likes and dislikes", "numbers", "vehicles and possessions",
-                 "schedules and plans", "languages", "hobbies", "preferences changed later",
-                 "corrections", "follow-ups", "asked in other words", "several facts at once",
-                 "after a longer gap", "advice that depends on a told fact", "never said",
-                 "ordinary questions only"):
+# The kinds of turn blind4's brief named (more than blind3's); blind5's brief names the
+# same with dates as "dates and birthdays", and asks for two or three kinds of the writer's own.
+KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies and diet",
+         "health", "dates", "family", "work and study", "likes and dislikes", "numbers",
+         "vehicles and possessions", "schedules and plans", "languages", "hobbies",
+         "preferences changed later", "corrections", "follow-ups", "asked in other words",
+         "several facts at once", "after a longer gap", "advice that depends on a told fact",
+         "never said", "ordinary questions only")
+BRIEFED = {"blind4": KINDS,
+           "blind5": tuple("dates and birthdays" if k == "dates" else k for k in KINDS)}
+
+
+@pytest.mark.parametrize("name", sorted(BRIEFED))
+def test_the_set_has_the_categories_its_brief_names_and_repeats_no_other_set(name: str) -> None:
+    """A set written blind must not happen to repeat another set's telling or ask word for
+    word (it would not be new)."""
+    cats = data(name).BY_CATEGORY
+    for kind in BRIEFED[name]:
         assert len(cats.get(kind, [])) >= 5, kind
     assert not any(len(turn) > 1 for d in cats["ordinary questions only"] for turn in d)
-    mine = {_plain(say.text) for d in bench.SETS["blind4"]() for say in d}
+    mine = {_plain(say.text) for d in bench.SETS[name]() for say in d}
     mine = {text for text in mine if len(text) > 20}  # "thanks", "good morning" may recur
-    for name in [n for n in bench.SETS if n != "blind4"]:
-        theirs = {_plain(say.text) for d in bench.SETS[name]() for say in d}
-        assert not mine & theirs, name
+    for other in [n for n in bench.SETS if n != name]:
+        theirs = {_plain(say.text) for d in bench.SETS[other]() for say in d}
+        shared = sorted(mine & theirs)  # only these are shown: a blind writer reads no other set
+        assert not shared, (other, shared)
+
+
+def test_blind5_has_kinds_of_its_own_and_no_category_too_big_or_small() -> None:
+    """blind5's brief: five to fourteen dialogues a category (fifteen for the never-said
+    asks it wants about fifteen of), about 150-170 dialogues, two or three categories the
+    writer added, and no more than about fifteen never-said asks."""
+    cats = data("blind5").BY_CATEGORY
+    assert 2 <= len(set(cats) - set(BRIEFED["blind5"])) <= 3, sorted(cats)
+    assert all(5 <= len(ds) <= 14 for k, ds in cats.items() if k != "never said"), \
+        {k: len(v) for k, v in cats.items()}
+    assert 13 <= len(cats["never said"]) <= 17
+    assert 150 <= len(bench.SETS["blind5"]()) <= 170
+    assert 180 <= len(_asks("blind5")) <= 200
 
 
 def _plain(text: str) -> str:
