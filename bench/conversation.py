@@ -57,6 +57,7 @@ from conversation_blind4 import BLIND4  # bench/conversation_blind4.py: written 
 from conversation_blind5 import BLIND5  # bench/conversation_blind5.py: written blind, never tune
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11 dev cases
+from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13 dev cases
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
 from terrarium.config import load_team
@@ -106,6 +107,11 @@ def blind2() -> list[list[Say]]:
 def dev3() -> list[list[Say]]:
     """The developer's cases of session 11 (bench/conversation_dev3.py), tuned on."""
     return [[S(*turn) for turn in dialogue] for dialogue in DEV3]
+
+
+def dev4() -> list[list[Say]]:
+    """The developer's cases of session 13 (bench/conversation_dev4.py), tuned on."""
+    return [[S(*turn) for turn in dialogue] for dialogue in DEV4]
 
 
 def blind3() -> list[list[Say]]:
@@ -497,7 +503,7 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
-        "dev": lambda: DEV, "dev2": lambda: DEV2, "dev3": dev3}
+        "dev": lambda: DEV, "dev2": lambda: DEV2, "dev3": dev3, "dev4": dev4}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5")}
@@ -550,14 +556,16 @@ if __name__ == "__main__":
                    help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
-                                     "blind4", "blind5", "dev", "dev2", "dev3", "both", "all"],
+                                     "blind4", "blind5", "dev", "dev2", "dev3", "dev4", "both",
+                                     "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
                    "(written blind at the end), blind3 (written blind in session 10), blind4 "
                    "(written blind in session 11), blind5 (written blind in session 13), both "
                    "(first and held-out), all eight, or the developer's own cases (dev; dev2: "
-                   "those of the fourth round; dev3: session 11's, bench/conversation_dev3.py)")
+                   "those of the fourth round; dev3: session 11's, bench/conversation_dev3.py; "
+                   "dev4: session 13's, bench/conversation_dev4.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None

@@ -43,9 +43,11 @@ from terrarium.store.corrections import apply_correction, goes_on, is_correction
 from terrarium.store.subjects import (
     about_user,
     asks_advice,
+    holds_answer_form,
     is_statement,
     may_refer,
     mentions_user,
+    names_kind,
     refers_to_told,
     relevant,
     stem,
@@ -209,8 +211,16 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str,
     for hit in [*hits, *newest]:
         if not is_statement(hit.text):
             continue
-        stems = {stem(w) for w in subject_terms_own(hit.text)}
+        said = subject_terms_own(hit.text)
+        stems = {stem(w) for w in said}
         score = 2 * len(stems & own) + len(stems & related)
+        # "What reptile do I own?" after "I've got a tortoise called Sheldon.": a word of
+        # the kind the question names is as good as its own word (WordNet, lexicon.py)
+        score += 2 * names_kind(said, question)
+        # "How old is my lad?" after "My nephew Idris turns nine on Friday.": a statement
+        # holding the kind of answer asked (a number, place, day, name) is ahead of one
+        # holding nothing asked
+        score += holds_answer_form(hit.text, question)
         if score:
             scored[hit.text] = (score, hit.id)
     return [t for t, _ in sorted(scored.items(), key=lambda p: (-p[1][0], -p[1][1]))]

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from terrarium.store import forms
+from terrarium.store.lexicon import kind_of
 from terrarium.store.subjects import (
     RELATED,
     asked_of,
@@ -117,10 +119,12 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     ("What am I into lately?", "Penicillin gives me a rash.") is left to the model."""
     said = set().union(*(_stems(n) for n in notes)) if notes else set()
     asked = _AS_A_CHILD.sub(" ", _LATELY.sub(" ", question))  # "as a kid": no kid of theirs
-    own = [stem(w) for w in subject_terms(asked, related=False)]
-    for w in own:
-        if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said:
-            return True  # "my dog" with only a cat told
+    words = subject_terms(asked, related=False)
+    own = [stem(w) for w in words]
+    for w, word in zip(own, words, strict=True):
+        if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said and not _of_kind(
+                word, notes):
+            return True  # "my dog" with only a cat told (not with "two whippets")
     if _SURNAME_STEM in own:
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
     if _ADDRESS.search(question) and not any(_NAMED.search(n) or has_number(n) for n in notes):
@@ -141,10 +145,16 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
 
 
+def _of_kind(kind: str, notes: Sequence[str]) -> bool:
+    """Whether a word of ``notes`` names a thing of ``kind`` (WordNet: "whippets" of "dog",
+    "lad" of "son"; :func:`terrarium.store.lexicon.kind_of`)."""
+    return any(kind_of(w, [kind]) for n in notes for w in subject_terms(n, related=False))
+
+
 _BACK = re.compile(r"\b(it|its|she|her|he|his|him|they|them|their|that|those)\b", re.I)
 _ASKING_BACK = re.compile(r"^\W*(and\s+|so\s+)?(what|what's|where|where's|when|when's|who|"
                           r"who's|which|how)\b", re.I)
-_CLOCK = re.compile(r"\b(time|day|date|weather|raining|sunny|cold|hot)\b", re.I)
+_CLOCK = re.compile(r"\b(time|day|date|month|year|weather|raining|sunny|cold|hot)\b", re.I)
 """"What time is it?": an "it" that points at nothing told."""
 
 
@@ -193,7 +203,12 @@ def points_back(question: str) -> bool:
         return True
     if not _BACK.search(q) or _CLOCK.search(q):
         return False
-    return not asked_of(q)
+    # "Which city is it in?": a word asking the kind of answer (city, day, name) is no
+    # subject of its own, the pronoun's is the conversation's
+    return not asked_of(q) - _FORM_STEMS
+
+
+_FORM_STEMS = frozenset(stem(w) for w in forms.FORM_WORDS)
 
 
 _KIND_ASK = re.compile(r"\b(what|which)\s+(kind|type|sort|breed)s?\s+of\b", re.I)

@@ -40,6 +40,10 @@ _NO_VERB = re.compile(r"^(so|no|not|mostly|mainly|just|only|very|really|especial
 _NAME_ASK = re.compile(r"\b(names?|called|call|surname|nicknames?)\b", re.I)
 _GERUND = re.compile(r"^\w+ing\b", re.I)
 _OPENS_WITH_I = re.compile(r"^\W*(?:[A-Za-z]+,\s+)?(i|we)\b", re.I)
+_BY_NAME = re.compile(r"\W*(my|our)(\s+(?!is\b|was\b|are\b|were\b|has\b|had\b)[\w-]+){1,3}"
+                      r"\s+and\s+", re.I)
+"""A sentence's start naming someone of the user's before "and I" ("My partner Dana and")."""
+_WITH_ME = re.compile(r"(i|me)\b", re.I)
 
 
 def _fragment(piece: str) -> bool:
@@ -70,6 +74,9 @@ def split(statement: str) -> tuple[str, ...]:
     parts: list[list[int]] = []
     for span in spans:
         piece = text[span[0]:span[1]]
+        if len(parts) == 1 and _WITH_ME.match(piece) and _BY_NAME.fullmatch(text[:span[0]]):
+            parts[-1][1] = span[1]  # "My partner Dana and I adopted ...": one subject
+            continue
         if parts and (_fragment(piece) or _POINTS_BACK.match(piece)):
             parts[-1][1] = span[1]  # "Juno", "she's three": with the part before
             continue

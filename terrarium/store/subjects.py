@@ -21,11 +21,11 @@ import re
 from collections.abc import Iterable
 
 from terrarium.store import forms
+from terrarium.store.lexicon import kind_of
 
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
-           "is_statement",
-           "may_refer", "mentions_user", "refers_to_told", "relevant", "stem", "strip_opening",
-           "subject_terms", "tells_known"]
+           "holds_answer_form", "is_statement", "may_refer", "mentions_user", "names_kind",
+           "refers_to_told", "relevant", "stem", "strip_opening", "subject_terms", "tells_known"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -309,9 +309,29 @@ def relevant(note: str, question: str, *, attitudes: bool = True) -> bool:
         return True
     if bool(terms & _COUNTED) and has_number(note):
         return True
+    if names_kind(said, question):
+        return True
     # "And where am I now?", "Where do we keep it?": no subject of its own, so the answer's
     # kind (a place, a day, a name) says what it is about ("... in Cornwall.")
     return not _own_subjects(question) and forms.fits(note, question)
+
+
+def names_kind(said: Iterable[str], question: str) -> bool:
+    """Whether one of the words ``said`` names a thing of a kind ``question`` asks by its
+    own words: "tortoise" for "What reptile do I own?", "piano" for "What instrument do I
+    teach?" (WordNet's nouns, :mod:`terrarium.store.lexicon`; words of asking about a
+    thing, "name", "time", "day", do not count)."""
+    asked = [w for w in subject_terms(question, related=False) if stem(w) not in _NEUTRAL]
+    mine = {stem(w) for w in asked}
+    return bool(asked) and any(kind_of(w, asked) for w in said if stem(w) not in mine)
+
+
+def holds_answer_form(note: str, question: str) -> bool:
+    """Whether ``note`` holds the kind of answer ``question``'s form asks: a number for
+    "how old", "how many" ("My nephew turns nine."), a place for "where" or "which town", a
+    day or time for "when", a name for "what ... called"."""
+    counted = bool(_stems(subject_terms(question, related=False)) & _COUNTED)
+    return (counted and has_number(note)) or forms.fits(note, question)
 
 
 _NAME_STEMS = frozenset(stem(w) for w in RELATED[0])
@@ -381,9 +401,16 @@ def is_statement(text: str) -> bool:
         t = untagged
     if not t or t.rstrip("\"')").endswith("?"):
         return False
-    if _QUESTION_START.match(t) and not _PLAN.match(t) and not _NAMING.match(t):
+    if (_QUESTION_START.match(t) and not _PLAN.match(t) and not _NAMING.match(t)
+            and not _SUBORDINATE.match(t)):
         return False
     return any(w.lower() not in _SOCIAL for w in _WORD.findall(t))
+
+
+_SUBORDINATE = re.compile(r"^\W*(when|where|whenever|wherever)\s+(i|we|my|our|i'm|i've|i'd|"
+                          r"we're|we've|we'd)\b", re.I)
+"""A statement opening with a clause of time or place, not asking: "When I was working at
+the zoo in Derby, ..." ("When did I ...?", "Where am I ...?" invert)."""
 
 
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd|i'll|we|us|our|ours|"

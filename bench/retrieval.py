@@ -1,0 +1,87 @@
+"""Retrieval alone, without a model: for every recall ask of a conversation set, is an
+expected word in what the speaker would be handed?
+
+``bench/conversation.py`` reports "answer handed over N" from a run of the whole voice team
+(minutes to hours on a shared machine). What the speaker is handed does not depend on any
+model: the router's notes (``terrarium.controller.recall.recall`` with the router's
+``memory_facts``, ``memory_notes`` and ``memory_recent``) over the run's memory store, and
+the utterance itself. This tells each dialogue's turns to a fresh store the way the router
+records them and checks each ask, so a retrieval change is measured in seconds. It does
+not judge the reply (but says how often the first note holds the answer: the model
+answers from it best); a turn the router would take for a statement is counted as if it
+reached the speaker (so N here can be a little above the run's).
+
+Run: ``python bench/retrieval.py --set dev4 [-v]`` (``-v``: each ask missed, with its notes).
+The blind sets are refused: they are for judging the whole team, never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import anyio
+from conversation import SETS  # bench/conversation.py, beside this
+from conversation_data import UNKNOWN
+
+from terrarium.config import load_team
+from terrarium.controller.incoming import Incoming
+from terrarium.controller.recall import recall, record
+from terrarium.store import MemoryStore
+
+ROOT = Path(__file__).resolve().parent.parent
+JUDGES = {"blind3", "blind4", "blind5"}
+"""Sets this never runs: held out or blind (their texts are never read)."""
+
+
+def router_limits() -> tuple[int, int, int]:
+    """The router's ``memory_recent``, ``memory_facts`` and ``memory_notes``."""
+    cfg = load_team(ROOT / "examples" / "voice_assistant").creatures["router"].config
+    return cfg.memory_recent, cfg.memory_facts, cfg.memory_notes
+
+
+async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int, int, int],
+                 ) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bool]]:
+    """Each ask of ``dialogue`` (text, expected words) with its notes and whether an expected
+    word is in them, the previous utterance or the ask itself."""
+    recent, facts, notes = limits
+    out = []
+    with MemoryStore() as memory:
+        for text, expect in dialogue:
+            item = Incoming(text=text, channel="user_input")
+            got = await recall(memory, [item], creature="router", recent=recent, matches=0,
+                               facts=facts, notes=notes)
+            if expect and expect != ("UNKNOWN",):
+                seen = " ".join([*got.notes, *got.recent, text]).lower()
+                out.append((text, expect, got.notes, any(e.lower() in seen for e in expect)))
+            await record(memory, [item], creature="router", facts=facts > 0)
+    return out
+
+
+def main(name: str, verbose: bool) -> None:
+    if name in JUDGES:
+        raise SystemExit(f"{name} is held out or blind: run it through bench/conversation.py")
+    limits = router_limits()
+    dialogues = [[(s.text, s.expect) for s in d] for d in SETS[name]()]
+    t0 = time.process_time()
+    asks = hit = first = 0
+    for d, dialogue in enumerate(dialogues):
+        cleaned = [(t, ("UNKNOWN",) if e == (UNKNOWN,) else e) for t, e in dialogue]
+        for text, expect, notes, ok in anyio.run(handed, cleaned, limits):
+            asks += 1
+            hit += ok
+            first += bool(notes) and any(e.lower() in notes[0].lower() for e in expect)
+            if verbose and not ok:
+                print(f"  d{d + 1} {text!r} {expect} <- {list(notes)}")
+    cpu = time.process_time() - t0
+    print(f"{name}: answer handed over {hit} of {asks} asks, in the first note {first} "
+          f"({cpu:.2f} s CPU)")
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--set", default="dev4")
+    p.add_argument("-v", "--verbose", action="store_true")
+    a = p.parse_args()
+    main(a.set, a.verbose)
