@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts
 from terrarium.store.asked import names_someone, points_back
-from terrarium.store.corrections import apply_correction, goes_on, is_correction
+from terrarium.store.corrections import apply_correction, goes_on, is_correction, marks_change
 from terrarium.store.subjects import (
     about_user,
     asks_advice,
@@ -234,6 +234,7 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for i, text in enumerate(said):
         if not is_correction(text):
+            _changed(out, said[:i], text)
             continue
         before = [t for t in said[:i] if is_statement(t) and not is_correction(t)]
         if not before:
@@ -245,6 +246,19 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
         elif relevant(text, previous, attitudes=False):  # the same subject, said anew
             out[before[-1]] = text
     return out
+
+
+def _changed(out: dict[str, str], before: Sequence[str], text: str) -> None:
+    """Put ``text`` in place of the newest statement ``before`` it on its subject when it
+    says the user changed ("I've gone off coffee, it's green tea now." after "I drink coffee
+    every morning.", :func:`marks_change`): only the newer is handed over."""
+    if not (marks_change(text) and is_statement(text)):
+        return
+    for old in reversed(before):
+        if is_statement(old) and not is_correction(old) and old not in out and \
+                relevant(text, old, attitudes=False) and mentions_user(old):
+            out[old] = text
+            return
 
 
 def joined(fixed: dict[str, str], said: Sequence[str]) -> dict[str, str]:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import itertools
 import re
 
-__all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "opens_aside",
-           "without_marks"]
+__all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "marks_change",
+           "opens_aside", "without_marks"]
 
 _MARKS = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|hmm|well|wait|hang on|sorry|oops|no|nope|actually|correction|"
@@ -141,3 +141,20 @@ def apply_correction(previous: str, correction: str) -> str | None:
             new = key if kind == "name" or not m.group(0)[:1].isupper() else key.capitalize()
             return previous[:m.start()] + new + previous[m.end():]
     return None
+
+
+_CHANGE = re.compile(
+    r"\b(?:these\s+days|nowadays|lately|any\s*more|no\s+longer|not\s+any\s+longer|"
+    r"instead|changed\s+my\s+mind|gone\s+off|went\s+off|gone\s+back|went\s+back|"
+    r"switched|moved\s+on|(?:i|we)\s+(?:now|only)\s+\w+|started\s+\w+ing\b[^.]*\bagain|"
+    r"(?:i'm|we're|i\s+am|we\s+are)\s+(?:more\s+)?into\b[^.]*\bnow)\b", re.I)
+"""Words telling that what follows replaces what was so before: "These days I prefer
+purple.", "I've gone off tea.", "I started eating meat again.", "Now I only drink oat
+milk." (not a bare "now": "I'm tired now." changes nothing told)."""
+
+
+def marks_change(text: str) -> bool:
+    """Whether ``text`` (a statement) says a preference or habit changed: the newest word
+    on its subject, in place of an older statement of it ("My favourite tea was green." then
+    "These days I prefer rooibos.")."""
+    return _CHANGE.search(text) is not None

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable
 
 from terrarium.store import forms
+from terrarium.store.keep import kept
 from terrarium.store.lexicon import kind_of
 
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
@@ -395,7 +396,7 @@ def is_statement(text: str) -> bool:
     """Whether ``text`` tells something rather than asks, greets, thanks or says goodbye
     (the user's statement closed by a tag question still tells: "My aunt turns ninety, can
     you believe it?"; "It's cold, isn't it?" asks)."""
-    t = text.strip()
+    t = kept(text) or text.strip()  # "Remember that my locker is 42.": it tells
     untagged = _TAG_QUESTION.sub(".", t)
     if untagged != t and mentions_user(untagged):
         t = untagged
@@ -559,5 +560,5 @@ def strip_opening(text: str) -> str:
     """``text`` without a greeting or filler at its start, nor a tag question at its end:
     "Hey, I'm Priya." -> "I'm Priya.", "My aunt is ninety, can you believe it?" -> "My aunt
     is ninety."."""
-    rest = _OPENING.sub("", _TAG_QUESTION.sub(".", text.strip()))
+    rest = _OPENING.sub("", _TAG_QUESTION.sub(".", kept(text) or text.strip()))
     return rest[:1].upper() + rest[1:] if rest else text.strip()

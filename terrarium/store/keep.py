@@ -1,0 +1,63 @@
+"""What the user asks to be kept: "remember that …", "don't let me forget …", "note …".
+
+"Remember that my locker is 42." is worded as a command, so it was never taken for a
+statement: it was never a note, and "What's my locker number?" two turns later found
+nothing. The request to keep it is only a frame around a statement; :func:`kept` gives the
+statement inside ("My locker is 42.") and :func:`terrarium.store.subjects.is_statement` and
+:func:`terrarium.store.subjects.strip_opening` read the utterance as that statement. Read by
+form, not by the fact kept: a frame of keeping (remember, note, keep in mind, don't forget,
+make a note, "remind me … that"), then a clause that tells something ("that …", or one
+opening with the user or an article, with a verb of being, having or doing). "Do you
+remember my name?", "Remember when we went to Rome?", "Can you remember where I parked?"
+and "Remind me what my name is." ask: nothing is kept from them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = ["kept"]
+
+_FRAME = re.compile(
+    r"^\W*(?:(?:hi|hey|hello|oh|ok|okay|so|and)\b[\s,!.]*)?(?:please\s+)?"
+    r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:also\s+)?"
+    r"(?P<verb>remember|note(?:\s+down)?|make\s+(?:a\s+)?note(?:\s+of)?|take\s+(?:a\s+)?note"
+    r"(?:\s+of)?|keep\s+in\s+mind|bear\s+in\s+mind|(?:don't|do\s+not)\s+(?:let\s+me\s+)?"
+    r"forget|remind\s+me(?:\s+(?:later|tomorrow|tonight|sometime|some\s+time))?)"
+    r"(?:\s+(?:for\s+me|please))?(?P<sep>\s*[:,-]|\s+that\b)?\s+(?P<rest>.+)$", re.I)
+"""A frame of keeping at the start, and what follows it."""
+_TELLS = re.compile(r"^(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|the|a|an|this|there|"
+                    r"[A-Z][a-z]+(?:'s)?)\b", re.I)
+"""A clause that opens with who or what it tells of."""
+_ASKS = re.compile(r"^(?:what|where|when|who|whom|whose|which|why|how|if|whether|to)\b",
+                   re.I)
+"""A clause that asks ("where I parked", "what my name is") or a task ("to call Mum")."""
+_VERB = re.compile(r"\b(?:is|are|was|were|am|be|been|i'm|we're|they're|i've|we've|have|"
+                   r"has|had|do|does|did|can't|cannot|don't|doesn't|won't|will|\w+(?:ed|es))\b|"
+                   r"\b(?:i|we|they|he|she|it)\s+\w+", re.I)
+"""A verb in the clause (a statement, not a bare noun phrase: "Remember my name?")."""
+
+
+@functools.lru_cache(maxsize=512)
+def kept(text: str) -> str | None:
+    """The statement ``text`` asks to be kept ("Remember that my locker is 42." -> "My
+    locker is 42."), or None when it is not such a request."""
+    m = _FRAME.match(text.strip())
+    if m is None:
+        return None
+    rest = m.group("rest").strip()
+    if _ASKS.match(rest):
+        return None
+    said_that = m.group("sep") is not None and m.group("sep").strip().lower() == "that"
+    remind = m.group("verb").lower().startswith("remind")
+    if remind and not said_that:
+        return None  # "Remind me of my name.", "Remind me my sister's age": asked
+    if not said_that and not _TELLS.match(rest):
+        return None
+    if not _VERB.search(rest):
+        return None  # "Remember my name?", "Note down my PIN?": asked, nothing told
+    rest = re.sub(r"\?[\"')]*$", ".", rest)
+    if not rest.endswith((".", "!")):
+        rest += "."
+    return rest[:1].upper() + rest[1:]
