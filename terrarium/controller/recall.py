@@ -39,7 +39,13 @@ from dataclasses import dataclass
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts
 from terrarium.store.asked import names_someone, points_back
-from terrarium.store.corrections import apply_correction, goes_on, is_correction, marks_change
+from terrarium.store.corrections import (
+    apply_correction,
+    goes_on,
+    is_correction,
+    marks_change,
+    tells_habit,
+)
 from terrarium.store.subjects import (
     about_user,
     asks_advice,
@@ -251,12 +257,15 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
 def _changed(out: dict[str, str], before: Sequence[str], text: str) -> None:
     """Put ``text`` in place of the newest statement ``before`` it on its subject when it
     says the user changed ("I've gone off coffee, it's green tea now." after "I drink coffee
-    every morning.", :func:`marks_change`): only the newer is handed over."""
+    every morning.", :func:`marks_change`): only the newer is handed over. On its subject:
+    each relevant to the other, or the older tells a liking or habit ("My favourite fruit is
+    mango." for "Nowadays I prefer lychees.", linked one way, by the kind "fruit")."""
     if not (marks_change(text) and is_statement(text)):
         return
     for old in reversed(before):
         if is_statement(old) and not is_correction(old) and old not in out and \
-                relevant(text, old, attitudes=False) and mentions_user(old):
+                relevant(text, old, attitudes=False) and mentions_user(old) and \
+                (relevant(old, text, attitudes=False) or tells_habit(old)):
             out[old] = text
             return
 

@@ -18,7 +18,7 @@ import itertools
 import re
 
 __all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "marks_change",
-           "opens_aside", "without_marks"]
+           "opens_aside", "tells_habit", "without_marks"]
 
 _MARKS = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|hmm|well|wait|hang on|sorry|oops|no|nope|actually|correction|"
@@ -158,3 +158,13 @@ def marks_change(text: str) -> bool:
     on its subject, in place of an older statement of it ("My favourite tea was green." then
     "These days I prefer rooibos.")."""
     return _CHANGE.search(text) is not None
+
+
+_HABIT = re.compile(r"\b(?:favou?rites?|love|loves|like|likes|prefer|prefers|enjoy|enjoys|into|"
+                    r"fan\s+of|used\s+to|always|usually|every|mostly|only)\b", re.I)
+
+
+def tells_habit(text: str) -> bool:
+    """Whether ``text`` tells a liking or a habit ("My favourite fruit is mango.", "I always
+    cycle to work."), which a later change replaces; not "My brother lives in Derry."."""
+    return _HABIT.search(text) is not None

@@ -36,7 +36,8 @@ _ASKS = re.compile(r"^(?:what|where|when|who|whom|whose|which|why|how|if|whether
 _VERB = re.compile(r"\b(?:is|are|was|were|am|be|been|i'm|we're|they're|i've|we've|have|"
                    r"has|had|do|does|did|can't|cannot|don't|doesn't|won't|will|\w+(?:ed|es))\b|"
                    r"\b(?:i|we|they|he|she|it)\s+\w+", re.I)
-"""A verb in the clause (a statement, not a bare noun phrase: "Remember my name?")."""
+"""A verb in a clause closed by a question mark (a statement, "Can you remember my son's
+school is Fairfield?", not a bare noun phrase: "Remember my name?")."""
 
 
 @functools.lru_cache(maxsize=512)
@@ -55,7 +56,7 @@ def kept(text: str) -> str | None:
         return None  # "Remind me of my name.", "Remind me my sister's age": asked
     if not said_that and not _TELLS.match(rest):
         return None
-    if not _VERB.search(rest):
+    if rest.rstrip("\"')").endswith("?") and not _VERB.search(rest):
         return None  # "Remember my name?", "Note down my PIN?": asked, nothing told
     rest = re.sub(r"\?[\"')]*$", ".", rest)
     if not rest.endswith((".", "!")):
