@@ -30,8 +30,8 @@ DEV5: list[list[Turn]] = [
      ("What breed did we get?", "greyhound"), ("Where did it come from?", "rescue")],
     [("My neighbour Farida is ninety-one.",), ("How old is she?", "ninety-one", "91")],
     [("I've got a new bike, a Brompton.",), ("What make is it?", "Brompton")],
-    [("My son plays rugby for the under-twelves.",), ("What sport again?", "rugby"),
-     ("And which team is he in?", "twelve")],
+    [("Our youngest lad has hockey training with the under-elevens on Fridays.",),
+     ("What sport again?", "hockey"), ("And which team is he in?", "eleven")],
     # told in passing, inside a complaint or a story
     [("Honestly the bus to the bakery where I do early shifts was late again.",),
      ("Where do I work?", "bakery")],

@@ -519,11 +519,16 @@ def refers_to_told(question: str, told: Iterable[str]) -> bool:
         # "Which city's shipyard is it?" after "I weld at the shipyard in Belfast.": the
         # city is asked for, and the statement holds a place; the shipyard is in it
         rest = own - _FORM_STEMS if forms.fits(t, question) else own
-        if mentions_user(t) and rest and all(akin(o, have) for o in rest):
-            return True
+        if mentions_user(t) and rest and all(akin(o, have) or _told_kind(o, t) for o in rest):
+            return True  # "What sport again?" after "... has hockey training ...": WordNet
         if own and own <= have and is_statement(t):
             return True  # "The car's MOT is due on the 2nd.": told of theirs without "my"
     return False
+
+
+def _told_kind(asked: str, told: str) -> bool:
+    """Whether a word of ``told`` names a thing of the kind ``asked`` (a stem)."""
+    return any(kind_of(w, [asked]) for w in _content(told))
 
 
 def asks_advice(text: str) -> bool:
