@@ -124,7 +124,10 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
             # question was about what the user told of last ("My cat's a Ragdoll ..."),
             # so she is theirs (not after "Who wrote Dracula?")
             last = _told_last(newest[:4]) if names_someone(question) else ""
-            previous = last if last and relevant(last, previous, attitudes=False) else ""
+            # or it holds what the pronoun ask asks ("What is he learning?" after "My
+            # grandson ... is learning the violin." and a question about the weather)
+            previous = last if last and (relevant(last, previous, attitudes=False) or
+                                         relevant(last, question, attitudes=False)) else ""
             if not previous:
                 return ()  # "When is Arlo's birthday?" after "My nephew Arlo ..." was about them
         facts = [f for f in facts if relevant(f, previous)]
