@@ -27,6 +27,19 @@ _FRAME = re.compile(
     r"forget|remind\s+me(?:\s+(?:later|tomorrow|tonight|sometime|some\s+time))?)"
     r"(?:\s+(?:for\s+me|please))?(?P<sep>\s*[:,-]|\s+that\b)?\s+(?P<rest>.+)$", re.I)
 """A frame of keeping at the start, and what follows it."""
+_TELL_FRAME = re.compile(
+    r"^\W*(?:(?:oh|so|and|hey)\b[\s,]*)?(?:(?:guess\s+what|(?:do\s+)?you\s+know\s+what|"
+    r"tell\s+you\s+what|let\s+me\s+tell\s+you|fun\s+fact|believe\s+it\s+or\s+not)"
+    r"(?=\s*[:,!-])|(?:can|could|would)\s+you\s+believe|did\s+i\s+(?:ever\s+)?(?:tell|"
+    r"mention\s+to)\s+you|have\s+i\s+(?:told|mentioned\s+to)\s+you|i\s+(?:have|had|must)\s+"
+    r"to\s+(?:say|tell\s+you))(?P<sep>\s*[:,!-]+|\s+that\b)?\s+(?P<rest>.+)$", re.I)
+"""A frame of telling, around a statement: "Did I tell you my son got into Durham?", "Can
+you believe my landlord put the rent up?", "Guess what, ..." (a comma or colon after
+"guess what", "you know what": "Do you know what my name is?" asks)."""
+_EXCLAIM = re.compile(r"^\W*(?:how\s+(?!many\b|much\b|old\b|long\b|far\b|often\b)[a-z]+|"
+                      r"what\s+an?(?:\s+[a-z]+){1,2})\s*[,!]+\s+(?P<rest>.+)$", re.I)
+"""An exclamation before what is told: "How annoying, my train ...", "What a week, the
+boiler at my flat in Hull ..."."""
 _TELLS = re.compile(r"^(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|the|a|an|this|there|"
                     r"[A-Z][a-z]+(?:'s)?)\b", re.I)
 """A clause that opens with who or what it tells of."""
@@ -34,7 +47,10 @@ _ASKS = re.compile(r"^(?:what|where|when|who|whom|whose|which|why|how|if|whether
                    re.I)
 """A clause that asks ("where I parked", "what my name is") or a task ("to call Mum")."""
 _VERB = re.compile(r"\b(?:is|are|was|were|am|be|been|i'm|we're|they're|i've|we've|have|"
-                   r"has|had|do|does|did|can't|cannot|don't|doesn't|won't|will|\w+(?:ed|es))\b|"
+                   r"has|had|do|does|did|can't|cannot|don't|doesn't|won't|will|\w+(?:ed|es)|"
+                   r"got|gets|went|goes|made|makes|took|takes|came|comes|left|won|lost|bought|"
+                   r"sold|broke|fell|ran|began|became|found|gave|told|met|caught|drove|rode|"
+                   r"keeps?)\b|"
                    r"\b(?:i|we|they|he|she|it)\s+\w+", re.I)
 """A verb in a clause closed by a question mark (a statement, "Can you remember my son's
 school is Fairfield?", not a bare noun phrase: "Remember my name?")."""
@@ -43,21 +59,32 @@ school is Fairfield?", not a bare noun phrase: "Remember my name?")."""
 @functools.lru_cache(maxsize=512)
 def kept(text: str) -> str | None:
     """The statement ``text`` asks to be kept ("Remember that my locker is 42." -> "My
-    locker is 42."), or None when it is not such a request."""
-    m = _FRAME.match(text.strip())
+    locker is 42."), or frames by telling ("Did I tell you my son got into Durham?", "How
+    annoying, my train was cancelled."), or None when it is neither."""
+    m = _FRAME.match(text.strip()) or _TELL_FRAME.match(text.strip())
     if m is None:
-        return None
+        m = _EXCLAIM.match(text.strip())
+        return _told(m.group("rest")) if m is not None else None
     rest = m.group("rest").strip()
     if _ASKS.match(rest):
         return None
     said_that = m.group("sep") is not None and m.group("sep").strip().lower() == "that"
-    remind = m.group("verb").lower().startswith("remind")
+    remind = m.re is _FRAME and m.group("verb").lower().startswith("remind")
     if remind and not said_that:
         return None  # "Remind me of my name.", "Remind me my sister's age": asked
     if not said_that and not _TELLS.match(rest):
         return None
     if rest.rstrip("\"')").endswith("?") and not _VERB.search(rest):
         return None  # "Remember my name?", "Note down my PIN?": asked, nothing told
+    return _told(rest)
+
+
+def _told(rest: str) -> str | None:
+    """``rest`` as a statement of its own (a question mark made a full stop), or None when
+    it asks (after an exclamation: "How odd, where did I put it?")."""
+    rest = rest.strip()
+    if _ASKS.match(rest) or not _TELLS.match(rest):
+        return None
     rest = re.sub(r"\?[\"')]*$", ".", rest)
     if not rest.endswith((".", "!")):
         rest += "."

@@ -117,3 +117,46 @@ def test_an_article_and_one_word_before_and_name_one_thing() -> None:
         "My uncle owns a bread and cake stall at the market",)
     assert len(split("I live in Lund, drive a tractor and sing in a choir.")) == 3
     assert len(split("I sold a bike and bought a kayak.")) == 2
+
+
+@pytest.mark.parametrize(("text", "inside"), [
+    ("Did I tell you my nephew Rafe got into the navy?", "My nephew Rafe got into the navy."),
+    ("Can you believe our boiler broke down again?", "Our boiler broke down again."),
+    ("Guess what, I passed my welding exam!", "I passed my welding exam!"),
+    ("How typical, my bus to the depot where I work was cancelled.",
+     "My bus to the depot where I work was cancelled."),
+    ("What a morning, the dog ate my sandwich.", "The dog ate my sandwich."),
+])
+def test_a_story_framed_as_a_question_or_an_exclamation_tells(text: str, inside: str) -> None:
+    assert kept(text) == inside
+    assert is_statement(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Do you know what my name is?", "Did I tell you my address?", "How tall am I?",
+    "How odd, where did I leave my keys?", "Can you believe it?",
+    "Did I tell you about my holiday?",
+])
+def test_a_question_in_such_a_frame_still_asks(text: str) -> None:
+    assert kept(text) is None
+    assert not is_statement(text)
+
+
+def test_a_fact_told_inside_a_complaint_is_handed_over_later() -> None:
+    with MemoryStore() as memory:
+        told(memory, "How annoying, the car park at the clinic where I'm a receptionist is "
+                     "full again.", "What's the capital of Chile?")
+        got = notes(memory, "Where do I work?")
+        assert got and "clinic" in got[0]
+
+
+def test_a_pronoun_ask_after_a_world_question_takes_what_was_told_of_that_person() -> None:
+    with MemoryStore() as memory:
+        told(memory, "My goddaughter Zinnia is studying marine biology.",
+             "Is it going to snow this week?")
+        got = notes(memory, "What is she studying?")
+        assert got and "marine" in got[0]
+    with MemoryStore() as memory:
+        told(memory, "Our youngest has judo lessons on Thursdays.")
+        got = notes(memory, "Which sport, again?")
+        assert got and "judo" in got[0]
