@@ -48,6 +48,7 @@ from terrarium.store.corrections import (
 )
 from terrarium.store.subjects import (
     about_user,
+    asked_of,
     asks_advice,
     holds_answer_form,
     is_statement,
@@ -127,7 +128,7 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
             # or it holds what the pronoun ask asks ("What is he learning?" after "My
             # grandson ... is learning the violin." and a question about the weather)
             previous = last if last and (relevant(last, previous, attitudes=False) or
-                                         relevant(last, question, attitudes=False)) else ""
+                                         _shares_asked(last, question)) else ""
             if not previous:
                 return ()  # "When is Arlo's birthday?" after "My nephew Arlo ..." was about them
         facts = [f for f in facts if relevant(f, previous)]
@@ -190,6 +191,12 @@ def _conversation(newest: Sequence[MemoryHit]) -> str:
 _GOES_BY = re.compile(r"\b(call|calls|go by|goes by|known as|nicknames?|prefer|usually|"
                       r"everyone|people|friends|(actual|real|full|proper|legal) name)\b", re.I)
 """A question of which of their names: the one they go by, or their real one."""
+
+
+def _shares_asked(told: str, question: str) -> bool:
+    """Whether ``told`` holds one of the words ``question`` asks of, itself (not a number
+    for "how old": "How old was he then?" after "Who wrote Dracula?" is of the author)."""
+    return bool(asked_of(question) & {stem(w) for w in subject_terms_own(told)})
 
 
 def _told_last(newest: Sequence[MemoryHit]) -> str:
