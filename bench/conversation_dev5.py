@@ -139,7 +139,7 @@ DEV5: list[list[Turn]] = [
      ("What am I allergic to?", "nut"), ("What pass do I have?", "zoo"),
      ("What's the cat's name?", "Juniper")],
     [("My phone is a cracked Pixel.",), ("I keep dropping it.",),
-     ("What phone have I got?", "Pixel")],
+     ("Which handset do I use?", "Pixel")],
     [("My meeting with the bank is at ten.",), ("No wait, it's at half eleven.",),
      ("What time is the bank meeting?", "half eleven", "11")],
     [("I'm into jazz.",), ("Scratch that, I mostly listen to folk these days.",),
