@@ -87,18 +87,22 @@ history_turns: 2
 output: {default: out, named_outputs: {out: {type: stdout}}}
 """
 SCRIPT = 'default_reply: "Heard you."\nchunk: 64\n'
+STREAMED = "Heard you. " * 12  # 132 characters (bench/serve_turn.py --chunk)
 
 
-def write_team(folder: Path, double_texting: str = "enqueue") -> Path:
+def write_team(folder: Path, double_texting: str = "enqueue", chunk: int | None = None
+               ) -> Path:
     """The echo team; ``double_texting`` its creature's (the default, enqueue, is left
-    unwritten, so a checkout from before the option runs the same team)."""
+    unwritten, so a checkout from before the option runs the same team). ``chunk``: the
+    reply is ``STREAMED`` in deltas of that many characters instead (a model's stream)."""
     (folder / "echo").mkdir(parents=True, exist_ok=True)
     (folder / "terrarium.yaml").write_text(TEAM)
     mode, _, wait = double_texting.partition(":")  # merge:0.02 -> its double_texting_wait
     extra = "" if mode == "enqueue" else f"double_texting: {mode}\n"
     extra += f"double_texting_wait: {wait}\n" if wait else ""
     (folder / "echo" / "config.yaml").write_text(CREATURE + extra)
-    (folder / "echo" / "script.yaml").write_text(SCRIPT)
+    (folder / "echo" / "script.yaml").write_text(
+        SCRIPT if chunk is None else f'default_reply: "{STREAMED}"\nchunk: {chunk}\n')
     return folder
 
 

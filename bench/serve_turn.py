@@ -45,12 +45,13 @@ from serve_input import count_writes
 ROOT = Path(__file__).resolve().parent.parent
 
 
-async def child(sessions: int, inputs: int, rounds: int, profile: str | None) -> dict[str, Any]:
+async def child(sessions: int, inputs: int, rounds: int, profile: str | None,
+                chunk: int | None = None) -> dict[str, Any]:
     from terrarium.config import load_team
     from terrarium.serve import ServeSettings, create_app
 
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app(load_team(write_team(Path(tmp) / "team")), ServeSettings(
+        app = create_app(load_team(write_team(Path(tmp) / "team", chunk=chunk)), ServeSettings(
             runs_dir=Path(tmp) / "runs", rate=1e6, warm_up=False, idle_unload=3600))
         mgr = app.state.manager
         async with anyio.create_task_group() as tg:
@@ -98,12 +99,17 @@ async def child(sessions: int, inputs: int, rounds: int, profile: str | None) ->
             "rows": counts["rows"] / n, "load": os.getloadavg()[0]}
 
 
-def instructions(trees: list[Path], sessions: int, inputs: int) -> None:
+def instructions(trees: list[Path], sessions: int, inputs: int, chunk: int | None) -> None:
     """Instructions per input and its turn, each tree (see the module's docstring)."""
     for tree in trees:
         os.environ["PYTHONPATH"] = str(tree)
+        # one plain run first: a module changed since its last import is compiled (and its
+        # .pyc written) by the first run only, which would charge it to the inputs
+        subprocess.run([sys.executable, __file__, "--child", "--sessions", "1", "--inputs",
+                        "1", "--rounds", "1"], check=True, capture_output=True)
         counts = [valgrind_instructions([__file__, "--child", "--sessions", str(sessions),
-                                         "--inputs", str(n), "--rounds", "1"])
+                                         "--inputs", str(n), "--rounds", "1",
+                                         *(["--chunk", str(chunk)] if chunk else [])])
                   for n in (inputs, 0)]
         print(f"{tree}: {(counts[0] - counts[1]) / (sessions * inputs) / 1e6:.2f} million "
               f"instructions per input and its turn ({sessions} sessions x {inputs} inputs, "
@@ -120,15 +126,18 @@ def main() -> None:
     ap.add_argument("--profile", metavar="FILE", help="cProfile (CPU) of each run's last round")
     ap.add_argument("--instructions", action="store_true",
                     help="count instructions per input with valgrind instead of timing")
+    ap.add_argument("--chunk", type=int, default=None,
+                    help="the reply streamed in deltas of this many characters (132 in all; "
+                    "default: bench/serve.py's one-delta reply)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(anyio.run(child, args.sessions, args.inputs, args.rounds,
-                                   args.profile)))
+                                   args.profile, args.chunk)))
         return
     trees = [ROOT] + ([args.code.resolve()] if args.code else [])
     if args.instructions:
-        instructions(trees, args.sessions, args.inputs)
+        instructions(trees, args.sessions, args.inputs, args.chunk)
         return
     got: dict[Path, list[dict[str, Any]]] = {t: [] for t in trees}
     print(f"{args.sessions} sessions x {args.inputs} inputs, best of {args.rounds} rounds a "
@@ -136,7 +145,8 @@ def main() -> None:
     for run in range(args.runs):
         for tree in trees:
             cmd = [sys.executable, __file__, "--child", "--sessions", str(args.sessions),
-                   "--inputs", str(args.inputs), "--rounds", str(args.rounds)]
+                   "--inputs", str(args.inputs), "--rounds", str(args.rounds),
+                   *(["--chunk", str(args.chunk)] if args.chunk else [])]
             if args.profile:
                 cmd += ["--profile", f"{args.profile}.{len(got[tree])}"
                         + (".other" if tree != ROOT else "")]

@@ -4,6 +4,7 @@ transport may let it go, and a resumed run gets back what no turn consumed."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Container, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ class Consumption:
     """The hub's ``mark_consumed`` and ``resume``; the attributes are the hub's own."""
 
     _record: ChannelRecord | None
+    announce_with_rows: bool
     _inboxes: dict[str, Receiver]
     bus: EventBus
     transport: Transport
@@ -28,13 +30,25 @@ class Consumption:
                             also: Sequence[tuple[str, Sequence[tuple[Any, ...]]]] = ()) -> None:
         """Record that ``receiver``'s turn consumed these messages (idempotent), with
         ``also``'s log rows in the same transaction, then tell the bus (after the write, so
-        a watcher never sees a consumption the log lacks)."""
+        a watcher never sees a consumption the log lacks). With ``announce_with_rows``
+        (the hub's writer is shared with an event log that shows only committed events:
+        ``terrarium serve``) the bus is told first, so the ``message_consumed`` rows go in
+        the consumption's own transaction rather than a commit of their own."""
         ids = (message_ids,) if isinstance(message_ids, str) else tuple(message_ids)
         if self._record is not None:
-            now = await self._record.consumed(receiver, ids, also)
-            if self.bus._subs:
-                for mid in ids:
-                    self.bus.publish(MessageConsumed(message_id=mid, creature=receiver, ts=now))
+            if self.announce_with_rows:
+                now = time.time()
+                if self.bus._subs:
+                    for mid in ids:
+                        self.bus.publish(MessageConsumed(message_id=mid, creature=receiver,
+                                                         ts=now))
+                await self._record.consumed(receiver, ids, also, now=now)
+            else:
+                now = await self._record.consumed(receiver, ids, also)
+                if self.bus._subs:
+                    for mid in ids:
+                        self.bus.publish(MessageConsumed(message_id=mid, creature=receiver,
+                                                         ts=now))
         # a transport that keeps its messages lets them go only now (memory: nothing to do)
         await self.transport.ack(receiver, ids)
 

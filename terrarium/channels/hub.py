@@ -118,6 +118,13 @@ class ChannelHub(BatchSending, Consumption):
         self._record = None if log is None else ChannelRecord(
             log, self.run_id, offload=offload_log, keeps_messages=self.transport.keeps_messages,
             writer=log_writer)
+        # a writer handed in is shared with an event log whose events are shown only once
+        # committed (``terrarium serve``'s sessions): a logged send's ``message_sent`` and a
+        # turn's ``message_consumed`` are announced before their rows are written, so both
+        # go in one transaction (see ``_announce``); with a writer of its own the hub
+        # announces after the write, and a live watcher never sees a message or a
+        # consumption the log lacks
+        self.announce_with_rows = self._record is not None and log_writer is not None
         # Every inbox exists before anything can be sent.
         self._inboxes: dict[str, Receiver] = {}
         for name in self.wiring:
@@ -331,6 +338,8 @@ class ChannelHub(BatchSending, Consumption):
                 delivered = await self._publish(route.lane, env, wait_limit, delivered)
         else:
             receivers = route.lane.address(env)
+            if self.announce_with_rows and self.bus._subs:  # see _announce
+                self._announce(env, receivers, delivered_too=False)
             await record.message(env, receivers, key)
             delivered = await self._publish(route.lane, env, wait_limit, 0, receivers)
         if route.taps:
@@ -338,7 +347,8 @@ class ChannelHub(BatchSending, Consumption):
         if _CRASH_ARMED:
             crashpoint("hub.send.delivered")
         if self.bus._subs:
-            self._announce(env, delivered)
+            self._announce(env, delivered,
+                           sent=record is None or not self.announce_with_rows)
         return SendResult(env, delivered)
 
     def check(self, sender: str, channel: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -373,12 +383,23 @@ class ChannelHub(BatchSending, Consumption):
         except ChannelRefusal as exc:
             await self._refuse(env.sender, env.channel, exc.message, env.payload)
 
-    def _announce(self, env: Envelope, delivered: tuple[str, ...]) -> None:
+    def _announce(self, env: Envelope, delivered: tuple[str, ...], *, sent: bool = True,
+                  delivered_too: bool = True) -> None:
+        """``message_sent`` (``sent``) and a ``message_delivered`` per receiver
+        (``delivered_too``). With ``announce_with_rows`` a logged send announces
+        ``message_sent`` before its message row is committed (``delivered_to``: the
+        receivers the row names, which a local or brokered lane delivers to or refuses
+        whole), so the event log sharing the hub's writer (``terrarium serve``) commits the
+        event in the message's transaction: the sender's first event is committed when its
+        send returns, with no commit of its own; ``message_delivered`` follows the
+        delivery."""
         publish = self.bus.publish
-        publish(MessageSent(message_id=env.id, channel=env.channel, sender=env.sender,
-                            delivered_to=delivered, payload=env.payload))
-        for r in delivered:
-            publish(MessageDelivered(message_id=env.id, channel=env.channel, receiver=r))
+        if sent:
+            publish(MessageSent(message_id=env.id, channel=env.channel, sender=env.sender,
+                                delivered_to=delivered, payload=env.payload))
+        if delivered_too:
+            for r in delivered:
+                publish(MessageDelivered(message_id=env.id, channel=env.channel, receiver=r))
 
     async def _refuse(
         self, sender: str, channel: str, reason: str, payload: Any

@@ -109,10 +109,12 @@ class ChannelRecord:
             REFUSAL_SQL, refusal_row(self.run_id, sender, channel, reason, payload))
 
     async def consumed(self, receiver: str, ids: tuple[str, ...],
-                       also: Sequence[tuple[str, Sequence[tuple[Any, ...]]]] = ()) -> float:
+                       also: Sequence[tuple[str, Sequence[tuple[Any, ...]]]] = (),
+                       now: float | None = None) -> float:
         """Commit that ``receiver`` consumed these messages (idempotent), with ``also``'s
-        rows in the same transaction (the turn's record and conversation); returns when."""
-        now = time.time()
+        rows in the same transaction (the turn's record and conversation); returns when
+        (``now``, or the time it was called)."""
+        now = time.time() if now is None else now
         crashpoint("hub.consume.before")
         await self.writer.write_ops(
             [*also, (CONSUME_SQL, [(mid, receiver, self.run_id, now) for mid in ids])])

@@ -113,6 +113,20 @@ class LogWriter:
         in ``after``, called once it is committed (not when it fails)."""
         return self._add(sql, rows, wait=False)
 
+    def put_row(self, sql: str, row: tuple[Any, ...]) -> tuple[_Batch, int]:
+        """``put`` of one row; also its place in the batch, for ``amend``."""
+        batch = self._add(sql, (row,), wait=False)
+        return batch, len(batch.ops[sql]) - 1
+
+    def amend(self, batch: _Batch, sql: str, index: int, row: tuple[Any, ...]) -> bool:
+        """Replace the row ``put_row`` placed at ``index`` while its batch is still to be
+        committed (it is the writer's current one: a batch taken for a commit is swapped
+        out first); False, changing nothing, once it is not."""
+        if batch is not self._current:
+            return False
+        batch.ops[sql][index] = row
+        return True
+
     async def _wait(self, batch: _Batch) -> None:
         at_once = _AT_ONCE.get()
         if batch is self._current and at_once and not self.offload:

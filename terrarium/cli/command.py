@@ -65,12 +65,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     """``terrarium run``: first of all the head start (``llm/server_process.py``): the
     model server this team used last time starts loading in a child process, beside the
     run's imports, and the run adopts it or stops it."""
+    from terrarium.cli import early
     from terrarium.llm.server_process import Prestart
 
-    brokered = bool(getattr(args, "broker", None)) or os.environ.get(
-        "TERRARIUM_SHARE_MODEL", "").strip().lower() in ("1", "yes", "on", "true")
     # a shared server (``llm/shared_server.py``) is another's to start
-    args.prestart = Prestart(str(Path(args.path).resolve()), spawn=not brokered)
+    spawn = not getattr(args, "broker", None) and early.wanted()
+    team = str(Path(args.path).resolve())
+    # begun by ``cli.entry`` before this module loaded, if it could tell the team then
+    began = early.take(team)
+    if began is not None and not spawn:  # not so (run_target leaves --broker out)
+        began.close()
+        began = None
+    args.prestart = began or Prestart(team, spawn=spawn)
     collector = StartCollector(getattr(args, "whole_process", False))
 
     def on_ready() -> None:  # cli/run.py calls it at the team's `ready`

@@ -274,12 +274,10 @@ class EmbeddedServer:
         url = process.take(self.shape(path), self.startup_timeout)
         if url is None:
             return False
+        # No ``/health`` request: the child answers once ``xllamacpp.Server`` has
+        # returned, which is after the model loaded and the server said it is ready (the
+        # request cost a client and a round trip on the path a second start waits on)
         self._server, self.loaded_model, self._base_url = process, path, url
-        try:
-            self._wait_healthy()
-        except ModelError:
-            self.stop()
-            return False
         return True
 
     def shape(self, path: Path) -> ServerShape:

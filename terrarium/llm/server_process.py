@@ -136,15 +136,19 @@ def last_line(path: Path, limit: int = 300) -> str | None:
 
 
 def child_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """The child's environment: this one, with two defaults (a value the user set wins).
-    llama.cpp's OpenMP workers sleep when idle (see ``embedded._import_binding``); and
-    glibc's ``malloc`` backs its large blocks with transparent huge pages: the KV cache
-    (188 MB for the voice team) is zeroed at load, and with 4 KB pages that was ~57,000
-    page faults, with 2 MB ones ~11,500 (the child's CPU to its answer 0.89 -> 0.81 s
-    median of 3 on the busy 2-core machine). Other C libraries ignore the variable."""
+    """The child's environment: this one, with llama.cpp's OpenMP workers sleeping when
+    idle (see ``embedded._import_binding``) unless the user set ``OMP_WAIT_POLICY``.
+
+    Not transparent huge pages for ``malloc`` (``GLIBC_TUNABLES=glibc.malloc.hugetlb=1``,
+    the default here for a while; a value the user sets still reaches the child): the
+    KV cache (188 MB for the voice team) is zeroed at load, in ~46,000 page faults of
+    4 KB or ~95 of 2 MB, and the 2 MB ones were cheaper at the median (the child's system
+    CPU 0.05 s against 0.10 s) but 0.15-0.59 s in a quarter to a half of the starts on
+    this virtual machine, whose free 2 MB blocks are handed back to the host (virtio
+    free page reporting) and must be faulted in again there: the second start's 0.3 s
+    that came and went (docs/performance-history.md, "The second start's 0.3 s")."""
     env = dict(environ)
     env.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
-    env.setdefault("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
     return env
 
 
@@ -203,15 +207,16 @@ class ServerProcess:
         return self.proc.pid if self.proc is not None else None
 
     def take(self, shape: ServerShape, timeout: float) -> str | None:
-        """The server's root URL if it has ``shape`` and started within ``timeout``
-        seconds; None otherwise (the child is then stopped)."""
+        """The server's root URL if it has ``shape``, started within ``timeout`` seconds
+        and is still running; None otherwise (the child is then stopped). The child
+        answers only once its server is ready, so the caller need not ask ``/health``."""
         if self.proc is None or shape != self.shape:
             self.close()
             return None
         answer = self._answer(timeout)
         url = answer.get("url") if isinstance(answer, dict) else None
-        if not isinstance(url, str):
-            gone = self.proc.poll()  # before this process stops it
+        gone = self.proc.poll()  # before this process stops it
+        if not isinstance(url, str) or gone is not None:  # no server, or no longer
             self.close()
             error = answer.get("error") if isinstance(answer, dict) else None
             why = (f"the model server process {self.child_pid} failed: {error} "

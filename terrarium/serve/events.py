@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
 import anyio
@@ -27,13 +28,14 @@ import anyio.lowlevel
 
 from terrarium.channels.log import NUMBERED_EVENT_SQL, DurableLog, sent_json, with_payload
 from terrarium.channels.writer import LogWriter
-from terrarium.events import Event, MessageSent, TurnEnded, event_json
+from terrarium.events import Event, MessageSent, OutputText, TurnEnded, event_json
 
 __all__ = ["EventWriter", "SessionEvents", "event_json"]
 
 _EVENT_SQL = "INSERT OR IGNORE INTO session_events(session_id, seq, kind, data) VALUES (?,?,?,?)"
 _TURNS_SQL = "UPDATE sessions SET turns=turns+?, updated=? WHERE id=?"
 RECENT = 128  # events kept in memory per session for reconnects; older ones are read back
+JOIN_LIMIT = 8192  # characters of text one output_text row takes by joining deltas
 
 
 _READ_SQL = (
@@ -66,6 +68,10 @@ class SessionEvents:
         self.listeners: list[Callable[[int, Event], None]] = []  # told at publish time
         self._batch: object = None  # the shared writer's batch the rows below go in
         self._staged: list[tuple[int, str, str]] = []
+        # the newest event's row while it is an output_text still to be committed: the
+        # event, its number, the batch and its place there (a next delta of that output
+        # joins it)
+        self._open: tuple[OutputText, Any, int, int] | None = None
 
     @property
     def last_seq(self) -> int:
@@ -87,6 +93,9 @@ class SessionEvents:
             stored = sent_json(event, seq)
             data = with_payload(stored, event.payload)
             self._put(seq, event, data, stored)
+        elif type(event) is OutputText and self._open is not None and self._join(event):
+            self.next_seq = seq  # (no number of its own: it joined the newest row)
+            seq -= 1
         else:
             data = event_json(event, seq)
             self._put(seq, event, data, data)
@@ -94,13 +103,36 @@ class SessionEvents:
             fn(seq, event)
         return False
 
+    def _join(self, event: OutputText) -> bool:
+        """A delta of the output whose delta is the newest event, its row not committed
+        yet: joined to that row (its text after the row's; the row keeps its number and
+        its first delta's time). What the log and every stream give is the same text in
+        the same order, once, in fewer rows: a streamed reply's deltas that arrive between
+        two commits are one ``output_text`` event (every one of them was a row, encoded
+        and streamed, before)."""
+        assert self._open is not None and self.shared is not None
+        prev, seq, batch, index = self._open
+        if (prev.creature != event.creature or prev.output != event.output
+                or len(prev.text) + len(event.text) > JOIN_LIMIT):
+            return False
+        joined = OutputText(ts=prev.ts, creature=prev.creature, output=prev.output,
+                            text=prev.text + event.text)
+        data = event_json(joined, seq)
+        if not self.shared.amend(batch, NUMBERED_EVENT_SQL, index, (
+                self.run_id, joined.ts, joined.kind, joined.creature, data, seq)):
+            return False
+        self._staged[-1] = (seq, joined.kind, data)
+        self._open = (joined, seq, batch, index)
+        return True
+
     def _put(self, seq: int, event: Event, data: str, stored: str) -> None:
         """The event's row (``stored``) into the shared writer's next commit; ``data``
         streamed once it is in."""
         shared = self.shared
         assert shared is not None
-        batch = shared.put(NUMBERED_EVENT_SQL, ((self.run_id, event.ts, event.kind,
-                                                 getattr(event, "creature", None), stored, seq),))
+        batch, index = shared.put_row(NUMBERED_EVENT_SQL, (
+            self.run_id, event.ts, event.kind, getattr(event, "creature", None), stored, seq))
+        self._open = (event, seq, batch, index) if type(event) is OutputText else None
         if isinstance(event, TurnEnded):  # the session's turn count, in the same commit
             shared.put(_TURNS_SQL, ((1, time.time(), self.session_id),))
         if batch is not self._batch:  # the first of this session's rows in this commit
@@ -124,8 +156,12 @@ class SessionEvents:
         """Committed events with seq > ``after``, oldest first (at most ``limit``)."""
         if after >= self.committed:
             return []
-        if self.recent and self.recent[0][0] <= after + 1:
-            return [r for r in self.recent if r[0] > after][:limit]
+        recent = self.recent
+        if recent and (first := recent[0][0]) <= after + 1:
+            if recent[-1][0] - first == len(recent) - 1:  # no gap (a failed commit's):
+                start = after + 1 - first  # found by its place, not by a look at each
+                return list(islice(recent, start, start + limit))
+            return [r for r in recent if r[0] > after][:limit]
         rows = self.log.query(_READ_SQL, (self.run_id, after, self.committed,
                                           self.session_id, after, self.committed, limit))
         datas = self.log.with_payloads([r[2] for r in rows])  # (message_sent: see _put)

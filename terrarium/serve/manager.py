@@ -305,15 +305,15 @@ class SessionManager:
         # its turns run (bounded: runtime/gate.py)
         first = self.gate.inputs_first() if self.gate is not None else nullcontext()
         try:
-            # the message commits before it is delivered, and the events it caused before
-            # the answer (the first event is streamable at once); each after one trip round
-            # the loop, in one transaction with every input's rows of that trip (a burst
-            # of a hundred inputs: two commits, not two hundred; writer.py)
+            # the message commits before it is delivered, with its message_sent event
+            # (the hub announces it with the row: the client's first event is committed
+            # when the answer goes), after one trip round the loop, in one transaction
+            # with every input's rows of that trip (a burst of a hundred inputs: one
+            # commit, not a hundred; writer.py). Its message_delivered events go with the
+            # writer's next commit: one commit before the 202
             with first, commit_at_once(together=True):
                 await rt.barge_in()  # (as send_user: the team has an input channel)
                 await rt.send(self.team.input_channel or "", body)
-                if self.log_writer is not None:
-                    await self.log_writer.commit_soon(together=True)
         except ChannelRefusal as exc:
             status = 413 if "max_bytes" in exc.message else 422
             raise Problem(status, exc.message, slug="refused") from None

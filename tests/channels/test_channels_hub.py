@@ -291,3 +291,40 @@ def test_hub_rejects_wiring_to_unknown_channel() -> None:
 
     with pytest.raises(RuntimeFailure, match="does not exist"):
         ChannelHub([ChannelSpec(name="a")], [CreatureWiring(name="x", listen=("b",))])
+
+
+@pytest.mark.parametrize("shared", [False, True])
+async def test_a_shared_writer_hub_announces_with_the_rows(tmp_path: Path, shared: bool) -> None:
+    """A hub handed a log writer (``terrarium serve``: shared with the session's numbered
+    events, shown only once committed) publishes ``message_sent`` before the message row
+    is committed and ``message_consumed`` before the consumption is, so a subscriber
+    writing them through that writer commits each in its row's transaction; a hub with a
+    writer of its own publishes both after the write (a live watcher never sees what the
+    log lacks). ``message_delivered`` follows the delivery either way; what the events
+    say and their order is the same."""
+    from terrarium.channels.writer import LogWriter
+
+    bus = EventBus()
+    seen: list[tuple[str, int, int]] = []  # kind; messages, consumptions committed then
+    with DurableLog(tmp_path / "log.db") as log:
+        writer = LogWriter(log) if shared else None
+        hub = queue_hub(1, bus=bus, log=log, log_writer=writer)
+        assert hub.announce_with_rows is shared
+
+        def at_publish(event: object) -> bool:
+            consumed = log.query("SELECT count(*) FROM consumptions")[0][0]
+            seen.append((getattr(event, "kind", ""), len(log.messages(hub.run_id)), consumed))
+            return False
+
+        bus.subscribe(accept=at_publish)
+        async with anyio.create_task_group() as tg:
+            if writer is not None:
+                await tg.start(writer.run)
+            async with hub:
+                res = await hub.send("s0", "work", Note(text="m"))
+                await hub.mark_consumed("l0", res.envelope.id)
+            tg.cancel_scope.cancel()
+    assert res.delivered_to == ("l0",)
+    before = 0 if shared else 1  # rows committed when announced
+    assert seen == [("message_sent", before, 0), ("message_delivered", 1, 0),
+                    ("message_consumed", 1, before)]

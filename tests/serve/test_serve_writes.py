@@ -1,7 +1,8 @@
 """What one input writes to the log (``terrarium serve``): each event once, as the run's
 numbered row; each turn's record, conversation and consumption in one transaction; the
-input's message and its first events committed before the answer (so the first event
-can be streamed at once, whatever else the server is running)."""
+input's message and its first event (``message_sent``) committed before the answer, in
+one transaction (so the first event can be streamed at once, whatever else the server
+is running), its ``message_delivered`` with the writer's next commit."""
 
 from __future__ import annotations
 
@@ -44,12 +45,16 @@ async def test_one_input_writes_each_event_once_and_each_turn_in_one_commit(
             before = len(batches)
             r = await c.post(f"/v1/sessions/{sid}/input", json={"text": "My name is Ada."})
             assert r.status_code == 202
-            # answered: the message and the events it caused are committed already
+            # answered: the message and its message_sent event are committed already
             first = events.read(r.json()["seq"])
-            assert [k for _, k, _ in first][:2] == ["message_sent", "message_delivered"]
+            assert [k for _, k, _ in first][:1] == ["message_sent"]
             post = batches[before:]
             assert any(MESSAGE_SQL in b for b in post)
             seen: list[tuple[int, str, str]] = list(first)
+            with anyio.fail_after(20):
+                while len(seen) < 2:
+                    seen += await events.wait(seen[-1][0])
+            assert [k for _, k, _ in seen][:2] == ["message_sent", "message_delivered"]
             with anyio.fail_after(20):
                 while sum(k == "turn_ended" for _, k, _ in seen) < 2:  # router's, bot's
                     seen += await events.wait(seen[-1][0])
@@ -95,15 +100,18 @@ async def test_a_sent_payload_is_stored_once_and_read_back_whole(tmp_path: Path)
         tg.cancel_scope.cancel()
     run_id = mgr.info(sid).run_id
     assert len(live) == 1 and text in live[0][2]  # the live stream: whole
-    stored = mgr.log.query("SELECT data FROM events WHERE run_id=? AND kind='message_sent'",
-                           (run_id,))
+    # (the input's: the router's turn, started meanwhile, may have sent to the bot too)
+    stored = mgr.log.query("SELECT data FROM events WHERE run_id=? AND kind='message_sent'"
+                           " AND data LIKE '%\"channel\":\"inbox\"%'", (run_id,))
     assert len(stored) == 1 and text not in stored[0][0] and '"payload"' not in stored[0][0]
-    assert mgr.log.query("SELECT count(*) FROM messages WHERE run_id=? AND payload LIKE ?",
+    assert mgr.log.query("SELECT count(*) FROM messages WHERE run_id=? AND channel='inbox'"
+                         " AND payload LIKE ?",
                          (run_id, f"%{text}%")) == [(1,)]
     # read back from the log, not the memory of recent events: the same text as live
     events.recent.clear()
-    assert [row for row in events.read(0) if row[1] == "message_sent"] == live
-    sent = [e for e in mgr.log.typed_events(run_id) if isinstance(e, MessageSent)]
+    assert [row for row in events.read(0) if row[1] == "message_sent"][:1] == live
+    sent = [e for e in mgr.log.typed_events(run_id)
+            if isinstance(e, MessageSent) and e.channel == "inbox"]
     assert [e.payload for e in sent] == [json.loads(live[0][2])["payload"]]
     assert sent[0].payload["text"] == text
     assert any(e.kind == "message_sent" and text in e.detail
@@ -156,4 +164,57 @@ async def test_a_session_keeps_two_conversations_dropping_the_older_by_its_key(
         assert len(consumed) == 5 and [m for (m,) in kept] == consumed[-2:]
     # two creatures, five turns each: the first two saves of each prune, the rest by key
     assert len(deletes) == 10 and deletes.count(DROP_SQL) == 6, deletes
+    mgr.log.close()
+
+
+async def test_an_input_is_one_commit_before_its_answer(tmp_path: Path) -> None:
+    """A loaded session's input: one transaction between the request and its 202, holding
+    its message row and its message_sent event (the hub announces the event with the row,
+    so they commit together); message_delivered and the turn's events come after, and a
+    turn's message_consumed is in its consumption's transaction."""
+    from terrarium.channels.log import NUMBERED_EVENT_SQL
+
+    app = create_app(load_team(CHAT), ServeSettings(runs_dir=tmp_path / "runs", warm_up=False))
+    mgr = app.state.manager
+    batches: list[dict[str, list[Any]]] = []
+    inner = mgr.log.write_batch
+
+    def recorded(ops: Any) -> None:
+        ops = list(ops)
+        batches.append({sql: list(rows) for sql, rows in ops})
+        inner(ops)
+
+    mgr.log.write_batch = recorded
+    async with anyio.create_task_group() as tg:
+        await tg.start(mgr.run)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            sid = (await c.post("/v1/sessions", json={})).json()["id"]
+            events = mgr.events_of(sid)
+            for text in ("My name is Ada.", "What is my name?"):  # the first loads it
+                await mgr.flush()
+                before = len(batches)
+                r = await c.post(f"/v1/sessions/{sid}/input", json={"text": text})
+                assert r.status_code == 202
+                answered = batches[before:]
+                after, ended = r.json()["seq"], 0
+                with anyio.fail_after(20):
+                    while ended < 2:  # the router's turn and the bot's
+                        rows = await events.wait(after)
+                        ended += sum(k == "turn_ended" for _, k, _ in rows)
+                        after = rows[-1][0]
+        await mgr.flush()
+        tg.cancel_scope.cancel()
+    assert len(answered) == 1, answered
+    (commit,) = answered
+    assert len(commit[MESSAGE_SQL]) == 1
+    kinds = [row[2] for row in commit[NUMBERED_EVENT_SQL]]
+    assert kinds == ["message_sent"]
+    # and every consumption's message_consumed event is in the consumption's transaction
+    consumptions = 0
+    for b in batches:
+        consumed = sum(row[2] == "message_consumed" for row in b.get(NUMBERED_EVENT_SQL, ()))
+        assert consumed == len(b.get(CONSUME_SQL, ())), b
+        consumptions += consumed
+    assert consumptions == 4  # two inputs, each the router's turn and the bot's
     mgr.log.close()
