@@ -44,6 +44,7 @@ from terrarium.store.corrections import (
     goes_on,
     is_correction,
     marks_change,
+    swap_value,
     tells_habit,
 )
 from terrarium.store.subjects import (
@@ -250,7 +251,8 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for i, text in enumerate(said):
         if not is_correction(text):
-            _changed(out, said[:i], text)
+            if not _swapped(out, said[:i], text):
+                _changed(out, said[:i], text)
             continue
         before = [t for t in said[:i] if is_statement(t) and not is_correction(t)]
         if not before:
@@ -262,6 +264,21 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
         elif relevant(text, previous, attitudes=False):  # the same subject, said anew
             out[before[-1]] = text
     return out
+
+
+def _swapped(out: dict[str, str], before: Sequence[str], text: str) -> bool:
+    """Put the value ``text`` gives in place of the word it takes back in the statement told
+    just before it ("I'm allergic to cats." + "Not cats, dogs, sorry.": :func:`swap_value`),
+    both mapping to the statement corrected; whether it did."""
+    told = [t for t in before if is_statement(t) and not is_correction(t)]
+    if not told:
+        return False
+    previous = out.get(told[-1], told[-1])
+    new = swap_value(previous, text)
+    if new is None:
+        return False
+    out[told[-1]] = out[text] = new
+    return True
 
 
 def _changed(out: dict[str, str], before: Sequence[str], text: str) -> None:

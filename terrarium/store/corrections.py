@@ -18,7 +18,7 @@ import itertools
 import re
 
 __all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "marks_change",
-           "opens_aside", "tells_habit", "without_marks"]
+           "opens_aside", "swap_value", "tells_habit", "without_marks"]
 
 _MARKS = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|hmm|well|wait|hang on|sorry|oops|no|nope|actually|correction|"
@@ -168,3 +168,39 @@ def tells_habit(text: str) -> bool:
     """Whether ``text`` tells a liking or a habit ("My favourite fruit is mango.", "I always
     cycle to work."), which a later change replaces; not "My brother lives in Derry."."""
     return _HABIT.search(text) is not None
+
+
+_PHRASE = r"[A-Za-z0-9][\w'-]*(?:\s+[\w'-]+){0,2}"
+_NOT_THIS = re.compile(
+    r"^\W*(?:(?:oh|no|sorry|oops|wait|actually|well|um|er)\b[\s,.!]*)*not\s+(?P<old>" + _PHRASE +
+    r")\s*,?\s+(?:but\s+|it's\s+|it\s+is\s+)?(?P<new>" + _PHRASE + r")"
+    r"(?:\s*,?\s*(?:sorry|actually|then|though|my\s+mistake|my\s+bad))?\W*$", re.I)
+"""A correction naming the word it takes back first: "Not cats, dogs, sorry."."""
+_THIS_NOT = re.compile(
+    r"^\W*(?:(?:oh|no|sorry|oops|wait|actually|well|um|er)\b[\s,.!]*)*(?:it's\s+|it\s+is\s+|"
+    r"i\s+said\s+|that's\s+)?(?P<new>" + _PHRASE + r")\s*,\s*not\s+(?P<old>" + _PHRASE +
+    r")\W*$", re.I)
+"""… or last: "It's dogs, not cats.", "Tuesday, not Thursday."."""
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
+_FILLER = frozenset("""thanks thank really sure much bad great fine ok okay yet now today at all
+i i'm we he she they you it that this""".split())
+
+
+def swap_value(previous: str, text: str) -> str | None:
+    """``previous`` with the word ``text`` takes back replaced by the one it gives ("I'm
+    allergic to cats." + "Not cats, dogs, sorry." -> "I'm allergic to dogs."), or None:
+    ``text`` is no such correction, or the word taken back is not in ``previous``. Any
+    kind of word, since the correction names the one it replaces ("Not bad, thanks." and
+    "Not really, I ..." take nothing back)."""
+    m = _NOT_THIS.match(text.strip()) or _THIS_NOT.match(text.strip())
+    if m is None:
+        return None
+    old, new = (_ARTICLE.sub("", m.group(k).strip()) for k in ("old", "new"))
+    if not old or not new:
+        return None
+    if {w.lower() for w in (old.split()[0], new.split()[0], new.split()[-1])} & _FILLER:
+        return None
+    found = re.search(rf"\b{re.escape(old)}\b", previous, re.I)
+    if found is None or old.lower() == new.lower():
+        return None
+    return previous[:found.start()] + new + previous[found.end():]

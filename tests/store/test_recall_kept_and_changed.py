@@ -15,7 +15,7 @@ from terrarium.config import load_team
 from terrarium.store import MemoryStore, extract_facts
 from terrarium.store.asked import points_back
 from terrarium.store.clauses import split
-from terrarium.store.corrections import marks_change
+from terrarium.store.corrections import marks_change, swap_value
 from terrarium.store.keep import kept
 from terrarium.store.subjects import is_statement, strip_opening
 from tests.script_loader import ROOT
@@ -160,3 +160,18 @@ def test_a_pronoun_ask_after_a_world_question_takes_what_was_told_of_that_person
         told(memory, "Our youngest has judo lessons on Thursdays.")
         got = notes(memory, "Which sport, again?")
         assert got and "judo" in got[0]
+
+
+def test_a_correction_naming_the_word_it_takes_back_puts_the_new_one_in() -> None:
+    assert swap_value("I'm allergic to wasps.", "Not wasps, bees, sorry.") == (
+        "I'm allergic to bees.")
+    assert swap_value("My class is on Friday.", "Thursday, not Friday.") == (
+        "My class is on Thursday.")
+    assert swap_value("I drive a Ford Ka.", "Not a Ka, a Puma.") == "I drive a Ford Puma."
+    assert swap_value("My knee is bad.", "Not bad, thanks.") is None
+    assert swap_value("I live in Leeds.", "Not really, I moved.") is None
+    assert swap_value("I live in Leeds.", "Not York, Hull.") is None  # York was never said
+    with MemoryStore() as memory:
+        told(memory, "My niece studies law.", "Not law, medicine.")
+        got = notes(memory, "What does my niece study?")
+        assert got and "medicine" in got[0] and not any(" law" in n for n in got)
