@@ -15,7 +15,7 @@ from terrarium.config import load_team
 from terrarium.store import MemoryStore, extract_facts
 from terrarium.store.asked import points_back
 from terrarium.store.clauses import split
-from terrarium.store.corrections import marks_change, swap_value
+from terrarium.store.corrections import goes_on, marks_change, swap_value
 from terrarium.store.keep import kept
 from terrarium.store.subjects import is_statement, strip_opening
 from tests.script_loader import ROOT
@@ -175,3 +175,14 @@ def test_a_correction_naming_the_word_it_takes_back_puts_the_new_one_in() -> Non
         told(memory, "My niece studies law.", "Not law, medicine.")
         got = notes(memory, "What does my niece study?")
         assert got and "medicine" in got[0] and not any(" law" in n for n in got)
+
+
+def test_a_short_hedged_fragment_goes_on_from_the_statement_before() -> None:
+    assert goes_on("Probably a labradoodle.")
+    assert goes_on("Maybe in April.")
+    assert not goes_on("Maybe I should rest.")
+    assert not goes_on("Perhaps the best holiday of my whole life was Crete.")
+    with MemoryStore() as memory:
+        told(memory, "We're planning a trip next summer.", "Most likely Montenegro.")
+        got = notes(memory, "Where are we going next summer?")
+        assert got and "Montenegro" in got[0]
