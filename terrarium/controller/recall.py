@@ -56,6 +56,7 @@ from terrarium.store.subjects import (
     may_refer,
     mentions_user,
     names_kind,
+    names_person,
     refers_to_told,
     relevant,
     stem,
@@ -116,6 +117,10 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
                    [h.text for h in reversed(newest)])
     if back:  # "How old will she be?": the subject is the previous utterance's
         previous = _conversation(newest)
+        if names_someone(question) and not names_person(previous):
+            # "Which airline does he fly for?" after "My cousin Ivo is a pilot." and "I'm so
+            # tired today.": "he" is the one last told of, not the user's tiredness
+            previous = _told_of_person(newest[:4]) or previous
         told = [fixed.get(h.text, h.text) for h in newest if is_statement(h.text)]
         if newest and not _of_user(previous) and _of_user(fixed.get(newest[0].text, "")):
             # "Where's his house?" after "My brother just bought a house." "It's in Swansea,
@@ -192,6 +197,12 @@ def _conversation(newest: Sequence[MemoryHit]) -> str:
 _GOES_BY = re.compile(r"\b(call|calls|go by|goes by|known as|nicknames?|prefer|usually|"
                       r"everyone|people|friends|(actual|real|full|proper|legal) name)\b", re.I)
 """A question of which of their names: the one they go by, or their real one."""
+
+
+def _told_of_person(newest: Sequence[MemoryHit]) -> str:
+    """The newest of ``newest`` in which the user told of someone, or ""."""
+    return next((h.text for h in newest if is_statement(h.text) and mentions_user(h.text)
+                 and names_person(h.text)), "")
 
 
 def _shares_asked(told: str, question: str) -> bool:

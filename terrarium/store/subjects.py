@@ -26,7 +26,8 @@ from terrarium.store.lexicon import kind_of
 
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
            "holds_answer_form", "is_statement", "may_refer", "mentions_user", "names_kind",
-           "refers_to_told", "relevant", "stem", "strip_opening", "subject_terms", "tells_known"]
+           "names_person", "refers_to_told", "relevant", "stem", "strip_opening", "subject_terms",
+           "tells_known"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -524,6 +525,14 @@ def refers_to_told(question: str, told: Iterable[str]) -> bool:
         if own and own <= have and is_statement(t):
             return True  # "The car's MOT is due on the 2nd.": told of theirs without "my"
     return False
+
+
+def names_person(text: str) -> bool:
+    """Whether ``text`` names someone but the user: a name, or a word for a person (WordNet:
+    "cousin", "pilot", "neighbour"; "he" and "she" point at one)."""
+    if _names_in(text) or re.search(r"\b(he|she|him|her|his)\b", text, re.I):
+        return True
+    return any(kind_of(w, ["person"]) for w in _content(text))
 
 
 def _told_kind(asked: str, told: str) -> bool:

@@ -17,7 +17,7 @@ from terrarium.store.asked import points_back
 from terrarium.store.clauses import split
 from terrarium.store.corrections import goes_on, marks_change, swap_value
 from terrarium.store.keep import kept
-from terrarium.store.subjects import is_statement, strip_opening
+from terrarium.store.subjects import is_statement, names_person, strip_opening
 from tests.script_loader import ROOT
 
 
@@ -186,3 +186,13 @@ def test_a_short_hedged_fragment_goes_on_from_the_statement_before() -> None:
         told(memory, "We're planning a trip next summer.", "Most likely Montenegro.")
         got = notes(memory, "Where are we going next summer?")
         assert got and "Montenegro" in got[0]
+
+
+def test_he_or_she_after_a_remark_of_the_users_is_the_one_told_of_before() -> None:
+    assert names_person("My godmother Ines plays the harp.")
+    assert names_person("Our plumber is useless.")
+    assert not names_person("I'm starving today.")
+    with MemoryStore() as memory:
+        told(memory, "My uncle Tobiah drives a bus for Arriva.", "I'm starving today.")
+        got = notes(memory, "Which company does he drive for?")
+        assert got and "Arriva" in got[0]
