@@ -8,7 +8,8 @@ Kinds (the categories in which blind5's retrieval missed most, by name only): fo
 passing inside a complaint or a story, "remember this for me" (the user asks that a fact be
 kept, then asks for it later), vehicles and possessions, family, several facts in one
 utterance, corrections and preferences changed later (the later value is the one asked),
-and never-said asks beside them.
+and never-said asks beside them. Part three (4 dialogues) holds probes written while
+changing, each fixed by a change of this round.
 """
 
 from __future__ import annotations
@@ -150,6 +151,15 @@ DEV5: list[list[Turn]] = [
      ("What does my NI number end in?", "47C")],
     [("So annoying, my e-bike's battery died halfway to my sister Wanjiru's place.",),
      ("What's my sister called?", "Wanjiru"), ("What kind of bike do I ride?", "e-bike")],
+    # part three: probes written while changing (tuned on)
+    [("I'm allergic to cats.",), ("Not cats, dogs, sorry.",),
+     ("Which animal am I allergic to?", "dogs")],
+    [("We're thinking of getting a puppy.",), ("Probably a cockapoo.",),
+     ("What breed are we getting?", "cockapoo")],
+    [("My cousin Ivo is a pilot for KLM.",), ("I'm so tired today.",),
+     ("Which airline does he fly for?", "KLM")],
+    [("Did I tell you my stepbrother Anselm opened a bike shop in Delft?",),
+     ("What did my stepbrother open?", "bike"), ("Where is it?", "Delft")],
     # never said, beside a note
     [("Remember that my locker at the pool is 19.",), ("What's my car's registration?", UNKNOWN)],
 ]
