@@ -104,6 +104,10 @@ def is_correction(text: str) -> bool:
     return _MEANT.match(text[m.end() if m else 0:]) is not None  # "Oh, I mean 42."
 
 
+_AFTER_VALUE = re.compile(r"(?:\s+(?:now|then|instead|actually|after\s+all|though|sorry|"
+                          r"anyway))+$", re.I)
+
+
 def correction_value(text: str) -> str | None:
     """The new value a correction gives ("Actually, it's Jonathan, I prefer it." ->
     "Jonathan"; "Oh wait, no, it's at nine." -> "at nine"), or None: not a correction
@@ -112,8 +116,8 @@ def correction_value(text: str) -> str | None:
         return None
     rest = text[_MARKS.match(text).end():]  # type: ignore[union-attr]
     m = _VALUE.match(rest)
-    if m:
-        return m.group("value").strip()
+    if m:  # "it's Sunday now": the word after the value says when, not what
+        return _AFTER_VALUE.sub("", m.group("value").strip())
     # "Oh wait, they moved it to the 16th.": one number, day or colour told anew
     tokens = _TOKEN.findall(rest)
     valued = [i for i, t in enumerate(tokens) if _kind(t, initial=i == 0) in ("number", "day",

@@ -21,9 +21,10 @@ __all__ = ["kept"]
 
 _FRAME = re.compile(
     r"^\W*(?:(?:hi|hey|hello|oh|ok|okay|so|and)\b[\s,!.]*)?(?:please\s+)?"
-    r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:also\s+)?"
-    r"(?P<verb>remember|note(?:\s+down)?|make\s+(?:a\s+)?note(?:\s+of)?|take\s+(?:a\s+)?note"
-    r"(?:\s+of)?|keep\s+in\s+mind|bear\s+in\s+mind|(?:don't|do\s+not)\s+(?:let\s+me\s+)?"
+    r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|i(?:\s+need|\s+want|\s+would\s+like|'d\s+like)"
+    r"\s+you\s+to\s+)?(?:also\s+)?"
+    r"(?P<verb>remember|note(?:\s+down)?|(?:make|keep|take)\s+(?:a\s+)?note(?:\s+of)?|"
+    r"(?:write|jot|put)\s+(?:(?:this|that|it)\s+)?down|keep\s+in\s+mind|bear\s+in\s+mind|(?:don't|do\s+not)\s+(?:let\s+me\s+)?"
     r"forget|remind\s+me(?:\s+(?:later|tomorrow|tonight|sometime|some\s+time))?)"
     r"(?:\s+(?:for\s+me|please))?(?P<sep>\s*[:,-]|\s+that\b)?\s+(?P<rest>.+)$", re.I)
 """A frame of keeping at the start, and what follows it."""
@@ -74,6 +75,10 @@ def kept(text: str) -> str | None:
         return None  # "Remind me of my name.", "Remind me my sister's age": asked
     if not said_that and not _TELLS.match(rest):
         return None
+    if m.re is _FRAME and m.group("sep") is None and (
+            m.group("verb").lower().startswith(("write", "jot", "put")) or
+            not (_VERB.search(rest) or len(rest.split()) >= 4)):
+        return None  # "Write down a poem.", "I want you to remember me.": nothing told
     if rest.rstrip("\"')").endswith("?") and not _VERB.search(rest):
         return None  # "Remember my name?", "Note down my PIN?": asked, nothing told
     return _told(rest)

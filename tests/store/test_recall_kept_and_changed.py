@@ -15,7 +15,7 @@ from terrarium.config import load_team
 from terrarium.store import MemoryStore, extract_facts
 from terrarium.store.asked import points_back
 from terrarium.store.clauses import split
-from terrarium.store.corrections import goes_on, marks_change, swap_value
+from terrarium.store.corrections import correction_value, goes_on, marks_change, swap_value
 from terrarium.store.keep import kept
 from terrarium.store.subjects import is_statement, names_person, strip_opening
 from tests.script_loader import ROOT
@@ -31,6 +31,10 @@ from tests.script_loader import ROOT
     ("Remind me tomorrow that I owe Pieter twenty quid.", "I owe Pieter twenty quid."),
     ("Remember, my mother's flight lands at 6:40.", "My mother's flight lands at 6:40."),
     ("Bear in mind I've got a bad back.", "I've got a bad back."),
+    ("I need you to remember that my gate code is 2290.", "My gate code is 2290."),
+    ("I'd like you to remember my table is number 8.", "My table is number 8."),
+    ("Please keep a note that the boiler man is called Stan.", "The boiler man is called Stan."),
+    ("Jot down that I owe the milkman six pounds.", "I owe the milkman six pounds."),
 ])
 def test_a_fact_asked_to_be_kept_is_the_statement_inside(text: str, inside: str) -> None:
     assert kept(text) == inside
@@ -43,6 +47,7 @@ def test_a_fact_asked_to_be_kept_is_the_statement_inside(text: str, inside: str)
     "Can you remember where I parked?", "Remind me what my PIN is.",
     "Remind me of my cousin's name.", "Remember my birthday?", "Note down my address?",
     "Remember to water the tomatoes.", "Can you remember my nephew's age?",
+    "Write down a limerick about my cat.", "I want you to remember me.",
 ])
 def test_a_question_or_a_task_is_not_kept(text: str) -> None:
     assert kept(text) is None
@@ -196,3 +201,11 @@ def test_he_or_she_after_a_remark_of_the_users_is_the_one_told_of_before() -> No
         told(memory, "My uncle Tobiah drives a bus for Arriva.", "I'm starving today.")
         got = notes(memory, "Which company does he drive for?")
         assert got and "Arriva" in got[0]
+
+
+def test_a_word_after_the_new_value_saying_when_is_not_part_of_it() -> None:
+    assert correction_value("Change of plan, it's Friday now.") == "Friday"
+    with MemoryStore() as memory:
+        told(memory, "The barbecue is on Saturday.", "Change of plan, it's Sunday now.")
+        got = notes(memory, "When's the barbecue?")
+        assert got and got[0] == "The barbecue is on Sunday."
