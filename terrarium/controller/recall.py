@@ -261,6 +261,10 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
     now.") maps the statement before it to itself, the newer word."""
     out: dict[str, str] = {}
     for i, text in enumerate(said):
+        within = _corrected_within(text)
+        if within is not None:
+            out[text] = within  # "I have two cats. Sorry, three.": "I have three cats."
+            continue
         if not is_correction(text):
             if not _swapped(out, said[:i], text):
                 _changed(out, said[:i], text)
@@ -275,6 +279,28 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
         elif relevant(text, previous, attitudes=False):  # the same subject, said anew
             out[before[-1]] = text
     return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def _corrected_within(text: str) -> str | None:
+    """``text`` with a sentence that corrects the one before it put into it ("My bus is at
+    six. No wait, make that seven." -> "My bus is at seven."), or None: no such sentence."""
+    parts = _SENTENCE_END.split(text.strip())
+    if len(parts) < 2 or not any(is_correction(p) for p in parts[1:]):
+        return None
+    kept: list[str] = [parts[0]]
+    for part in parts[1:]:
+        new = apply_correction(kept[-1], part) if is_correction(part) else None
+        if new is None:
+            new = swap_value(kept[-1], part)
+        if new is None:
+            kept.append(part)
+        else:
+            kept[-1] = new
+    joined = " ".join(kept)
+    return joined if joined != text.strip() else None
 
 
 def _swapped(out: dict[str, str], before: Sequence[str], text: str) -> bool:

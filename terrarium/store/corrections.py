@@ -101,7 +101,13 @@ def is_correction(text: str) -> bool:
     m = _MARKS.match(text)
     if m is not None and _STRONG.search(m.group(0)):
         return True
-    return _MEANT.match(text[m.end() if m else 0:]) is not None  # "Oh, I mean 42."
+    rest = text[m.end() if m else 0:]
+    # "Oh, I mean 42.", "Make that seven."
+    return _MEANT.match(rest) is not None or _MAKE_THAT.match(rest) is not None
+
+
+_MAKE_THAT = re.compile(r"make\s+(?:that|it)\s+(?!clear\b|quick\b|snappy\b|work\b|happen\b)\w",
+                        re.I)
 
 
 _AFTER_VALUE = re.compile(r"(?:\s+(?:now|then|instead|actually|after\s+all|though|sorry|"
@@ -114,7 +120,8 @@ def correction_value(text: str) -> str | None:
     of one value."""
     if not is_correction(text):
         return None
-    rest = text[_MARKS.match(text).end():]  # type: ignore[union-attr]
+    marks = _MARKS.match(text)  # none before "I meant Tuesday."
+    rest = text[marks.end() if marks else 0:]
     m = _VALUE.match(rest)
     if m:  # "it's Sunday now": the word after the value says when, not what
         return _AFTER_VALUE.sub("", m.group("value").strip())

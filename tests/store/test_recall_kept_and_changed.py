@@ -209,3 +209,24 @@ def test_a_word_after_the_new_value_saying_when_is_not_part_of_it() -> None:
         told(memory, "The barbecue is on Saturday.", "Change of plan, it's Sunday now.")
         got = notes(memory, "When's the barbecue?")
         assert got and got[0] == "The barbecue is on Sunday."
+
+
+def test_a_correction_with_no_word_of_correcting_before_it_does_not_break_recall() -> None:
+    # "I meant Tuesday." opens with no mark: reading its value raised AttributeError
+    assert correction_value("I meant Wednesday.") == "Wednesday"
+    with MemoryStore() as memory:
+        told(memory, "My pottery class is on Monday.", "I meant Wednesday.")
+        assert notes(memory, "When is my pottery class?") == (
+            "My pottery class is on Wednesday.",)
+
+
+def test_a_sentence_correcting_the_one_before_it_in_one_utterance() -> None:
+    with MemoryStore() as memory:
+        told(memory, "I have two goldfish. Sorry, four.")
+        got = notes(memory, "How many goldfish do I have?")
+        assert got and got[0] == "I have four goldfish."
+        assert not any("two" in n for n in got)
+    with MemoryStore() as memory:
+        told(memory, "My ferry is at eight. Make that nine.")
+        got = notes(memory, "When is my ferry?")
+        assert got == ("My ferry is at nine.",)
