@@ -58,6 +58,7 @@ from conversation_blind5 import BLIND5  # bench/conversation_blind5.py: written 
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11 dev cases
 from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13 dev cases
+from conversation_dev5 import DEV5  # bench/conversation_dev5.py: session 13's second round
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
 from terrarium.config import load_team
@@ -112,6 +113,11 @@ def dev3() -> list[list[Say]]:
 def dev4() -> list[list[Say]]:
     """The developer's cases of session 13 (bench/conversation_dev4.py), tuned on."""
     return [[S(*turn) for turn in dialogue] for dialogue in DEV4]
+
+
+def dev5() -> list[list[Say]]:
+    """The developer's cases of session 13's second round (bench/conversation_dev5.py)."""
+    return [[S(*turn) for turn in dialogue] for dialogue in DEV5]
 
 
 def blind3() -> list[list[Say]]:
@@ -503,7 +509,8 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
-        "dev": lambda: DEV, "dev2": lambda: DEV2, "dev3": dev3, "dev4": dev4}
+        "dev": lambda: DEV, "dev2": lambda: DEV2, "dev3": dev3, "dev4": dev4,
+        "dev5": dev5}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5")}
@@ -556,7 +563,8 @@ if __name__ == "__main__":
                    help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
-                                     "blind4", "blind5", "dev", "dev2", "dev3", "dev4", "both",
+                                     "blind4", "blind5", "dev", "dev2", "dev3", "dev4", "dev5",
+                                     "both",
                                      "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
@@ -565,7 +573,8 @@ if __name__ == "__main__":
                    "(written blind in session 11), blind5 (written blind in session 13), both "
                    "(first and held-out), all eight, or the developer's own cases (dev; dev2: "
                    "those of the fourth round; dev3: session 11's, bench/conversation_dev3.py; "
-                   "dev4: session 13's, bench/conversation_dev4.py)")
+                   "dev4: session 13's, bench/conversation_dev4.py; dev5: its second round's, "
+                   "bench/conversation_dev5.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None

@@ -41,6 +41,23 @@ def router_limits() -> tuple[int, int, int]:
     return cfg.memory_recent, cfg.memory_facts, cfg.memory_notes
 
 
+FOLLOW_ON = ("and ", "what about", "how about")
+"""How an ask opens when the speaker's template shows it the previous utterance (only when
+no note was found: ``creatures/speaker/config.yaml``, ``to_speaker``)."""
+
+
+def message(text: str, notes: tuple[str, ...], recent: tuple[str, ...]) -> tuple[str, ...]:
+    """What of a question the speaker's message holds, as its template builds it: the notes
+    and the question, or, with no note, the previous utterance before a follow-on ("And
+    what about …?") and the question. (Before session 13's second round this counted the
+    previous utterance always: a follow-up looked handed over when the notes missed it.)"""
+    if notes:
+        return (*notes, text)
+    if text.lower().lstrip().startswith(FOLLOW_ON):
+        return (*recent, text)
+    return (text,)
+
+
 async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int, int, int],
                  ) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bool]]:
     """Each ask of ``dialogue`` (text, expected words) with its notes and whether an expected
@@ -53,7 +70,7 @@ async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int,
             got = await recall(memory, [item], creature="router", recent=recent, matches=0,
                                facts=facts, notes=notes)
             if expect and expect != ("UNKNOWN",):
-                seen = " ".join([*got.notes, *got.recent, text]).lower()
+                seen = " ".join([*message(text, got.notes, got.recent)]).lower()
                 out.append((text, expect, got.notes, any(e.lower() in seen for e in expect)))
             await record(memory, [item], creature="router", facts=facts > 0)
     return out

@@ -39,15 +39,24 @@ from dataclasses import dataclass
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts
 from terrarium.store.asked import names_someone, points_back
-from terrarium.store.corrections import apply_correction, goes_on, is_correction
+from terrarium.store.corrections import (
+    apply_correction,
+    goes_on,
+    is_correction,
+    marks_change,
+    swap_value,
+    tells_habit,
+)
 from terrarium.store.subjects import (
     about_user,
+    asked_of,
     asks_advice,
     holds_answer_form,
     is_statement,
     may_refer,
     mentions_user,
     names_kind,
+    names_person,
     refers_to_told,
     relevant,
     stem,
@@ -108,6 +117,10 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
                    [h.text for h in reversed(newest)])
     if back:  # "How old will she be?": the subject is the previous utterance's
         previous = _conversation(newest)
+        if names_someone(question) and not names_person(previous):
+            # "Which airline does he fly for?" after "My cousin Ivo is a pilot." and "I'm so
+            # tired today.": "he" is the one last told of, not the user's tiredness
+            previous = _told_of_person(newest[:4]) or previous
         told = [fixed.get(h.text, h.text) for h in newest if is_statement(h.text)]
         if newest and not _of_user(previous) and _of_user(fixed.get(newest[0].text, "")):
             # "Where's his house?" after "My brother just bought a house." "It's in Swansea,
@@ -118,7 +131,10 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
             # question was about what the user told of last ("My cat's a Ragdoll ..."),
             # so she is theirs (not after "Who wrote Dracula?")
             last = _told_last(newest[:4]) if names_someone(question) else ""
-            previous = last if last and relevant(last, previous, attitudes=False) else ""
+            # or it holds what the pronoun ask asks ("What is he learning?" after "My
+            # grandson ... is learning the violin." and a question about the weather)
+            previous = last if last and (relevant(last, previous, attitudes=False) or
+                                         _shares_asked(last, question)) else ""
             if not previous:
                 return ()  # "When is Arlo's birthday?" after "My nephew Arlo ..." was about them
         facts = [f for f in facts if relevant(f, previous)]
@@ -183,6 +199,18 @@ _GOES_BY = re.compile(r"\b(call|calls|go by|goes by|known as|nicknames?|prefer|u
 """A question of which of their names: the one they go by, or their real one."""
 
 
+def _told_of_person(newest: Sequence[MemoryHit]) -> str:
+    """The newest of ``newest`` in which the user told of someone, or ""."""
+    return next((h.text for h in newest if is_statement(h.text) and mentions_user(h.text)
+                 and names_person(h.text)), "")
+
+
+def _shares_asked(told: str, question: str) -> bool:
+    """Whether ``told`` holds one of the words ``question`` asks of, itself (not a number
+    for "how old": "How old was he then?" after "Who wrote Dracula?" is of the author)."""
+    return bool(asked_of(question) & {stem(w) for w in subject_terms_own(told)})
+
+
 def _told_last(newest: Sequence[MemoryHit]) -> str:
     """The newest of ``newest`` in which the user told something of themselves, or ""."""
     return next((h.text for h in newest if is_statement(h.text) and mentions_user(h.text)), "")
@@ -233,7 +261,13 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
     now.") maps the statement before it to itself, the newer word."""
     out: dict[str, str] = {}
     for i, text in enumerate(said):
+        within = _corrected_within(text)
+        if within is not None:
+            out[text] = within  # "I have two cats. Sorry, three.": "I have three cats."
+            continue
         if not is_correction(text):
+            if not _swapped(out, said[:i], text):
+                _changed(out, said[:i], text)
             continue
         before = [t for t in said[:i] if is_statement(t) and not is_correction(t)]
         if not before:
@@ -245,6 +279,59 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
         elif relevant(text, previous, attitudes=False):  # the same subject, said anew
             out[before[-1]] = text
     return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def _corrected_within(text: str) -> str | None:
+    """``text`` with a sentence that corrects the one before it put into it ("My bus is at
+    six. No wait, make that seven." -> "My bus is at seven."), or None: no such sentence."""
+    parts = _SENTENCE_END.split(text.strip())
+    if len(parts) < 2 or not any(is_correction(p) for p in parts[1:]):
+        return None
+    kept: list[str] = [parts[0]]
+    for part in parts[1:]:
+        new = apply_correction(kept[-1], part) if is_correction(part) else None
+        if new is None:
+            new = swap_value(kept[-1], part)
+        if new is None:
+            kept.append(part)
+        else:
+            kept[-1] = new
+    joined = " ".join(kept)
+    return joined if joined != text.strip() else None
+
+
+def _swapped(out: dict[str, str], before: Sequence[str], text: str) -> bool:
+    """Put the value ``text`` gives in place of the word it takes back in the statement told
+    just before it ("I'm allergic to cats." + "Not cats, dogs, sorry.": :func:`swap_value`),
+    both mapping to the statement corrected; whether it did."""
+    told = [t for t in before if is_statement(t) and not is_correction(t)]
+    if not told:
+        return False
+    previous = out.get(told[-1], told[-1])
+    new = swap_value(previous, text)
+    if new is None:
+        return False
+    out[told[-1]] = out[text] = new
+    return True
+
+
+def _changed(out: dict[str, str], before: Sequence[str], text: str) -> None:
+    """Put ``text`` in place of the newest statement ``before`` it on its subject when it
+    says the user changed ("I've gone off coffee, it's green tea now." after "I drink coffee
+    every morning.", :func:`marks_change`): only the newer is handed over. On its subject:
+    each relevant to the other, or the older tells a liking or habit ("My favourite fruit is
+    mango." for "Nowadays I prefer lychees.", linked one way, by the kind "fruit")."""
+    if not (marks_change(text) and is_statement(text)):
+        return
+    for old in reversed(before):
+        if is_statement(old) and not is_correction(old) and old not in out and \
+                relevant(text, old, attitudes=False) and mentions_user(old) and \
+                (relevant(old, text, attitudes=False) or tells_habit(old)):
+            out[old] = text
+            return
 
 
 def joined(fixed: dict[str, str], said: Sequence[str]) -> dict[str, str]:

@@ -158,6 +158,14 @@ _CLOCK = re.compile(r"\b(time|day|date|month|year|weather|raining|sunny|cold|hot
 """"What time is it?": an "it" that points at nothing told."""
 
 
+_IT_DONE = re.compile(r"^\W*(and\s+|so\s+)?(where|when|how|how\s+often|how\s+long)\s+(is|was|"
+                      r"are|were|does|did|do|will|would|can|could|has|had)\s+(it|they)"
+                      r"(\s+(?!going\b|doing\b)[a-z]+){0,2}\W*$", re.I)
+"""A question asking only what is done with a thing just spoken of, the pronoun its subject
+and at most two words after it ("Where is it kept?", "When does it open?", "How long was it
+parked?"): those words are no subject of their own."""
+
+
 _FOLLOW_ON = re.compile(r"^\W*(and|what about|how about)\b", re.I)
 """A question going on from the last ("And the collie?", "What about his sister?")."""
 _BARE_ASK = re.compile(r"^\W*(since when|until when|what|which|who|whom|whose|where|when|how long|"
@@ -201,6 +209,8 @@ def points_back(question: str) -> bool:
         return False
     if _PERSON.search(q) or _THAT.search(q):
         return True
+    if _IT_DONE.match(q) and not _CLOCK.search(q):
+        return True  # "Where is it kept?": "kept" says what is asked of it, not what it is
     if not _BACK.search(q) or _CLOCK.search(q):
         return False
     # "Which city is it in?": a word asking the kind of answer (city, day, name) is no

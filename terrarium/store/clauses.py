@@ -44,6 +44,19 @@ _BY_NAME = re.compile(r"\W*(my|our)(\s+(?!is\b|was\b|are\b|were\b|has\b|had\b)[\
                       r"\s+and\s+", re.I)
 """A sentence's start naming someone of the user's before "and I" ("My partner Dana and")."""
 _WITH_ME = re.compile(r"(i|me)\b", re.I)
+_ONE_THING = re.compile(r"\b(a|an|the|some|my|our)\s+[\w-]+\s+and\s+$", re.I)
+"""An article and one word just before a bare "and" ("a fish and", "the salt and"): what
+follows may name the same thing ("chip shop"), not tell another fact."""
+_AND = re.compile(r"\s+and\s+", re.I)
+_STARTS_APART = re.compile(r"^(i|i'm|i've|i'd|i'll|my|we|we're|we've|our|he|she|they|it|"
+                           r"his|her|their|its|a|an|the|some|two|three|four|five|[A-Z]\w*|"
+                           r"\w+(ed|s))\b")
+"""A part that tells on its own after "and": a subject, an article, a name or a verb."""
+_NOUN_PAIR = re.compile(r"^[a-z]+\s+(?!(?:a|an|the|in|on|at|as|to|for|with|from|my|our|his|"
+                        r"her|their|it|them|me|us|some|every|all|up|out|off|down|over|about|"
+                        r"by|into|twice|once|every|each)\b)[a-z]+\b")
+"""Two lowercase words, the second no article, preposition or pronoun: a thing named
+("chip shop"), not a verb and what it takes ("sing in a choir", "sold my bike")."""
 
 
 def _fragment(piece: str) -> bool:
@@ -76,6 +89,11 @@ def split(statement: str) -> tuple[str, ...]:
         piece = text[span[0]:span[1]]
         if len(parts) == 1 and _WITH_ME.match(piece) and _BY_NAME.fullmatch(text[:span[0]]):
             parts[-1][1] = span[1]  # "My partner Dana and I adopted ...": one subject
+            continue
+        if parts and _ONE_THING.search(text[:span[0]]) and _AND.fullmatch(
+                text[parts[-1][1]:span[0]]) and _NOUN_PAIR.match(piece) and \
+                not _STARTS_APART.match(piece):
+            parts[-1][1] = span[1]  # "ran a fish and chip shop": one thing, not two clauses
             continue
         if parts and (_fragment(piece) or _POINTS_BACK.match(piece)):
             parts[-1][1] = span[1]  # "Juno", "she's three": with the part before

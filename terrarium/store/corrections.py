@@ -17,8 +17,8 @@ from __future__ import annotations
 import itertools
 import re
 
-__all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "opens_aside",
-           "without_marks"]
+__all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "marks_change",
+           "opens_aside", "swap_value", "tells_habit", "without_marks"]
 
 _MARKS = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|hmm|well|wait|hang on|sorry|oops|no|nope|actually|correction|"
@@ -75,9 +75,18 @@ _GOES_ON = re.compile(r"^\W*(?:(?:and|oh|well|so)\b[\s,]*)?(?:it|it's|its|she|sh
 
 def goes_on(text: str) -> bool:
     """Whether ``text`` opens by pointing back at what was just said ("It's in Swansea,
-    right by the beach." after "My brother just bought a house."; "She named it Custard."):
-    it tells more of the same thing, so it belongs with the statement before it."""
-    return _GOES_ON.match(text) is not None
+    right by the beach." after "My brother just bought a house."; "She named it Custard.")
+    or is a short hedged fragment ("Probably a cockapoo."): it tells more of the same thing,
+    so it belongs with the statement before it."""
+    return _GOES_ON.match(text) is not None or (
+        _HEDGED.match(text) is not None and len(_TOKEN.findall(text)) <= 5)
+
+
+_HEDGED = re.compile(r"^\W*(?:probably|maybe|possibly|perhaps|hopefully|likely|most\s+likely|"
+                     r"definitely|either)\b(?!\s+(?:i|we|you)\b)", re.I)
+"""A short hedged fragment goes on from the statement before it: "Probably a cockapoo."
+after "We're thinking of getting a puppy." (not "Maybe I should rest.", a thought of its
+own)."""
 
 
 def without_marks(text: str) -> str:
@@ -92,7 +101,17 @@ def is_correction(text: str) -> bool:
     m = _MARKS.match(text)
     if m is not None and _STRONG.search(m.group(0)):
         return True
-    return _MEANT.match(text[m.end() if m else 0:]) is not None  # "Oh, I mean 42."
+    rest = text[m.end() if m else 0:]
+    # "Oh, I mean 42.", "Make that seven."
+    return _MEANT.match(rest) is not None or _MAKE_THAT.match(rest) is not None
+
+
+_MAKE_THAT = re.compile(r"make\s+(?:that|it)\s+(?!clear\b|quick\b|snappy\b|work\b|happen\b)\w",
+                        re.I)
+
+
+_AFTER_VALUE = re.compile(r"(?:\s+(?:now|then|instead|actually|after\s+all|though|sorry|"
+                          r"anyway))+$", re.I)
 
 
 def correction_value(text: str) -> str | None:
@@ -101,10 +120,11 @@ def correction_value(text: str) -> str | None:
     of one value."""
     if not is_correction(text):
         return None
-    rest = text[_MARKS.match(text).end():]  # type: ignore[union-attr]
+    marks = _MARKS.match(text)  # none before "I meant Tuesday."
+    rest = text[marks.end() if marks else 0:]
     m = _VALUE.match(rest)
-    if m:
-        return m.group("value").strip()
+    if m:  # "it's Sunday now": the word after the value says when, not what
+        return _AFTER_VALUE.sub("", m.group("value").strip())
     # "Oh wait, they moved it to the 16th.": one number, day or colour told anew
     tokens = _TOKEN.findall(rest)
     valued = [i for i, t in enumerate(tokens) if _kind(t, initial=i == 0) in ("number", "day",
@@ -141,3 +161,66 @@ def apply_correction(previous: str, correction: str) -> str | None:
             new = key if kind == "name" or not m.group(0)[:1].isupper() else key.capitalize()
             return previous[:m.start()] + new + previous[m.end():]
     return None
+
+
+_CHANGE = re.compile(
+    r"\b(?:these\s+days|nowadays|lately|any\s*more|no\s+longer|not\s+any\s+longer|"
+    r"instead|changed\s+my\s+mind|gone\s+off|went\s+off|gone\s+back|went\s+back|"
+    r"switched|moved\s+on|(?:i|we)\s+(?:now|only)\s+\w+|started\s+\w+ing\b[^.]*\bagain|"
+    r"(?:i'm|we're|i\s+am|we\s+are)\s+(?:more\s+)?into\b[^.]*\bnow)\b", re.I)
+"""Words telling that what follows replaces what was so before: "These days I prefer
+purple.", "I've gone off tea.", "I started eating meat again.", "Now I only drink oat
+milk." (not a bare "now": "I'm tired now." changes nothing told)."""
+
+
+def marks_change(text: str) -> bool:
+    """Whether ``text`` (a statement) says a preference or habit changed: the newest word
+    on its subject, in place of an older statement of it ("My favourite tea was green." then
+    "These days I prefer rooibos.")."""
+    return _CHANGE.search(text) is not None
+
+
+_HABIT = re.compile(r"\b(?:favou?rites?|love|loves|like|likes|prefer|prefers|enjoy|enjoys|into|"
+                    r"fan\s+of|used\s+to|always|usually|every|mostly|only)\b", re.I)
+
+
+def tells_habit(text: str) -> bool:
+    """Whether ``text`` tells a liking or a habit ("My favourite fruit is mango.", "I always
+    cycle to work."), which a later change replaces; not "My brother lives in Derry."."""
+    return _HABIT.search(text) is not None
+
+
+_PHRASE = r"[A-Za-z0-9][\w'-]*(?:\s+[\w'-]+){0,2}"
+_NOT_THIS = re.compile(
+    r"^\W*(?:(?:oh|no|sorry|oops|wait|actually|well|um|er)\b[\s,.!]*)*not\s+(?P<old>" + _PHRASE +
+    r")\s*,?\s+(?:but\s+|it's\s+|it\s+is\s+)?(?P<new>" + _PHRASE + r")"
+    r"(?:\s*,?\s*(?:sorry|actually|then|though|my\s+mistake|my\s+bad))?\W*$", re.I)
+"""A correction naming the word it takes back first: "Not cats, dogs, sorry."."""
+_THIS_NOT = re.compile(
+    r"^\W*(?:(?:oh|no|sorry|oops|wait|actually|well|um|er)\b[\s,.!]*)*(?:it's\s+|it\s+is\s+|"
+    r"i\s+said\s+|that's\s+)?(?P<new>" + _PHRASE + r")\s*,\s*not\s+(?P<old>" + _PHRASE +
+    r")\W*$", re.I)
+"""… or last: "It's dogs, not cats.", "Tuesday, not Thursday."."""
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
+_FILLER = frozenset("""thanks thank really sure much bad great fine ok okay yet now today at all
+i i'm we he she they you it that this""".split())
+
+
+def swap_value(previous: str, text: str) -> str | None:
+    """``previous`` with the word ``text`` takes back replaced by the one it gives ("I'm
+    allergic to cats." + "Not cats, dogs, sorry." -> "I'm allergic to dogs."), or None:
+    ``text`` is no such correction, or the word taken back is not in ``previous``. Any
+    kind of word, since the correction names the one it replaces ("Not bad, thanks." and
+    "Not really, I ..." take nothing back)."""
+    m = _NOT_THIS.match(text.strip()) or _THIS_NOT.match(text.strip())
+    if m is None:
+        return None
+    old, new = (_ARTICLE.sub("", m.group(k).strip()) for k in ("old", "new"))
+    if not old or not new:
+        return None
+    if {w.lower() for w in (old.split()[0], new.split()[0], new.split()[-1])} & _FILLER:
+        return None
+    found = re.search(rf"\b{re.escape(old)}\b", previous, re.I)
+    if found is None or old.lower() == new.lower():
+        return None
+    return previous[:found.start()] + new + previous[found.end():]

@@ -21,11 +21,13 @@ import re
 from collections.abc import Iterable
 
 from terrarium.store import forms
+from terrarium.store.keep import kept
 from terrarium.store.lexicon import kind_of
 
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
            "holds_answer_form", "is_statement", "may_refer", "mentions_user", "names_kind",
-           "refers_to_told", "relevant", "stem", "strip_opening", "subject_terms", "tells_known"]
+           "names_person", "refers_to_told", "relevant", "stem", "strip_opening", "subject_terms",
+           "tells_known"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -395,7 +397,7 @@ def is_statement(text: str) -> bool:
     """Whether ``text`` tells something rather than asks, greets, thanks or says goodbye
     (the user's statement closed by a tag question still tells: "My aunt turns ninety, can
     you believe it?"; "It's cold, isn't it?" asks)."""
-    t = text.strip()
+    t = kept(text) or text.strip()  # "Remember that my locker is 42.": it tells
     untagged = _TAG_QUESTION.sub(".", t)
     if untagged != t and mentions_user(untagged):
         t = untagged
@@ -518,11 +520,24 @@ def refers_to_told(question: str, told: Iterable[str]) -> bool:
         # "Which city's shipyard is it?" after "I weld at the shipyard in Belfast.": the
         # city is asked for, and the statement holds a place; the shipyard is in it
         rest = own - _FORM_STEMS if forms.fits(t, question) else own
-        if mentions_user(t) and rest and all(akin(o, have) for o in rest):
-            return True
+        if mentions_user(t) and rest and all(akin(o, have) or _told_kind(o, t) for o in rest):
+            return True  # "What sport again?" after "... has hockey training ...": WordNet
         if own and own <= have and is_statement(t):
             return True  # "The car's MOT is due on the 2nd.": told of theirs without "my"
     return False
+
+
+def names_person(text: str) -> bool:
+    """Whether ``text`` names someone but the user: a name, or a word for a person (WordNet:
+    "cousin", "pilot", "neighbour"; "he" and "she" point at one)."""
+    if _names_in(text) or re.search(r"\b(he|she|him|her|his)\b", text, re.I):
+        return True
+    return any(kind_of(w, ["person"]) for w in _content(text))
+
+
+def _told_kind(asked: str, told: str) -> bool:
+    """Whether a word of ``told`` names a thing of the kind ``asked`` (a stem)."""
+    return any(kind_of(w, [asked]) for w in _content(told))
 
 
 def asks_advice(text: str) -> bool:
@@ -559,5 +574,5 @@ def strip_opening(text: str) -> str:
     """``text`` without a greeting or filler at its start, nor a tag question at its end:
     "Hey, I'm Priya." -> "I'm Priya.", "My aunt is ninety, can you believe it?" -> "My aunt
     is ninety."."""
-    rest = _OPENING.sub("", _TAG_QUESTION.sub(".", text.strip()))
+    rest = _OPENING.sub("", _TAG_QUESTION.sub(".", kept(text) or text.strip()))
     return rest[:1].upper() + rest[1:] if rest else text.strip()
