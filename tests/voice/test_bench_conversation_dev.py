@@ -1,0 +1,70 @@
+"""The developers' own cases of ``bench/conversation.py`` (``--set dev3``, session 11;
+``dev4`` and ``dev5``, session 13) are well formed: they load through the benchmark's own
+loader, and every recall ask's first expected word was said by the user before it (not in
+the question itself). For dev4 and dev5, ``bench/retrieval.py`` (the notes without a model,
+counted as the speaker's template shows them) hands the answers over, but for the three
+named below. The model is not run here."""
+
+from __future__ import annotations
+
+import sys
+
+import anyio
+import pytest
+
+from terrarium.store.lexicon import lexicon
+from tests.script_loader import ROOT, load_script
+
+bench = load_script(ROOT / "bench" / "conversation.py", "bench_conversation")
+retrieval = load_script(ROOT / "bench" / "retrieval.py", "bench_retrieval")
+UNKNOWN = sys.modules["conversation_data"].UNKNOWN
+
+
+@pytest.mark.parametrize(("name", "least_dialogues", "least_asks"),
+                         [("dev3", 20, 30), ("dev4", 30, 60), ("dev5", 50, 75)])
+def test_a_dev_set_loads_and_every_ask_was_told_before(
+        name: str, least_dialogues: int, least_asks: int) -> None:
+    dialogues = bench.SETS[name]()
+    assert len(dialogues) >= least_dialogues
+    asks = 0
+    for script in dialogues:
+        for i, say in enumerate(script):
+            if not say.expect or say.expect[0] == UNKNOWN:
+                continue
+            asks += 1
+            before = " ".join(s.text for s in script[:i]).lower()
+            assert say.expect[0].lower() in before, (say.text, say.expect)
+            assert say.expect[0].lower() not in say.text.lower(), say.text
+    assert asks >= least_asks
+
+
+# left as they are in dev4 (docs/memory.md, session 13): WordNet's common senses of "pike"
+# are a road and a fish as food (freshwater fish > seafood > food), neither a kind of "fish"
+# the animal; "Jo and I have been together ..." shares nothing with "partner" or "other
+# half" but by meaning
+DEV4_MISSED = ["What fish did I land?", "Who's my partner?", "What does my other half do?"]
+
+
+@pytest.mark.skipif(not lexicon().available, reason="WordNet (wordnet-base) not installed")
+@pytest.mark.parametrize(("name", "missed"), [("dev4", DEV4_MISSED), ("dev5", [])])
+def test_a_dev_sets_answers_are_handed_over(name: str, missed: list[str]) -> None:
+    limits = retrieval.router_limits()
+    found = []
+    for script in bench.SETS[name]():
+        turns = [(s.text, ("UNKNOWN",) if s.expect == (UNKNOWN,) else s.expect) for s in script]
+        found += [text for text, _, _, ok in anyio.run(retrieval.handed, turns, limits)
+                  if not ok]
+    assert found == missed
+
+
+def test_the_retrieval_bench_refuses_the_judges() -> None:
+    with pytest.raises(SystemExit):
+        retrieval.main("blind4", verbose=False)
+
+
+def test_the_speaker_is_shown_the_previous_utterance_only_before_a_follow_on() -> None:
+    assert retrieval.message("Where is it?", (), ("My van is in Leeds.",)) == ("Where is it?",)
+    assert retrieval.message("And where is it?", (), ("My van is in Leeds.",)) == (
+        "My van is in Leeds.", "And where is it?")
+    assert retrieval.message("Where is it?", ("My van is in Leeds.",), ("Hi.",)) == (
+        "My van is in Leeds.", "Where is it?")
