@@ -152,9 +152,13 @@ def open_tab(page: Any, name: str) -> None:
 
 def new_session(page: Any, name: str = "") -> str:
     open_tab(page, "sessions")
+    before = page.evaluate("terrariumState.session?.id ?? null")
     if name:
         page.fill("#new-session-name", name)
     page.click("#new-session button[type=submit]")
+    # with a session already open, #conn is live before the new one is: wait for the new id
+    page.wait_for_function("(before) => terrariumState.session && "
+                           "terrariumState.session.id !== before", arg=before)
     page.wait_for_selector("#conn.live")
     return str(page.evaluate("terrariumState.session.id"))
 
