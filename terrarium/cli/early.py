@@ -16,11 +16,10 @@ found (:func:`take`); one it does not take is stopped.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from terrarium.llm.server_process import Prestart
+from terrarium.llm.server_process import Prestart, share_env
 
 __all__ = ["RUN_FLAGS", "RUN_VALUE_OPTIONS", "close", "run_target", "start", "take", "wanted"]
 
@@ -38,11 +37,9 @@ RUN_FLAGS = frozenset({
 _early: Prestart | None = None
 
 
-def wanted(environ: os._Environ[str] | dict[str, str] | None = None) -> bool:
+def wanted(environ: Mapping[str, str] | None = None) -> bool:
     """False when the model is shared (``TERRARIUM_SHARE_MODEL``): another's to start."""
-    env = os.environ if environ is None else environ
-    return env.get("TERRARIUM_SHARE_MODEL", "").strip().lower() not in ("1", "yes", "on",
-                                                                        "true")
+    return share_env(environ) is not True
 
 
 def run_target(argv: Sequence[str]) -> str | None:

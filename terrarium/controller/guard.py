@@ -45,6 +45,7 @@ from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, sa
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import closed, second_person
 from terrarium.formats.grammar import sentences_left
+from terrarium.store.clauses import sentences
 from terrarium.store.subjects import (
     NEUTRAL,
     asks_advice,
@@ -170,7 +171,7 @@ def fact_words(user: str, notes: str) -> frozenset[str]:
     (``notes``) and the names in their utterance ("Call me Sam" -> "sam")."""
     told = {w for w in words(notes) if w not in _NOT_FACTS and not is_function(w)}
     names: set[str] = set()
-    for sentence in _SENTENCES.split(user):
+    for sentence in sentences(user):
         cased = _WORD_CASED.findall(sentence)
         names |= {w.lower() for w in cased[1:] if w[:1].isupper() and w.lower() != "i"}
     return frozenset(told | names)
@@ -228,7 +229,6 @@ def _told(notes: str, question: str) -> frozenset[str]:
                       if not is_function(w) and w not in _NOT_FACTS} - asked - NEUTRAL)
 
 
-_SENTENCES = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(slots=True)
@@ -287,7 +287,7 @@ class ReplyGuard:
         if fixed is None and intent in _ASKS and is_statement(user):
             # told, not asked ("Call me Sam, please." taken for a request): acknowledged
             fixed = spec.replies.get("statement")
-        notes = [n for n in _SENTENCES.split(facts.strip()) if n]
+        notes = sentences(facts)
         mine = (fixed is None and spec.unknown_reply is not None
                 and reply_words.asked_about_user(user, notes))
         if mine and reply_words.cannot_answer(user, notes):
@@ -535,8 +535,7 @@ class ReplyGuard:
         baking bread." says nothing of a favourite film: likes are no subject);
         otherwise the user's facts to the user, or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
-            told = reply_words.note_about(self.user,
-                                          [n for n in _SENTENCES.split(self.facts) if n])
+            told = reply_words.note_about(self.user, sentences(self.facts))
             return closed(second_person(strip_opening(told))) if told else self.unknown_reply
         return closed(second_person(self.facts)) if self.facts else self.echo_reply
 

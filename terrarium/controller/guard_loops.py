@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 
 from terrarium.controller.reply_words import words
+from terrarium.store.clauses import sentences
 
 __all__ = ["LOOP_COUNT", "LoopWatch", "is_function", "repeats", "said_again"]
 
 _WORD_CASED = re.compile(r"[A-Za-z0-9']+")
-_SENTENCES = re.compile(r"(?<=[.!?])\s+")
 
 
 SAME_START = 5
@@ -25,7 +25,7 @@ def said_again(spoken: str, sentence: str) -> bool:
     again = words(sentence)
     if not again:
         return False
-    for s in _SENTENCES.split(spoken):
+    for s in sentences(spoken):
         before = words(s)
         if before == again or (len(again) >= SAME_START
                                and before[:SAME_START] == again[:SAME_START]):

@@ -281,13 +281,10 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
     return out
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-
-
 def _corrected_within(text: str) -> str | None:
     """``text`` with a sentence that corrects the one before it put into it ("My bus is at
     six. No wait, make that seven." -> "My bus is at seven."), or None: no such sentence."""
-    parts = _SENTENCE_END.split(text.strip())
+    parts = clauses.sentences(text)
     if len(parts) < 2 or not any(is_correction(p) for p in parts[1:]):
         return None
     kept: list[str] = [parts[0]]

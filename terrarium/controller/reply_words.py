@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from terrarium.store import forms
 from terrarium.store.asked import asks_kind, lacks, points_back
+from terrarium.store.clauses import sentences
 from terrarium.store.corrections import goes_on, is_correction, opens_aside, without_marks
 from terrarium.store.subjects import (
     ATTITUDES,
@@ -226,7 +227,6 @@ def _starts_sentence(text: str, at: int) -> bool:
     return not before or before[-1] in ".!?"
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def _follows(n: str) -> bool:
@@ -241,9 +241,9 @@ def about_question(facts: str, question: str) -> str:
     called Rocket. I ride it daily. Sorry, no, Comet, with a C."; "My brother bought a
     house. It's in Swansea."): it may name no subject itself, yet an answer from it uses
     what was told about the question."""
-    sentences = [n for n in _SENTENCE_END.split(facts) if n]
-    keep = {i for i, n in enumerate(sentences) if relevant(n, question)}
-    return " ".join(n for i, n in enumerate(sentences) if i in keep or (
+    told = sentences(facts)
+    keep = {i for i, n in enumerate(told) if relevant(n, question)}
+    return " ".join(n for i, n in enumerate(told) if i in keep or (
         (i - 1 in keep or i - 2 in keep) and _follows(n)))
 
 
@@ -265,18 +265,18 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
     pointing back ("When is it?"), the first note, chosen for the conversation's subject.
     A question asking a number is not answered by a note without one ("What age is my
     daughter?" after "My daughter plays the violin."). None: nothing to say back."""
-    sentences = [x for n in notes for x in _SENTENCE_END.split(n.strip()) if x]
+    parts = [x for n in notes for x in sentences(n)]
     feel = _only_feeling(question)
-    told = [i for i, n in enumerate(sentences) if relevant(n, question, attitudes=feel)]
-    if not told and points_back(question) and sentences:
+    told = [i for i, n in enumerate(parts) if relevant(n, question, attitudes=feel)]
+    if not told and points_back(question) and parts:
         told = [0]
     if not told:
         return None
     i = told[0]
-    after = [n for n in sentences[i + 1:i + 3] if _follows(n)]
+    after = [n for n in parts[i + 1:i + 3] if _follows(n)]
     fixes = [n for n in after if is_correction(n)]
     # said back in at most two sentences: a correction alone, without its "Oh wait,"
-    said = without_marks(fixes[-1]) if fixes else " ".join([sentences[i], *after[:1]])
+    said = without_marks(fixes[-1]) if fixes else " ".join([parts[i], *after[:1]])
     return None if misses_number(said, question) else said
 
 

@@ -35,6 +35,7 @@ from terrarium.llm.server_child import SAMPLING_SEED, WAIT_POLICY, llama_params
 
 __all__ = [
     "SAMPLING_SEED",
+    "SHARE_ENV",
     "WAIT_POLICY",
     "Prestart",
     "ServerProcess",
@@ -46,7 +47,23 @@ __all__ = [
     "recall",
     "remember",
     "server_log_path",
+    "share_env",
 ]
+
+SHARE_ENV = "TERRARIUM_SHARE_MODEL"
+"""``0``/``no``/``off``: never share the embedded server; ``1``/``yes``/``on``: share it."""
+
+
+def share_env(environ: Mapping[str, str] | None = None) -> bool | None:
+    """What ``TERRARIUM_SHARE_MODEL`` says (None: unset or unreadable, the caller decides).
+    Here rather than in ``shared_server``: the head start reads it before anything heavy
+    loads (``cli/early.py``)."""
+    raw = (os.environ if environ is None else environ).get(SHARE_ENV, "").strip().lower()
+    if raw in ("0", "no", "off", "false"):
+        return False
+    if raw in ("1", "yes", "on", "true"):
+        return True
+    return None
 
 MAX_HINTS = 32  # teams remembered; the least recently started go first
 

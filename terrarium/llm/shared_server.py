@@ -45,6 +45,7 @@ from terrarium.errors import ModelError
 from terrarium.llm.embedded import EmbeddedServer, model_path
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.prefix_cache import model_tag
+from terrarium.llm.server_process import SHARE_ENV, share_env
 from terrarium.llm.types import ChatRequest, StreamDelta
 from terrarium.paths import cache_dir
 
@@ -67,20 +68,7 @@ __all__ = [
     "share_key",
 ]
 
-SHARE_ENV = "TERRARIUM_SHARE_MODEL"
-"""``0``/``no``/``off``: never share the embedded server; ``1``/``yes``/``on``: share it."""
-
 Health = Callable[[str], bool]
-
-
-def share_env() -> bool | None:
-    """What ``TERRARIUM_SHARE_MODEL`` says (None: unset or unreadable, the caller decides)."""
-    raw = os.environ.get(SHARE_ENV, "").strip().lower()
-    if raw in ("0", "no", "off", "false"):
-        return False
-    if raw in ("1", "yes", "on", "true"):
-        return True
-    return None
 
 
 def can_share() -> bool:

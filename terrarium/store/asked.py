@@ -19,7 +19,6 @@ import re
 from collections.abc import Sequence
 
 from terrarium.store import forms
-from terrarium.store.lexicon import kind_of
 from terrarium.store.subjects import (
     RELATED,
     asked_of,
@@ -28,6 +27,7 @@ from terrarium.store.subjects import (
     relevant,
     stem,
     subject_terms,
+    tells_kind,
 )
 
 __all__ = ["KINDS", "asks_kind", "lacks", "names_someone", "points_back"]
@@ -122,8 +122,8 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     words = subject_terms(asked, related=False)
     own = [stem(w) for w in words]
     for w, word in zip(own, words, strict=True):
-        if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said and not _of_kind(
-                word, notes):
+        if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said and not any(
+                tells_kind(word, n) for n in notes):
             return True  # "my dog" with only a cat told (not with "two whippets")
     if _SURNAME_STEM in own:
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
@@ -143,12 +143,6 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if names:
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
-
-
-def _of_kind(kind: str, notes: Sequence[str]) -> bool:
-    """Whether a word of ``notes`` names a thing of ``kind`` (WordNet: "whippets" of "dog",
-    "lad" of "son"; :func:`terrarium.store.lexicon.kind_of`)."""
-    return any(kind_of(w, [kind]) for n in notes for w in subject_terms(n, related=False))
 
 
 _BACK = re.compile(r"\b(it|its|she|her|he|his|him|they|them|their|that|those)\b", re.I)

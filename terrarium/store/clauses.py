@@ -18,7 +18,16 @@ import re
 from terrarium.store import forms
 from terrarium.store.subjects import NEUTRAL, has_number, stem, subject_terms, tells_known
 
-__all__ = ["about", "split"]
+__all__ = ["about", "sentences", "split"]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, split after ``.``, ``!`` or ``?`` and a space, none empty:
+    recall, the reply guard and its loop check each read sentences the same way."""
+    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+
 
 _BETWEEN = re.compile(r"\s*[,;]\s*(?:(?:and|but|though|although|so|while|whereas)\s+)?|"
                       r"\s+(?:and|but|though|although|while|whereas)\s+", re.I)

@@ -191,13 +191,15 @@ def tells_habit(text: str) -> bool:
 
 
 _PHRASE = r"[A-Za-z0-9][\w'-]*(?:\s+[\w'-]+){0,2}"
+_TAKE_BACK = r"^\W*(?:(?:oh|no|sorry|oops|wait|actually|well|um|er)\b[\s,.!]*)*"
+"""The marks a correction naming what it takes back may open with ("Oh no, sorry, ...")."""
 _NOT_THIS = re.compile(
-    r"^\W*(?:(?:oh|no|sorry|oops|wait|actually|well|um|er)\b[\s,.!]*)*not\s+(?P<old>" + _PHRASE +
+    _TAKE_BACK + r"not\s+(?P<old>" + _PHRASE +
     r")\s*,?\s+(?:but\s+|it's\s+|it\s+is\s+)?(?P<new>" + _PHRASE + r")"
     r"(?:\s*,?\s*(?:sorry|actually|then|though|my\s+mistake|my\s+bad))?\W*$", re.I)
 """A correction naming the word it takes back first: "Not cats, dogs, sorry."."""
 _THIS_NOT = re.compile(
-    r"^\W*(?:(?:oh|no|sorry|oops|wait|actually|well|um|er)\b[\s,.!]*)*(?:it's\s+|it\s+is\s+|"
+    _TAKE_BACK + r"(?:it's\s+|it\s+is\s+|"
     r"i\s+said\s+|that's\s+)?(?P<new>" + _PHRASE + r")\s*,\s*not\s+(?P<old>" + _PHRASE +
     r")\W*$", re.I)
 """… or last: "It's dogs, not cats.", "Tuesday, not Thursday."."""

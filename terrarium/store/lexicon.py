@@ -19,6 +19,7 @@ import mmap
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from os.path import commonprefix
 from pathlib import Path
 
 __all__ = ["KIND_STEPS", "MIN_KIND_DEPTH", "TOLD_SENSES", "WORDNET", "Lexicon",
@@ -172,7 +173,7 @@ def kind_of(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool
         return False
     if not lex.senses(word):  # "stepdad" of "stepfather": "dad" of "father"
         return any(kind_of(word[i:], [k[i:]], lex) for k in kinds
-                   for i in range(_MIN_SHARED, _shared_start(word.lower(), k.lower()) + 1))
+                   for i in range(_MIN_SHARED, _shared_start(word, k) + 1))
     wanted = frozenset().union(*(_kinds(lex, k) for k in kinds))
     return bool(wanted) and any(lex.above(s) & wanted for s in lex.senses(word)[:TOLD_SENSES])
 
@@ -183,11 +184,8 @@ least this many letters ("step", "grand")."""
 
 
 def _shared_start(a: str, b: str) -> int:
-    """How many letters ``a`` and ``b`` start with in common."""
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
+    """How many letters ``a`` and ``b`` start with in common, case aside."""
+    return len(commonprefix([a.lower(), b.lower()]))  # noqa: RUF071 (letters, not a path)
 
 
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z'-]+")

@@ -27,7 +27,7 @@ from terrarium.store.lexicon import kind_of
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
            "holds_answer_form", "is_statement", "may_refer", "mentions_user", "names_kind",
            "names_person", "refers_to_told", "relevant", "stem", "strip_opening", "subject_terms",
-           "tells_known"]
+           "tells_kind", "tells_known"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -520,7 +520,7 @@ def refers_to_told(question: str, told: Iterable[str]) -> bool:
         # "Which city's shipyard is it?" after "I weld at the shipyard in Belfast.": the
         # city is asked for, and the statement holds a place; the shipyard is in it
         rest = own - _FORM_STEMS if forms.fits(t, question) else own
-        if mentions_user(t) and rest and all(akin(o, have) or _told_kind(o, t) for o in rest):
+        if mentions_user(t) and rest and all(akin(o, have) or tells_kind(o, t) for o in rest):
             return True  # "What sport again?" after "... has hockey training ...": WordNet
         if own and own <= have and is_statement(t):
             return True  # "The car's MOT is due on the 2nd.": told of theirs without "my"
@@ -530,14 +530,16 @@ def refers_to_told(question: str, told: Iterable[str]) -> bool:
 def names_person(text: str) -> bool:
     """Whether ``text`` names someone but the user: a name, or a word for a person (WordNet:
     "cousin", "pilot", "neighbour"; "he" and "she" point at one)."""
-    if _names_in(text) or re.search(r"\b(he|she|him|her|his)\b", text, re.I):
-        return True
-    return any(kind_of(w, ["person"]) for w in _content(text))
+    return bool(_names_in(text) or _THIRD_PERSON.search(text)) or tells_kind("person", text)
 
 
-def _told_kind(asked: str, told: str) -> bool:
-    """Whether a word of ``told`` names a thing of the kind ``asked`` (a stem)."""
-    return any(kind_of(w, [asked]) for w in _content(told))
+_THIRD_PERSON = re.compile(r"\b(he|she|him|her|his)\b", re.I)
+
+
+def tells_kind(kind: str, text: str) -> bool:
+    """Whether a word of ``text`` names a thing of ``kind`` (WordNet: "whippets" of "dog",
+    "hockey" of "sport", "cousin" of "person"; :func:`terrarium.store.lexicon.kind_of`)."""
+    return any(kind_of(w, [kind]) for w in _content(text))
 
 
 def asks_advice(text: str) -> bool:
