@@ -18,8 +18,8 @@ plugins (``jobs.creature_hooks``) and ``compaction`` read the creature config th
 
 from __future__ import annotations
 
+import os
 import re
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -279,7 +279,7 @@ class Controller(RoundStreaming):
         default = self.parts.default_output
         sink = self.sinks.get(default) if default else None
         out = TurnOutput(self.emit, self.parts.name, default, sink,
-                         f"{self.parts.name}-{self.turns}-{uuid.uuid4().hex[:8]}")
+                         f"{self.parts.name}-{self.turns}-{os.urandom(4).hex()}")
         if sink is not None:
             out.guard = ReplyGuard.for_turn(self.settings.reply_guard,
                                             [dict(i.payload or {}) for i in inputs])

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict
 
 from terrarium.channels.log import DurableLog
@@ -65,8 +66,13 @@ def ensure_session_tables(log: DurableLog) -> None:
 
 
 def _dump_turns(conversation: list[Turn]) -> str:
-    return json.dumps([[t.role, t.content, t.name, t.tool_call_id] for t in conversation],
-                      ensure_ascii=False, separators=(",", ":"))
+    """The conversation as its row stores it (compact JSON, UTF-8 as is): orjson, saved
+    after every turn of a session; what orjson refuses (a lone surrogate) takes json."""
+    rows = [[t.role, t.content, t.name, t.tool_call_id] for t in conversation]
+    try:
+        return orjson.dumps(rows).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 
 
 def history_ops(run_id: str, creature: str, message_id: str | None, ctl: Controller,

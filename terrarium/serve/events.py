@@ -124,8 +124,17 @@ class SessionEvents:
         """Committed events with seq > ``after``, oldest first (at most ``limit``)."""
         if after >= self.committed:
             return []
-        if self.recent and self.recent[0][0] <= after + 1:
-            return [r for r in self.recent if r[0] > after][:limit]
+        recent = self.recent
+        if recent and recent[0][0] <= after + 1:
+            # the newest few, found from the end (a reader is usually one commit behind):
+            # not a scan of every row kept
+            out = []
+            for r in reversed(recent):
+                if r[0] <= after:
+                    break
+                out.append(r)
+            out.reverse()
+            return out[:limit]
         rows = self.log.query(_READ_SQL, (self.run_id, after, self.committed,
                                           self.session_id, after, self.committed, limit))
         datas = self.log.with_payloads([r[2] for r in rows])  # (message_sent: see _put)
