@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from terrarium.channels.envelope import Envelope
@@ -78,7 +79,23 @@ TURN_SQL = (
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+
+def _dumps(value: Any) -> str:
+    """``value`` as the log stores it (compact JSON, UTF-8 as is, anything else as its
+    text). The usual values of a turn, a message of text fields and a turn's empty calls
+    and outputs, go by orjson (the same text) or as "[]"; the rest (numbers, whose NaN
+    orjson would write as null; nested values) by json."""
+    if type(value) is dict and all(type(v) is str for v in value.values()) and all(
+            type(k) is str for k in value):
+        try:
+            return orjson.dumps(value).decode()
+        except orjson.JSONEncodeError:  # (a lone surrogate)
+            pass
+    elif type(value) is list and not value:
+        return "[]"
+    return _json(value)
 
 
 

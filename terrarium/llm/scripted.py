@@ -154,15 +154,37 @@ def _text_tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(text))
 
 
-def _pseudo_tokens(messages: Sequence[ChatMessage]) -> list[str]:
-    """A deterministic stand-in for tokenization, so usage and caching figures are testable."""
-    out: list[str] = []
-    for m in messages:
-        out.append(f"<{m.role}>")
-        out.extend(_text_tokens(m.content or ""))
-        for call in m.tool_calls or []:
-            out.extend(_text_tokens(call.function.name + call.function.arguments))
-    return out
+@functools.lru_cache(maxsize=256)
+def _role_and_text(role: str, text: str) -> tuple[str, ...]:
+    """A message's pseudo tokens without its calls, kept (the same tuple every request)."""
+    return (f"<{role}>", *_text_tokens(text))
+
+
+def _message_tokens(m: ChatMessage) -> tuple[str, ...]:
+    """One message's pseudo tokens: a deterministic stand-in for tokenization, so usage
+    and caching figures are testable."""
+    tokens = _role_and_text(m.role, m.content or "")
+    for call in m.tool_calls or []:
+        tokens += _text_tokens(call.function.name + call.function.arguments)
+    return tokens
+
+
+def _common_prefix(now: list[tuple[str, ...]], before: list[tuple[str, ...]]) -> int:
+    """How many pseudo tokens two requests' token lists (given message by message) begin
+    with alike: whole messages first (the prefix and history are the same tuples), then
+    token by token from the first message that differs."""
+    same = i = 0
+    for a, b in zip(now, before, strict=False):
+        if a is not b and a != b:
+            break
+        same += len(a)
+        i += 1
+    rest = (t for m in now[i:] for t in m)
+    for a, b in zip(rest, (t for m in before[i:] for t in m), strict=False):
+        if a != b:
+            break
+        same += 1
+    return same
 
 
 KEEP_REQUESTS = 256  # requests a scripted model keeps for inspection (the newest)
@@ -199,7 +221,7 @@ class ScriptedModel:
         self._calls = 0
         self.last_usage: Usage | None = None
         self.supports_continuation = continuation
-        self._previous_tokens: list[str] = []
+        self._previous_tokens: list[tuple[str, ...]] = []  # the last request's, a message each
         self._last_pick: tuple[list[ChatMessage], ScriptStep] | None = None
         self._default: ScriptStep | None = None
 
@@ -328,20 +350,17 @@ class ScriptedModel:
 
     def _usage(self, request: ChatRequest, completion: str, already: str = "") -> Usage:
         """Pseudo-token usage; ``already`` is a continued prefill, not counted as output."""
-        tokens = _pseudo_tokens(request.messages)
-        cached = 0
-        for a, b in zip(tokens, self._previous_tokens, strict=False):
-            if a != b:
-                break
-            cached += 1
+        tokens = [_message_tokens(m) for m in request.messages]
+        cached = _common_prefix(tokens, self._previous_tokens)
         self._previous_tokens = tokens
+        prompt = sum(map(len, tokens))
         return Usage(
-            prompt_tokens=len(tokens),
+            prompt_tokens=prompt,
             completion_tokens=max(
                 0, len(_text_tokens(completion)) - len(_text_tokens(already))
             ),
             cached_tokens=cached,
-            prompt_n=len(tokens) - cached,
+            prompt_n=prompt - cached,
         )
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
