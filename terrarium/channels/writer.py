@@ -45,14 +45,29 @@ def commit_at_once(together: bool = False) -> Iterator[None]:
 
 
 class _Batch:
-    __slots__ = ("after", "done", "error", "ops", "size")
+    __slots__ = ("_done", "after", "committed", "error", "ops", "size")
 
     def __init__(self) -> None:
         self.ops: dict[str, list[tuple[Any, ...]]] = {}
-        self.done = anyio.Event()
+        self._done: anyio.Event | None = None  # made for the first waiter (most have none)
+        self.committed = False  # (or failed: ``error``)
         self.error: BaseException | None = None
         self.size = 0
         self.after: list[Callable[[], None]] = []  # told once the batch is committed
+
+    @property
+    def done(self) -> anyio.Event:
+        """Set once the batch is committed (or failed)."""
+        if self._done is None:
+            self._done = anyio.Event()
+            if self.committed:
+                self._done.set()
+        return self._done
+
+    def finished(self) -> None:
+        self.committed = True
+        if self._done is not None:
+            self._done.set()
 
 
 class LogWriter:
@@ -124,7 +139,7 @@ class LogWriter:
                     self.commit_now()
             else:
                 self.commit_now()
-        if not batch.done.is_set():  # (committed at once: no trip round the loop either)
+        if not batch.committed:  # (committed at once: no trip round the loop either)
             await batch.done.wait()
         if batch.error is not None:
             raise RuntimeFailure(
@@ -155,7 +170,7 @@ class LogWriter:
             self.rows += batch.size
             for fn in batch.after:
                 fn()
-        batch.done.set()
+        batch.finished()
 
     def commit_now(self) -> None:
         """Commit what is pending at once, in the caller's step: no trip through the

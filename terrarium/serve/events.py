@@ -61,7 +61,7 @@ class SessionEvents:
         self.committed = max(int(r[0] or 0) for r in rows)
         self.next_seq = self.committed + 1
         self.recent: deque[tuple[int, str, str]] = deque(maxlen=RECENT)  # (seq, kind, json)
-        self._changed = anyio.Event()
+        self._changed: anyio.Event | None = None  # made by a waiter, set and dropped at a commit
         self.closed = False
         self.listeners: list[Callable[[int, Event], None]] = []  # told at publish time
         self._batch: object = None  # the shared writer's batch the rows below go in
@@ -112,13 +112,15 @@ class SessionEvents:
     def _committed(self, rows: list[tuple[int, str, str]]) -> None:
         self.recent.extend(rows)
         self.committed = max(self.committed, rows[-1][0])
-        self._changed.set()
-        self._changed = anyio.Event()
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
 
     def close(self) -> None:
         """No more events will come (the session was deleted): wake every waiter."""
         self.closed = True
-        self._changed.set()
+        if self._changed is not None:
+            self._changed.set()
 
     def read(self, after: int, limit: int = 1000) -> list[tuple[int, str, str]]:
         """Committed events with seq > ``after``, oldest first (at most ``limit``)."""
@@ -149,6 +151,8 @@ class SessionEvents:
             return rows
         with anyio.move_on_after(patience):
             while not self.closed:
+                if self._changed is None:
+                    self._changed = anyio.Event()
                 await self._changed.wait()
                 rows = self.read(after)
                 if rows:
