@@ -192,6 +192,9 @@ class LogWriter:
                 if self.busy is not None:
                     await self._gather()
                 batch, self._current = self._current, _Batch()
+                if not self.offload:  # in this step: nothing to shield from cancellation
+                    self._commit_now(batch)
+                    continue
                 with anyio.CancelScope(shield=True):
                     await self._commit(batch)
         finally:
