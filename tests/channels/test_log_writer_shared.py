@@ -64,3 +64,27 @@ async def test_a_numbered_event_is_kept_once(tmp_path: Path) -> None:
         log.write_batch([(NUMBERED_EVENT_SQL, [row])])
         log.write_batch([(NUMBERED_EVENT_SQL, [row])])
         assert log.query("SELECT count(*) FROM events WHERE run_id=?", (run,)) == [(1,)]
+
+
+async def test_a_failed_commit_reaches_each_waiter_however_it_waited(tmp_path: Path) -> None:
+    """A batch's ``done`` is made only for a waiter: one that waited for the writer's
+    commit and one whose commit ran in its own step both get the commit's failure, and a
+    batch nobody waited on is committed all the same."""
+    from terrarium.errors import RuntimeFailure
+
+    with DurableLog(tmp_path / "log.sqlite3") as log:
+        run = log.start_run("t")
+        writer = LogWriter(log)
+        bad = ("INSERT INTO no_such_table(x) VALUES (?)", (1,))
+        async with anyio.create_task_group() as tg:
+            await tg.start(writer.run)
+            with anyio.fail_after(20):
+                with pytest.raises(RuntimeFailure, match="could not be written"):
+                    await writer.write(*bad)  # waits for the writer's commit
+                with commit_at_once(), pytest.raises(RuntimeFailure,
+                                                     match="could not be written"):
+                    await writer.write(*bad)  # committed in this step
+                writer.put(NUMBERED_EVENT_SQL, [(run, 1.0, "x", None, "{}", 1)])
+                await writer.write(CONSUME_SQL, ("m1", "c", run, 2.0))
+            tg.cancel_scope.cancel()
+        assert log.query("SELECT seq FROM events WHERE run_id=?", (run,)) == [(1,)]
