@@ -205,6 +205,18 @@ def first_sentence_time(call: Call, config: SegmenterConfig) -> float | None:
     return call.end if call.deltas else None
 
 
+def openmp_label() -> str:
+    """The OpenMP runtime and setting the embedded model runs under, as this environment
+    says (``TERRARIUM_OPENMP``, ``OMP_WAIT_POLICY``, ``KMP_BLOCKTIME``): the A/B of
+    issue 29 is this bench run under each."""
+    from terrarium.llm.embedded import openmp_choice, wait_policy
+    from terrarium.llm.server_child import LLVM_BLOCKTIME
+
+    if openmp_choice() == "llvm":
+        return f"OpenMP llvm, KMP_BLOCKTIME {os.environ.get('KMP_BLOCKTIME', LLVM_BLOCKTIME)}"
+    return f"OpenMP gnu, {wait_policy()}"
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
@@ -484,7 +496,7 @@ def summarize(results: list[RunResult], label: str = "",
     ]
     head = f"{label}: " if label else ""
     made_by = ("scripted models + a 2 ms fake voice" if framework
-               else "embedded SmolLM2-135M + Piper")
+               else f"embedded SmolLM2-135M ({openmp_label()}) + Piper")
     print(f"\n{head}{len(rows)} model-written replies in {len(results)} run(s), {made_by}:")
     for name, vals in cols:
         print(f"  {name:<26} p50 {pct(vals, 0.5):7.1f} ms   p90 {pct(vals, 0.9):7.1f} ms   "

@@ -11,7 +11,6 @@ keeps this folder off ``sys.path`` (its ``types.py`` would hide the standard lib
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import signal
@@ -101,6 +100,8 @@ def load_openmp(environ: MutableMapping[str, str] | None = None) -> str | None:
     if "xllamacpp" in sys.modules:
         return (f"{OPENMP_ENV}=llvm came after llama.cpp loaded in this process; it runs "
                 "under GNU OpenMP")
+    import ctypes  # here: not on the start path of the default runtime
+
     try:
         lib = ctypes.CDLL(LLVM_LIBRARY, mode=ctypes.RTLD_GLOBAL)
         lib.omp_get_max_threads()  # starts the runtime: it reads KMP_BLOCKTIME & co. now
