@@ -174,3 +174,22 @@ def test_the_head_start_child_s_notice_is_said_by_the_run(
     finally:
         process.close()
     assert capsys.readouterr().err == "note: libomp did not load\n"
+
+
+def test_the_voice_bench_runs_and_names_each_runtime() -> None:
+    """``bench/voice.py --with-env TERRARIUM_OPENMP=llvm``: the settings it adds, and the
+    runtime each summary's header names (the environment that run had)."""
+    from tests.script_loader import load_script
+
+    voice = load_script(ROOT / "bench" / "voice.py", "bench_voice_openmp")
+    assert voice.env_settings(["TERRARIUM_OPENMP=llvm", "KMP_BLOCKTIME=5"]) == {
+        OPENMP_ENV: "llvm", "KMP_BLOCKTIME": "5"}
+    assert voice.env_settings(None) == {}
+    for bad in ("TERRARIUM_OPENMP", "=llvm"):
+        with pytest.raises(SystemExit):
+            voice.env_settings([bad])
+    assert voice.openmp_label({}) == f"OpenMP gnu, {WAIT_POLICY}"
+    assert voice.openmp_label({"OMP_WAIT_POLICY": "ACTIVE"}) == "OpenMP gnu, ACTIVE"
+    assert voice.openmp_label({OPENMP_ENV: "llvm"}) == (
+        f"OpenMP llvm, KMP_BLOCKTIME {LLVM_BLOCKTIME}")
+    assert voice.openmp_label({OPENMP_ENV: "llvm", "KMP_BLOCKTIME": "5"}).endswith(" 5")
