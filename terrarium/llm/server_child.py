@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -83,12 +83,13 @@ def openmp_env(environ: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def load_openmp(environ: MutableMapping[str, str] | None = None) -> str | None:
-    """Before the binding is imported: under ``llvm``, load libomp into the global symbol
-    scope (the binding's ``GOMP_*`` and ``omp_*`` calls then bind to it rather than to
-    libgomp, its own dependency) and start it, so it reads its settings from ``environ``
-    (``os.environ``) now. None when done or not asked for; else the one-line reason the
-    model runs under GNU OpenMP after all."""
+def load_openmp(environ: Mapping[str, str] | None = None) -> str | None:
+    """Before the binding is imported: under ``llvm`` (as ``environ``, by default
+    ``os.environ``, says), load libomp into the global symbol scope (the binding's
+    ``GOMP_*`` and ``omp_*`` calls then bind to it rather than to libgomp, its own
+    dependency) and start it, so it reads its settings (``KMP_BLOCKTIME``...) from the
+    process's environment now. None when done or not asked for; else the one-line reason
+    the model runs under GNU OpenMP after all."""
     env = os.environ if environ is None else environ
     try:
         if openmp_runtime(env) != "llvm":
