@@ -38,7 +38,7 @@ def test_a_dev_set_loads_and_every_ask_was_told_before(
     assert asks >= least_asks
 
 
-# left as they are in dev4 (docs/memory.md, session 13): WordNet's common senses of "pike"
+# left as they are in dev4 (docs/memory-history.md, session 13): WordNet's common senses of "pike"
 # are a road and a fish as food (freshwater fish > seafood > food), neither a kind of "fish"
 # the animal; "Jo and I have been together ..." shares nothing with "partner" or "other
 # half" but by meaning
