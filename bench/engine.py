@@ -28,10 +28,14 @@ other), as the median and the range of the pairs, with the process's CPU time a 
 beside them (a busy machine changes it far less than wall time; under a spinning policy
 it counts the spinning too). ``--policies PASSIVE,ACTIVE,...`` runs each kind under each
 OpenMP wait policy instead (``default`` = unset; ``spin:N`` = unset with
-``GOMP_SPINCOUNT=N``), alternating (an embedded child under ``default`` or ``spin:N``
-loads the binding before the server would set PASSIVE; every child reports the policy it
-ran under); with ``--embedded-only`` it is an A/B of the policies for the embedded server
-alone.
+``GOMP_SPINCOUNT=N``; ``libomp:N`` = LLVM's OpenMP runtime instead of libgomp,
+``TERRARIUM_OPENMP=llvm``, with ``KMP_BLOCKTIME=N`` ms; ``libomp:N:turnaround`` with
+``KMP_LIBRARY=turnaround`` too: its spinning threads do not yield), alternating (an embedded child
+under ``default`` or ``spin:N`` loads the binding before the server would set PASSIVE;
+every child reports the policy it ran under, and the runtime it found in its memory map);
+with ``--embedded-only`` it is an A/B of the policies for the embedded server alone.
+``--idle S`` (with ``--turn``) then also measures the CPU the child burns in the ``S``
+seconds after its last request (% of one core): what spinning costs a machine at rest.
 
 ``--variants 'flash_attention=1 batch=512,...'`` runs the embedded server with each set of
 its start arguments in turn (``flash_attention``, ``batch``, ``poll``), each against bare:
@@ -50,6 +54,10 @@ generation:prompt-evaluation thread count in turn (llama.cpp's ``n_threads`` and
 quantizations: the shipped Q4_1 has no batched kernel in this llama.cpp build, Q4_0 has).
 Each child also reports the process's CPU time (a request; with ``--turn``, the first
 token's and a generated token's), which a busy machine changes far less than wall time.
+
+The OpenMP runtimes' A/B (session 14): ``python bench/engine.py --turn --embedded-only
+--policies PASSIVE,ACTIVE,default,libomp:20,libomp:50 --runs 5 --reps 4 --gen 16
+--idle 5``.
 
 Run: ``python bench/engine.py [--runs 5] [--reps 3] [--gen 64]``; the settings:
 ``python bench/engine.py --policies PASSIVE --variants 'flash_attention=0,flash_attention=1'
@@ -76,6 +84,7 @@ SLOTS = 2  # the voice team: router and speaker
 VARIANT_KEYS = ("flash_attention", "batch", "poll")  # what --variants may set
 SAME = "same"  # bare under the policy the embedded server ran with in that run
 POLICY_ENV = "ENGINE_BENCH_POLICY"  # a child's policy as --policies named it
+OPENMP_ENV = "TERRARIUM_OPENMP"  # server_child.OPENMP_ENV: gnu or llvm
 
 
 def router_prefix() -> str:
@@ -157,8 +166,28 @@ def variant_kwargs(variant: str | None) -> dict[str, int | bool]:
     return out
 
 
+def openmp_loaded() -> str:
+    """Which OpenMP runtime this process has loaded (``llvm`` with its block time when
+    libomp is in its memory map: it then answers the binding's calls, ``gnu`` else)."""
+    maps = Path("/proc/self/maps").read_text(encoding="utf-8", errors="replace")
+    if "libomp" not in maps:
+        return "gnu"
+    import ctypes
+
+    from terrarium.llm.server_child import LLVM_LIBRARY
+    return f"llvm (KMP_BLOCKTIME {ctypes.CDLL(LLVM_LIBRARY).kmp_get_blocktime()} ms)"
+
+
+def idle_cpu(seconds: float) -> float:
+    """The CPU this process burns in ``seconds`` of doing nothing, % of one core."""
+    cpu = time.process_time()
+    time.sleep(seconds)
+    return 100.0 * (time.process_time() - cpu) / seconds
+
+
 def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | None = None,
-          turn: bool = False, model: Path | None = None, variant: str | None = None) -> None:
+          turn: bool = False, model: Path | None = None, variant: str | None = None,
+          idle: float = 0.0) -> None:
     """One server, one warm-up request, ``reps`` timed ones; prints one JSON line."""
     prompt = prompt_file.read_text(encoding="utf-8")
     began = time.perf_counter()
@@ -167,10 +196,11 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
     if mode == "embedded":
         import httpx
 
-        from terrarium.llm.embedded import EmbeddedServer, wait_policy
+        from terrarium.llm.embedded import EmbeddedServer, openmp_choice, wait_policy
 
         policy = os.environ.get(POLICY_ENV) or wait_policy()
-        if POLICY_ENV in os.environ and "OMP_WAIT_POLICY" not in os.environ:
+        if (POLICY_ENV in os.environ and "OMP_WAIT_POLICY" not in os.environ
+                and openmp_choice() == "gnu"):
             # OpenMP's own policy (``default``, ``spin:N``): libgomp loaded before the
             # server would set PASSIVE for it (in sessions 11-12 "embedded default" ran
             # PASSIVE, and "spin:N" PASSIVE with that spin count)
@@ -187,6 +217,9 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
             return dict(r.json())
         threads = f"{server.gen_threads}:{server.threads}"
     else:
+        from terrarium.llm.server_child import load_openmp
+
+        load_openmp()  # libomp before the binding, under ``libomp:N``
         import xllamacpp
 
         from terrarium.llm.embedded import model_path
@@ -210,9 +243,11 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
     loaded = time.perf_counter() - began
     ask(_request("Hello", 4))  # pages and threads warm, as in any run after its start
     if turn:
+        out = turns(ask, prompt, reps, gen)
         print(json.dumps({"mode": mode, "load_s": time.perf_counter() - began,
-                          "threads": threads, "policy": policy,
-                          **turns(ask, prompt, reps, gen)}), flush=True)
+                          "threads": threads, "policy": policy, "openmp": openmp_loaded(),
+                          **out, **({"idle_pct": idle_cpu(idle)} if idle else {})}),
+              flush=True)
         return
     pp: list[float] = []
     tg: list[float] = []
@@ -235,24 +270,30 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
 def policy_env(policy: str) -> dict[str, str]:
     """The environment of a child for an OpenMP wait policy."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), **{POLICY_ENV: policy})
-    env.pop("OMP_WAIT_POLICY", None)
-    env.pop("GOMP_SPINCOUNT", None)
+    for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "KMP_LIBRARY",
+                 OPENMP_ENV):
+        env.pop(name, None)
     if policy.startswith("spin:"):
         env["GOMP_SPINCOUNT"] = policy.split(":", 1)[1]
+    elif policy.startswith("libomp:"):
+        _, blocktime, *library = policy.split(":")
+        env.update({OPENMP_ENV: "llvm", "KMP_BLOCKTIME": blocktime,
+                    **({"KMP_LIBRARY": library[0]} if library else {})})
     elif policy != "default":
         env["OMP_WAIT_POLICY"] = policy
     return env
 
 
 def run_child(kind: Kind, prompt_file: Path, reps: int, gen: int, turn: bool = False,
-              policy: str | None = None) -> dict[str, Any]:
+              policy: str | None = None, idle: float = 0.0) -> dict[str, Any]:
     """One child of ``kind``; ``policy``: the wait policy it runs under when the kind's
     own is :data:`SAME` (the one the embedded child reported this run)."""
     want = policy if kind.policy == SAME else kind.policy
     env = policy_env(want) if want else dict(os.environ, PYTHONPATH=str(ROOT))
     extra = ((["--threads", kind.threads] if kind.threads else [])
              + (["--turn"] if turn else []) + (["--model", kind.model] if kind.model else [])
-             + (["--variant", kind.variant] if kind.variant else []))
+             + (["--variant", kind.variant] if kind.variant else [])
+             + (["--idle", str(idle)] if idle else []))
     out = subprocess.run([sys.executable, __file__, "--child", kind.mode, "--prompt-file",
                           str(prompt_file), "--reps", str(reps), "--gen", str(gen), *extra],
                          env=env, capture_output=True, text=True, check=False, cwd=ROOT)
@@ -362,6 +403,11 @@ def summarize(label: str, rows: list[dict[str, Any]]) -> None:
               f"generation {per:5.1f} ms "
               f"per token; first token + 7 tokens {first + 7 * per:6.1f} ms; CPU time "
               f"{cpu:5.1f} ms per token generated")
+    if "idle_pct" in rows[0]:
+        idle = statistics.median(r["idle_pct"] for r in rows)
+        print(f"  {'':<24} idle after a request: {idle:.1f} % "
+              f"of a core (max {max(r['idle_pct'] for r in rows):.1f} %); OpenMP: "
+              f"{'/'.join(sorted({str(r.get('openmp')) for r in rows}))}")
 
 
 def _load() -> str:
@@ -373,6 +419,8 @@ def _line(i: int, kind: Kind, r: dict[str, Any], turn: bool) -> str:
             f"{r['gen_ms']:5.1f} ms (CPU {r['cpu_gen_ms']:5.1f} ms) per token, "
             if turn else "")
     cpu = f"CPU {r['cpu_ms']:6.0f} ms a request, " if "cpu_ms" in r else ""
+    cpu += f"idle {r['idle_pct']:.1f} % of a core, " if "idle_pct" in r else ""
+    cpu += f"{r['openmp']}, " if "openmp" in r else ""
     return (f"{i:>2} {kind.key:<24} {what}prompt {r['pp']:7.1f} tok/s  generation "
             f"{r['tg']:6.1f} tok/s  ({cpu}{r['prompt_tokens']} prompt tokens, "
             f"{r['threads']} threads, {r.get('policy')}, load {r['load_s']:.2f} s; "
@@ -382,7 +430,8 @@ def _line(i: int, kind: Kind, r: dict[str, Any], turn: bool) -> str:
 def main(runs: int, reps: int, gen: int, policies: list[str] | None,
          embedded_only: bool = False, chars: int | None = None,
          threads: list[str] | None = None, turn: bool = False,
-         models: list[str] | None = None, variants: list[str] | None = None) -> None:
+         models: list[str] | None = None, variants: list[str] | None = None,
+         idle: float = 0.0) -> None:
     kinds = plan(policies, embedded_only, threads, models, variants)
     results: dict[Kind, list[dict[str, Any]]] = {k: [] for k in kinds}
     with tempfile.TemporaryDirectory() as tmp:
@@ -391,7 +440,7 @@ def main(runs: int, reps: int, gen: int, policies: list[str] | None,
         for i in range(runs):
             embedded_policy: str | None = None
             for kind in kinds:
-                r = run_child(kind, prompt_file, reps, gen, turn, embedded_policy)
+                r = run_child(kind, prompt_file, reps, gen, turn, embedded_policy, idle)
                 if kind.mode == "embedded" and kind.policy is None:
                     embedded_policy = str(r["policy"])
                 results[kind].append(r)
@@ -428,6 +477,9 @@ if __name__ == "__main__":
                    help="the embedded server's start arguments to run it with in turn "
                         f"({', '.join(VARIANT_KEYS)}), e.g. "
                         "'flash_attention=0 batch=256,flash_attention=1 batch=512'")
+    p.add_argument("--idle", type=float, default=0.0, metavar="S",
+                   help="with --turn: also the CPU each child burns in the S seconds after "
+                        "its last request (%% of a core)")
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
     p.add_argument("--variant", default=None, help=argparse.SUPPRESS)
     p.add_argument("--child", choices=["embedded", "bare"], help=argparse.SUPPRESS)
@@ -435,9 +487,9 @@ if __name__ == "__main__":
     a = p.parse_args()
     if a.child:
         child(a.child, a.prompt_file, a.reps, a.gen, a.threads, a.turn,
-              Path(a.model) if a.model else None, a.variant)
+              Path(a.model) if a.model else None, a.variant, a.idle)
     else:
         main(a.runs, a.reps, a.gen, a.policies.split(",") if a.policies else None,
              a.embedded_only, a.prompt_chars, a.threads.split(",") if a.threads else None,
              a.turn, a.models.split(",") if a.models else None,
-             a.variants.split(",") if a.variants else None)
+             a.variants.split(",") if a.variants else None, a.idle)

@@ -19,6 +19,9 @@ of each part. Run: ``python bench/voice.py [--utterances 12] [--warmup 2] [--run
 ``--against TREE --runs 3`` alternates runs of this checkout's code and of another
 checkout's (a git worktree of main: ``git worktree add --detach /tmp/main-tree main``), each
 in a fresh process with that tree's code and team, and summarizes each (same-run A/B).
+``--with-env NAME=VALUE --runs 3`` alternates runs of this checkout as the environment
+says and with that setting added (the OpenMP runtimes' A/B of issue 29:
+``--with-env TERRARIUM_OPENMP=llvm``; each summary names the runtime it ran under).
 ``--framework`` runs the same with scripted models (every delta at once) and a 2 ms fake
 voice: what is left is the framework's own path (target: its share p90 <= 15 ms).
 
@@ -203,6 +206,19 @@ def first_sentence_time(call: Call, config: SegmenterConfig) -> float | None:
         if seg.feed(text):
             return t
     return call.end if call.deltas else None
+
+
+def openmp_label(environ: dict[str, str] | None = None) -> str:
+    """The OpenMP runtime and setting the embedded model runs under, as this environment
+    says (``TERRARIUM_OPENMP``, ``OMP_WAIT_POLICY``, ``KMP_BLOCKTIME``): the A/B of
+    issue 29 is this bench run under each."""
+    from terrarium.llm.embedded import openmp_choice, wait_policy
+    from terrarium.llm.server_child import LLVM_BLOCKTIME
+
+    env = dict(os.environ) if environ is None else environ
+    if openmp_choice(env) == "llvm":
+        return f"OpenMP llvm, KMP_BLOCKTIME {env.get('KMP_BLOCKTIME', LLVM_BLOCKTIME)}"
+    return f"OpenMP gnu, {wait_policy(env)}"
 
 
 def pct(values: list[float], q: float) -> float:
@@ -465,10 +481,11 @@ async def _utterances(n: int, warmup: int, verbose: bool, router: TimedModel,
     return rows, fixed_rows
 
 
-def summarize(results: list[RunResult], label: str = "",
-              framework: bool = False) -> dict[str, float]:
+def summarize(results: list[RunResult], label: str = "", framework: bool = False,
+              environ: dict[str, str] | None = None) -> dict[str, float]:
     """Print the figures of ``results`` (pooled over runs, and each run's p50/p90);
-    return the headline ones. ``framework``: they come from the scripted models."""
+    return the headline ones. ``framework``: they come from the scripted models;
+    ``environ``: the environment they ran in (default: this one)."""
     rows = [r for res in results for r in res.rows]
     fixed = [f for res in results for f in res.fixed]
     if not rows:
@@ -484,7 +501,7 @@ def summarize(results: list[RunResult], label: str = "",
     ]
     head = f"{label}: " if label else ""
     made_by = ("scripted models + a 2 ms fake voice" if framework
-               else "embedded SmolLM2-135M + Piper")
+               else f"embedded SmolLM2-135M ({openmp_label(environ)}) + Piper")
     print(f"\n{head}{len(rows)} model-written replies in {len(results)} run(s), {made_by}:")
     for name, vals in cols:
         print(f"  {name:<26} p50 {pct(vals, 0.5):7.1f} ms   p90 {pct(vals, 0.9):7.1f} ms   "
@@ -555,17 +572,22 @@ async def main(n: int, warmup: int, verbose: bool, runs: int = 1,
               f"{'met' if ok else 'NOT met'}; load average {os.getloadavg()[0]:.1f}")
 
 
-def against(tree: Path, n: int, warmup: int, runs: int, verbose: bool,
-            framework: bool = False) -> None:
-    """``runs`` rounds of this checkout's code and ``tree``'s, alternating, each in a fresh
-    process (this bench, the other tree's ``terrarium`` and team); both summarized."""
-    trees = {"this": ROOT, "other": tree.resolve()}
-    out: dict[str, list[str]] = {k: [] for k in trees}
+def against(tree: Path | None, n: int, warmup: int, runs: int, verbose: bool,
+            framework: bool = False, settings: dict[str, str] | None = None) -> None:
+    """``runs`` rounds of this checkout's code and ``tree``'s (or, with ``settings``, of
+    this checkout as the environment says and with ``settings`` added to it), alternating,
+    each in a fresh process (this bench, the tree's ``terrarium`` and team); each summarized."""
+    variants: dict[str, tuple[Path, dict[str, str]]] = {"this": (ROOT, {})}
+    if tree is not None:
+        variants["other"] = (tree.resolve(), {})
+    if settings:
+        variants["with " + " ".join(f"{k}={v}" for k, v in settings.items())] = (ROOT, settings)
+    out: dict[str, list[str]] = {k: [] for k in variants}
     for j in range(runs):
-        for label, path in trees.items():
+        for label, (path, extra) in variants.items():
             load = os.getloadavg()[0]
             print(f"round {j}: {label} ({path}), load {load:.1f}", flush=True)
-            env = dict(os.environ, PYTHONPATH=str(path))
+            env = dict(os.environ, PYTHONPATH=str(path), **extra)
             cmd = [sys.executable, __file__, "--utterances", str(n), "--warmup", str(warmup),
                    "--json"] + (["-v"] if verbose else []) + (
                        ["--framework"] if framework else [])
@@ -576,10 +598,22 @@ def against(tree: Path, n: int, warmup: int, runs: int, verbose: bool,
             out[label] += [x for x in lines if x.startswith("{")]
             if verbose:
                 print("\n".join(x for x in lines if not x.startswith("{")))
-    for label in trees:
-        summarize([_from_json(x) for x in out[label]], f"{label} ({trees[label]})",
-                  framework)
+    for label, (path, extra) in variants.items():
+        # the header names the OpenMP runtime of that variant's environment
+        summarize([_from_json(x) for x in out[label]], f"{label} ({path})", framework,
+                  environ={**os.environ, **extra})
     print(f"  load average at the end {os.getloadavg()[0]:.1f}")
+
+
+def env_settings(items: list[str] | None) -> dict[str, str]:
+    """``--with-env NAME=VALUE``'s settings; SystemExit for an item without ``=``."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise SystemExit(f"--with-env: {item!r} is not NAME=VALUE")
+        out[name] = value
+    return out
 
 
 def _to_json(res: RunResult) -> str:
@@ -1079,6 +1113,9 @@ if __name__ == "__main__":
                    help="alternate runs of this checkout and of another one's code and team "
                         "(e.g. a git worktree of main), each in a fresh process; with "
                         "--cold-start, that checkout's first and second starts in turn")
+    p.add_argument("--with-env", action="append", default=None, metavar="NAME=VALUE",
+                   help="alternate runs of this checkout as the environment says and with "
+                        "this setting added (repeatable), e.g. TERRARIUM_OPENMP=llvm")
     p.add_argument("--framework", action="store_true",
                    help="scripted models and a 2 ms fake voice: the framework's own path only")
     p.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
@@ -1093,7 +1130,7 @@ if __name__ == "__main__":
                    help="rounds of both modes (--broker, --socket)")
     a = p.parse_args()
     if a.runs is None:
-        a.runs = 5 if a.cold_start else 3 if a.against is not None else 1
+        a.runs = 5 if a.cold_start else 3 if a.against or a.with_env else 1
     if a.socket:  # bench/voice_socket.py
         from voice_socket import socket_main
 
@@ -1102,8 +1139,9 @@ if __name__ == "__main__":
         broker_main(a.broker or None, a.utterances, a.warmup, a.rounds, a.verbose)
     elif a.cold_start:
         cold_start(a.runs, a.verbose, bytecode=not a.no_bytecode, vs=a.against)
-    elif a.against is not None:
-        against(a.against, a.utterances, a.warmup, a.runs, a.verbose, a.framework)
+    elif a.against is not None or a.with_env:
+        against(a.against, a.utterances, a.warmup, a.runs, a.verbose, a.framework,
+                env_settings(a.with_env))
     elif a.json:
         print(_to_json(anyio.run(run_once, a.utterances, a.warmup, a.verbose, a.framework)))
     else:

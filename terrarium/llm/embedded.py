@@ -27,6 +27,7 @@ import httpx
 from terrarium.errors import ModelError, ModelFileMissing
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.prefix_cache import PrefixCache
+from terrarium.llm.server_child import OPENMP_ENV, load_openmp, openmp_env, openmp_runtime
 from terrarium.llm.server_process import (
     SAMPLING_SEED,
     WAIT_POLICY,
@@ -134,22 +135,35 @@ def wait_policy(environ: Mapping[str, str] | None = None) -> str:
     return env.get("OMP_WAIT_POLICY", WAIT_POLICY).strip() or "default"
 
 
+def openmp_choice(environ: Mapping[str, str] | None = None) -> str:
+    """``TERRARIUM_OPENMP``: the OpenMP runtime llama.cpp's threads run under, ``gnu``
+    (the default) or ``llvm``; a :class:`ModelError` naming both for anything else."""
+    try:
+        return openmp_runtime(os.environ if environ is None else environ)
+    except ValueError as exc:
+        raise ModelError(str(exc), suggestion=f"unset {OPENMP_ENV}, or set it to gnu or "
+                                              "llvm (docs/voice.md)") from exc
+
+
 def _import_binding() -> Any:
     """The llama.cpp binding, imported with OpenMP's idle threads set to sleep."""
     # llama.cpp's CPU build runs its threads under OpenMP, whose idle workers spin (the
     # `poll` start parameter does not reach them). On 2 shared cores the spinning starves
     # the thread doing the work: model load 4-13 s instead of 0.8 s, prompt evaluation
     # 6-10 s instead of 3 s, with other processes busy. libgomp reads it once, when it
-    # loads (at the import below); a value the user set wins, and the commands the
-    # creatures run do not inherit ours.
-    ours = "OMP_WAIT_POLICY" not in os.environ
-    if ours:
-        os.environ["OMP_WAIT_POLICY"] = WAIT_POLICY
+    # loads (at the import below), libomp (``TERRARIUM_OPENMP=llvm``) when it starts
+    # (in ``load_openmp``); a value the user set wins, and the commands the creatures run
+    # do not inherit ours.
+    ours = openmp_env(os.environ)
+    os.environ.update(ours)
     try:
+        notice = load_openmp()
+        if notice is not None:
+            print(f"note: {notice}", file=sys.stderr, flush=True)
         import xllamacpp
     finally:
-        if ours:
-            os.environ.pop("OMP_WAIT_POLICY", None)
+        for name in ours:
+            os.environ.pop(name, None)
     return xllamacpp
 
 
@@ -239,6 +253,7 @@ class EmbeddedServer:
             return
         process, self.process = self.process, None
         try:
+            openmp_choice()  # a misspelt runtime is an error, not a silent default
             path = self.model_file or model_path()
             if not path.is_file():
                 raise ModelFileMissing(
@@ -382,6 +397,7 @@ __all__ = [
     "MODEL_NAME",
     "MODEL_PACKAGE",
     "MODEL_VERSION",
+    "OPENMP_ENV",
     "PULL_COMMAND",
     "SAMPLING_SEED",
     "WAIT_POLICY",
@@ -390,6 +406,7 @@ __all__ = [
     "how_to_get_model",
     "model_info",
     "model_path",
+    "openmp_choice",
     "pull_model",
     "wait_policy",
 ]

@@ -16,10 +16,22 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
-__all__ = ["SAMPLING_SEED", "WAIT_POLICY", "llama_params", "serve"]
+__all__ = [
+    "LLVM_BLOCKTIME",
+    "LLVM_LIBRARY",
+    "OPENMP_ENV",
+    "SAMPLING_SEED",
+    "WAIT_POLICY",
+    "llama_params",
+    "load_openmp",
+    "openmp_env",
+    "openmp_runtime",
+    "serve",
+]
 
 SAMPLING_SEED = 42
 """The seed of every request that names none. llama.cpp's default draws a new one per
@@ -31,6 +43,75 @@ WAIT_POLICY = "PASSIVE"
 """OpenMP's wait policy for llama.cpp's threads unless the user set ``OMP_WAIT_POLICY``:
 idle workers sleep rather than spin (why, and the A/B that chose it: docs/performance.md,
 "The engine"). libgomp reads it once, when it loads."""
+
+OPENMP_ENV = "TERRARIUM_OPENMP"
+"""Which OpenMP runtime runs llama.cpp's threads: ``gnu`` (unset: the binding's own
+libgomp, :data:`WAIT_POLICY`) or ``llvm`` (LLVM's libomp, loaded before the binding, whose
+``GOMP_*`` entry points it answers: its threads spin for ``KMP_BLOCKTIME`` ms after a
+parallel region, yielding the core while they do, and then sleep)."""
+
+LLVM_LIBRARY = "libomp.so.5"  # Debian's libomp5
+LLVM_BLOCKTIME = "20"
+"""``KMP_BLOCKTIME`` (ms) under ``llvm`` unless the user set it: longer than the gap
+between two tokens of a reply (its threads spin through a reply), far shorter than the
+gap between two replies (asleep when idle); docs/performance.md, "The engine"."""
+
+_loaded: list[str] = []  # the runtime this process loaded before the binding, if any
+
+
+def openmp_runtime(environ: Mapping[str, str]) -> str:
+    """``gnu`` or ``llvm``, as :data:`OPENMP_ENV` says; ValueError for anything else."""
+    raw = environ.get(OPENMP_ENV, "").strip().lower()
+    if raw in ("", "gnu", "gomp", "libgomp"):
+        return "gnu"
+    if raw in ("llvm", "libomp"):
+        return "llvm"
+    raise ValueError(f"{OPENMP_ENV}={raw!r} is neither gnu (the default) nor llvm")
+
+
+def openmp_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The settings the runtime reads that ``environ`` leaves to us: the wait policy
+    (libomp reads it too, as no spinning unless ``KMP_BLOCKTIME`` is set), and under
+    ``llvm`` its block time."""
+    out = {} if "OMP_WAIT_POLICY" in environ else {"OMP_WAIT_POLICY": WAIT_POLICY}
+    try:
+        llvm = openmp_runtime(environ) == "llvm"
+    except ValueError:  # reported where the server starts (``embedded``)
+        llvm = False
+    if llvm and "KMP_BLOCKTIME" not in environ:
+        out["KMP_BLOCKTIME"] = LLVM_BLOCKTIME
+    return out
+
+
+def load_openmp(environ: Mapping[str, str] | None = None) -> str | None:
+    """Before the binding is imported: under ``llvm`` (as ``environ``, by default
+    ``os.environ``, says), load libomp into the global symbol scope (the binding's
+    ``GOMP_*`` and ``omp_*`` calls then bind to it rather than to libgomp, its own
+    dependency) and start it, so it reads its settings (``KMP_BLOCKTIME``...) from the
+    process's environment now. None when done or not asked for; else the one-line reason
+    the model runs under GNU OpenMP after all."""
+    env = os.environ if environ is None else environ
+    try:
+        if openmp_runtime(env) != "llvm":
+            return None
+    except ValueError as exc:
+        return f"{exc}; the model runs under GNU OpenMP"
+    if _loaded:
+        return None
+    if "xllamacpp" in sys.modules:
+        return (f"{OPENMP_ENV}=llvm came after llama.cpp loaded in this process; it runs "
+                "under GNU OpenMP")
+    import ctypes  # here: not on the start path of the default runtime
+
+    try:
+        lib = ctypes.CDLL(LLVM_LIBRARY, mode=ctypes.RTLD_GLOBAL)
+        lib.omp_get_max_threads()  # starts the runtime: it reads KMP_BLOCKTIME & co. now
+    except (OSError, AttributeError) as exc:
+        return (f"{OPENMP_ENV}=llvm, but LLVM's OpenMP runtime ({LLVM_LIBRARY}) did not "
+                f"load ({exc}; on Debian: apt-get install libomp5); the model runs under "
+                "GNU OpenMP")
+    _loaded.append("llvm")
+    return None
 
 
 def llama_params(xllamacpp: Any, shape: Any) -> Any:
@@ -97,6 +178,7 @@ def serve(shape: Any) -> int:
     """Load the model, say where it listens on stdout, serve until stdin closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     began = time.perf_counter()
+    notice = load_openmp()  # the parent says it (this process's stderr is a log file)
     try:
         import xllamacpp
 
@@ -107,7 +189,8 @@ def serve(shape: Any) -> int:
         print(json.dumps({"error": str(exc)}), flush=True)
         return 1
     url = address if address.startswith("http") else f"http://{address}"
-    print(json.dumps({"url": url, "seconds": time.perf_counter() - began}), flush=True)
+    print(json.dumps({"url": url, "seconds": time.perf_counter() - began,
+                      **({"notice": notice} if notice else {})}), flush=True)
     with contextlib.suppress(OSError):
         while sys.stdin.buffer.read(4096):
             pass

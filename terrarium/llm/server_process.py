@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from terrarium.llm import server_child
-from terrarium.llm.server_child import SAMPLING_SEED, WAIT_POLICY, llama_params
+from terrarium.llm.server_child import SAMPLING_SEED, WAIT_POLICY, llama_params, openmp_env
 
 __all__ = [
     "SAMPLING_SEED",
@@ -154,7 +154,9 @@ def last_line(path: Path, limit: int = 300) -> str | None:
 
 def child_env(environ: Mapping[str, str]) -> dict[str, str]:
     """The child's environment: this one, with llama.cpp's OpenMP workers sleeping when
-    idle (see ``embedded._import_binding``) unless the user set ``OMP_WAIT_POLICY``.
+    idle (see ``embedded._import_binding``) unless the user set ``OMP_WAIT_POLICY``, and
+    under ``TERRARIUM_OPENMP=llvm`` libomp's block time unless the user set
+    ``KMP_BLOCKTIME`` (``server_child.openmp_env``; the child loads libomp itself).
 
     Not transparent huge pages for ``malloc`` (``GLIBC_TUNABLES=glibc.malloc.hugetlb=1``,
     the default here for a while; a value the user sets still reaches the child): the
@@ -164,9 +166,7 @@ def child_env(environ: Mapping[str, str]) -> dict[str, str]:
     this virtual machine, whose free 2 MB blocks are handed back to the host (virtio
     free page reporting) and must be faulted in again there: the second start's 0.3 s
     that came and went (docs/performance-history.md, "The second start's 0.3 s")."""
-    env = dict(environ)
-    env.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
-    return env
+    return {**environ, **openmp_env(environ)}
 
 
 class ServerProcess:
@@ -244,6 +244,8 @@ class ServerProcess:
             print(f"note: {why}; the model loads in this process instead", file=sys.stderr,
                   flush=True)
             return None
+        if isinstance(answer.get("notice"), str):  # e.g. libomp asked for, not installed
+            print(f"note: {answer['notice']}", file=sys.stderr, flush=True)
         self.adopted = True
         return url
 

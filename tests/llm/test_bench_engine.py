@@ -101,6 +101,21 @@ def test_policy_env_sets_exactly_one_policy(monkeypatch: pytest.MonkeyPatch) -> 
     assert bench.policy_env("default")[bench.POLICY_ENV] == "default"
 
 
+def test_policy_env_for_llvm_s_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    from terrarium.llm.server_child import OPENMP_ENV
+
+    assert bench.OPENMP_ENV == OPENMP_ENV
+    monkeypatch.setenv("KMP_LIBRARY", "serial")
+    llvm = bench.policy_env("libomp:20")
+    assert (llvm[OPENMP_ENV], llvm["KMP_BLOCKTIME"]) == ("llvm", "20")
+    assert "OMP_WAIT_POLICY" not in llvm and "KMP_LIBRARY" not in llvm
+    assert bench.policy_env("libomp:5:turnaround")["KMP_LIBRARY"] == "turnaround"
+    monkeypatch.setenv(OPENMP_ENV, "llvm")
+    monkeypatch.setenv("KMP_BLOCKTIME", "50")
+    # the other policies are libgomp's: none of libomp's settings reach them
+    assert not {OPENMP_ENV, "KMP_BLOCKTIME", "KMP_LIBRARY"} & set(bench.policy_env("PASSIVE"))
+
+
 def test_the_servers_policy_is_the_users_or_passive() -> None:
     assert WAIT_POLICY == "PASSIVE"
     assert wait_policy({}) == "PASSIVE"
