@@ -31,7 +31,7 @@ from terrarium.controller.recall import recall, record
 from terrarium.store import MemoryStore
 
 ROOT = Path(__file__).resolve().parent.parent
-JUDGES = {"blind3", "blind4", "blind5"}
+JUDGES = {"blind3", "blind4", "blind5", "blind6"}
 """Sets this never runs: held out or blind (their texts are never read)."""
 
 
