@@ -570,7 +570,8 @@ if __name__ == "__main__":
                    help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
-                                     "blind4", "blind5", "dev", "dev2", "dev3", "dev4", "dev5", "dev6",
+                                     "blind4", "blind5", "dev", "dev2", "dev3", "dev4", "dev5",
+                                     "dev6",
                                      "both",
                                      "all"],
                    default="both",

