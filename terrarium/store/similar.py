@@ -8,18 +8,24 @@ was loaded (a store resumed, a turn taken during the warm-up). A turn then costs
 embedding (the utterance) and one dot product over the creature's newest records.
 
 Without the encoder (the package not installed) every answer is empty and recall ranks by
-words alone.
+words alone. Neither numpy nor the encoder's module is imported until the first recall
+needs them, and then in a worker thread: a start loads neither.
 """
 
 from __future__ import annotations
 
-import anyio.to_thread
-import numpy as np
+import sys
+from typing import TYPE_CHECKING
 
-from terrarium.store import meaning
+import anyio.to_thread
+
 from terrarium.store.facts import MemoryStore
 
-__all__ = ["EMBED_AT_ONCE", "LOOK_BACK", "ensure_encoder", "keep_vector", "similarities"]
+if TYPE_CHECKING:
+    from terrarium.store.meaning import Encoder
+
+__all__ = ["EMBED_AT_ONCE", "LOOK_BACK", "ensure_encoder", "keep_vector", "load_encoder",
+           "loaded_encoder", "similarities"]
 
 LOOK_BACK = 500
 """How many of the creature's newest records are compared (a voice conversation holds a few
@@ -29,20 +35,30 @@ EMBED_AT_ONCE = 64
 catches up over a few turns instead of holding one turn up)."""
 
 
-async def ensure_encoder() -> meaning.Encoder | None:
+def loaded_encoder() -> Encoder | None:
+    """The encoder if it is loaded already, else None (never loads it)."""
+    mod = sys.modules.get("terrarium.store.meaning")
+    return mod.encoder() if mod is not None and mod.loaded() else None
+
+
+def load_encoder() -> Encoder | None:
+    """The encoder, loaded now if it is not yet (blocking: numpy and the weights); None
+    without the package."""
+    from terrarium.store import meaning
+
+    return meaning.encoder()
+
+
+async def ensure_encoder() -> Encoder | None:
     """The encoder, loaded in a worker thread when it is not yet (the first turn before the
     warm-up loaded it); None without the package."""
-    if meaning.loaded():
-        return meaning.encoder()
-    return await anyio.to_thread.run_sync(meaning.encoder)
+    return loaded_encoder() or await anyio.to_thread.run_sync(load_encoder)
 
 
 async def keep_vector(memory: MemoryStore, mem_id: int, text: str) -> None:
     """Store what ``text`` (record ``mem_id``) means, when the encoder is loaded (never
     loaded here: the next recall embeds what is missing)."""
-    if not meaning.loaded():
-        return
-    enc = meaning.encoder()
+    enc = loaded_encoder()
     if enc is not None:
         await memory.aput_vector(mem_id, enc.embed([text])[0].tobytes())
 
@@ -56,6 +72,8 @@ async def similarities(memory: MemoryStore, utterance: str, *, creature: str
         return {}
     rows = await memory.avectors(creature=creature, limit=LOOK_BACK)
     missing = [(i, t) for i, t, v in rows if v is None][:EMBED_AT_ONCE]
+    import numpy as np  # loaded with the encoder, never at a start
+
     fresh: dict[int, np.ndarray] = {}
     if missing:
         got = enc.embed([t for _, t in missing])
