@@ -135,3 +135,17 @@ def test_similarities_embed_what_the_store_lacks_once() -> None:
                 == near
 
     anyio.run(go)
+
+
+@needs_model
+def test_numpy_s_blas_runs_one_thread_once_the_encoder_is_loaded() -> None:
+    import ctypes
+
+    assert meaning.encoder() is not None
+    libs = sorted((Path(np.__file__).resolve().parent.parent / "numpy.libs")
+                  .glob("libscipy_openblas*.so*"))
+    get = getattr(ctypes.CDLL(str(libs[0])), "scipy_openblas_get_num_threads64_", None) \
+        if libs else None
+    if get is None:
+        pytest.skip("numpy's bundled OpenBLAS is not this build's")
+    assert get() == 1
