@@ -48,15 +48,16 @@ def test_a_dev_set_loads_and_every_ask_was_told_before(
 DEV4_MISSED = ["What fish did I land?", "Who's my partner?", "What does my other half do?"]
 
 
-# dev6 by words: the asks sharing no word with the telling that the recent statements do
-# not cover; by meaning, those without "my" or "I" (a question that does not speak of the
-# user is linked to what was told by words only: "What do hamsters eat?" is as near "I
-# have a hamster." in meaning) and "When do we start trading?" (cosine 0.33 to "We open at
-# six every morning.")
+# dev6 by meaning: those without "my" or "I" (a question that does not speak of the user is
+# linked to what was told by words only: "What do hamsters eat?" is as near "I have a
+# hamster." in meaning), "When do we start trading?" (cosine 0.33 to "We open at six every
+# morning.") and "What shift pattern do I have?" (every statement further than
+# recall.RECENT_FLOOR from it, so nothing is handed)
 DEV6_BY_MEANING_MISSED = ["What colour is the family car?", "Which joint is injured?",
                           "What animals does the woman next door raise?",
                           "When do we start trading?",
-                          "Who makes dinner at the end of the week?"]
+                          "Who makes dinner at the end of the week?",
+                          "What shift pattern do I have?"]
 
 
 def missed(name: str, *, by_meaning: bool) -> list[str]:
