@@ -240,18 +240,20 @@ class Encoder:
         self.layers = []
         for i in range(_LAYERS):
             p = f"encoder.layer.{i}."
+            # (out, in) as stored: ``x @ w.T`` is a transposed view BLAS reads as it is, so
+            # nothing but the joined query/key/value weights is copied at load
             qkv = np.concatenate([w[p + f"attention.self.{n}.weight"]
-                                  for n in ("query", "key", "value")]).T.copy()
+                                  for n in ("query", "key", "value")])
             qkv_b = np.concatenate([w[p + f"attention.self.{n}.bias"]
                                     for n in ("query", "key", "value")])
             self.layers.append((
-                qkv, qkv_b,
-                w[p + "attention.output.dense.weight"].T.copy(),
+                qkv.T, qkv_b,
+                w[p + "attention.output.dense.weight"].T,
                 w[p + "attention.output.dense.bias"],
                 (w[p + "attention.output.LayerNorm.weight"],
                  w[p + "attention.output.LayerNorm.bias"]),
-                w[p + "intermediate.dense.weight"].T.copy(), w[p + "intermediate.dense.bias"],
-                w[p + "output.dense.weight"].T.copy(), w[p + "output.dense.bias"],
+                w[p + "intermediate.dense.weight"].T, w[p + "intermediate.dense.bias"],
+                w[p + "output.dense.weight"].T, w[p + "output.dense.bias"],
                 (w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]),
             ))
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
