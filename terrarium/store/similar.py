@@ -15,6 +15,7 @@ needs them, and then in a worker thread: a start loads neither.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import anyio.to_thread
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from terrarium.store.meaning import Encoder
 
 __all__ = ["EMBED_AT_ONCE", "LOOK_BACK", "ensure_encoder", "keep_vector", "load_encoder",
-           "loaded_encoder", "similarities"]
+           "loaded_encoder", "nearest", "nearness", "similarities"]
 
 LOOK_BACK = 500
 """How many of the creature's newest records are compared (a voice conversation holds a few
@@ -61,6 +62,22 @@ async def keep_vector(memory: MemoryStore, mem_id: int, text: str) -> None:
     enc = loaded_encoder()
     if enc is not None:
         await memory.aput_vector(mem_id, enc.embed([text])[0].tobytes())
+
+
+def nearness(text: str, others: Sequence[str]) -> list[float] | None:
+    """The cosine of ``text`` and each of ``others``, by the encoder if it is loaded (never
+    loaded here: the router's recall loaded it); None without it or without ``others``."""
+    enc = loaded_encoder()
+    if enc is None or not others:
+        return None
+    vecs = enc.embed([text, *others])
+    return [float(c) for c in vecs[1:] @ vecs[0]]
+
+
+def nearest(text: str, others: Sequence[str]) -> float | None:
+    """The highest of :func:`nearness`, or None."""
+    near = nearness(text, others)
+    return max(near) if near else None
 
 
 async def similarities(memory: MemoryStore, utterance: str, *, creature: str
