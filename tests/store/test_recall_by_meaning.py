@@ -5,6 +5,8 @@ sentence is the test's own."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 import pytest
 from recall_helpers import told
@@ -83,3 +85,22 @@ def test_a_question_about_the_world_gets_no_note_for_being_near_in_meaning() -> 
     with MemoryStore() as memory:
         told(memory, "I have a hamster called Biscuit.")
         assert ask(memory, "What do hamsters eat?", by_meaning=True) == ()
+
+
+@needs_model
+def test_a_note_near_in_meaning_is_about_the_question_for_the_guard(monkeypatch: Any) -> None:
+    from terrarium.controller.reply_words import note_about
+    from terrarium.store import asked
+
+    assert meaning.encoder() is not None  # the router's recall loaded it
+    drink = ("What do I usually drink at breakfast?",
+             ["Every morning starts with a mug of rooibos."])
+    assert not asked.lacks(*drink)  # left to the model, which is handed the note
+    camera = ("What brand is my camera?",
+              ["My aunt lives in Perth.", "I take photos with a secondhand Nikon."])
+    assert note_about(*camera) == "I take photos with a secondhand Nikon."  # said back
+    # a kind, a name or a place asked and not told is still no answer, near or not
+    assert asked.lacks("What's my parrot called?", ["I have a ferret called Noodle."])
+    assert asked.lacks("Which town am I from?", ["I work as a baker."])
+    monkeypatch.setattr(asked, "NEAR_IS_ABOUT", 2.0)  # as without the encoder
+    assert asked.lacks(*drink)
