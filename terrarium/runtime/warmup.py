@@ -98,6 +98,11 @@ class WarmUp:
         """Close each warming creature's model gate until its prefix is in its slot (call
         before its loop starts)."""
         self.finished = anyio.Event()
+        if any(c.name in self.pending and c.controller is not None
+               and c.controller.settings.memory_notes for c in order):
+            from terrarium.store.similar import leave_loading_to_warm_up
+
+            leave_loading_to_warm_up()  # a turn before it ranks notes by words alone
         for c in order:
             if c.name in self.pending and c.controller is not None \
                     and keeps_prompt_cache(c.controller.model):

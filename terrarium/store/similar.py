@@ -25,8 +25,9 @@ from terrarium.store.facts import MemoryStore
 if TYPE_CHECKING:
     from terrarium.store.meaning import Encoder
 
-__all__ = ["EMBED_AT_ONCE", "LOOK_BACK", "ensure_encoder", "keep_vector", "load_encoder",
-           "loaded_encoder", "nearest", "nearness", "similarities"]
+__all__ = ["EMBED_AT_ONCE", "LOOK_BACK", "ensure_encoder", "keep_vector",
+           "leave_loading_to_warm_up", "load_encoder", "loaded_encoder", "nearest", "nearness",
+           "similarities"]
 
 LOOK_BACK = 500
 """How many of the creature's newest records are compared (a voice conversation holds a few
@@ -50,10 +51,26 @@ def load_encoder() -> Encoder | None:
     return meaning.encoder()
 
 
+_WARM_UP_LOADS: list[bool] = []
+"""Set once a run's warm-up will load the encoder (:func:`leave_loading_to_warm_up`)."""
+
+
+def leave_loading_to_warm_up() -> None:
+    """A run's warm-up will load the encoder (``runtime/warmup.py``): a recall before it has
+    ranks by words alone instead of loading it itself. At a first start the first utterance
+    comes as the team is ready, while the voice loads: loading numpy and the encoder on its
+    turn as well held its reply's first audio back (1.34-1.88 s against 1.26-1.36 s,
+    ``bench/voice.py --cold-start --against``)."""
+    _WARM_UP_LOADS[:] = [True]
+
+
 async def ensure_encoder() -> Encoder | None:
-    """The encoder, loaded in a worker thread when it is not yet (the first turn before the
-    warm-up loaded it); None without the package."""
-    return loaded_encoder() or await anyio.to_thread.run_sync(load_encoder)
+    """The encoder, loaded in a worker thread when it is not yet and no warm-up is loading
+    it; None without the package (or until the warm-up has loaded it)."""
+    enc = loaded_encoder()
+    if enc is not None or _WARM_UP_LOADS:
+        return enc
+    return await anyio.to_thread.run_sync(load_encoder)
 
 
 async def keep_vector(memory: MemoryStore, mem_id: int, text: str) -> None:
