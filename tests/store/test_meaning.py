@@ -149,3 +149,17 @@ def test_numpy_s_blas_runs_one_thread_once_the_encoder_is_loaded() -> None:
     if get is None:
         pytest.skip("numpy's bundled OpenBLAS is not this build's")
     assert get() == 1
+
+
+def test_a_recall_before_the_warm_up_has_loaded_the_encoder_does_not_load_it() -> None:
+    from terrarium.store import similar
+
+    kept, left = list(meaning._LOADED), list(similar._WARM_UP_LOADS)
+    meaning._LOADED.clear()
+    try:
+        similar.leave_loading_to_warm_up()
+        assert anyio.run(similar.ensure_encoder) is None
+        assert not meaning.loaded()  # words alone this turn; the warm-up loads it
+    finally:
+        meaning._LOADED[:] = kept
+        similar._WARM_UP_LOADS[:] = left
