@@ -31,10 +31,11 @@ the session and never run while it was written; ``blind3``
 (``bench/conversation_blind3.py``) a fifth, written blind in session 10 the same way;
 ``blind4`` (``bench/conversation_blind4.py``) a sixth, written blind in session 11 the same
 way; ``blind5`` (``bench/conversation_blind5.py``) a seventh, written blind in session 13 the
-same way; ``--set all`` runs all eight.
+same way; ``blind6`` (``bench/conversation_blind6.py``) an eighth, written blind in session 14
+the same way; ``--set all`` runs all nine.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
 Run: ``python bench/conversation.py
-[--set first|held-out|fresh|blind|blind2|blind3|blind4|blind5|both|all]
+[--set first|held-out|fresh|blind|blind2|blind3|blind4|blind5|blind6|both|all]
 [-v] [--runs 1] [--speaker-template FILE]``
 """
 
@@ -55,6 +56,7 @@ from conversation_blind2 import BLIND2  # bench/conversation_blind2.py: written 
 from conversation_blind3 import BLIND3  # bench/conversation_blind3.py: written blind, never tune
 from conversation_blind4 import BLIND4  # bench/conversation_blind4.py: written blind, never tune
 from conversation_blind5 import BLIND5  # bench/conversation_blind5.py: written blind, never tune
+from conversation_blind6 import BLIND6  # bench/conversation_blind6.py: written blind, never tune
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11 dev cases
 from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13 dev cases
@@ -140,6 +142,11 @@ def blind4() -> list[list[Say]]:
 def blind5() -> list[list[Say]]:
     """The fifth blind set (bench/conversation_blind5.py, session 13), for judging only."""
     return [[S(*turn) for turn in dialogue] for dialogue in BLIND5]
+
+
+def blind6() -> list[list[Say]]:
+    """The sixth blind set (bench/conversation_blind6.py, session 14), for judging only."""
+    return [[S(*turn) for turn in dialogue] for dialogue in BLIND6]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -516,11 +523,11 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
-        "dev": lambda: DEV, "dev2": lambda: DEV2, "dev3": dev3, "dev4": dev4,
+        "blind6": blind6, "dev": lambda: DEV, "dev2": lambda: DEV2, "dev3": dev3, "dev4": dev4,
         "dev5": dev5, "dev6": dev6}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
-                  "blind5")}
+                  "blind5", "blind6")}
 
 
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
@@ -570,17 +577,16 @@ if __name__ == "__main__":
                    help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
-                                     "blind4", "blind5", "dev", "dev2", "dev3", "dev4", "dev5",
-                                     "dev6",
-                                     "both",
-                                     "all"],
+                                     "blind4", "blind5", "blind6", "dev", "dev2", "dev3",
+                                     "dev4", "dev5", "dev6", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
                    "(written blind at the end), blind3 (written blind in session 10), blind4 "
-                   "(written blind in session 11), blind5 (written blind in session 13), both "
-                   "(first and held-out), all eight, or the developer's own cases (dev; dev2: "
-                   "those of the fourth round; dev3: session 11's, bench/conversation_dev3.py; "
+                   "(written blind in session 11), blind5 (written blind in session 13), blind6 "
+                   "(written blind in session 14), both (first and held-out), all nine, or the "
+                   "developer's own cases (dev; dev2: those of the fourth round; dev3: session "
+                   "11's, bench/conversation_dev3.py; "
                    "dev4: session 13's, bench/conversation_dev4.py; dev5: its second round's, "
                    "bench/conversation_dev5.py; dev6: session 14's, asks sharing no word "
                    "with the telling, bench/conversation_dev6.py)")
