@@ -3,10 +3,10 @@ Every ask shares no content word with the statement that answers it ("Which moto
 drive?" is not asked after "I have a car"): the link is what the words mean, never a word
 in common. Written before the sentence encoder was wired into recall and before any of them
 was measured, in words of their own (no name or place of another set, nor of the brief's
-examples); tuned on from then on, so never a held-out figure. Eleven turns that happened to
+examples); tuned on from then on, so never a held-out figure. Twelve turns that happened to
 equal a turn of another set word for word (found by a script that showed only this set's
-sentence; three of them blind4's, which its test refuses) were reworded after the first
-measure ("What age is my grandfather?" for "How old is my grandfather?").
+sentence; three of them blind4's and one blind6's, which their test refuses) were reworded
+after the first measure ("What age is my grandfather?" for "How old is my grandfather?").
 
 Kinds: possessions, places, family, health, work, routines, other people the user knows,
 quantities; each telling sits among other statements of the user's (so the right one must
@@ -136,10 +136,10 @@ DEV6: list[list[Turn]] = [
                                               "4471")],
     [("My gym is the one next to the station.",), ("My dad fixes clocks as a hobby.",),
      ("I've got a tattoo of a swallow on my wrist.",), ("I wake at five to walk the dog.",),
-     ("My favourite author is Ursula Le Guin.",), ("Tell me about Mars.",),
+     ("I re-read Terry Pratchett every winter.",), ("Tell me about Mars.",),
      ("Where do I work out?", "station"), ("What does my father tinker with?", "clock"),
      ("What picture is inked on my arm?", "swallow"),
-     ("Which writer do I like best?", "Guin"), ("When do I get up?", "five")],
+     ("Which writer do I like best?", "Pratchett"), ("When do I get up?", "five")],
     [("I've got a mortgage with Nationwide.",), ("My first language is Welsh.",),
      ("I broke my wrist skiing in February.",), ("My godson Alfie turned seven yesterday.",),
      ("Which lender is my home loan with?", "Nationwide"),
