@@ -320,13 +320,13 @@ def encoder(folder: Path | None = None) -> Encoder | None:
         return _LOADED[0]
     with _LOADING:
         if not _LOADED:
-            loaded: Encoder | None = None
+            enc: Encoder | None = None
             try:
                 found = extract(folder=folder)
                 if found is not None:
                     one_blas_thread()
-                    loaded = Encoder(found)
+                    enc = Encoder(found)
             except (OSError, KeyError, ValueError, zipfile.BadZipFile):
-                loaded = None
-            _LOADED.append(loaded)
+                enc = None
+            _LOADED.append(enc)
     return _LOADED[0]
