@@ -11,7 +11,13 @@ not judge the reply (but says how often the first note holds the answer: the mod
 answers from it best); a turn the router would take for a statement is counted as if it
 reached the speaker (so N here can be a little above the run's).
 
-Run: ``python bench/retrieval.py --set dev4 [-v]`` (``-v``: each ask missed, with its notes).
+It also counts the never-told asks and the other questions that were handed a note (the
+guard answers a never-told ask with no note "I don't know that yet." without the model).
+Notes are ranked by meaning too when the sentence encoder is installed (session 14);
+``--words`` ranks them by words alone, as before, for a before/after in one tree.
+
+Run: ``python bench/retrieval.py --set dev4 [-v] [--words]`` (``-v``: each ask missed, with
+its notes, and each other question handed a note).
 The blind sets are refused: they are for judging the whole team, never read.
 """
 
