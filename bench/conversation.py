@@ -61,6 +61,7 @@ from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, b
 from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11 dev cases
 from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13 dev cases
 from conversation_dev5 import DEV5  # bench/conversation_dev5.py: session 13's second round
+from conversation_dev6 import DEV6  # bench/conversation_dev6.py: session 14, by meaning
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
 from terrarium.config import load_team
@@ -120,6 +121,12 @@ def dev4() -> list[list[Say]]:
 def dev5() -> list[list[Say]]:
     """The developer's cases of session 13's second round (bench/conversation_dev5.py)."""
     return [[S(*turn) for turn in dialogue] for dialogue in DEV5]
+
+
+def dev6() -> list[list[Say]]:
+    """The developer's cases of session 14 (bench/conversation_dev6.py): asks sharing no
+    word with the telling."""
+    return [[S(*turn) for turn in dialogue] for dialogue in DEV6]
 
 
 def blind3() -> list[list[Say]]:
@@ -517,7 +524,7 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
         "blind6": blind6, "dev": lambda: DEV, "dev2": lambda: DEV2, "dev3": dev3, "dev4": dev4,
-        "dev5": dev5}
+        "dev5": dev5, "dev6": dev6}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5", "blind6")}
@@ -571,7 +578,7 @@ if __name__ == "__main__":
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
                                      "blind4", "blind5", "blind6", "dev", "dev2", "dev3",
-                                     "dev4", "dev5", "both", "all"],
+                                     "dev4", "dev5", "dev6", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
@@ -581,7 +588,8 @@ if __name__ == "__main__":
                    "developer's own cases (dev; dev2: those of the fourth round; dev3: session "
                    "11's, bench/conversation_dev3.py; "
                    "dev4: session 13's, bench/conversation_dev4.py; dev5: its second round's, "
-                   "bench/conversation_dev5.py)")
+                   "bench/conversation_dev5.py; dev6: session 14's, asks sharing no word "
+                   "with the telling, bench/conversation_dev6.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None

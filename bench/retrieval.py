@@ -11,7 +11,13 @@ not judge the reply (but says how often the first note holds the answer: the mod
 answers from it best); a turn the router would take for a statement is counted as if it
 reached the speaker (so N here can be a little above the run's).
 
-Run: ``python bench/retrieval.py --set dev4 [-v]`` (``-v``: each ask missed, with its notes).
+It also counts the never-told asks and the other questions that were handed a note (the
+guard answers a never-told ask with no note "I don't know that yet." without the model).
+Notes are ranked by meaning too when the sentence encoder is installed (session 14);
+``--words`` ranks them by words alone, as before, for a before/after in one tree.
+
+Run: ``python bench/retrieval.py --set dev4 [-v] [--words]`` (``-v``: each ask missed, with
+its notes, and each other question handed a note).
 The blind sets are refused: they are for judging the whole team, never read.
 """
 
@@ -59,46 +65,62 @@ def message(text: str, notes: tuple[str, ...], recent: tuple[str, ...]) -> tuple
 
 
 async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int, int, int],
+                 by_meaning: bool = True, others: list[tuple[str, bool, int]] | None = None,
                  ) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bool]]:
     """Each ask of ``dialogue`` (text, expected words) with its notes and whether an expected
-    word is in them, the previous utterance or the ask itself."""
+    word is in them, the previous utterance or the ask itself. ``by_meaning``: rank the
+    notes by meaning too (the sentence encoder, when installed). ``others`` collects every
+    other question (text, whether it asks what was never told, how many notes it got)."""
     recent, facts, notes = limits
     out = []
     with MemoryStore() as memory:
         for text, expect in dialogue:
             item = Incoming(text=text, channel="user_input")
             got = await recall(memory, [item], creature="router", recent=recent, matches=0,
-                               facts=facts, notes=notes)
+                               facts=facts, notes=notes, by_meaning=by_meaning)
             if expect and expect != ("UNKNOWN",):
                 seen = " ".join([*message(text, got.notes, got.recent)]).lower()
                 out.append((text, expect, got.notes, any(e.lower() in seen for e in expect)))
-            await record(memory, [item], creature="router", facts=facts > 0)
+            elif others is not None and text.rstrip().endswith("?"):
+                others.append((text, bool(expect), len(got.notes)))
+            await record(memory, [item], creature="router", facts=facts > 0,
+                         meaning=by_meaning)
     return out
 
 
-def main(name: str, verbose: bool) -> None:
+def main(name: str, verbose: bool, by_meaning: bool = True) -> None:
     if name in JUDGES:
         raise SystemExit(f"{name} is held out or blind: run it through bench/conversation.py")
     limits = router_limits()
     dialogues = [[(s.text, s.expect) for s in d] for d in SETS[name]()]
     t0 = time.process_time()
     asks = hit = first = 0
+    others: list[tuple[str, bool, int]] = []
     for d, dialogue in enumerate(dialogues):
         cleaned = [(t, ("UNKNOWN",) if e == (UNKNOWN,) else e) for t, e in dialogue]
-        for text, expect, notes, ok in anyio.run(handed, cleaned, limits):
+        for text, expect, notes, ok in anyio.run(handed, cleaned, limits, by_meaning, others):
             asks += 1
             hit += ok
             first += bool(notes) and any(e.lower() in notes[0].lower() for e in expect)
             if verbose and not ok:
                 print(f"  d{d + 1} {text!r} {expect} <- {list(notes)}")
     cpu = time.process_time() - t0
-    print(f"{name}: answer handed over {hit} of {asks} asks, in the first note {first} "
-          f"({cpu:.2f} s CPU)")
+    never = [n for _, unknown, n in others if unknown]
+    world = [n for _, unknown, n in others if not unknown]
+    print(f"{name}: answer handed over {hit} of {asks} asks, in the first note {first}; "
+          f"never-told asks with a note {sum(map(bool, never))} of {len(never)}, other "
+          f"questions with a note {sum(map(bool, world))} of {len(world)} ({cpu:.2f} s CPU)")
+    if verbose:
+        for text, unknown, n in others:
+            if n:
+                print(f"  {'never told' if unknown else 'other'}: {text!r} got {n} note(s)")
 
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--set", default="dev4")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--words", action="store_true",
+                   help="rank the notes by words alone, as without the sentence encoder")
     a = p.parse_args()
-    main(a.set, a.verbose)
+    main(a.set, a.verbose, by_meaning=not a.words)

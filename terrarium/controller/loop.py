@@ -269,7 +269,8 @@ class Controller(RoundStreaming):
         recalled = facts.prompt_lines() if cfg.memory_in_prompt else ()
         if (cfg.memory_record or cfg.memory_facts) and self.memory is not None:
             await record(self.memory, inputs, creature=self.parts.name,
-                         facts=cfg.memory_facts > 0, texts=cfg.memory_record)
+                         facts=cfg.memory_facts > 0, texts=cfg.memory_record,
+                         meaning=cfg.memory_notes > 0)
             crashpoint("turn.recorded_inputs")
         return before, recalled
 

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
-from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts
+from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts, normalize_fact
 from terrarium.store.asked import names_someone, points_back
 from terrarium.store.corrections import (
     apply_correction,
@@ -47,6 +47,7 @@ from terrarium.store.corrections import (
     swap_value,
     tells_habit,
 )
+from terrarium.store.similar import keep_vector, similarities
 from terrarium.store.subjects import (
     about_user,
     asked_of,
@@ -64,8 +65,9 @@ from terrarium.store.subjects import (
     subject_terms,
 )
 
-__all__ = ["ADVICE_LOOKBACK", "NOTE_CANDIDATES", "USER_FACT", "Recalled", "advice_note",
-           "facts_owner", "notes_for", "recall", "record"]
+__all__ = ["ADVICE_LOOKBACK", "FUSE_K", "MEANING_JOINS", "NOTE_CANDIDATES", "RECENT_FLOOR",
+           "USER_FACT", "Recalled", "advice_note", "facts_owner", "fused", "notes_for",
+           "recall", "record"]
 
 USER_FACT = "user_fact"
 """The source of a fact the user stated about themselves."""
@@ -97,7 +99,7 @@ NOTE_CANDIDATES = 24
 
 
 async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit: int,
-                    facts: Sequence[str] = ()) -> tuple[str, ...]:
+                    facts: Sequence[str] = (), by_meaning: bool = True) -> tuple[str, ...]:
     """Up to ``limit`` of the user's earlier statements (``creature``'s records) about what
     ``question`` asks, best first; the user's ``facts`` about it come first (the facts'
     search matches any word: "Where am I from?" finds "I love green tea." by "I").
@@ -140,13 +142,17 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
         facts = [f for f in facts if relevant(f, previous)]
         question = f"{previous} {question}"
     found = await _matches(memory, question, creature=creature, newest=newest)
+    near = await similarities(memory, question, creature=creature) if by_meaning else {}
     mine = back or about_user(question)
     if not speaks and not back:
+        # by words only: "What do hamsters eat?" is as near "I have a hamster." in meaning
+        # (cosine 0.68) as "What colour is the family car?" is to "Our hatchback is a
+        # bright orange Honda." (0.51), and only the second is about what was told
         if not refers_to_told(question, [fixed.get(t, t) for t in found]):
             return tuple(facts)[:limit]
         mine = True
-    if mine:
-        found += [h.text for h in newest if is_statement(h.text)]
+    recent = [h.text for h in newest if is_statement(h.text)]
+    found = fused(found, near, recent if mine else [])
     dropped = {f.sentence for old, new in fixed.items() if new != old
                for f in extract_facts(old)}
     added = [f.sentence for new in fixed.values() for f in extract_facts(new)
@@ -157,6 +163,41 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     # but everyone says Neil."), not in the fact of their full name
     notes = [*said, *facts] if _GOES_BY.search(question) else [*facts, *said]
     return tuple(dict.fromkeys(notes))[:limit]
+
+
+MEANING_JOINS = 0.35
+"""A statement this near the ask in meaning (cosine of their sentence vectors,
+``store/similar.py``) is a candidate note though it shares no word with it."""
+RECENT_FLOOR = 0.1
+"""A recent statement further than this from the ask in meaning is no note: "What's my blood
+type?" after only "My cat sleeps on the radiator." is handed nothing, and the reply is "I
+don't know that yet." (on the developers' sets, 24 of 39 never-told asks were handed a note,
+against 30 without the floor; no ask's answer was lost)."""
+FUSE_K = 2
+"""Reciprocal-rank fusion's constant: a note's score is the sum of 1 / (FUSE_K + rank) over
+the rankings it is in (by words, by meaning); small, as the lists are short and the first
+note matters most."""
+
+
+def fused(by_words: Sequence[str], near: dict[str, float],
+          recent: Sequence[str] = ()) -> list[str]:
+    """The candidate statements best first: those ranked by the words they share with the
+    ask (``by_words``) and those near it in meaning (``near``: cosine by text, at least
+    ``MEANING_JOINS``), by reciprocal-rank fusion; then the user's ``recent`` statements
+    by how near they are, but those further than ``RECENT_FLOOR``. Without ``near`` (no
+    encoder): ``by_words``, then ``recent``, as before."""
+    if not near:
+        return [*by_words, *recent]
+    told = set(by_words) | set(recent)
+    by_meaning = sorted((t for t, c in near.items() if c >= MEANING_JOINS and
+                         (t in told or is_statement(t))), key=lambda t: -near[t])
+    score: dict[str, float] = {}
+    for ranking in (by_words, by_meaning):
+        for rank, text in enumerate(ranking):
+            score[text] = score.get(text, 0.0) + 1.0 / (FUSE_K + rank)
+    best = sorted(score, key=lambda t: (-score[t], -near.get(t, 0.0)))
+    kept = [t for t in recent if near.get(t, 1.0) >= RECENT_FLOOR]
+    return [*best, *sorted(kept, key=lambda t: -near.get(t, 0.0))]
 
 
 def _clauses_asked(found: Sequence[str], fixed: dict[str, str],
@@ -356,10 +397,12 @@ def subject_terms_own(text: str) -> list[str]:
 
 
 async def recall(memory: MemoryStore | None, inputs: Sequence[Incoming], *, creature: str,
-                 recent: int, matches: int, facts: int = 0, notes: int = 0) -> Recalled:
+                 recent: int, matches: int, facts: int = 0, notes: int = 0,
+                 by_meaning: bool = True) -> Recalled:
     """Up to ``recent`` newest records of ``creature``, ``matches`` best matches,
     ``facts`` of the user's facts that match the inputs and ``notes`` of the user's
-    earlier statements about what they ask."""
+    earlier statements about what they ask (ranked by meaning too, with ``by_meaning``
+    and the encoder installed)."""
     if memory is None:
         return Recalled()
     newest: list[str] = []
@@ -380,7 +423,8 @@ async def recall(memory: MemoryStore | None, inputs: Sequence[Incoming], *, crea
     said: tuple[str, ...] = ()
     if notes:
         question = " ".join(i.search_text for i in inputs)
-        said = await notes_for(memory, question, creature=creature, limit=notes, facts=own)
+        said = await notes_for(memory, question, creature=creature, limit=notes, facts=own,
+                               by_meaning=by_meaning)
         if not said and asks_advice(question):
             said = await advice_note(memory, creature=creature)
     return Recalled(tuple(newest), tuple(found), tuple(own), said)
@@ -420,15 +464,18 @@ def newest_of_kind(facts: Sequence[tuple[int, str]]) -> list[str]:
 
 
 async def record(memory: MemoryStore, inputs: Sequence[Incoming], *, creature: str,
-                 facts: bool = False, texts: bool = True) -> None:
+                 facts: bool = False, texts: bool = True, meaning: bool = False) -> None:
     """Write the text of every input to memory, with the channel it came on as the source;
-    with ``facts``, also what it says about the user, as facts of their own."""
+    with ``facts``, also what it says about the user, as facts of their own; with
+    ``meaning``, its sentence vector beside it (``store/similar.py``; for notes)."""
     for item in inputs:
         text = item.search_text
         if not text.strip():
             continue
         if texts:
-            await memory.awrite(text, creature=creature, source=item.channel or "user")
+            wrote = await memory.awrite(text, creature=creature, source=item.channel or "user")
+            if meaning:
+                await keep_vector(memory, wrote.id, normalize_fact(text))
         if facts:
             for fact in extract_facts(text):
                 await memory.awrite(fact.sentence, creature=facts_owner(creature),

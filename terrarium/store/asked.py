@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 
 from terrarium.store import forms
+from terrarium.store.similar import nearest
 from terrarium.store.subjects import (
     RELATED,
     asked_of,
@@ -30,7 +31,7 @@ from terrarium.store.subjects import (
     tells_kind,
 )
 
-__all__ = ["KINDS", "asks_kind", "lacks", "names_someone", "points_back"]
+__all__ = ["KINDS", "NEAR_IS_ABOUT", "asks_kind", "lacks", "names_someone", "points_back"]
 
 _KIND_TABLE = (
     # the words of asking about one kind | more words that tell of it
@@ -110,6 +111,14 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(text)}
 
 
+NEAR_IS_ABOUT = 0.35
+"""A note this near a question in meaning (the sentence encoder, when loaded) is about its
+subject, though no word or category links them; as near as a statement must be to join the
+notes (``recall.MEANING_JOINS``). Only the last test of :func:`lacks` asks it: a kind of
+thing, a surname, an address or a name asked and not told are still no answer ("What's my
+hamster called?" after "I have a rabbit called Dot.", cosine 0.45)."""
+
+
 def lacks(question: str, notes: Sequence[str]) -> bool:
     """Whether ``notes`` (what the user told) cannot answer ``question`` about them: it asks
     of a kind of thing none of them holds ("my dog's name" after only a cat), a surname
@@ -136,6 +145,10 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if not known or not notes or _FOLLOW_ON.match(question):
         return False  # "And which colour did I go for?": on from what was just told
     if any(relevant(n, question) for n in notes):
+        return False
+    if (nearest(question, notes) or 0.0) >= NEAR_IS_ABOUT:
+        # about it in meaning, with no word in common: "Which brand of guitar do I own?"
+        # and "I play a battered Fender I got at sixteen." (cosine 0.46)
         return False
     if not all((_KNOWN - _NAMING) & _stems(n) for n in notes):
         return False  # something told of no known subject ("Penicillin gives me a rash.";

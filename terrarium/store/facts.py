@@ -61,6 +61,13 @@ CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
     INSERT INTO memories_fts(memories_fts, rowid, text, tags)
     VALUES ('delete', old.id, old.text, old.tags);
 END;
+CREATE TABLE IF NOT EXISTS memory_vectors (
+    id INTEGER PRIMARY KEY,
+    vec BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS memories_vec_ad AFTER DELETE ON memories BEGIN
+    DELETE FROM memory_vectors WHERE id = old.id;
+END;
 CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE ON memories BEGIN
     INSERT INTO memories_fts(memories_fts, rowid, text, tags)
     VALUES ('delete', old.id, old.text, old.tags);
@@ -303,6 +310,22 @@ class MemoryStore:
             rows = self._conn.execute(sql, params).fetchall()
         return [self._hit(r, score=0.0) for r in rows]
 
+    def put_vector(self, mem_id: int, vec: bytes) -> None:
+        """Keep ``vec`` (what the record means, ``store/meaning.py``) beside record
+        ``mem_id``, in place of any before it."""
+        with self._lock, self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO memory_vectors (id, vec) VALUES (?, ?)",
+                               (mem_id, vec))
+
+    def vectors(self, *, creature: str, limit: int = 500
+                ) -> list[tuple[int, str, bytes | None]]:
+        """``creature``'s newest ``limit`` records (id, text, vector or None), newest first."""
+        with self._lock:
+            return self._conn.execute(
+                "SELECT m.id, m.text, v.vec FROM memories AS m"
+                " LEFT JOIN memory_vectors AS v ON v.id = m.id WHERE m.creature = ?"
+                " ORDER BY m.ts DESC, m.id DESC LIMIT ?", (creature, max(limit, 0))).fetchall()
+
     def count(self, *, creature: str | None = None) -> int:
         """How many distinct facts are stored (for one creature, or all)."""
         with self._lock:
@@ -367,6 +390,15 @@ class MemoryStore:
     async def arecent(self, limit: int = 10, *, creature: str | None = None) -> list[MemoryHit]:
         """:meth:`recent`, as :meth:`awrite`."""
         return await self._call(partial(self.recent, limit, creature=creature))
+
+    async def aput_vector(self, mem_id: int, vec: bytes) -> None:
+        """:meth:`put_vector`, as :meth:`awrite`."""
+        await self._call(partial(self.put_vector, mem_id, vec))
+
+    async def avectors(self, *, creature: str, limit: int = 500
+                       ) -> list[tuple[int, str, bytes | None]]:
+        """:meth:`vectors`, as :meth:`awrite`."""
+        return await self._call(partial(self.vectors, creature=creature, limit=limit))
 
     async def acount(self, *, creature: str | None = None) -> int:
         """:meth:`count`, as :meth:`awrite`."""

