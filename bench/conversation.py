@@ -24,18 +24,13 @@ scored automatically:
 Two sets of dialogues: ``first`` (``DIALOGUES`` below, the ones the voice assistant is
 tuned on) and ``held-out`` (``bench/conversation_data.py``, written before the tuning of
 issue 30 and never tuned on); ``--set both`` (the default) runs and reports each.
-``fresh`` (``bench/conversation_fresh.py``) is a second held-out set written blind, for the
-final judgement only; ``blind`` (``bench/conversation_blind.py``) a third, written blind
-later; ``blind2`` (``bench/conversation_blind2.py``) a fourth, written blind at the end of
-the session and never run while it was written; ``blind3``
-(``bench/conversation_blind3.py``) a fifth, written blind in session 10 the same way;
-``blind4`` (``bench/conversation_blind4.py``) a sixth, written blind in session 11 the same
-way; ``blind5`` (``bench/conversation_blind5.py``) a seventh, written blind in session 13 the
-same way; ``blind6`` (``bench/conversation_blind6.py``) an eighth, written blind in session 14
-the same way; ``--set all`` runs all nine.
+Eight more were written blind, each in ``bench/conversation_<name>.py``, for judging only,
+never tuned on: ``fresh`` and ``blind`` (after that tuning), ``blind2`` (at the end of that
+session, never run while it was written), then the same way ``blind3`` to ``blind7``
+(sessions 10, 11, 13, 14 and 15); ``--set all`` runs all ten.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
 Run: ``python bench/conversation.py
-[--set first|held-out|fresh|blind|blind2|blind3|blind4|blind5|blind6|both|all]
+[--set first|held-out|fresh|blind|blind2|blind3|blind4|blind5|blind6|blind7|both|all]
 [-v] [--runs 1] [--speaker-template FILE]``
 """
 
@@ -57,6 +52,7 @@ from conversation_blind3 import BLIND3  # bench/conversation_blind3.py: written 
 from conversation_blind4 import BLIND4  # bench/conversation_blind4.py: written blind, never tune
 from conversation_blind5 import BLIND5  # bench/conversation_blind5.py: written blind, never tune
 from conversation_blind6 import BLIND6  # bench/conversation_blind6.py: written blind, never tune
+from conversation_blind7 import BLIND7  # bench/conversation_blind7.py: written blind, never tune
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11 dev cases
 from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13 dev cases
@@ -147,6 +143,11 @@ def blind5() -> list[list[Say]]:
 def blind6() -> list[list[Say]]:
     """The sixth blind set (bench/conversation_blind6.py, session 14), for judging only."""
     return [[S(*turn) for turn in dialogue] for dialogue in BLIND6]
+
+
+def blind7() -> list[list[Say]]:
+    """The seventh blind set (bench/conversation_blind7.py, session 15), for judging only."""
+    return [[S(*turn) for turn in dialogue] for dialogue in BLIND7]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -523,11 +524,11 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
-        "blind6": blind6, "dev": lambda: DEV, "dev2": lambda: DEV2, "dev3": dev3, "dev4": dev4,
-        "dev5": dev5, "dev6": dev6}
+        "blind6": blind6, "blind7": blind7, "dev": lambda: DEV, "dev2": lambda: DEV2,
+        "dev3": dev3, "dev4": dev4, "dev5": dev5, "dev6": dev6}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
-                  "blind5", "blind6")}
+                  "blind5", "blind6", "blind7")}
 
 
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
@@ -577,14 +578,13 @@ if __name__ == "__main__":
                    help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
-                                     "blind4", "blind5", "blind6", "dev", "dev2", "dev3",
-                                     "dev4", "dev5", "dev6", "both", "all"],
+                                     "blind4", "blind5", "blind6", "blind7", "dev", "dev2",
+                                     "dev3", "dev4", "dev5", "dev6", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
-                   "(written blind at the end), blind3 (written blind in session 10), blind4 "
-                   "(written blind in session 11), blind5 (written blind in session 13), blind6 "
-                   "(written blind in session 14), both (first and held-out), all nine, or the "
+                   "(written blind at the end), blind3 to blind7 (written blind in sessions 10, "
+                   "11, 13, 14 and 15), both (first and held-out), all ten, or the "
                    "developer's own cases (dev; dev2: those of the fourth round; dev3: session "
                    "11's, bench/conversation_dev3.py; "
                    "dev4: session 13's, bench/conversation_dev4.py; dev5: its second round's, "

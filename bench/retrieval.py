@@ -37,7 +37,7 @@ from terrarium.controller.recall import recall, record
 from terrarium.store import MemoryStore
 
 ROOT = Path(__file__).resolve().parent.parent
-JUDGES = {"blind3", "blind4", "blind5", "blind6"}
+JUDGES = {"blind3", "blind4", "blind5", "blind6", "blind7"}
 """Sets this never runs: held out or blind (their texts are never read)."""
 
 

@@ -1,6 +1,6 @@
 """The blind dialogue sets of ``bench/conversation.py`` written at the end (issue 30:
-``blind2``, ``blind3`` of session 10, ``blind4`` of session 11, ``blind5`` of session 13
-and ``blind6`` of session 14) are well formed: each
+``blind2``, ``blind3`` of session 10, ``blind4`` of session 11, ``blind5`` of session 13,
+``blind6`` of session 14 and ``blind7`` of session 15) are well formed: each
 loads through the benchmark's own loader as ``--set <name>`` (and in ``--set all``, not in
 the default), is big enough to judge by, and every recall ask can be answered from what the
 user said before it — and only from that: not from the question's own words, and not by a
@@ -31,7 +31,7 @@ class Size(NamedTuple):
 
 SIZES = {"blind2": Size(60, 70, 6), "blind3": Size(100, 110, 10),
          "blind4": Size(120, 150, 12), "blind5": Size(150, 180, 15),
-         "blind6": Size(150, 180, 15)}
+         "blind6": Size(150, 180, 15), "blind7": Size(150, 180, 15)}
 SETS = pytest.mark.parametrize("name", sorted(SIZES))
 
 
@@ -158,7 +158,7 @@ def test_never_said_asks_follow_nothing_that_answers_them(name: str) -> None:
 
 # The kinds of turn blind4's brief named (more than blind3's); blind5's brief names the
 # same with dates as "dates and birthdays", and asks for two or three kinds of the writer's own;
-# blind6's brief the same as blind5's.
+# blind6's and blind7's briefs the same as blind5's.
 KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies and diet",
          "health", "dates", "family", "work and study", "likes and dislikes", "numbers",
          "vehicles and possessions", "schedules and plans", "languages", "hobbies",
@@ -167,7 +167,7 @@ KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies 
          "never said", "ordinary questions only")
 BRIEFED = {"blind4": KINDS,
            "blind5": tuple("dates and birthdays" if k == "dates" else k for k in KINDS)}
-BRIEFED["blind6"] = BRIEFED["blind5"]
+BRIEFED["blind6"] = BRIEFED["blind7"] = BRIEFED["blind5"]
 
 
 @pytest.mark.parametrize("name", sorted(BRIEFED))
@@ -187,16 +187,17 @@ def test_the_set_has_the_categories_its_brief_names_and_repeats_no_other_set(nam
 
 
 # How many categories of the writer's own each brief asked for: blind5's two or three;
-# blind6's two or three, and its session's extra named four more examples to add.
-OWN_KINDS = {"blind5": (2, 3), "blind6": (2, 4)}
+# blind6's two or three, and its session's extra named four more examples to add; blind7's
+# two or three.
+OWN_KINDS = {"blind5": (2, 3), "blind6": (2, 4), "blind7": (2, 3)}
 
 
 @pytest.mark.parametrize("name", sorted(OWN_KINDS))
 def test_the_set_has_kinds_of_its_own_and_no_category_too_big_or_small(name: str) -> None:
-    """blind5's and blind6's briefs: five to fourteen dialogues a category (fifteen for the
-    never-said asks they want about fifteen of), about 150-170 dialogues, about 180-200
-    recall asks, categories the writer added, and no more than about fifteen never-said
-    asks."""
+    """blind5's, blind6's and blind7's briefs: five to fourteen dialogues a category
+    (fifteen for the never-said asks they want about fifteen of), about 150-170 dialogues,
+    about 180-200 recall asks, categories the writer added, and no more than about fifteen
+    never-said asks."""
     cats = data(name).BY_CATEGORY
     least, most = OWN_KINDS[name]
     assert least <= len(set(cats) - set(BRIEFED[name])) <= most, sorted(cats)
@@ -207,13 +208,15 @@ def test_the_set_has_kinds_of_its_own_and_no_category_too_big_or_small(name: str
     assert 180 <= len(_asks(name)) <= 200
 
 
-def test_blind6_asks_in_other_words_and_its_told_in_passing_facts() -> None:
+@pytest.mark.parametrize(("name", "in_passing"), [("blind6", 5), ("blind7", 8)])
+def test_asks_in_other_words_and_told_in_passing_facts(name: str, in_passing: int) -> None:
     """blind6's brief asked for more facts told in passing and more asks worded unlike the
-    telling than blind5 had: those categories are there, and in "asked in other words" the
-    ask shares no word but function words with what it asks for (the answer is a word the
-    telling used and the ask does not)."""
-    cats = data("blind6").BY_CATEGORY
-    assert len(cats["told in passing"]) >= 5 and len(cats["asked in other words"]) >= 8
+    telling than blind5 had (blind7's for eight or more of each): those categories are
+    there, and in "asked in other words" the ask shares no word but function words with
+    what it asks for (the answer is a word the telling used and the ask does not)."""
+    cats = data(name).BY_CATEGORY
+    assert len(cats["told in passing"]) >= in_passing
+    assert len(cats["asked in other words"]) >= 8
     for d in cats["asked in other words"]:
         for i, turn in enumerate(d):
             if len(turn) > 1:
@@ -221,6 +224,28 @@ def test_blind6_asks_in_other_words_and_its_told_in_passing_facts() -> None:
                 asked = set(re.findall(r"[a-z]+", turn[0].lower())) - ASK_WORDS
                 assert not any(e.lower() in asked for e in turn[1:]), turn
                 assert asked - told, turn  # worded otherwise, not the telling turned round
+
+
+# The kinds blind7's brief gave weight to, eight to twelve dialogues each.
+WEIGHTED7 = ("told in passing", "follow-ups", "asks without my", "health",
+             "schedules and plans", "asked in other words", "other people's facts")
+_LEANS = re.compile(r"^and\b|\b(he|she|it|his|her|they|them|their)\b", re.I)
+
+
+def test_blind7_weights_what_its_brief_asked_for() -> None:
+    """blind7's brief: eight to twelve dialogues of each weighted kind; the asks "without
+    my" have no "my"; a follow-up's later ask leans on the one before (a pronoun or "and
+    …") instead of naming its subject again; and some asks come after five turns."""
+    cats = data("blind7").BY_CATEGORY
+    assert all(8 <= len(cats[k]) <= 12 for k in WEIGHTED7), {k: len(cats[k]) for k in WEIGHTED7}
+    for d in cats["asks without my"]:
+        asks = [t[0] for t in d if len(t) > 1]
+        assert asks and not any(re.search(r"\bmy\b", a, re.I) for a in asks), d
+    for d in cats["follow-ups"]:
+        asks = [t[0] for t in d if len(t) > 1]
+        assert len(asks) >= 2 and all(_LEANS.search(a) for a in asks[1:]), d
+    firsts = [next(i for i, t in enumerate(d) if len(t) > 1) for d in cats["after a longer gap"]]
+    assert sum(i >= 5 for i in firsts) >= 1, firsts
 
 
 def _plain(text: str) -> str:
