@@ -62,6 +62,7 @@ from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11
 from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13 dev cases
 from conversation_dev5 import DEV5  # bench/conversation_dev5.py: session 13's second round
 from conversation_dev6 import DEV6  # bench/conversation_dev6.py: session 14, by meaning
+from conversation_dev7 import DEV7  # bench/conversation_dev7.py: session 15, said in passing
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
 from terrarium.config import load_team
@@ -127,6 +128,12 @@ def dev6() -> list[list[Say]]:
     """The developer's cases of session 14 (bench/conversation_dev6.py): asks sharing no
     word with the telling."""
     return [[S(*turn) for turn in dialogue] for dialogue in DEV6]
+
+
+def dev7() -> list[list[Say]]:
+    """The developer's cases of session 15 (bench/conversation_dev7.py): told in passing,
+    follow-ups, asks without "my"."""
+    return [[S(*turn) for turn in dialogue] for dialogue in DEV7]
 
 
 def blind3() -> list[list[Say]]:
@@ -524,7 +531,7 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
         "blind6": blind6, "dev": lambda: DEV, "dev2": lambda: DEV2, "dev3": dev3, "dev4": dev4,
-        "dev5": dev5, "dev6": dev6}
+        "dev5": dev5, "dev6": dev6, "dev7": dev7}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5", "blind6")}
@@ -578,7 +585,7 @@ if __name__ == "__main__":
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
                                      "blind4", "blind5", "blind6", "dev", "dev2", "dev3",
-                                     "dev4", "dev5", "dev6", "both", "all"],
+                                     "dev4", "dev5", "dev6", "dev7", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
@@ -589,7 +596,8 @@ if __name__ == "__main__":
                    "11's, bench/conversation_dev3.py; "
                    "dev4: session 13's, bench/conversation_dev4.py; dev5: its second round's, "
                    "bench/conversation_dev5.py; dev6: session 14's, asks sharing no word "
-                   "with the telling, bench/conversation_dev6.py)")
+                   "with the telling, bench/conversation_dev6.py; dev7: session 15's, told in "
+                   "passing, follow-ups, asks without my, bench/conversation_dev7.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None
