@@ -38,7 +38,8 @@ DEV7: list[list[Turn]] = [
     [("Couldn't sleep, the kid next door was practising the tuba till midnight.",),
      ("What was the kid next door playing?", "tuba")],
     [("Just back from dropping my daughter Lola at swimming, she's doing lengths now.",),
-     ("What's a good stretch after sitting all day?",), ("What did I say my girl is called?", "Lola")],
+     ("What's a good stretch after sitting all day?",),
+     ("What did I say my girl is called?", "Lola")],
     [("When I was living in Bergen I never bothered with an umbrella, funnily enough.",),
      ("Where did I use to live?", "Bergen")],
     # follow-ups: the second ask leans on the first

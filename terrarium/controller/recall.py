@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts, normalize_fact
-from terrarium.store.asked import names_someone, points_back
+from terrarium.store.asked import names_someone, points_back, refers_by_meaning
 from terrarium.store.corrections import (
     apply_correction,
     goes_on,
@@ -148,7 +148,8 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
         # by words only: "What do hamsters eat?" is as near "I have a hamster." in meaning
         # (cosine 0.68) as "What colour is the family car?" is to "Our hatchback is a
         # bright orange Honda." (0.51), and only the second is about what was told
-        if not refers_to_told(question, [fixed.get(t, t) for t in found]):
+        if not (refers_to_told(question, [fixed.get(t, t) for t in found])
+                or refers_by_meaning(question, near)):
             return tuple(facts)[:limit]
         mine = True
     recent = [h.text for h in newest if is_statement(h.text)]

@@ -14,7 +14,14 @@ import re
 from collections.abc import Sequence
 
 from terrarium.store import forms
-from terrarium.store.asked import NEAR_IS_ABOUT, asks_kind, lacks, points_back
+from terrarium.store.asked import (
+    NEAR_IS_ABOUT,
+    asks_kind,
+    lacks,
+    may_refer_by_meaning,
+    points_back,
+    refers_by_meaning,
+)
 from terrarium.store.clauses import sentences
 from terrarium.store.corrections import goes_on, is_correction, opens_aside, without_marks
 from terrarium.store.similar import nearness
@@ -177,9 +184,13 @@ def asked_about_user(user: str, notes: Sequence[str]) -> bool:
     ``notes``: a question about them ("Where am I from?"), about something they told
     without "my" ("What colour is the car?" after "My car's a green Skoda."), or one that
     points back at the conversation's subject and was handed notes for it ("How old will
-    she be?" after "When is my daughter's birthday?")."""
-    return (about_user(user) or refers_to_told(user, notes)
-            or (points_back(user) and bool(notes)))
+    she be?" after "When is my daughter's birthday?"). Without "my", the notes may be
+    linked to it by meaning only ("What colour is the family car?" after "Our hatchback is
+    a bright orange Honda.", :func:`refers_by_meaning`, with the encoder loaded)."""
+    if about_user(user) or refers_to_told(user, notes) or (points_back(user) and bool(notes)):
+        return True
+    near = nearness(user, notes) if notes and may_refer_by_meaning(user) else None
+    return bool(near) and refers_by_meaning(user, dict(zip(notes, near, strict=True)))
 
 
 def cannot_answer(user: str, notes: Sequence[str]) -> bool:

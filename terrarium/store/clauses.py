@@ -57,6 +57,9 @@ _ONE_THING = re.compile(r"\b(a|an|the|some|my|our)\s+[\w-]+\s+and\s+$", re.I)
 """An article and one word just before a bare "and" ("a fish and", "the salt and"): what
 follows may name the same thing ("chip shop"), not tell another fact."""
 _AND = re.compile(r"\s+and\s+", re.I)
+_OBJECT_AND = re.compile(r"\b(me|us|him|them)\s+and\s+$", re.I)
+"""An object pronoun just before a bare "and" ("just me and the twins tonight"): what
+follows is joined to it, another of the same, not a clause of its own."""
 _STARTS_APART = re.compile(r"^(i|i'm|i've|i'd|i'll|my|we|we're|we've|our|he|she|they|it|"
                            r"his|her|their|its|a|an|the|some|two|three|four|five|[A-Z]\w*|"
                            r"\w+(ed|s))\b")
@@ -103,6 +106,9 @@ def split(statement: str) -> tuple[str, ...]:
                 text[parts[-1][1]:span[0]]) and _NOUN_PAIR.match(piece) and \
                 not _STARTS_APART.match(piece):
             parts[-1][1] = span[1]  # "ran a fish and chip shop": one thing, not two clauses
+            continue
+        if parts and _OBJECT_AND.search(text[:span[0]]):
+            parts[-1][1] = span[1]  # "it's just me and the twins": one thing said of both
             continue
         if parts and (_fragment(piece) or _POINTS_BACK.match(piece)):
             parts[-1][1] = span[1]  # "Juno", "she's three": with the part before

