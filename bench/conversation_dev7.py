@@ -12,7 +12,9 @@ called?", "How many sugars?"), health, schedules and plans, asks in other words,
 stories with several things told in passing, and never-said asks beside them (the honest
 reply says it does not know). Part two (15 dialogues) was written after the first baseline
 and before any change, harder: longer conversations with the fact told in passing among
-other statements, and follow-ups of other forms.
+other statements, and follow-ups of other forms. Part three (8 dialogues) was written
+after the first changes and before any change of its own: a fact told in passing inside a
+question or a request.
 """
 
 from __future__ import annotations
@@ -152,6 +154,24 @@ DEV7: list[list[Turn]] = [
     # never said, beside what was (part two)
     [("My daughter Anouk is learning to drive.",), ("What car is she learning in?", UNKNOWN)],
     [("My husband's away this week.",), ("Where's he gone?", UNKNOWN)],
+    # part three (written after the first changes, before any change of its own): a fact
+    # told in passing inside a question or a request
+    [("I'm taking my mum to Crete next week, what should I pack?",),
+     ("Tell me a riddle.",), ("Where am I going with my mother?", "Crete")],
+    [("Can you suggest a cake? It's for my son Theo's seventh birthday.",),
+     ("How old is Theo turning?", "seventh", "seven", "7")],
+    [("What's the weather like in Oban? We're driving up on Saturday.",),
+     ("What's a good name for a tortoise?",), ("Which day are we driving up?", "Saturday")],
+    [("How do I get red wine out of a carpet? My brother Kit spilled some at his fortieth.",),
+     ("What's my brother called?", "Kit")],
+    [("Is it safe to fly while pregnant? I'm due in August.",), ("When's my due date?",
+                                                                 "August")],
+    [("Could you recommend a vet? Our rabbit Truffle has stopped eating.",),
+     ("What's the rabbit's name?", "Truffle")],
+    [("Since I'm on nights at the depot this week, when should I sleep?",),
+     ("Where do I work?", "depot")],
+    [("What goes well with lamb? My in-laws from Hamburg are over on Sunday.",),
+     ("Where are my in-laws from?", "Hamburg")],
     # never said, beside what was
     [("My sister lives in Cork.",), ("Do you know my sister's name?", UNKNOWN)],
     [("I'm seeing the dentist on Friday.",), ("What time is the dentist?", UNKNOWN)],
