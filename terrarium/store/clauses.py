@@ -16,9 +16,17 @@ import functools
 import re
 
 from terrarium.store import forms
-from terrarium.store.subjects import NEUTRAL, has_number, stem, subject_terms, tells_known
+from terrarium.store.subjects import (
+    NEUTRAL,
+    has_number,
+    is_statement,
+    mentions_user,
+    stem,
+    subject_terms,
+    tells_known,
+)
 
-__all__ = ["about", "sentences", "split"]
+__all__ = ["about", "sentences", "split", "told_part"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -179,3 +187,29 @@ def about(statement: str, question: str) -> str:
         first = f"{m.group(1)} {first}"
     text = ", ".join([first[:1].upper() + first[1:], *picked[1:]]).strip()
     return text if text.endswith((".", "!")) else f"{text}."
+
+
+_ASKS_AFTER = re.compile(r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:what|what's|where|where's|when|"
+                         r"when's|who|who's|which|how|why|should|shall|can|could|would|will|"
+                         r"do|does|did|is|are|any)\b)[^,]*\?$", re.I)
+"""A question closing a sentence that opened by telling: "I'm taking my mum to Crete next
+week, what should I pack?"."""
+
+
+@functools.lru_cache(maxsize=512)
+def told_part(text: str) -> str:
+    """What ``text``, a question or a request, tells of the user in passing, or "": its
+    sentences that tell and speak of them ("Can you suggest a cake? It's for my son Theo's
+    birthday." -> "It's for my son Theo's birthday."), or a sentence's telling start
+    before the question closing it ("We're off to Crete on Friday, what should I pack?"
+    -> "We're off to Crete on Friday."). Nothing for a statement (it tells whole), nor for
+    a question with nothing told ("What should I pack for Crete?")."""
+    if is_statement(text):
+        return ""
+    kept: list[str] = []
+    for sentence in sentences(text):
+        m = _ASKS_AFTER.search(sentence)
+        part = f"{sentence[:m.start()].strip()}." if m else sentence
+        if is_statement(part) and mentions_user(part) and len(_WORD.findall(part)) >= _MIN_WORDS:
+            kept.append(part)
+    return " ".join(kept)

@@ -116,3 +116,29 @@ def test_a_follow_up_without_a_pronoun_is_searched_with_the_ask_before_it() -> N
 def test_the_guard_holds_a_reply_to_notes_linked_by_meaning_only() -> None:
     assert asked_about_user("What colour is the van?", ["Our campervan is painted lime green."])
     assert not asked_about_user("What do ferrets like to eat?", ["We have a ferret."])
+
+
+@pytest.mark.parametrize(("said", "part"), [
+    ("Could you find me a recipe? My daughter Nell is coeliac.", "My daughter Nell is coeliac."),
+    ("We're off to Bruges on Friday, what should I pack?", "We're off to Bruges on Friday."),
+    ("Is it warm in Malta in May? I'm going there with my aunt.",
+     "I'm going there with my aunt."),
+])
+def test_a_question_or_request_tells_what_it_says_of_the_user_in_passing(
+        said: str, part: str) -> None:
+    assert clauses.told_part(said) == part
+
+
+@pytest.mark.parametrize("said", ["What should I pack for Bruges?", "Tell me a riddle.",
+                                  "Where's my scarf? I forgot.", "I live in Bruges."])
+def test_a_question_telling_nothing_or_a_statement_has_no_part_told_in_passing(
+        said: str) -> None:
+    assert clauses.told_part(said) == ""
+
+
+def test_what_a_question_told_in_passing_is_handed_over_without_the_question() -> None:
+    with MemoryStore() as memory:
+        told(memory, "Could you find me a recipe? My daughter Nell is coeliac.",
+             "What's the capital of Peru?")
+        assert notes(memory, "What's my daughter called?")[0] == "My daughter Nell is coeliac."
+        assert "Peru" not in " ".join(notes(memory, "What can't my daughter eat?"))
