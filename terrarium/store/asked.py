@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from terrarium.store import forms
+from terrarium.store.keep import asked_back
 from terrarium.store.similar import nearest
 from terrarium.store.subjects import (
     RELATED,
@@ -277,8 +278,15 @@ def may_refer_by_meaning(question: str) -> bool:
     """Whether ``question`` could be linked to what was told by meaning alone
     (:func:`refers_by_meaning`): a wh-question that does not speak of the user, asks no
     advice and of no kind in general. Read before any embedding is made."""
-    return (may_refer(question) and not mentions_user(question) and not asks_advice(question)
+    return (may_refer(question) and bool(_WH_ASKED.search(question))
+            and not mentions_user(question) and not asks_advice(question)
             and not generic(question))
+
+
+_WH_ASKED = re.compile(r"\b(what|what's|where|where's|when|when's|who|who's|whom|whose|which|"
+                       r"how)\b", re.I)
+"""A question of what, where, when, who, which or how: one whether ("Is it okay to skip
+breakfast?", 0.53 to "I get migraines if I skip meals.") is linked by words only."""
 
 
 def refers_by_meaning(question: str, near: Mapping[str, float]) -> bool:
@@ -292,7 +300,7 @@ def refers_by_meaning(question: str, near: Mapping[str, float]) -> bool:
     the user tells of their day is theirs. (Words alone: ``subjects.refers_to_told``.)"""
     if not near or not may_refer_by_meaning(question):
         return False
-    own = asked_of(question) - _FORM_STEMS
+    own = asked_of(asked_back(question)[0]) - _FORM_STEMS
     for text, cosine in near.items():
         if cosine < NEAR_IS_ABOUT or not is_statement(text):
             continue

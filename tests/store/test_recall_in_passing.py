@@ -20,6 +20,7 @@ from terrarium.store.asked import (
     points_back,
     refers_by_meaning,
 )
+from terrarium.store.subjects import may_refer
 
 needs_model = pytest.mark.skipif(
     meaning.model_zip() is None,
@@ -142,3 +143,27 @@ def test_what_a_question_told_in_passing_is_handed_over_without_the_question() -
              "What's the capital of Peru?")
         assert notes(memory, "What's my daughter called?")[0] == "My daughter Nell is coeliac."
         assert "Peru" not in " ".join(notes(memory, "What can't my daughter eat?"))
+
+
+@pytest.mark.parametrize("question", [
+    "Remind me, when's the plumber?", "Sorry, what was the hamster called?",
+    "So when is the plumber?", "Tell me again what the hamster's called.",
+    "Do you remember when the plumber is?", "Plumber's at what time?",
+    "Landlady's name again?", "Is the plumber on Monday?"])
+def test_a_question_opened_otherwise_may_ask_about_what_was_told(question: str) -> None:
+    assert may_refer(question)
+
+
+@pytest.mark.parametrize("question", ["Is it okay to skip lunch?", "Do you like cheese?",
+                                      "Tell me a story.", "Sorry, I'm late."])
+def test_a_world_question_or_a_request_is_no_ask_about_what_was_told(question: str) -> None:
+    assert not may_refer(question)
+
+
+@pytest.mark.parametrize("question", ["Remind me, when's the plumber?",
+                                      "Sorry, when was the plumber again?",
+                                      "Tell me again when the plumber comes."])
+def test_an_ask_without_my_opened_by_a_frame_finds_what_was_told(question: str) -> None:
+    with MemoryStore() as memory:
+        told(memory, "The plumber comes on Monday at nine.", "I like quiz shows.")
+        assert "Monday" in notes(memory, question)[0]
