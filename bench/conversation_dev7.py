@@ -14,7 +14,8 @@ reply says it does not know). Part two (15 dialogues) was written after the firs
 and before any change, harder: longer conversations with the fact told in passing among
 other statements, and follow-ups of other forms. Part three (8 dialogues) was written
 after the first changes and before any change of its own: a fact told in passing inside a
-question or a request.
+question or a request. Part four (5 dialogues) holds probes written while changing, each
+handled by a change of this session (tuned on): asks without "my" opened otherwise.
 """
 
 from __future__ import annotations
@@ -172,6 +173,17 @@ DEV7: list[list[Turn]] = [
      ("Where do I work?", "depot")],
     [("What goes well with lamb? My in-laws from Hamburg are over on Sunday.",),
      ("Where are my in-laws from?", "Hamburg")],
+    # part four: probes written while changing, each handled by a change of this session
+    # (tuned on): asks without "my" opened otherwise
+    [("The boiler man is coming on Thursday morning.",), ("I'm baking bread today.",),
+     ("Remind me, when's the boiler man?", "Thursday")],
+    [("We've named the new kitten Sorrel.",), ("Tell me a fact about Mars.",),
+     ("Sorry, what was the kitten called?", "Sorrel")],
+    [("Our allotment is plot 17.",), ("Allotment number again?", "17", "seventeen")],
+    [("Swimming lessons are Wednesdays at half five.",),
+     ("Lessons are at what time?", "five")],
+    [("The parents' evening is on the 21st.",), ("Tell me again when parents' evening is.",
+                                                 "21st", "twenty-first")],
     # never said, beside what was
     [("My sister lives in Cork.",), ("Do you know my sister's name?", UNKNOWN)],
     [("I'm seeing the dentist on Friday.",), ("What time is the dentist?", UNKNOWN)],

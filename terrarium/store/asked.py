@@ -284,8 +284,9 @@ def may_refer_by_meaning(question: str) -> bool:
 
 
 _WH_ASKED = re.compile(r"\b(what|what's|where|where's|when|when's|who|who's|whom|whose|which|"
-                       r"how)\b", re.I)
-"""A question of what, where, when, who, which or how: one whether ("Is it okay to skip
+                       r"how)\b|\bagain\W*$", re.I)
+"""A question of what, where, when, who, which or how, or asked again ("Allotment number
+again?"): one whether ("Is it okay to skip
 breakfast?", 0.53 to "I get migraines if I skip meals.") is linked by words only."""
 
 

@@ -62,9 +62,11 @@ DEV6_BY_MEANING_MISSED = ["What animals does the woman next door raise?",
 # dev7 by meaning: three the encoder puts far from their telling ("Which station does the
 # train leave from?" 0.19 to "We catch the 7.40 from Haslemere every weekday.", "What's the
 # name of the school?" 0.25 to "The kids go to St Aidan's, ...", "What's growing like
-# crazy?" 0.17 to "The courgettes have gone mad this year.")
+# crazy?" 0.17 to "The courgettes have gone mad this year.") and "Allotment number again?"
+# (0.33 to "Our allotment is plot 17.", and "number" is no word of it)
 DEV7_BY_MEANING_MISSED = ["Which station does the train leave from?",
-                          "What's the name of the school?", "What's growing like crazy?"]
+                          "What's the name of the school?", "What's growing like crazy?",
+                          "Allotment number again?"]
 
 
 def missed(name: str, *, by_meaning: bool) -> list[str]:
