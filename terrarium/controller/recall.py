@@ -131,7 +131,10 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
             # "Where's his house?" after "My brother just bought a house." "It's in Swansea,
             # right by the beach.": the last statement goes on from one about the user
             previous = fixed[newest[0].text]
-        if not (_of_user(previous) or refers_to_told(previous, told)):
+        # "And how old is he?" after "What's the dog called?" "What breed is he?": the
+        # first of the asks was about what the user told, each goes on from it
+        if not (_of_user(previous) or any(refers_to_told(p, told)
+                                          for p in clauses.sentences(previous))):
             # "What breed is she?" after "How much should a big cat eat?": the world
             # question was about what the user told of last ("My cat's a Ragdoll ..."),
             # so she is theirs (not after "Who wrote Dracula?")

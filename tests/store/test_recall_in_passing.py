@@ -184,3 +184,10 @@ def test_the_router_takes_remind_me_before_a_question_for_a_question() -> None:
     assert intent("Remind me, where does my aunt live?") == "question"
     assert intent("Remind me: when's the plumber?") == "question"
     assert intent("Remind me later that the plumber comes Monday.") == "statement"
+
+
+def test_a_chain_of_follow_ups_keeps_the_subject_of_its_first_ask_without_my() -> None:
+    with MemoryStore() as memory:
+        told(memory, "We have a whippet called Dash, he's nine.", "I like chess.",
+             "What's the dog called?", "What breed is he?")
+        assert "Dash" in " ".join(notes(memory, "And how old is he?"))
