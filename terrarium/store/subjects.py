@@ -485,9 +485,10 @@ def may_refer(question: str) -> bool:
 
 
 _WH_IN = re.compile(r"\b(what|where|when|who|which|whose)\b|\bagain\W*$", re.I)
-_YES_NO = re.compile(r"^(is|are|was|were|does|did|has|had|will)\s+(?!you\b|it\b|there\b)",
-                     re.I)
-"""A question whether ("Is physio on Thursdays?"; not "Do you ...", "Is it okay to ...?")."""
+_YES_NO = re.compile(r"^(is|are|was|were|does|did|has|had|will|anything)\s+"
+                     r"(?!you\b|it\b|there\b)", re.I)
+"""A question whether ("Is physio on Thursdays?", "Anything on tomorrow?"; not "Do you
+...", "Is it okay to ...?")."""
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
