@@ -196,6 +196,11 @@ _ASKS_AFTER = re.compile(r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:what|what's|where|w
 week, what should I pack?"."""
 
 
+_BECAUSE = re.compile(r"^(since|as|because|now that|seeing as|given that)\s+(?=(i|we|my|our)\b)",
+                      re.I)
+"""A reason opening the telling start of a question: what follows it is told."""
+
+
 @functools.lru_cache(maxsize=512)
 def told_part(text: str) -> str:
     """What ``text``, a question or a request, tells of the user in passing, or "": its
@@ -210,6 +215,9 @@ def told_part(text: str) -> str:
     for sentence in sentences(text):
         m = _ASKS_AFTER.search(sentence)
         part = f"{sentence[:m.start()].strip()}." if m else sentence
+        if m and (reason := _BECAUSE.match(part)):  # "Since I'm on nights, when ...?"
+            part = part[reason.end():]
+            part = part[:1].upper() + part[1:]
         if is_statement(part) and mentions_user(part) and len(_WORD.findall(part)) >= _MIN_WORDS:
             kept.append(part)
     return " ".join(kept)

@@ -129,6 +129,7 @@ def test_the_guard_holds_a_reply_to_notes_linked_by_meaning_only() -> None:
     ("We're off to Bruges on Friday, what should I pack?", "We're off to Bruges on Friday."),
     ("Is it warm in Malta in May? I'm going there with my aunt.",
      "I'm going there with my aunt."),
+    ("Since I'm on earlies at the bakery, when should I eat?", "I'm on earlies at the bakery."),
 ])
 def test_a_question_or_request_tells_what_it_says_of_the_user_in_passing(
         said: str, part: str) -> None:
