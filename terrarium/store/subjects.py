@@ -481,7 +481,14 @@ def may_refer(question: str) -> bool:
     rest, framed = asked_back(question)
     if not (framed or rest.rstrip().endswith("?")) or not _stems(_content(rest)) - _NEUTRAL:
         return False
-    return bool(_WH.match(rest) or _WH_IN.search(rest) or framed or _YES_NO.match(rest))
+    return bool(_WH.match(rest) or _WH_IN.search(rest) or framed or _YES_NO.match(rest)
+                or (len(_WORD.findall(rest)) <= 4 and not _VERBED.search(rest)))
+
+
+_VERBED = re.compile(r"\b(is|are|was|were|do|does|did|can|could|will|would|have|has|had|"
+                     r"should|shall|must|may|might)\b", re.I)
+"""A verb of a question: without one, a short question names what it asks ("The dog's
+name?", "Name of the dog?")."""
 
 
 _WH_IN = re.compile(r"\b(what|where|when|who|which|whose)\b|\bagain\W*$", re.I)

@@ -155,7 +155,8 @@ def test_what_a_question_told_in_passing_is_handed_over_without_the_question() -
     "Remind me, when's the plumber?", "Sorry, what was the hamster called?",
     "So when is the plumber?", "Tell me again what the hamster's called.",
     "Do you remember when the plumber is?", "Plumber's at what time?",
-    "Landlady's name again?", "Is the plumber on Monday?", "Anything on tomorrow?"])
+    "Landlady's name again?", "Is the plumber on Monday?", "Anything on tomorrow?",
+    "The plumber's name?"])
 def test_a_question_opened_otherwise_may_ask_about_what_was_told(question: str) -> None:
     assert may_refer(question)
 
