@@ -98,9 +98,9 @@ def _told(rest: str) -> str | None:
 
 _ASK_FRAME = re.compile(
     r"^\W*(?:(?:sorry|so|ok|okay|oh|um|erm|right|well|wait|hang\s+on|and|but|also|hey|hmm)"
-    r"\b[\s,.!-]*)*(?:(?:can|could|would|will|do|did)\s+you\s+(?:still\s+)?)?"
-    r"(?:(?P<frame>remind\s+me|remember|recall|tell\s+me\s+again)|tell\s+me|know)?"
-    r"(?:\s+again)?(?:\s+of)?\b[\s,:-]*(?P<rest>.+)$", re.I)
+    r"\b[\s,.!-]*)*(?:(?:(?:can|could|would|will|do|did)\s+you\s+(?:still\s+)?)?"
+    r"(?:(?P<frame>remind\s+me|remember|recall|tell\s+me\s+again)|tell\s+me|know)"
+    r"(?:\s+again)?(?:\s+of)?\b[\s,:-]*)?(?P<rest>.+)$", re.I)
 """What opens a question before what it asks: a word of turning to it ("Sorry,", "So",
 "Okay, and") and a frame of asking back ("Remind me,", "Tell me again", "Do you remember",
 "Remind me of"; "Tell me", "Do you know" open a question but ask nothing back alone: "Tell
