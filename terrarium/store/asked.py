@@ -86,6 +86,8 @@ _KIND_WORDS = frozenset().union(*KINDS.values(), *(
 bearded dragon"), so it may still be the one asked of ("my lizard")."""
 _KNOWN = frozenset(stem(w) for g in RELATED for w in g)
 """The words of every known subject (:data:`RELATED`)."""
+_WHEN = frozenset(stem(w) for g in RELATED if "april" in g for w in g)
+"""The words of when (a day, a month, a time of day): said of a thing, not what it is."""
 _SURNAME_STEM = stem("surname")
 _NAMES = frozenset(stem(w) for w in RELATED[0])
 """The words of the name category ("name", "called", "nickname")."""
@@ -155,9 +157,10 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
         # about it in meaning, with no word in common: "Which brand of guitar do I own?"
         # and "I play a battered Fender I got at sixteen." (cosine 0.46)
         return False
-    if not all((_KNOWN - _NAMING) & _stems(n) for n in notes):
+    if not all((_KNOWN - _NAMING - _WHEN) & _stems(n) for n in notes):
         return False  # something told of no known subject ("Penicillin gives me a rash.";
-        # a name says nothing of what: "a bearded dragon called Zeppelin")
+        # a name says nothing of what: "a bearded dragon called Zeppelin"; nor does when:
+        # "I take levothyroxine every morning." for "Which tablets am I on?")
     if names:
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))

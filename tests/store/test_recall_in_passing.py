@@ -21,6 +21,7 @@ from terrarium.store.asked import (
     NEAR_IS_ABOUT,
     REFERS_NEAR,
     generic,
+    lacks,
     points_back,
     refers_by_meaning,
 )
@@ -193,3 +194,11 @@ def test_a_chain_of_follow_ups_keeps_the_subject_of_its_first_ask_without_my() -
         told(memory, "We have a whippet called Dash, he's nine.", "I like chess.",
              "What's the dog called?", "What breed is he?")
         assert "Dash" in " ".join(notes(memory, "And how old is he?"))
+
+
+def test_when_a_thing_is_done_is_no_subject_that_rules_the_note_out() -> None:
+    # asked in other words: the note's only known words say when ("every evening", "in
+    # June"), so it is left to the model, not answered "I don't know that yet."
+    assert not lacks("Which tablets am I on?", ["I take metformin every evening."])
+    assert not lacks("What surgery did I have?", ["I had my appendix out in June."])
+    assert lacks("Where did I grow up?", ["I work in a bank."])
