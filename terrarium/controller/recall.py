@@ -38,7 +38,12 @@ from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts, normalize_fact
-from terrarium.store.asked import names_someone, points_back, refers_by_meaning
+from terrarium.store.asked import (
+    may_refer_by_meaning,
+    names_someone,
+    points_back,
+    refers_by_meaning,
+)
 from terrarium.store.corrections import (
     apply_correction,
     goes_on,
@@ -148,16 +153,24 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
         facts = [f for f in facts if relevant(f, previous)]
         question = f"{previous} {question}"
     found = await _matches(memory, question, creature=creature, newest=newest)
-    near = await similarities(memory, question, creature=creature) if by_meaning else {}
     mine = back or about_user(question)
+    near: dict[str, float] | None = None
     if not speaks and not back:
-        # by words only: "What do hamsters eat?" is as near "I have a hamster." in meaning
-        # (cosine 0.68) as "What colour is the family car?" is to "Our hatchback is a
-        # bright orange Honda." (0.51), and only the second is about what was told
-        if not (refers_to_told(question, [fixed.get(t, t) for t in found])
-                or refers_by_meaning(question, near)):
-            return tuple(facts)[:limit]
+        # by words, or by meaning for an ask of one thing: "What do hamsters eat?" is as
+        # near "I have a hamster." (cosine 0.68) as "What colour is the family car?" is to
+        # "Our hatchback is a bright orange Honda." (0.51), and only the second is about
+        # what was told
+        if not refers_to_told(question, [fixed.get(t, t) for t in found]):
+            # by meaning only an ask of one thing (not advice, nor of a kind in general,
+            # asked.may_refer_by_meaning); any other is not embedded (~10 ms of CPU)
+            if not (by_meaning and may_refer_by_meaning(question)):
+                return tuple(facts)[:limit]
+            near = await similarities(memory, question, creature=creature)
+            if not refers_by_meaning(question, near):
+                return tuple(facts)[:limit]
         mine = True
+    if near is None:
+        near = await similarities(memory, question, creature=creature) if by_meaning else {}
     recent = [h.text for h in newest if tells(h.text)]
     found = fused(found, near, recent if mine else [])
     dropped = {f.sentence for old, new in fixed.items() if new != old

@@ -5,7 +5,8 @@ A record's vector is computed once: when it is recorded (the utterance was embed
 moment before, to be recalled for, so this costs nothing: the encoder keeps its newest
 texts' vectors), or at the first recall after it for a record kept before the encoder
 was loaded (a store resumed, a turn taken during the warm-up). A turn then costs one
-embedding (the utterance) and one dot product over the creature's newest records.
+embedding (the utterance; none when the creature has no records yet), in a worker thread so
+the event loop runs on, and one dot product over the creature's newest records.
 
 Without the encoder (the package not installed) every answer is empty and recall ranks by
 words alone. Neither numpy nor the encoder's module is imported until the first recall
@@ -78,7 +79,8 @@ async def keep_vector(memory: MemoryStore, mem_id: int, text: str) -> None:
     loaded here: the next recall embeds what is missing)."""
     enc = loaded_encoder()
     if enc is not None:
-        await memory.aput_vector(mem_id, enc.embed([text])[0].tobytes())
+        vec = await anyio.to_thread.run_sync(enc.embed, [text])
+        await memory.aput_vector(mem_id, vec[0].tobytes())
 
 
 def nearness(text: str, others: Sequence[str]) -> list[float] | None:
@@ -105,16 +107,19 @@ async def similarities(memory: MemoryStore, utterance: str, *, creature: str
     if enc is None:
         return {}
     rows = await memory.avectors(creature=creature, limit=LOOK_BACK)
+    if not rows:
+        return {}  # nothing to compare with: the ask is not embedded (~10 ms of CPU)
     missing = [(i, t) for i, t, v in rows if v is None][:EMBED_AT_ONCE]
     import numpy as np  # loaded with the encoder, never at a start
 
+    # in a worker thread: ~10 ms of BLAS a text, which would hold every other task (a
+    # served session's, the audio's) off the event loop
+    got = await anyio.to_thread.run_sync(enc.embed, [utterance, *(t for _, t in missing)])
+    asked = got[0]
     fresh: dict[int, np.ndarray] = {}
-    if missing:
-        got = enc.embed([t for _, t in missing])
-        for (i, _), vec in zip(missing, got, strict=True):
-            fresh[i] = vec
-            await memory.aput_vector(i, vec.tobytes())
-    asked = enc.embed([utterance])[0]
+    for (i, _), vec in zip(missing, got[1:], strict=True):
+        fresh[i] = vec
+        await memory.aput_vector(i, vec.tobytes())
     out: dict[str, float] = {}
     for i, text, blob in rows:
         vec = fresh.get(i) if blob is None else np.frombuffer(blob, dtype=np.float32)

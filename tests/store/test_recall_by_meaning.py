@@ -104,3 +104,33 @@ def test_a_note_near_in_meaning_is_about_the_question_for_the_guard(monkeypatch:
     assert asked.lacks("Which town am I from?", ["I work as a baker."])
     monkeypatch.setattr(asked, "NEAR_IS_ABOUT", 2.0)  # as without the encoder
     assert asked.lacks(*drink)
+
+
+@needs_model
+def test_nothing_stored_embeds_nothing_and_the_embedding_leaves_the_event_loop(
+        monkeypatch: Any) -> None:
+    """An ask with no record to compare it with costs no embedding (~10 ms of CPU); one with
+    records is embedded in a worker thread, so the event loop (a served session's, the
+    audio's) runs on meanwhile."""
+    import threading
+
+    from terrarium.store.similar import load_encoder, similarities
+    enc = load_encoder()
+    assert enc is not None
+    called: list[bool] = []
+    real = enc.embed
+
+    def spy(texts: Any) -> Any:
+        called.append(threading.current_thread() is threading.main_thread())
+        return real(texts)
+
+    monkeypatch.setattr(enc, "embed", spy)
+    with MemoryStore() as memory:
+        assert anyio.run(lambda: similarities(memory, "What car do I drive?",
+                                              creature="router")) == {}
+        assert called == []
+        told(memory, "I drive a blue Volvo.")
+        near = anyio.run(lambda: similarities(memory, "What car do I drive?",
+                                              creature="router"))
+    assert set(near) == {"I drive a blue Volvo."}
+    assert called and not any(called)
