@@ -289,8 +289,8 @@ def may_refer_by_meaning(question: str) -> bool:
 _WH_ASKED = re.compile(r"\b(what|what's|where|where's|when|when's|who|who's|whom|whose|which|"
                        r"how)\b|\bagain\W*$", re.I)
 """A question of what, where, when, who, which or how, or asked again ("Allotment number
-again?"): one whether ("Is it okay to skip
-breakfast?", 0.53 to "I get migraines if I skip meals.") is linked by words only."""
+again?"): one whether ("Is it okay to skip breakfast?", 0.53 to "I get migraines if I skip
+meals.") is linked by words only."""
 
 
 def refers_by_meaning(question: str, near: Mapping[str, float]) -> bool:
