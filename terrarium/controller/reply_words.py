@@ -22,7 +22,7 @@ from terrarium.store.asked import (
     points_back,
     refers_by_meaning,
 )
-from terrarium.store.clauses import sentences
+from terrarium.store.clauses import sentences, told_part
 from terrarium.store.corrections import goes_on, is_correction, opens_aside, without_marks
 from terrarium.store.similar import nearness
 from terrarium.store.subjects import (
@@ -30,6 +30,7 @@ from terrarium.store.subjects import (
     RELATED,
     about_user,
     has_number,
+    is_statement,
     refers_to_told,
     relevant,
     stem,
@@ -187,6 +188,9 @@ def asked_about_user(user: str, notes: Sequence[str]) -> bool:
     she be?" after "When is my daughter's birthday?"). Without "my", the notes may be
     linked to it by meaning only ("What colour is the family car?" after "Our hatchback is
     a bright orange Honda.", :func:`refers_by_meaning`, with the encoder loaded)."""
+    if told_part(user):  # "Is it safe to fly while pregnant? I'm due in August.": what is
+        # asked is the question, the rest was told in passing (and is recalled later)
+        user = " ".join(s for s in sentences(user) if not is_statement(s)) or user
     if about_user(user) or refers_to_told(user, notes) or (points_back(user) and bool(notes)):
         return True
     near = nearness(user, notes) if notes and may_refer_by_meaning(user) else None

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from recall_helpers import notes, told
+from recall_helpers import guard, notes, told
 
 from terrarium.config import load_team
 from terrarium.controller.reply_words import asked_about_user
@@ -202,3 +202,11 @@ def test_when_a_thing_is_done_is_no_subject_that_rules_the_note_out() -> None:
     assert not lacks("Which tablets am I on?", ["I take metformin every evening."])
     assert not lacks("What surgery did I have?", ["I had my appendix out in June."])
     assert lacks("Where did I grow up?", ["I work in a bank."])
+
+
+def test_a_world_question_that_tells_in_passing_is_left_to_the_model() -> None:
+    # what is asked is the question; "I'm due in August." was told in passing
+    g = guard("Is it safe to swim while pregnant? I'm due in March.",
+              "I'm due in March.")
+    assert g.fixed is None and not g.about_user
+    assert guard("When am I due? I keep forgetting.", "I'm due in March.").about_user
