@@ -204,7 +204,8 @@ def cannot_answer(user: str, notes: Sequence[str]) -> bool:
     once, without the model. A follow-up's notes were chosen for the conversation's subject
     ("When's that trip?" after "Where am I taking the kids?"): only none is no answer."""
     return not notes or (not points_back(user) and (lacks(user, notes)
-                                                    or _no_place_named(user, notes)))
+                                                    or _no_place_named(user, notes)
+                                                    or _no_clock_time(user, notes)))
 
 
 _ASKS_PLACE_KIND = re.compile(r"\b(which|what)\s+(city|town|country|village)\b", re.I)
@@ -216,6 +217,19 @@ def _no_place_named(user: str, notes: Sequence[str]) -> bool:
     city (read from the question's form and the note's names, not from a list of places)."""
     return (_ASKS_PLACE_KIND.search(user) is not None
             and not any(forms.tells_place(n) or forms.tells_name(n) for n in notes))
+
+
+_ASKS_CLOCK = re.compile(r"\bwhat\s+time\b|\bat\s+what\s+time\b", re.I)
+_CLOCK_TOLD = re.compile(r"\d|\b(o'clock|noon|midday|midnight|half|quarter|am|pm|one|two|"
+                         r"three|four|five|six|seven|eight|nine|ten|eleven|twelve|morning|"
+                         r"afternoon|evening|lunchtime|teatime|tonight|first thing)\b", re.I)
+
+
+def _no_clock_time(user: str, notes: Sequence[str]) -> bool:
+    """Whether ``user`` asks what time, and no note tells one (a number, "half nine",
+    "noon", a part of the day): "I'm seeing the dentist on Friday." tells a day, no time."""
+    return (_ASKS_CLOCK.search(user) is not None
+            and not any(_CLOCK_TOLD.search(n) for n in notes))
 
 
 _NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from recall_helpers import guard, notes, told
+from recall_helpers import UNKNOWN, guard, notes, told
 
 from terrarium.config import load_team
 from terrarium.controller.reply_words import asked_about_user
@@ -210,3 +210,10 @@ def test_a_world_question_that_tells_in_passing_is_left_to_the_model() -> None:
               "I'm due in March.")
     assert g.fixed is None and not g.about_user
     assert guard("When am I due? I keep forgetting.", "I'm due in March.").about_user
+
+
+def test_a_time_asked_and_only_a_day_told_is_not_known() -> None:
+    assert guard("What time is the optician?", "I'm seeing the optician on Monday.").fixed == \
+        UNKNOWN
+    assert guard("What time is the optician?", "I'm seeing the optician at half ten.").fixed \
+        is None
