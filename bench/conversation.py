@@ -58,6 +58,7 @@ from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11
 from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13 dev cases
 from conversation_dev5 import DEV5  # bench/conversation_dev5.py: session 13's second round
 from conversation_dev6 import DEV6  # bench/conversation_dev6.py: session 14, by meaning
+from conversation_dev7 import DEV7  # bench/conversation_dev7.py: session 15, said in passing
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
 from terrarium.config import load_team
@@ -104,25 +105,10 @@ def blind2() -> list[list[Say]]:
     return [[S(*turn) for turn in dialogue] for dialogue in BLIND2]
 
 
-def dev3() -> list[list[Say]]:
-    """The developer's cases of session 11 (bench/conversation_dev3.py), tuned on."""
-    return [[S(*turn) for turn in dialogue] for dialogue in DEV3]
-
-
-def dev4() -> list[list[Say]]:
-    """The developer's cases of session 13 (bench/conversation_dev4.py), tuned on."""
-    return [[S(*turn) for turn in dialogue] for dialogue in DEV4]
-
-
-def dev5() -> list[list[Say]]:
-    """The developer's cases of session 13's second round (bench/conversation_dev5.py)."""
-    return [[S(*turn) for turn in dialogue] for dialogue in DEV5]
-
-
-def dev6() -> list[list[Say]]:
-    """The developer's cases of session 14 (bench/conversation_dev6.py): asks sharing no
-    word with the telling."""
-    return [[S(*turn) for turn in dialogue] for dialogue in DEV6]
+def says(data: list) -> list[list[Say]]:
+    """A set's dialogues as turns: the developers' own cases, tuned on (bench/conversation_dev3.py
+    to dev7.py: sessions 11, 13, 13's second round, 14 by meaning, 15 told in passing)."""
+    return [[S(*turn) for turn in dialogue] for dialogue in data]
 
 
 def blind3() -> list[list[Say]]:
@@ -525,7 +511,7 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
         "blind6": blind6, "blind7": blind7, "dev": lambda: DEV, "dev2": lambda: DEV2,
-        "dev3": dev3, "dev4": dev4, "dev5": dev5, "dev6": dev6}
+        **{f"dev{i}": (lambda d=d: says(d)) for i, d in enumerate((DEV3, DEV4, DEV5, DEV6, DEV7), 3)}}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5", "blind6", "blind7")}
@@ -579,7 +565,7 @@ if __name__ == "__main__":
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
                                      "blind4", "blind5", "blind6", "blind7", "dev", "dev2",
-                                     "dev3", "dev4", "dev5", "dev6", "both", "all"],
+                                     "dev3", "dev4", "dev5", "dev6", "dev7", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
@@ -589,7 +575,8 @@ if __name__ == "__main__":
                    "11's, bench/conversation_dev3.py; "
                    "dev4: session 13's, bench/conversation_dev4.py; dev5: its second round's, "
                    "bench/conversation_dev5.py; dev6: session 14's, asks sharing no word "
-                   "with the telling, bench/conversation_dev6.py)")
+                   "with the telling, bench/conversation_dev6.py; dev7: session 15's, told in "
+                   "passing, follow-ups, asks without my, bench/conversation_dev7.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None

@@ -38,7 +38,12 @@ from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
 from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts, normalize_fact
-from terrarium.store.asked import names_someone, points_back
+from terrarium.store.asked import (
+    may_refer_by_meaning,
+    names_someone,
+    points_back,
+    refers_by_meaning,
+)
 from terrarium.store.corrections import (
     apply_correction,
     goes_on,
@@ -67,7 +72,7 @@ from terrarium.store.subjects import (
 
 __all__ = ["ADVICE_LOOKBACK", "FUSE_K", "MEANING_JOINS", "NOTE_CANDIDATES", "RECENT_FLOOR",
            "USER_FACT", "Recalled", "advice_note", "facts_owner", "fused", "notes_for",
-           "recall", "record"]
+           "recall", "record", "tells"]
 
 USER_FACT = "user_fact"
 """The source of a fact the user stated about themselves."""
@@ -117,18 +122,24 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     newest = await memory.arecent(NOTE_CANDIDATES, creature=creature)
     fixed = joined(corrected([h.text for h in reversed(newest)]),
                    [h.text for h in reversed(newest)])
+    # "Can you suggest a cake? It's for my son Theo's birthday.": what a question told in
+    # passing is a statement of the user's too, handed over without the question
+    fixed = {**{h.text: part for h in newest if (part := clauses.told_part(h.text))}, **fixed}
     if back:  # "How old will she be?": the subject is the previous utterance's
         previous = _conversation(newest)
         if names_someone(question) and not names_person(previous):
             # "Which airline does he fly for?" after "My cousin Ivo is a pilot." and "I'm so
             # tired today.": "he" is the one last told of, not the user's tiredness
             previous = _told_of_person(newest[:4]) or previous
-        told = [fixed.get(h.text, h.text) for h in newest if is_statement(h.text)]
+        told = [fixed.get(h.text, h.text) for h in newest if tells(h.text)]
         if newest and not _of_user(previous) and _of_user(fixed.get(newest[0].text, "")):
             # "Where's his house?" after "My brother just bought a house." "It's in Swansea,
             # right by the beach.": the last statement goes on from one about the user
             previous = fixed[newest[0].text]
-        if not (_of_user(previous) or refers_to_told(previous, told)):
+        # "And how old is he?" after "What's the dog called?" "What breed is he?": the
+        # first of the asks was about what the user told, each goes on from it
+        if not (_of_user(previous) or any(refers_to_told(p, told)
+                                          for p in clauses.sentences(previous))):
             # "What breed is she?" after "How much should a big cat eat?": the world
             # question was about what the user told of last ("My cat's a Ragdoll ..."),
             # so she is theirs (not after "Who wrote Dracula?")
@@ -143,15 +154,24 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
         question = f"{previous} {question}"
     found = await _matches(memory, question, creature=creature, newest=newest)
     mine = back or about_user(question)
+    near: dict[str, float] | None = None
     if not speaks and not back:
-        # by words only: "What do hamsters eat?" is as near "I have a hamster." in meaning
-        # (cosine 0.68) as "What colour is the family car?" is to "Our hatchback is a
-        # bright orange Honda." (0.51), and only the second is about what was told
+        # by words, or by meaning for an ask of one thing: "What do hamsters eat?" is as
+        # near "I have a hamster." (cosine 0.68) as "What colour is the family car?" is to
+        # "Our hatchback is a bright orange Honda." (0.51), and only the second is about
+        # what was told
         if not refers_to_told(question, [fixed.get(t, t) for t in found]):
-            return tuple(facts)[:limit]  # and the ask is not embedded (~10 ms of CPU)
+            # by meaning only an ask of one thing (not advice, nor of a kind in general,
+            # asked.may_refer_by_meaning); any other is not embedded (~10 ms of CPU)
+            if not (by_meaning and may_refer_by_meaning(question)):
+                return tuple(facts)[:limit]
+            near = await similarities(memory, question, creature=creature)
+            if not refers_by_meaning(question, near):
+                return tuple(facts)[:limit]
         mine = True
-    near = await similarities(memory, question, creature=creature) if by_meaning else {}
-    recent = [h.text for h in newest if is_statement(h.text)]
+    if near is None:
+        near = await similarities(memory, question, creature=creature) if by_meaning else {}
+    recent = [h.text for h in newest if tells(h.text)]
     found = fused(found, near, recent if mine else [])
     dropped = {f.sentence for old, new in fixed.items() if new != old
                for f in extract_facts(old)}
@@ -190,7 +210,7 @@ def fused(by_words: Sequence[str], near: dict[str, float],
         return [*by_words, *recent]
     told = set(by_words) | set(recent)
     by_meaning = sorted((t for t, c in near.items() if c >= MEANING_JOINS and
-                         (t in told or is_statement(t))), key=lambda t: -near[t])
+                         (t in told or tells(t))), key=lambda t: -near[t])
     score: dict[str, float] = {}
     for ranking in (by_words, by_meaning):
         for rank, text in enumerate(ranking):
@@ -221,6 +241,13 @@ def _clauses_asked(found: Sequence[str], fixed: dict[str, str],
             kept = {f.sentence for f in extract_facts(part)}
             left_out |= {f.sentence for f in extract_facts(whole)} - kept
     return said, left_out
+
+
+def tells(text: str) -> bool:
+    """Whether ``text`` tells something of the user's: a statement, or a question or request
+    that tells in passing (:func:`terrarium.store.clauses.told_part`: "What goes well with
+    lamb? My in-laws are over on Sunday.")."""
+    return is_statement(text) or bool(clauses.told_part(text))
 
 
 def _conversation(newest: Sequence[MemoryHit]) -> str:
@@ -278,7 +305,7 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str,
     # a bigger query is slower than the whole turn's recall was (issue 29)
     hits = await memory.asearch(" ".join(terms), limit=NOTE_CANDIDATES, creature=creature)
     for hit in [*hits, *newest]:
-        if not is_statement(hit.text):
+        if not tells(hit.text):
             continue
         said = subject_terms_own(hit.text)
         stems = {stem(w) for w in said}

@@ -14,8 +14,15 @@ import re
 from collections.abc import Sequence
 
 from terrarium.store import forms
-from terrarium.store.asked import NEAR_IS_ABOUT, asks_kind, lacks, points_back
-from terrarium.store.clauses import sentences
+from terrarium.store.asked import (
+    NEAR_IS_ABOUT,
+    asks_kind,
+    lacks,
+    may_refer_by_meaning,
+    points_back,
+    refers_by_meaning,
+)
+from terrarium.store.clauses import sentences, told_part
 from terrarium.store.corrections import goes_on, is_correction, opens_aside, without_marks
 from terrarium.store.similar import nearness
 from terrarium.store.subjects import (
@@ -23,6 +30,7 @@ from terrarium.store.subjects import (
     RELATED,
     about_user,
     has_number,
+    is_statement,
     refers_to_told,
     relevant,
     stem,
@@ -177,9 +185,16 @@ def asked_about_user(user: str, notes: Sequence[str]) -> bool:
     ``notes``: a question about them ("Where am I from?"), about something they told
     without "my" ("What colour is the car?" after "My car's a green Skoda."), or one that
     points back at the conversation's subject and was handed notes for it ("How old will
-    she be?" after "When is my daughter's birthday?")."""
-    return (about_user(user) or refers_to_told(user, notes)
-            or (points_back(user) and bool(notes)))
+    she be?" after "When is my daughter's birthday?"). Without "my", the notes may be
+    linked to it by meaning only ("What colour is the family car?" after "Our hatchback is
+    a bright orange Honda.", :func:`refers_by_meaning`, with the encoder loaded)."""
+    if told_part(user):  # "Is it safe to fly while pregnant? I'm due in August.": what is
+        # asked is the question, the rest was told in passing (and is recalled later)
+        user = " ".join(s for s in sentences(user) if not is_statement(s)) or user
+    if about_user(user) or refers_to_told(user, notes) or (points_back(user) and bool(notes)):
+        return True
+    near = nearness(user, notes) if notes and may_refer_by_meaning(user) else None
+    return bool(near) and refers_by_meaning(user, dict(zip(notes, near, strict=True)))
 
 
 def cannot_answer(user: str, notes: Sequence[str]) -> bool:
@@ -189,7 +204,8 @@ def cannot_answer(user: str, notes: Sequence[str]) -> bool:
     once, without the model. A follow-up's notes were chosen for the conversation's subject
     ("When's that trip?" after "Where am I taking the kids?"): only none is no answer."""
     return not notes or (not points_back(user) and (lacks(user, notes)
-                                                    or _no_place_named(user, notes)))
+                                                    or _no_place_named(user, notes)
+                                                    or _no_clock_time(user, notes)))
 
 
 _ASKS_PLACE_KIND = re.compile(r"\b(which|what)\s+(city|town|country|village)\b", re.I)
@@ -201,6 +217,19 @@ def _no_place_named(user: str, notes: Sequence[str]) -> bool:
     city (read from the question's form and the note's names, not from a list of places)."""
     return (_ASKS_PLACE_KIND.search(user) is not None
             and not any(forms.tells_place(n) or forms.tells_name(n) for n in notes))
+
+
+_ASKS_CLOCK = re.compile(r"\bwhat\s+time\b|\bat\s+what\s+time\b", re.I)
+_CLOCK_TOLD = re.compile(r"\d|\b(o'clock|noon|midday|midnight|half|quarter|am|pm|one|two|"
+                         r"three|four|five|six|seven|eight|nine|ten|eleven|twelve|morning|"
+                         r"afternoon|evening|lunchtime|teatime|tonight|first thing)\b", re.I)
+
+
+def _no_clock_time(user: str, notes: Sequence[str]) -> bool:
+    """Whether ``user`` asks what time, and no note tells one (a number, "half nine",
+    "noon", a part of the day): "I'm seeing the dentist on Friday." tells a day, no time."""
+    return (_ASKS_CLOCK.search(user) is not None
+            and not any(_CLOCK_TOLD.search(n) for n in notes))
 
 
 _NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be

@@ -16,14 +16,18 @@ Two things retrieval by subject words cannot settle alone:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from terrarium.store import forms
+from terrarium.store.keep import asked_back
 from terrarium.store.similar import nearest
 from terrarium.store.subjects import (
     RELATED,
     asked_of,
+    asks_advice,
     has_number,
+    is_statement,
+    may_refer,
     mentions_user,
     relevant,
     stem,
@@ -31,7 +35,8 @@ from terrarium.store.subjects import (
     tells_kind,
 )
 
-__all__ = ["KINDS", "NEAR_IS_ABOUT", "asks_kind", "lacks", "names_someone", "points_back"]
+__all__ = ["KINDS", "NEAR_IS_ABOUT", "REFERS_NEAR", "asks_kind", "generic", "lacks",
+           "may_refer_by_meaning", "names_someone", "points_back", "refers_by_meaning"]
 
 _KIND_TABLE = (
     # the words of asking about one kind | more words that tell of it
@@ -81,6 +86,8 @@ _KIND_WORDS = frozenset().union(*KINDS.values(), *(
 bearded dragon"), so it may still be the one asked of ("my lizard")."""
 _KNOWN = frozenset(stem(w) for g in RELATED for w in g)
 """The words of every known subject (:data:`RELATED`)."""
+_WHEN = frozenset(stem(w) for g in RELATED if "april" in g for w in g)
+"""The words of when (a day, a month, a time of day): said of a thing, not what it is."""
 _SURNAME_STEM = stem("surname")
 _NAMES = frozenset(stem(w) for w in RELATED[0])
 """The words of the name category ("name", "called", "nickname")."""
@@ -150,9 +157,10 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
         # about it in meaning, with no word in common: "Which brand of guitar do I own?"
         # and "I play a battered Fender I got at sixteen." (cosine 0.46)
         return False
-    if not all((_KNOWN - _NAMING) & _stems(n) for n in notes):
+    if not all((_KNOWN - _NAMING - _WHEN) & _stems(n) for n in notes):
         return False  # something told of no known subject ("Penicillin gives me a rash.";
-        # a name says nothing of what: "a bearded dragon called Zeppelin")
+        # a name says nothing of what: "a bearded dragon called Zeppelin"; nor does when:
+        # "I take levothyroxine every morning." for "Which tablets am I on?")
     if names:
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
@@ -218,14 +226,20 @@ def points_back(question: str) -> bool:
         return True
     if _IT_DONE.match(q) and not _CLOCK.search(q):
         return True  # "Where is it kept?": "kept" says what is asked of it, not what it is
-    if not _BACK.search(q) or _CLOCK.search(q):
+    if _CLOCK.search(q):
         return False
+    if not _BACK.search(q):
+        # "Who's coming along?", "Who else is going?": no subject of its own at all, but
+        # the words of asking about a thing ("coming", "going") and particles
+        return not asked_of(q) - _PARTICLES
     # "Which city is it in?": a word asking the kind of answer (city, day, name) is no
     # subject of its own, the pronoun's is the conversation's
     return not asked_of(q) - _FORM_STEMS
 
 
 _FORM_STEMS = frozenset(stem(w) for w in forms.FORM_WORDS)
+_PARTICLES = frozenset(stem(w) for w in "along else too also then now anyway exactly".split())
+"""Words that add nothing to what a question is about ("Who's coming along?")."""
 
 
 _KIND_ASK = re.compile(r"\b(what|which)\s+(kind|type|sort|breed)s?\s+of\b", re.I)
@@ -235,3 +249,65 @@ def asks_kind(question: str) -> bool:
     """Whether ``question`` asks what kind of thing ("What kind of pet do I have?"): the
     answer is the thing ("a tortoise"), not its name."""
     return _KIND_ASK.search(question) is not None
+
+
+REFERS_NEAR = 0.45
+"""A statement this near a question that does not speak of the user, shares no word with it
+and asks of no kind of thing in general (:func:`generic`), is what it asks about: "What
+colour is the family car?" and "Our hatchback is a bright orange Honda." (0.51), "Which
+joint is injured?" and "My left knee got wrecked playing rugby at school." (0.47). A world
+question near something told asks of a kind in general ("What do hamsters like to eat?",
+0.58 to "My son has a hamster named Nugget."; "How long does it take to charge an
+electric car?", 0.46) or asks advice ("What's a good treat for a rabbit?")."""
+
+_GENERIC = re.compile(
+    r"\b(a|an|usually|normally|generally|typically|people|anyone|someone|everyone)\b|"
+    r"\b(do|are|can|could|should|would|will|must|were)\s+(?!(?:the|my|our|your|his|her|"
+    r"their|its|these|those|this|we|us|they|them|it|i|you|yours|ours|theirs|hers|his)\b)"
+    r"[a-z]+[^s\W]s\b", re.I)
+"""A question of a kind in general: an indefinite article ("a big cat", "an electric
+car"), "usually", people at large, or a bare plural as its subject ("What do hamsters
+eat?", "Are foxes ...")."""
+
+
+def generic(question: str) -> bool:
+    """Whether ``question`` asks of a kind of thing in general ("What do hamsters eat?",
+    "How long does a PhD usually take?"), not of one the user told of ("What's the dog
+    called?")."""
+    return _GENERIC.search(question) is not None
+
+
+def may_refer_by_meaning(question: str) -> bool:
+    """Whether ``question`` could be linked to what was told by meaning alone
+    (:func:`refers_by_meaning`): a wh-question that does not speak of the user, asks no
+    advice and of no kind in general. Read before any embedding is made."""
+    return (may_refer(question) and bool(_WH_ASKED.search(question))
+            and not mentions_user(question) and not asks_advice(question)
+            and not generic(question))
+
+
+_WH_ASKED = re.compile(r"\b(what|what's|where|where's|when|when's|who|who's|whom|whose|which|"
+                       r"how)\b|\bagain\W*$", re.I)
+"""A question of what, where, when, who, which or how, or asked again ("Allotment number
+again?"): one whether ("Is it okay to skip breakfast?", 0.53 to "I get migraines if I skip
+meals.") is linked by words only."""
+
+
+def refers_by_meaning(question: str, near: Mapping[str, float]) -> bool:
+    """Whether ``question``, a wh-question that does not speak of the user, asks about
+    something they told, by meaning (``near``: the cosine of the question and each record,
+    by text): not advice, nor a question of a kind in general (:func:`generic`), and a
+    statement at least ``NEAR_IS_ABOUT`` near holds a word it is about ("When is the
+    plumber due?" after "The plumber's coming Wednesday ...", 0.59; "What was the kid next
+    door playing?" after "Couldn't sleep, the kid next door was practising the tuba ...",
+    0.48), or one at least ``REFERS_NEAR`` near holds none. Told without "my" too: what
+    the user tells of their day is theirs. (Words alone: ``subjects.refers_to_told``.)"""
+    if not near or not may_refer_by_meaning(question):
+        return False
+    own = asked_of(asked_back(question)[0]) - _FORM_STEMS
+    for text, cosine in near.items():
+        if cosine < NEAR_IS_ABOUT or not is_statement(text):
+            continue
+        if cosine >= REFERS_NEAR or own & _stems(text):
+            return True
+    return False

@@ -16,9 +16,17 @@ import functools
 import re
 
 from terrarium.store import forms
-from terrarium.store.subjects import NEUTRAL, has_number, stem, subject_terms, tells_known
+from terrarium.store.subjects import (
+    NEUTRAL,
+    has_number,
+    is_statement,
+    mentions_user,
+    stem,
+    subject_terms,
+    tells_known,
+)
 
-__all__ = ["about", "sentences", "split"]
+__all__ = ["about", "sentences", "split", "told_part"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -57,6 +65,9 @@ _ONE_THING = re.compile(r"\b(a|an|the|some|my|our)\s+[\w-]+\s+and\s+$", re.I)
 """An article and one word just before a bare "and" ("a fish and", "the salt and"): what
 follows may name the same thing ("chip shop"), not tell another fact."""
 _AND = re.compile(r"\s+and\s+", re.I)
+_OBJECT_AND = re.compile(r"\b(me|us|him|them)\s+and\s+$", re.I)
+"""An object pronoun just before a bare "and" ("just me and the twins tonight"): what
+follows is joined to it, another of the same, not a clause of its own."""
 _STARTS_APART = re.compile(r"^(i|i'm|i've|i'd|i'll|my|we|we're|we've|our|he|she|they|it|"
                            r"his|her|their|its|a|an|the|some|two|three|four|five|[A-Z]\w*|"
                            r"\w+(ed|s))\b")
@@ -103,6 +114,9 @@ def split(statement: str) -> tuple[str, ...]:
                 text[parts[-1][1]:span[0]]) and _NOUN_PAIR.match(piece) and \
                 not _STARTS_APART.match(piece):
             parts[-1][1] = span[1]  # "ran a fish and chip shop": one thing, not two clauses
+            continue
+        if parts and _OBJECT_AND.search(text[:span[0]]):
+            parts[-1][1] = span[1]  # "it's just me and the twins": one thing said of both
             continue
         if parts and (_fragment(piece) or _POINTS_BACK.match(piece)):
             parts[-1][1] = span[1]  # "Juno", "she's three": with the part before
@@ -173,3 +187,37 @@ def about(statement: str, question: str) -> str:
         first = f"{m.group(1)} {first}"
     text = ", ".join([first[:1].upper() + first[1:], *picked[1:]]).strip()
     return text if text.endswith((".", "!")) else f"{text}."
+
+
+_ASKS_AFTER = re.compile(r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:what|what's|where|where's|when|"
+                         r"when's|who|who's|which|how|why|should|shall|can|could|would|will|"
+                         r"do|does|did|is|are|any)\b)[^,]*\?$", re.I)
+"""A question closing a sentence that opened by telling: "I'm taking my mum to Crete next
+week, what should I pack?"."""
+
+
+_BECAUSE = re.compile(r"^(since|as|because|now that|seeing as|given that)\s+(?=(i|we|my|our)\b)",
+                      re.I)
+"""A reason opening the telling start of a question: what follows it is told."""
+
+
+@functools.lru_cache(maxsize=512)
+def told_part(text: str) -> str:
+    """What ``text``, a question or a request, tells of the user in passing, or "": its
+    sentences that tell and speak of them ("Can you suggest a cake? It's for my son Theo's
+    birthday." -> "It's for my son Theo's birthday."), or a sentence's telling start
+    before the question closing it ("We're off to Crete on Friday, what should I pack?"
+    -> "We're off to Crete on Friday."). Nothing for a statement (it tells whole), nor for
+    a question with nothing told ("What should I pack for Crete?")."""
+    if is_statement(text):
+        return ""
+    kept: list[str] = []
+    for sentence in sentences(text):
+        m = _ASKS_AFTER.search(sentence)
+        part = f"{sentence[:m.start()].strip()}." if m else sentence
+        if m and (reason := _BECAUSE.match(part)):  # "Since I'm on nights, when ...?"
+            part = part[reason.end():]
+            part = part[:1].upper() + part[1:]
+        if is_statement(part) and mentions_user(part) and len(_WORD.findall(part)) >= _MIN_WORDS:
+            kept.append(part)
+    return " ".join(kept)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["kept"]
+__all__ = ["asked_back", "kept"]
 
 _FRAME = re.compile(
     r"^\W*(?:(?:hi|hey|hello|oh|ok|okay|so|and)\b[\s,!.]*)?(?:please\s+)?"
@@ -94,3 +94,26 @@ def _told(rest: str) -> str | None:
     if not rest.endswith((".", "!")):
         rest += "."
     return rest[:1].upper() + rest[1:]
+
+
+_ASK_FRAME = re.compile(
+    r"^\W*(?:(?:sorry|so|ok|okay|oh|um|erm|right|well|wait|hang\s+on|and|but|also|hey|hmm)"
+    r"\b[\s,.!-]*)*(?:(?:(?:can|could|would|will|do|did)\s+you\s+(?:still\s+)?)?"
+    r"(?:(?P<frame>remind\s+me|remember|recall|tell\s+me\s+again)|tell\s+me|know)"
+    r"(?:\s+again)?(?:\s+of)?\b[\s,:-]*)?(?P<rest>.+)$", re.I)
+"""What opens a question before what it asks: a word of turning to it ("Sorry,", "So",
+"Okay, and") and a frame of asking back ("Remind me,", "Tell me again", "Do you remember",
+"Remind me of"; "Tell me", "Do you know" open a question but ask nothing back alone: "Tell
+me about dogs.")."""
+
+
+@functools.lru_cache(maxsize=512)
+def asked_back(text: str) -> tuple[str, bool]:
+    """``text`` without the words opening it before what it asks ("Sorry, remind me, when's
+    the dentist?" -> "when's the dentist?"; "Tell me again what the dog's called." -> "what
+    the dog's called"), and whether a frame of asking back was among them (it asks for
+    something told though it has no question mark)."""
+    m = _ASK_FRAME.match(text.strip())
+    if m is None:
+        return text, False
+    return m.group("rest"), m.group("frame") is not None

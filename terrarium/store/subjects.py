@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 
 from terrarium.store import forms
-from terrarium.store.keep import kept
+from terrarium.store.keep import asked_back, kept
 from terrarium.store.lexicon import kind_of
 
 __all__ = ["ATTITUDES", "RELATED", "about_user", "akin", "asked_of", "asks_advice", "has_number",
@@ -474,9 +474,28 @@ def asked_of(question: str) -> set[str]:
 
 def may_refer(question: str) -> bool:
     """Whether ``question`` could ask about something the user told without speaking of
-    them (:func:`refers_to_told`): a wh-question about something."""
-    return (bool(_WH.match(question)) and question.rstrip().endswith("?")
-            and bool(_stems(_content(question)) - _NEUTRAL))
+    them (:func:`refers_to_told`): a question about something, asking what, where, when,
+    who ... ("Remind me, when's the dentist?", "Physio's at what time?", "Landlord's name
+    again?") or whether ("Is physio on Thursdays?"), or a frame of asking back ("Tell me
+    again what the dog's called.")."""
+    rest, framed = asked_back(question)
+    if not (framed or rest.rstrip().endswith("?")) or not _stems(_content(rest)) - _NEUTRAL:
+        return False
+    return bool(_WH.match(rest) or _WH_IN.search(rest) or framed or _YES_NO.match(rest)
+                or (len(_WORD.findall(rest)) <= 4 and not _VERBED.search(rest)))
+
+
+_VERBED = re.compile(r"\b(is|are|was|were|do|does|did|can|could|will|would|have|has|had|"
+                     r"should|shall|must|may|might)\b", re.I)
+"""A verb of a question: without one, a short question names what it asks ("The dog's
+name?", "Name of the dog?")."""
+
+
+_WH_IN = re.compile(r"\b(what|where|when|who|which|whose)\b|\bagain\W*$", re.I)
+_YES_NO = re.compile(r"^(is|are|was|were|does|did|has|had|will|anything)\s+"
+                     r"(?!you\b|it\b|there\b)", re.I)
+"""A question whether ("Is physio on Thursdays?", "Anything on tomorrow?"; not "Do you
+...", "Is it okay to ...?")."""
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
@@ -511,7 +530,7 @@ def refers_to_told(question: str, told: Iterable[str]) -> bool:
     (not a wh-question)."""
     if not may_refer(question):
         return False
-    own = asked_of(question)
+    own = asked_of(asked_back(question)[0])  # "Sorry, ...": what is asked, not the opening
     named = _names_in(question)
     for t in told:
         if named and mentions_user(t) and named & {w.lower() for w in _names_in(t, first=True)}:

@@ -94,7 +94,7 @@ def test_a_note_near_in_meaning_is_about_the_question_for_the_guard(monkeypatch:
 
     assert meaning.encoder() is not None  # the router's recall loaded it
     drink = ("What do I usually drink at breakfast?",
-             ["Every morning starts with a mug of rooibos."])
+             ["At home I start with a mug of rooibos."])
     assert not asked.lacks(*drink)  # left to the model, which is handed the note
     camera = ("What brand is my camera?",
               ["My aunt lives in Perth.", "I take photos with a secondhand Nikon."])
