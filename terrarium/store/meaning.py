@@ -293,12 +293,17 @@ class Encoder:
     def _forward(self, batch: list[list[int]]) -> np.ndarray:
         """The pooled, normalised vectors of token-id lists (padded to the longest): by the
         int8 graph when it was built (``terrarium models``), else by numpy in float32."""
-        ids, mask = _padded(batch)
         if self.session is not None:
-            x = self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+            # one text a run: an input's int8 scale is taken over the whole input, so a text
+            # batched with others (and padding) would come out a little different alone
+            pooled = np.concatenate([self.session.run(None, {
+                "input_ids": np.array([row], dtype=np.int64),
+                "attention_mask": np.ones((1, len(row)), dtype=np.float32)})[0].mean(1)
+                for row in batch])
         else:
+            ids, mask = _padded(batch)
             x = self.hidden(ids, mask)
-        pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
+            pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
         norm = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norm, 1e-9)).astype(np.float32)
 
