@@ -35,8 +35,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder with the model's files (linked from the cache) and its int8 graph, built."""
     from terrarium.store.meaning_graph import build
 
-    source = meaning.extract()
-    assert source is not None
+    loaded = meaning.encoder()  # the session's, loaded by conftest (the user's cache)
+    assert loaded is not None
+    source = loaded.folder
     folder = tmp_path_factory.mktemp("encoder")
     for name in ("model.safetensors", "tokenizer.json"):
         (folder / name).symlink_to(source / name)
