@@ -360,10 +360,15 @@ def session_options() -> Any:
     return opts
 
 
+def _older(path: Path, than: Path) -> bool:
+    return than.is_file() and path.stat().st_mtime < than.stat().st_mtime
+
+
 def int8_session(path: Path) -> Any | None:
     """An onnxruntime session over the int8 graph at ``path``; None when it was not built
-    (``terrarium models`` builds it) or cannot be loaded: numpy then runs the model."""
-    if not path.is_file():
+    (``terrarium models`` builds it), is older than the weights beside it (written from
+    others) or cannot be loaded: numpy then runs the model."""
+    if not path.is_file() or _older(path, path.parent / "model.safetensors"):
         return None
     try:
         import onnxruntime as ort

@@ -183,10 +183,12 @@ def graph(enc: Encoder, onnx: Any) -> tuple[Any, list[str]]:
 
 def build(folder: Path) -> Path | None:
     """The int8 graph of the model extracted in ``folder``, written there first when it is
-    not; None when the ``onnx`` package (or onnxruntime's quantizer) is not installed."""
+    not (or was written before the weights were); None when the ``onnx`` package (or
+    onnxruntime's quantizer) is not installed."""
     target = folder / INT8_FILE
-    if target.is_file():
-        return target
+    weights = folder / "model.safetensors"
+    if target.is_file() and target.stat().st_mtime >= weights.stat().st_mtime:
+        return target  # built, and from these weights
     try:
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic

@@ -6,6 +6,8 @@ broken. The tests that build the graph need the model's package and ``onnx``."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -92,6 +94,11 @@ def test_numpy_runs_the_model_without_the_graph_or_with_a_broken_one(
     (tmp_path / meaning.INT8_FILE).write_bytes(b"not a graph")
     broken = meaning.Encoder(tmp_path)
     assert broken.session is None
+    stale = tmp_path / meaning.INT8_FILE
+    shutil.copyfile(built / meaning.INT8_FILE, stale)
+    assert meaning.Encoder(tmp_path).session is not None  # a good graph, newer than the weights
+    os.utime(stale, (0, 0))  # written before the weights: from others
+    assert meaning.Encoder(tmp_path).session is None
     ref = meaning.Encoder(built, int8=False).embed(SENTENCES[:3])
     assert np.allclose(absent.embed(SENTENCES[:3]), ref, atol=1e-6)
     assert np.allclose(broken.embed(SENTENCES[:3]), ref, atol=1e-6)
