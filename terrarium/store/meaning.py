@@ -1,4 +1,4 @@
-"""What a sentence means, as a vector: sentence-transformers' all-MiniLM-L6-v2 run in numpy.
+"""What a sentence means, as a vector: all-MiniLM-L6-v2 run in numpy or, int8, by onnxruntime.
 
 Recall by words misses an ask that shares no word with what the user told ("What colour is
 my car?" after "I drive a blue Volvo."; "what brand is my bicycle?" after "I bike to work
