@@ -511,7 +511,8 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
 SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
         "blind6": blind6, "blind7": blind7, "dev": lambda: DEV, "dev2": lambda: DEV2,
-        **{f"dev{i}": (lambda d=d: says(d)) for i, d in enumerate((DEV3, DEV4, DEV5, DEV6, DEV7), 3)}}
+        **{f"dev{i}": (lambda d=d: says(d))
+           for i, d in enumerate((DEV3, DEV4, DEV5, DEV6, DEV7), 3)}}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5", "blind6", "blind7")}

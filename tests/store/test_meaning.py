@@ -91,16 +91,18 @@ def test_the_tokenizer_gives_bert_uncased_ids() -> None:
 
 @needs_model
 def test_vectors_are_unit_length_and_a_batch_equals_one_by_one() -> None:
-    enc = meaning.encoder()
-    assert enc is not None
+    loaded = meaning.encoder()
+    assert loaded is not None
     texts = ["I drive a blue Volvo.", "What colour is my car?",
              "My grandmother grew up on a small island off the coast."]
-    batch = enc._forward([enc.tokenizer.ids(t) for t in texts])
-    single = np.stack([enc._forward([enc.tokenizer.ids(t)])[0] for t in texts])
-    assert batch.shape == (3, meaning.DIM) and batch.dtype == np.float32
-    assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
-    assert np.allclose(batch, single, atol=1e-5)
-    assert np.array_equal(enc.embed(texts), enc.embed(texts))  # the kept ones reused
+    # the loaded one (the int8 graph where `terrarium models` built it) and numpy's pass
+    for enc in (loaded, meaning.Encoder(loaded.folder, int8=False)):
+        batch = enc._forward([enc.tokenizer.ids(t) for t in texts])
+        single = np.stack([enc._forward([enc.tokenizer.ids(t)])[0] for t in texts])
+        assert batch.shape == (3, meaning.DIM) and batch.dtype == np.float32
+        assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+        assert np.allclose(batch, single, atol=1e-5)
+        assert np.array_equal(enc.embed(texts), enc.embed(texts))  # the kept ones reused
 
 
 @needs_model
