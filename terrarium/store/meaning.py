@@ -42,7 +42,7 @@ import threading
 import unicodedata
 import zipfile
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ import numpy as np
 from terrarium.paths import cache_dir
 
 __all__ = ["DIM", "INT8_FILE", "MAX_TOKENS", "PACKAGE", "Encoder", "WordPiece", "encoder",
-           "extract", "int8_session", "loaded", "model_zip", "one_blas_thread",
+           "extract", "int8_session", "loaded", "model_zip", "one_blas_thread", "padded",
            "read_safetensors", "session_options"]
 
 PACKAGE = "all_minilm_l6_v2"
@@ -296,6 +296,16 @@ class Encoder:
             return np.zeros((0, DIM), dtype=np.float32)
         return np.stack([known[t] for t in texts])
 
+    def remember(self, known: Iterable[tuple[str, np.ndarray]]) -> None:
+        """Keep vectors computed before (records' vectors read from the memory store) as
+        the newest, so :meth:`embed` reuses them instead of running the model again."""
+        with self._lock:
+            for text, vec in known:
+                self._cache[text] = vec
+                self._cache.move_to_end(text)
+            while len(self._cache) > self.CACHED:
+                self._cache.popitem(last=False)
+
     def _forward(self, batch: list[list[int]]) -> np.ndarray:
         """The pooled, normalised vectors of token-id lists (padded to the longest): by the
         int8 graph when it was built (``terrarium models``), else by numpy in float32."""
@@ -307,7 +317,7 @@ class Encoder:
                 "attention_mask": np.ones((1, len(row)), dtype=np.float32)})[0].mean(1)
                 for row in batch])
         else:
-            ids, mask = _padded(batch)
+            ids, mask = padded(batch)
             x = self.hidden(ids, mask)
             pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
         norm = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -339,7 +349,8 @@ class Encoder:
         return x
 
 
-def _padded(batch: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+def padded(batch: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Token-id lists as one array padded with zeros to the longest, and its mask."""
     n = max(len(ids) for ids in batch)
     ids = np.zeros((len(batch), n), dtype=np.int64)
     mask = np.zeros((len(batch), n), dtype=np.float32)

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from terrarium.store.meaning import DIM, INT8_FILE, Encoder, _padded, read_safetensors
+from terrarium.store.meaning import DIM, INT8_FILE, Encoder, padded, read_safetensors
 
 __all__ = ["CALIBRATION", "FLOAT_PRODUCTS", "SMOOTHING", "build", "graph"]
 
@@ -75,7 +75,7 @@ def _maxima(enc: Encoder) -> list[tuple[np.ndarray, ...]]:
     out: list[tuple[np.ndarray, ...]] = []
     for text in CALIBRATION:
         taps: list[tuple[np.ndarray, ...]] = []
-        enc.hidden(*_padded([enc.tokenizer.ids(text)]), taps=taps)
+        enc.hidden(*padded([enc.tokenizer.ids(text)]), taps=taps)
         seen = [tuple(np.abs(t).max((0, 1)) for t in layer) for layer in taps]
         out = seen if not out else [tuple(np.maximum(a, b) for a, b in zip(o, s, strict=True))
                                     for o, s in zip(out, seen, strict=True)]

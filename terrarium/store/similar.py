@@ -15,6 +15,7 @@ needs them, and then in a worker thread: a start loads neither.
 
 from __future__ import annotations
 
+import heapq
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -26,13 +27,16 @@ from terrarium.store.facts import MemoryStore
 if TYPE_CHECKING:
     from terrarium.store.meaning import Encoder
 
-__all__ = ["EMBED_AT_ONCE", "LOOK_BACK", "ensure_encoder", "keep_vector",
+__all__ = ["EMBED_AT_ONCE", "LOOK_BACK", "REMEMBERED", "ensure_encoder", "keep_vector",
            "leave_loading_to_warm_up", "load_encoder", "loaded_encoder", "nearest", "nearness",
            "similarities"]
 
 LOOK_BACK = 500
 """How many of the creature's newest records are compared (a voice conversation holds a few
 dozen)."""
+REMEMBERED = 16
+"""How many of the records nearest an ask have their stored vectors put in the encoder's
+cache for the reply guard's nearness (the notes are among them)."""
 EMBED_AT_ONCE = 64
 """At most this many records without a vector are embedded in one recall (a resumed store
 catches up over a few turns instead of holding one turn up)."""
@@ -80,7 +84,7 @@ async def keep_vector(memory: MemoryStore, mem_id: int, text: str) -> None:
     enc = loaded_encoder()
     if enc is not None:
         vec = await anyio.to_thread.run_sync(enc.embed, [text])
-        await memory.aput_vector(mem_id, vec[0].tobytes())
+        await memory.aput_vectors([(mem_id, vec[0].tobytes())])
 
 
 def nearness(text: str, others: Sequence[str]) -> list[float] | None:
@@ -108,21 +112,24 @@ async def similarities(memory: MemoryStore, utterance: str, *, creature: str
         return {}
     rows = await memory.avectors(creature=creature, limit=LOOK_BACK)
     if not rows:
-        return {}  # nothing to compare with: the ask is not embedded (~10 ms of CPU)
+        return {}  # nothing to compare with: the ask is not embedded
     missing = [(i, t) for i, t, v in rows if v is None][:EMBED_AT_ONCE]
     import numpy as np  # loaded with the encoder, never at a start
 
-    # in a worker thread: ~10 ms of BLAS a text, which would hold every other task (a
-    # served session's, the audio's) off the event loop
+    # in a worker thread: ~2 ms of CPU a text (numpy's pass ~9), which would hold every
+    # other task (a served session's, the audio's) off the event loop
     got = await anyio.to_thread.run_sync(enc.embed, [utterance, *(t for _, t in missing)])
     asked = got[0]
-    fresh: dict[int, np.ndarray] = {}
-    for (i, _), vec in zip(missing, got[1:], strict=True):
-        fresh[i] = vec
-        await memory.aput_vector(i, vec.tobytes())
-    out: dict[str, float] = {}
+    fresh = {i: vec for (i, _), vec in zip(missing, got[1:], strict=True)}
+    if fresh:
+        await memory.aput_vectors([(i, vec.tobytes()) for i, vec in fresh.items()])
+    vecs: dict[str, np.ndarray] = {}
     for i, text, blob in rows:
         vec = fresh.get(i) if blob is None else np.frombuffer(blob, dtype=np.float32)
         if vec is not None and vec.shape == asked.shape:
-            out[text] = float(vec @ asked)
+            vecs.setdefault(text, vec)
+    out = {text: float(vec @ asked) for text, vec in vecs.items()}
+    # the nearest are the notes the reply guard then weighs (``nearness``): kept in the
+    # encoder's cache so it reads their stored vectors instead of embedding them again
+    enc.remember((t, vecs[t]) for t in heapq.nlargest(REMEMBERED, out, key=out.__getitem__))
     return out

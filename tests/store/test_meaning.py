@@ -71,7 +71,7 @@ def test_the_store_keeps_a_vector_beside_a_record_and_drops_it_with_the_record()
     with MemoryStore() as store:
         first = store.write("I drive a blue car.", creature="router")
         second = store.write("Hello.", creature="router")
-        store.put_vector(first, b"\x00" * 8)
+        store.put_vectors([(first, b"\x00" * 8)])
         rows = store.vectors(creature="router")
         assert rows == [(second, "Hello.", None), (first, "I drive a blue car.", b"\x00" * 8)]
         with store._lock, store._conn:

@@ -134,3 +134,32 @@ def test_nothing_stored_embeds_nothing_and_the_embedding_leaves_the_event_loop(
                                               creature="router"))
     assert set(near) == {"I drive a blue Volvo."}
     assert called and not any(called)
+
+
+@needs_model
+def test_the_guard_reads_the_nearest_records_stored_vectors_instead_of_embedding_them(
+        monkeypatch: Any) -> None:
+    """A recall reads the records' vectors from the store; the nearest are kept in the
+    encoder's cache, so the reply guard's nearness over those notes runs the model for
+    nothing but what it has not seen (a resumed store's records were never embedded here)."""
+    from terrarium.store.similar import load_encoder, nearness, similarities
+    enc = load_encoder()
+    assert enc is not None
+    ask_ = "What car do I drive?"
+    with MemoryStore() as memory:
+        told(memory, "I drive a blue Volvo.", "My sister keeps bees.")
+        anyio.run(lambda: similarities(memory, ask_, creature="router"))  # stores vectors
+        enc._cache.clear()  # as after a restart: only the store has them
+        ran: list[list[list[int]]] = []
+        real = enc._forward
+
+        def spy(batch: list[list[int]]) -> Any:
+            ran.append(batch)
+            return real(batch)
+
+        monkeypatch.setattr(enc, "_forward", spy)
+        near = anyio.run(lambda: similarities(memory, ask_, creature="router"))
+        assert len(ran) == 1 and len(ran[0]) == 1  # the ask alone
+        again = nearness(ask_, ["I drive a blue Volvo.", "My sister keeps bees."])
+    assert len(ran) == 1
+    assert again == pytest.approx([near["I drive a blue Volvo."], near["My sister keeps bees."]])
