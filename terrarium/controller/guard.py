@@ -353,6 +353,9 @@ class ReplyGuard:
                 so_far = self._open_text + self._held[:cut]
                 # judged on complete words: "Sam" may still become "Sample"
                 wrong = self._wrong(so_far if m is not None else _PARTIAL_WORD.sub("", so_far))
+                if wrong is None and self._would_loop(
+                        self._held[:cut] if m is not None else _PARTIAL_WORD.sub("", self._held)):
+                    wrong = "the reply repeats itself"
                 if wrong is not None:
                     return out + self._stop(wrong, self._open_text + self._held)
                 out += self._speak(self._held[:cut])
@@ -379,6 +382,8 @@ class ReplyGuard:
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
             self._sentences += 1
             out += self._pass(sentence)
+            if self._stopped:  # the sentence would have made the spoken reply a loop
+                return out + self._stop("the reply repeats itself", sentence)
             out += self._advise()
         if loop >= 0 and not self._closed:
             out += self._stop("the reply repeats itself", self._written[loop:])
@@ -527,7 +532,18 @@ class ReplyGuard:
         if self.about_user and invents(sentence, self.facts, self.user):
             self.notices.append(f"not spoken, it says what the user never told: {said!r}")
             return ""
+        if self._would_loop(sentence):
+            self.notices.append(f"not spoken, the reply would repeat itself: {said!r}")
+            self._stopped = True  # feed stops reading the model here
+            return ""
         return self._speak(sentence)
+
+    def _would_loop(self, text: str) -> bool:
+        """Whether speaking ``text`` after what was spoken makes a loop (:func:`repeats` of
+        the whole). The loop watch reads the model's words only; what is spoken also holds
+        the runtime's own (the advice said first, a sentence said to the user), and a
+        loop's copies may fall on both sides."""
+        return bool(self._spoken.strip()) and repeats(self._spoken + text) >= 0
 
     def fallback(self) -> str:
         """What the runtime knows to say: for a question about the user, what they told
