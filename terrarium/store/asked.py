@@ -187,6 +187,9 @@ _BARE_ASK = re.compile(r"^\W*(since when|until when|what|which|who|whom|whose|wh
                        r"how much|how many|how old)\b", re.I)
 """A question of two words at most asks of what was just said ("Which day?", "Since
 when?", "What time?"); not "Why?" (a reason)."""
+_ASKED_AGAIN = re.compile(r"[\s,]+(again|then|exactly)(?=\W*$)", re.I)
+"""A word of asking back closing a bare ask is not its subject: "What time again?", "Which
+day, then?" ask as "What time?" does."""
 _LEADING_PREPOSITION = re.compile(r"^\W*(and\s+)?(to|in|on|at|for|from|since|until|by|with|"
                                   r"of|about)\s+(?=\w)", re.I)
 """A bare ask may open with the preposition of the statement it asks of: "Flying to Lima."
@@ -217,6 +220,7 @@ def points_back(question: str) -> bool:
         return False
     n = len(_WORD.findall(q))
     bare = _LEADING_PREPOSITION.sub("", q)  # "To where?", "For how long?", "On which day?"
+    bare = _ASKED_AGAIN.sub("", bare)  # "What time again?", "Which day, then?"
     if (_FOLLOW_ON.match(q) and n <= 6) or (len(_WORD.findall(bare)) <= 2
                                             and _BARE_ASK.match(bare)):
         return True

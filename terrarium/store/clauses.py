@@ -40,6 +40,10 @@ def sentences(text: str) -> list[str]:
 _BETWEEN = re.compile(r"\s*[,;]\s*(?:(?:and|but|though|although|so|while|whereas)\s+)?|"
                       r"\s+(?:and|but|though|although|while|whereas)\s+", re.I)
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+_PREDICATE = re.compile(r"^(is|was|are|were|has|had|isn't|wasn't|hasn't)\b", re.I)
+"""A part opening with the verb of a subject named before it: "Tomás, my oldest mate from
+school, is a firefighter now." ("is a firefighter now" tells nothing without "Tomás"; "I live
+in Quebec, speak French ..." has the statement's own "I" for "speak")."""
 _POINTS_BACK = re.compile(r"^(she|he|it|they|who|which|whose|that|her|his|its|their|both|"
                           r"she's|he's|it's|they're|who's|one|mostly|mainly|all|each|"
                           r"about|around|roughly|nearly)\b", re.I)
@@ -118,7 +122,8 @@ def split(statement: str) -> tuple[str, ...]:
         if parts and _OBJECT_AND.search(text[:span[0]]):
             parts[-1][1] = span[1]  # "it's just me and the twins": one thing said of both
             continue
-        if parts and (_fragment(piece) or _POINTS_BACK.match(piece)):
+        if parts and (_fragment(piece) or _POINTS_BACK.match(piece)
+                      or _PREDICATE.match(piece)):
             parts[-1][1] = span[1]  # "Juno", "she's three": with the part before
             continue
         parts.append(span)
