@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from terrarium.store import forms
 from terrarium.store.keep import asked_back
+from terrarium.store.lexicon import defined_by
 from terrarium.store.similar import nearest
 from terrarium.store.subjects import (
     RELATED,
@@ -137,10 +138,12 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     asked = _AS_A_CHILD.sub(" ", _LATELY.sub(" ", question))  # "as a kid": no kid of theirs
     words = subject_terms(asked, related=False)
     own = [stem(w) for w in words]
-    for w, word in zip(own, words, strict=True):
-        if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said and not any(
-                tells_kind(word, n) for n in notes):
-            return True  # "my dog" with only a cat told (not with "two whippets")
+    kinds = [word for w, word in zip(own, words, strict=True) if w in KINDS]
+    if not _defined(kinds, notes):  # "my brother's daughter": "my niece" (WordNet's gloss)
+        for w, word in zip(own, words, strict=True):
+            if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said and not any(
+                    tells_kind(word, n) for n in notes):
+                return True  # "my dog" with only a cat told (not with "two whippets")
     if _SURNAME_STEM in own:
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
     if _ADDRESS.search(question) and not any(_NAMED.search(n) or has_number(n) for n in notes):
@@ -164,6 +167,13 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if names:
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
+
+
+def _defined(kinds: Sequence[str], notes: Sequence[str]) -> bool:
+    """Whether a word of ``notes`` is defined by the ``kinds`` asked together ("What's my
+    brother's daughter's name?" and "My niece is called Zuzanna.": a niece is "a daughter of
+    your brother or sister", :func:`terrarium.store.lexicon.defined_by`)."""
+    return len(kinds) > 1 and any(defined_by(w, kinds) for n in notes for w in _WORD.findall(n))
 
 
 _BACK = re.compile(r"\b(it|its|she|her|he|his|him|they|them|their|that|those)\b", re.I)

@@ -23,7 +23,7 @@ from os.path import commonprefix
 from pathlib import Path
 
 __all__ = ["KIND_STEPS", "MIN_KIND_DEPTH", "TOLD_SENSES", "WORDNET", "Lexicon",
-           "kind_of", "lexicon"]
+           "defined_by", "kind_of", "lexicon"]
 
 WORDNET = Path("/usr/share/wordnet")
 """Where Debian's ``wordnet-base`` puts WordNet 3.0's database files."""
@@ -56,6 +56,7 @@ class Lexicon:
         self.hypernyms = lru_cache(maxsize=16384)(self._hypernyms)
         self.above = lru_cache(maxsize=8192)(self._above)
         self.depth = lru_cache(maxsize=4096)(self._depth)
+        self.gloss = lru_cache(maxsize=4096)(self._gloss)
 
     @property
     def available(self) -> bool:
@@ -133,6 +134,18 @@ class Lexicon:
                 out.append(int(target))
         return tuple(out)
 
+    def _gloss(self, offset: int) -> frozenset[str]:
+        """The words of the definition of synset ``offset`` (lower case, a plural undone):
+        "niece" -> "a daughter of your brother or sister"."""
+        data = self._data
+        if data is None:
+            return frozenset()
+        end = data.find(b"\n", offset)
+        line = data[offset:end if end >= 0 else len(data)].decode("latin-1")
+        said = line.split(" | ", 1)[1].split(";")[0] if " | " in line else ""
+        return frozenset(re.sub(r"s$", "", w) if len(w) > 3 and not w.endswith("ss") else w
+                         for w in re.findall(r"[a-z]+", said.lower()))
+
     def _above(self, offset: int) -> frozenset[int]:
         """``offset`` and every synset up to ``KIND_STEPS`` steps above it."""
         seen = {offset}
@@ -176,6 +189,19 @@ def kind_of(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool
                    for i in range(_MIN_SHARED, _shared_start(word, k) + 1))
     wanted = frozenset().union(*(_kinds(lex, k) for k in kinds))
     return bool(wanted) and any(lex.above(s) & wanted for s in lex.senses(word)[:TOLD_SENSES])
+
+
+def defined_by(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool:
+    """Whether a sense of ``word`` (of its first :data:`TOLD_SENSES`) is defined by every
+    one of ``kinds`` (two at least): "niece" ("a daughter of your brother or sister") by
+    "brother" and "daughter", "brother-in-law" ("the brother of your spouse; the husband of
+    your sister") by "sister" and "husband". One kind alone defines too much ("mother": "a
+    woman who has given birth to a child")."""
+    lex = lex or lexicon()
+    wanted = {re.sub(r"s$", "", re.sub(r"'s?$", "", k.lower())) for k in kinds}
+    if len(wanted) < 2 or not _PLAIN.fullmatch(word):
+        return False
+    return any(wanted <= lex.gloss(s) for s in lex.senses(word)[:TOLD_SENSES])
 
 
 _MIN_SHARED = 4

@@ -2,7 +2,8 @@
 without its "?" asks all the same (``spoken.punctuated``); "how often" and "how far" ask of
 one thing told (``subjects.may_refer``); a bare ask closed by "again" or "then" points back
 (``asked.points_back``); a part opening with the verb of a subject named before it stays
-with it (``clauses.split``). Every sentence is the test's own."""
+with it (``clauses.split``); kin asked together ("my sister's son") are answered by the word
+WordNet defines by them ("nephew", ``asked.lacks``). Every sentence is the test's own."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from recall_helpers import notes, told
 
 from terrarium.controller.reply_words import asked_about_user
 from terrarium.store import MemoryStore, clauses
-from terrarium.store.asked import points_back
+from terrarium.store.asked import lacks, points_back
+from terrarium.store.lexicon import defined_by, lexicon
 from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import may_refer
 
@@ -72,3 +74,12 @@ def test_a_verb_after_an_apposition_stays_with_its_subject() -> None:
     said = "Ines, my old neighbour from Porto, is a midwife now."
     assert clauses.split(said) == (said.rstrip("."),)
     assert "midwife" in clauses.about(said, "What does my old neighbour do these days?")
+
+
+@pytest.mark.skipif(not lexicon().available, reason="WordNet (wordnet-base) is not installed")
+def test_kin_asked_together_is_answered_by_the_word_they_define() -> None:
+    # WordNet: a nephew is "a son of your brother or sister"
+    assert defined_by("nephew", ["sister's", "son"])
+    assert not defined_by("nephew", ["son"])  # one kind alone defines too much
+    assert not lacks("What does my sister's son do?", ["My nephew Bram repairs bikes."])
+    assert lacks("What does my sister's son do?", ["My dog Bram chases bikes."])
