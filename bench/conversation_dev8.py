@@ -5,7 +5,9 @@ and plans, follow-ups, told in passing, allergies and diet, names and nicknames)
 of their own, deliberately unlike dev7's (no sentence, name or place of another set):
 lower-case speech without punctuation, run-on tellings, asks in other words than the
 telling, other people named or only by their relation. Tuned on from the first change, so
-never a held-out figure.
+never a held-out figure. Part two (17 dialogues) was written after the first changes and
+before measuring it or any change of its own: longer conversations, the fact among other
+statements and questions, asked in other words than told.
 """
 
 from __future__ import annotations
@@ -120,6 +122,44 @@ DEV8: list[list[Turn]] = [
      ("What do we call the dog for short?", "Reggie")],
     [("My surname's Kowalczyk, it's Polish.",),
      ("How do you spell my last name?", "Kowalczyk")],
+    # part two (written after the first changes, before measuring it or any change of its
+    # own): longer conversations, the fact among other statements and questions, asked in
+    # other words than told
+    [("Right, so the week's a bit mad.",), ("Monday I've got the dentist at nine.",),
+     ("Tuesday the in-laws arrive.",), ("And Wednesday is Milo's parents' evening.",),
+     ("What's the capital of Australia?",), ("what day do the in-laws get here", "Tuesday")],
+    [("My other half works nights as a security guard at the airport.",),
+     ("I'm knackered.",), ("What's a quick dinner?",),
+     ("what does my partner do for a living", "security")],
+    [("Our eldest just got her driving licence, first time!",), ("She's seventeen.",),
+     ("Tell me something about Jupiter.",), ("how old's our eldest", "seventeen", "17")],
+    [("The GP upped my sertraline to a hundred milligrams.",), ("Feeling a bit foggy.",),
+     ("What dose am I on now?", "hundred", "100")],
+    [("My best mate Callum can't eat nuts, he carries an EpiPen.",),
+     ("We're having people round Saturday.",),
+     ("Is any of my friends allergic to something?", "nuts")],
+    [("Stepped on a rusty nail at the allotment so I had a tetanus shot.",),
+     ("Give me a fun fact.",), ("Why did I need a jab?", "nail", "tetanus")],
+    [("I can't do dairy, it wrecks my stomach.",), ("Coffee recommendations?",),
+     ("anything I should avoid eating", "dairy")],
+    [("Mum goes by Bea but her real name is Beatrix.",), ("What's Mum's actual name?",
+                                                          "Beatrix")],
+    [("The lads at the five-a-side call me Tank.",), ("Do I have a nickname?", "Tank")],
+    [("Nan's ninetieth is on the fourth of May at the Crown.",), ("I need to order a cake.",),
+     ("Where's the party being held?", "Crown")],
+    [("My daughter Esme has a peanut allergy.",), ("She's in year three.",),
+     ("What's Esme allergic to?", "peanut"), ("What year is she in?", "three", "3")],
+    [("We've got the Ikea delivery coming between one and five on Thursday.",),
+     ("Can you set a timer?",), ("When's the delivery window?", "one", "five", "Thursday")],
+    [("Can you recommend a good film? My wife Greta is into horror.",),
+     ("What kind of films does Greta like?", "horror")],
+    [("Had a mare at work, my manager Priyanka shouted at me in front of everyone.",),
+     ("Who's my boss?", "Priyanka")],
+    [("I started physio for my shoulder, it's every Friday at eleven.",),
+     ("What's the physio for?", "shoulder"), ("And when is it?", "Friday", "eleven", "11")],
+    # never said, beside what was (part two)
+    [("My wife Greta loves gardening.",), ("What's Greta's job?", UNKNOWN)],
+    [("I take the bus to work.",), ("What number bus do I get?", UNKNOWN)],
     # never said, beside what was
     [("My brother lives in Leeds.",), ("What's my brother's job?", UNKNOWN)],
     [("I take vitamin D in winter.",), ("Am I allergic to anything?", UNKNOWN)],
