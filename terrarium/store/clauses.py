@@ -180,6 +180,9 @@ def about(statement: str, question: str) -> str:
         return statement  # "Chess is my thing, I play most evenings.": the part left out
         # may hold the answer ("chess") though it names no subject the question asks
     picked = [clauses[i] for i in best]
+    if forms.fits(statement, question) and not any(forms.fits(c, question) for c in picked):
+        return statement  # "Who's my boss?": "Had a mare at work" is about work, the name
+        # asked for is in the part left out ("my manager Priyanka shouted at me")
     first = picked[0]
     if any(_NO_VERB.match(c) for c in picked):
         return statement  # "so no bread or pasta": says nothing without the part before

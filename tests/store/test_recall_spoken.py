@@ -3,7 +3,9 @@ without its "?" asks all the same (``spoken.punctuated``); "how often" and "how 
 one thing told (``subjects.may_refer``); a bare ask closed by "again" or "then" points back
 (``asked.points_back``); a part opening with the verb of a subject named before it stays
 with it (``clauses.split``); kin asked together ("my sister's son") are answered by the word
-WordNet defines by them ("nephew", ``asked.lacks``). Every sentence is the test's own."""
+WordNet defines by them ("nephew", ``asked.lacks``); a part picked for "who" that names no
+one is not handed over alone (``clauses.about``, ``forms.asks_person``). Every sentence is
+the test's own."""
 
 from __future__ import annotations
 
@@ -83,3 +85,8 @@ def test_kin_asked_together_is_answered_by_the_word_they_define() -> None:
     assert not defined_by("nephew", ["son"])  # one kind alone defines too much
     assert not lacks("What does my sister's son do?", ["My nephew Bram repairs bikes."])
     assert lacks("What does my sister's son do?", ["My dog Bram chases bikes."])
+
+
+def test_who_asked_keeps_the_part_that_names_someone() -> None:
+    said = "Rough shift at the depot, my supervisor Halima sent me home early."
+    assert "Halima" in clauses.about(said, "Who's my boss?")
