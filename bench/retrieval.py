@@ -67,14 +67,15 @@ def message(text: str, notes: tuple[str, ...], recent: tuple[str, ...]) -> tuple
 
 
 async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int, int, int],
-                 by_meaning: bool = True, others: list[tuple[str, bool, int]] | None = None,
+                 by_meaning: bool = True, others: list[tuple[str, bool, int, bool]] | None = None,
                  ) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bool, bool]]:
     """Each ask of ``dialogue`` (text, expected words) with its notes and whether an expected
     word is in them, the previous utterance or the ask itself, and whether the reply guard
     would say "I don't know that yet." at once, without the model (asked about the user and
     :func:`cannot_answer`: ``asked.lacks`` judging no note about it). ``by_meaning``: rank the
     notes by meaning too (the sentence encoder, when installed). ``others`` collects every
-    other question (text, whether it asks what was never told, how many notes it got)."""
+    other question (text, whether it asks what was never told, how many notes it got,
+    whether the guard would answer a never-told one "I don't know that yet." at once)."""
     recent, facts, notes = limits
     out = []
     with MemoryStore() as memory:
@@ -89,7 +90,10 @@ async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int,
                 out.append((text, expect, got.notes, any(e.lower() in seen for e in expect),
                             gives_up))
             elif others is not None and text.rstrip().endswith("?"):
-                others.append((text, bool(expect), len(got.notes)))
+                told = sentences(" ".join(got.notes))
+                refused = bool(expect) and asked_about_user(text, told) and cannot_answer(
+                    text, told)
+                others.append((text, bool(expect), len(got.notes), refused))
             await record(memory, [item], creature="router", facts=facts > 0,
                          meaning=by_meaning)
     return out
@@ -102,7 +106,7 @@ def main(name: str, verbose: bool, by_meaning: bool = True) -> None:
     dialogues = [[(s.text, s.expect) for s in d] for d in SETS[name]()]
     t0 = time.process_time()
     asks = hit = first = lost = 0
-    others: list[tuple[str, bool, int]] = []
+    others: list[tuple[str, bool, int, bool]] = []
     for d, dialogue in enumerate(dialogues):
         cleaned = [(t, ("UNKNOWN",) if e == (UNKNOWN,) else e) for t, e in dialogue]
         for text, expect, notes, ok, gives_up in anyio.run(handed, cleaned, limits, by_meaning,
@@ -116,14 +120,15 @@ def main(name: str, verbose: bool, by_meaning: bool = True) -> None:
             if verbose and not ok:
                 print(f"  d{d + 1} {text!r} {expect} <- {list(notes)}")
     cpu = time.process_time() - t0
-    never = [n for _, unknown, n in others if unknown]
-    world = [n for _, unknown, n in others if not unknown]
+    refused = sum(r for _, _, _, r in others)
+    never = [n for _, unknown, n, _ in others if unknown]
+    world = [n for _, unknown, n, _ in others if not unknown]
     print(f"{name}: answer handed over {hit} of {asks} asks, in the first note {first}, "
-          f"the guard giving up on it {lost}; "
+          f"the guard giving up on it {lost}; never-told asks refused at once {refused}, "
           f"never-told asks with a note {sum(map(bool, never))} of {len(never)}, other "
           f"questions with a note {sum(map(bool, world))} of {len(world)} ({cpu:.2f} s CPU)")
     if verbose:
-        for text, unknown, n in others:
+        for text, unknown, n, _ in others:
             if n:
                 print(f"  {'never told' if unknown else 'other'}: {text!r} got {n} note(s)")
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from terrarium.store import forms
 from terrarium.store.keep import asked_back
-from terrarium.store.lexicon import defined_by
+from terrarium.store.lexicon import defined_by, kind_of
 from terrarium.store.similar import nearest
 from terrarium.store.subjects import (
     RELATED,
@@ -149,7 +149,8 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if _ADDRESS.search(question) and not any(_NAMED.search(n) or has_number(n) for n in notes):
         return True  # an address is a number or a street's name: "We moved here in May."
     names = _ASKS_NAME.search(question) is not None
-    if names and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes):
+    if names and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes) and not (
+            _thing_named(words, question, notes)):
         return True  # a name asked, and none told: "a brother in Denver" names a place
     known = [w for w in own if w in _KNOWN]
     if not known or not notes or _FOLLOW_ON.match(question):
@@ -167,6 +168,16 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if names:
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
+
+
+def _thing_named(words: Sequence[str], question: str, notes: Sequence[str]) -> bool:
+    """Whether ``question`` asks the name of a thing (nothing living, by each word's first
+    sense in WordNet) that a note speaks of: a thing's name is often told in lower case
+    ("What's the name of the pill for my blood pressure?" and "I've been prescribed
+    amlodipine for my blood pressure."); a person's or a pet's is a capitalised name."""
+    asked = [w for w in words if stem(w) not in _NAMES]
+    return bool(asked) and not any(kind_of(w, ["organism"], senses=1) for w in asked) \
+        and any(relevant(n, question) for n in notes)
 
 
 def _defined(kinds: Sequence[str], notes: Sequence[str]) -> bool:

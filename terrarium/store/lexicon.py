@@ -178,17 +178,19 @@ def _kinds(lex: Lexicon, word: str) -> frozenset[int]:
     return frozenset(s for s in lex.senses(word) if lex.depth(s) >= MIN_KIND_DEPTH)
 
 
-def kind_of(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool:
-    """Whether ``word`` names one of ``kinds`` or a thing of that kind, by a sense of each:
-    "piano" of "instrument", "blue" of "colour", "son" of "boy"."""
+def kind_of(word: str, kinds: Iterable[str], lex: Lexicon | None = None,
+            senses: int = TOLD_SENSES) -> bool:
+    """Whether ``word`` names one of ``kinds`` or a thing of that kind, by a sense of each
+    (of ``word``'s first ``senses``): "piano" of "instrument", "blue" of "colour", "son" of
+    "boy"."""
     lex = lex or lexicon()
     if not _PLAIN.fullmatch(word):
         return False
     if not lex.senses(word):  # "stepdad" of "stepfather": "dad" of "father"
-        return any(kind_of(word[i:], [k[i:]], lex) for k in kinds
+        return any(kind_of(word[i:], [k[i:]], lex, senses) for k in kinds
                    for i in range(_MIN_SHARED, _shared_start(word, k) + 1))
     wanted = frozenset().union(*(_kinds(lex, k) for k in kinds))
-    return bool(wanted) and any(lex.above(s) & wanted for s in lex.senses(word)[:TOLD_SENSES])
+    return bool(wanted) and any(lex.above(s) & wanted for s in lex.senses(word)[:senses])
 
 
 def defined_by(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool:

@@ -4,8 +4,9 @@ one thing told (``subjects.may_refer``); a bare ask closed by "again" or "then" 
 (``asked.points_back``); a part opening with the verb of a subject named before it stays
 with it (``clauses.split``); kin asked together ("my sister's son") are answered by the word
 WordNet defines by them ("nephew", ``asked.lacks``); a part picked for "who" that names no
-one is not handed over alone (``clauses.about``, ``forms.asks_person``). Every sentence is
-the test's own."""
+one is not handed over alone (``clauses.about``, ``forms.asks_person``); a thing's name told
+in lower case is no "name asked and none told" (``asked.lacks``). Every sentence is the
+test's own."""
 
 from __future__ import annotations
 
@@ -90,3 +91,10 @@ def test_kin_asked_together_is_answered_by_the_word_they_define() -> None:
 def test_who_asked_keeps_the_part_that_names_someone() -> None:
     said = "Rough shift at the depot, my supervisor Halima sent me home early."
     assert "Halima" in clauses.about(said, "Who's my boss?")
+
+
+@pytest.mark.skipif(not lexicon().available, reason="WordNet (wordnet-base) is not installed")
+def test_a_things_name_told_in_lower_case_is_left_to_the_model() -> None:
+    asked = "What's the name of the cream for my eczema?"
+    assert not lacks(asked, ["I put hydrocortisone on my eczema every night."])
+    assert lacks("What's my uncle's name?", ["My uncle lives in Galway."])  # a person's
