@@ -115,7 +115,7 @@ DEV8: list[list[Turn]] = [
      ("What milk do I take?", "oat")],
     # names and nicknames
     [("Everyone at work calls me Bunny, long story.",),
-     ("What's my nickname at work?", "Bunny")],
+     ("What nickname do they use for me at work?", "Bunny")],
     [("My full name is Margaret but I go by Peggy.",),
      ("What name do I go by?", "Peggy")],
     [("Our dog's proper name is Sir Reginald but we just say Reggie.",),
@@ -130,7 +130,7 @@ DEV8: list[list[Turn]] = [
      ("What's the capital of Australia?",), ("what day do the in-laws get here", "Tuesday")],
     [("My other half works nights as a security guard at the airport.",),
      ("I'm knackered.",), ("What's a quick dinner?",),
-     ("what does my partner do for a living", "security")],
+     ("what's my partner's line of work", "security")],
     [("Our eldest just got her driving licence, first time!",), ("She's seventeen.",),
      ("Tell me something about Jupiter.",), ("how old's our eldest", "seventeen", "17")],
     [("The GP upped my sertraline to a hundred milligrams.",), ("Feeling a bit foggy.",),

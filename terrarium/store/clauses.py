@@ -180,7 +180,7 @@ def about(statement: str, question: str) -> str:
         return statement  # "Chess is my thing, I play most evenings.": the part left out
         # may hold the answer ("chess") though it names no subject the question asks
     picked = [clauses[i] for i in best]
-    if forms.fits(statement, question) and not any(forms.fits(c, question) for c in picked):
+    if _answers(statement, question) and not any(_answers(c, question) for c in picked):
         return statement  # "Who's my boss?": "Had a mare at work" is about work, the name
         # asked for is in the part left out ("my manager Priyanka shouted at me")
     first = picked[0]
@@ -195,6 +195,13 @@ def about(statement: str, question: str) -> str:
         first = f"{m.group(1)} {first}"
     text = ", ".join([first[:1].upper() + first[1:], *picked[1:]]).strip()
     return text if text.endswith((".", "!")) else f"{text}."
+
+
+def _answers(part: str, question: str) -> bool:
+    """Whether ``part`` holds the kind of answer ``question``'s form asks (a place, a time, a
+    name; a name for "who")."""
+    return forms.fits(part, question) or (forms.asks_person(question)
+                                          and forms.tells_name(part))
 
 
 _ASKS_AFTER = re.compile(r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:what|what's|where|where's|when|"

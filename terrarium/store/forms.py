@@ -83,7 +83,7 @@ def tells_name(note: str) -> bool:
 
 def fits(note: str, question: str) -> bool:
     """Whether ``note`` holds what ``question``'s form asks for: a place for "where", a day
-    or time for "when", a name for a name or for "who"."""
+    or time for "when", a name for a name."""
     return ((asks_place(question) and tells_place(note))
             or (asks_time(question) and tells_time(note))
-            or ((asks_name(question) or asks_person(question)) and tells_name(note)))
+            or (asks_name(question) and tells_name(note)))
