@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from terrarium.store import forms
 from terrarium.store.keep import asked_back
-from terrarium.store.lexicon import defined_by, kind_of
+from terrarium.store.lexicon import defined_by, defines, kind_of
 from terrarium.store.similar import nearest
 from terrarium.store.subjects import (
     RELATED,
@@ -184,7 +184,9 @@ def _defined(kinds: Sequence[str], notes: Sequence[str]) -> bool:
     """Whether a word of ``notes`` is defined by the ``kinds`` asked together ("What's my
     brother's daughter's name?" and "My niece is called Zuzanna.": a niece is "a daughter of
     your brother or sister", :func:`terrarium.store.lexicon.defined_by`)."""
-    return len(kinds) > 1 and any(defined_by(w, kinds) for n in notes for w in _WORD.findall(n))
+    if len(kinds) == 1:  # "Who is my husband?": "a married man ..." of "... got married"
+        return any(defines(re.sub(r"'s?$", "", kinds[0]), _WORD.findall(n)) for n in notes)
+    return any(defined_by(w, kinds) for n in notes for w in _WORD.findall(n))
 
 
 _BACK = re.compile(r"\b(it|its|she|her|he|his|him|they|them|their|that|those)\b", re.I)

@@ -23,7 +23,7 @@ from os.path import commonprefix
 from pathlib import Path
 
 __all__ = ["KIND_STEPS", "MIN_KIND_DEPTH", "TOLD_SENSES", "WORDNET", "Lexicon",
-           "defined_by", "kind_of", "lexicon"]
+           "defined_by", "defines", "kind_of", "lexicon"]
 
 WORDNET = Path("/usr/share/wordnet")
 """Where Debian's ``wordnet-base`` puts WordNet 3.0's database files."""
@@ -204,6 +204,16 @@ def defined_by(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> b
     if len(wanted) < 2 or not _PLAIN.fullmatch(word):
         return False
     return any(wanted <= lex.gloss(s) for s in lex.senses(word)[:TOLD_SENSES])
+
+
+def defines(word: str, told: Iterable[str], lex: Lexicon | None = None) -> bool:
+    """Whether the definition of ``word``'s first sense holds one of the words ``told`` of
+    four letters or more ("husband": "a married man; a woman's partner in marriage" holds
+    "married" of "Tobias and I got married in 2019.")."""
+    lex = lex or lexicon()
+    senses = lex.senses(word) if _PLAIN.fullmatch(word) else ()
+    said = {w.lower() for w in told if len(w) > 3}
+    return bool(senses) and bool(said & lex.gloss(senses[0]))
 
 
 _MIN_SHARED = 4

@@ -3,7 +3,8 @@ without its "?" asks all the same (``spoken.punctuated``); "how often" and "how 
 one thing told (``subjects.may_refer``); a bare ask closed by "again" or "then" points back
 (``asked.points_back``); a part opening with the verb of a subject named before it stays
 with it (``clauses.split``); kin asked together ("my sister's son") are answered by the word
-WordNet defines by them ("nephew", ``asked.lacks``); a part picked for "who" that names no
+WordNet defines by them ("nephew", ``asked.lacks``), and one kin word by a word of its
+definition ("wife": "married"); a part picked for "who" that names no
 one is not handed over alone (``clauses.about``, ``forms.asks_person``); a thing's name told
 in lower case is no "name asked and none told" (``asked.lacks``). Every sentence is the
 test's own."""
@@ -98,3 +99,10 @@ def test_a_things_name_told_in_lower_case_is_left_to_the_model() -> None:
     asked = "What's the name of the cream for my eczema?"
     assert not lacks(asked, ["I put hydrocortisone on my eczema every night."])
     assert lacks("What's my uncle's name?", ["My uncle lives in Galway."])  # a person's
+
+
+@pytest.mark.skipif(not lexicon().available, reason="WordNet (wordnet-base) is not installed")
+def test_a_kin_word_is_told_by_a_word_of_its_definition() -> None:
+    # WordNet: a wife is "a married woman; a man's partner in marriage"
+    assert not lacks("Who is my wife?", ["Marta and I got married last spring."])
+    assert lacks("Who is my wife?", ["I have a cat called Marta."])
