@@ -25,11 +25,14 @@ _SUBJECT_FIRST = re.compile(r"^\W*(i|we|you|he|she|they|i'm|i've|i'd|we're|we've
 """A clause whose subject comes first, before its verb ("when I was little ...", "what I
 need is ...", "when my mum visits ..."): a statement's part, not a question (a question
 inverts: "when am I ...", "what did I ...")."""
-_INVERTED = re.compile(r"^\W*(?:and\s+|so\s+)?(is|are|am|was|were|do|does|did|can|could|will|"
-                       r"would|should|shall|has|have|had|isn't|aren't|wasn't|didn't|doesn't|"
-                       r"don't|won't|can't)\s+(i|you|we|he|she|it|they|my|our|your|his|her|"
-                       r"their|the|there|this|that|these|those|anything|any|anyone)\b", re.I)
-"""A verb before its subject: "did my parcel come", "is the dentist on friday"."""
+_INVERTED = re.compile(r"^\W*(?:and\s+|so\s+)?(?:(?:is|are|am|was|were|isn't|aren't|wasn't)\s+"
+                       r"(?:the|this|that|these|those)\b|(?:is|are|am|was|were|do|does|did|can|"
+                       r"could|will|would|should|shall|has|have|had|isn't|aren't|wasn't|didn't|"
+                       r"doesn't|don't|won't|can't)\s+(?:i|you|we|he|she|it|they|my|our|your|"
+                       r"his|her|their|there|anything|anyone)\b)", re.I)
+"""A verb before its subject: "did my parcel come", "is the dentist on friday". A verb of
+doing or having before "the" is a statement without its "I" as often ("did the big shop",
+"had the best day"): not read as a question."""
 
 
 def punctuated(text: str) -> str:

@@ -35,6 +35,7 @@ def test_a_spoken_question_without_its_mark_is_given_one(said: str, asked: str) 
 @pytest.mark.parametrize("said", ["when I was small we kept goats",
                                   "what my uncle grows is mostly leeks",
                                   "had a long walk by the canal", "I teach Latin",
+                                  "did the weekly shop at the market",
                                   "Where is my hat?", "Fine."])
 def test_a_statement_or_a_closed_text_is_left_as_it_is(said: str) -> None:
     assert punctuated(said) == said
