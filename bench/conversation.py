@@ -59,6 +59,7 @@ from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13
 from conversation_dev5 import DEV5  # bench/conversation_dev5.py: session 13's second round
 from conversation_dev6 import DEV6  # bench/conversation_dev6.py: session 14, by meaning
 from conversation_dev7 import DEV7  # bench/conversation_dev7.py: session 15, said in passing
+from conversation_dev8 import DEV8  # bench/conversation_dev8.py: session 16, varied phrasing
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
 from terrarium.config import load_team
@@ -107,7 +108,7 @@ def blind2() -> list[list[Say]]:
 
 def says(data: list) -> list[list[Say]]:
     """A set's dialogues as turns: the developers' own cases, tuned on (bench/conversation_dev3.py
-    to dev7.py: sessions 11, 13, 13's second round, 14 by meaning, 15 told in passing)."""
+    to dev8.py: sessions 11, 13, 13's second round, 14 by meaning, 15 told in passing, 16)."""
     return [[S(*turn) for turn in dialogue] for dialogue in data]
 
 
@@ -512,7 +513,7 @@ SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
         "blind6": blind6, "blind7": blind7, "dev": lambda: DEV, "dev2": lambda: DEV2,
         **{f"dev{i}": (lambda d=d: says(d))
-           for i, d in enumerate((DEV3, DEV4, DEV5, DEV6, DEV7), 3)}}
+           for i, d in enumerate((DEV3, DEV4, DEV5, DEV6, DEV7, DEV8), 3)}}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5", "blind6", "blind7")}
@@ -566,7 +567,8 @@ if __name__ == "__main__":
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
                                      "blind4", "blind5", "blind6", "blind7", "dev", "dev2",
-                                     "dev3", "dev4", "dev5", "dev6", "dev7", "both", "all"],
+                                     "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "both",
+                                     "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
@@ -577,7 +579,8 @@ if __name__ == "__main__":
                    "dev4: session 13's, bench/conversation_dev4.py; dev5: its second round's, "
                    "bench/conversation_dev5.py; dev6: session 14's, asks sharing no word "
                    "with the telling, bench/conversation_dev6.py; dev7: session 15's, told in "
-                   "passing, follow-ups, asks without my, bench/conversation_dev7.py)")
+                   "passing, follow-ups, asks without my, bench/conversation_dev7.py; dev8: "
+                   "session 16's, varied phrasing, bench/conversation_dev8.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None

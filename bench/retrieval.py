@@ -34,7 +34,9 @@ from conversation_data import UNKNOWN
 from terrarium.config import load_team
 from terrarium.controller.incoming import Incoming
 from terrarium.controller.recall import recall, record
+from terrarium.controller.reply_words import asked_about_user, cannot_answer
 from terrarium.store import MemoryStore
+from terrarium.store.clauses import sentences
 
 ROOT = Path(__file__).resolve().parent.parent
 JUDGES = {"blind3", "blind4", "blind5", "blind6", "blind7"}
@@ -65,12 +67,15 @@ def message(text: str, notes: tuple[str, ...], recent: tuple[str, ...]) -> tuple
 
 
 async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int, int, int],
-                 by_meaning: bool = True, others: list[tuple[str, bool, int]] | None = None,
-                 ) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bool]]:
+                 by_meaning: bool = True, others: list[tuple[str, bool, int, bool]] | None = None,
+                 ) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bool, bool]]:
     """Each ask of ``dialogue`` (text, expected words) with its notes and whether an expected
-    word is in them, the previous utterance or the ask itself. ``by_meaning``: rank the
+    word is in them, the previous utterance or the ask itself, and whether the reply guard
+    would say "I don't know that yet." at once, without the model (asked about the user and
+    :func:`cannot_answer`: ``asked.lacks`` judging no note about it). ``by_meaning``: rank the
     notes by meaning too (the sentence encoder, when installed). ``others`` collects every
-    other question (text, whether it asks what was never told, how many notes it got)."""
+    other question (text, whether it asks what was never told, how many notes it got,
+    whether the guard would answer a never-told one "I don't know that yet." at once)."""
     recent, facts, notes = limits
     out = []
     with MemoryStore() as memory:
@@ -80,9 +85,15 @@ async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int,
                                facts=facts, notes=notes, by_meaning=by_meaning)
             if expect and expect != ("UNKNOWN",):
                 seen = " ".join([*message(text, got.notes, got.recent)]).lower()
-                out.append((text, expect, got.notes, any(e.lower() in seen for e in expect)))
+                told = sentences(" ".join(got.notes))
+                gives_up = asked_about_user(text, told) and cannot_answer(text, told)
+                out.append((text, expect, got.notes, any(e.lower() in seen for e in expect),
+                            gives_up))
             elif others is not None and text.rstrip().endswith("?"):
-                others.append((text, bool(expect), len(got.notes)))
+                told = sentences(" ".join(got.notes))
+                refused = bool(expect) and asked_about_user(text, told) and cannot_answer(
+                    text, told)
+                others.append((text, bool(expect), len(got.notes), refused))
             await record(memory, [item], creature="router", facts=facts > 0,
                          meaning=by_meaning)
     return out
@@ -94,24 +105,30 @@ def main(name: str, verbose: bool, by_meaning: bool = True) -> None:
     limits = router_limits()
     dialogues = [[(s.text, s.expect) for s in d] for d in SETS[name]()]
     t0 = time.process_time()
-    asks = hit = first = 0
-    others: list[tuple[str, bool, int]] = []
+    asks = hit = first = lost = 0
+    others: list[tuple[str, bool, int, bool]] = []
     for d, dialogue in enumerate(dialogues):
         cleaned = [(t, ("UNKNOWN",) if e == (UNKNOWN,) else e) for t, e in dialogue]
-        for text, expect, notes, ok in anyio.run(handed, cleaned, limits, by_meaning, others):
+        for text, expect, notes, ok, gives_up in anyio.run(handed, cleaned, limits, by_meaning,
+                                                           others):
             asks += 1
             hit += ok
+            lost += ok and gives_up
+            if verbose and ok and gives_up:
+                print(f"  d{d + 1} {text!r} {expect}: the guard gives up on {list(notes)}")
             first += bool(notes) and any(e.lower() in notes[0].lower() for e in expect)
             if verbose and not ok:
                 print(f"  d{d + 1} {text!r} {expect} <- {list(notes)}")
     cpu = time.process_time() - t0
-    never = [n for _, unknown, n in others if unknown]
-    world = [n for _, unknown, n in others if not unknown]
-    print(f"{name}: answer handed over {hit} of {asks} asks, in the first note {first}; "
+    refused = sum(r for _, _, _, r in others)
+    never = [n for _, unknown, n, _ in others if unknown]
+    world = [n for _, unknown, n, _ in others if not unknown]
+    print(f"{name}: answer handed over {hit} of {asks} asks, in the first note {first}, "
+          f"the guard giving up on it {lost}; never-told asks refused at once {refused}, "
           f"never-told asks with a note {sum(map(bool, never))} of {len(never)}, other "
           f"questions with a note {sum(map(bool, world))} of {len(world)} ({cpu:.2f} s CPU)")
     if verbose:
-        for text, unknown, n in others:
+        for text, unknown, n, _ in others:
             if n:
                 print(f"  {'never told' if unknown else 'other'}: {text!r} got {n} note(s)")
 

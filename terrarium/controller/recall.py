@@ -53,6 +53,7 @@ from terrarium.store.corrections import (
     tells_habit,
 )
 from terrarium.store.similar import keep_vector, similarities
+from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import (
     about_user,
     asked_of,
@@ -449,7 +450,8 @@ async def recall(memory: MemoryStore | None, inputs: Sequence[Incoming], *, crea
         found = [h.text for h in hits if h.text not in newest and h.text not in own]
     said: tuple[str, ...] = ()
     if notes:
-        question = " ".join(i.search_text for i in inputs)
+        # "when's the interview": speech without its question mark asks all the same
+        question = " ".join(punctuated(i.search_text) for i in inputs)
         said = await notes_for(memory, question, creature=creature, limit=notes, facts=own,
                                by_meaning=by_meaning)
         if not said and asks_advice(question):
@@ -496,7 +498,7 @@ async def record(memory: MemoryStore, inputs: Sequence[Incoming], *, creature: s
     with ``facts``, also what it says about the user, as facts of their own; with
     ``meaning``, its sentence vector beside it (``store/similar.py``; for notes)."""
     for item in inputs:
-        text = item.search_text
+        text = punctuated(item.search_text)  # recorded as asked, for the follow-ups after it
         if not text.strip():
             continue
         if texts:

@@ -25,6 +25,7 @@ from terrarium.store.asked import (
 from terrarium.store.clauses import sentences, told_part
 from terrarium.store.corrections import goes_on, is_correction, opens_aside, without_marks
 from terrarium.store.similar import nearness
+from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import (
     ATTITUDES,
     RELATED,
@@ -187,7 +188,9 @@ def asked_about_user(user: str, notes: Sequence[str]) -> bool:
     points back at the conversation's subject and was handed notes for it ("How old will
     she be?" after "When is my daughter's birthday?"). Without "my", the notes may be
     linked to it by meaning only ("What colour is the family car?" after "Our hatchback is
-    a bright orange Honda.", :func:`refers_by_meaning`, with the encoder loaded)."""
+    a bright orange Honda.", :func:`refers_by_meaning`, with the encoder loaded). A spoken
+    question without its "?" asks all the same (``spoken.punctuated``)."""
+    user = punctuated(user)
     if told_part(user):  # "Is it safe to fly while pregnant? I'm due in August.": what is
         # asked is the question, the rest was told in passing (and is recalled later)
         user = " ".join(s for s in sentences(user) if not is_statement(s)) or user
@@ -203,6 +206,7 @@ def cannot_answer(user: str, notes: Sequence[str]) -> bool:
     only a cat; "Which town am I from?" after only a job): "I don't know that yet." at
     once, without the model. A follow-up's notes were chosen for the conversation's subject
     ("When's that trip?" after "Where am I taking the kids?"): only none is no answer."""
+    user = punctuated(user)
     return not notes or (not points_back(user) and (lacks(user, notes)
                                                     or _no_place_named(user, notes)
                                                     or _no_clock_time(user, notes)))

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from terrarium.store import forms
 from terrarium.store.keep import asked_back
+from terrarium.store.lexicon import defined_by, defines, kind_of
 from terrarium.store.similar import nearest
 from terrarium.store.subjects import (
     RELATED,
@@ -137,16 +138,19 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     asked = _AS_A_CHILD.sub(" ", _LATELY.sub(" ", question))  # "as a kid": no kid of theirs
     words = subject_terms(asked, related=False)
     own = [stem(w) for w in words]
-    for w, word in zip(own, words, strict=True):
-        if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said and not any(
-                tells_kind(word, n) for n in notes):
-            return True  # "my dog" with only a cat told (not with "two whippets")
+    kinds = [word for w, word in zip(own, words, strict=True) if w in KINDS]
+    if not _defined(kinds, notes):  # "my brother's daughter": "my niece" (WordNet's gloss)
+        for w, word in zip(own, words, strict=True):
+            if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said and not any(
+                    tells_kind(word, n) for n in notes):
+                return True  # "my dog" with only a cat told (not with "two whippets")
     if _SURNAME_STEM in own:
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
     if _ADDRESS.search(question) and not any(_NAMED.search(n) or has_number(n) for n in notes):
         return True  # an address is a number or a street's name: "We moved here in May."
     names = _ASKS_NAME.search(question) is not None
-    if names and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes):
+    if names and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes) and not (
+            _thing_named(words, question, notes)):
         return True  # a name asked, and none told: "a brother in Denver" names a place
     known = [w for w in own if w in _KNOWN]
     if not known or not notes or _FOLLOW_ON.match(question):
@@ -164,6 +168,25 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if names:
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
+
+
+def _thing_named(words: Sequence[str], question: str, notes: Sequence[str]) -> bool:
+    """Whether ``question`` asks the name of a thing (nothing living, by each word's first
+    sense in WordNet) that a note speaks of: a thing's name is often told in lower case
+    ("What's the name of the pill for my blood pressure?" and "I've been prescribed
+    amlodipine for my blood pressure."); a person's or a pet's is a capitalised name."""
+    asked = [w for w in words if stem(w) not in _NAMES]
+    return bool(asked) and not any(kind_of(w, ["organism"], senses=1) for w in asked) \
+        and any(relevant(n, question) for n in notes)
+
+
+def _defined(kinds: Sequence[str], notes: Sequence[str]) -> bool:
+    """Whether a word of ``notes`` is defined by the ``kinds`` asked together ("What's my
+    brother's daughter's name?" and "My niece is called Zuzanna.": a niece is "a daughter of
+    your brother or sister", :func:`terrarium.store.lexicon.defined_by`)."""
+    if len(kinds) == 1:  # "Who is my husband?": "a married man ..." of "... got married"
+        return any(defines(re.sub(r"'s?$", "", kinds[0]), _WORD.findall(n)) for n in notes)
+    return any(defined_by(w, kinds) for n in notes for w in _WORD.findall(n))
 
 
 _BACK = re.compile(r"\b(it|its|she|her|he|his|him|they|them|their|that|those)\b", re.I)
@@ -187,6 +210,9 @@ _BARE_ASK = re.compile(r"^\W*(since when|until when|what|which|who|whom|whose|wh
                        r"how much|how many|how old)\b", re.I)
 """A question of two words at most asks of what was just said ("Which day?", "Since
 when?", "What time?"); not "Why?" (a reason)."""
+_ASKED_AGAIN = re.compile(r"[\s,]+(again|then|exactly)(?=\W*$)", re.I)
+"""A word of asking back closing a bare ask is not its subject: "What time again?", "Which
+day, then?" ask as "What time?" does."""
 _LEADING_PREPOSITION = re.compile(r"^\W*(and\s+)?(to|in|on|at|for|from|since|until|by|with|"
                                   r"of|about)\s+(?=\w)", re.I)
 """A bare ask may open with the preposition of the statement it asks of: "Flying to Lima."
@@ -217,6 +243,7 @@ def points_back(question: str) -> bool:
         return False
     n = len(_WORD.findall(q))
     bare = _LEADING_PREPOSITION.sub("", q)  # "To where?", "For how long?", "On which day?"
+    bare = _ASKED_AGAIN.sub("", bare)  # "What time again?", "Which day, then?"
     if (_FOLLOW_ON.match(q) and n <= 6) or (len(_WORD.findall(bare)) <= 2
                                             and _BARE_ASK.match(bare)):
         return True

@@ -40,6 +40,10 @@ def sentences(text: str) -> list[str]:
 _BETWEEN = re.compile(r"\s*[,;]\s*(?:(?:and|but|though|although|so|while|whereas)\s+)?|"
                       r"\s+(?:and|but|though|although|while|whereas)\s+", re.I)
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+_PREDICATE = re.compile(r"^(is|was|are|were|has|had|isn't|wasn't|hasn't)\b", re.I)
+"""A part opening with the verb of a subject named before it: "Tomás, my oldest mate from
+school, is a firefighter now." ("is a firefighter now" tells nothing without "Tomás"; "I live
+in Quebec, speak French ..." has the statement's own "I" for "speak")."""
 _POINTS_BACK = re.compile(r"^(she|he|it|they|who|which|whose|that|her|his|its|their|both|"
                           r"she's|he's|it's|they're|who's|one|mostly|mainly|all|each|"
                           r"about|around|roughly|nearly)\b", re.I)
@@ -118,7 +122,8 @@ def split(statement: str) -> tuple[str, ...]:
         if parts and _OBJECT_AND.search(text[:span[0]]):
             parts[-1][1] = span[1]  # "it's just me and the twins": one thing said of both
             continue
-        if parts and (_fragment(piece) or _POINTS_BACK.match(piece)):
+        if parts and (_fragment(piece) or _POINTS_BACK.match(piece)
+                      or _PREDICATE.match(piece)):
             parts[-1][1] = span[1]  # "Juno", "she's three": with the part before
             continue
         parts.append(span)
@@ -175,6 +180,9 @@ def about(statement: str, question: str) -> str:
         return statement  # "Chess is my thing, I play most evenings.": the part left out
         # may hold the answer ("chess") though it names no subject the question asks
     picked = [clauses[i] for i in best]
+    if _answers(statement, question) and not any(_answers(c, question) for c in picked):
+        return statement  # "Who's my boss?": "Had a mare at work" is about work, the name
+        # asked for is in the part left out ("my manager Priyanka shouted at me")
     first = picked[0]
     if any(_NO_VERB.match(c) for c in picked):
         return statement  # "so no bread or pasta": says nothing without the part before
@@ -187,6 +195,13 @@ def about(statement: str, question: str) -> str:
         first = f"{m.group(1)} {first}"
     text = ", ".join([first[:1].upper() + first[1:], *picked[1:]]).strip()
     return text if text.endswith((".", "!")) else f"{text}."
+
+
+def _answers(part: str, question: str) -> bool:
+    """Whether ``part`` holds the kind of answer ``question``'s form asks (a place, a time, a
+    name; a name for "who")."""
+    return forms.fits(part, question) or (forms.asks_person(question)
+                                          and forms.tells_name(part))
 
 
 _ASKS_AFTER = re.compile(r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:what|what's|where|where's|when|"

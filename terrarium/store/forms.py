@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FORM_WORDS", "asks_name", "asks_place", "asks_time", "fits", "tells_name",
-           "tells_place", "tells_time", "time_words"]
+__all__ = ["FORM_WORDS", "asks_name", "asks_person", "asks_place", "asks_time", "fits",
+           "tells_name", "tells_place", "tells_time", "time_words"]
 
 _DAYS = ("monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|"
          "april|may|june|july|august|september|october|november|december")
@@ -23,6 +23,7 @@ _ASKS_TIME = re.compile(r"^\W*(and\s+|so\s+)?(when|when's)\b|"
                         r"\b(what|which)\s+(time|day|date|month|year)\b|\bwhat\s+time\b", re.I)
 _ASKS_NAME = re.compile(r"\b(names?|named|called|nicknames?|call\s+(me|us|him|her|them|it)|"
                         r"go(es)?\s+by|known\s+as)\b", re.I)
+_ASKS_PERSON = re.compile(r"^\W*(and\s+|so\s+)?(who|who's|whom|whose)\b", re.I)
 FORM_WORDS = frozenset("""city town country village place street time day date month year
 name names nickname nicknames""".split())
 """The words that ask for a kind of answer rather than name a thing ("Which city's shipyard
@@ -52,6 +53,11 @@ def asks_time(question: str) -> bool:
 def asks_name(question: str) -> bool:
     """Whether ``question`` asks a name ("What do my friends call me?", "And his name?")."""
     return _ASKS_NAME.search(question) is not None
+
+
+def asks_person(question: str) -> bool:
+    """Whether ``question`` asks who ("Who's my boss?", "Whose wedding is it?")."""
+    return _ASKS_PERSON.match(question) is not None
 
 
 def tells_place(note: str) -> bool:

@@ -23,7 +23,7 @@ from os.path import commonprefix
 from pathlib import Path
 
 __all__ = ["KIND_STEPS", "MIN_KIND_DEPTH", "TOLD_SENSES", "WORDNET", "Lexicon",
-           "kind_of", "lexicon"]
+           "defined_by", "defines", "kind_of", "lexicon"]
 
 WORDNET = Path("/usr/share/wordnet")
 """Where Debian's ``wordnet-base`` puts WordNet 3.0's database files."""
@@ -56,6 +56,7 @@ class Lexicon:
         self.hypernyms = lru_cache(maxsize=16384)(self._hypernyms)
         self.above = lru_cache(maxsize=8192)(self._above)
         self.depth = lru_cache(maxsize=4096)(self._depth)
+        self.gloss = lru_cache(maxsize=4096)(self._gloss)
 
     @property
     def available(self) -> bool:
@@ -133,6 +134,18 @@ class Lexicon:
                 out.append(int(target))
         return tuple(out)
 
+    def _gloss(self, offset: int) -> frozenset[str]:
+        """The words of the definition of synset ``offset`` (lower case, a plural undone):
+        "niece" -> "a daughter of your brother or sister"."""
+        data = self._data
+        if data is None:
+            return frozenset()
+        end = data.find(b"\n", offset)
+        line = data[offset:end if end >= 0 else len(data)].decode("latin-1")
+        said = line.split(" | ", 1)[1].split(";")[0] if " | " in line else ""
+        return frozenset(re.sub(r"s$", "", w) if len(w) > 3 and not w.endswith("ss") else w
+                         for w in re.findall(r"[a-z]+", said.lower()))
+
     def _above(self, offset: int) -> frozenset[int]:
         """``offset`` and every synset up to ``KIND_STEPS`` steps above it."""
         seen = {offset}
@@ -165,17 +178,42 @@ def _kinds(lex: Lexicon, word: str) -> frozenset[int]:
     return frozenset(s for s in lex.senses(word) if lex.depth(s) >= MIN_KIND_DEPTH)
 
 
-def kind_of(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool:
-    """Whether ``word`` names one of ``kinds`` or a thing of that kind, by a sense of each:
-    "piano" of "instrument", "blue" of "colour", "son" of "boy"."""
+def kind_of(word: str, kinds: Iterable[str], lex: Lexicon | None = None,
+            senses: int = TOLD_SENSES) -> bool:
+    """Whether ``word`` names one of ``kinds`` or a thing of that kind, by a sense of each
+    (of ``word``'s first ``senses``): "piano" of "instrument", "blue" of "colour", "son" of
+    "boy"."""
     lex = lex or lexicon()
     if not _PLAIN.fullmatch(word):
         return False
     if not lex.senses(word):  # "stepdad" of "stepfather": "dad" of "father"
-        return any(kind_of(word[i:], [k[i:]], lex) for k in kinds
+        return any(kind_of(word[i:], [k[i:]], lex, senses) for k in kinds
                    for i in range(_MIN_SHARED, _shared_start(word, k) + 1))
     wanted = frozenset().union(*(_kinds(lex, k) for k in kinds))
-    return bool(wanted) and any(lex.above(s) & wanted for s in lex.senses(word)[:TOLD_SENSES])
+    return bool(wanted) and any(lex.above(s) & wanted for s in lex.senses(word)[:senses])
+
+
+def defined_by(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool:
+    """Whether a sense of ``word`` (of its first :data:`TOLD_SENSES`) is defined by every
+    one of ``kinds`` (two at least): "niece" ("a daughter of your brother or sister") by
+    "brother" and "daughter", "brother-in-law" ("the brother of your spouse; the husband of
+    your sister") by "sister" and "husband". One kind alone defines too much ("mother": "a
+    woman who has given birth to a child")."""
+    lex = lex or lexicon()
+    wanted = {re.sub(r"s$", "", re.sub(r"'s?$", "", k.lower())) for k in kinds}
+    if len(wanted) < 2 or not _PLAIN.fullmatch(word):
+        return False
+    return any(wanted <= lex.gloss(s) for s in lex.senses(word)[:TOLD_SENSES])
+
+
+def defines(word: str, told: Iterable[str], lex: Lexicon | None = None) -> bool:
+    """Whether the definition of ``word``'s first sense holds one of the words ``told`` of
+    four letters or more ("husband": "a married man; a woman's partner in marriage" holds
+    "married" of "Tobias and I got married in 2019.")."""
+    lex = lex or lexicon()
+    senses = lex.senses(word) if _PLAIN.fullmatch(word) else ()
+    said = {w.lower() for w in told if len(w) > 3}
+    return bool(senses) and bool(said & lex.gloss(senses[0]))
 
 
 _MIN_SHARED = 4

@@ -74,7 +74,7 @@ def missed(name: str, *, by_meaning: bool) -> list[str]:
     found = []
     for script in bench.SETS[name]():
         turns = [(s.text, ("UNKNOWN",) if s.expect == (UNKNOWN,) else s.expect) for s in script]
-        found += [text for text, _, _, ok in anyio.run(retrieval.handed, turns, limits,
+        found += [text for text, _, _, ok, _ in anyio.run(retrieval.handed, turns, limits,
                                                        by_meaning) if not ok]
     return found
 

@@ -1,0 +1,49 @@
+"""A question as speech recognition writes it: often without its question mark.
+
+Recall reads a question by its form, and a closing "?" is part of that form: without it
+"when's the interview" and "how much was the boiler repair" were read as no question about
+what was told (a question without "my" is one only when it asks), and handed nothing. A
+transcript that opens as a question does (a question word before its verb, or a verb before
+its subject) and closes with no mark of its own is a question: :func:`punctuated` gives it
+its "?". Not a clause of time or place the user opens a statement with ("when I was little
+we lived in Kent", "what I need is a holiday": the subject comes before the verb), nor a
+text already closed (".", "!", "?").
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["punctuated"]
+
+_CLOSED = re.compile(r"[.!?…][\"')\]]*\s*$")
+_WH = re.compile(r"^\W*(?:and\s+|so\s+|sorry\s+|remind\s+me\s+|wait\s+)?"
+                 r"(what|what's|where|where's|when|when's|who|who's|whom|whose|which|why|how|"
+                 r"how's)\b(?!')(?P<rest>.*)$", re.I | re.S)
+_SUBJECT_FIRST = re.compile(r"^\W*(i|we|you|he|she|they|i'm|i've|i'd|we're|we've|you're|"
+                            r"they're|he's|she's|my|our|your|his|her|their)\b", re.I)
+"""A clause whose subject comes first, before its verb ("when I was little ...", "what I
+need is ...", "when my mum visits ..."): a statement's part, not a question (a question
+inverts: "when am I ...", "what did I ...")."""
+_INVERTED = re.compile(r"^\W*(?:and\s+|so\s+)?(?:(?:is|are|am|was|were|isn't|aren't|wasn't)\s+"
+                       r"(?:the|this|that|these|those)\b|(?:is|are|am|was|were|do|does|did|can|"
+                       r"could|will|would|should|shall|has|have|had|isn't|aren't|wasn't|didn't|"
+                       r"doesn't|don't|won't|can't)\s+(?:i|you|we|he|she|it|they|my|our|your|"
+                       r"his|her|their|there|anything|anyone)\b)", re.I)
+"""A verb before its subject: "did my parcel come", "is the dentist on friday". A verb of
+doing or having before "the" is a statement without its "I" as often ("did the big shop",
+"had the best day"): not read as a question."""
+
+
+def punctuated(text: str) -> str:
+    """``text`` with a closing "?" when it asks without one ("when's the interview" ->
+    "when's the interview?"); anything else as it is."""
+    t = text.strip()
+    if not t or _CLOSED.search(t):
+        return text
+    m = _WH.match(t)
+    if m:
+        if _SUBJECT_FIRST.match(m.group("rest")):
+            return text  # "when I was little we lived in Kent": told
+        return f"{t}?"
+    return f"{t}?" if _INVERTED.match(t) else text
