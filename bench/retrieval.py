@@ -66,6 +66,14 @@ def message(text: str, notes: tuple[str, ...], recent: tuple[str, ...]) -> tuple
     return (text,)
 
 
+def gives_up(text: str, notes: tuple[str, ...]) -> bool:
+    """Whether the reply guard would answer ``text`` "I don't know that yet." at once,
+    without the model, as ``ReplyGuard.for_turn`` decides: asked about the user, and
+    :func:`cannot_answer` from the notes' sentences."""
+    told = sentences(" ".join(notes))
+    return asked_about_user(text, told) and cannot_answer(text, told)
+
+
 async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int, int, int],
                  by_meaning: bool = True, others: list[tuple[str, bool, int, bool]] | None = None,
                  ) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bool, bool]]:
@@ -85,15 +93,11 @@ async def handed(dialogue: list[tuple[str, tuple[str, ...]]], limits: tuple[int,
                                facts=facts, notes=notes, by_meaning=by_meaning)
             if expect and expect != ("UNKNOWN",):
                 seen = " ".join([*message(text, got.notes, got.recent)]).lower()
-                told = sentences(" ".join(got.notes))
-                gives_up = asked_about_user(text, told) and cannot_answer(text, told)
                 out.append((text, expect, got.notes, any(e.lower() in seen for e in expect),
-                            gives_up))
+                            gives_up(text, got.notes)))
             elif others is not None and text.rstrip().endswith("?"):
-                told = sentences(" ".join(got.notes))
-                refused = bool(expect) and asked_about_user(text, told) and cannot_answer(
-                    text, told)
-                others.append((text, bool(expect), len(got.notes), refused))
+                others.append((text, bool(expect), len(got.notes),
+                               bool(expect) and gives_up(text, got.notes)))
             await record(memory, [item], creature="router", facts=facts > 0,
                          meaning=by_meaning)
     return out

@@ -353,9 +353,6 @@ class ReplyGuard:
                 so_far = self._open_text + self._held[:cut]
                 # judged on complete words: "Sam" may still become "Sample"
                 wrong = self._wrong(so_far if m is not None else _PARTIAL_WORD.sub("", so_far))
-                if wrong is None and self._would_loop(
-                        self._held[:cut] if m is not None else _PARTIAL_WORD.sub("", self._held)):
-                    wrong = "the reply repeats itself"
                 if wrong is not None:
                     return out + self._stop(wrong, self._open_text + self._held)
                 out += self._speak(self._held[:cut])
@@ -542,7 +539,9 @@ class ReplyGuard:
         """Whether speaking ``text`` after what was spoken makes a loop (:func:`repeats` of
         the whole). The loop watch reads the model's words only; what is spoken also holds
         the runtime's own (the advice said first, a sentence said to the user), and a
-        loop's copies may fall on both sides."""
+        loop's copies may fall on both sides. Judged once a sentence, in :meth:`_pass`: a
+        sentence released at its start is the first spoken, the model's words as written,
+        which the loop watch reads already."""
         return bool(self._spoken.strip()) and repeats(self._spoken + text) >= 0
 
     def fallback(self) -> str:

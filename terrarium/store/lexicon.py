@@ -143,8 +143,7 @@ class Lexicon:
         end = data.find(b"\n", offset)
         line = data[offset:end if end >= 0 else len(data)].decode("latin-1")
         said = line.split(" | ", 1)[1].split(";")[0] if " | " in line else ""
-        return frozenset(re.sub(r"s$", "", w) if len(w) > 3 and not w.endswith("ss") else w
-                         for w in re.findall(r"[a-z]+", said.lower()))
+        return frozenset(_singular(w) for w in re.findall(r"[a-z]+", said.lower()))
 
     def _above(self, offset: int) -> frozenset[int]:
         """``offset`` and every synset up to ``KIND_STEPS`` steps above it."""
@@ -193,6 +192,13 @@ def kind_of(word: str, kinds: Iterable[str], lex: Lexicon | None = None,
     return bool(wanted) and any(lex.above(s) & wanted for s in lex.senses(word)[:senses])
 
 
+def _singular(word: str) -> str:
+    """``word`` with a plural's "s" undone, the same for a definition's words and the kinds
+    asked, so they meet ("daughters", "daughter"; "boss" and "bus" stay)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") \
+        else word
+
+
 def defined_by(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> bool:
     """Whether a sense of ``word`` (of its first :data:`TOLD_SENSES`) is defined by every
     one of ``kinds`` (two at least): "niece" ("a daughter of your brother or sister") by
@@ -200,7 +206,7 @@ def defined_by(word: str, kinds: Iterable[str], lex: Lexicon | None = None) -> b
     your sister") by "sister" and "husband". One kind alone defines too much ("mother": "a
     woman who has given birth to a child")."""
     lex = lex or lexicon()
-    wanted = {re.sub(r"s$", "", re.sub(r"'s?$", "", k.lower())) for k in kinds}
+    wanted = {_singular(re.sub(r"'s?$", "", k.lower())) for k in kinds}
     if len(wanted) < 2 or not _PLAIN.fullmatch(word):
         return False
     return any(wanted <= lex.gloss(s) for s in lex.senses(word)[:TOLD_SENSES])
