@@ -45,7 +45,7 @@ def repeats(text: str) -> int:
             j = i + 1 - 3 * n  # where three copies of a phrase of n words ending here start
             if j >= 0 and ws[j:j + n] == ws[j + n:j + 2 * n] == ws[j + 2 * n:i + 1]:
                 return found[j + n][0]  # the first copy may stand: the repeats may not
-        if not _loop_free(w):
+        if w not in _LOOP_FREE:
             counts[w] = counts.get(w, 0) + 1
             if counts[w] == LOOP_COUNT:
                 return found[i][0]
@@ -91,7 +91,7 @@ class LoopWatch:
             j = i + 1 - 3 * n
             if j >= 0 and ws[j:j + n] == ws[j + n:j + 2 * n] == ws[j + 2 * n:i + 1]:
                 return self._where[len(self._where) - i + j + n]  # the second copy
-        count = self._counts.get(w, 0) + (not _loop_free(w))
+        count = self._counts.get(w, 0) + (w not in _LOOP_FREE)
         if count == LOOP_COUNT:
             return pos
         if keep:
@@ -105,16 +105,6 @@ def is_function(word: str) -> bool:
     return word in _FUNCTION
 
 
-def _loop_free(word: str) -> bool:
-    """A word said any number of times without a loop: a function word, but not a pronoun
-    run into its verb ("you're", "I'm", "it's"): a short reply saying "you're" four times
-    is a list gone round ("You're a nurse, you're 34, you're from Leeds and you're ...")."""
-    return word in _FUNCTION and word not in _SUBJECT_VERB
-
-
-_SUBJECT_VERB = frozenset("i'm you're it's that's".split())
-
-
 _FUNCTION = frozenset("""
 a an the and or but if so than then of to in on at by for from with about as into is am are
 was were be been do does did have has had will would can could should may might must i me
@@ -122,3 +112,7 @@ my you your he she it we they them him her us its our their this that these thos
 here not no yes very too also some any all what which who how why when where i'm you're
 it's that's don't can't
 """.split())
+_LOOP_FREE = _FUNCTION - {"i'm", "you're", "it's", "that's"}
+"""Words said any number of times without a loop: the function words, but not a pronoun run
+into its verb: a short reply saying "you're" four times is a list gone round ("You're a
+nurse, you're 34, you're from Leeds and you're ...")."""
