@@ -44,6 +44,7 @@ from terrarium.controller import reply_words
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import closed, second_person
+from terrarium.controller.said_short import without_the_question
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
 from terrarium.store.subjects import (
@@ -551,7 +552,10 @@ class ReplyGuard:
         otherwise the user's facts to the user, or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
             told = reply_words.note_about(self.user, sentences(self.facts))
-            return closed(second_person(strip_opening(told))) if told else self.unknown_reply
+            if not told:
+                return self.unknown_reply
+            said = closed(second_person(strip_opening(told)))  # never the question back:
+            return without_the_question(self.user, said, is_echo)  # said_short.py
         return closed(second_person(self.facts)) if self.facts else self.echo_reply
 
     def _end(self) -> str:
