@@ -327,9 +327,10 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
     about = [i for i, r in enumerate(rel) if r or (near and near[i] >= NEAR_IS_ABOUT)]
     if not about and points_back(question) and parts:
         about = [0]
-    strict = not about  # only near: said back only with the form asked
-    if strict:
-        about = sorted((i for i, x in enumerate(near) if x >= SAID_BACK_NEAR),
+    strict = not about  # only near: said back only with the form asked, and not for a
+    if strict:  # like alone ("I love gardening." is no favourite book, 0.26 near)
+        liked = [not feel and relevant(n, question) for n in parts]
+        about = sorted((i for i, x in enumerate(near) if x >= SAID_BACK_NEAR and not liked[i]),
                        key=near.__getitem__, reverse=True)
     told = " ".join(parts)
     said = [_said_back(parts, i) for i in about]

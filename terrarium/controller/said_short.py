@@ -23,18 +23,33 @@ says something the question did not:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from terrarium.controller.reply_words import answer_only, words
-from terrarium.controller.said_back import closed
+from terrarium.controller.guard_loops import is_function
+from terrarium.controller.reply_words import answer_only, note_about, words
+from terrarium.controller.said_back import closed, second_person
 from terrarium.store.clauses import sentences
+from terrarium.store.subjects import strip_opening
 
-__all__ = ["without_the_question"]
+__all__ = ["note_said_back", "without_the_question"]
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+")
 _PREPOSITION = frozenset("""on in at for to from with by near about after before during
 until since of""".split())
 _VERB = frozenset("""is are was were has have had will 's""".split())
+_AUX = frozenset("""does did do can could would should may might must""".split())
+
+
+def note_said_back(user: str, notes: Sequence[str], echoes: Callable[[str, str], bool]
+                   ) -> str | None:
+    """The note about ``user``'s question (:func:`note_about`) said back to them, in the
+    second person and without the question's words (:func:`without_the_question`): "I'm
+    originally from Nairobi." -> "You're originally from Nairobi."; None when no note is
+    about the question."""
+    told = note_about(user, notes)
+    if not told:
+        return None
+    return without_the_question(user, closed(second_person(strip_opening(told))), echoes)
 
 
 def without_the_question(user: str, said: str, echoes: Callable[[str, str], bool]) -> str:
@@ -76,8 +91,12 @@ def _forms(user: str, sentence: str, asked: set[str]) -> list[str]:
             if set(words(head)) - asked:
                 forms.append(closed(f"{head} {verb}"))
             break
-    last = max((i for i, w in enumerate(low) if w in asked), default=-1)
+    # what follows the question's last word of substance: "Biscuit." after "... called";
+    # "It is on the 8th ..." after "... booster jab" to "When's the jab?"
+    last = max((i for i, w in enumerate(low) if w in asked and not is_function(w)),
+               default=-1)
     if 0 <= last < len(low) - 1:
-        forms.append(closed(" ".join(tokens[last + 1:])[:1].upper()
-                            + " ".join(tokens[last + 1:])[1:]))
+        tail = " ".join(tokens[last + 1:])
+        verb = low[last + 1] in _VERB or low[last + 1] in _AUX
+        forms.append(closed(f"It {tail}" if verb else tail[:1].upper() + tail[1:]))
     return forms

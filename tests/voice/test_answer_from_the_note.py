@@ -1,0 +1,122 @@
+"""The speaker answers from the note it is handed (session 17, issue 30): which note is said
+back, that it is said without the question's words, and that with ``say_note`` it is said at
+once, without the model.
+
+Nearness in meaning is set by hand here (the encoder may or may not be loaded in the test
+process): each case stands for a kind of miss found on the dev sets, worded apart from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from recall_helpers import SPEC, UNKNOWN, feed_all, guard
+
+from terrarium.controller import reply_words
+from terrarium.controller.guard import ReplyGuard, is_echo
+from terrarium.controller.reply_words import misses_named, note_about
+from terrarium.controller.said_short import without_the_question
+
+
+def _near(values: dict[str, float]) -> object:
+    def nearness(question: str, others: Sequence[str]) -> list[float]:
+        return [values.get(o, 0.0) for o in others]
+    return nearness
+
+
+def test_a_later_note_that_says_which_one_wins_over_a_first_that_does_not() -> None:
+    # both about the class by words; the first says when, not which class
+    notes = ["The choir meets on Thursday nights.", "I sing tenor in the cathedral choir."]
+    assert note_about("Which choir am I in?", notes) == "I sing tenor in the cathedral choir."
+
+
+def test_the_first_note_near_in_meaning_comes_before_a_later_one_of_the_form_asked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # "where": a later note holding a capitalised name fits by its form alone; the first,
+    # recall's best, is about it in meaning
+    notes = ["My allotment is the plot behind the church.", "I visit Aunt Morag in winter."]
+    monkeypatch.setattr(reply_words, "nearness", _near({notes[0]: 0.48, notes[1]: 0.02}))
+    assert note_about("Where do I grow my veg?", notes) == notes[0]
+
+
+def test_a_note_somewhat_near_is_said_back_when_none_is_about_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    note = "I had my tonsils out when I was six."
+    monkeypatch.setattr(reply_words, "nearness", _near({note: 0.26}))
+    assert note_about("What surgery have I had?", [note]) == note
+    monkeypatch.setattr(reply_words, "nearness", _near({note: 0.10}))
+    assert note_about("What surgery have I had?", [note]) is None  # unrelated: no answer
+
+
+def test_a_like_alone_is_still_no_answer_however_near(monkeypatch: pytest.MonkeyPatch) -> None:
+    note = "I love knitting."
+    monkeypatch.setattr(reply_words, "nearness", _near({note: 0.30}))
+    assert note_about("What's my favourite board game?", [note]) is None
+
+
+def test_a_number_asked_is_still_not_answered_by_a_near_note_without_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    note = "My nephew plays the trumpet."
+    monkeypatch.setattr(reply_words, "nearness", _near({note: 0.30}))
+    assert note_about("How old is my nephew?", [note]) is None
+
+
+def test_where_asks_a_place_not_a_day_or_a_person() -> None:
+    told = "We've booked the party at the Red Lion. It's on Sunday with Aunt Bea."
+    assert misses_named("It's on Sunday.", told, "Where is the party?")
+    assert misses_named("Aunt Bea is coming.", told, "Where is the party?")
+    assert not misses_named("It's at the Red Lion.", told, "Where is the party?")
+    assert not misses_named("You booked it at Nonna's.", "I booked a table at Nonna's.",
+                            "Where did I book?")
+    # no place named after "in", "at", "on" ...: no name is needed ("by the canal")
+    assert not misses_named("You run by the canal.", "I run by the canal with Dev.",
+                            "Where do I run?")
+
+
+@pytest.mark.parametrize(("user", "said", "short"), [
+    ("What's on for the 4th?", "You've got a dental check-up at the clinic on the 4th.",
+     "You've got a dental check-up at the clinic."),
+    ("Rehearsals are at what time?", "Choir rehearsals are Mondays at seven.",
+     "They are Mondays at seven."),
+    ("Who's visiting next week?", "Your godmother is visiting next week.",
+     "Your godmother is."),
+    ("What's the grey one called?", "A grey one called Pebble.", "Pebble."),
+    ("When's the scan?", "The baby's scan is on the 2nd at the hospital.",
+     "It is on the 2nd at the hospital."),
+])
+def test_a_note_said_back_is_said_without_the_question(user: str, said: str,
+                                                       short: str) -> None:
+    assert is_echo(user, said)  # said whole, it repeats the user
+    got = without_the_question(user, said, is_echo)
+    assert got == short and not is_echo(user, got)
+
+
+def test_a_note_that_does_not_repeat_the_question_is_said_whole() -> None:
+    said = "You live in Tromsø."
+    assert without_the_question("Where do I live?", said, is_echo) == said
+
+
+def test_the_fallback_says_the_note_without_the_question() -> None:
+    g = guard("What's on for the 4th?", "I've got a dental check-up at the clinic on the 4th.")
+    got = feed_all(g, "The 4th is a day to remember.")
+    assert got == "You've got a dental check-up at the clinic." and not is_echo(g.user, got)
+
+
+def _say_note(user: str, notes: str) -> ReplyGuard:
+    spec = SPEC.model_copy(update={"say_note": True})
+    g = ReplyGuard.for_turn(spec, [{"user_said": user, "intent": "question",
+                                    "memory_context": notes}])
+    assert g is not None
+    return g
+
+
+def test_say_note_answers_with_the_note_at_once() -> None:
+    assert _say_note("Where am I from?", "I'm originally from Nairobi.").fixed == (
+        "You're originally from Nairobi.")
+    # nothing about it: "I don't know that yet." at once, as without say_note
+    assert _say_note("What's my dog called?", "I have a cat called Miso.").fixed == UNKNOWN
+    # not about the user: the model answers
+    assert _say_note("What's the capital of Peru?", "I live in Lima.").fixed is None
+    # without say_note the model answers first
+    assert guard("Where am I from?", "I'm originally from Nairobi.").fixed is None
