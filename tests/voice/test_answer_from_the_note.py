@@ -8,15 +8,25 @@ process): each case stands for a kind of miss found on the dev sets, worded apar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from recall_helpers import SPEC, UNKNOWN, feed_all, guard
 
+from terrarium.config import load_team
 from terrarium.controller import reply_words
+from terrarium.controller.assembly import assemble
 from terrarium.controller.guard import ReplyGuard, is_echo
+from terrarium.controller.incoming import Incoming
+from terrarium.controller.loop import Controller
 from terrarium.controller.reply_words import misses_named, note_about
 from terrarium.controller.said_short import without_the_question
+from terrarium.llm.types import ChatRequest, StreamDelta, Usage
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _near(values: dict[str, float]) -> object:
@@ -31,13 +41,13 @@ def test_a_later_note_that_says_which_one_wins_over_a_first_that_does_not() -> N
     assert note_about("Which choir am I in?", notes) == "I sing tenor in the cathedral choir."
 
 
-def test_the_first_note_near_in_meaning_comes_before_a_later_one_of_the_form_asked(
+def test_the_first_note_near_in_meaning_comes_before_a_later_one_sharing_a_word(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # "where": a later note holding a capitalised name fits by its form alone; the first,
-    # recall's best, is about it in meaning
-    notes = ["My allotment is the plot behind the church.", "I visit Aunt Morag in winter."]
-    monkeypatch.setattr(reply_words, "nearness", _near({notes[0]: 0.48, notes[1]: 0.02}))
-    assert note_about("Where do I grow my veg?", notes) == notes[0]
+    # a later note shares the question's word; the first, recall's best, is about it in
+    # meaning only
+    notes = ["My pool is the one behind the leisure centre.", "My sister swims every morning."]
+    monkeypatch.setattr(reply_words, "nearness", _near({notes[0]: 0.45, notes[1]: 0.30}))
+    assert note_about("Where do I swim?", notes) == notes[0]
 
 
 def test_a_note_somewhat_near_is_said_back_when_none_is_about_it(
@@ -120,3 +130,53 @@ def test_say_note_answers_with_the_note_at_once() -> None:
     assert _say_note("What's the capital of Peru?", "I live in Lima.").fixed is None
     # without say_note the model answers first
     assert guard("Where am I from?", "I'm originally from Nairobi.").fixed is None
+
+
+class _Unasked:
+    """A model that must not be asked (counts the requests) and a sink that hears."""
+
+    name = "unasked"
+    last_usage: Usage | None = None
+    supports_continuation = False
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.heard: list[str] = []
+
+    def describe(self) -> str:
+        return self.name
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamDelta]:
+        self.calls += 1
+        yield StreamDelta(text="Your name is Bob.")
+        yield StreamDelta(finish_reason="stop")
+
+    async def begin(self, utterance_id: str) -> None: ...
+
+    async def write(self, text: str) -> None:
+        self.heard.append(text)
+
+    async def end(self) -> None: ...
+
+    async def interrupt(self) -> None:
+        return None
+
+
+def test_the_shipped_speaker_answers_a_question_about_the_user_with_the_note() -> None:
+    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
+    spec = parts.loop.reply_guard
+    assert spec is not None and spec.say_note
+    both = _Unasked()
+    payload: dict[str, Any] = {"intent": "question", "user_said": "What is my name?",
+                               "recent_conversation": "", "memory_context": "Priya is my name."}
+
+    async def go() -> str:
+        ctl = Controller(parts, both, sinks={"tts": both})  # type: ignore[dict-item]
+        with anyio.fail_after(10):
+            result = await ctl.run_turn([Incoming(text=payload["user_said"],
+                                                  channel="to_speaker", sender="router",
+                                                  payload=payload)])
+        return result.text
+
+    assert anyio.run(go) == "".join(both.heard) == "Priya is your name."
+    assert both.calls == 0
