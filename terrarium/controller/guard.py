@@ -44,13 +44,11 @@ from terrarium.controller import reply_words
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import closed, second_person
-from terrarium.controller.said_short import note_said_back
+from terrarium.controller.said_short import note_first, note_said_back
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
-from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import (
     NEUTRAL,
-    about_user,
     asks_advice,
     is_statement,
     mentions_user,
@@ -295,9 +293,8 @@ class ReplyGuard:
                 and reply_words.asked_about_user(user, notes))
         if mine and reply_words.cannot_answer(user, notes):
             fixed = spec.unknown_reply  # asked about themselves, and nothing told answers it
-        elif mine and spec.say_note and about_user(punctuated(user)):  # what they told
-            # about it, at once (said_short.py); not for "the capital of Peru" after Lima
-            fixed = note_said_back(user, notes, is_echo)
+        elif mine and spec.say_note:  # what they told about it, at once (said_short.py)
+            fixed = note_first(user, notes, is_echo)
         advice = keep_in_mind(user, notes) if fixed is None and not mine else ""
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,

@@ -29,15 +29,31 @@ from terrarium.controller.guard_loops import is_function
 from terrarium.controller.reply_words import answer_only, note_about, words
 from terrarium.controller.said_back import closed, second_person
 from terrarium.store.clauses import sentences
-from terrarium.store.subjects import strip_opening
+from terrarium.store.spoken import punctuated
+from terrarium.store.subjects import about_user, refers_to_told, strip_opening
 
-__all__ = ["note_said_back", "without_the_question"]
+__all__ = ["note_first", "note_said_back", "without_the_question"]
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+")
 _PREPOSITION = frozenset("""on in at for to from with by near about after before during
 until since of""".split())
 _VERB = frozenset("""is are was were has have had will 's""".split())
 _AUX = frozenset("""does did do can could would should may might must""".split())
+
+
+def note_first(user: str, notes: Sequence[str], echoes: Callable[[str, str], bool]
+               ) -> str | None:
+    """What the runtime says itself, without the model, to a question about the user with
+    notes (``reply_guard.say_note``): the note about it said back (:func:`note_said_back`),
+    for a question that speaks of the user ("Where am I from?") or asks of something they
+    told by its words ("What colour is the car?" after "My car's a green Skoda."); None for
+    the rest, which the model answers: a question linked to a note by meaning alone ("What's
+    the capital of Peru?" after "I live in Lima.") or pointing back ("How old was he then?")
+    may ask of the world."""
+    asked = punctuated(user)
+    if not (about_user(asked) or refers_to_told(asked, notes)):
+        return None
+    return note_said_back(user, notes, echoes)
 
 
 def note_said_back(user: str, notes: Sequence[str], echoes: Callable[[str, str], bool]

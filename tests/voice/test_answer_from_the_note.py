@@ -126,6 +126,9 @@ def test_say_note_answers_with_the_note_at_once() -> None:
         "You're originally from Nairobi.")
     # nothing about it: "I don't know that yet." at once, as without say_note
     assert _say_note("What's my dog called?", "I have a cat called Miso.").fixed == UNKNOWN
+    # asked without "my", of something told by its words
+    assert _say_note("What colour is the van?", "My van's a battered blue Transit.").fixed == (
+        "Your van's a battered blue Transit.")
     # not about the user: the model answers
     assert _say_note("What's the capital of Peru?", "I live in Lima.").fixed is None
     # without say_note the model answers first
