@@ -517,8 +517,9 @@ class ReplyGuard:
         if wrong is not None:
             self.notices.append(f"not spoken, {wrong}: {said!r}")
             return ""
-        if self._spoken.strip() and said_again(self._spoken, sentence):
-            self.notices.append(f"not spoken, it was said already: {said!r}")
+        if self._spoken.strip() and (said_again(self._spoken, sentence) or (
+                not self.about_user and reply_words.unsure(sentence))):  # takes it back
+            self.notices.append(f"not spoken, it was said already or is unsure: {said!r}")
             return ""
         if self.about_user and not self._spoken.strip() and not uses(
                 sentence, self._told or self.facts, self.user):

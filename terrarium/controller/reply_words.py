@@ -58,6 +58,7 @@ __all__ = [
     "note_about",
     "only_their_name",
     "shares_root",
+    "unsure",
     "words",
 ]
 
@@ -414,6 +415,18 @@ def _places(told: str) -> set[str]:
         else:
             last = -1
     return out
+
+
+_UNSURE = re.compile(r"\b(i'm|i am)\s+not\s+sure\b|\bi\s+(don't|do\s+not)\s+know\b|"
+                     r"\bno\s+idea\b", re.I)
+
+
+def unsure(sentence: str) -> bool:
+    """Whether ``sentence`` says the speaker does not know or is not sure ("No, I'm not sure
+    of that."): after something was spoken (the told fact said first with advice, an
+    answer) it takes back what was said, and the guard does not speak it (session 17: three
+    of the five replies on dev6 to dev8 that gave up unasked were such)."""
+    return _UNSURE.search(sentence) is not None
 
 
 _LEAD_IN = re.compile(r"^\W*(sure[,!.]?\s+|okay[,!.]?\s+|of course[,!.]?\s+)?(here\s+(are|is)|"

@@ -183,3 +183,19 @@ def test_the_shipped_speaker_answers_a_question_about_the_user_with_the_note() -
 
     assert anyio.run(go) == "".join(both.heard) == "Priya is your name."
     assert both.calls == 0
+
+
+def test_a_reply_does_not_take_back_what_it_said() -> None:
+    # advice: the told fact is said first; the model's "not sure" after it is not spoken
+    g = guard("Suggest a pasta sauce.", "I can't eat garlic, it upsets my stomach.",
+              intent="request")
+    assert g.advice
+    got = feed_all(g, "No, I'm not sure about that. Try a tomato and basil sauce.")
+    assert "not sure" not in got and "garlic" in got and "basil" in got
+    # a question of the world: an answer, then "I don't know" is not said after it
+    g = guard("Can you recommend a board game for two?")
+    assert feed_all(g, "Try Patchwork, it is quick. I don't know what you like.") == (
+        "Try Patchwork, it is quick.")
+    # said first, it is the reply's honest answer, and stays
+    g = guard("Can you recommend a board game for two?")
+    assert feed_all(g, "I'm not sure what you like.") == "I'm not sure what you like."
