@@ -35,6 +35,7 @@ __all__ = [
     "openmp_env",
     "openmp_runtime",
     "serve",
+    "spin_ms",
 ]
 
 SAMPLING_SEED = 42
@@ -130,11 +131,17 @@ def load_openmp(environ: Mapping[str, str] | None = None, *,
                 "under GNU OpenMP")
     _loaded.append(runtime)
     if adapt is not None:
-        spin = int(env.get("KMP_BLOCKTIME", LLVM_BLOCKTIME) or LLVM_BLOCKTIME)
-        watch = CoreWatch(spin, own or (os.getpid(), os.getppid()))
+        watch = CoreWatch(spin_ms(env), own or (os.getpid(), os.getppid()))
         threading.Thread(target=watch.run, args=(adapt.terrarium_blocktime,), daemon=True,
                          name="openmp core watch").start()
     return None
+
+
+def spin_ms(environ: Mapping[str, str]) -> int:
+    """The block time (ms) the threads spin for while the cores are free: the user's
+    ``KMP_BLOCKTIME`` (libomp also takes ``infinite``: as long as it can), else ours."""
+    raw = environ.get("KMP_BLOCKTIME", "").strip() or LLVM_BLOCKTIME
+    return int(raw) if raw.isdigit() else 2**31 - 1
 
 
 SLEEP_ABOVE = 0.3
@@ -161,10 +168,10 @@ def process_ticks(pid_stat: str) -> int:
 class CoreWatch:
     """Whether llama.cpp's threads may spin: yes while other processes leave the cores
     free, no once they use more than :data:`SLEEP_ABOVE` of a core, yes again once they
-    have used less than :data:`SPIN_BELOW` for two seconds. Spinning threads make a reply
-    three times faster on free cores and stall it on shared ones (docs/voice.md); what
-    the model server's own processes (``own``: the server and the run it serves, with the
-    voice) use is not counted."""
+    have used less than :data:`SPIN_BELOW` on average over the last two seconds. Spinning
+    threads make a reply three times faster on free cores and stall it on shared ones
+    (docs/voice.md); what the model server's own processes (``own``: the server and the
+    run it serves, with the voice) use is not counted."""
 
     def __init__(self, spin_ms: int, own: tuple[int, ...]) -> None:
         self.spin_ms = spin_ms

@@ -31,6 +31,7 @@ from terrarium.llm.server_child import (
     openmp_env,
     openmp_runtime,
     process_ticks,
+    spin_ms,
 )
 from terrarium.llm.server_process import ServerProcess
 
@@ -43,6 +44,8 @@ def test_adaptive_is_a_runtime_with_libomp_s_block_time() -> None:
     assert openmp_choice(ADAPTIVE) == "adaptive"
     assert openmp_env(ADAPTIVE)["KMP_BLOCKTIME"] == LLVM_BLOCKTIME  # spinning, to start
     assert "KMP_BLOCKTIME" not in openmp_env({**ADAPTIVE, "KMP_BLOCKTIME": "5"})
+    assert (spin_ms({}), spin_ms({"KMP_BLOCKTIME": "5"})) == (int(LLVM_BLOCKTIME), 5)
+    assert spin_ms({"KMP_BLOCKTIME": "infinite"}) == 2**31 - 1  # libomp's word, not a crash
     with pytest.raises(ValueError, match=r"gnu .*llvm, adaptive"):
         openmp_runtime({OPENMP_ENV: "adaptative"})
 
