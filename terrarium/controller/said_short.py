@@ -1,4 +1,5 @@
-"""A note said back without the user's question in it (the reply guard's fallback).
+"""A note said back without the user's question in it (the reply guard's fallback, and its
+answer at once with ``reply_guard.say_note``: :func:`note_first`, :func:`note_said_back`).
 
 When the model's answer fails, the guard says the note about the question back to the user
 ("You've got a job interview at the council on the 19th."). A note often holds the
