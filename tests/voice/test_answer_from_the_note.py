@@ -23,7 +23,7 @@ from terrarium.controller.guard import ReplyGuard, is_echo
 from terrarium.controller.incoming import Incoming
 from terrarium.controller.loop import Controller
 from terrarium.controller.reply_words import misses_named, note_about
-from terrarium.controller.said_short import without_the_question
+from terrarium.controller.said_short import note_first, without_the_question
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,6 +131,9 @@ def test_say_note_answers_with_the_note_at_once() -> None:
         "Your van's a battered blue Transit.")
     # not about the user: the model answers
     assert _say_note("What's the capital of Peru?", "I live in Lima.").fixed is None
+    # a question of the world with something told in passing: it asks nothing of the user
+    assert note_first("How long do cats live? My cat Miso is twelve.",
+                      ["My cat Miso is twelve."], is_echo) is None
     # without say_note the model answers first
     assert guard("Where am I from?", "I'm originally from Nairobi.").fixed is None
 
