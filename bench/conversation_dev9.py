@@ -24,7 +24,7 @@ DEV9: list[list[Turn]] = [
     # told in passing: inside a story, a complaint or a request, several clauses
     [("So I spent the whole afternoon at the vet with Marmalade, the silly cat swallowed a "
       "hair tie, and the bill came to ninety pounds.",),
-     ("What's a good name for a goldfish?",),
+     ("Suggest a name for a goldfish.",),
      ("How much did the vet cost me?", "ninety", "90")],
     [("Honestly the traffic on the ring road was horrendous, it took me an hour to get to "
       "the bakery where I do the early shift.",),
@@ -75,7 +75,7 @@ DEV9: list[list[Turn]] = [
      ("What's wrong with my eyesight?", "long-sighted")],
     [("I've had asthma since I was a kid, I always carry a blue inhaler.",),
      ("What's my breathing problem?", "asthma")],
-    [("My blood type is O negative.",), ("What's my blood group?", "O negative")],
+    [("Found out at the blood drive that I'm O negative.",), ("Which blood group am I?", "O negative")],
     [("Broke my wrist falling off a ladder in July, still in a cast.",),
      ("Which bone did I break?", "wrist")],
     [("I get hay fever really badly every spring.",),
@@ -142,7 +142,7 @@ DEV9: list[list[Turn]] = [
     [("My wife speaks Tagalog with her mum on the phone.",),
      ("What language does my wife speak with her mother?", "Tagalog")],
     [("I'm learning Welsh on an app, I'm on a 200-day streak.",),
-     ("What language am I studying?", "Welsh")],
+     ("Which language am I studying at the moment?", "Welsh")],
     # origin and home
     [("I was raised in a tiny fishing village in Cornwall called Mousehole.",),
      ("Where did I grow up?", "Mousehole")],
@@ -176,7 +176,7 @@ DEV9: list[list[Turn]] = [
     # never said, beside what was
     [("My nephew plays the cello.",), ("What's my nephew's name?", UNKNOWN)],
     [("I love swimming in the sea.",), ("Which beach do I swim at?", UNKNOWN)],
-    [("I'm flying to Berlin next month.",), ("What's my flight number?", UNKNOWN)],
+    [("I'm flying to Berlin next month.",), ("Which flight number am I on?", UNKNOWN)],
     [("I have a cat.",), ("How old is my cat?", UNKNOWN)],
     [("My sister is a teacher.",), ("What's my sister's phone number?", UNKNOWN)],
     [("I work in an office in town.",), ("Do you know what my salary is?", UNKNOWN)],
