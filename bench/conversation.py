@@ -583,8 +583,8 @@ if __name__ == "__main__":
                    "bench/conversation_dev5.py; dev6: session 14's, asks sharing no word "
                    "with the telling, bench/conversation_dev6.py; dev7: session 15's, told in "
                    "passing, follow-ups, asks without my, bench/conversation_dev7.py; dev8: "
-                   "session 16's, varied phrasing, bench/conversation_dev8.py; dev9 and its held-out "
-                   "part two dev9b: session 17's, bench/conversation_dev9.py)")
+                   "session 16's, varied phrasing, bench/conversation_dev8.py; dev9 and its "
+                   "held-out part two dev9b: session 17's, bench/conversation_dev9.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None

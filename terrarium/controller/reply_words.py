@@ -209,7 +209,8 @@ def cannot_answer(user: str, notes: Sequence[str]) -> bool:
     user = punctuated(user)
     return not notes or (not points_back(user) and (lacks(user, notes)
                                                     or _no_place_named(user, notes)
-                                                    or _no_clock_time(user, notes)))
+                                                    or _no_clock_time(user, notes)
+                                                    or _no_number_told(user, notes)))
 
 
 _ASKS_PLACE_KIND = re.compile(r"\b(which|what)\s+(city|town|country|village)\b", re.I)
@@ -234,6 +235,23 @@ def _no_clock_time(user: str, notes: Sequence[str]) -> bool:
     "noon", a part of the day): "I'm seeing the dentist on Friday." tells a day, no time."""
     return (_ASKS_CLOCK.search(user) is not None
             and not any(_CLOCK_TOLD.search(n) for n in notes))
+
+
+_NUMBER_ASKED = re.compile(r"\bhow\s+(old|much)\b|\bwhat\s+age\b|"
+                           r"\b(what|what's|which)\b[^.?!]*\bnumber\b", re.I)
+_SOME_AMOUNT = re.compile(r"\b(\w+teens?|\w+ties|teenager|toddler|baby|newborn|infant|retired|"
+                          r"half|quarter|couple|pair|few|dozen|\w+fold)\b|\d", re.I)
+
+
+def _no_number_told(user: str, notes: Sequence[str]) -> bool:
+    """Whether ``user`` asks a number ("how old", "how much", "what age", "which … number")
+    and no note holds one (a number, in figures or words, or an amount or an age told in
+    words: "in her thirties", "half", "a toddler"): "How old is my cat?" after only "I have
+    a cat.", "What's my sister's phone number?" after only "My sister is a teacher." (read
+    from the question's form and the notes' words; "how many" is left out: "the twins"
+    answers it)."""
+    return (_NUMBER_ASKED.search(user) is not None
+            and not any(has_number(n) or _SOME_AMOUNT.search(n) for n in notes))
 
 
 _NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be

@@ -23,7 +23,7 @@ from os.path import commonprefix
 from pathlib import Path
 
 __all__ = ["KIND_STEPS", "MIN_KIND_DEPTH", "TOLD_SENSES", "WORDNET", "Lexicon",
-           "defined_by", "defines", "kind_of", "lexicon"]
+           "defined_by", "defines", "glossed_as", "kind_of", "lexicon"]
 
 WORDNET = Path("/usr/share/wordnet")
 """Where Debian's ``wordnet-base`` puts WordNet 3.0's database files."""
@@ -220,6 +220,20 @@ def defines(word: str, told: Iterable[str], lex: Lexicon | None = None) -> bool:
     senses = lex.senses(word) if _PLAIN.fullmatch(word) else ()
     said = {w.lower() for w in told if len(w) > 3}
     return bool(senses) and bool(said & lex.gloss(senses[0]))
+
+
+def glossed_as(word: str, kind: str, lex: Lexicon | None = None) -> bool:
+    """Whether a sense of ``word`` (of its first :data:`TOLD_SENSES`; two words told together
+    as one, "maiden name") is defined as a ``kind``: "Portuguese" ("the Romance language
+    spoken in Portugal and Brazil") of "language", "maiden name" ("a woman's surname before
+    marriage") of "surname". The kinds WordNet's hypernyms put too high to ask by
+    (:data:`MIN_KIND_DEPTH`: a language is a kind of communication) are in the words that
+    define a thing of them."""
+    lex = lex or lexicon()
+    wanted = _singular(re.sub(r"'s?$", "", kind.lower()))
+    if len(wanted) < _MIN_SHARED or not _PLAIN.fullmatch(word.replace(" ", "-")):
+        return False
+    return any(wanted in lex.gloss(s) for s in lex.senses(word)[:TOLD_SENSES])
 
 
 _MIN_SHARED = 4

@@ -5,7 +5,8 @@ Recall reads a question by its form, and a closing "?" is part of that form: wit
 what was told (a question without "my" is one only when it asks), and handed nothing. A
 transcript that opens as a question does (a question word before its verb, or a verb before
 its subject) and closes with no mark of its own is a question: :func:`punctuated` gives it
-its "?". Not a clause of time or place the user opens a statement with ("when I was little
+its "?" (a question word run into its verb, "who's my stepfather", asks whatever follows).
+Not a clause of time or place the user opens a statement with ("when I was little
 we lived in Kent", "what I need is a holiday": the subject comes before the verb), nor a
 text already closed (".", "!", "?").
 """
@@ -43,7 +44,7 @@ def punctuated(text: str) -> str:
         return text
     m = _WH.match(t)
     if m:
-        if _SUBJECT_FIRST.match(m.group("rest")):
+        if not m.group(1).lower().endswith("'s") and _SUBJECT_FIRST.match(m.group("rest")):
             return text  # "when I was little we lived in Kent": told
         return f"{t}?"
     return f"{t}?" if _INVERTED.match(t) else text

@@ -114,6 +114,31 @@ def test_choice_rules_decide_the_intent_without_the_model() -> None:
     assert sent[0]["user_said"] == "Thanks a lot."
 
 
+def test_a_spoken_question_without_its_mark_is_decided_a_question() -> None:
+    """Speech recognition often writes no "?" ("who's my stepfather"): the router's rules
+    read the text as recall does (``spoken.punctuated``), so the ask is a question, not left
+    to the model (which took both of these for statements: "Got it, I will remember that.",
+    dev9, session 17), and a statement without a mark is still a statement."""
+    team = load_team(ROOT / "examples" / "voice_assistant")
+    parts = assemble(team, "router")
+    sent: list[dict[str, Any]] = []
+
+    async def send(channel: str, payload: dict[str, Any]) -> int:
+        sent.append(payload)
+        return 1
+
+    async def go() -> None:
+        ctl = Controller(parts, NoModel(), send=send)  # type: ignore[arg-type]
+        for text in ("who's my stepfather", "how long does it last", "did my parcel come",
+                     "my parcel came today"):
+            await ctl.run_turn([Incoming(text=text, channel="user_input", sender="user",
+                                         payload={"text": text})])
+
+    anyio.run(go)
+    assert [p["intent"] for p in sent] == ["question", "question", "question", "statement"]
+    assert sent[0]["user_said"] == "who's my stepfather"
+
+
 def fake_llama(tokens: dict[str, list[tuple[int, str]]],
                logprobs: dict[tuple[str, str], dict[int, float]]) -> httpx.MockTransport:
     """/tokenize and /v1/chat/completions: next-token log-probabilities keyed by the user's
