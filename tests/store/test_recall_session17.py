@@ -1,0 +1,75 @@
+"""Session 17: recall that generalizes (issue 30). A question word run into its verb asks
+whatever follows ("who's my stepfather", ``spoken.punctuated``); a part pointing back at the
+part before it ("…, the one where I tore a ligament") stays with it (``clauses.split``); a
+thing WordNet defines as the kind asked is told of it ("Portuguese", "the Romance language
+…"; "maiden name", "a woman's surname before marriage": ``lexicon.glossed_as``,
+``asked.lacks``); a number asked with none told is "I don't know that yet." at once
+(``reply_words.cannot_answer``). Every sentence is the test's own."""
+
+from __future__ import annotations
+
+import pytest
+from recall_helpers import notes, told
+
+from terrarium.controller.reply_words import cannot_answer
+from terrarium.store import MemoryStore, clauses
+from terrarium.store.asked import lacks
+from terrarium.store.lexicon import glossed_as, lexicon
+from terrarium.store.spoken import punctuated
+
+WORDNET = pytest.mark.skipif(not lexicon().available,
+                             reason="WordNet (wordnet-base) is not installed")
+
+
+@pytest.mark.parametrize(("said", "asked"), [
+    ("who's my godfather", "who's my godfather?"),
+    ("what's my locker number", "what's my locker number?"),
+    ("where's my sister living now", "where's my sister living now?"),
+])
+def test_a_question_word_run_into_its_verb_asks(said: str, asked: str) -> None:
+    assert punctuated(said) == asked
+    assert punctuated("when my sister visits we bake") == "when my sister visits we bake"
+
+
+def test_a_part_pointing_back_stays_with_the_part_before() -> None:
+    said = "My shoulder aches after the swim, the one I dislocated climbing in Chamonix."
+    assert clauses.split(said) == (said.rstrip("."),)
+    said = "We moved to Ludlow, where my wife grew up, and I opened a deli."
+    assert clauses.split(said)[0] == "We moved to Ludlow, where my wife grew up"
+    with MemoryStore() as memory:
+        told(memory, "My elbow is sore from tennis, the one I fractured falling off a horse.")
+        got = notes(memory, "What happened to my elbow before?")
+        assert got and "fractured" in got[0]
+
+
+@WORDNET
+def test_a_thing_defined_as_the_kind_asked_is_told_of_it() -> None:
+    # WordNet: Swahili is "the most widely spoken Bantu language"
+    assert glossed_as("Swahili", "languages")
+    assert glossed_as("maiden name", "surname")
+    assert not glossed_as("plumber", "language")
+    told_it = ["I learnt Swahili when I lived in Arusha for a year."]
+    assert not lacks("Which languages do I speak besides English?", told_it)
+    assert not cannot_answer("Which languages do I speak besides English?", told_it)
+    assert not lacks("What was my surname as a girl?", ["My maiden name was Pryce."])
+    assert lacks("What was my surname as a girl?", ["My first name is Gwen."])
+
+
+@pytest.mark.parametrize(("question", "note"), [
+    ("How old is my tortoise?", "I have a tortoise in the garden."),
+    ("What's my brother's phone number?", "My brother is a vet."),
+    ("How much did the new boiler cost?", "We had a new boiler put in."),
+])
+def test_a_number_asked_and_none_told_is_not_known(question: str, note: str) -> None:
+    assert cannot_answer(question, [note])
+
+
+@pytest.mark.parametrize(("question", "note"), [
+    ("How old is my tortoise?", "My tortoise is sixty-two."),
+    ("How old is my daughter?", "My daughter is in her thirties."),
+    ("What's my brother's phone number?", "My brother's phone number is 0771 234."),
+    ("How much did the new boiler cost?", "The new boiler was two grand."),
+    ("How old is my son?", "My son is a toddler."),
+])
+def test_a_number_or_an_amount_told_is_left_to_the_model(question: str, note: str) -> None:
+    assert not cannot_answer(question, [note])
