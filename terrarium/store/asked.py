@@ -15,6 +15,7 @@ Two things retrieval by subject words cannot settle alone:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 
@@ -189,7 +190,7 @@ def _glossed(note: str, kinds: Sequence[str]) -> bool:
     of ``kinds`` (:func:`terrarium.store.lexicon.glossed_as`)."""
     words = _WORD.findall(note)
     said = [w for w in words if len(w) > 3]
-    said += [f"{a} {b}" for a, b in zip(words, words[1:], strict=False) if len(a + b) > 6]
+    said += [f"{a} {b}" for a, b in itertools.pairwise(words) if len(a + b) > 6]
     return any(glossed_as(w, k) for w in said for k in kinds if len(k) > 3)
 
 
