@@ -46,10 +46,11 @@ school, is a firefighter now." ("is a firefighter now" tells nothing without "To
 in Quebec, speak French ..." has the statement's own "I" for "speak")."""
 _POINTS_BACK = re.compile(r"^(she|he|it|they|who|which|whose|that|her|his|its|their|both|"
                           r"she's|he's|it's|they're|who's|one|mostly|mainly|all|each|"
-                          r"about|around|roughly|nearly|where|the\s+(?:same\s+)?ones?)\b",
+                          r"about|around|roughly|nearly|where|the\s+(?:same\s+)?ones?|an?)\b",
                           re.I)
-"""A part pointing back at the part before it, a pronoun or a relative ("..., the one where
-I tore a ligament", "..., where I grew up"): it says nothing without it."""
+"""A part pointing back at the part before it, a pronoun, a relative or an apposition ("...,
+the one where I tore a ligament", "..., where I grew up", "my sister had her baby, a little
+boy called Rumi"): it says nothing without it."""
 _INNER_END = re.compile(r"[.!?]\s+\S")
 _MIN_WORDS = 3
 _COUNTS = re.compile(r"\bhow\s+(many|much|old|long|tall|far)\b|\b(number|age)\b", re.I)

@@ -42,6 +42,15 @@ def test_a_part_pointing_back_stays_with_the_part_before() -> None:
         assert got and "fractured" in got[0]
 
 
+def test_an_apposition_stays_with_the_part_it_names() -> None:
+    said = "Big news, my cousin Ines had twins, a boy called Tiago and a girl called Leonor."
+    assert "Tiago" in clauses.about(said, "What did Ines call the babies?")
+    with MemoryStore() as memory:
+        told(memory, "Busy day, my brother Omar bought a boat, an old trawler named Gull.")
+        got = notes(memory, "What did Omar call the boat?")
+        assert got and "Gull" in got[0]
+
+
 @WORDNET
 def test_a_thing_defined_as_the_kind_asked_is_told_of_it() -> None:
     # WordNet: Swahili is "the most widely spoken Bantu language"
