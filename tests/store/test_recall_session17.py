@@ -16,6 +16,7 @@ from terrarium.store import MemoryStore, clauses, meaning
 from terrarium.store.asked import lacks
 from terrarium.store.lexicon import glossed_as, lexicon
 from terrarium.store.spoken import punctuated
+from terrarium.store.subjects import may_refer
 
 WORDNET = pytest.mark.skipif(not lexicon().available,
                              reason="WordNet (wordnet-base) is not installed")
@@ -98,3 +99,13 @@ def test_a_follow_up_goes_on_from_an_ask_linked_by_meaning() -> None:
              "Fennel's the white one.", "Which goat is white?")
         got = notes(memory, "And what's the other one called?")
         assert any("Pip" in n for n in got)
+
+
+def test_a_question_told_as_a_request_asks_what_was_told() -> None:
+    assert may_refer("Tell me where Kasia is moving.")
+    assert not may_refer("Tell me about dogs.")
+    assert not may_refer("Tell me how to boil an egg.")
+    with MemoryStore() as memory:
+        told(memory, "Kasia from the choir is moving to Gdansk in April.", "I'm knackered.")
+        got = notes(memory, "Tell me where Kasia is moving.")
+        assert got and "Gdansk" in got[0]
