@@ -19,6 +19,7 @@ from terrarium.store.asked import (
     asks_kind,
     lacks,
     may_refer_by_meaning,
+    names_kind_asked,
     points_back,
     refers_by_meaning,
 )
@@ -322,6 +323,8 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
     parts = [x for n in notes for x in sentences(n)]
     feel = _only_feeling(question)
     told = [i for i, n in enumerate(parts) if relevant(n, question, attitudes=feel)]
+    if not told:  # "Which languages do I know?": "I picked up Portuguese ..." (WordNet)
+        told = [i for i, n in enumerate(parts) if names_kind_asked(n, question)]
     if not told and points_back(question) and parts:
         told = [0]
     if not told:
@@ -332,12 +335,15 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
         if best is None or near[best] < NEAR_IS_ABOUT:
             return None
         told = [best]
-    i = told[0]
-    after = [n for n in parts[i + 1:i + 3] if _follows(n)]
-    fixes = [n for n in after if is_correction(n)]
-    # said back in at most two sentences: a correction alone, without its "Oh wait,"
-    said = without_marks(fixes[-1]) if fixes else " ".join([parts[i], *after[:1]])
-    return None if misses_number(said, question) else said
+    for i in told:  # the first about it that holds a number asked: "How long have I lived
+        # in Glasgow?" is answered by "... for ten years", not "I'm from Swansea."
+        after = [n for n in parts[i + 1:i + 3] if _follows(n)]
+        fixes = [n for n in after if is_correction(n)]
+        # said back in at most two sentences: a correction alone, without its "Oh wait,"
+        said = without_marks(fixes[-1]) if fixes else " ".join([parts[i], *after[:1]])
+        if not misses_number(said, question):
+            return said
+    return None
 
 
 _ASKS_NUMBER = re.compile(r"\bhow\s+(old|many|much|tall|heavy|far|long)\b|"

@@ -38,7 +38,8 @@ from terrarium.store.subjects import (
 )
 
 __all__ = ["KINDS", "NEAR_IS_ABOUT", "REFERS_NEAR", "asks_kind", "generic", "lacks",
-           "may_refer_by_meaning", "names_someone", "points_back", "refers_by_meaning"]
+           "may_refer_by_meaning", "names_kind_asked", "names_someone", "points_back",
+           "refers_by_meaning"]
 
 _KIND_TABLE = (
     # the words of asking about one kind | more words that tell of it
@@ -183,6 +184,12 @@ def _thing_named(words: Sequence[str], question: str, notes: Sequence[str]) -> b
     asked = [w for w in words if stem(w) not in _NAMES]
     return bool(asked) and not any(kind_of(w, ["organism"], senses=1) for w in asked) \
         and any(relevant(n, question) for n in notes)
+
+
+def names_kind_asked(note: str, question: str) -> bool:
+    """Whether ``note`` names a thing WordNet defines as one of the kinds ``question`` asks
+    of ("I picked up Portuguese ..." for "Which languages do I know?")."""
+    return _glossed(note, subject_terms(question, related=False))
 
 
 def _glossed(note: str, kinds: Sequence[str]) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from recall_helpers import notes, told
 
-from terrarium.controller.reply_words import cannot_answer
+from terrarium.controller.reply_words import cannot_answer, note_about
 from terrarium.store import MemoryStore, clauses, meaning
 from terrarium.store.asked import lacks
 from terrarium.store.lexicon import glossed_as, lexicon
@@ -109,3 +109,16 @@ def test_a_question_told_as_a_request_asks_what_was_told() -> None:
         told(memory, "Kasia from the choir is moving to Gdansk in April.", "I'm knackered.")
         got = notes(memory, "Tell me where Kasia is moving.")
         assert got and "Gdansk" in got[0]
+
+
+@WORDNET
+def test_the_note_said_back_may_name_a_thing_of_the_kind_asked() -> None:
+    told_it = ["I learnt Swahili when I lived in Arusha for a year."]
+    assert note_about("Which languages do I speak besides English?", told_it) == told_it[0]
+
+
+def test_the_note_said_back_holds_the_number_asked() -> None:
+    said = ["I live in Cardiff originally. I've been renting in Bristol for six years."]
+    assert note_about("And how long have I lived in Bristol?", said) == \
+        "I've been renting in Bristol for six years."
+    assert note_about("What age is my son?", ["My son plays the trumpet."]) is None
