@@ -122,3 +122,14 @@ def test_the_note_said_back_holds_the_number_asked() -> None:
     assert note_about("And how long have I lived in Bristol?", said) == \
         "I've been renting in Bristol for six years."
     assert note_about("What age is my son?", ["My son plays the trumpet."]) is None
+
+
+def test_a_part_leaving_out_what_the_part_before_said_is_read_with_it() -> None:
+    said = "My nephew is allergic to wasps and my niece to penicillin."
+    assert "penicillin" in clauses.about(said, "What's my niece allergic to?")
+    said = "My gran's birthday is in March and my grandad's is in July."
+    assert "July" in clauses.about(said, "When is grandad's birthday?")
+    # a part holding every word asked is still handed over alone
+    said = "I live in Quebec, speak French at home and work as a translator."
+    assert clauses.about(said, "What language do I speak at home?") == \
+        "I speak French at home."
