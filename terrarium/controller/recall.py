@@ -54,7 +54,9 @@ from terrarium.store.corrections import (
 )
 from terrarium.store.similar import keep_vector, similarities
 from terrarium.store.spoken import punctuated
+from terrarium.store.lexicon import kind_of
 from terrarium.store.subjects import (
+    RELATED,
     about_user,
     asked_of,
     asks_advice,
@@ -114,7 +116,7 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     handed over corrected, in place of both, and its facts are dropped. A question that
     does not speak of the user gets notes only when it asks about something they told
     ("What's the cat called?" after "Our cat Tigger hid again.", :func:`refers_to_told`)."""
-    facts = [f for f in facts if relevant(f, question)]
+    facts = [f for f in facts if relevant(f, question) and not _of_another(f, question)]
     asked = question
     speaks = mentions_user(question)
     back = not speaks and points_back(question)
@@ -243,6 +245,23 @@ def _clauses_asked(found: Sequence[str], fixed: dict[str, str],
             kept = {f.sentence for f in extract_facts(part)}
             left_out |= {f.sentence for f in extract_facts(whole)} - kept
     return said, left_out
+
+
+_I_OR_ME = re.compile(r"\b(i|me|i'm|i've|i'd|i'll|myself)\b", re.I)
+_KIN = frozenset(stem(w) for g in RELATED if "sister" in g for w in g)
+
+
+def _of_another(fact: str, question: str) -> bool:
+    """Whether ``question`` asks of another living being of the user's ("my son", "my
+    boyfriend", "the dog": a family word, or one whose first sense in WordNet is an
+    organism) that ``fact``, one of the user's own ("I am 41 years old.", "Gemma is my
+    name."), does not name: "How old is my son?" is not answered by the user's age. Not
+    when the question speaks of the user as "I" or "me" ("What do my friends call me?")."""
+    if _I_OR_ME.search(question):
+        return False
+    said = {stem(w) for w in subject_terms(fact, related=False)}
+    return any(stem(w) not in said and (stem(w) in _KIN or kind_of(w, ["organism"], senses=1))
+               for w in subject_terms(question, related=False))
 
 
 def tells(text: str) -> bool:

@@ -133,3 +133,16 @@ def test_a_part_leaving_out_what_the_part_before_said_is_read_with_it() -> None:
     said = "I live in Quebec, speak French at home and work as a translator."
     assert clauses.about(said, "What language do I speak at home?") == \
         "I speak French at home."
+
+
+@WORDNET
+def test_the_users_own_fact_is_no_answer_about_another() -> None:
+    with MemoryStore() as memory:
+        told(memory, "I'm 52.", "My daughter Wren is 19.")
+        got = notes(memory, "How old is my daughter?")
+        assert got and "19" in got[0]
+        assert not any("52" in n for n in got[:1])
+    with MemoryStore() as memory:
+        told(memory, "My name is Hollis.", "My stepson is called Ren.")
+        assert "Ren" in notes(memory, "What's my stepson called?")[0]
+        assert any("Hollis" in n for n in notes(memory, "What do my friends call me?"))
