@@ -52,9 +52,9 @@ from terrarium.store.corrections import (
     swap_value,
     tells_habit,
 )
+from terrarium.store.lexicon import kind_of
 from terrarium.store.similar import keep_vector, similarities
 from terrarium.store.spoken import punctuated
-from terrarium.store.lexicon import kind_of
 from terrarium.store.subjects import (
     RELATED,
     about_user,
