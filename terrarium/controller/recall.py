@@ -136,11 +136,10 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
             previous = _told_of_person(newest[:4]) or previous
         told = [fixed.get(h.text, h.text) for h in newest if tells(h.text)]
         if newest and not _of_user(previous) and _of_user(fixed.get(newest[0].text, "")):
-            # "Where's his house?" after "My brother just bought a house." "It's in Swansea,
-            # right by the beach.": the last statement goes on from one about the user
+            # "Where's his house?" after "My brother just bought a house." "It's in
+            # Swansea.": the last statement goes on from one about the user
             previous = fixed[newest[0].text]
-        # "And how old is he?" after "What's the dog called?" "What breed is he?": the
-        # first of the asks was about what the user told, each goes on from it
+        # "What's the dog called?" "What breed is he?": an ask about what was told goes on
         if not (_of_user(previous) or any(refers_to_told(p, told)
                                           for p in clauses.sentences(previous))
                 or (by_meaning and await _refers_by_meaning(memory, previous, creature))):
