@@ -23,6 +23,8 @@ WORDNET = pytest.mark.skipif(not lexicon().available,
 
 
 @pytest.mark.parametrize(("said", "asked"), [
+    ("I can't remember where my brother works.", "I can't remember where my brother works?"),
+    ("I've forgotten what the cat's called", "I've forgotten what the cat's called?"),
     ("who's my godfather", "who's my godfather?"),
     ("what's my locker number", "what's my locker number?"),
     ("where's my sister living now", "where's my sister living now?"),
@@ -30,6 +32,7 @@ WORDNET = pytest.mark.skipif(not lexicon().available,
 def test_a_question_word_run_into_its_verb_asks(said: str, asked: str) -> None:
     assert punctuated(said) == asked
     assert punctuated("when my sister visits we bake") == "when my sister visits we bake"
+    assert punctuated("I forgot my umbrella.") == "I forgot my umbrella."
 
 
 def test_a_part_pointing_back_stays_with_the_part_before() -> None:

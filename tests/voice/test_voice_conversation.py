@@ -130,12 +130,13 @@ def test_a_spoken_question_without_its_mark_is_decided_a_question() -> None:
     async def go() -> None:
         ctl = Controller(parts, NoModel(), send=send)  # type: ignore[arg-type]
         for text in ("who's my stepfather", "how long does it last", "did my parcel come",
-                     "my parcel came today"):
+                     "I can't remember where my sister lives.", "my parcel came today"):
             await ctl.run_turn([Incoming(text=text, channel="user_input", sender="user",
                                          payload={"text": text})])
 
     anyio.run(go)
-    assert [p["intent"] for p in sent] == ["question", "question", "question", "statement"]
+    assert [p["intent"] for p in sent] == ["question", "question", "question", "question",
+                                           "statement"]
     assert sent[0]["user_said"] == "who's my stepfather"
 
 
