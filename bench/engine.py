@@ -30,7 +30,9 @@ it counts the spinning too). ``--policies PASSIVE,ACTIVE,...`` runs each kind un
 OpenMP wait policy instead (``default`` = unset; ``spin:N`` = unset with
 ``GOMP_SPINCOUNT=N``; ``libomp:N`` = LLVM's OpenMP runtime instead of libgomp,
 ``TERRARIUM_OPENMP=llvm``, with ``KMP_BLOCKTIME=N`` ms; ``libomp:N:turnaround`` with
-``KMP_LIBRARY=turnaround`` too: its spinning threads do not yield), alternating (an embedded child
+``KMP_LIBRARY=turnaround`` too: its spinning threads do not yield; ``adaptive`` =
+``TERRARIUM_OPENMP=adaptive``, libomp spinning while other processes leave the cores
+free), alternating (an embedded child
 under ``default`` or ``spin:N`` loads the binding before the server would set PASSIVE;
 every child reports the policy it ran under, and the runtime it found in its memory map);
 with ``--embedded-only`` it is an A/B of the policies for the embedded server alone.
@@ -84,7 +86,7 @@ SLOTS = 2  # the voice team: router and speaker
 VARIANT_KEYS = ("flash_attention", "batch", "poll")  # what --variants may set
 SAME = "same"  # bare under the policy the embedded server ran with in that run
 POLICY_ENV = "ENGINE_BENCH_POLICY"  # a child's policy as --policies named it
-OPENMP_ENV = "TERRARIUM_OPENMP"  # server_child.OPENMP_ENV: gnu or llvm
+OPENMP_ENV = "TERRARIUM_OPENMP"  # server_child.OPENMP_ENV: gnu, llvm or adaptive
 
 
 def router_prefix() -> str:
@@ -275,6 +277,8 @@ def policy_env(policy: str) -> dict[str, str]:
         env.pop(name, None)
     if policy.startswith("spin:"):
         env["GOMP_SPINCOUNT"] = policy.split(":", 1)[1]
+    elif policy == "adaptive":
+        env[OPENMP_ENV] = "adaptive"
     elif policy.startswith("libomp:"):
         _, blocktime, *library = policy.split(":")
         env.update({OPENMP_ENV: "llvm", "KMP_BLOCKTIME": blocktime,

@@ -216,8 +216,9 @@ def openmp_label(environ: dict[str, str] | None = None) -> str:
     from terrarium.llm.server_child import LLVM_BLOCKTIME
 
     env = dict(os.environ) if environ is None else environ
-    if openmp_choice(env) == "llvm":
-        return f"OpenMP llvm, KMP_BLOCKTIME {env.get('KMP_BLOCKTIME', LLVM_BLOCKTIME)}"
+    runtime = openmp_choice(env)
+    if runtime != "gnu":
+        return f"OpenMP {runtime}, KMP_BLOCKTIME {env.get('KMP_BLOCKTIME', LLVM_BLOCKTIME)}"
     return f"OpenMP gnu, {wait_policy(env)}"
 
 

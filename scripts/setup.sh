@@ -13,9 +13,11 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   # no browser download); wordnet-base is WordNet's data files (28 MB, no code), from which
   # the voice assistant's recall reads what kind of thing a word names (docs/memory.md);
   # libomp5 is LLVM's OpenMP runtime, which TERRARIUM_OPENMP=llvm runs the embedded model's
-  # threads under (docs/voice.md; without it the model runs under GNU OpenMP, with a note).
+  # threads under (docs/voice.md; without it the model runs under GNU OpenMP, with a note);
+  # gcc and libc6-dev build the few lines of C that TERRARIUM_OPENMP=adaptive puts in front of
+  # it (terrarium/llm/openmp_adapt.c; `terrarium models` below builds it once).
   (apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-      libportaudio2 tmux sqlite3 ripgrep nats-server bubblewrap chromium wordnet-base libomp5 >/dev/null) || echo "setup: apt-get step skipped (offline?)"
+      libportaudio2 tmux sqlite3 ripgrep nats-server bubblewrap chromium wordnet-base libomp5 gcc libc6-dev >/dev/null) || echo "setup: apt-get step skipped (offline?)"
 fi
 python3 -m venv .venv
 . .venv/bin/activate

@@ -255,6 +255,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     else:
         print(f"  MISSING: {info['how_to_get']}")
     _sentence_encoder()
+    _openmp_adapter()
     try:
         from terrarium.voice import voice_model_path
 
@@ -297,6 +298,19 @@ def _encoder_int8(folder: Path) -> None:
               "terrarium models; numpy runs the encoder meanwhile, ~5x the CPU an ask)")
     else:
         print(f"sentence encoder int8 graph: {built}")
+
+
+def _openmp_adapter() -> None:
+    """Build the small library ``TERRARIUM_OPENMP=adaptive`` runs the model's threads with
+    (once; ~0.2 s with the system's C compiler); optional: without it that setting runs the
+    model under GNU OpenMP, with a note."""
+    from terrarium.llm.openmp_build import build_shim
+
+    try:
+        print(f"openmp adapter: {build_shim()}")
+    except OSError as exc:
+        print(f"openmp adapter: not built ({exc}; optional: TERRARIUM_OPENMP=adaptive "
+              "needs it)")
 
 
 def _broker_log(url: str, run_id: str | None, folder: Path) -> Path | None:

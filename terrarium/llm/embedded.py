@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import os
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import httpx
 
 from terrarium.errors import ModelError, ModelFileMissing
 from terrarium.llm.openai_client import OpenAIClient
+from terrarium.llm.openmp_build import shim_settings
 from terrarium.llm.prefix_cache import PrefixCache
 from terrarium.llm.server_child import OPENMP_ENV, load_openmp, openmp_env, openmp_runtime
 from terrarium.llm.server_process import (
@@ -137,12 +139,13 @@ def wait_policy(environ: Mapping[str, str] | None = None) -> str:
 
 def openmp_choice(environ: Mapping[str, str] | None = None) -> str:
     """``TERRARIUM_OPENMP``: the OpenMP runtime llama.cpp's threads run under, ``gnu``
-    (the default) or ``llvm``; a :class:`ModelError` naming both for anything else."""
+    (the default), ``llvm`` or ``adaptive``; a :class:`ModelError` naming them for
+    anything else."""
     try:
         return openmp_runtime(os.environ if environ is None else environ)
     except ValueError as exc:
-        raise ModelError(str(exc), suggestion=f"unset {OPENMP_ENV}, or set it to gnu or "
-                                              "llvm (docs/voice.md)") from exc
+        raise ModelError(str(exc), suggestion=f"unset {OPENMP_ENV}, or set it to gnu, "
+                                              "llvm or adaptive (docs/voice.md)") from exc
 
 
 def _import_binding() -> Any:
@@ -154,10 +157,10 @@ def _import_binding() -> Any:
     # loads (at the import below), libomp (``TERRARIUM_OPENMP=llvm``) when it starts
     # (in ``load_openmp``); a value the user set wins, and the commands the creatures run
     # do not inherit ours.
-    ours = openmp_env(os.environ)
+    ours = {**openmp_env(os.environ), **shim_settings(os.environ)}
     os.environ.update(ours)
     try:
-        notice = load_openmp()
+        notice = load_openmp(own=(os.getpid(),), say=logging.getLogger(__name__).info)
         if notice is not None:
             print(f"note: {notice}", file=sys.stderr, flush=True)
         import xllamacpp

@@ -15,8 +15,10 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,12 +27,15 @@ __all__ = [
     "LLVM_LIBRARY",
     "OPENMP_ENV",
     "SAMPLING_SEED",
+    "SHIM_ENV",
     "WAIT_POLICY",
+    "CoreWatch",
     "llama_params",
     "load_openmp",
     "openmp_env",
     "openmp_runtime",
     "serve",
+    "spin_ms",
 ]
 
 SAMPLING_SEED = 42
@@ -48,7 +53,8 @@ OPENMP_ENV = "TERRARIUM_OPENMP"
 """Which OpenMP runtime runs llama.cpp's threads: ``gnu`` (unset: the binding's own
 libgomp, :data:`WAIT_POLICY`) or ``llvm`` (LLVM's libomp, loaded before the binding, whose
 ``GOMP_*`` entry points it answers: its threads spin for ``KMP_BLOCKTIME`` ms after a
-parallel region, yielding the core while they do, and then sleep)."""
+parallel region, yielding the core while they do, and then sleep) or ``adaptive`` (libomp,
+its block time set to 0 while other processes want the cores: :class:`CoreWatch`)."""
 
 LLVM_LIBRARY = "libomp.so.5"  # Debian's libomp5
 LLVM_BLOCKTIME = "20"
@@ -56,26 +62,32 @@ LLVM_BLOCKTIME = "20"
 between two tokens of a reply (its threads spin through a reply), far shorter than the
 gap between two replies (asleep when idle); docs/performance.md, "The engine"."""
 
+SHIM_ENV = "TERRARIUM_OPENMP_SHIM"
+"""Under ``adaptive``: the path of the built ``openmp_adapt.c`` (``openmp_build``), or
+``!`` and why it could not be built."""
+
 _loaded: list[str] = []  # the runtime this process loaded before the binding, if any
 
 
 def openmp_runtime(environ: Mapping[str, str]) -> str:
-    """``gnu`` or ``llvm``, as :data:`OPENMP_ENV` says; ValueError for anything else."""
+    """``gnu``, ``llvm`` or ``adaptive``, as :data:`OPENMP_ENV` says; ValueError else."""
     raw = environ.get(OPENMP_ENV, "").strip().lower()
     if raw in ("", "gnu", "gomp", "libgomp"):
         return "gnu"
     if raw in ("llvm", "libomp"):
         return "llvm"
-    raise ValueError(f"{OPENMP_ENV}={raw!r} is neither gnu (the default) nor llvm")
+    if raw == "adaptive":
+        return "adaptive"
+    raise ValueError(f"{OPENMP_ENV}={raw!r} is none of gnu (the default), llvm, adaptive")
 
 
 def openmp_env(environ: Mapping[str, str]) -> dict[str, str]:
     """The settings the runtime reads that ``environ`` leaves to us: the wait policy
     (libomp reads it too, as no spinning unless ``KMP_BLOCKTIME`` is set), and under
-    ``llvm`` its block time."""
+    ``llvm`` or ``adaptive`` its block time (``adaptive``: while the cores are free)."""
     out = {} if "OMP_WAIT_POLICY" in environ else {"OMP_WAIT_POLICY": WAIT_POLICY}
     try:
-        llvm = openmp_runtime(environ) == "llvm"
+        llvm = openmp_runtime(environ) != "gnu"
     except ValueError:  # reported where the server starts (``embedded``)
         llvm = False
     if llvm and "KMP_BLOCKTIME" not in environ:
@@ -83,35 +95,144 @@ def openmp_env(environ: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def load_openmp(environ: Mapping[str, str] | None = None) -> str | None:
-    """Before the binding is imported: under ``llvm`` (as ``environ``, by default
-    ``os.environ``, says), load libomp into the global symbol scope (the binding's
+def load_openmp(environ: Mapping[str, str] | None = None, *,
+                own: tuple[int, ...] | None = None,
+                say: Callable[[str], None] | None = None) -> str | None:
+    """Before the binding is imported: under ``llvm`` or ``adaptive`` (as ``environ``, by
+    default ``os.environ``, says), load libomp into the global symbol scope (the binding's
     ``GOMP_*`` and ``omp_*`` calls then bind to it rather than to libgomp, its own
     dependency) and start it, so it reads its settings (``KMP_BLOCKTIME``...) from the
-    process's environment now. None when done or not asked for; else the one-line reason
-    the model runs under GNU OpenMP after all."""
+    process's environment now; under ``adaptive`` the library of ``openmp_adapt.c`` goes
+    in front of it, and a :class:`CoreWatch` of the processes ``own`` (default: this one
+    and its parent) starts, saying its switches with ``say`` (default: on stderr, which is
+    the server's log in the child). None when done or not asked for; else the one-line reason the
+    model runs under GNU OpenMP after all."""
     env = os.environ if environ is None else environ
     try:
-        if openmp_runtime(env) != "llvm":
-            return None
+        runtime = openmp_runtime(env)
     except ValueError as exc:
         return f"{exc}; the model runs under GNU OpenMP"
-    if _loaded:
+    if runtime == "gnu" or _loaded:
         return None
     if "xllamacpp" in sys.modules:
-        return (f"{OPENMP_ENV}=llvm came after llama.cpp loaded in this process; it runs "
-                "under GNU OpenMP")
+        return (f"{OPENMP_ENV}={runtime} came after llama.cpp loaded in this process; it "
+                "runs under GNU OpenMP")
+    shim = env.get(SHIM_ENV, "!its library was not given") if runtime == "adaptive" else ""
+    if shim.startswith("!"):
+        return (f"{OPENMP_ENV}=adaptive, but {shim[1:]}; run `terrarium models` to build it. "
+                "The model runs under GNU OpenMP")
     import ctypes  # here: not on the start path of the default runtime
 
     try:
+        adapt = ctypes.CDLL(shim, mode=ctypes.RTLD_GLOBAL) if shim else None  # first
         lib = ctypes.CDLL(LLVM_LIBRARY, mode=ctypes.RTLD_GLOBAL)
         lib.omp_get_max_threads()  # starts the runtime: it reads KMP_BLOCKTIME & co. now
     except (OSError, AttributeError) as exc:
-        return (f"{OPENMP_ENV}=llvm, but LLVM's OpenMP runtime ({LLVM_LIBRARY}) did not "
-                f"load ({exc}; on Debian: apt-get install libomp5); the model runs under "
-                "GNU OpenMP")
-    _loaded.append("llvm")
+        return (f"{OPENMP_ENV}={runtime}, but LLVM's OpenMP runtime ({LLVM_LIBRARY}) did "
+                f"not load ({exc}; on Debian: apt-get install libomp5); the model runs "
+                "under GNU OpenMP")
+    _loaded.append(runtime)
+    if adapt is not None:
+        watch = CoreWatch(spin_ms(env), own or (os.getpid(), os.getppid()))
+        threading.Thread(target=watch.run, args=(adapt.terrarium_blocktime, say or _to_stderr),
+                         daemon=True, name="openmp core watch").start()
     return None
+
+
+def spin_ms(environ: Mapping[str, str]) -> int:
+    """The block time (ms) the threads spin for while the cores are free: the user's
+    ``KMP_BLOCKTIME`` (libomp also takes ``infinite``: as long as it can), else ours."""
+    raw = environ.get("KMP_BLOCKTIME", "").strip() or LLVM_BLOCKTIME
+    return int(raw) if raw.isdigit() else 2**31 - 1
+
+
+SLEEP_ABOVE = 0.3
+"""Cores other processes used (the mean of the last 0.6 s) above which the threads sleep."""
+SPIN_BELOW = 0.15
+"""... and below which (the mean of the last 2 s) they spin again."""
+WATCH_PERIOD = 0.2  # seconds between two looks at /proc
+
+
+def busy_ticks(proc_stat: str) -> int:
+    """The machine's busy clock ticks so far, all cores (``/proc/stat``'s first line less
+    idle and I/O wait; a hypervisor's steal counts: the host wanted the core)."""
+    ticks = [int(x) for x in proc_stat.split("\n", 1)[0].split()[1:9]]
+    return sum(ticks) - ticks[3] - ticks[4]  # (user nice system IDLE IOWAIT irq softirq steal)
+
+
+def process_ticks(pid_stat: str) -> int:
+    """A process's user and system clock ticks so far (``/proc/PID/stat``, fields 14-15;
+    after the command's closing bracket, which may hold spaces)."""
+    rest = pid_stat.rsplit(")", 1)[1].split()
+    return int(rest[11]) + int(rest[12])
+
+
+class CoreWatch:
+    """Whether llama.cpp's threads may spin: yes while other processes leave the cores
+    free, no once they use more than :data:`SLEEP_ABOVE` of a core, yes again once they
+    have used less than :data:`SPIN_BELOW` on average over the last two seconds. Spinning
+    threads make a reply three times faster on free cores and stall it on shared ones
+    (docs/voice.md); what the model server's own processes (``own``: the server and the
+    run it serves, with the voice) use is not counted."""
+
+    def __init__(self, spin_ms: int, own: tuple[int, ...]) -> None:
+        self.spin_ms = spin_ms
+        self.own = own
+        self.spinning = True
+        self.switches = 0
+        self.recent: deque[float] = deque(maxlen=round(2.0 / WATCH_PERIOD))
+
+    def step(self, others: float) -> bool:
+        """Take the cores other processes used over the last period; True on a switch."""
+        self.recent.append(others)
+        seen = list(self.recent)
+        if self.spinning:
+            switch = sum(seen[-3:]) / len(seen[-3:]) > SLEEP_ABOVE
+        else:
+            switch = len(seen) == self.recent.maxlen and sum(seen) / len(seen) < SPIN_BELOW
+        if switch:
+            self.spinning = not self.spinning
+            self.switches += 1
+        return switch
+
+    def ticks(self) -> tuple[int, int]:
+        """The machine's busy ticks and the own processes' (a process gone counts none)."""
+        with open("/proc/stat", encoding="ascii") as f:
+            machine = busy_ticks(f.read(256))
+        own = 0
+        for pid in self.own:
+            try:
+                with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+                    own += process_ticks(f.read())
+            except (OSError, IndexError, ValueError):
+                continue
+        return machine, own
+
+    def run(self, apply: Callable[[int], None], say: Callable[[str], None]) -> None:
+        """Look every :data:`WATCH_PERIOD`, ``apply`` the block time on a switch and
+        ``say`` it (the server's log)."""
+        hz = os.sysconf("SC_CLK_TCK")
+        try:
+            before, at = self.ticks(), time.monotonic()
+        except (OSError, ValueError):
+            say("openmp: /proc cannot be read; the threads spin as under llvm")
+            return
+        while True:
+            time.sleep(WATCH_PERIOD)
+            try:
+                now, t = self.ticks(), time.monotonic()
+            except (OSError, ValueError):  # (a read cut short: the next look)
+                continue
+            others = max(0, (now[0] - before[0]) - (now[1] - before[1])) / hz / (t - at)
+            before, at = now, t
+            if self.step(others):
+                apply(self.spin_ms if self.spinning else 0)
+                say(f"openmp: threads {'spin' if self.spinning else 'sleep'} (other "
+                    f"processes used {others:.2f} cores)")
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def llama_params(xllamacpp: Any, shape: Any) -> Any:
