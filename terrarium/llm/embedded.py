@@ -137,14 +137,14 @@ def wait_policy(environ: Mapping[str, str] | None = None) -> str:
 
 
 def openmp_choice(environ: Mapping[str, str] | None = None) -> str:
-    """``TERRARIUM_OPENMP``: the OpenMP runtime llama.cpp's threads run under, ``gnu``
-    (the default), ``llvm`` or ``adaptive``; a :class:`ModelError` naming them for
+    """``TERRARIUM_OPENMP``: the OpenMP runtime llama.cpp's threads run under,
+    ``adaptive`` (the default), ``gnu`` or ``llvm``; a :class:`ModelError` naming them for
     anything else."""
     try:
         return openmp_runtime(os.environ if environ is None else environ)
     except ValueError as exc:
-        raise ModelError(str(exc), suggestion=f"unset {OPENMP_ENV}, or set it to gnu, "
-                                              "llvm or adaptive (docs/voice.md)") from exc
+        raise ModelError(str(exc), suggestion=f"unset {OPENMP_ENV}, or set it to "
+                                              "adaptive, gnu or llvm (docs/voice.md)") from exc
 
 
 def _import_binding() -> Any:

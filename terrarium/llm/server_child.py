@@ -50,11 +50,12 @@ idle workers sleep rather than spin (why, and the A/B that chose it: docs/perfor
 "The engine"). libgomp reads it once, when it loads."""
 
 OPENMP_ENV = "TERRARIUM_OPENMP"
-"""Which OpenMP runtime runs llama.cpp's threads: ``gnu`` (unset: the binding's own
-libgomp, :data:`WAIT_POLICY`) or ``llvm`` (LLVM's libomp, loaded before the binding, whose
-``GOMP_*`` entry points it answers: its threads spin for ``KMP_BLOCKTIME`` ms after a
-parallel region, yielding the core while they do, and then sleep) or ``adaptive`` (libomp,
-its block time set to 0 while other processes want the cores: :class:`CoreWatch`)."""
+"""Which OpenMP runtime runs llama.cpp's threads: ``adaptive`` (unset: LLVM's libomp as
+under ``llvm``, its block time set to 0 while other processes want the cores:
+:class:`CoreWatch`), ``gnu`` (the binding's own libgomp, :data:`WAIT_POLICY`) or ``llvm``
+(libomp, loaded before the binding, whose ``GOMP_*`` entry points it answers: its threads
+spin for ``KMP_BLOCKTIME`` ms after a parallel region, yielding the core while they do,
+and then sleep)."""
 
 LLVM_LIBRARY = "libomp.so.5"  # Debian's libomp5
 LLVM_BLOCKTIME = "20"
@@ -70,15 +71,16 @@ _loaded: list[str] = []  # the runtime this process loaded before the binding, i
 
 
 def openmp_runtime(environ: Mapping[str, str]) -> str:
-    """``gnu``, ``llvm`` or ``adaptive``, as :data:`OPENMP_ENV` says; ValueError else."""
+    """``adaptive`` (unset), ``gnu`` or ``llvm``, as :data:`OPENMP_ENV` says; ValueError
+    else."""
     raw = environ.get(OPENMP_ENV, "").strip().lower()
-    if raw in ("", "gnu", "gomp", "libgomp"):
+    if raw in ("", "adaptive"):
+        return "adaptive"
+    if raw in ("gnu", "gomp", "libgomp"):
         return "gnu"
     if raw in ("llvm", "libomp"):
         return "llvm"
-    if raw == "adaptive":
-        return "adaptive"
-    raise ValueError(f"{OPENMP_ENV}={raw!r} is none of gnu (the default), llvm, adaptive")
+    raise ValueError(f"{OPENMP_ENV}={raw!r} is none of adaptive (the default), gnu, llvm")
 
 
 def openmp_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -117,9 +119,10 @@ def load_openmp(environ: Mapping[str, str] | None = None, *,
                 "runs under GNU OpenMP")
     shim = env.get(SHIM_ENV, "!its library was not given") if runtime == "adaptive" else ""
     if shim.startswith("!"):
-        return (f"{OPENMP_ENV}=adaptive, but {shim[1:]}; run `terrarium models` to build it. "
-                "The model runs under GNU OpenMP")
-    import ctypes  # here: not on the start path of the default runtime
+        return (f"the adaptive OpenMP runtime ({OPENMP_ENV}) needs its library, but "
+                f"{shim[1:]}; run `terrarium models` to build it. The model runs under GNU "
+                f"OpenMP ({OPENMP_ENV}=gnu says so without this note)")
+    import ctypes
 
     try:
         adapt = ctypes.CDLL(shim, mode=ctypes.RTLD_GLOBAL) if shim else None  # first
