@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import os
 import subprocess
 import sys
@@ -159,7 +160,7 @@ def _import_binding() -> Any:
     ours = {**openmp_env(os.environ), **shim_settings(os.environ)}
     os.environ.update(ours)
     try:
-        notice = load_openmp(own=(os.getpid(),))
+        notice = load_openmp(own=(os.getpid(),), say=logging.getLogger(__name__).info)
         if notice is not None:
             print(f"note: {notice}", file=sys.stderr, flush=True)
         import xllamacpp

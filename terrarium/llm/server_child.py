@@ -98,14 +98,16 @@ def openmp_env(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def load_openmp(environ: Mapping[str, str] | None = None, *,
-                own: tuple[int, ...] | None = None) -> str | None:
+                own: tuple[int, ...] | None = None,
+                say: Callable[[str], None] | None = None) -> str | None:
     """Before the binding is imported: under ``llvm`` or ``adaptive`` (as ``environ``, by
     default ``os.environ``, says), load libomp into the global symbol scope (the binding's
     ``GOMP_*`` and ``omp_*`` calls then bind to it rather than to libgomp, its own
     dependency) and start it, so it reads its settings (``KMP_BLOCKTIME``...) from the
     process's environment now; under ``adaptive`` the library of ``openmp_adapt.c`` goes
     in front of it, and a :class:`CoreWatch` of the processes ``own`` (default: this one
-    and its parent) starts. None when done or not asked for; else the one-line reason the
+    and its parent) starts, saying its switches with ``say`` (default: on stderr, which is
+    the server's log in the child). None when done or not asked for; else the one-line reason the
     model runs under GNU OpenMP after all."""
     env = os.environ if environ is None else environ
     try:
@@ -135,8 +137,8 @@ def load_openmp(environ: Mapping[str, str] | None = None, *,
     _loaded.append(runtime)
     if adapt is not None:
         watch = CoreWatch(spin_ms(env), own or (os.getpid(), os.getppid()))
-        threading.Thread(target=watch.run, args=(adapt.terrarium_blocktime,), daemon=True,
-                         name="openmp core watch").start()
+        threading.Thread(target=watch.run, args=(adapt.terrarium_blocktime, say or _to_stderr),
+                         daemon=True, name="openmp core watch").start()
     return None
 
 
@@ -209,23 +211,31 @@ class CoreWatch:
                 continue
         return machine, own
 
-    def run(self, apply: Callable[[int], None]) -> None:
-        """Look every :data:`WATCH_PERIOD`, and ``apply`` the block time on a switch (the
-        switch is said on stderr: the server's log)."""
+    def run(self, apply: Callable[[int], None], say: Callable[[str], None]) -> None:
+        """Look every :data:`WATCH_PERIOD`, ``apply`` the block time on a switch and
+        ``say`` it (the server's log)."""
         hz = os.sysconf("SC_CLK_TCK")
         try:
             before, at = self.ticks(), time.monotonic()
         except (OSError, ValueError):
-            return  # no /proc: the threads keep spinning as under llvm
+            say("openmp: /proc cannot be read; the threads spin as under llvm")
+            return
         while True:
             time.sleep(WATCH_PERIOD)
-            now, t = self.ticks(), time.monotonic()
+            try:
+                now, t = self.ticks(), time.monotonic()
+            except (OSError, ValueError):  # (a read cut short: the next look)
+                continue
             others = max(0, (now[0] - before[0]) - (now[1] - before[1])) / hz / (t - at)
             before, at = now, t
             if self.step(others):
                 apply(self.spin_ms if self.spinning else 0)
-                print(f"openmp: threads {'spin' if self.spinning else 'sleep'} (other "
-                      f"processes used {others:.2f} cores)", file=sys.stderr, flush=True)
+                say(f"openmp: threads {'spin' if self.spinning else 'sleep'} (other "
+                    f"processes used {others:.2f} cores)")
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def llama_params(xllamacpp: Any, shape: Any) -> Any:

@@ -89,6 +89,36 @@ def test_proc_figures_are_read_as_the_kernel_writes_them() -> None:
     assert machine > 0 and 0 < own <= machine + 1000
 
 
+class _Done(Exception):
+    pass
+
+
+def test_the_watch_applies_and_says_each_switch_and_skips_a_bad_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    watch = CoreWatch(20, (1,))  # (its window: 2 s of looks at the real period, 10)
+    monkeypatch.setattr(server_child, "WATCH_PERIOD", 0.001)
+    # (machine busy ticks, own ticks): others take 50 ticks once, then nothing for 12 looks
+    reads: list[tuple[int, int] | Exception] = [(1000, 400), (1100, 450), OSError("gone")]
+    reads += [(1100 + 10 * i, 450 + 10 * i) for i in range(1, 13)]
+
+    def ticks() -> tuple[int, int]:
+        if not reads:
+            raise _Done
+        got = reads.pop(0)
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+    monkeypatch.setattr(watch, "ticks", ticks)
+    applied: list[int] = []
+    said: list[str] = []
+    with pytest.raises(_Done):
+        watch.run(applied.append, said.append)
+    assert applied == [0, 20] and watch.spinning and watch.switches == 2
+    assert said[0].startswith("openmp: threads sleep (other processes used ")
+    assert said[1].startswith("openmp: threads spin (other processes used 0.00 cores")
+
+
 def test_without_its_library_adaptive_runs_under_gnu_with_the_reason(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(server_child, "_loaded", [])
