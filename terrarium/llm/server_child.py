@@ -270,12 +270,12 @@ def llama_params(xllamacpp: Any, shape: Any) -> Any:
     if shape.slot_save_dir is not None:
         # llama.cpp appends the file name to this string as is: the separator is ours
         params.slot_save_path = shape.slot_save_dir + os.sep
-    # Flash attention off by default: on this 2-core CPU with short per-turn prompts it
-    # costs more than it saves (measured: 27 new tokens 131 ms off vs 160 ms on, decoding
-    # 9.6 vs 10.5 ms per token; session 13, CPU time: a turn's first token 137 vs 162 ms,
-    # a generated token 26.3 vs 28.2 ms). It wins on long prompts: the router's 720-token
-    # prefix took ~10 % less CPU with it, the one thing bare xllamacpp ("auto": on) does
-    # faster under the same wait policy (docs/performance.md, "The engine").
+    # Flash attention on by default (session 17; it was off before): a long prompt goes
+    # 1.2x as fast with it (the router's 720-token prefix, 301 against 250 tokens/s,
+    # quiet: bare xllamacpp's "auto" turns it on, and without it the embedded server was
+    # 0.82x of bare), a speaker's turn of 13 new tokens a little slower (first token 73.9
+    # against 66.4 ms, a generated token 12.6 against 12.2; session 13's busy machine said
+    # 162 against 137 ms of CPU). docs/performance.md, "The engine".
     # Worker threads sleep rather than busy-wait (llama.cpp's default poll is 50) once a
     # request is done or stopped: the speech synthesizer needs the cores right then
     # (first-piece synthesis p50 114-123 ms against 135-140 ms with polling, same speed).
