@@ -187,8 +187,7 @@ class EmbeddedServer:
     """llama.cpp in this process, serving the OpenAI API on 127.0.0.1 at a free port.
 
     ``slots`` parallel slots (one per creature), each with ``ctx_per_slot`` tokens of
-    context; prompt caching is on; flash attention is on unless ``flash_attention`` is
-    False;
+    context; prompt caching is on; flash attention is off unless ``flash_attention``;
     ``poll`` is llama.cpp's busy-wait level (0-100) for its worker threads.
     ``threads`` evaluate prompts, ``gen_threads`` generate (one token at a time; default:
     ``TERRARIUM_GEN_THREADS`` if set, else ``threads``).
@@ -209,7 +208,7 @@ class EmbeddedServer:
         port: int = 0,
         startup_timeout: float = 120.0,
         verbosity: int = 0,
-        flash_attention: bool = True,
+        flash_attention: bool = False,
         poll: int = 0,
         slot_save_dir: Path | None = None,
         batch: int = 256,

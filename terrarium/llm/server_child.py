@@ -270,12 +270,13 @@ def llama_params(xllamacpp: Any, shape: Any) -> Any:
     if shape.slot_save_dir is not None:
         # llama.cpp appends the file name to this string as is: the separator is ours
         params.slot_save_path = shape.slot_save_dir + os.sep
-    # Flash attention on by default (session 17; it was off before): a long prompt goes
-    # 1.2x as fast with it (the router's 720-token prefix, 301 against 250 tokens/s,
-    # quiet: bare xllamacpp's "auto" turns it on, and without it the embedded server was
-    # 0.82x of bare), a speaker's turn of 13 new tokens a little slower (first token 73.9
-    # against 66.4 ms, a generated token 12.6 against 12.2; session 13's busy machine said
-    # 162 against 137 ms of CPU). docs/performance.md, "The engine".
+    # Flash attention off by default. With it a long prompt goes 1.2x as fast (the
+    # router's 720-token prefix, 301 against 250 tokens/s, quiet: bare xllamacpp's "auto"
+    # turns it on, and without it the embedded server is 0.82x of bare), a speaker's turn
+    # of 13 new tokens a little slower (first token 73.9 against 66.4 ms). But it changes
+    # the sums, and so the replies: on the voice bench the model's new replies were held
+    # longer by the reply guard, time to first audio 314 / 588 ms against 195 / 408 ms
+    # without it (session 17). docs/performance.md, "The engine".
     # Worker threads sleep rather than busy-wait (llama.cpp's default poll is 50) once a
     # request is done or stopped: the speech synthesizer needs the cores right then
     # (first-piece synthesis p50 114-123 ms against 135-140 ms with polling, same speed).
