@@ -46,6 +46,7 @@ from terrarium.controller.reply_words import answer_only, invents, lcs, may_rest
 from terrarium.controller.said_back import closed, second_person
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
+from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import (
     NEUTRAL,
     asks_advice,
@@ -284,7 +285,7 @@ class ReplyGuard:
         fixed = spec.replies.get(intent) if intent is not None else None
         facts = " ".join(str(p[spec.facts_field]) for p in payloads
                          if spec.facts_field and p and isinstance(p.get(spec.facts_field), str))
-        if fixed is None and intent in _ASKS and is_statement(user):
+        if fixed is None and intent in _ASKS and is_statement(punctuated(user)):
             # told, not asked ("Call me Sam, please." taken for a request): acknowledged
             fixed = spec.replies.get("statement")
         notes = sentences(facts)

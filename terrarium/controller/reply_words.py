@@ -19,6 +19,7 @@ from terrarium.store.asked import (
     asks_kind,
     lacks,
     may_refer_by_meaning,
+    names_kind_asked,
     points_back,
     refers_by_meaning,
 )
@@ -209,7 +210,8 @@ def cannot_answer(user: str, notes: Sequence[str]) -> bool:
     user = punctuated(user)
     return not notes or (not points_back(user) and (lacks(user, notes)
                                                     or _no_place_named(user, notes)
-                                                    or _no_clock_time(user, notes)))
+                                                    or _no_clock_time(user, notes)
+                                                    or _no_number_told(user, notes)))
 
 
 _ASKS_PLACE_KIND = re.compile(r"\b(which|what)\s+(city|town|country|village)\b", re.I)
@@ -234,6 +236,23 @@ def _no_clock_time(user: str, notes: Sequence[str]) -> bool:
     "noon", a part of the day): "I'm seeing the dentist on Friday." tells a day, no time."""
     return (_ASKS_CLOCK.search(user) is not None
             and not any(_CLOCK_TOLD.search(n) for n in notes))
+
+
+_NUMBER_ASKED = re.compile(r"\bhow\s+(old|much)\b|\bwhat\s+age\b|"
+                           r"\b(what|what's|which)\b[^.?!]*\bnumber\b", re.I)
+_SOME_AMOUNT = re.compile(r"\b(\w+teens?|\w+ties|teenager|toddler|baby|newborn|infant|retired|"
+                          r"half|quarter|couple|pair|few|dozen|\w+fold)\b|\d", re.I)
+
+
+def _no_number_told(user: str, notes: Sequence[str]) -> bool:
+    """Whether ``user`` asks a number ("how old", "how much", "what age", "which … number")
+    and no note holds one (a number, in figures or words, or an amount or an age told in
+    words: "in her thirties", "half", "a toddler"): "How old is my cat?" after only "I have
+    a cat.", "What's my sister's phone number?" after only "My sister is a teacher." (read
+    from the question's form and the notes' words; "how many" is left out: "the twins"
+    answers it)."""
+    return (_NUMBER_ASKED.search(user) is not None
+            and not any(has_number(n) or _SOME_AMOUNT.search(n) for n in notes))
 
 
 _NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be
@@ -304,6 +323,8 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
     parts = [x for n in notes for x in sentences(n)]
     feel = _only_feeling(question)
     told = [i for i, n in enumerate(parts) if relevant(n, question, attitudes=feel)]
+    if not told:  # "Which languages do I know?": "I picked up Portuguese ..." (WordNet)
+        told = [i for i, n in enumerate(parts) if names_kind_asked(n, question)]
     if not told and points_back(question) and parts:
         told = [0]
     if not told:
@@ -314,12 +335,15 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
         if best is None or near[best] < NEAR_IS_ABOUT:
             return None
         told = [best]
-    i = told[0]
-    after = [n for n in parts[i + 1:i + 3] if _follows(n)]
-    fixes = [n for n in after if is_correction(n)]
-    # said back in at most two sentences: a correction alone, without its "Oh wait,"
-    said = without_marks(fixes[-1]) if fixes else " ".join([parts[i], *after[:1]])
-    return None if misses_number(said, question) else said
+    for i in told:  # the first about it that holds a number asked: "How long have I lived
+        # in Glasgow?" is answered by "... for ten years", not "I'm from Swansea."
+        after = [n for n in parts[i + 1:i + 3] if _follows(n)]
+        fixes = [n for n in after if is_correction(n)]
+        # said back in at most two sentences: a correction alone, without its "Oh wait,"
+        said = without_marks(fixes[-1]) if fixes else " ".join([parts[i], *after[:1]])
+        if not misses_number(said, question):
+            return said
+    return None
 
 
 _ASKS_NUMBER = re.compile(r"\bhow\s+(old|many|much|tall|heavy|far|long)\b|"
