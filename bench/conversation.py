@@ -60,6 +60,7 @@ from conversation_dev5 import DEV5  # bench/conversation_dev5.py: session 13's s
 from conversation_dev6 import DEV6  # bench/conversation_dev6.py: session 14, by meaning
 from conversation_dev7 import DEV7  # bench/conversation_dev7.py: session 15, said in passing
 from conversation_dev8 import DEV8  # bench/conversation_dev8.py: session 16, varied phrasing
+from conversation_dev9 import DEV9, DEV9B  # bench/conversation_dev9.py: session 17, two parts
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 
 from terrarium.config import load_team
@@ -108,7 +109,7 @@ def blind2() -> list[list[Say]]:
 
 def says(data: list) -> list[list[Say]]:
     """A set's dialogues as turns: the developers' own cases, tuned on (bench/conversation_dev3.py
-    to dev8.py: sessions 11, 13, 13's second round, 14 by meaning, 15 told in passing, 16)."""
+    to dev9.py: sessions 11, 13, 13's second round, 14 by meaning, 15 told in passing, 16, 17)."""
     return [[S(*turn) for turn in dialogue] for dialogue in data]
 
 
@@ -513,7 +514,8 @@ SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind
         "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
         "blind6": blind6, "blind7": blind7, "dev": lambda: DEV, "dev2": lambda: DEV2,
         **{f"dev{i}": (lambda d=d: says(d))
-           for i, d in enumerate((DEV3, DEV4, DEV5, DEV6, DEV7, DEV8), 3)}}
+           for i, d in enumerate((DEV3, DEV4, DEV5, DEV6, DEV7, DEV8, DEV9), 3)},
+        "dev9b": lambda: says(DEV9B)}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5", "blind6", "blind7")}
@@ -567,7 +569,8 @@ if __name__ == "__main__":
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
                                      "blind4", "blind5", "blind6", "blind7", "dev", "dev2",
-                                     "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "both",
+                                     "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9",
+                                     "dev9b", "both",
                                      "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
@@ -580,7 +583,8 @@ if __name__ == "__main__":
                    "bench/conversation_dev5.py; dev6: session 14's, asks sharing no word "
                    "with the telling, bench/conversation_dev6.py; dev7: session 15's, told in "
                    "passing, follow-ups, asks without my, bench/conversation_dev7.py; dev8: "
-                   "session 16's, varied phrasing, bench/conversation_dev8.py)")
+                   "session 16's, varied phrasing, bench/conversation_dev8.py; dev9 and its "
+                   "held-out part two dev9b: session 17's, bench/conversation_dev9.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None

@@ -200,7 +200,8 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
 
         from terrarium.llm.embedded import EmbeddedServer, openmp_choice, wait_policy
 
-        policy = os.environ.get(POLICY_ENV) or wait_policy()
+        policy = (os.environ.get(POLICY_ENV)
+                  or ("adaptive" if openmp_choice() == "adaptive" else wait_policy()))
         if (POLICY_ENV in os.environ and "OMP_WAIT_POLICY" not in os.environ
                 and openmp_choice() == "gnu"):
             # OpenMP's own policy (``default``, ``spin:N``): libgomp loaded before the
@@ -219,9 +220,11 @@ def child(mode: str, prompt_file: Path, reps: int, gen: int, threads_arg: str | 
             return dict(r.json())
         threads = f"{server.gen_threads}:{server.threads}"
     else:
+        from terrarium.llm.openmp_build import shim_settings
         from terrarium.llm.server_child import load_openmp
 
-        load_openmp()  # libomp before the binding, under ``libomp:N``
+        os.environ.update(shim_settings(os.environ))  # (its library, under ``adaptive``)
+        load_openmp(own=(os.getpid(),))  # libomp before the binding, under ``libomp:N``
         import xllamacpp
 
         from terrarium.llm.embedded import model_path
@@ -275,6 +278,8 @@ def policy_env(policy: str) -> dict[str, str]:
     for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "KMP_LIBRARY",
                  OPENMP_ENV):
         env.pop(name, None)
+    if not (policy == "adaptive" or policy.startswith("libomp:")):
+        env[OPENMP_ENV] = "gnu"  # libgomp's own policies (adaptive is the runtime's default)
     if policy.startswith("spin:"):
         env["GOMP_SPINCOUNT"] = policy.split(":", 1)[1]
     elif policy == "adaptive":
@@ -294,6 +299,8 @@ def run_child(kind: Kind, prompt_file: Path, reps: int, gen: int, turn: bool = F
     own is :data:`SAME` (the one the embedded child reported this run)."""
     want = policy if kind.policy == SAME else kind.policy
     env = policy_env(want) if want else dict(os.environ, PYTHONPATH=str(ROOT))
+    if kind.mode == "bare" and not want:  # the binding as it comes: libgomp, its default
+        env[OPENMP_ENV] = "gnu"
     extra = ((["--threads", kind.threads] if kind.threads else [])
              + (["--turn"] if turn else []) + (["--model", kind.model] if kind.model else [])
              + (["--variant", kind.variant] if kind.variant else [])

@@ -47,6 +47,7 @@ from terrarium.controller.said_back import closed, second_person
 from terrarium.controller.said_short import note_first, note_said_back
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
+from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import (
     NEUTRAL,
     asks_advice,
@@ -285,7 +286,7 @@ class ReplyGuard:
         fixed = spec.replies.get(intent) if intent is not None else None
         facts = " ".join(str(p[spec.facts_field]) for p in payloads
                          if spec.facts_field and p and isinstance(p.get(spec.facts_field), str))
-        if fixed is None and intent in _ASKS and is_statement(user):
+        if fixed is None and intent in _ASKS and is_statement(punctuated(user)):
             # told, not asked ("Call me Sam, please." taken for a request): acknowledged
             fixed = spec.replies.get("statement")
         notes = sentences(facts)

@@ -112,7 +112,10 @@ my you your he she it we they them him her us its our their this that these thos
 here not no yes very too also some any all what which who how why when where i'm you're
 it's that's don't can't
 """.split())
-_LOOP_FREE = _FUNCTION - {"i'm", "you're", "it's", "that's"}
-"""Words said any number of times without a loop: the function words, but not a pronoun run
-into its verb: a short reply saying "you're" four times is a list gone round ("You're a
-nurse, you're 34, you're from Leeds and you're ...")."""
+_LOOP_FREE = frozenset("the a an and or to of in is you your i my it that".split())
+"""Words said any number of times without a loop: the articles, the commonest conjunctions
+and prepositions, "is", and the pronouns of the user and of a thing, the words the
+conversation bench lets a reply repeat (``bench/conversation.py``, ``loops``). Any other
+word said a fourth time is a list gone round: "You're a nurse, you're 34, you're from Leeds
+and you're ...", "No bread or pasta, no cheese, no meat, no bacon, ..." (dev9, session 17:
+"no", a function word, was let through and the reply was judged a loop)."""

@@ -57,6 +57,7 @@ from terrarium.prompt.builder import PromptBuilder
 from terrarium.prompt.built_prompt import BuiltPrompt
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
+from terrarium.store.spoken import punctuated
 from terrarium.tools.approval import Approver
 from terrarium.tools.base import Answerer, EffectJournal, ToolContext
 from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
@@ -426,10 +427,13 @@ class Controller(RoundStreaming):
         return self.pins.pin(self.conversation, sections, self._sent, again=again)
 
     def _decide(self, inputs: Sequence[Incoming]) -> str | None:
-        """The value a ``choice_rules`` pattern picks for these inputs (first match wins)."""
+        """The value a ``choice_rules`` pattern picks for these inputs (first match wins).
+        A text closed by no mark that opens as a question is matched with its "?"
+        (``store.spoken.punctuated``: "who's my stepfather", as speech recognition writes it,
+        is a question, as recall reads it, not a statement for the model to guess)."""
         if not self.choice_rules or self.frame is None or not self.frame.choices:
             return None
-        text = "\n".join(i.search_text for i in inputs)
+        text = "\n".join(punctuated(i.search_text) for i in inputs)
         for pattern, value in self.choice_rules:
             if value in self.frame.choices and pattern.search(text):
                 return value

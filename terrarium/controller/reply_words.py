@@ -19,6 +19,7 @@ from terrarium.store.asked import (
     asks_kind,
     lacks,
     may_refer_by_meaning,
+    names_kind_asked,
     points_back,
     refers_by_meaning,
 )
@@ -211,7 +212,8 @@ def cannot_answer(user: str, notes: Sequence[str]) -> bool:
     user = punctuated(user)
     return not notes or (not points_back(user) and (lacks(user, notes)
                                                     or _no_place_named(user, notes)
-                                                    or _no_clock_time(user, notes)))
+                                                    or _no_clock_time(user, notes)
+                                                    or _no_number_told(user, notes)))
 
 
 _ASKS_PLACE_KIND = re.compile(r"\b(which|what)\s+(city|town|country|village)\b", re.I)
@@ -236,6 +238,23 @@ def _no_clock_time(user: str, notes: Sequence[str]) -> bool:
     "noon", a part of the day): "I'm seeing the dentist on Friday." tells a day, no time."""
     return (_ASKS_CLOCK.search(user) is not None
             and not any(_CLOCK_TOLD.search(n) for n in notes))
+
+
+_NUMBER_ASKED = re.compile(r"\bhow\s+(old|much)\b|\bwhat\s+age\b|"
+                           r"\b(what|what's|which)\b[^.?!]*\bnumber\b", re.I)
+_SOME_AMOUNT = re.compile(r"\b(\w+teens?|\w+ties|teenager|toddler|baby|newborn|infant|retired|"
+                          r"half|quarter|couple|pair|few|dozen|\w+fold)\b|\d", re.I)
+
+
+def _no_number_told(user: str, notes: Sequence[str]) -> bool:
+    """Whether ``user`` asks a number ("how old", "how much", "what age", "which … number")
+    and no note holds one (a number, in figures or words, or an amount or an age told in
+    words: "in her thirties", "half", "a toddler"): "How old is my cat?" after only "I have
+    a cat.", "What's my sister's phone number?" after only "My sister is a teacher." (read
+    from the question's form and the notes' words; "how many" is left out: "the twins"
+    answers it)."""
+    return (_NUMBER_ASKED.search(user) is not None
+            and not any(has_number(n) or _SOME_AMOUNT.search(n) for n in notes))
 
 
 _NOT_KIND = frozenset("""a an the and or but of to in on at for with is am are was were be
@@ -320,6 +339,8 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
     parts = [x for n in notes for x in sentences(n)]
     feel = _only_feeling(question)
     rel = [relevant(n, question, attitudes=feel) for n in parts]
+    if not any(rel):  # "Which languages do I know?": "I picked up Portuguese ..." (WordNet)
+        rel = [names_kind_asked(n, question) for n in parts]
     near: list[float] = []
     if parts and not rel[0]:  # a note before the first one about it by words may be so
         # by meaning ("Where do I work out?": "My gym is the one next to the station."
@@ -335,11 +356,14 @@ def note_about(question: str, notes: Sequence[str]) -> str | None:
                        key=near.__getitem__, reverse=True)
     told = " ".join(parts)
     said = [_said_back(parts, i) for i in about]
+    # the first that says what is asked: a number asked ("How long have I lived in
+    # Glasgow?" is answered by "... for ten years", not "I'm from Swansea."), which one
     fit = [s for s in said if not misses_number(s, question)
            and misanswers(s, told, question, first=True) is None]
     if fit:
         return fit[0]
-    return None if strict or not said or misses_number(said[0], question) else said[0]
+    counted = [s for s in said if not misses_number(s, question)]
+    return None if strict or not counted else counted[0]
 
 
 def _said_back(parts: Sequence[str], i: int) -> str:

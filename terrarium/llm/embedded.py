@@ -138,14 +138,14 @@ def wait_policy(environ: Mapping[str, str] | None = None) -> str:
 
 
 def openmp_choice(environ: Mapping[str, str] | None = None) -> str:
-    """``TERRARIUM_OPENMP``: the OpenMP runtime llama.cpp's threads run under, ``gnu``
-    (the default), ``llvm`` or ``adaptive``; a :class:`ModelError` naming them for
+    """``TERRARIUM_OPENMP``: the OpenMP runtime llama.cpp's threads run under,
+    ``adaptive`` (the default), ``gnu`` or ``llvm``; a :class:`ModelError` naming them for
     anything else."""
     try:
         return openmp_runtime(os.environ if environ is None else environ)
     except ValueError as exc:
-        raise ModelError(str(exc), suggestion=f"unset {OPENMP_ENV}, or set it to gnu, "
-                                              "llvm or adaptive (docs/voice.md)") from exc
+        raise ModelError(str(exc), suggestion=f"unset {OPENMP_ENV}, or set it to "
+                                              "adaptive, gnu or llvm (docs/voice.md)") from exc
 
 
 def _import_binding() -> Any:
@@ -383,10 +383,16 @@ class EmbeddedServer:
         """Save/restore of this server's slots (None unless started with ``slot_save_dir``)."""
         if self.slot_save_dir is None or self.loaded_model is None:
             return None
-        # a state saved by a server of another shape (slots, context) does not restore into
-        # this one ("no available space in KV cache"): the shape is part of the file's name
         return PrefixCache(self.slot_save_dir, self.loaded_model, self.base_url,
-                           layout=f"{self.slots}x{self.ctx_per_slot}")
+                           layout=self.layout)
+
+    @property
+    def layout(self) -> str:
+        """What a saved slot state must have been saved under, beyond the model file: a
+        state of another shape (slots, context) does not restore ("no available space in
+        KV cache"), nor one saved without flash attention into a server with it (its KV
+        cache's values are laid out otherwise). Part of the saved files' names."""
+        return f"{self.slots}x{self.ctx_per_slot}" + ("-fa" if self.flash_attention else "")
 
     def tokenizer(self) -> LlamaTokenizer:
         """The model's own tokenizer, for prompt budgets."""

@@ -50,11 +50,12 @@ idle workers sleep rather than spin (why, and the A/B that chose it: docs/perfor
 "The engine"). libgomp reads it once, when it loads."""
 
 OPENMP_ENV = "TERRARIUM_OPENMP"
-"""Which OpenMP runtime runs llama.cpp's threads: ``gnu`` (unset: the binding's own
-libgomp, :data:`WAIT_POLICY`) or ``llvm`` (LLVM's libomp, loaded before the binding, whose
-``GOMP_*`` entry points it answers: its threads spin for ``KMP_BLOCKTIME`` ms after a
-parallel region, yielding the core while they do, and then sleep) or ``adaptive`` (libomp,
-its block time set to 0 while other processes want the cores: :class:`CoreWatch`)."""
+"""Which OpenMP runtime runs llama.cpp's threads: ``adaptive`` (unset: LLVM's libomp as
+under ``llvm``, its block time set to 0 while other processes want the cores:
+:class:`CoreWatch`), ``gnu`` (the binding's own libgomp, :data:`WAIT_POLICY`) or ``llvm``
+(libomp, loaded before the binding, whose ``GOMP_*`` entry points it answers: its threads
+spin for ``KMP_BLOCKTIME`` ms after a parallel region, yielding the core while they do,
+and then sleep)."""
 
 LLVM_LIBRARY = "libomp.so.5"  # Debian's libomp5
 LLVM_BLOCKTIME = "20"
@@ -70,15 +71,16 @@ _loaded: list[str] = []  # the runtime this process loaded before the binding, i
 
 
 def openmp_runtime(environ: Mapping[str, str]) -> str:
-    """``gnu``, ``llvm`` or ``adaptive``, as :data:`OPENMP_ENV` says; ValueError else."""
+    """``adaptive`` (unset), ``gnu`` or ``llvm``, as :data:`OPENMP_ENV` says; ValueError
+    else."""
     raw = environ.get(OPENMP_ENV, "").strip().lower()
-    if raw in ("", "gnu", "gomp", "libgomp"):
+    if raw in ("", "adaptive"):
+        return "adaptive"
+    if raw in ("gnu", "gomp", "libgomp"):
         return "gnu"
     if raw in ("llvm", "libomp"):
         return "llvm"
-    if raw == "adaptive":
-        return "adaptive"
-    raise ValueError(f"{OPENMP_ENV}={raw!r} is none of gnu (the default), llvm, adaptive")
+    raise ValueError(f"{OPENMP_ENV}={raw!r} is none of adaptive (the default), gnu, llvm")
 
 
 def openmp_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -119,9 +121,10 @@ def load_openmp(environ: Mapping[str, str] | None = None, *,
                 "runs under GNU OpenMP")
     shim = env.get(SHIM_ENV, "!its library was not given") if runtime == "adaptive" else ""
     if shim.startswith("!"):
-        return (f"{OPENMP_ENV}=adaptive, but {shim[1:]}; run `terrarium models` to build it. "
-                "The model runs under GNU OpenMP")
-    import ctypes  # here: not on the start path of the default runtime
+        return (f"the adaptive OpenMP runtime ({OPENMP_ENV}) needs its library, but "
+                f"{shim[1:]}; run `terrarium models` to build it. The model runs under GNU "
+                f"OpenMP ({OPENMP_ENV}=gnu says so without this note)")
+    import ctypes
 
     try:
         adapt = ctypes.CDLL(shim, mode=ctypes.RTLD_GLOBAL) if shim else None  # first
@@ -267,12 +270,13 @@ def llama_params(xllamacpp: Any, shape: Any) -> Any:
     if shape.slot_save_dir is not None:
         # llama.cpp appends the file name to this string as is: the separator is ours
         params.slot_save_path = shape.slot_save_dir + os.sep
-    # Flash attention off by default: on this 2-core CPU with short per-turn prompts it
-    # costs more than it saves (measured: 27 new tokens 131 ms off vs 160 ms on, decoding
-    # 9.6 vs 10.5 ms per token; session 13, CPU time: a turn's first token 137 vs 162 ms,
-    # a generated token 26.3 vs 28.2 ms). It wins on long prompts: the router's 720-token
-    # prefix took ~10 % less CPU with it, the one thing bare xllamacpp ("auto": on) does
-    # faster under the same wait policy (docs/performance.md, "The engine").
+    # Flash attention off by default. With it a long prompt goes 1.2x as fast (the
+    # router's 720-token prefix, 301 against 250 tokens/s, quiet: bare xllamacpp's "auto"
+    # turns it on, and without it the embedded server is 0.82x of bare), a speaker's turn
+    # of 13 new tokens a little slower (first token 73.9 against 66.4 ms). But it changes
+    # the sums, and so the replies: on the voice bench the model's new replies were held
+    # longer by the reply guard, time to first audio 314 / 588 ms against 195 / 408 ms
+    # without it (session 17). docs/performance.md, "The engine".
     # Worker threads sleep rather than busy-wait (llama.cpp's default poll is 50) once a
     # request is done or stopped: the speech synthesizer needs the cores right then
     # (first-piece synthesis p50 114-123 ms against 135-140 ms with polling, same speed).

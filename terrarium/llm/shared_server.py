@@ -81,9 +81,10 @@ def registry_dir() -> Path:
     return cache_dir() / "servers"
 
 
-def share_key(model_file: Path, slots: int, ctx_per_slot: int, team: str) -> str:
-    """The registry key: this model file, this server layout, this team's config."""
-    tag = model_tag(model_file, f"{slots}x{ctx_per_slot}")
+def share_key(model_file: Path, layout: str, team: str) -> str:
+    """The registry key: this model file, this server layout (``EmbeddedServer.layout``),
+    this team's config."""
+    tag = model_tag(model_file, layout)
     return hashlib.sha256(f"{tag}\0{team}".encode()).hexdigest()[:24]
 
 
@@ -226,7 +227,7 @@ class SharedEmbeddedServer(EmbeddedServer):
     def registry(self) -> ServerRecord:
         if self._registry is None:
             model = self.model_file or model_path()
-            key = share_key(model, self.slots, self.ctx_per_slot, self.team)
+            key = share_key(model, self.layout, self.team)
             self._registry = ServerRecord(self.registry_root or registry_dir(), key)
         return self._registry
 

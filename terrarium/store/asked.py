@@ -15,12 +15,13 @@ Two things retrieval by subject words cannot settle alone:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 
 from terrarium.store import forms
 from terrarium.store.keep import asked_back
-from terrarium.store.lexicon import defined_by, defines, kind_of
+from terrarium.store.lexicon import defined_by, defines, glossed_as, kind_of
 from terrarium.store.similar import nearest
 from terrarium.store.subjects import (
     RELATED,
@@ -37,7 +38,8 @@ from terrarium.store.subjects import (
 )
 
 __all__ = ["KINDS", "NEAR_IS_ABOUT", "REFERS_NEAR", "asks_kind", "generic", "lacks",
-           "may_refer_by_meaning", "names_someone", "points_back", "refers_by_meaning"]
+           "may_refer_by_meaning", "names_kind_asked", "names_someone", "points_back",
+           "refers_by_meaning"]
 
 _KIND_TABLE = (
     # the words of asking about one kind | more words that tell of it
@@ -144,8 +146,9 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
             if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said and not any(
                     tells_kind(word, n) for n in notes):
                 return True  # "my dog" with only a cat told (not with "two whippets")
-    if _SURNAME_STEM in own:
-        return not any(_SURNAME.search(n) or _FULL_NAME.search(n) for n in notes)
+    if _SURNAME_STEM in own:  # "My maiden name was Abernethy." tells one (WordNet's gloss)
+        return not any(_SURNAME.search(n) or _FULL_NAME.search(n) or _glossed(n, ["surname"])
+                       for n in notes)
     if _ADDRESS.search(question) and not any(_NAMED.search(n) or has_number(n) for n in notes):
         return True  # an address is a number or a street's name: "We moved here in May."
     names = _ASKS_NAME.search(question) is not None
@@ -157,6 +160,9 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
         return False  # "And which colour did I go for?": on from what was just told
     if any(relevant(n, question) for n in notes):
         return False
+    if any(_glossed(n, words) for n in notes):
+        return False  # "Which languages do I know?" and "I picked up Portuguese ...": a
+        # thing told that WordNet defines as one of the kind asked
     if (nearest(question, notes) or 0.0) >= NEAR_IS_ABOUT:
         # about it in meaning, with no word in common: "Which brand of guitar do I own?"
         # and "I play a battered Fender I got at sixteen." (cosine 0.46)
@@ -178,6 +184,21 @@ def _thing_named(words: Sequence[str], question: str, notes: Sequence[str]) -> b
     asked = [w for w in words if stem(w) not in _NAMES]
     return bool(asked) and not any(kind_of(w, ["organism"], senses=1) for w in asked) \
         and any(relevant(n, question) for n in notes)
+
+
+def names_kind_asked(note: str, question: str) -> bool:
+    """Whether ``note`` names a thing WordNet defines as one of the kinds ``question`` asks
+    of ("I picked up Portuguese ..." for "Which languages do I know?")."""
+    return _glossed(note, subject_terms(question, related=False))
+
+
+def _glossed(note: str, kinds: Sequence[str]) -> bool:
+    """Whether a word of ``note``, or two told together ("maiden name"), is defined as one
+    of ``kinds`` (:func:`terrarium.store.lexicon.glossed_as`)."""
+    words = _WORD.findall(note)
+    said = [w for w in words if len(w) > 3]
+    said += [f"{a} {b}" for a, b in itertools.pairwise(words) if len(a + b) > 6]
+    return any(glossed_as(w, k) for w in said for k in kinds if len(k) > 3)
 
 
 def _defined(kinds: Sequence[str], notes: Sequence[str]) -> bool:

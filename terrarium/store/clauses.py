@@ -46,7 +46,11 @@ school, is a firefighter now." ("is a firefighter now" tells nothing without "To
 in Quebec, speak French ..." has the statement's own "I" for "speak")."""
 _POINTS_BACK = re.compile(r"^(she|he|it|they|who|which|whose|that|her|his|its|their|both|"
                           r"she's|he's|it's|they're|who's|one|mostly|mainly|all|each|"
-                          r"about|around|roughly|nearly)\b", re.I)
+                          r"about|around|roughly|nearly|where|the\s+(?:same\s+)?ones?|an?)\b",
+                          re.I)
+"""A part pointing back at the part before it, a pronoun, a relative or an apposition ("...,
+the one where I tore a ligament", "..., where I grew up", "my sister had her baby, a little
+boy called Rumi"): it says nothing without it."""
 _INNER_END = re.compile(r"[.!?]\s+\S")
 _MIN_WORDS = 3
 _COUNTS = re.compile(r"\bhow\s+(many|much|old|long|tall|far)\b|\b(number|age)\b", re.I)
@@ -176,6 +180,9 @@ def about(statement: str, question: str) -> str:
     best = _best(clauses, question)
     if not best:
         return statement
+    if _split_between(clauses, best, question):
+        return statement  # "My mum's birthday is in May and my dad's is in October." for
+        # "When is Dad's birthday?": the part naming Dad says "birthday" only by the other
     if not all(tells_known(c) for i, c in enumerate(clauses) if i not in best):
         return statement  # "Chess is my thing, I play most evenings.": the part left out
         # may hold the answer ("chess") though it names no subject the question asks
@@ -195,6 +202,19 @@ def about(statement: str, question: str) -> str:
         first = f"{m.group(1)} {first}"
     text = ", ".join([first[:1].upper() + first[1:], *picked[1:]]).strip()
     return text if text.endswith((".", "!")) else f"{text}."
+
+
+def _split_between(clauses: tuple[str, ...], best: list[int], question: str) -> bool:
+    """Whether the question's own words are split between the clauses (the parts picked
+    hold fewer of them than the statement does): a part that leaves out what the part
+    before it said ("… and my daughter to eggs", "… and my dad's is in October") is read
+    with it."""
+    own = frozenset(stem(t) for t in subject_terms(question, related=False)) - NEUTRAL
+    if len(own) < 2:
+        return False
+    held = [own & {stem(w) for w in subject_terms(c, related=False)} for c in clauses]
+    picked = frozenset().union(*(held[i] for i in best))
+    return len(frozenset().union(*held)) > len(picked)
 
 
 def _answers(part: str, question: str) -> bool:

@@ -23,7 +23,7 @@ from os.path import commonprefix
 from pathlib import Path
 
 __all__ = ["KIND_STEPS", "MIN_KIND_DEPTH", "TOLD_SENSES", "WORDNET", "Lexicon",
-           "defined_by", "defines", "kind_of", "lexicon"]
+           "defined_by", "defines", "glossed_as", "kind_of", "lexicon"]
 
 WORDNET = Path("/usr/share/wordnet")
 """Where Debian's ``wordnet-base`` puts WordNet 3.0's database files."""
@@ -37,6 +37,11 @@ statement from another."""
 MIN_KIND_DEPTH = 4
 """A kind must be at least this many steps below WordNet's root ("entity"): "thing",
 "object" and "whole" are kinds of almost everything."""
+
+_OF = frozenset("""that which who whom whose where when of in on at for from with by to as
+into than before after about under over""".split())
+"""The words after which a definition says what its thing is of, or for ("a woman's surname
+before marriage")."""
 
 _RULES = (("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
           ("men", "man"), ("ies", "y"), ("s", ""))
@@ -57,6 +62,7 @@ class Lexicon:
         self.above = lru_cache(maxsize=8192)(self._above)
         self.depth = lru_cache(maxsize=4096)(self._depth)
         self.gloss = lru_cache(maxsize=4096)(self._gloss)
+        self.genus = lru_cache(maxsize=4096)(self._genus)
 
     @property
     def available(self) -> bool:
@@ -145,6 +151,24 @@ class Lexicon:
         said = line.split(" | ", 1)[1].split(";")[0] if " | " in line else ""
         return frozenset(_singular(w) for w in re.findall(r"[a-z]+", said.lower()))
 
+    def _genus(self, offset: int) -> frozenset[str]:
+        """The words of the definition of synset ``offset`` before what it is said of (its
+        first preposition or relative word): the kind of thing it is ("the Romance language
+        spoken in Portugal" -> the, romance, language, spoken; "the name that precedes the
+        surname" -> the, name)."""
+        data = self._data
+        if data is None:
+            return frozenset()
+        end = data.find(b"\n", offset)
+        line = data[offset:end if end >= 0 else len(data)].decode("latin-1")
+        said = line.split(" | ", 1)[1].split(";")[0] if " | " in line else ""
+        words: list[str] = []
+        for w in re.findall(r"[a-z]+", said.lower()):
+            if w in _OF:
+                break
+            words.append(_singular(w))
+        return frozenset(words)
+
     def _above(self, offset: int) -> frozenset[int]:
         """``offset`` and every synset up to ``KIND_STEPS`` steps above it."""
         seen = {offset}
@@ -220,6 +244,21 @@ def defines(word: str, told: Iterable[str], lex: Lexicon | None = None) -> bool:
     senses = lex.senses(word) if _PLAIN.fullmatch(word) else ()
     said = {w.lower() for w in told if len(w) > 3}
     return bool(senses) and bool(said & lex.gloss(senses[0]))
+
+
+def glossed_as(word: str, kind: str, lex: Lexicon | None = None) -> bool:
+    """Whether a sense of ``word`` (of its first :data:`TOLD_SENSES`; two words told together
+    as one, "maiden name") is defined as a ``kind``, the kind named before what its
+    definition says it is of (:meth:`Lexicon.genus`): "Portuguese" ("the Romance language
+    spoken in Portugal and Brazil") of "language", "maiden name" ("a woman's surname before
+    marriage") of "surname"; not "first name" ("the name that precedes the surname"). The
+    kinds WordNet's hypernyms put too high to ask by (:data:`MIN_KIND_DEPTH`: a language is
+    a kind of communication) are in the words that define a thing of them."""
+    lex = lex or lexicon()
+    wanted = _singular(re.sub(r"'s?$", "", kind.lower()))
+    if len(wanted) < _MIN_SHARED or not _PLAIN.fullmatch(word.replace(" ", "-")):
+        return False
+    return any(wanted in lex.genus(s) for s in lex.senses(word)[:TOLD_SENSES])
 
 
 _MIN_SHARED = 4

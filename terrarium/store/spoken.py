@@ -5,7 +5,10 @@ Recall reads a question by its form, and a closing "?" is part of that form: wit
 what was told (a question without "my" is one only when it asks), and handed nothing. A
 transcript that opens as a question does (a question word before its verb, or a verb before
 its subject) and closes with no mark of its own is a question: :func:`punctuated` gives it
-its "?". Not a clause of time or place the user opens a statement with ("when I was little
+its "?" (a question word run into its verb, "who's my stepfather", asks whatever follows),
+as does what the user says they cannot remember ("I can't remember where my sister
+lives.", "I've forgotten what the dog's called").
+Not a clause of time or place the user opens a statement with ("when I was little
 we lived in Kent", "what I need is a holiday": the subject comes before the verb), nor a
 text already closed (".", "!", "?").
 """
@@ -35,15 +38,26 @@ doing or having before "the" is a statement without its "I" as often ("did the b
 "had the best day"): not read as a question."""
 
 
+_FORGOT = re.compile(r"^\W*i\s+(?:can't|cannot|can\s+never|don't|do\s+not|just\s+can't)\s+"
+                     r"(?:remember|recall)\s+|^\W*i(?:'ve|\s+have)?\s+(?:forgot|forgotten)\s+",
+                     re.I)
+_FORGOT_WHAT = re.compile(r"(what|what's|where|where's|when|when's|who|who's|which|whose|"
+                          r"how\s+(?:old|many|much|long))\b", re.I)
+
+
 def punctuated(text: str) -> str:
     """``text`` with a closing "?" when it asks without one ("when's the interview" ->
-    "when's the interview?"); anything else as it is."""
+    "when's the interview?"), or asks by saying what the user cannot remember ("I can't
+    remember where my sister lives." -> "... lives?"); anything else as it is."""
     t = text.strip()
+    forgot = _FORGOT.match(t)
+    if forgot and _FORGOT_WHAT.match(t, forgot.end()) and "?" not in t:
+        return f"{t.rstrip('.!…').rstrip()}?"
     if not t or _CLOSED.search(t):
         return text
     m = _WH.match(t)
     if m:
-        if _SUBJECT_FIRST.match(m.group("rest")):
+        if not m.group(1).lower().endswith("'s") and _SUBJECT_FIRST.match(m.group("rest")):
             return text  # "when I was little we lived in Kent": told
         return f"{t}?"
     return f"{t}?" if _INVERTED.match(t) else text

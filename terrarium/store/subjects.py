@@ -474,11 +474,12 @@ def asked_of(question: str) -> set[str]:
 
 def may_refer(question: str) -> bool:
     """Whether ``question`` could ask about something the user told without speaking of
-    them (:func:`refers_to_told`): a question about something, asking what, where, when,
-    who ... ("Remind me, when's the dentist?", "Physio's at what time?", "Landlord's name
-    again?") or whether ("Is physio on Thursdays?"), or a frame of asking back ("Tell me
-    again what the dog's called.")."""
+    them (:func:`refers_to_told`): asking what, where, when, who ... ("Remind me, when's the
+    dentist?", "Physio's at what time?", "Landlord's name again?"), whether ("Is physio on
+    Thursdays?"), by a frame of asking back ("Tell me again what the dog's called.") or
+    after "tell me" ("Tell me where Noor is moving.")."""
     rest, framed = asked_back(question)
+    framed = framed or (rest != question.strip() and _WH.match(rest) is not None)
     if not (framed or rest.rstrip().endswith("?")) or not _stems(_content(rest)) - _NEUTRAL:
         return False
     return bool(_WH.match(rest) or _WH_IN.search(rest) or framed or _YES_NO.match(rest)

@@ -112,8 +112,12 @@ def test_policy_env_for_llvm_s_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
     assert bench.policy_env("libomp:5:turnaround")["KMP_LIBRARY"] == "turnaround"
     monkeypatch.setenv(OPENMP_ENV, "llvm")
     monkeypatch.setenv("KMP_BLOCKTIME", "50")
-    # the other policies are libgomp's: none of libomp's settings reach them
-    assert not {OPENMP_ENV, "KMP_BLOCKTIME", "KMP_LIBRARY"} & set(bench.policy_env("PASSIVE"))
+    # the other policies are libgomp's (adaptive, the default, is not): none of libomp's
+    # settings reach them
+    passive = bench.policy_env("PASSIVE")
+    assert passive[OPENMP_ENV] == "gnu"
+    assert not {"KMP_BLOCKTIME", "KMP_LIBRARY"} & set(passive)
+    assert bench.policy_env("adaptive")[OPENMP_ENV] == "adaptive"
 
 
 def test_the_servers_policy_is_the_users_or_passive() -> None:

@@ -1,6 +1,7 @@
-"""Which OpenMP runtime runs llama.cpp's threads (``TERRARIUM_OPENMP``, issue 29): GNU's
-libgomp (the default, ``PASSIVE``) or LLVM's libomp with a block time; the settings each
-server process gets, the fallback when libomp is missing, the check of the value."""
+"""Which OpenMP runtime runs llama.cpp's threads (``TERRARIUM_OPENMP``, issue 29): LLVM's
+libomp adapting its block time to the machine (the default; tests/llm/test_openmp_adaptive),
+GNU's libgomp (``PASSIVE``) or libomp with a fixed block time; the settings each server
+process gets, the fallback when libomp is missing, the check of the value."""
 
 from __future__ import annotations
 
@@ -31,13 +32,13 @@ from terrarium.llm.server_process import ServerProcess, ServerShape, child_env
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_runtime_is_gnu_unless_llvm_is_asked_for() -> None:
-    assert openmp_runtime({}) == "gnu"
-    assert openmp_runtime({OPENMP_ENV: " "}) == "gnu"
+def test_the_runtime_is_adaptive_unless_another_is_asked_for() -> None:
+    assert openmp_runtime({}) == "adaptive"
+    assert openmp_runtime({OPENMP_ENV: " "}) == "adaptive"
     assert openmp_runtime({OPENMP_ENV: "GNU"}) == "gnu"
     assert openmp_runtime({OPENMP_ENV: "llvm"}) == "llvm"
     assert openmp_runtime({OPENMP_ENV: "libomp"}) == "llvm"
-    with pytest.raises(ValueError, match="none of gnu"):
+    with pytest.raises(ValueError, match="none of adaptive"):
         openmp_runtime({OPENMP_ENV: "intel"})
 
 
@@ -45,16 +46,19 @@ def test_a_misspelt_runtime_stops_the_start_with_the_two_names() -> None:
     assert openmp_choice({OPENMP_ENV: "llvm"}) == "llvm"
     with pytest.raises(ModelError) as caught:
         openmp_choice({OPENMP_ENV: "lvm"})
-    assert "'lvm'" in str(caught.value) and "gnu, llvm or adaptive" in str(caught.value.suggestion)
+    assert "'lvm'" in str(caught.value) and "adaptive, gnu or llvm" in str(caught.value.suggestion)
 
 
 def test_each_runtime_gets_its_settings_unless_the_user_set_them() -> None:
-    assert openmp_env({}) == {"OMP_WAIT_POLICY": WAIT_POLICY}
+    assert openmp_env({OPENMP_ENV: "gnu"}) == {"OMP_WAIT_POLICY": WAIT_POLICY}
+    assert openmp_env({}) == {"OMP_WAIT_POLICY": WAIT_POLICY, "KMP_BLOCKTIME": LLVM_BLOCKTIME}
     llvm = {OPENMP_ENV: "llvm"}
     assert openmp_env(llvm) == {"OMP_WAIT_POLICY": WAIT_POLICY, "KMP_BLOCKTIME": LLVM_BLOCKTIME}
     assert openmp_env({**llvm, "KMP_BLOCKTIME": "50", "OMP_WAIT_POLICY": "ACTIVE"}) == {}
     # a misspelt value is reported where the server starts; here it is libgomp's
     assert openmp_env({OPENMP_ENV: "lvm"}) == {"OMP_WAIT_POLICY": WAIT_POLICY}
+    gnu = {OPENMP_ENV: "gnu", "PATH": "/bin"}
+    assert child_env(gnu) == {**gnu, "OMP_WAIT_POLICY": WAIT_POLICY}
     # the head start's child gets the same, and what the user set as set
     assert child_env({**llvm, "PATH": "/bin"}) == {
         **llvm, "PATH": "/bin", "OMP_WAIT_POLICY": WAIT_POLICY, "KMP_BLOCKTIME": LLVM_BLOCKTIME}
@@ -77,8 +81,8 @@ def test_without_libomp_the_model_runs_under_gnu_openmp_with_one_notice(
     assert "libomp-not-here.so.5" in notice and "apt-get install libomp5" in notice
     assert notice.endswith("the model runs under GNU OpenMP")
     assert server_child._loaded == []  # nothing was loaded
-    assert load_openmp({}) is None  # gnu: nothing to do
-    assert "none of gnu" in str(load_openmp({OPENMP_ENV: "x"}))
+    assert load_openmp({OPENMP_ENV: "gnu"}) is None  # gnu: nothing to do
+    assert "none of adaptive" in str(load_openmp({OPENMP_ENV: "x"}))
 
 
 def test_libomp_cannot_take_over_a_binding_already_loaded(
@@ -188,8 +192,10 @@ def test_the_voice_bench_runs_and_names_each_runtime() -> None:
     for bad in ("TERRARIUM_OPENMP", "=llvm"):
         with pytest.raises(SystemExit):
             voice.env_settings([bad])
-    assert voice.openmp_label({}) == f"OpenMP gnu, {WAIT_POLICY}"
-    assert voice.openmp_label({"OMP_WAIT_POLICY": "ACTIVE"}) == "OpenMP gnu, ACTIVE"
+    assert voice.openmp_label({}) == f"OpenMP adaptive, KMP_BLOCKTIME {LLVM_BLOCKTIME}"
+    assert voice.openmp_label({OPENMP_ENV: "gnu"}) == f"OpenMP gnu, {WAIT_POLICY}"
+    assert voice.openmp_label({OPENMP_ENV: "gnu", "OMP_WAIT_POLICY": "ACTIVE"}) == (
+        "OpenMP gnu, ACTIVE")
     assert voice.openmp_label({OPENMP_ENV: "llvm"}) == (
         f"OpenMP llvm, KMP_BLOCKTIME {LLVM_BLOCKTIME}")
     assert voice.openmp_label({OPENMP_ENV: "llvm", "KMP_BLOCKTIME": "5"}).endswith(" 5")

@@ -274,6 +274,15 @@ def test_a_server_of_another_shape_finds_no_file(tmp_path: Path, model_file: Pat
                                                layout="3x4096").file_name("a")
     assert three.file_name("a") != PrefixCache(tmp_path, model_file, "http://x",
                                                layout="1x4096").file_name("a")
+    # nor one saved without flash attention into a server with it: its KV cache's values
+    # are laid out otherwise
+    from terrarium.llm.embedded import EmbeddedServer
+
+    on, off = (EmbeddedServer(slots=3, ctx_per_slot=4096, flash_attention=fa).layout
+               for fa in (True, False))
+    assert (EmbeddedServer(slots=3, ctx_per_slot=4096).layout, on) == (off, "3x4096-fa")
+    assert PrefixCache(tmp_path, model_file, "http://x", layout=on).file_name("a") != (
+        PrefixCache(tmp_path, model_file, "http://x", layout=off).file_name("a"))
 
 
 def test_prune_keeps_the_most_recently_used_within_the_limit(tmp_path: Path,

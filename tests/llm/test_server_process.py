@@ -306,9 +306,13 @@ def test_the_head_start_keeps_its_child_s_stderr_per_team(tmp_path: Path) -> Non
 
 
 def test_the_child_s_environment_has_its_defaults_unless_the_user_set_them() -> None:
-    env = child_env({"PATH": "/bin"})
+    env = child_env({"PATH": "/bin", "TERRARIUM_OPENMP": "gnu"})
     # no huge pages asked of malloc: on a VM that hands free 2 MB blocks back to its host
     # they made the KV cache's zeroing 0.1-0.5 s slower in a quarter of the starts
-    assert env == {"PATH": "/bin", "OMP_WAIT_POLICY": "PASSIVE"}
-    mine = {"OMP_WAIT_POLICY": "ACTIVE", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+    assert env == {"PATH": "/bin", "TERRARIUM_OPENMP": "gnu", "OMP_WAIT_POLICY": "PASSIVE"}
+    # the default runtime (adaptive): libomp's block time, and its library (or why not)
+    env = child_env({"PATH": "/bin"})
+    assert env.keys() == {"PATH", "OMP_WAIT_POLICY", "KMP_BLOCKTIME", "TERRARIUM_OPENMP_SHIM"}
+    mine = {"OMP_WAIT_POLICY": "ACTIVE", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1",
+            "KMP_BLOCKTIME": "5", "TERRARIUM_OPENMP_SHIM": "/mine.so"}
     assert child_env(mine) == mine  # what the user set reaches the child as set

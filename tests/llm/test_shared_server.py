@@ -131,12 +131,12 @@ def owners() -> Iterator[list[Owner]]:
 
 # ---------------------------------------------------------------------- the registry
 def test_the_key_is_the_model_file_the_layout_and_the_team(model: Path) -> None:
-    key = share_key(model, 3, 4096, TEAM)
-    assert key == share_key(model, 3, 4096, TEAM)
-    assert len({key, share_key(model, 2, 4096, TEAM), share_key(model, 3, 2048, TEAM),
-                share_key(model, 3, 4096, "other team")}) == 4
+    key = share_key(model, "3x4096-fa", TEAM)
+    assert key == share_key(model, "3x4096-fa", TEAM)
+    assert len({key, share_key(model, "2x4096-fa", TEAM), share_key(model, "3x2048-fa", TEAM),
+                share_key(model, "3x4096-fa", "other team")}) == 4
     model.write_bytes(b"GGUF other weights, another size")
-    assert share_key(model, 3, 4096, TEAM) != key
+    assert share_key(model, "3x4096-fa", TEAM) != key
 
 
 def test_an_entry_is_written_whole_read_back_and_withdrawn_only_by_its_writer(

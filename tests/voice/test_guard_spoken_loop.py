@@ -39,3 +39,17 @@ def test_the_runtime_s_words_said_first_count_towards_a_loop() -> None:
     assert said.strip() == g.advice  # the advice, and not a fourth "peanuts"
     assert repeats(said) == -1 and g.stopped
     assert any("would repeat itself" in n for n in g.notices)
+
+
+def test_a_word_the_bench_counts_said_a_fourth_time_is_a_loop() -> None:
+    """Session 17: the words a reply may repeat are those ``bench/conversation.py``'s loop
+    count lets through; "no" said a fourth time was spoken and judged a loop (dev9)."""
+    listed = "No sugar or flour, no butter, no eggs, no milk, and no milk."
+    assert repeats(listed) == listed.index("no milk")
+    watch = LoopWatch()
+    assert watch.feed(listed) == listed.index("no milk")
+    assert repeats("The cat and the dog and the bird sat in the sun in the yard.") == -1
+    g = guard("What diet am I on?", "I'm on keto, so no bread or pasta.")
+    said = _stream(g, "You're on keto. No sugar or flour, no butter, no eggs, no milk.")
+    assert said.strip() == "You're on keto."
+    assert g.stopped

@@ -110,7 +110,7 @@ def test_never_told_stays_honest() -> None:
     # a number asked, and the note about the subject holds none
     assert note_about("What age is my son?", ["My son plays rugby."]) is None
     g = guard("How old is my niece?", "My niece is learning the flute.")
-    assert feed_all(g, "Your niece is learning the flute.") == UNKNOWN
+    assert g.fixed == UNKNOWN  # at once, without the model (session 17: no number told)
     assert guard("What's my cat's name?", "I have a hamster named Pip.").fixed == UNKNOWN
 
 

@@ -114,6 +114,63 @@ def test_choice_rules_decide_the_intent_without_the_model() -> None:
     assert sent[0]["user_said"] == "Thanks a lot."
 
 
+def test_a_spoken_question_without_its_mark_is_decided_a_question() -> None:
+    """Speech recognition often writes no "?" ("who's my stepfather"): the router's rules
+    read the text as recall does (``spoken.punctuated``), so the ask is a question, not left
+    to the model (which took both of these for statements: "Got it, I will remember that.",
+    dev9, session 17), and a statement without a mark is still a statement."""
+    team = load_team(ROOT / "examples" / "voice_assistant")
+    parts = assemble(team, "router")
+    sent: list[dict[str, Any]] = []
+
+    async def send(channel: str, payload: dict[str, Any]) -> int:
+        sent.append(payload)
+        return 1
+
+    async def go() -> None:
+        ctl = Controller(parts, NoModel(), send=send)  # type: ignore[arg-type]
+        for text in ("who's my stepfather", "how long does it last", "did my parcel come",
+                     "I can't remember where my sister lives.", "my parcel came today"):
+            await ctl.run_turn([Incoming(text=text, channel="user_input", sender="user",
+                                         payload={"text": text})])
+
+    anyio.run(go)
+    assert [p["intent"] for p in sent] == ["question", "question", "question", "question",
+                                           "statement"]
+    assert sent[0]["user_said"] == "who's my stepfather"
+
+
+def test_an_ask_after_thanks_or_a_greeting_is_the_turns_intent() -> None:
+    """"Thanks! And where did I say my sister lives?" was decided "thanks" ("You're
+    welcome!", the ask never reached the speaker): a greeting, thanks or goodbye is the
+    intent only of an utterance that asks nothing else (session 17); a closing "how are
+    you?" is small talk."""
+    team = load_team(ROOT / "examples" / "voice_assistant")
+    parts = assemble(team, "router")
+    sent: list[dict[str, Any]] = []
+
+    async def send(channel: str, payload: dict[str, Any]) -> int:
+        sent.append(payload)
+        return 1
+
+    said = {"Thanks! And where did I say my sister lives?": "question",
+            "Hi again, what's my dog called?": "question",
+            "Lovely, thank you. When's the plumber coming?": "question",
+            "Okay bye. Wait, what is my flight number?": "question",
+            "Cheers. Remind me when the vet is.": "request",
+            "Hello, how are you?": "greeting", "Hi there, how's it going?": "greeting",
+            "Thanks a lot, you've been great.": "thanks", "Bye, see you tomorrow.": "goodbye"}
+
+    async def go() -> None:
+        ctl = Controller(parts, NoModel(), send=send)  # type: ignore[arg-type]
+        for text in said:
+            await ctl.run_turn([Incoming(text=text, channel="user_input", sender="user",
+                                         payload={"text": text})])
+
+    anyio.run(go)
+    assert [p["intent"] for p in sent] == list(said.values())
+
+
 def fake_llama(tokens: dict[str, list[tuple[int, str]]],
                logprobs: dict[tuple[str, str], dict[int, float]]) -> httpx.MockTransport:
     """/tokenize and /v1/chat/completions: next-token log-probabilities keyed by the user's
