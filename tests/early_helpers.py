@@ -21,7 +21,8 @@ from terrarium.voice import AudioClip, CallableSynthesizer, NullAudioSink, TTSOu
 from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
 from terrarium.voice.speakable import to_speakable
 
-__all__ = ["RATE", "SPEAKER", "Heard", "Voice", "WaitingModel", "first_piece", "speaker_turn"]
+__all__ = ["RATE", "SPEAKER", "Heard", "Voice", "WaitingModel", "first_piece", "model_speaker",
+           "speaker_turn"]
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE = 16000
@@ -91,12 +92,24 @@ class WaitingModel:
         yield StreamDelta(finish_reason="stop")
 
 
+def model_speaker() -> Any:
+    """The voice assistant's speaker as assembled, but with its model answering questions
+    about the user too (``reply_guard.say_note`` off): the tests of the model's path (a
+    sentence released, dropped, looping) ask about the user, which the shipped speaker
+    answers with the note itself, without the model (session 17)."""
+    team = load_team(ROOT / "examples" / "voice_assistant")
+    guard = team.creatures["speaker"].config.reply_guard
+    assert guard is not None
+    guard.say_note = False
+    return assemble(team, "speaker")
+
+
 def speaker_turn(reply: str, asked: str, *, intent: str, early: bool = True, notes: str = "",
                  wanted: str | None = None, wait_before: str | None = None
                  ) -> tuple[str, Voice, Heard, TTSOutput, WaitingModel]:
     """One turn of the voice assistant's speaker on ``reply``: what it said, the voice, the
     clips heard, the output and the model (waiting before ``wait_before``, if given)."""
-    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
+    parts = model_speaker()
     voice, heard = Voice(wanted), Heard()
     tts = TTSOutput(CallableSynthesizer(voice, RATE), heard, segmenter=SPEAKER,
                     synthesize_early=early, early_after_words=START_WORDS + 1,

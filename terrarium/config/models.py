@@ -73,6 +73,11 @@ class ReplyGuardSpec(Strict):
                                        "end: the first audio starts on the first clause. For "
                                        "replies that end only at a sentence end (a tts "
                                        "output's max_sentences).")
+    say_note: bool = Field(False, description="For a question about the user with a note "
+                           "about it (reply_words.note_about): say that note back to them "
+                           "(\"You're originally from Nairobi.\"), at once and without the "
+                           "model, as `unknown_reply` is said when none is; with false the "
+                           "model answers and the note is said only when its answer fails.")
 
 
 class NamedOutput(Strict):

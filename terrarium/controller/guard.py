@@ -44,6 +44,7 @@ from terrarium.controller import reply_words
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import closed, second_person
+from terrarium.controller.said_short import note_first, note_said_back
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
 from terrarium.store.spoken import punctuated
@@ -293,6 +294,8 @@ class ReplyGuard:
                 and reply_words.asked_about_user(user, notes))
         if mine and reply_words.cannot_answer(user, notes):
             fixed = spec.unknown_reply  # asked about themselves, and nothing told answers it
+        elif mine and spec.say_note:  # what they told about it, at once (said_short.py)
+            fixed = note_first(user, notes, is_echo)
         advice = keep_in_mind(user, notes) if fixed is None and not mine else ""
         return cls(user=user, intent=intent, fixed=fixed, echo_reply=spec.echo_reply,
                    facts=facts.strip(), release_first_clause=spec.release_first_clause,
@@ -515,8 +518,9 @@ class ReplyGuard:
         if wrong is not None:
             self.notices.append(f"not spoken, {wrong}: {said!r}")
             return ""
-        if self._spoken.strip() and said_again(self._spoken, sentence):
-            self.notices.append(f"not spoken, it was said already: {said!r}")
+        if self._spoken.strip() and (said_again(self._spoken, sentence) or (
+                not self.about_user and reply_words.unsure(sentence))):  # takes it back
+            self.notices.append(f"not spoken, it was said already or is unsure: {said!r}")
             return ""
         if self.about_user and not self._spoken.strip() and not uses(
                 sentence, self._told or self.facts, self.user):
@@ -551,8 +555,8 @@ class ReplyGuard:
         baking bread." says nothing of a favourite film: likes are no subject);
         otherwise the user's facts to the user, or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
-            told = reply_words.note_about(self.user, sentences(self.facts))
-            return closed(second_person(strip_opening(told))) if told else self.unknown_reply
+            told = note_said_back(self.user, sentences(self.facts), is_echo)
+            return told or self.unknown_reply
         return closed(second_person(self.facts)) if self.facts else self.echo_reply
 
     def _end(self) -> str:

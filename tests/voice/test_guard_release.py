@@ -13,14 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from terrarium.config import load_team
 from terrarium.config.models import ReplyGuardSpec
-from terrarium.controller.assembly import assemble
 from terrarium.controller.guard import LoopWatch, ReplyGuard, repeats
 from terrarium.controller.incoming import Incoming
 from terrarium.controller.loop import Controller
 from terrarium.events import Event, TranscriptAppended
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
+from tests.early_helpers import model_speaker
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ReplyGuardSpec(facts_field="memory_context", unknown_reply="I don't know that yet.",
@@ -176,7 +175,7 @@ class Heard:
 
 
 def test_the_speaker_stops_reading_a_released_sentence_gone_wrong() -> None:
-    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
+    parts = model_speaker()  # the model answers about the user too
     reply = "Your drink is green tea, and as a chatbot I like it. " + "More words. " * 20
     model, heard, notices = Replies(reply), Heard(), []
 
@@ -267,7 +266,7 @@ def test_the_fallback_waits_when_a_sentence_may_still_follow_or_one_was_spoken()
 
 
 def test_the_speaker_stops_reading_a_reply_that_can_say_nothing_more() -> None:
-    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
+    parts = model_speaker()  # the model answers about the user too
     reply = "I'm glad to help! I'm a chatbot, and I'm ready to help you with " + "a " * 40
     model, heard = Replies(reply + "."), Heard()
     payload: dict[str, Any] = {"intent": "question", "user_said": NAME_Q,

@@ -9,13 +9,12 @@ from typing import Any
 
 import anyio
 
-from terrarium.config import load_team
 from terrarium.config.models import ReplyGuardSpec
-from terrarium.controller.assembly import assemble
 from terrarium.controller.guard import ReplyGuard, is_echo, safe_start, second_person
 from terrarium.controller.loop import Controller, Incoming
 from terrarium.events import Event, TranscriptAppended
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
+from tests.early_helpers import model_speaker
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ReplyGuardSpec(replies={"thanks": "You're welcome!"}, echo_reply="Sorry, I am not sure.")
@@ -119,8 +118,7 @@ def test_a_fixed_intent_needs_no_model() -> None:
 
 
 def speak(payload: dict[str, Any], model: Replies) -> tuple[str, list[str], list[str]]:
-    team = load_team(ROOT / "examples" / "voice_assistant")
-    parts = assemble(team, "speaker")
+    parts = model_speaker()  # the model answers about the user too
     notices: list[str] = []
 
     def entry(ev: Event) -> None:

@@ -11,8 +11,6 @@ from typing import Any
 
 import anyio
 
-from terrarium.config import load_team
-from terrarium.controller.assembly import assemble
 from terrarium.controller.guard import ReplyGuard, fact_words, repeats, speaks_as_user, uses
 from terrarium.controller.incoming import Incoming
 from terrarium.controller.loop import Controller
@@ -22,6 +20,7 @@ from terrarium.llm.types import ChatRequest, StreamDelta, Usage
 from terrarium.store import MemoryStore
 from terrarium.store.subjects import about_user, is_statement, relevant, strip_opening
 from tests import recall_helpers as helpers
+from tests.early_helpers import model_speaker
 from tests.recall_helpers import SPEC, UNKNOWN, guard, told
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -222,7 +221,7 @@ class Heard:
 
 
 def test_the_speaker_stops_reading_a_looping_model() -> None:
-    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "speaker")
+    parts = model_speaker()  # the model answers about the user too
     model, heard, notices = Looping(), Heard(), []
 
     def entry(ev: Event) -> None:
