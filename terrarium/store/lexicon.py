@@ -143,25 +143,25 @@ class Lexicon:
     def _gloss(self, offset: int) -> frozenset[str]:
         """The words of the definition of synset ``offset`` (lower case, a plural undone):
         "niece" -> "a daughter of your brother or sister"."""
+        said = self._definition(offset)
+        return frozenset(_singular(w) for w in re.findall(r"[a-z]+", said.lower()))
+
+    def _definition(self, offset: int) -> str:
+        """The definition of synset ``offset``, up to its first example ("" without the
+        data files)."""
         data = self._data
         if data is None:
-            return frozenset()
+            return ""
         end = data.find(b"\n", offset)
         line = data[offset:end if end >= 0 else len(data)].decode("latin-1")
-        said = line.split(" | ", 1)[1].split(";")[0] if " | " in line else ""
-        return frozenset(_singular(w) for w in re.findall(r"[a-z]+", said.lower()))
+        return line.split(" | ", 1)[1].split(";")[0] if " | " in line else ""
 
     def _genus(self, offset: int) -> frozenset[str]:
         """The words of the definition of synset ``offset`` before what it is said of (its
         first preposition or relative word): the kind of thing it is ("the Romance language
         spoken in Portugal" -> the, romance, language, spoken; "the name that precedes the
         surname" -> the, name)."""
-        data = self._data
-        if data is None:
-            return frozenset()
-        end = data.find(b"\n", offset)
-        line = data[offset:end if end >= 0 else len(data)].decode("latin-1")
-        said = line.split(" | ", 1)[1].split(";")[0] if " | " in line else ""
+        said = self._definition(offset)
         words: list[str] = []
         for w in re.findall(r"[a-z]+", said.lower()):
             if w in _OF:
