@@ -9,9 +9,11 @@ turns pydantic's complaints into located ``ConfigError``s with "did you mean" su
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from terrarium.config.strict import Strict
 from terrarium.config.team_models import (
@@ -35,12 +37,37 @@ MAX_ITERATIONS = 100  # model rounds in one turn, at most
 FillSource = Literal["input", "recalled", "recent", "facts", "notes"]
 
 
+@functools.lru_cache(maxsize=512)
+def rule_regex(pattern: str) -> re.Pattern[str]:
+    """A choice rule's pattern, compiled once (case-insensitive)."""
+    return re.compile(pattern, re.IGNORECASE)
+
+
 class ChoiceRule(Strict):
     """Decides a one-value call's value when the input matches, without asking the model."""
 
     pattern: str = Field(description="A regular expression searched in the input, "
                          "case-insensitively.")
+    unless: str | None = Field(None, description="A regular expression that, found in the "
+                               "input (case-insensitively), keeps the rule from deciding: "
+                               "\"thanks\" is not the intent of \"Thanks! And where do I "
+                               "live?\". One pattern can serve several rules (a YAML anchor).")
     value: str = Field(description="The value chosen when it matches.")
+
+    @field_validator("pattern", "unless")
+    @classmethod
+    def _compiles(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                rule_regex(v)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {exc}") from None
+        return v
+
+    def decides(self, text: str) -> bool:
+        """Whether this rule decides for ``text``: its pattern is found, its ``unless`` not."""
+        return rule_regex(self.pattern).search(text) is not None and (
+            self.unless is None or rule_regex(self.unless).search(text) is None)
 
 
 class ReplyGuardSpec(Strict):

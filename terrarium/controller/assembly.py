@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from terrarium.config import CreatureDef, Team
 from terrarium.config.creature import parse_skill
-from terrarium.config.models import ReplyGuardSpec
+from terrarium.config.models import ChoiceRule, ReplyGuardSpec
 from terrarium.controller.jobs import with_background
 from terrarium.formats import CallFormat, CallSpec, get_format, output_call_name, send_call_name
 from terrarium.llm.settings import ModelSettings
@@ -80,7 +80,7 @@ class LoopSettings:
     memory_in_prompt: bool
     memory_facts: int
     memory_notes: int
-    choice_rules: tuple[tuple[str, str], ...]  # (pattern, value): decided without the model
+    choice_rules: tuple[ChoiceRule, ...]  # values decided without the model
     reply_guard: ReplyGuardSpec | None  # fixed replies by intent, no echo (controller/guard.py)
     spoken_sentences: int | None  # the spoken default output stops after this many sentences
     prompt_status: bool | StatusSpec  # True: the default spec (the date, by the day)
@@ -114,7 +114,7 @@ def loop_settings(cdef: CreatureDef, settings: ModelSettings) -> LoopSettings:
         memory_in_prompt=cfg.memory_in_prompt,
         memory_facts=cfg.memory_facts,
         memory_notes=cfg.memory_notes,
-        choice_rules=tuple((r.pattern, r.value) for r in cfg.choice_rules),
+        choice_rules=tuple(cfg.choice_rules),
         reply_guard=cfg.reply_guard,
         spoken_sentences=_spoken_sentences(cfg),
         prompt_status=cfg.prompt_status,

@@ -19,7 +19,6 @@ plugins (``jobs.creature_hooks``) and ``compaction`` read the creature config th
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -151,7 +150,7 @@ class Controller(RoundStreaming):
             value_frame(parts.fmt) if self.grammar is not None and required else None
         )
         # fixed-choice values the runtime decides from the input, without the model
-        self.choice_rules = [(re.compile(p, re.IGNORECASE), v) for p, v in cfg.choice_rules]
+        self.choice_rules = cfg.choice_rules
         self.native_tools = openai_tools(parts.fmt.specs) if not parts.fmt.textual else None
         state: dict[str, Any] = {STATE_TOOLS: parts.registry}
         if memory is not None:
@@ -434,8 +433,8 @@ class Controller(RoundStreaming):
         if not self.choice_rules or self.frame is None or not self.frame.choices:
             return None
         text = "\n".join(punctuated(i.search_text) for i in inputs)
-        for pattern, value in self.choice_rules:
-            if value in self.frame.choices and pattern.search(text):
-                return value
+        for rule in self.choice_rules:
+            if rule.value in self.frame.choices and rule.decides(text):
+                return rule.value
         return None
 

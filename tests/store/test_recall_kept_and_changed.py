@@ -6,8 +6,6 @@ chip shop" is one thing, not two clauses. Every sentence is the test's own."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from recall_helpers import notes, told
 
@@ -70,10 +68,8 @@ def test_a_kept_fact_is_handed_over_turns_later_and_its_facts_are_read() -> None
 
 def test_the_router_takes_a_fact_to_keep_for_a_statement_not_a_question() -> None:
     cfg = load_team(ROOT / "examples" / "voice_assistant").creatures["router"].config
-    rules = [(re.compile(r.pattern, re.I), r.value) for r in cfg.choice_rules]
-
     def intent(text: str) -> str | None:
-        return next((v for p, v in rules if p.search(text)), None)
+        return next((r.value for r in cfg.choice_rules if r.decides(text)), None)
 
     assert intent("Remember that my spare key is under the blue pot.") == "statement"
     assert intent("Don't let me forget: the recycling goes out on Mondays.") == "statement"
