@@ -45,6 +45,7 @@ __all__ = [
     "announces",
     "answer_only",
     "asked_about_user",
+    "asked_part",
     "cannot_answer",
     "held_back",
     "invents",
@@ -184,6 +185,16 @@ def may_restate(user: str, head: str) -> bool:
 _COPULA = frozenset({"is", "are", "was", "were"})
 
 
+def asked_part(user: str) -> str:
+    """What ``user`` asks, read as a question is (``spoken.punctuated``: a spoken one may
+    lack its "?"), without what it told in passing ("Is it safe to fly while pregnant? I'm
+    due in August.": the question; the rest is recalled later)."""
+    user = punctuated(user)
+    if told_part(user):
+        user = " ".join(s for s in sentences(user) if not is_statement(s)) or user
+    return user
+
+
 def asked_about_user(user: str, notes: Sequence[str]) -> bool:
     """Whether ``user`` asks about themselves or what they told, so the reply must use the
     ``notes``: a question about them ("Where am I from?"), about something they told
@@ -193,10 +204,7 @@ def asked_about_user(user: str, notes: Sequence[str]) -> bool:
     linked to it by meaning only ("What colour is the family car?" after "Our hatchback is
     a bright orange Honda.", :func:`refers_by_meaning`, with the encoder loaded). A spoken
     question without its "?" asks all the same (``spoken.punctuated``)."""
-    user = punctuated(user)
-    if told_part(user):  # "Is it safe to fly while pregnant? I'm due in August.": what is
-        # asked is the question, the rest was told in passing (and is recalled later)
-        user = " ".join(s for s in sentences(user) if not is_statement(s)) or user
+    user = asked_part(user)
     if about_user(user) or refers_to_told(user, notes) or (points_back(user) and bool(notes)):
         return True
     near = nearness(user, notes) if notes and may_refer_by_meaning(user) else None

@@ -27,11 +27,10 @@ import re
 from collections.abc import Callable, Sequence
 
 from terrarium.controller.guard_loops import is_function
-from terrarium.controller.reply_words import answer_only, note_about, words
+from terrarium.controller.reply_words import answer_only, asked_part, note_about, words
 from terrarium.controller.said_back import closed, second_person
-from terrarium.store.clauses import sentences, told_part
-from terrarium.store.spoken import punctuated
-from terrarium.store.subjects import about_user, is_statement, refers_to_told, strip_opening
+from terrarium.store.clauses import sentences
+from terrarium.store.subjects import about_user, refers_to_told, strip_opening
 
 __all__ = ["note_first", "note_said_back", "without_the_question"]
 
@@ -51,10 +50,7 @@ def note_first(user: str, notes: Sequence[str], echoes: Callable[[str, str], boo
     the rest, which the model answers: a question linked to a note by meaning alone ("What's
     the capital of Peru?" after "I live in Lima.") or pointing back ("How old was he then?")
     may ask of the world."""
-    asked = punctuated(user)
-    if told_part(asked):  # "Is it safe to fly now? I'm due in May.": what is asked is the
-        # question, the rest was told in passing (as reply_words.asked_about_user reads it)
-        asked = " ".join(s for s in sentences(asked) if not is_statement(s)) or asked
+    asked = asked_part(user)  # as reply_words.asked_about_user reads it
     if not (about_user(asked) or refers_to_told(asked, notes)):
         return None
     return note_said_back(user, notes, echoes)

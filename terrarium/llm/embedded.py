@@ -27,9 +27,9 @@ import httpx
 
 from terrarium.errors import ModelError, ModelFileMissing
 from terrarium.llm.openai_client import OpenAIClient
-from terrarium.llm.openmp_build import shim_settings
+from terrarium.llm.openmp_build import openmp_settings
 from terrarium.llm.prefix_cache import PrefixCache
-from terrarium.llm.server_child import OPENMP_ENV, load_openmp, openmp_env, openmp_runtime
+from terrarium.llm.server_child import OPENMP_ENV, load_openmp, openmp_runtime
 from terrarium.llm.server_process import (
     SAMPLING_SEED,
     WAIT_POLICY,
@@ -157,7 +157,7 @@ def _import_binding() -> Any:
     # loads (at the import below), libomp (``TERRARIUM_OPENMP=llvm``) when it starts
     # (in ``load_openmp``); a value the user set wins, and the commands the creatures run
     # do not inherit ours.
-    ours = {**openmp_env(os.environ), **shim_settings(os.environ)}
+    ours = openmp_settings(os.environ)
     os.environ.update(ours)
     try:
         notice = load_openmp(own=(os.getpid(),), say=logging.getLogger(__name__).info)

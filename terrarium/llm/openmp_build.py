@@ -17,10 +17,10 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from terrarium.llm.server_child import LLVM_LIBRARY, SHIM_ENV, openmp_runtime
+from terrarium.llm.server_child import LLVM_LIBRARY, SHIM_ENV, openmp_env, openmp_runtime
 from terrarium.paths import cache_dir
 
-__all__ = ["SOURCE", "build_shim", "shim_file", "shim_settings"]
+__all__ = ["SOURCE", "build_shim", "openmp_settings", "shim_file", "shim_settings"]
 
 SOURCE = Path(__file__).with_name("openmp_adapt.c")
 
@@ -70,3 +70,10 @@ def shim_settings(environ: Mapping[str, str]) -> dict[str, str]:
         return {SHIM_ENV: str(build_shim())}
     except (OSError, subprocess.SubprocessError) as exc:
         return {SHIM_ENV: f"!{exc}"}  # the reason, for the process's one-line notice
+
+
+def openmp_settings(environ: Mapping[str, str]) -> dict[str, str]:
+    """Every setting a model server's process needs for its OpenMP runtime that ``environ``
+    leaves to us: the runtime's own (``server_child.openmp_env``) and, under ``adaptive``,
+    where its library is. The child's environment and the in-process server's both."""
+    return {**openmp_env(environ), **shim_settings(environ)}

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from terrarium.llm import server_child
-from terrarium.llm.openmp_build import shim_settings
-from terrarium.llm.server_child import SAMPLING_SEED, WAIT_POLICY, llama_params, openmp_env
+from terrarium.llm.openmp_build import openmp_settings
+from terrarium.llm.server_child import SAMPLING_SEED, WAIT_POLICY, llama_params
 
 __all__ = [
     "SAMPLING_SEED",
@@ -167,7 +167,7 @@ def child_env(environ: Mapping[str, str]) -> dict[str, str]:
     this virtual machine, whose free 2 MB blocks are handed back to the host (virtio
     free page reporting) and must be faulted in again there: the second start's 0.3 s
     that came and went (docs/performance-history.md, "The second start's 0.3 s")."""
-    return {**environ, **openmp_env(environ), **shim_settings(environ)}
+    return {**environ, **openmp_settings(environ)}
 
 
 class ServerProcess:

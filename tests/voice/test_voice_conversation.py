@@ -92,9 +92,10 @@ class NoModel:
         yield
 
 
-def test_choice_rules_decide_the_intent_without_the_model() -> None:
-    team = load_team(ROOT / "examples" / "voice_assistant")
-    parts = assemble(team, "router")
+def routed(texts: list[str]) -> list[dict[str, Any]]:
+    """What the voice assistant's router sends for each of ``texts``, one turn each, with
+    a model that fails the test if it is asked (the rules must decide)."""
+    parts = assemble(load_team(ROOT / "examples" / "voice_assistant"), "router")
     sent: list[dict[str, Any]] = []
 
     async def send(channel: str, payload: dict[str, Any]) -> int:
@@ -103,12 +104,17 @@ def test_choice_rules_decide_the_intent_without_the_model() -> None:
 
     async def go() -> None:
         ctl = Controller(parts, NoModel(), send=send)  # type: ignore[arg-type]
-        for text in ("Thanks a lot.", "Bye for now.", "Good morning!", "Where is Paris?",
-                     "Turn on the lights please.", "I had pasta for lunch."):
+        for text in texts:
             await ctl.run_turn([Incoming(text=text, channel="user_input", sender="user",
                                          payload={"text": text})])
 
     anyio.run(go)
+    return sent
+
+
+def test_choice_rules_decide_the_intent_without_the_model() -> None:
+    sent = routed(["Thanks a lot.", "Bye for now.", "Good morning!", "Where is Paris?",
+                   "Turn on the lights please.", "I had pasta for lunch."])
     assert [p["intent"] for p in sent] == ["thanks", "goodbye", "greeting", "question",
                                            "request", "statement"]
     assert sent[0]["user_said"] == "Thanks a lot."
@@ -119,22 +125,8 @@ def test_a_spoken_question_without_its_mark_is_decided_a_question() -> None:
     read the text as recall does (``spoken.punctuated``), so the ask is a question, not left
     to the model (which took both of these for statements: "Got it, I will remember that.",
     dev9, session 17), and a statement without a mark is still a statement."""
-    team = load_team(ROOT / "examples" / "voice_assistant")
-    parts = assemble(team, "router")
-    sent: list[dict[str, Any]] = []
-
-    async def send(channel: str, payload: dict[str, Any]) -> int:
-        sent.append(payload)
-        return 1
-
-    async def go() -> None:
-        ctl = Controller(parts, NoModel(), send=send)  # type: ignore[arg-type]
-        for text in ("who's my stepfather", "how long does it last", "did my parcel come",
-                     "I can't remember where my sister lives.", "my parcel came today"):
-            await ctl.run_turn([Incoming(text=text, channel="user_input", sender="user",
-                                         payload={"text": text})])
-
-    anyio.run(go)
+    sent = routed(["who's my stepfather", "how long does it last", "did my parcel come",
+                   "I can't remember where my sister lives.", "my parcel came today"])
     assert [p["intent"] for p in sent] == ["question", "question", "question", "question",
                                            "statement"]
     assert sent[0]["user_said"] == "who's my stepfather"
@@ -145,14 +137,6 @@ def test_an_ask_after_thanks_or_a_greeting_is_the_turns_intent() -> None:
     welcome!", the ask never reached the speaker): a greeting, thanks or goodbye is the
     intent only of an utterance that asks nothing else (session 17); a closing "how are
     you?" is small talk."""
-    team = load_team(ROOT / "examples" / "voice_assistant")
-    parts = assemble(team, "router")
-    sent: list[dict[str, Any]] = []
-
-    async def send(channel: str, payload: dict[str, Any]) -> int:
-        sent.append(payload)
-        return 1
-
     said = {"Thanks! And where did I say my sister lives?": "question",
             "Hi again, what's my dog called?": "question",
             "Lovely, thank you. When's the plumber coming?": "question",
@@ -160,14 +144,7 @@ def test_an_ask_after_thanks_or_a_greeting_is_the_turns_intent() -> None:
             "Cheers. Remind me when the vet is.": "request",
             "Hello, how are you?": "greeting", "Hi there, how's it going?": "greeting",
             "Thanks a lot, you've been great.": "thanks", "Bye, see you tomorrow.": "goodbye"}
-
-    async def go() -> None:
-        ctl = Controller(parts, NoModel(), send=send)  # type: ignore[arg-type]
-        for text in said:
-            await ctl.run_turn([Incoming(text=text, channel="user_input", sender="user",
-                                         payload={"text": text})])
-
-    anyio.run(go)
+    sent = routed(list(said))
     assert [p["intent"] for p in sent] == list(said.values())
 
 
