@@ -309,7 +309,8 @@ class SessionManager:
             # the answer (the first event is streamable at once); each after one trip round
             # the loop, in one transaction with every input's rows of that trip (a burst
             # of a hundred inputs: two commits, not two hundred; writer.py)
-            with first, commit_at_once(together=True):
+            held = self.log_writer.held() if self.log_writer is not None else nullcontext()
+            with first, commit_at_once(together=True), held:
                 await rt.barge_in()  # (as send_user: the team has an input channel)
                 await rt.send(self.team.input_channel or "", body)
                 if self.log_writer is not None:
