@@ -40,7 +40,10 @@ CREATE TABLE IF NOT EXISTS turns(
 CREATE TABLE IF NOT EXISTS events(
   id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL,
   creature TEXT, data TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS events_run ON events(run_id, kind);
+CREATE INDEX IF NOT EXISTS events_by_run ON events(run_id);
+CREATE INDEX IF NOT EXISTS events_jobs ON events(run_id)
+  WHERE kind = 'job_started' OR kind = 'job_ended' OR kind = 'generic';
+DROP INDEX IF EXISTS events_run;
 CREATE TABLE IF NOT EXISTS effects(
   run_id TEXT NOT NULL, key TEXT NOT NULL, creature TEXT NOT NULL, tool TEXT NOT NULL,
   ok INTEGER NOT NULL, result TEXT NOT NULL, ts REAL NOT NULL,
@@ -50,6 +53,16 @@ CREATE TABLE IF NOT EXISTS effects(
 # Logs written before send keys (or event numbers) existed get the column on open; a NULL
 # key never collides. ``events.seq``: a session's event number (``terrarium serve``: its
 # clients resume from it), so each event is one row, numbered or not.
+# A run's events are read in log order (``events_by_run``) and, at resume, its jobs' by kind
+# (``events_jobs``: only those kinds, so a turn's events add no row to it). An index of
+# every row by (run_id, kind), ``events_run`` before, put each kind of a run's events on a
+# leaf page of its own, and a turn's commit (nine kinds) wrote about one page a kind: 30 us
+# more a turn (docs/performance-history.md, "Serve, session 18"); logs that have it drop it.
+# events_jobs' WHERE (not ``kind IN (...)``: three values or more, SQLite builds a table of
+# them for every row it inserts, 2 us a row)
+JOB_KINDS_WHERE = "(kind = 'job_started' OR kind = 'job_ended' OR kind = 'generic')"
+JOB_KINDS = frozenset({"job_started", "job_ended"})
+
 SEND_KEY = """
 CREATE UNIQUE INDEX IF NOT EXISTS messages_send_key ON messages(run_id, send_key)
   WHERE send_key IS NOT NULL;
@@ -266,6 +279,8 @@ __all__ = [
     "CONSUME_SQL",
     "EFFECT_SQL",
     "EVENT_SQL",
+    "JOB_KINDS",
+    "JOB_KINDS_WHERE",
     "MESSAGE_SQL",
     "NUMBERED_EVENT_SQL",
     "REFUSAL_SQL",
