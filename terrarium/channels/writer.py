@@ -115,12 +115,31 @@ class LogWriter:
             batch.ops[sql] = bucket = []
         bucket.extend(rows)
         if batch.size == 0 or self._quiet:
-            if self._holders and _task() in self._holders:
-                self._quiet = True  # its holder commits it (or wakes the writer: ``held``)
-            else:
-                self._quiet = False
-                self._wake.set()
+            self._first_rows()
         batch.size += len(rows)
+        return batch
+
+    def _first_rows(self) -> None:
+        """The batch's first rows (or the first since its holders' own): wake the writer,
+        unless a holder added them (it commits them, or wakes the writer: ``held``)."""
+        if self._holders and _task() in self._holders:
+            self._quiet = True
+        else:
+            self._quiet = False
+            self._wake.set()
+
+    def put_row(self, sql: str, row: tuple[Any, ...]) -> _Batch:
+        """``put`` of one row (a served session's event: the hot path, twelve a turn)."""
+        if self._closed:
+            raise RuntimeFailure("The event log writer is closed; nothing more can be written.")
+        batch = self._current
+        bucket = batch.ops.get(sql)
+        if bucket is None:
+            batch.ops[sql] = bucket = []
+        bucket.append(row)
+        if batch.size == 0 or self._quiet:
+            self._first_rows()
+        batch.size += 1
         return batch
 
     async def write(self, sql: str, row: tuple[Any, ...]) -> None:

@@ -79,7 +79,10 @@ def event_json(event: Event, seq: int | None = None, without: str | None = None)
     data["kind"] = event.kind
     if seq is not None:
         data["seq"] = seq
-    return json_text(data)
+    try:  # (``json_text``, inline: every event of every run comes here)
+        return orjson.dumps(data, default=_nested, option=_ORJSON_OPTIONS).decode()
+    except orjson.JSONEncodeError:
+        return _dumps(data)
 
 
 def json_text(data: Mapping[str, Any]) -> str:

@@ -49,6 +49,8 @@ class SessionAudio:
     """One session's audio sockets: every frame goes to each (a slow one loses frames,
     never slows the team), and the time from a heard utterance to its first audio."""
 
+    OBSERVES = (SentenceSynthesized, SpeechCut)  # what ``observe`` looks at (SessionEvents)
+
     def __init__(self) -> None:
         self.sockets: list[MemoryObjectSendStream[Frame]] = []
         self.heard_at: float | None = None  # when the last utterance was handed to the team

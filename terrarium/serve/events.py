@@ -63,7 +63,9 @@ class SessionEvents:
         self.recent: deque[tuple[int, str, str]] = deque(maxlen=RECENT)  # (seq, kind, json)
         self._changed: anyio.Event | None = None  # made by a waiter, set and dropped at a commit
         self.closed = False
-        self.listeners: list[Callable[[int, Event], None]] = []  # told at publish time
+        # told at publish time (``listen``), each only of the event types it observes
+        self.listeners: tuple[Callable[[int, Event], None], ...] = ()
+        self._told: dict[type, tuple[Callable[[int, Event], None], ...]] = {}
         self._batch: object = None  # the shared writer's batch the rows below go in
         self._staged: list[tuple[int, str, str]] = []
 
@@ -90,19 +92,34 @@ class SessionEvents:
         else:
             data = event_json(event, seq)
             self._put(seq, event, data, data)
-        for fn in self.listeners:
+        told = self._told.get(type(event))
+        if told is None:
+            told = self._told[type(event)] = tuple(
+                fn for fn in self.listeners if _observes(fn, type(event)))
+        for fn in told:
             fn(seq, event)
         return False
+
+    def listen(self, fn: Callable[[int, Event], None]) -> None:
+        """Tell ``fn`` every event as it is published (or, when the object it is a method
+        of names the event types it ``OBSERVES``, those only)."""
+        self.listeners = (*self.listeners, fn)
+        self._told = {}
+
+    def unlisten(self, fn: Callable[[int, Event], None]) -> None:
+        self.listeners = tuple(f for f in self.listeners if f != fn)
+        self._told = {}
 
     def _put(self, seq: int, event: Event, data: str, stored: str) -> None:
         """The event's row (``stored``) into the shared writer's next commit; ``data``
         streamed once it is in."""
         shared = self.shared
         assert shared is not None
-        batch = shared.put(NUMBERED_EVENT_SQL, ((self.run_id, event.ts, event.kind,
-                                                 getattr(event, "creature", None), stored, seq),))
-        if isinstance(event, TurnEnded):  # the session's turn count, in the same commit
-            shared.put(_TURNS_SQL, ((1, time.time(), self.session_id),))
+        batch = shared.put_row(NUMBERED_EVENT_SQL, (self.run_id, event.ts, event.kind,
+                                                    getattr(event, "creature", None), stored,
+                                                    seq))
+        if type(event) is TurnEnded:  # the session's turn count, in the same commit
+            shared.put_row(_TURNS_SQL, (1, time.time(), self.session_id))
         if batch is not self._batch:  # the first of this session's rows in this commit
             self._batch, self._staged = batch, []
             staged = self._staged
@@ -158,6 +175,11 @@ class SessionEvents:
                 if rows:
                     return rows
         return []
+
+
+def _observes(fn: Callable[[int, Event], None], cls: type) -> bool:
+    observes = getattr(getattr(fn, "__self__", None), "OBSERVES", None)
+    return observes is None or issubclass(cls, observes)
 
 
 class EventWriter:

@@ -131,7 +131,7 @@ class LiveSession:
                   ) -> None:
         """Run the session's team until ``stop``; ``ready`` once it takes input."""
         started = False
-        self.events.listeners.append(self.audio.observe)
+        self.events.listen(self.audio.observe)
         try:
             runtime = TeamRuntime(self.team, self.options(), checked=self.checked)
             # subscribed before start: the start-up events (warm-up, ready) are numbered too
@@ -161,7 +161,7 @@ class LiveSession:
                 self.ready.set()
                 task_status.started()
         finally:
-            self.events.listeners.remove(self.audio.observe)
+            self.events.unlisten(self.audio.observe)
             self.ready.set()
             self.stopped.set()
 

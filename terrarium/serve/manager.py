@@ -209,7 +209,8 @@ class SessionManager:
             ev = self.events[session_id] = SessionEvents(
                 session_id, self.info(session_id).run_id, self.log, self.writer,
                 self.log_writer)
-            ev.listeners.extend(self.listeners)
+            for fn in self.listeners:
+                ev.listen(fn)
         return ev
 
     async def delete(self, session_id: str) -> None:

@@ -58,6 +58,8 @@ class _Live(Collector):
 class ServeMetrics:
     """One registry per app (tests make many apps in one process)."""
 
+    OBSERVES = (TurnEnded, UtteranceWritten)  # what ``observe`` looks at (SessionEvents)
+
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.manager: SessionManager | None = None
