@@ -3,15 +3,20 @@
 The reply guard lets a reply's first sentence through from its start (issue 29), and the
 voice speaks only its first piece before the sentence's end (a first clause or about three
 words: ``first_clause_chars``, ``first_piece_max_chars``). When the rest of such a sentence
-would go wrong (repeat the user's words back, speak as the user, talk of itself) or never
-end (``max_tokens``), the sentence is ended at the last clause boundary before that, if one
-makes a sentence of it: "Yes, you should definitely boil an egg for a soft yolk." to "How
-long should I boil an egg for a soft yolk?" is said "Yes, you should definitely boil an
-egg."; "Well, that is a fine question and my home is Paris too." (after the user's "Paris")
-"Well, that is a fine question.". A boundary is a comma, semicolon, colon or dash, a word
-that joins clauses ("and", "but", "which", "because" ...) or, failing those, a preposition;
-the word before it must not be a word of grammar ("the", "to", "is" ...), and the last
-clause kept must not be a dependent one ("when it comes to the animal itself.").
+would go wrong (repeat the user's words back, speak as the user, talk of itself, loop) or
+never end (``max_tokens``), the sentence is ended at the last clause boundary before that,
+if one makes a sentence of it: "Yes, you should definitely boil an egg for a soft yolk." to
+"How long should I boil an egg for a soft yolk?" is said "Yes, you should definitely boil
+an egg."; "Well, that is a fine question and my home is Paris too." (after the user's
+"Paris") "Well, that is a fine question.".
+
+A boundary is a comma, semicolon, colon or dash, a word that opens a clause ("and", "but",
+"which", "because" ...) or, failing those, a preposition. What is kept must stand alone: its
+last word is no word of grammar ("the", "to", "is" ...), it holds a main clause (one of two
+words or more not opening with "to", a preposition, a relative or a dependent word: "To
+remove red wine from a carpet." and "Sure, in the morning." do not), and it does not end on
+a dependent clause fronted after "and" or "but" ("…, but when it comes to the animal
+itself." waits for its main clause).
 """
 
 from __future__ import annotations
@@ -22,75 +27,98 @@ from collections.abc import Callable
 from terrarium.controller.guard_loops import is_function
 from terrarium.controller.reply_words import words
 
-__all__ = ["clause_end"]
+__all__ = ["clause_end", "stands_alone"]
 
 _BREAK = re.compile(r"\s*(?:[,;:]|\s[-–—])(?=\s)")
 """A soft break: the sentence may end just before it."""
 _WORD = re.compile(r"[A-Za-z0-9']+")
-_JOINS = frozenset("""
-and but or so yet nor because which who whom whose that where when while if as since
-although though unless whereas
-""".split())
-"""Words that open a clause: the sentence may end just before one."""
-_PREPOSITIONS = frozenset("""
-for with in on at by from about into onto over under after before during without through
-across along around near until like
-""".split())
-"""Words that open a phrase: the sentence may end before one when no clause boundary does."""
+_RELATIVE = frozenset({"which", "who", "whom", "whose", "where"})
 _DEPENDENT = frozenset("""
 when if because while although though since unless whereas as before after until once
 whenever wherever whether
 """.split())
 """A clause opening with one of these does not stand alone as a sentence."""
 _COORDINATORS = frozenset({"and", "but", "or", "so", "yet", "nor", "then"})
+_JOINS = _COORDINATORS | _RELATIVE | _DEPENDENT | {"that"}
+"""Words that open a clause: the sentence may end just before one."""
+_PREPOSITIONS = frozenset("""
+for with in on at by from about into onto over under after before during without through
+across along around near until like of
+""".split())
+"""Words that open a phrase: the sentence may end before one when no clause boundary does."""
 _CLOSERS = "\"')]"
 
 
-def _boundaries(text: str) -> list[tuple[int, int]]:
-    """Every place ``text`` may be cut, as (index, strength): 2 before a soft break, 1
-    before a word that opens a clause, 0 before a preposition."""
-    out = [(m.start(), 2) for m in _BREAK.finditer(text)]
+def _boundaries(text: str) -> list[tuple[int, int, int]]:
+    """Every place ``text`` may be cut, as (cut index, strength, where the next clause or
+    phrase starts): 2 before a soft break, 1 before a word that opens a clause, 0 before a
+    preposition."""
+    out = [(m.start(), 2, m.end()) for m in _BREAK.finditer(text)]
     for m in _WORD.finditer(text):
         w = m.group(0).lower()
         if m.start() and text[m.start() - 1].isspace():
             if w in _JOINS:
-                out.append((m.start(), 1))
+                out.append((m.start(), 1, m.start()))
             elif w in _PREPOSITIONS:
-                out.append((m.start(), 0))
+                out.append((m.start(), 0, m.start()))
     return sorted(out)
 
 
-def _stands_alone(text: str, cut: int, clause_starts: list[int]) -> bool:
-    """Whether ``text[:cut]`` ends a clause that may end a sentence: its last word is no
-    word of grammar, and the last clause does not open as a dependent one."""
-    kept = words(text[:cut])
+def _kind(clause: list[str], after_break: bool) -> str:
+    """What a clause is, by its opening words: "main", "dependent", "dangling" (a
+    dependent one after "and", "but" ...), "other" (a relative one, a phrase opening with
+    "to" or a preposition, a lone word), or "none" (nothing but "and", "but" ...)."""
+    ws = list(clause)
+    joined = False
+    while ws and ws[0] in _COORDINATORS:
+        ws, joined = ws[1:], True
+    if not ws:
+        return "none"
+    w = ws[0]
+    if w in _DEPENDENT:
+        return "dangling" if joined else "dependent"
+    if w in _RELATIVE or (w == "that" and not after_break) or w == "to" or w in _PREPOSITIONS:
+        return "other"
+    return "main" if len(ws) >= 2 else "other"
+
+
+def stands_alone(sentence: str) -> bool:
+    """Whether ``sentence`` (without its end) can be said as a whole sentence."""
+    kept = words(sentence)
     if len(kept) < 2 or is_function(kept[-1]):
         return False
-    start = max((s for s in clause_starts if s < cut), default=0)
-    opening = [w for w in words(text[start:cut])[:3]]
-    while opening and opening[0] in _COORDINATORS:
-        opening = opening[1:]
-    return not (opening and opening[0] in _DEPENDENT)
+    starts = [(0, False)] + [(nxt, s == 2) for _, s, nxt in _boundaries(sentence) if s >= 1]
+    kinds: list[str] = []
+    carried = False  # a break with no word after it before the next boundary
+    for (a, after_break), (b, _) in zip(starts, [*starts[1:], (len(sentence), False)],
+                                        strict=True):
+        ws = words(sentence[a:b])
+        if not ws:
+            carried = carried or after_break
+            continue
+        kind = _kind(ws, after_break or carried)
+        carried = False
+        if kinds and kinds[-1] == "none" and kind == "dependent":
+            kind = "dangling"  # "but" | "when it comes to ...": split at both words
+        kinds.append(kind)
+    kinds = [k for k in kinds if k != "none"]
+    return "main" in kinds and kinds[-1] != "dangling"
 
 
 def clause_end(text: str, given: int, ok: Callable[[str], bool]) -> str | None:
     """What to say after the first ``given`` characters of ``text`` (a sentence spoken from
-    its start, without its end) so that it ends at a clause boundary as a whole sentence
-    that ``ok`` accepts: the words up to the boundary and ".". The latest boundary of a
-    clause (a break or a joining word) wins, else the latest preposition; None when no
-    boundary lies past what was given."""
+    its start, without its end) so that it ends at a boundary as a whole sentence
+    (:func:`stands_alone`) that ``ok`` accepts: the words up to the boundary and ".". The
+    latest boundary of a clause (a break or a joining word) wins, else the latest
+    preposition; None when no boundary past what was given will do."""
     found = _boundaries(text)
-    clause_starts = [i for i, s in found if s >= 1]
     for strongest in (1, 0):
-        for cut, strength in reversed(found):
+        for cut, strength, _ in reversed(found):
             if strength < strongest:
                 continue
             end = len(text[:cut].rstrip())
             if end < given or not text[:end].rstrip(_CLOSERS)[-1:].isalnum():
                 continue
-            if not _stands_alone(text, end, clause_starts):
-                continue
-            sentence = text[:end] + "."
-            if ok(sentence):
-                return sentence[given:]
+            if stands_alone(text[:end]) and ok(text[:end] + "."):
+                return text[given:end] + "."
     return None

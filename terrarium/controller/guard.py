@@ -300,8 +300,8 @@ class ReplyGuard:
         nothing wrong before it (:func:`clause_end`), or None."""
         if not self._open or self._closed:
             return None
-        text = _PARTIAL_WORD.sub("", self._open_text + self._held)
-        return clause_end(text, len(self._open_text),
+        # cut before a word, what it keeps is complete words, however the last one ends
+        return clause_end(self._open_text + self._held, len(self._open_text),
                           lambda s: self._goes_wrong(s) is None and repeats(s) < 0)
 
     def end_unfinished(self) -> str:

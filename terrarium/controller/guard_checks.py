@@ -24,9 +24,14 @@ remember tell good great nice really also just well here there today now always 
 get got go going make made see look feel find say said use used take give thing things
 """.split())
 NEGATIONS = frozenset({"not", "no", "never", "nothing", "none"})
-_SELF_TALK = re.compile(r"\b(chat ?bots?|bots?|robots?|ai|artificial intelligence|language "
-                        r"models?|virtual assistants?|assistants?|computer programs?|"
-                        r"machines?|the user'?s?|the response)\b", re.I)
+_SELF_TALK = re.compile(
+    r"\b(chat ?bots?|ai|artificial intelligence|language models?|virtual assistants?|the "
+    r"user'?s?|the response)\b"
+    # a word that also names things of the world ("a carpet removal machine", "a robot
+    # vacuum", "a shop assistant") is talk of itself only said of itself or to the user
+    r"|\b(?:i'm|i am|as|being|just|only|you're|you are|your|my)\s+(?:not\s+)?"
+    r"(?:an?\s+|the\s+)?(?:[a-z]+\s+)?(?:bots?|robots?|assistants?|computer programs?|"
+    r"machines?)\b", re.I)
 """Talk of itself, or of the prompt ("The user is asking about ...")."""
 _WORD_CASED = re.compile(r"[A-Za-z0-9']+")
 
