@@ -119,6 +119,7 @@ def clause_end(text: str, given: int, ok: Callable[[str], bool]) -> str | None:
             end = len(text[:cut].rstrip())
             if end < given or not text[:end].rstrip(_CLOSERS)[-1:].isalnum():
                 continue
-            if stands_alone(text[:end]) and ok(text[:end] + "."):
-                return text[given:end] + "."
+            close = '."' if text[:end].count('"') % 2 else "."  # a quote cut open
+            if stands_alone(text[:end]) and ok(text[:end] + close):
+                return text[given:end] + close
     return None

@@ -491,11 +491,15 @@ class ReplyGuard:
         """What the runtime knows to say: for a question about the user, what they told
         about it, to the user ("You're from Nairobi."), or else ``unknown_reply`` ("I love
         baking bread." says nothing of a favourite film: likes are no subject);
-        otherwise the user's facts to the user, or ``echo_reply``."""
+        otherwise the user's facts to the user, or ``echo_reply`` (also when those would
+        repeat the user's words)."""
         if self.about_user and self.unknown_reply is not None:
             told = note_said_back(self.user, sentences(self.facts), is_echo)
             return told or self.unknown_reply
-        return closed(second_person(self.facts)) if self.facts else self.echo_reply
+        said = closed(second_person(self.facts)) if self.facts else ""
+        # never the user's words back, here either: "You drink coffee every morning." to
+        # "Should I drink coffee every morning?" (its echo dropped) is one
+        return said if said and not is_echo(self.user, said) else self.echo_reply
 
     def _end(self) -> str:
         """Close the reply; one with nothing spoken says :meth:`fallback`."""

@@ -222,3 +222,12 @@ def test_the_speaker_ends_a_released_sentence_cut_by_max_tokens_at_a_clause() ->
     assert said.endswith("it is actually blue.")
     assert voice.pieces[0] == "The answer is a"  # the first piece, then the rest whole
     assert " ".join(voice.pieces) == said
+
+
+def test_the_facts_said_back_for_a_question_of_the_world_never_repeat_it() -> None:
+    user = "Should I drink coffee every morning?"
+    g = guard(user, "I drink coffee every morning.")
+    assert not g.about_user
+    said = "".join(stream(g, "Should you drink coffee every morning?"))
+    assert not is_echo(user, said)  # "You drink coffee every morning." was one
+    assert said == "Sorry, I am not sure."
