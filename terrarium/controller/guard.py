@@ -17,18 +17,16 @@ goodbye." with condolences. Two things the runtime can do without a better model
 Holding the first sentence whole costs the first audio its head start (the voice could
 start on the first clause while the model writes the rest), so with ``release_first_clause``
 the reply's first sentence is let through from its start once that start looks safe
-(:func:`safe_start`), and is then spoken whole, whatever follows: once its first words are
-heard, dropping the rest would speak half a sentence. No start can make a sentence safe for
-certain (the rest may still repeat the user word for word: "Hello, my name is Ada." starts
-with "Hello,"), so the rule asks for what no echo of the model's showed on the benchmark:
-a start of several words after which the rest would have to repeat at least four more of
-the user's words, in order, to make the sentence an echo (counted exactly, over every way
-the start's words can pair with the user's: "Boiling an egg is" to "How do I boil an
-egg?" uses up "an egg", so the rest would have to say "I boil an egg" again). Utterances
-under six words are never released early: an answer to a short question reuses its words.
-A first sentence cut by ``max_tokens`` after its release would be heard in part; the
-speaker's first sentences stay far below its budget (the longest of 60 on the benchmark:
-149 characters, roughly 35 tokens of 60), and the transcript says so if one ever is.
+(:func:`safe_start`, :mod:`terrarium.controller.echo`: after several words, the rest would
+have to repeat at least four more of the user's words, in order, to make it an echo). The
+voice speaks only its first piece before the sentence's end (``first_piece``: its
+segmenter), so the guard gives it that much and holds the rest to the sentence's end,
+judging it as it grows: what the voice hears first, and when, is unchanged. A rest that
+would repeat the user, speak as them, talk of itself, loop, name what they never told
+(asked about themselves) or never end (``max_tokens``) ends the sentence at its last clause
+boundary that makes a whole sentence (:mod:`terrarium.controller.clause_end`), and the reply
+there; with none, a rest that speaks as the user or of itself stops the reply (the voice
+drops the unfinished words: its start alone was heard), and the other kinds are spoken on.
 """
 
 from __future__ import annotations
