@@ -260,7 +260,7 @@ class ReplyGuard:
         text = self._open_text + self._held[:cut]
         why = self._goes_wrong(text if m is not None else _PARTIAL_WORD.sub("", text))
         if why is not None:
-            ending = self._clause_end()
+            ending = self._clause_end(cut)
             if ending is not None or why in _STOPS:
                 return self._stop(why, self._open_text + self._held, ending)
             self._let_on = True  # no clause end to stop at: the sentence goes on as it was
@@ -293,13 +293,14 @@ class ReplyGuard:
             return "it says what the user never told"
         return None
 
-    def _clause_end(self) -> str | None:
-        """What ends the sentence released at its start at its last clause boundary, with
-        nothing wrong before it (:func:`clause_end`), or None."""
+    def _clause_end(self, upto: int | None = None) -> str | None:
+        """What ends the sentence released at its start (the held text up to ``upto``) at
+        its last clause boundary, with nothing wrong before it (:func:`clause_end`), or
+        None."""
         if not self._open or self._closed:
             return None
         # cut before a word, what it keeps is complete words, however the last one ends
-        return clause_end(self._open_text + self._held, len(self._open_text),
+        return clause_end(self._open_text + self._held[:upto], len(self._open_text),
                           lambda s: self._goes_wrong(s) is None and repeats(s) < 0)
 
     def end_unfinished(self) -> str:

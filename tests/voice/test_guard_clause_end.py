@@ -231,3 +231,11 @@ def test_the_facts_said_back_for_a_question_of_the_world_never_repeat_it() -> No
     said = "".join(stream(g, "Should you drink coffee every morning?"))
     assert not is_echo(user, said)  # "You drink coffee every morning." was one
     assert said == "Sorry, I am not sure."
+
+
+def test_a_clause_end_is_looked_for_in_the_released_sentence_only() -> None:
+    g = guard(EGG)
+    said = g.feed("Yes, you should definitely ")  # released, and its first piece cut
+    assert said == "Yes, you should definitely " and g.released
+    said += g.feed("boil an egg for a soft yolk. Then, cool it, and eat it.") + g.finish()
+    assert said == "Yes, you should definitely boil an egg."  # not "…, cool it, and eat."
