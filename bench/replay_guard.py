@@ -61,6 +61,7 @@ class Replayed:
     hold_tokens: int | None = None  # None: the runtime answered itself (no model text)
     hold_chars: int | None = None
     released: bool = False  # the first sentence was let through from its start
+    notices: tuple[str, ...] = ()  # the guard's
 
 
 def replay_turn(row: dict[str, Any], spec: Any, cfg: SegmenterConfig) -> Replayed:
@@ -110,13 +111,19 @@ def replay_turn(row: dict[str, Any], spec: Any, cfg: SegmenterConfig) -> Replaye
     cut_at, cut_chars = (cut_at, cut_chars) if cut_at is not None else (end, len(text))
     return Replayed(_heard(pieces),
                     max(0, first_at - cut_at), max(0, first_chars - cut_chars),
-                    bool(guard.released))
+                    bool(guard.released), tuple(guard.notices))
 
 
 def _heard(pieces: list[str]) -> str:
     """What the voice says of ``pieces``, as the bench hears it (``SentenceSynthesized``)."""
     heard = (to_speakable(p).strip() for p in pieces)
     return " ".join(h for h in heard if h)
+
+
+_KINDS = {"ended_at_clause": "ended at a clause", "spoken_on": "spoken on",
+          "spoken_echo": "spoken although it repeats", "end_never_came": "its start was spoken",
+          "stopped": "stopped, "}
+"""What the guard did to a released sentence, by the start of its notice (counted per turn)."""
 
 
 def pct(values: list[int], q: float) -> float:
@@ -128,7 +135,7 @@ def score(rows: list[dict[str, Any]], replies: list[Replayed]) -> dict[str, Any]
     """The conversation bench's rates of the replies heard, and the hold proxy."""
     said, dialogue, asks, recalled, honest, unknown = "", None, 0, 0, 0, 0
     out = {"turns": len(rows), "echo": 0, "incomplete": 0, "as_user": 0, "loops": 0,
-           "released": 0}
+           "released": 0} | dict.fromkeys(_KINDS, 0)
     for r, rep in zip(rows, replies, strict=True):
         said = f"{said} {r['user']}" if r["dialogue"] == dialogue else r["user"]
         dialogue, h = r["dialogue"], rep.heard
@@ -137,6 +144,8 @@ def score(rows: list[dict[str, Any]], replies: list[Replayed]) -> dict[str, Any]
         out["as_user"] += bool(speaks_as_user(h, said))
         out["loops"] += loops(h)
         out["released"] += rep.released
+        for kind, says in _KINDS.items():
+            out[kind] += any(n.startswith(says) for n in rep.notices)
         if r["honest"] is not None:  # asked what was never told
             unknown += 1
             honest += bool(DONT_KNOW.search(h))

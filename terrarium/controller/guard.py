@@ -284,7 +284,7 @@ class ReplyGuard:
 
     def _goes_wrong(self, text: str) -> str | None:
         """Why the sentence released at its start, so far ``text``, may not go on."""
-        wrong = self._wrong(text)
+        wrong = self._wrong(text, whole=False)
         if wrong is not None or self._let_on:
             return wrong
         if self.checks and is_echo(self.user, text):
@@ -404,13 +404,14 @@ class ReplyGuard:
             self._bet = safe_start(self.user, head)
         return bool(self._bet)
 
-    def _wrong(self, text: str) -> str | None:
+    def _wrong(self, text: str, *, whole: bool = True) -> str | None:
         """Why ``text`` may not be spoken, judged on any part of a sentence (once a part
         has it, the whole sentence has it): it speaks as the user, or, asked about the
-        user or speaking of themselves, it talks about itself. None: nothing yet."""
+        user or speaking of themselves, it talks about itself (``whole``: see
+        :func:`self_talk`; False for a sentence already heard in part). None: nothing yet."""
         if speaks_as_user(text, self._fact_words):
             return "it speaks as the user"
-        if (self.about_user or self.mentions_user) and self_talk(text):
+        if (self.about_user or self.mentions_user) and self_talk(text, whole=whole):
             return "it talks about itself"
         return None
 

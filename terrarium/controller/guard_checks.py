@@ -24,15 +24,16 @@ remember tell good great nice really also just well here there today now always 
 get got go going make made see look feel find say said use used take give thing things
 """.split())
 NEGATIONS = frozenset({"not", "no", "never", "nothing", "none"})
-_SELF_TALK = re.compile(
-    r"\b(chat ?bots?|ai|artificial intelligence|language models?|virtual assistants?|the "
-    r"user'?s?|the response)\b"
-    # a word that also names things of the world ("a carpet removal machine", "a robot
-    # vacuum", "a shop assistant") is talk of itself only said of itself or to the user
-    r"|\b(?:i'm|i am|as|being|just|only|you're|you are|your|my)\s+(?:not\s+)?"
+_SELF_TALK = re.compile(r"\b(chat ?bots?|ai|artificial intelligence|language models?|virtual "
+                        r"assistants?|the user'?s?|the response)\b", re.I)
+"""Talk of itself, or of the prompt ("The user is asking about ...")."""
+_THING_OR_SELF = re.compile(r"\b(bots?|robots?|assistants?|computer programs?|machines?)\b", re.I)
+"""Words that also name things of the world: talk of itself in a sentence judged whole."""
+_SAID_OF_SELF = re.compile(
+    r"\b(?:i'm|i am|as|being|just|only|you're|you are|your|my)\s+(?:not\s+)?"
     r"(?:an?\s+|the\s+)?(?:[a-z]+\s+)?(?:bots?|robots?|assistants?|computer programs?|"
     r"machines?)\b", re.I)
-"""Talk of itself, or of the prompt ("The user is asking about ...")."""
+"""... and in a sentence already heard in part, only said of itself or to the user."""
 _WORD_CASED = re.compile(r"[A-Za-z0-9']+")
 
 
@@ -68,11 +69,17 @@ def speaks_as_user(sentence: str, facts: frozenset[str]) -> bool:
     return False
 
 
-def self_talk(sentence: str) -> bool:
+def self_talk(sentence: str, *, whole: bool = True) -> bool:
     """Whether ``sentence`` talks about chatbots, AI or assistants, or about "the user":
     asked about the user, SmolLM2-135M tells them they are a chatbot, or describes the
-    request ("The user is asking about ...")."""
-    return bool(_SELF_TALK.search(sentence))
+    request ("The user is asking about ..."). A word that also names things of the world
+    ("machine", "robot", "assistant") counts in a sentence judged ``whole`` (dropping it
+    costs nothing but that sentence); in one already heard in part (stopping it there
+    leaves half a sentence) only said of itself or to the user ("I'm just a machine",
+    "as your assistant"), not "a carpet removal machine" (session 18)."""
+    if _SELF_TALK.search(sentence):
+        return True
+    return bool((_THING_OR_SELF if whole else _SAID_OF_SELF).search(sentence))
 
 
 def uses(sentence: str, notes: str, question: str) -> bool:

@@ -145,12 +145,23 @@ def test_a_clause_end_lies_past_what_the_voice_was_given() -> None:
     assert clause_end(text, 10, lambda s: "egg" not in s) is None  # none that ok accepts
 
 
-def test_a_thing_of_the_world_is_no_talk_of_itself() -> None:
-    assert not self_talk("To remove it, you can use a carpet removal machine that")
-    assert not self_talk("Ask the shop assistant, or a robot vacuum will do.")
+def test_a_thing_of_the_world_stops_no_sentence_heard_in_part() -> None:
+    """dev7: "To remove red" was heard, the rest stopped at "a carpet removal machine"."""
+    carpet = "To remove it, you can use a carpet removal machine that"
+    assert self_talk(carpet) and not self_talk(carpet, whole=False)
     for said in ("As an AI assistant, I cannot cook.", "I am just a machine.",
                  "I'm a helpful assistant.", "You're a chatbot.", "The user is asking."):
-        assert self_talk(said)
+        assert self_talk(said, whole=False)
+    user = "How do I get red wine out of a carpet? My brother Kit spilled some."
+    g = guard(user)
+    assert g.mentions_user
+    reply = ("To remove red wine from a carpet, you can use a carpet removal machine that "
+             "lifts it. A machine like that is handy.")
+    said = "".join(stream(g, reply))
+    # the released sentence whole; a later one naming a machine is still dropped whole
+    assert said == ("To remove red wine from a carpet, you can use a carpet removal "
+                    "machine that lifts it.")
+    assert not g.stopped
 
 
 # -- in the controller: the voice's first piece, and an ending at max_tokens ----------------
