@@ -161,7 +161,8 @@ def score(rows: list[dict[str, Any]], replies: list[Replayed]) -> dict[str, Any]
     return out
 
 
-def main(path: Path, sets: list[str] | None, verbose: bool) -> None:
+def main(path: Path, sets: list[str] | None, verbose: bool, holds: Path | None = None
+         ) -> None:
     team = load_team(ROOT / "examples" / "voice_assistant")
     speaker = team.creatures["speaker"].config
     spec = speaker.reply_guard
@@ -176,6 +177,9 @@ def main(path: Path, sets: list[str] | None, verbose: bool) -> None:
             for r, rep in zip(rows, replies, strict=True):
                 if rep.heard != r["reply"]:
                     print(f"  {r['user']!r}\n    was {r['reply']!r}\n    now {rep.heard!r}")
+        if holds is not None:  # per turn, to compare two trees' holds
+            holds.write_text(json.dumps([[r["user"], rep.hold_tokens, rep.heard]
+                                         for r, rep in zip(rows, replies, strict=True)]))
         s = score(rows, replies)
         print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in s.items()))
 
@@ -185,5 +189,7 @@ if __name__ == "__main__":
     p.add_argument("json", type=Path, help="a bench/conversation.py --json file")
     p.add_argument("--set", action="append", default=None, help="only this set (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--holds", type=Path, default=None,
+                   help="write each turn's hold and reply here (JSON; one set)")
     a = p.parse_args()
-    main(a.json, a.set, a.verbose)
+    main(a.json, a.set, a.verbose, a.holds)

@@ -87,6 +87,12 @@ def stands_alone(sentence: str) -> bool:
     kept = words(sentence)
     if len(kept) < 2 or is_function(kept[-1]):
         return False
+    kinds = _kinds(sentence)
+    return "main" in kinds and kinds[-1] != "dangling"
+
+
+def _kinds(sentence: str) -> list[str]:
+    """The kinds of ``sentence``'s clauses (:func:`_kind`), in order."""
     starts = [(0, False)] + [(nxt, s == 2) for _, s, nxt in _boundaries(sentence) if s >= 1]
     kinds: list[str] = []
     carried = False  # a break with no word after it before the next boundary
@@ -101,8 +107,7 @@ def stands_alone(sentence: str) -> bool:
         if kinds and kinds[-1] == "none" and kind == "dependent":
             kind = "dangling"  # "but" | "when it comes to ...": split at both words
         kinds.append(kind)
-    kinds = [k for k in kinds if k != "none"]
-    return "main" in kinds and kinds[-1] != "dangling"
+    return [k for k in kinds if k != "none"]
 
 
 def clause_end(text: str, given: int, ok: Callable[[str], bool]) -> str | None:
