@@ -31,6 +31,7 @@ from reply_scores import DONT_KNOW, is_complete, loops, speaks_as_user
 
 from terrarium.config import load_team
 from terrarium.controller.guard import ReplyGuard, is_echo
+from terrarium.store.similar import load_encoder
 from terrarium.voice.early import EarlyFirstPiece
 from terrarium.voice.segment import TERMINATORS, SegmenterConfig, SentenceSegmenter
 from terrarium.voice.speakable import to_speakable
@@ -163,6 +164,7 @@ def score(rows: list[dict[str, Any]], replies: list[Replayed]) -> dict[str, Any]
 
 def main(path: Path, sets: list[str] | None, verbose: bool, holds: Path | None = None
          ) -> None:
+    load_encoder()  # the guard reads notes by meaning too, once recall has loaded it
     team = load_team(ROOT / "examples" / "voice_assistant")
     speaker = team.creatures["speaker"].config
     spec = speaker.reply_guard
