@@ -12,6 +12,8 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from terrarium.config.models import ReplyGuardSpec
 from terrarium.controller.clause_end import clause_end, stands_alone
@@ -250,3 +252,40 @@ def test_a_clause_end_is_looked_for_in_the_released_sentence_only() -> None:
     assert said == "Yes, you should definitely " and g.released
     said += g.feed("boil an egg for a soft yolk. Then, cool it, and eat it.") + g.finish()
     assert said == "Yes, you should definitely boil an egg."  # not "…, cool it, and eat."
+
+
+# -- for any reply and any split: the same first piece, and no echo unless none could end it --
+
+_WORDS = st.sampled_from(["you", "should", "boil", "an", "egg", "for", "a", "soft", "yolk",
+                          "it", "is", "easy", "and", "but", "the", "water", "minutes", "six",
+                          "Yes,", "well,", "which", "takes", "when", "hot", "pan", "cool"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(ws=st.lists(_WORDS, min_size=4, max_size=24), step=st.integers(min_value=1, max_value=9))
+def test_any_released_reply_keeps_its_first_piece_and_ends_whole_or_says_why(
+        ws: list[str], step: int) -> None:
+    reply = " ".join(ws).capitalize() + ". Then eat it."
+    old, new = guard(EGG, first_piece=None), guard(EGG)
+    voices = (SentenceSegmenter(VOICE), SentenceSegmenter(VOICE))
+    heard: tuple[list[str], list[str]] = ([], [])
+    for i in range(0, len(reply), step):
+        outs = old.feed(reply[i:i + step]), new.feed(reply[i:i + step])
+        if not heard[1]:
+            assert outs[0] == outs[1]  # the same text at the same delta until the piece
+        for j in (0, 1):
+            heard[j].extend(voices[j].feed(outs[j]))
+        if new.stopped or new.settled:
+            break
+    if heard[0] and heard[1]:
+        assert heard[0][0] == heard[1][0]  # the voice's first piece, the same text
+    voice = voices[1]
+    rest = voice.pending.strip()
+    if new.stopped and rest and rest[-1] not in ".!?":
+        voice.reset()  # the voice forgets the unfinished words (TurnOutput.drop_unfinished)
+    said = " ".join([*heard[1], *voice.feed(new.finish()), *voice.flush()])
+    if is_echo(EGG, said):  # only a sentence with no clause end to stop at is spoken on
+        assert any(n.startswith(("spoken on", "spoken although")) for n in new.notices)
+    if said.strip() and said.rstrip()[-1] not in ".!?":  # half a sentence: only when a
+        assert new.stopped  # rest going wrong had no clause end to stop at
+        assert not any(n.startswith("ended at a clause") for n in new.notices)
