@@ -11,7 +11,9 @@ an egg."; "Well, that is a fine question and my home is Paris too." (after the u
 "Paris") "Well, that is a fine question.".
 
 A boundary is a comma, semicolon, colon or dash, a word that opens a clause ("and", "but",
-"which", "because" ...) or, failing those, a preposition. What is kept must stand alone: its
+"which", "because" ...) or, failing those, a preposition or "to" ("No, it's not healthy." of
+"No, it's not healthy to cycle to work every day." to "Is it healthy to cycle to work
+every day?"). What is kept must stand alone: its
 last word is no word of grammar ("the", "to", "is" ...), it holds a main clause (one of two
 words or more not opening with "to", a preposition, a relative or a dependent word: "To
 remove red wine from a carpet." and "Sure, in the morning." do not), and it does not end on
@@ -43,7 +45,7 @@ _JOINS = _COORDINATORS | _RELATIVE | _DEPENDENT | {"that"}
 """Words that open a clause: the sentence may end just before one."""
 _PREPOSITIONS = frozenset("""
 for with in on at by from about into onto over under after before during without through
-across along around near until like of
+across along around near until like of to
 """.split())
 """Words that open a phrase: the sentence may end before one when no clause boundary does."""
 _CLOSERS = "\"')]"

@@ -289,3 +289,12 @@ def test_any_released_reply_keeps_its_first_piece_and_ends_whole_or_says_why(
     if said.strip() and said.rstrip()[-1] not in ".!?":  # half a sentence: only when a
         assert new.stopped  # rest going wrong had no clause end to stop at
         assert not any(n.startswith("ended at a clause") for n in new.notices)
+
+
+def test_a_yes_or_no_that_restates_the_question_ends_before_it_does() -> None:
+    """Probe of session 18: "Is it healthy to cycle to work every day?" -> "No, it's not
+    healthy to cycle to work every day." (an echo, released at "No, it's not healthy")."""
+    user = "Is it healthy to cycle to work every day?"
+    g = guard(user)
+    said = "".join(stream(g, "No, it's not healthy to cycle to work every day. It is tiring."))
+    assert said == "No, it's not healthy to cycle." and not is_echo(user, said)
