@@ -24,13 +24,13 @@ scored automatically:
 Two sets of dialogues: ``first`` (``DIALOGUES`` below, the ones the voice assistant is
 tuned on) and ``held-out`` (``bench/conversation_data.py``, written before the tuning of
 issue 30 and never tuned on); ``--set both`` (the default) runs and reports each.
-Eight more were written blind, each in ``bench/conversation_<name>.py``, for judging only,
+Nine more were written blind, each in ``bench/conversation_<name>.py``, for judging only,
 never tuned on: ``fresh`` and ``blind`` (after that tuning), ``blind2`` (at the end of that
-session, never run while it was written), then the same way ``blind3`` to ``blind7``
-(sessions 10, 11, 13, 14 and 15); ``--set all`` runs all ten.
+session, never run while it was written), then the same way ``blind3`` to ``blind8``
+(sessions 10, 11, 13, 14, 15 and 18); ``--set all`` runs all eleven.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
 Run: ``python bench/conversation.py
-[--set first|held-out|fresh|blind|blind2|blind3|blind4|blind5|blind6|blind7|both|all]
+[--set first|held-out|fresh|blind|blind2|blind3|blind4|blind5|blind6|blind7|blind8|both|all]
 [-v] [--runs 1] [--speaker-template FILE]``
 """
 
@@ -52,6 +52,7 @@ from conversation_blind4 import BLIND4  # bench/conversation_blind4.py: written 
 from conversation_blind5 import BLIND5  # bench/conversation_blind5.py: written blind, never tune
 from conversation_blind6 import BLIND6  # bench/conversation_blind6.py: written blind, never tune
 from conversation_blind7 import BLIND7  # bench/conversation_blind7.py: written blind, never tune
+from conversation_blind8 import BLIND8  # bench/conversation_blind8.py: written blind, never tune
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11 dev cases
 from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13 dev cases
@@ -136,6 +137,11 @@ def blind6() -> list[list[Say]]:
 def blind7() -> list[list[Say]]:
     """The seventh blind set (bench/conversation_blind7.py, session 15), for judging only."""
     return [[S(*turn) for turn in dialogue] for dialogue in BLIND7]
+
+
+def blind8() -> list[list[Say]]:
+    """The eighth blind set (bench/conversation_blind8.py, session 18), for judging only."""
+    return [[S(*turn) for turn in dialogue] for dialogue in BLIND8]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -463,10 +469,10 @@ SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind
         "blind6": blind6, "blind7": blind7, "dev": lambda: DEV, "dev2": lambda: DEV2,
         **{f"dev{i}": (lambda d=d: says(d))
            for i, d in enumerate((DEV3, DEV4, DEV5, DEV6, DEV7, DEV8, DEV9), 3)},
-        "dev9b": lambda: says(DEV9B)}
+        "dev9b": lambda: says(DEV9B), "blind8": blind8}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
-                  "blind5", "blind6", "blind7")}
+                  "blind5", "blind6", "blind7", "blind8")}
 
 
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
@@ -516,15 +522,14 @@ if __name__ == "__main__":
                    help="print the speaker's message, the model's text and the guard's notices")
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
-                                     "blind4", "blind5", "blind6", "blind7", "dev", "dev2",
-                                     "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9",
-                                     "dev9b", "both",
-                                     "all"],
+                                     "blind4", "blind5", "blind6", "blind7", "blind8", "dev",
+                                     "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
+                                     "dev9", "dev9b", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
-                   "(written blind at the end), blind3 to blind7 (written blind in sessions 10, "
-                   "11, 13, 14 and 15), both (first and held-out), all ten, or the "
+                   "(written blind at the end), blind3 to blind8 (written blind in sessions 10, "
+                   "11, 13, 14, 15 and 18), both (first and held-out), all eleven, or the "
                    "developer's own cases (dev; dev2: those of the fourth round; dev3: session "
                    "11's, bench/conversation_dev3.py; "
                    "dev4: session 13's, bench/conversation_dev4.py; dev5: its second round's, "

@@ -17,10 +17,16 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from terrarium.llm.server_child import LLVM_LIBRARY, SHIM_ENV, openmp_env, openmp_runtime
+from terrarium.llm.server_child import (
+    LLVM_LIBRARY,
+    PEERS_ENV,
+    SHIM_ENV,
+    openmp_env,
+    openmp_runtime,
+)
 from terrarium.paths import cache_dir
 
-__all__ = ["SOURCE", "build_shim", "openmp_settings", "shim_file", "shim_settings"]
+__all__ = ["SOURCE", "build_shim", "openmp_settings", "peers_dir", "shim_file", "shim_settings"]
 
 SOURCE = Path(__file__).with_name("openmp_adapt.c")
 
@@ -29,6 +35,12 @@ def shim_file() -> Path:
     """Where the built library is (or would be) for this source."""
     digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:12]
     return cache_dir() / "openmp" / f"openmp_adapt-{digest}.so"
+
+
+def peers_dir() -> Path:
+    """Where the processes sharing a model server note themselves for its core watch
+    (``server_child.PEERS_ENV``): ``<user cache dir>/servers/peers``."""
+    return cache_dir() / "servers" / "peers"
 
 
 def build_shim() -> Path:
@@ -60,16 +72,20 @@ def build_shim() -> Path:
 def shim_settings(environ: Mapping[str, str]) -> dict[str, str]:
     """What the model server's process needs beyond ``openmp_env``: under ``adaptive``,
     where the library is (built now if need be), or nothing (the process then says why it
-    runs under GNU OpenMP: :func:`server_child.load_openmp`)."""
+    runs under GNU OpenMP: :func:`server_child.load_openmp`), and where the processes
+    sharing it note themselves (:func:`peers_dir`)."""
     try:
-        if openmp_runtime(environ) != "adaptive" or SHIM_ENV in environ:
+        if openmp_runtime(environ) != "adaptive":
             return {}
     except ValueError:  # reported where the server starts
         return {}
+    out = {} if PEERS_ENV in environ else {PEERS_ENV: str(peers_dir())}
+    if SHIM_ENV in environ:
+        return out
     try:
-        return {SHIM_ENV: str(build_shim())}
+        return {**out, SHIM_ENV: str(build_shim())}
     except (OSError, subprocess.SubprocessError) as exc:
-        return {SHIM_ENV: f"!{exc}"}  # the reason, for the process's one-line notice
+        return {**out, SHIM_ENV: f"!{exc}"}  # the reason, for the process's one-line notice
 
 
 def openmp_settings(environ: Mapping[str, str]) -> dict[str, str]:

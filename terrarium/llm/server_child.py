@@ -26,6 +26,7 @@ __all__ = [
     "LLVM_BLOCKTIME",
     "LLVM_LIBRARY",
     "OPENMP_ENV",
+    "PEERS_ENV",
     "SAMPLING_SEED",
     "SHIM_ENV",
     "WAIT_POLICY",
@@ -64,6 +65,11 @@ between two tokens of a reply (its threads spin through a reply), far shorter th
 gap between two replies (asleep when idle); docs/performance.md, "The engine"."""
 
 SHIM_ENV = "TERRARIUM_OPENMP_SHIM"
+PEERS_ENV = "TERRARIUM_OPENMP_PEERS"
+"""A folder of the processes that share a model server (``shared_server``): each one that
+attaches to the server of process P leaves an empty file ``<folder>/<P>/<its pid>``, so the
+server's :class:`CoreWatch` counts their CPU as its own (a worker's voice, say), not as
+another program's."""
 """Under ``adaptive``: the path of the built ``openmp_adapt.c`` (``openmp_build``), or
 ``!`` and why it could not be built."""
 
@@ -136,7 +142,8 @@ def load_openmp(environ: Mapping[str, str] | None = None, *,
                 "under GNU OpenMP")
     _loaded.append(runtime)
     if adapt is not None:
-        watch = CoreWatch(spin_ms(env), own or (os.getpid(), os.getppid()))
+        peers = env.get(PEERS_ENV) or None
+        watch = CoreWatch(spin_ms(env), own or (os.getpid(), os.getppid()), peers=peers)
         threading.Thread(target=watch.run, args=(adapt.terrarium_blocktime, say or _to_stderr),
                          daemon=True, name="openmp core watch").start()
     return None
@@ -176,11 +183,17 @@ class CoreWatch:
     have used less than :data:`SPIN_BELOW` on average over the last two seconds. Spinning
     threads make a reply three times faster on free cores and stall it on shared ones
     (docs/voice.md); what the model server's own processes (``own``: the server and the
-    run it serves, with the voice) use is not counted."""
+    run it serves, with the voice) use is not counted, nor what the processes sharing it
+    use (``peers``: the folder they note themselves in, :data:`PEERS_ENV`; looked at
+    once a second)."""
 
-    def __init__(self, spin_ms: int, own: tuple[int, ...]) -> None:
+    def __init__(self, spin_ms: int, own: tuple[int, ...], peers: str | None = None) -> None:
         self.spin_ms = spin_ms
+        self.base = own
         self.own = own
+        self.peers = peers
+        self._looks = 0
+        self.regrouped = False  # the last look changed ``own``: its ticks start again
         self.spinning = True
         self.switches = 0
         self.recent: deque[float] = deque(maxlen=round(2.0 / WATCH_PERIOD))
@@ -198,8 +211,25 @@ class CoreWatch:
             self.switches += 1
         return switch
 
+    def sharers(self) -> tuple[int, ...]:
+        """The processes sharing this server, as they noted themselves under ``peers``
+        (one folder per process of ``own``; a file whose name is no pid is passed over)."""
+        if self.peers is None:
+            return ()
+        found: list[int] = []
+        for pid in self.base:
+            with contextlib.suppress(OSError):
+                found += [int(n) for n in os.listdir(os.path.join(self.peers, str(pid)))
+                          if n.isdigit()]
+        return tuple(p for p in dict.fromkeys(found) if p not in self.base)
+
     def ticks(self) -> tuple[int, int]:
-        """The machine's busy ticks and the own processes' (a process gone counts none)."""
+        """The machine's busy ticks and the own processes' (a process gone counts none;
+        the sharers are looked for again every fifth look)."""
+        if self.peers is not None and self._looks % 5 == 0:
+            own = self.base + self.sharers()
+            self.regrouped, self.own = own != self.own, own
+        self._looks += 1
         with open("/proc/stat", encoding="ascii") as f:
             machine = busy_ticks(f.read(256))
         own = 0
@@ -225,6 +255,9 @@ class CoreWatch:
             try:
                 now, t = self.ticks(), time.monotonic()
             except (OSError, ValueError):  # (a read cut short: the next look)
+                continue
+            if self.regrouped:  # another set of processes: no difference to take yet
+                before, at, self.regrouped = now, t, False
                 continue
             others = max(0, (now[0] - before[0]) - (now[1] - before[1])) / hz / (t - at)
             before, at = now, t

@@ -30,6 +30,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -44,6 +45,7 @@ import httpx
 from terrarium.errors import ModelError
 from terrarium.llm.embedded import EmbeddedServer, model_path
 from terrarium.llm.openai_client import OpenAIClient
+from terrarium.llm.openmp_build import peers_dir
 from terrarium.llm.prefix_cache import model_tag
 from terrarium.llm.server_process import SHARE_ENV, share_env
 from terrarium.llm.types import ChatRequest, StreamDelta
@@ -247,6 +249,7 @@ class SharedEmbeddedServer(EmbeddedServer):
             # the server saves and restores slots in ITS folder: the prefix cache must look there
             self.slot_save_dir = Path(entry.slot_save_dir) if entry.slot_save_dir else None
             self.attached, self.owner_pid = True, entry.pid
+            self._note_peer(entry.pid)
             return
         self._launch()
         assert self.loaded_model is not None
@@ -277,9 +280,34 @@ class SharedEmbeddedServer(EmbeddedServer):
             self.entry = None
         if not self.attached:
             self._release()
+        self._forget_peer()
         self._base_url = None
         self.loaded_model = None
         self.attached, self.owner_pid = False, None
+
+    # ------------------------------------------------------------------ the core watch
+    def _note_peer(self, owner: int) -> None:
+        """Say to the server's core watch that this process shares it (its CPU, a worker's
+        voice, say, is the team's, not another program's: ``server_child.PEERS_ENV``)."""
+        with contextlib.suppress(OSError):
+            folder = self.peers / str(owner)
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / str(os.getpid())).touch()
+
+    def _forget_peer(self) -> None:
+        """Take back :meth:`_note_peer`, or, the owner, every note about its server."""
+        me = os.getpid()
+        if self.attached and self.owner_pid is not None:
+            with contextlib.suppress(OSError):
+                (self.peers / str(self.owner_pid) / str(me)).unlink()
+        elif not self.attached and self.owner_pid == me:
+            shutil.rmtree(self.peers / str(me), ignore_errors=True)
+
+    @property
+    def peers(self) -> Path:
+        """The core watch's folder of sharers: beside the registry (a test's own one), by
+        default where the server's process looks (``openmp_build.peers_dir``)."""
+        return peers_dir() if self.registry_root is None else self.registry_root / "peers"
 
     # ------------------------------------------------------------------ the owner's end
     def owner_gone(self) -> bool:
@@ -304,6 +332,7 @@ class SharedEmbeddedServer(EmbeddedServer):
             self.lost_owner = self.lost_owner or self.owner_pid
             with self.registry.locked(self.startup_timeout + 30.0):
                 # the dead owner's entry is stale: replaced, unless a live one replaced it
+                self._forget_peer()
                 self._base_url, self.attached, self.owner_pid = None, False, None
                 self._attach_or_launch()
             self.lost_owner = None

@@ -22,6 +22,7 @@ from terrarium.llm.server_child import (
     LLVM_BLOCKTIME,
     LLVM_LIBRARY,
     OPENMP_ENV,
+    PEERS_ENV,
     SHIM_ENV,
     SLEEP_ABOVE,
     SPIN_BELOW,
@@ -89,6 +90,28 @@ def test_proc_figures_are_read_as_the_kernel_writes_them() -> None:
     assert machine > 0 and 0 < own <= machine + 1000
 
 
+def test_the_watch_counts_the_processes_sharing_its_server_as_its_own(tmp_path: Path) -> None:
+    """A worker attached to this server (``shared_server``) notes itself under the owner's
+    pid; the watch looks every fifth look, and a look that changed the set starts over."""
+    owner, sharer = os.getpid(), os.getppid()
+    watch = CoreWatch(20, (owner,), peers=str(tmp_path))
+    watch.ticks()
+    assert watch.own == (owner,) and not watch.regrouped  # nobody noted: the owner alone
+    folder = tmp_path / str(owner)
+    folder.mkdir()
+    for name in (str(sharer), str(owner), "not-a-pid"):
+        (folder / name).touch()
+    for _ in range(4):
+        watch.ticks()
+    assert watch.own == (owner,)  # not looked for yet
+    watch.ticks()
+    assert watch.own == (owner, sharer) and watch.regrouped  # the owner is not twice
+    (folder / str(sharer)).unlink()
+    for _ in range(5):
+        watch.ticks()
+    assert watch.own == (owner,) and watch.regrouped
+
+
 class _Done(Exception):
     pass
 
@@ -119,6 +142,28 @@ def test_the_watch_applies_and_says_each_switch_and_skips_a_bad_read(
     assert said[1].startswith("openmp: threads spin (other processes used 0.00 cores")
 
 
+def test_a_look_that_changed_the_own_processes_is_no_difference(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sharer gone takes its ticks out of ``own``: without starting over, the machine's
+    ticks less the smaller sum would read as another program's burst, and the threads
+    would sleep for nothing."""
+    watch = CoreWatch(20, (1,))
+    monkeypatch.setattr(server_child, "WATCH_PERIOD", 0.001)
+    reads = [(1000, 900, False), (1010, 910, False), (1020, 20, True), (1030, 30, False)]
+
+    def ticks() -> tuple[int, int]:
+        if not reads:
+            raise _Done
+        machine, own, watch.regrouped = reads.pop(0)
+        return machine, own
+
+    monkeypatch.setattr(watch, "ticks", ticks)
+    applied: list[int] = []
+    with pytest.raises(_Done):
+        watch.run(applied.append, lambda _: None)
+    assert applied == [] and watch.spinning and list(watch.recent) == [0.0, 0.0]
+
+
 def test_without_its_library_adaptive_runs_under_gnu_with_the_reason(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(server_child, "_loaded", [])
@@ -139,7 +184,9 @@ def test_a_library_that_cannot_be_built_is_a_reason_not_a_crash(
     assert got[SHIM_ENV].startswith("!false could not build openmp_adapt.c")
     assert not shim_file().exists() and not list(tmp_path.rglob("*.so"))  # nothing half-made
     assert shim_settings({OPENMP_ENV: "gnu"}) == {} and shim_settings({OPENMP_ENV: "llvm"}) == {}
-    assert shim_settings({**ADAPTIVE, SHIM_ENV: "/given"}) == {}  # the user's stands
+    given = shim_settings({**ADAPTIVE, SHIM_ENV: "/given"})  # the user's stands
+    assert SHIM_ENV not in given and given[PEERS_ENV] == str(tmp_path / "servers" / "peers")
+    assert got[PEERS_ENV] == given[PEERS_ENV]  # where sharers note themselves, both ways
 
 
 def _built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -312,7 +312,10 @@ def test_the_child_s_environment_has_its_defaults_unless_the_user_set_them() -> 
     assert env == {"PATH": "/bin", "TERRARIUM_OPENMP": "gnu", "OMP_WAIT_POLICY": "PASSIVE"}
     # the default runtime (adaptive): libomp's block time, and its library (or why not)
     env = child_env({"PATH": "/bin"})
-    assert env.keys() == {"PATH", "OMP_WAIT_POLICY", "KMP_BLOCKTIME", "TERRARIUM_OPENMP_SHIM"}
+    # ... and where the team's processes sharing the server note themselves
+    assert env.keys() == {"PATH", "OMP_WAIT_POLICY", "KMP_BLOCKTIME", "TERRARIUM_OPENMP_SHIM",
+                          "TERRARIUM_OPENMP_PEERS"}
     mine = {"OMP_WAIT_POLICY": "ACTIVE", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1",
-            "KMP_BLOCKTIME": "5", "TERRARIUM_OPENMP_SHIM": "/mine.so"}
+            "KMP_BLOCKTIME": "5", "TERRARIUM_OPENMP_SHIM": "/mine.so",
+            "TERRARIUM_OPENMP_PEERS": "/peers"}
     assert child_env(mine) == mine  # what the user set reaches the child as set

@@ -20,6 +20,7 @@ import pytest
 from terrarium.channels.bus import EventBus
 from terrarium.config import load_team
 from terrarium.errors import ModelError
+from terrarium.llm.server_child import CoreWatch
 from terrarium.llm.shared_server import (
     SHARE_ENV,
     ServerEntry,
@@ -416,3 +417,31 @@ def test_a_sharer_saves_and_restores_prefixes_where_the_shared_server_keeps_them
         sharer.stop()
     finally:
         owner.stop()
+
+
+# ---------------------------------------------------------------------- the core watch
+def test_a_sharer_notes_itself_for_the_owner_s_core_watch_and_takes_it_back(
+        registry: Path, model: Path, owners: list[Owner]) -> None:
+    """The owner's model server counts a sharer's CPU (a worker's voice) as the team's,
+    not as another program's that would put its threads to sleep (``CoreWatch.peers``)."""
+    owner = Owner(registry, model)
+    owners.append(owner)
+    info = owner.started()
+    me = shared(registry, model)
+    me.start()
+    note = registry / "peers" / str(info["pid"]) / str(os.getpid())
+    try:
+        assert me.attached and note.is_file()
+        watch = CoreWatch(20, (info["pid"],), peers=str(registry / "peers"))
+        watch.ticks()
+        assert watch.own == (info["pid"], os.getpid()) and watch.regrouped
+    finally:
+        me.stop()
+    assert not note.exists()  # detached: no longer the team's to the watch
+    owner.end()
+    mine = shared(registry, model)
+    mine.start()  # the owner now: its folder goes when it stops
+    (registry / "peers" / str(os.getpid()) / "12345").parent.mkdir(parents=True)
+    (registry / "peers" / str(os.getpid()) / "12345").touch()
+    mine.stop()
+    assert not (registry / "peers" / str(os.getpid())).exists()

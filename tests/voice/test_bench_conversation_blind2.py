@@ -1,6 +1,7 @@
 """The blind dialogue sets of ``bench/conversation.py`` written at the end (issue 30:
 ``blind2``, ``blind3`` of session 10, ``blind4`` of session 11, ``blind5`` of session 13,
-``blind6`` of session 14 and ``blind7`` of session 15) are well formed: each
+``blind6`` of session 14, ``blind7`` of session 15 and ``blind8`` of session 18) are well
+formed: each
 loads through the benchmark's own loader as ``--set <name>`` (and in ``--set all``, not in
 the default), is big enough to judge by, and every recall ask can be answered from what the
 user said before it — and only from that: not from the question's own words, and not by a
@@ -31,7 +32,8 @@ class Size(NamedTuple):
 
 SIZES = {"blind2": Size(60, 70, 6), "blind3": Size(100, 110, 10),
          "blind4": Size(120, 150, 12), "blind5": Size(150, 180, 15),
-         "blind6": Size(150, 180, 15), "blind7": Size(150, 180, 15)}
+         "blind6": Size(150, 180, 15), "blind7": Size(150, 180, 15),
+         "blind8": Size(150, 180, 15)}
 SETS = pytest.mark.parametrize("name", sorted(SIZES))
 
 
@@ -158,7 +160,7 @@ def test_never_said_asks_follow_nothing_that_answers_them(name: str) -> None:
 
 # The kinds of turn blind4's brief named (more than blind3's); blind5's brief names the
 # same with dates as "dates and birthdays", and asks for two or three kinds of the writer's own;
-# blind6's and blind7's briefs the same as blind5's.
+# blind6's, blind7's and blind8's briefs the same as blind5's.
 KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies and diet",
          "health", "dates", "family", "work and study", "likes and dislikes", "numbers",
          "vehicles and possessions", "schedules and plans", "languages", "hobbies",
@@ -167,7 +169,7 @@ KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies 
          "never said", "ordinary questions only")
 BRIEFED = {"blind4": KINDS,
            "blind5": tuple("dates and birthdays" if k == "dates" else k for k in KINDS)}
-BRIEFED["blind6"] = BRIEFED["blind7"] = BRIEFED["blind5"]
+BRIEFED["blind6"] = BRIEFED["blind7"] = BRIEFED["blind8"] = BRIEFED["blind5"]
 
 
 @pytest.mark.parametrize("name", sorted(BRIEFED))
@@ -188,13 +190,13 @@ def test_the_set_has_the_categories_its_brief_names_and_repeats_no_other_set(nam
 
 # How many categories of the writer's own each brief asked for: blind5's two or three;
 # blind6's two or three, and its session's extra named four more examples to add; blind7's
-# two or three.
-OWN_KINDS = {"blind5": (2, 3), "blind6": (2, 4), "blind7": (2, 3)}
+# two or three; blind8's two or three.
+OWN_KINDS = {"blind5": (2, 3), "blind6": (2, 4), "blind7": (2, 3), "blind8": (2, 3)}
 
 
 @pytest.mark.parametrize("name", sorted(OWN_KINDS))
 def test_the_set_has_kinds_of_its_own_and_no_category_too_big_or_small(name: str) -> None:
-    """blind5's, blind6's and blind7's briefs: five to fourteen dialogues a category
+    """blind5's, blind6's, blind7's and blind8's briefs: five to fourteen dialogues a category
     (fifteen for the never-said asks they want about fifteen of), about 150-170 dialogues,
     about 180-200 recall asks, categories the writer added, and no more than about fifteen
     never-said asks."""
@@ -251,3 +253,33 @@ def test_blind7_weights_what_its_brief_asked_for() -> None:
 def _plain(text: str) -> str:
     """The words of a turn, without case or punctuation: "Hi!" is "hi"."""
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+_YES_NO = re.compile(r"^(am|is|are|do|does|did|can|have|has|was)\b", re.I)
+_REQUEST = re.compile(r"^(remind me|tell me)\b", re.I)
+
+
+def test_blind8_has_the_turns_its_brief_asked_for() -> None:
+    """blind8's brief: about 25-35 ordinary questions of the world or small talk, of 3-14
+    words, most in their own category; asks phrased as requests ("remind me …") and as yes/no
+    questions; the asks "in other words" worded unlike the telling; an ask five turns after
+    its telling."""
+    cats = data("blind8").BY_CATEGORY
+    turns = [say for d in bench.SETS["blind8"]() for say in d]
+    ordinary = [s.text for s in turns if not s.expect and s.text.endswith("?")]
+    assert 25 <= len(ordinary) <= 35, len(ordinary)
+    assert all(3 <= len(text.split()) <= 14 for text in ordinary), ordinary
+    own = [t[0] for d in cats["ordinary questions only"] for t in d if t[0].endswith("?")]
+    assert len(own) > len(ordinary) / 2
+    asks = [s.text for s in turns if s.expect and s.expect != (UNKNOWN,)]
+    assert sum(bool(_REQUEST.search(a)) for a in asks) >= 4
+    assert sum(bool(_YES_NO.search(a)) for a in asks) >= 5
+    for d in cats["asked in other words"]:
+        for i, turn in enumerate(d):
+            if len(turn) > 1:
+                told = set(re.findall(r"[a-z]+", " ".join(t[0] for t in d[:i]).lower()))
+                asked = set(re.findall(r"[a-z]+", turn[0].lower())) - ASK_WORDS
+                assert not any(e.lower() in asked for e in turn[1:]), turn
+                assert asked - told, turn
+    firsts = [next(i for i, t in enumerate(d) if len(t) > 1) for d in cats["after a longer gap"]]
+    assert sum(i >= 5 for i in firsts) >= 1, firsts
