@@ -58,7 +58,7 @@ from terrarium.controller.guard_checks import (
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import closed, second_person
-from terrarium.controller.said_short import note_first, note_said_back
+from terrarium.controller.said_short import note_first, note_said_back, without_the_question
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
 from terrarium.store.spoken import punctuated
@@ -491,14 +491,16 @@ class ReplyGuard:
         """What the runtime knows to say: for a question about the user, what they told
         about it, to the user ("You're from Nairobi."), or else ``unknown_reply`` ("I love
         baking bread." says nothing of a favourite film: likes are no subject);
-        otherwise the user's facts to the user, or ``echo_reply`` (also when those would
-        repeat the user's words)."""
+        otherwise the user's facts to the user (without the user's words, when they would
+        repeat them: :func:`without_the_question`), or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
             told = note_said_back(self.user, sentences(self.facts), is_echo)
             return told or self.unknown_reply
         said = closed(second_person(self.facts)) if self.facts else ""
-        # never the user's words back, here either: "You drink coffee every morning." to
-        # "Should I drink coffee every morning?" (its echo dropped) is one
+        # never the user's words back, here either: "You drink coffee every morning before
+        # work." to "Should I drink coffee every morning before work?" (its echo dropped) is
+        # said without them ("You drink coffee every morning."), or not at all
+        said = without_the_question(self.user, said, is_echo) if said else ""
         return said if said and not is_echo(self.user, said) else self.echo_reply
 
     def _end(self) -> str:

@@ -298,3 +298,10 @@ def test_a_yes_or_no_that_restates_the_question_ends_before_it_does() -> None:
     g = guard(user)
     said = "".join(stream(g, "No, it's not healthy to cycle to work every day. It is tiring."))
     assert said == "No, it's not healthy to cycle." and not is_echo(user, said)
+
+
+def test_the_facts_said_back_are_said_without_the_question_when_they_can_be() -> None:
+    user = "Should I drink coffee every morning before work?"
+    g = guard(user, "I drink coffee every morning before work.")
+    said = "".join(stream(g, "You should not drink coffee every morning before work."))
+    assert said == "You drink coffee every morning." and not is_echo(user, said)
