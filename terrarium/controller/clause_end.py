@@ -11,10 +11,10 @@ an egg."; "Well, that is a fine question and my home is Paris too." (after the u
 "Paris") "Well, that is a fine question.".
 
 A boundary is a comma, semicolon, colon or dash, a word that opens a clause ("and", "but",
-"which", "because" ...) or, failing those, a preposition or "to" ("No, it's not healthy." of
-"No, it's not healthy to cycle to work every day." to "Is it healthy to cycle to work
-every day?"). What is kept must stand alone: its
-last word is no word of grammar ("the", "to", "is" ...), it holds a main clause (one of two
+"which", "because" ...) or, failing those, a preposition or "to" ("No, it's not healthy to
+cycle." of "No, it's not healthy to cycle to work every day." to "Is it healthy to cycle to
+work every day?"). What is kept must stand alone: its last word is no word of grammar
+("the", "to", "is" ...), it holds a main clause (one of two
 words or more not opening with "to", a preposition, a relative or a dependent word: "To
 remove red wine from a carpet." and "Sure, in the morning." do not), and it does not end on
 a dependent clause fronted after "and" or "but" ("…, but when it comes to the animal
@@ -54,7 +54,7 @@ _CLOSERS = "\"')]"
 def _boundaries(text: str) -> list[tuple[int, int, int]]:
     """Every place ``text`` may be cut, as (cut index, strength, where the next clause or
     phrase starts): 2 before a soft break, 1 before a word that opens a clause, 0 before a
-    preposition."""
+    preposition or "to"."""
     out = [(m.start(), 2, m.end()) for m in _BREAK.finditer(text)]
     for m in _WORD.finditer(text):
         w = m.group(0).lower()
