@@ -34,7 +34,7 @@ from terrarium.controller.guard import ReplyGuard, is_echo
 from terrarium.store.similar import load_encoder
 from terrarium.voice.early import EarlyFirstPiece
 from terrarium.voice.segment import TERMINATORS, SegmenterConfig, SentenceSegmenter
-from terrarium.voice.speakable import to_speakable
+from terrarium.voice.speakable import FenceFilter, to_speakable
 
 ROOT = Path(__file__).resolve().parent.parent
 _TOKEN = re.compile(r"\s*[A-Za-z0-9]+|\s*[^\sA-Za-z0-9]|\s+$")
@@ -83,7 +83,7 @@ def replay_turn(row: dict[str, Any], spec: Any, cfg: SegmenterConfig) -> Replaye
         guard.first_piece = cfg  # the voice's first piece: see ReplyGuard.first_piece
     guard.max_sentences = 2  # the speaker's grammar (its tts max_sentences)
     toks = tokens(text)
-    early, voice = EarlyFirstPiece(cfg), SentenceSegmenter(cfg)
+    early, voice, fence = EarlyFirstPiece(cfg), SentenceSegmenter(cfg), FenceFilter()
     pieces: list[str] = []
     cut_at = first_at = None
     cut_chars = first_chars = 0
@@ -92,7 +92,7 @@ def replay_turn(row: dict[str, Any], spec: Any, cfg: SegmenterConfig) -> Replaye
         read += len(tok)
         if cut_at is None and early.feed(tok) is not None:
             cut_at, cut_chars = i, read
-        pieces += voice.feed(guard.feed(tok))
+        pieces += voice.feed(fence.feed(guard.feed(tok)))
         if pieces and first_at is None:
             first_at, first_chars = i, read
         if guard.stopped or guard.settled:
@@ -101,11 +101,12 @@ def replay_turn(row: dict[str, Any], spec: Any, cfg: SegmenterConfig) -> Replaye
         # stopped, or cut off by max_tokens: a released sentence may end at a clause
         # (TurnOutput.drop_unfinished), then the voice forgets the unfinished words
         if hasattr(guard, "end_unfinished"):
-            pieces += voice.feed(guard.end_unfinished())
+            pieces += voice.feed(fence.feed(guard.end_unfinished()))
+        pieces += voice.feed(fence.flush())  # as TTSOutput.drop_unfinished does
         rest = voice.pending.strip()
         if rest and rest.rstrip("\"')]")[-1:] not in TERMINATORS:
             voice.reset()
-    pieces += voice.feed(guard.finish()) + voice.flush()
+    pieces += voice.feed(fence.feed(guard.finish()) + fence.flush()) + voice.flush()
     end = len(toks)
     first_at = first_at if first_at is not None else end
     first_chars = first_chars if first_chars else len(text)

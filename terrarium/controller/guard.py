@@ -70,6 +70,7 @@ from terrarium.store.subjects import (
     strip_opening,
 )
 from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
+from terrarium.voice.speakable import FenceFilter
 
 __all__ = ["ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS", "LoopWatch", "ReplyGuard",
            "answer_only", "echo_left", "fact_words", "invents", "is_echo", "keep_in_mind", "lcs",
@@ -128,6 +129,7 @@ class ReplyGuard:
     first_piece: SegmenterConfig | None = None
     _piece: SentenceSegmenter | None = None  # the voice's cut of the released sentence
     _piece_out: bool = False  # ... which has its first piece
+    _fence: FenceFilter = field(default_factory=FenceFilter)  # ... and its fence filter
     _let_on: bool = False  # it repeats the user, with no clause end to stop at: spoken on
     _fact_words: frozenset[str] = frozenset()
     _told: str = ""  # the notes about what the user asks (the others may be about anything)
@@ -236,6 +238,7 @@ class ReplyGuard:
                 self._open, self._open_text, self._let_on = True, "", False
                 self._piece = (SentenceSegmenter(self.first_piece)
                                if self.first_piece is not None else None)
+                self._fence = FenceFilter()  # the voice's own, before its segmenter
                 self.released = self._held.strip()
                 continue
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
@@ -279,7 +282,7 @@ class ReplyGuard:
         said = self._speak(text)
         self._open_text += text
         if self._piece is not None and not self._piece_out:
-            self._piece_out = bool(self._piece.feed(said))
+            self._piece_out = bool(self._piece.feed(self._fence.feed(said)))
         return said
 
     def _goes_wrong(self, text: str) -> str | None:

@@ -22,11 +22,23 @@ from terrarium.controller.incoming import Incoming
 from terrarium.controller.loop import Controller
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
 from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
+from terrarium.voice.speakable import FenceFilter
 from tests.early_helpers import model_speaker
 
 SPEC = ReplyGuardSpec(facts_field="memory_context", unknown_reply="I don't know that yet.",
                       release_first_clause=True, echo_reply="Sorry, I am not sure.")
 VOICE = SegmenterConfig(first_clause_chars=12, first_piece_max_chars=16)  # the speaker's
+
+
+class Cuts:
+    """The voice's cut of what it is given: its fence filter, then its segmenter (as
+    ``TTSOutput.write``)."""
+
+    def __init__(self) -> None:
+        self.fence, self.segmenter = FenceFilter(), SentenceSegmenter(VOICE)
+
+    def feed(self, text: str) -> list[str]:
+        return self.segmenter.feed(self.fence.feed(text))
 
 
 def guard(user: str, notes: str = "", first_piece: SegmenterConfig | None = VOICE
@@ -104,6 +116,7 @@ def test_a_released_sentence_that_loops_ends_at_a_clause() -> None:
     "Sure! Boiling takes six minutes. Then cool it.",
     "It is a lovely idea, and you could try it tonight with friends.",
     "The short answer is yes, but only on weekdays.",
+    "Yes you\nshould definitely boil an egg for a soft yolk for six minutes.",
 ])
 @pytest.mark.parametrize("step", [1, 3, 5])
 def test_the_voice_gets_its_first_piece_exactly_when_it_did_before(reply: str,
@@ -112,7 +125,7 @@ def test_the_voice_gets_its_first_piece_exactly_when_it_did_before(reply: str,
     gives the same text at the same delta as when it gave everything as it came."""
     user = EGG if "egg" in reply else BOOK
     old, new = guard(user, first_piece=None), guard(user)
-    voices = (SentenceSegmenter(VOICE), SentenceSegmenter(VOICE))
+    voices = (Cuts(), Cuts())
     first: list[tuple[int, str] | None] = [None, None]
     for k, i in enumerate(range(0, len(reply), step)):
         outs = old.feed(reply[i:i + step]), new.feed(reply[i:i + step])
