@@ -120,7 +120,10 @@ def main(name: str, verbose: bool, by_meaning: bool = True) -> None:
             lost += ok and gives_up
             if verbose and ok and gives_up:
                 print(f"  d{d + 1} {text!r} {expect}: the guard gives up on {list(notes)}")
-            first += bool(notes) and any(e.lower() in notes[0].lower() for e in expect)
+            in_first = bool(notes) and any(e.lower() in notes[0].lower() for e in expect)
+            first += in_first
+            if verbose and ok and notes and not in_first:
+                print(f"  d{d + 1} {text!r} {expect}: not in the first note {list(notes)}")
             if verbose and not ok:
                 print(f"  d{d + 1} {text!r} {expect} <- {list(notes)}")
     cpu = time.process_time() - t0

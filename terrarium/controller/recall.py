@@ -46,6 +46,7 @@ from terrarium.store.asked import (
 )
 from terrarium.store.corrections import (
     apply_correction,
+    correct_inline,
     goes_on,
     is_correction,
     marks_change,
@@ -383,9 +384,12 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
 
 def _corrected_within(text: str) -> str | None:
     """``text`` with a sentence that corrects the one before it put into it ("My bus is at
-    six. No wait, make that seven." -> "My bus is at seven."), or None: no such sentence."""
-    parts = clauses.sentences(text)
-    if len(parts) < 2 or not any(is_correction(p) for p in parts[1:]):
+    six. No wait, make that seven." -> "My bus is at seven."), and a slip corrected inside a
+    sentence put right (:func:`correct_inline`: "My sister, no wait, my cousin Lena is
+    getting married." -> "My cousin Lena is getting married."), or None: no such thing."""
+    # "The party is on Friday, sorry, Saturday.": a slip corrected inside a sentence first
+    parts = [correct_inline(p) or p for p in clauses.sentences(text)]
+    if not parts:
         return None
     kept: list[str] = [parts[0]]
     for part in parts[1:]:

@@ -51,6 +51,14 @@ _POINTS_BACK = re.compile(r"^(she|he|it|they|who|which|whose|that|her|his|its|th
 """A part pointing back at the part before it, a pronoun, a relative or an apposition ("...,
 the one where I tore a ligament", "..., where I grew up", "my sister had her baby, a little
 boy called Rumi"): it says nothing without it."""
+_AMOUNT = re.compile(r"^(\d[\d.,:]*[a-z]*|one|two|three|four|five|six|seven|eight|nine|ten|"
+                     r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
+                     r"ninety|hundred|a\s+hundred|a\s+thousand|half\s+a)\b(?!\s+of\s+(?:us|"
+                     r"them|you)\b)(?!.*\b(?:i|we|he|she|they|you|i'm|we're)\b)", re.I)
+"""A part naming an amount with no subject of its own ("I weighed myself this morning,
+eighty two kilos, ...", "we drove for hours, 300 miles in all"): the measure of what the part
+before it told, not a fact of its own."""
+_AMOUNT_WORDS = 4
 _INNER_END = re.compile(r"[.!?]\s+\S")
 _MIN_WORDS = 3
 _COUNTS = re.compile(r"\bhow\s+(many|much|old|long|tall|far)\b|\b(number|age)\b", re.I)
@@ -98,6 +106,12 @@ def _fragment(piece: str) -> bool:
         or _NO_VERB.match(piece) is not None)
 
 
+def _amount(piece: str) -> bool:
+    """A short part naming an amount and no subject ("eighty two kilos", "300 miles in
+    all"): it stays with the part before it."""
+    return _AMOUNT.match(piece) is not None and len(_WORD.findall(piece)) <= _AMOUNT_WORDS
+
+
 @functools.lru_cache(maxsize=512)
 def split(statement: str) -> tuple[str, ...]:
     """The clauses of a one-sentence ``statement`` (the statement alone when it has one, or
@@ -127,7 +141,7 @@ def split(statement: str) -> tuple[str, ...]:
             parts[-1][1] = span[1]  # "it's just me and the twins": one thing said of both
             continue
         if parts and (_fragment(piece) or _POINTS_BACK.match(piece)
-                      or _PREDICATE.match(piece)):
+                      or _PREDICATE.match(piece) or _amount(piece)):
             parts[-1][1] = span[1]  # "Juno", "she's three": with the part before
             continue
         parts.append(span)
