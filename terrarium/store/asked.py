@@ -163,6 +163,9 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if any(_glossed(n, words) for n in notes):
         return False  # "Which languages do I know?" and "I picked up Portuguese ...": a
         # thing told that WordNet defines as one of the kind asked
+    if _of_category(known, notes):
+        return False  # "When do we leave?" and "We booked the honeymoon, ... the second of
+        # May.": a honeymoon is a holiday (WordNet), and leaving is of holidays
     if (nearest(question, notes) or 0.0) >= NEAR_IS_ABOUT:
         # about it in meaning, with no word in common: "Which brand of guitar do I own?"
         # and "I play a battered Fender I got at sixteen." (cosine 0.46)
@@ -174,6 +177,20 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if names:
         return False  # a name told bare: "I've got a brother, Declan."
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
+
+
+_CATEGORY_OF = {stem(w): g for g in RELATED for w in g}
+
+
+def _of_category(known: Sequence[str], notes: Sequence[str]) -> bool:
+    """Whether a note names a thing WordNet files under a word of the category of a word
+    ``known`` asks (stems of :data:`RELATED`'s words): "honeymoon" is a kind of "holiday",
+    so "When do we leave?" (the category of trips) is about the honeymoon told."""
+    kinds = sorted(frozenset().union(*(_CATEGORY_OF.get(w, frozenset()) for w in known)))
+    if not kinds:
+        return False
+    said = {w.lower() for n in notes for w in _WORD.findall(n) if len(w) > 3}
+    return any(stem(w) not in _KNOWN and kind_of(w, kinds) for w in sorted(said))
 
 
 def _thing_named(words: Sequence[str], question: str, notes: Sequence[str]) -> bool:
