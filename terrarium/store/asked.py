@@ -176,7 +176,15 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
         # "I take levothyroxine every morning." for "Which tablets am I on?")
     if names:
         return False  # a name told bare: "I've got a brother, Declan."
+    if forms.asks_person(question) and any(forms.tells_name(n) and not _OWN_NAME.match(n)
+                                           for n in notes):
+        return False  # "Who am I married to?" and "It's our anniversary, twenty years with
+        # Mark.": no word in common, but someone's name is told; left to the model
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
+
+
+_OWN_NAME = re.compile(r"^\W*(?i:i'm|i am|my name is|my name's|call me)\s+[A-Z]")
+"""A note telling the user's own name: no answer to "who" is someone else."""
 
 
 _CATEGORY_OF = {stem(w): g for g in RELATED for w in g}

@@ -245,6 +245,13 @@ _ASKS_AFTER = re.compile(r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:what|what's|where|w
 week, what should I pack?"."""
 
 
+_TOLD_FRAME = re.compile(r"^\W*(?:(?:did|have)\s+i\s+(?:ever\s+|already\s+)?(?:mention(?:ed)?|"
+                         r"tell\s+you|told\s+you|say|said)|did\s+you\s+know|you\s+know)"
+                         r"(?:\s+that)?(?=\s+(?:i|i'm|i've|my|we|we're|our)\b)", re.I)
+"""A question that tells by asking whether it was told: "Did I mention my husband is a
+firefighter?", "Have I told you we're moving to Leeds?"."""
+
+
 _BECAUSE = re.compile(r"^(since|as|because|now that|seeing as|given that)\s+(?=(i|we|my|our)\b)",
                       re.I)
 """A reason opening the telling start of a question: what follows it is told."""
@@ -264,6 +271,9 @@ def told_part(text: str) -> str:
     for sentence in sentences(text):
         m = _ASKS_AFTER.search(sentence)
         part = f"{sentence[:m.start()].strip()}." if m else sentence
+        if (frame := _TOLD_FRAME.match(sentence)) is not None:  # "Did I mention my ...?"
+            rest = sentence[frame.end():].strip().rstrip("?").rstrip()
+            part = f"{rest[:1].upper()}{rest[1:]}."
         if m and (reason := _BECAUSE.match(part)):  # "Since I'm on nights, when ...?"
             part = part[reason.end():]
             part = part[:1].upper() + part[1:]
