@@ -273,6 +273,11 @@ def names_someone(question: str) -> bool:
 _THAT = re.compile(r"\b(that|those)\s+(?!is\b|was\b|are\b|were\b|do\b|does\b|did\b)[a-z]+",
                    re.I)
 """"When's that trip?": the trip just spoken of."""
+_KIND_OF_IT = re.compile(r"^\W*(and\s+|so\s+)?(which|what)\s+[a-z]+\s+(is|was|are|were|does|did|"
+                         r"do|will)\s+(it|they|that)\b(\s+[a-z]+)?\W*$", re.I)
+"""A question of the kind of answer asked of a pronoun, and at most a word more ("Which
+hospital is it at?", "What colour are they?", "Which school was it?"): the noun says what
+kind of thing the answer is, the pronoun is the conversation's subject."""
 _RECALL_ASK = re.compile(r"^\W*(do|can|could|would)\s+you\s+(still\s+)?(remember|recall|"
                          r"tell me)\b", re.I)
 
@@ -301,6 +306,8 @@ def points_back(question: str) -> bool:
         return True  # "Where is it kept?": "kept" says what is asked of it, not what it is
     if _CLOCK.search(q):
         return False
+    if _KIND_OF_IT.match(q):
+        return True  # "Which hospital is it at?": the kind of answer asked, of "it"
     if not _BACK.search(q):
         # "Who's coming along?", "Who else is going?": no subject of its own at all, but
         # the words of asking about a thing ("coming", "going") and particles
