@@ -377,9 +377,27 @@ def corrected(said: Sequence[str]) -> dict[str, str]:
         new = apply_correction(previous, text)
         if new is not None:
             out[before[-1]] = out[text] = new
+        elif (older := _corrects_older(out, before, text)) is not None:
+            out[older] = out[text] = apply_correction(out.get(older, older), text) or text
         elif relevant(text, previous, attitudes=False):  # the same subject, said anew
             out[before[-1]] = text
     return out
+
+
+CORRECTS_BACK = 3
+"""How many statements back a correction may reach, past ones it has nothing to put right
+in ("My sister's flight lands at four." "I'll pick her up." "Sorry, I got that wrong, it
+lands at half five.")."""
+
+
+def _corrects_older(out: dict[str, str], before: Sequence[str], text: str) -> str | None:
+    """The newest of the statements before the last one (up to :data:`CORRECTS_BACK` back)
+    with a value of the kind correction ``text`` gives to put right ("My dentist is at nine."
+    "I need milk." "No wait, it's at ten."), or None."""
+    for old in reversed(before[-CORRECTS_BACK:-1]):
+        if apply_correction(out.get(old, old), text):
+            return old
+    return None
 
 
 def _corrected_within(text: str) -> str | None:
