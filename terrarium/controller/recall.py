@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
-from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts, normalize_fact
+from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts, forms, normalize_fact
 from terrarium.store.asked import (
     may_refer_by_meaning,
     names_someone,
@@ -186,7 +186,34 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     # "What do people call me?": the name they go by is in what they said ("I'm Cornelius,
     # but everyone says Neil."), not in the fact of their full name
     notes = [*said, *facts] if _GOES_BY.search(question) else [*facts, *said]
-    return tuple(dict.fromkeys(notes))[:limit]
+    return tuple(dict.fromkeys(_own_first(notes, asked, back)))[:limit]
+
+
+_NAME_IN = re.compile(r"(?<=\s)(?!I\b|I'm\b|I've\b)[A-Z][a-z]+")
+_GOES_ON_FROM = re.compile(r"^\W*(and|what about|how about)\b", re.I)
+
+
+def _own_first(notes: list[str], asked: str, back: bool) -> list[str]:
+    """``notes`` with the one holding what ``asked`` itself says first: a name it says ("And
+    how long have I lived in Glasgow?": "I've been living in Glasgow …" before the fact "I
+    live in Swansea."), or, for a follow-up (its words mixed with the previous utterance's),
+    the kind of answer its form asks ("And when's the show?": "The school play is on the
+    twentieth." before "Our Poppy is playing the innkeeper.")."""
+    if len(notes) < 2:
+        return notes
+    names = set(_NAME_IN.findall(asked.strip()))
+    if names:
+        def holds(n: str) -> bool:
+            return bool(names & set(re.findall(r"[A-Za-z]+", n)))
+    elif back or _GOES_ON_FROM.match(asked):
+        def holds(n: str) -> bool:
+            return forms.fits(n, asked)
+    else:
+        return notes
+    if holds(notes[0]):
+        return notes
+    first = next((n for n in notes if holds(n)), None)
+    return notes if first is None else [first, *(n for n in notes if n != first)]
 
 
 MEANING_JOINS = 0.35
