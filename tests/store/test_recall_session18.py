@@ -1,0 +1,121 @@
+"""Session 18: recall that generalizes (issue 30, recall13). A slip corrected inside a
+sentence is put right ("My sister, no wait, my cousin Lena …", ``corrections.correct_inline``);
+a correction reaches back past a statement it has nothing to put right in
+(``recall._corrects_older``); an amount in apposition stays with its clause
+(``clauses.split``); "How heavy is Pepper?" may ask of what was told (``subjects.may_refer``);
+"Did I mention my husband is a firefighter?" tells in passing (``clauses.told_part``); a note
+naming a kind of the asked category's thing, or someone's name for "who", is no lack
+(``asked.lacks``); "Which hospital is it at?" points back (``asked.points_back``); the note
+holding what the ask itself says goes first (``recall._own_first``). Every sentence is the
+test's own."""
+
+from __future__ import annotations
+
+import pytest
+from recall_helpers import notes, told
+
+from terrarium.controller.recall import corrected
+from terrarium.store import MemoryStore, clauses
+from terrarium.store.asked import lacks, points_back
+from terrarium.store.corrections import correct_inline
+from terrarium.store.lexicon import lexicon
+from terrarium.store.subjects import may_refer
+
+WORDNET = pytest.mark.skipif(not lexicon().available,
+                             reason="WordNet (wordnet-base) is not installed")
+
+
+@pytest.mark.parametrize(("said", "meant"), [
+    ("The barbecue is on Thursday, sorry, Friday the ninth.",
+     "The barbecue is on Friday the ninth."),
+    ("My uncle, no wait, my godfather Piet is moving to Ghent.",
+     "My godfather Piet is moving to Ghent."),
+    ("We keep five, actually six hens in the yard.", "We keep six hens in the yard."),
+    ("Dinner with Rosa, sorry, Rosie at eight.", "Dinner with Rosie at eight."),
+])
+def test_a_slip_corrected_inside_a_sentence_is_put_right(said: str, meant: str) -> None:
+    assert correct_inline(said) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "I live in Hull, actually, right by the marina.",  # "right" is no value of a kind
+    "I met Jo on Monday, sorry, Mum just rang.",  # the slip is not just before the words
+    "I have no car, sorry, I mean I sold it.",
+])
+def test_words_of_correcting_correct_nothing_of_another_kind(said: str) -> None:
+    assert correct_inline(said) is None
+
+
+def test_the_corrected_sentence_is_the_note() -> None:
+    with MemoryStore() as memory:
+        told(memory, "The quiz night is on Tuesday, no sorry, Wednesday at the Anchor.")
+        got = notes(memory, "Which day is the quiz?")
+        assert got and "Wednesday" in got[0] and "Tuesday" not in got[0]
+
+
+def test_a_correction_reaches_back_past_a_statement_with_nothing_to_put_right() -> None:
+    said = ["The plumber comes at eleven.", "I must buy bin bags.", "Oh wait, he comes at two."]
+    assert corrected(said)[said[0]] == "The plumber comes at two."
+    assert said[1] not in corrected(said)
+
+
+def test_an_amount_in_apposition_stays_with_its_clause() -> None:
+    said = "I measured the hallway yesterday, four metres twenty, and the rug won't fit."
+    assert clauses.split(said) == ("I measured the hallway yesterday, four metres twenty",
+                                   "the rug won't fit")
+    with MemoryStore() as memory:
+        told(memory, "I stepped on the scales today, seventy one kilos, down from eighty.")
+        got = notes(memory, "What do I weigh at the moment?")
+        assert got and "seventy one" in got[0]
+
+
+def test_how_and_a_word_before_its_verb_may_ask_of_what_was_told() -> None:
+    assert may_refer("How tall is Bramble?")
+    assert not may_refer("How are you?")
+    with MemoryStore() as memory:
+        told(memory, "The vet said Bramble is forty centimetres at the shoulder.")
+        got = notes(memory, "How tall is Bramble?")
+        assert got and "forty" in got[0]
+
+
+def test_asking_whether_it_was_told_tells_in_passing() -> None:
+    assert clauses.told_part("Did I mention my wife is a midwife?") == "My wife is a midwife."
+    assert clauses.told_part("Did I tell you about the trip?") == ""
+    with MemoryStore() as memory:
+        told(memory, "Did I ever tell you my grandad was a lighthouse keeper?")
+        got = notes(memory, "What was my grandad's job?")
+        assert got and "lighthouse" in got[0]
+
+
+@WORDNET
+def test_a_thing_of_the_asked_category_is_no_lack() -> None:
+    # WordNet: a honeymoon is a holiday ("vacation"), and "leave" asks of trips
+    said = ["We booked our honeymoon at last, a week in Crete from the fifth of June."]
+    assert not lacks("When do we leave?", said)
+    assert lacks("Which town am I from?", ["I work as a baker."])
+
+
+def test_someones_name_is_no_lack_for_who() -> None:
+    said = ["Our anniversary is on Sunday, thirty years with Colin."]
+    assert not lacks("Who am I married to?", said)
+    assert lacks("Who am I married to?", ["I'm Fenella, I teach piano."])  # her own name
+
+
+def test_the_kind_of_answer_asked_of_a_pronoun_points_back() -> None:
+    assert points_back("Which ward is it on?")
+    assert points_back("What colour are they?")
+    assert not points_back("What time is it?")
+    with MemoryStore() as memory:
+        told(memory, "Dad's knee surgery is on the 14th at the Royal Infirmary.")
+        notes(memory, "When is Dad's surgery?")
+        told(memory, "When is Dad's surgery?")
+        got = notes(memory, "Which hospital is it at?")
+        assert got and "Infirmary" in got[0]
+
+
+def test_the_note_holding_the_name_asked_goes_first() -> None:
+    with MemoryStore() as memory:
+        told(memory, "I'm Oisin, I'm from Sligo originally.",
+             "I've been living in Dundee for six years.", "What's a good soup?")
+        got = notes(memory, "And how long have I lived in Dundee?")
+        assert got and "six" in got[0]
