@@ -103,8 +103,9 @@ def test_someones_name_is_no_lack_for_who() -> None:
 
 def test_the_kind_of_answer_asked_of_a_pronoun_points_back() -> None:
     assert points_back("Which ward is it on?")
-    assert points_back("What colour are they?")
+    assert points_back("Which airport is it from?")
     assert not points_back("What time is it?")
+    assert not points_back("What bakery is it?")  # a subject of its own
     with MemoryStore() as memory:
         told(memory, "Dad's knee surgery is on the 14th at the Royal Infirmary.")
         notes(memory, "When is Dad's surgery?")
