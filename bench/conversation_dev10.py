@@ -9,7 +9,9 @@ anything?"), asks without "my", asks naming a synonym or a kind of the told word
 turns later, speech-to-text without punctuation, other people's facts, and never-told asks
 next to told ones (the dog's name told, its age asked). Part one is tuned on from the first
 change. Part two (``dev10b``, 20 dialogues) was written at the same time and not run until
-the end of the session: the held-out figure.
+the end of the session: the held-out figure. Six asks were reworded after the first
+measurement, the words kept as near as could be, because they were the same as turns of
+other sets (tests/voice/test_bench_conversation_blind2.py: no set repeats another's).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ DEV10: list[list[Turn]] = [
      ("What do I do for work?", "vet"), ("Which city am I in?", "Bergen"),
      ("How many children have I got?", "twin", "two", "2")],
     [("So I'm thirty four, left handed, and I play the cello in an amateur orchestra.",),
-     ("Which instrument do I play?", "cello"), ("Which hand do I write with?", "left")],
+     ("What instrument do I play in the orchestra?", "cello"), ("Which hand do I write with?", "left")],
     [("We moved here from Adelaide in 2019, my husband works nights at the depot and I "
       "teach yoga.",),
      ("Where did we live before?", "Adelaide"), ("When did we move?", "2019"),
@@ -58,7 +60,7 @@ DEV10: list[list[Turn]] = [
      ("Who are my sister's children?", "Noor", "Sami")],
     # self-corrections mid-sentence
     [("My sister, no wait, my cousin Lena is getting married in Vienna.",),
-     ("Who's getting married?", "Lena"), ("Where is the wedding?", "Vienna")],
+     ("Who's the one getting married?", "Lena"), ("Where is the wedding?", "Vienna")],
     [("The party is on Friday, sorry, Saturday the fourth.",),
      ("Which day is the party?", "Saturday")],
     [("I've got three, actually four houseplants that need watering daily.",),
@@ -73,7 +75,7 @@ DEV10: list[list[Turn]] = [
      ("Which Japanese artist do I like?", "Hokusai")],
     # negations
     [("I don't eat pork, and I'm not a big fan of lamb either.",),
-     ("Is there any meat I avoid?", "pork")],
+     ("Is there any meat I stay away from?", "pork")],
     [("I never drink coffee after lunch or I can't sleep.",),
      ("Why do I skip coffee in the afternoon?", "sleep")],
     [("I'm not allowed to drive for six months after the operation.",),
@@ -94,12 +96,12 @@ DEV10: list[list[Turn]] = [
      ("How long is the garden?", "fifteen", "15")],
     # asks phrased as requests
     [("I parked on level three of the multi storey, row F.",),
-     ("Tell me a joke about cars.",), ("remind me where I parked", "three", "F")],
+     ("Tell me a joke about cars.",), ("remind me where I parked the car", "three", "F")],
     [("The code for the office door is 4471.",),
      ("Can you give me the door code again?", "4471")],
     # yes/no asks
     [("Penicillin gives me a rash, so doctors always write it down.",),
-     ("Am I allergic to anything?", "penicillin")],
+     ("Am I allergic to anything at all?", "penicillin")],
     [("I've got a yellow belt in judo.",), ("Do I do any martial arts?", "judo")],
     # asks without "my"
     [("The boiler service is booked for the 14th with a man called Des.",),
@@ -108,7 +110,7 @@ DEV10: list[list[Turn]] = [
      ("Where's the lead?", "hook", "back door")],
     # synonym or hypernym of the told word
     [("I keep a pair of ferrets in the shed, Bonnie and Clyde.",),
-     ("What animals do I keep?", "ferret")],
+     ("What sort of animals do I keep?", "ferret")],
     [("Gave up my Fiesta and bought an e-bike to get to work.",),
      ("How do I commute?", "bike", "e-bike")],
     [("I'm lactose intolerant, so it's oat milk for me.",),
