@@ -28,7 +28,8 @@ DEV10: list[list[Turn]] = [
      ("What do I do for work?", "vet"), ("Which city am I in?", "Bergen"),
      ("How many children have I got?", "twin", "two", "2")],
     [("So I'm thirty four, left handed, and I play the cello in an amateur orchestra.",),
-     ("What instrument do I play in the orchestra?", "cello"), ("Which hand do I write with?", "left")],
+     ("What instrument do I play in the orchestra?", "cello"),
+     ("Which hand do I write with?", "left")],
     [("We moved here from Adelaide in 2019, my husband works nights at the depot and I "
       "teach yoga.",),
      ("Where did we live before?", "Adelaide"), ("When did we move?", "2019"),

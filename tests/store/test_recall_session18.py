@@ -19,6 +19,7 @@ from terrarium.store import MemoryStore, clauses
 from terrarium.store.asked import lacks, points_back
 from terrarium.store.corrections import correct_inline
 from terrarium.store.lexicon import lexicon
+from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import may_refer
 
 WORDNET = pytest.mark.skipif(not lexicon().available,
@@ -120,3 +121,14 @@ def test_the_note_holding_the_name_asked_goes_first() -> None:
              "I've been living in Dundee for six years.", "What's a good soup?")
         got = notes(memory, "And how long have I lived in Dundee?")
         assert got and "six" in got[0]
+
+
+@pytest.mark.parametrize(("said", "asked"), [
+    ("whats my sisters name", "what's my sisters name?"),
+    ("wheres the spare key", "where's the spare key?"),
+    ("hows the dog getting on", "how's the dog getting on?"),
+])
+def test_a_question_word_without_its_apostrophe_is_given_it_back(said: str, asked: str) -> None:
+    # speech recognition writes "whats": the router's rules, recall and the guard read "what's"
+    assert punctuated(said) == asked
+    assert punctuated("whose coat is this") == "whose coat is this?"
