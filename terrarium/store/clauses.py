@@ -16,6 +16,7 @@ import functools
 import re
 
 from terrarium.store import forms
+from terrarium.store.lexicon import kind_of
 from terrarium.store.subjects import (
     NEUTRAL,
     has_number,
@@ -152,13 +153,17 @@ def split(statement: str) -> tuple[str, ...]:
 
 
 def _score(clause: str, own: frozenset[str], related: frozenset[str],
-           question: str) -> tuple[int, int, int]:
+           question: str, kinds: tuple[str, ...] = ()) -> tuple[int, int, int]:
     """How much of ``question``'s subject ``clause`` holds, then whether it holds the kind
     of answer its form asks (a place, a day, a name): the form alone picks no clause. The
-    last is how many of the question's own words (or a number asked) it holds."""
-    stems = {stem(w) for w in subject_terms(clause, related=False)}
+    last is how many of the question's own words (or a number asked) it holds; a word
+    naming a thing of a kind the question says (``kinds``, by WordNet: "boys" of
+    "children"; not a word of its category, "job" of "work") counts as one of them."""
+    said = subject_terms(clause, related=False)
+    stems = {stem(w) for w in said}
     counted = 3 if _COUNTS.search(question) and has_number(clause) else 0
-    hits = len(stems & own)
+    hits = len(stems & own) + sum(1 for w in said if kinds and stem(w) not in own | related
+                                  and kind_of(w, kinds))
     return (2 * hits + len(stems & related) + counted, int(forms.fits(clause, question)),
             hits + counted)
 
@@ -170,7 +175,8 @@ def _best(clauses: tuple[str, ...], question: str) -> list[int]:
     # Hilde"; "What's my day job?" is about the job, not "by night ..."
     own = frozenset(stem(t) for t in subject_terms(question, related=False)) - NEUTRAL
     related = frozenset(stem(t) for o in own for t in subject_terms(o)) - own - NEUTRAL
-    scores = [_score(c, own, related, question) for c in clauses]
+    kinds = tuple(w for w in subject_terms(question, related=False) if stem(w) in own)
+    scores = [_score(c, own, related, question, kinds) for c in clauses]
     top = max(scores)
     if top[0] <= 0 or all(s == top for s in scores):
         return []

@@ -132,3 +132,13 @@ def test_a_question_word_without_its_apostrophe_is_given_it_back(said: str, aske
     # speech recognition writes "whats": the router's rules, recall and the guard read "what's"
     assert punctuated(said) == asked
     assert punctuated("whose coat is this") == "whose coat is this?"
+
+
+@WORDNET
+def test_a_clause_naming_a_thing_of_the_kind_asked_is_the_part_asked() -> None:
+    # WordNet: a cello is a kind of instrument; "job" is of the category of "work" asked,
+    # no kind of answer
+    said = "I teach in Leeds, and the cello is my passion."
+    assert clauses.about(said, "What instrument do I enjoy?") == "The cello is my passion."
+    said = "The new job's going fine, I'm a plumber now."
+    assert "plumber" in clauses.about(said, "Remind me what I do for a living.")
