@@ -17,7 +17,8 @@ Notes are ranked by meaning too when the sentence encoder is installed (session 
 ``--words`` ranks them by words alone, as before, for a before/after in one tree.
 
 Run: ``python bench/retrieval.py --set dev4 [-v] [--words]`` (``-v``: each ask missed, with
-its notes, and each other question handed a note).
+its notes, each ask whose answer is not in the first note (session 18), and each other
+question handed a note).
 The blind sets are refused: they are for judging the whole team, never read.
 """
 
