@@ -206,6 +206,8 @@ def about(statement: str, question: str) -> str:
     if not all(tells_known(c) for i, c in enumerate(clauses) if i not in best):
         return statement  # "Chess is my thing, I play most evenings.": the part left out
         # may hold the answer ("chess") though it names no subject the question asks
+    if _taken_back(statement, clauses, best):
+        return statement  # "I used to smoke but I quit three years ago." for "Do I smoke?"
     picked = [clauses[i] for i in best]
     if _answers(statement, question) and not any(_answers(c, question) for c in picked):
         return statement  # "Who's my boss?": "Had a mare at work" is about work, the name
@@ -222,6 +224,23 @@ def about(statement: str, question: str) -> str:
         first = f"{m.group(1)} {first}"
     text = ", ".join([first[:1].upper() + first[1:], *picked[1:]]).strip()
     return text if text.endswith((".", "!")) else f"{text}."
+
+
+_BUT_I = re.compile(r"\W+(?:but|though|although|except|only)\s+(?:now\s+|then\s+)?(?:i|we)\b",
+                    re.I)
+
+
+def _taken_back(statement: str, clauses: tuple[str, ...], best: list[int]) -> bool:
+    """Whether the part picked last is followed by one of the user's own, turned against it
+    by "but" ("I used to smoke but I quit …", "We booked Rome, but we cancelled"): alone,
+    the part picked says what is no longer so."""
+    i = best[-1]
+    if i + 1 >= len(clauses):
+        return False
+    at = statement.find(clauses[i])
+    nxt = statement.find(clauses[i + 1], at + len(clauses[i])) if at >= 0 else -1
+    return nxt > 0 and _BUT_I.fullmatch(statement[at + len(clauses[i]):nxt] + " " +
+                                         clauses[i + 1].split()[0]) is not None
 
 
 def _split_between(clauses: tuple[str, ...], best: list[int], question: str) -> bool:

@@ -142,3 +142,10 @@ def test_a_clause_naming_a_thing_of_the_kind_asked_is_the_part_asked() -> None:
     assert clauses.about(said, "What instrument do I enjoy?") == "The cello is my passion."
     said = "The new job's going fine, I'm a plumber now."
     assert "plumber" in clauses.about(said, "Remind me what I do for a living.")
+
+
+def test_a_part_turned_against_by_but_is_not_handed_alone() -> None:
+    said = "I used to bite my nails but I stopped last summer."
+    assert clauses.about(said, "Do I bite my nails?") == said
+    said = "I live in Quebec, speak French at home and work as a translator."
+    assert clauses.about(said, "What language do I speak at home?") == "I speak French at home."
