@@ -274,11 +274,14 @@ _THAT = re.compile(r"\b(that|those)\s+(?!is\b|was\b|are\b|were\b|do\b|does\b|did
                    re.I)
 """"When's that trip?": the trip just spoken of."""
 _KIND_OF_IT = re.compile(r"^\W*(and\s+|so\s+)?(which|what)\s+[a-z]+\s+(is|was|are|were|does|did|"
-                         r"do|will)\s+(it|they|that)\s+(at|in|on|from|for|with|by|near)\W*$",
-                         re.I)
+                         r"do|will)\s+(it|they|that)\s+(at|in|on|from|for|with|by|near)\W*$|"
+                         r"^\W*(and\s+|so\s+)?how\s+(many|much)\s+[a-z]+\s+(is|was|are|were|"
+                         r"does|did|do|will)\s+(it|they|that)(\s+[a-z]+)?\W*$", re.I)
 """A question of the place or thing a pronoun is at ("Which hospital is it at?", "What ward
 is it on?", "Which airport is it from?"): the noun says what kind of thing the answer is, the
-pronoun is the conversation's subject (not "What bakery is it?", a subject of its own)."""
+pronoun is the conversation's subject (not "What bakery is it?", a subject of its own); and
+the unit a count of it is asked in ("How many tries did it take?", "How much money was
+it?")."""
 _RECALL_ASK = re.compile(r"^\W*(do|can|could|would)\s+you\s+(still\s+)?(remember|recall|"
                          r"tell me)\b", re.I)
 

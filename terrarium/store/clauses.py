@@ -271,10 +271,13 @@ week, what should I pack?"."""
 
 
 _TOLD_FRAME = re.compile(r"^\W*(?:(?:did|have)\s+i\s+(?:ever\s+|already\s+)?(?:mention(?:ed)?|"
-                         r"tell\s+you|told\s+you|say|said)|did\s+you\s+know|you\s+know)"
+                         r"tell\s+you|told\s+you|say|said)|did\s+you\s+know|you\s+know|"
+                         r"(?:is|isn't|was)\s+it\s+(?:\w+\s+)?\w+\s+that|"
+                         r"should\s+i\s+(?:be\s+)?(?:worry|worried|concerned)\s+that)"
                          r"(?:\s+that)?(?=\s+(?:i|i'm|i've|my|we|we're|our)\b)", re.I)
-"""A question that tells by asking whether it was told: "Did I mention my husband is a
-firefighter?", "Have I told you we're moving to Leeds?"."""
+"""A question that tells by asking whether it was told, or what to make of it: "Did I
+mention my husband is a firefighter?", "Is it normal that my dog Bruno sleeps eighteen hours
+a day?", "Should I worry that my son only eats pasta?"."""
 
 
 _BECAUSE = re.compile(r"^(since|as|because|now that|seeing as|given that)\s+(?=(i|we|my|our)\b)",

@@ -149,3 +149,14 @@ def test_a_part_turned_against_by_but_is_not_handed_alone() -> None:
     assert clauses.about(said, "Do I bite my nails?") == said
     said = "I live in Quebec, speak French at home and work as a translator."
     assert clauses.about(said, "What language do I speak at home?") == "I speak French at home."
+
+
+def test_asking_what_to_make_of_it_tells_in_passing() -> None:
+    said = "Is it normal that my cat Pilchard drinks from the tap?"
+    assert clauses.told_part(said) == "My cat Pilchard drinks from the tap."
+    assert clauses.told_part("Is it true that owls can't see colour?") == ""
+
+
+def test_the_unit_of_a_count_asked_of_a_pronoun_points_back() -> None:
+    assert points_back("How many goes did it take?")
+    assert not points_back("How many people live in Oslo?")
