@@ -280,6 +280,13 @@ mention my husband is a firefighter?", "Is it normal that my dog Bruno sleeps ei
 a day?", "Should I worry that my son only eats pasta?"."""
 
 
+_REMIND_TO = re.compile(r"^\W*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+                        r"(?:remind\s+me|(?:don't|do\s+not)\s+let\s+me\s+forget)\s+to\s+(?=\w)",
+                        re.I)
+"""A task the user asks to be reminded of tells what they need to do: "Remind me to call my
+aunt Mavis on her birthday, it's the 30th." -> "I need to call my aunt Mavis …"."""
+
+
 _BECAUSE = re.compile(r"^(since|as|because|now that|seeing as|given that)\s+(?=(i|we|my|our)\b)",
                       re.I)
 """A reason opening the telling start of a question: what follows it is told."""
@@ -302,6 +309,8 @@ def told_part(text: str) -> str:
         if (frame := _TOLD_FRAME.match(sentence)) is not None:  # "Did I mention my ...?"
             rest = sentence[frame.end():].strip().rstrip("?").rstrip()
             part = f"{rest[:1].upper()}{rest[1:]}."
+        elif (task := _REMIND_TO.match(sentence)) is not None:  # "Remind me to call ..."
+            part = f"I need to {sentence[task.end():].strip().rstrip('.!?')}."
         if m and (reason := _BECAUSE.match(part)):  # "Since I'm on nights, when ...?"
             part = part[reason.end():]
             part = part[:1].upper() + part[1:]

@@ -160,3 +160,12 @@ def test_asking_what_to_make_of_it_tells_in_passing() -> None:
 def test_the_unit_of_a_count_asked_of_a_pronoun_points_back() -> None:
     assert points_back("How many goes did it take?")
     assert not points_back("How many people live in Oslo?")
+
+
+def test_a_task_to_be_reminded_of_tells_what_the_user_needs_to_do() -> None:
+    said = "Remind me to ring my godson Alfie on Sunday, it's his tenth."
+    assert clauses.told_part(said) == "I need to ring my godson Alfie on Sunday, it's his tenth."
+    with MemoryStore() as memory:
+        told(memory, said)
+        got = notes(memory, "Who do I have to ring?")
+        assert got and "Alfie" in got[0]
