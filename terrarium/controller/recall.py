@@ -57,6 +57,7 @@ from terrarium.store.lexicon import kind_of
 from terrarium.store.similar import keep_vector, similarities
 from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import (
+    NEUTRAL,
     RELATED,
     about_user,
     asked_of,
@@ -176,7 +177,7 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     if near is None:
         near = await similarities(memory, question, creature=creature) if by_meaning else {}
     recent = [h.text for h in newest if tells(h.text)]
-    found = fused(found, near, recent if mine else [])
+    found = _subject_first(fused(found, near, recent if mine else []), asked)
     dropped = {f.sentence for old, new in fixed.items() if new != old
                for f in extract_facts(old)}
     added = [f.sentence for new in fixed.values() for f in extract_facts(new)
@@ -214,6 +215,20 @@ def _own_first(notes: list[str], asked: str, back: bool) -> list[str]:
         return notes
     first = next((n for n in notes if holds(n)), None)
     return notes if first is None else [first, *(n for n in notes if n != first)]
+
+
+def _subject_first(found: list[str], asked: str) -> list[str]:
+    """``found`` with the statements holding a word of what ``asked`` is about (its own
+    words but those of asking about a thing: "husband" of "What's my husband's name?", not
+    "name") first, in their order: a statement near the ask in meaning by its words of asking
+    ("My best friend is called Zara.", "My name is Harriet.") is no note before "My husband
+    Tom is a carpenter."."""
+    subject = asked_of(asked)
+    if not subject:
+        return found
+    def holds(text: str) -> bool:
+        return bool(subject & {stem(w) for w in subject_terms_own(text)})
+    return [*(t for t in found if holds(t)), *(t for t in found if not holds(t))]
 
 
 MEANING_JOINS = 0.35
@@ -358,6 +373,8 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str,
     if not terms:
         return []
     own = {stem(t) for t in subject_terms_own(question)}
+    if own - NEUTRAL:  # "What's my husband's name?": about the husband; "name" only asks
+        own -= NEUTRAL  # (before, "My name is Harriet." tied "My husband Tom is ...")
     related = {stem(t) for t in terms} - own
     scored: dict[str, tuple[int, int]] = {}
     # one query (its first 32 terms: the question's own words, then related ones), and the

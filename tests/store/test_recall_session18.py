@@ -169,3 +169,11 @@ def test_a_task_to_be_reminded_of_tells_what_the_user_needs_to_do() -> None:
         told(memory, said)
         got = notes(memory, "Who do I have to ring?")
         assert got and "Alfie" in got[0]
+
+
+def test_a_statement_of_what_is_asked_about_goes_before_ones_near_by_the_asking_words() -> None:
+    with MemoryStore() as memory:
+        told(memory, "My name is Philippa.", "My wife Agnes is a welder.",
+             "My oldest friend is called Bea.")
+        got = notes(memory, "What's my wife's name?")
+        assert got and "Agnes" in got[0]
