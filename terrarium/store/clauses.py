@@ -206,8 +206,12 @@ def about(statement: str, question: str) -> str:
     if not all(tells_known(c) for i, c in enumerate(clauses) if i not in best):
         return statement  # "Chess is my thing, I play most evenings.": the part left out
         # may hold the answer ("chess") though it names no subject the question asks
-    if _taken_back(statement, clauses, best):
-        return statement  # "I used to smoke but I quit three years ago." for "Do I smoke?"
+    if _taken_back(statement, clauses, best) or (
+            _YES_NO.match(question) and best[0] > 0 and _taken_back(statement, clauses,
+                                                                    [best[0] - 1])):
+        return statement  # "I used to smoke but I quit three years ago." for "Do I smoke?";
+        # a yes or no asked of the part after it: "I'm vegetarian but I eat fish." for "Do
+        # I eat meat?"
     picked = [clauses[i] for i in best]
     if _answers(statement, question) and not any(_answers(c, question) for c in picked):
         return statement  # "Who's my boss?": "Had a mare at work" is about work, the name
@@ -226,6 +230,8 @@ def about(statement: str, question: str) -> str:
     return text if text.endswith((".", "!")) else f"{text}."
 
 
+_YES_NO = re.compile(r"^\W*(?:and\s+)?(?:am|is|are|was|were|do|does|did|can|could|have|has|"
+                     r"had|will|would|should)\s+(?:i|we|my|our)\b", re.I)
 _BUT_I = re.compile(r"\W+(?:but|though|although|except|only)\s+(?:now\s+|then\s+)?(?:i|we)\b",
                     re.I)
 

@@ -149,6 +149,10 @@ def test_a_part_turned_against_by_but_is_not_handed_alone() -> None:
     assert clauses.about(said, "Do I bite my nails?") == said
     said = "I live in Quebec, speak French at home and work as a translator."
     assert clauses.about(said, "What language do I speak at home?") == "I speak French at home."
+    said = "I'm teetotal but I drink shandy."  # a yes or no asked of the part after "but"
+    assert clauses.about(said, "Do I drink beer?") == said
+    said = "I live in Quebec but I work in Ottawa."
+    assert clauses.about(said, "Where do I work?") == "I work in Ottawa."
 
 
 def test_asking_what_to_make_of_it_tells_in_passing() -> None:
