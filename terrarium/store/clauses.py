@@ -203,7 +203,8 @@ def about(statement: str, question: str) -> str:
     if _split_between(clauses, best, question):
         return statement  # "My mum's birthday is in May and my dad's is in October." for
         # "When is Dad's birthday?": the part naming Dad says "birthday" only by the other
-    if not all(tells_known(c) for i, c in enumerate(clauses) if i not in best):
+    if not all(tells_known(c) or _OWN_NAME.search(c) for i, c in enumerate(clauses)
+               if i not in best):
         return statement  # "Chess is my thing, I play most evenings.": the part left out
         # may hold the answer ("chess") though it names no subject the question asks
     if _taken_back(statement, clauses, best) or (
@@ -230,6 +231,8 @@ def about(statement: str, question: str) -> str:
     return text if text.endswith((".", "!")) else f"{text}."
 
 
+_OWN_NAME = re.compile(r"\b(?i:i'm|i am|my name's|my name is|call me)\s+[A-Z][a-z]+\W*$")
+"""A part telling the user's name ("Quick intro, I'm Ingrid"): of a known subject, the name."""
 _YES_NO = re.compile(r"^\W*(?:and\s+)?(?:am|is|are|was|were|do|does|did|can|could|have|has|"
                      r"had|will|would|should)\s+(?:i|we|my|our)\b", re.I)
 _BUT_I = re.compile(r"\W+(?:but|though|although|except|only)\s+(?:now\s+|then\s+)?(?:i|we)\b",

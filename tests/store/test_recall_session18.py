@@ -181,3 +181,10 @@ def test_a_statement_of_what_is_asked_about_goes_before_ones_near_by_the_asking_
              "My oldest friend is called Bea.")
         got = notes(memory, "What's my wife's name?")
         assert got and "Agnes" in got[0]
+
+
+def test_a_part_telling_the_users_name_is_no_answer_left_out() -> None:
+    said = "Quick hello, I'm Solveig, I'm a welder in Tromso."
+    assert clauses.about(said, "What do I do for work?") == "I'm a welder in Tromso."
+    said = "Chess is my thing, I play most evenings."  # the part left out holds the answer
+    assert clauses.about(said, "What game do I play?") == said
