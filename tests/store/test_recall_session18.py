@@ -14,9 +14,9 @@ from __future__ import annotations
 import pytest
 from recall_helpers import notes, told
 
-from terrarium.controller.recall import corrected
 from terrarium.store import MemoryStore, clauses
 from terrarium.store.asked import lacks, points_back
+from terrarium.store.corrected import corrected
 from terrarium.store.corrections import correct_inline
 from terrarium.store.lexicon import lexicon
 from terrarium.store.spoken import punctuated
