@@ -235,6 +235,9 @@ _INLINE = re.compile(
 "three, actually four …", "…, I mean …"."""
 _INLINE_STRONG = re.compile(r"\b(no|nope|sorry|wait|hang\s+on|oops|actually|mean|meant|rather|"
                             r"mistake|bad)\b", re.I)
+_NEW_CLAUSE = re.compile(r"\s+(?:is|was|are|were|has|had|does|did|will|would|can|could|"
+                         r"seems?|looks?|sounds?)\b", re.I)
+"""A verb right after the value: what follows the correcting words is a clause of its own."""
 _SLIP_NEAR = 2
 """A slip corrected is among the last words before the correcting ones."""
 _RESTATED = frozenset("my our his her their the a an".split())
@@ -271,6 +274,8 @@ def _correct_once(text: str) -> str | None:
         word = first.group(0)
         kind = _kind(word)
         tokens = list(_TOKEN.finditer(before))
+        if kind is not None and _NEW_CLAUSE.match(rest, first.end()):
+            continue  # "I love London, actually, Paris is better.": a clause of its own
         if kind is not None:
             same = [(i, t) for i, t in enumerate(tokens) if _kind(t.group(0), initial=i == 0)
                     == kind]

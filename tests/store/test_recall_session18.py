@@ -188,3 +188,8 @@ def test_a_part_telling_the_users_name_is_no_answer_left_out() -> None:
     assert clauses.about(said, "What do I do for work?") == "I'm a welder in Tromso."
     said = "Chess is my thing, I play most evenings."  # the part left out holds the answer
     assert clauses.about(said, "What game do I play?") == said
+
+
+def test_a_clause_of_its_own_after_words_of_correcting_corrects_nothing() -> None:
+    assert correct_inline("I like Porto, actually, Lisbon is nicer.") is None
+    assert correct_inline("Tea at four, sorry, no, five.") == "Tea at five."
