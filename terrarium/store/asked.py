@@ -109,6 +109,11 @@ _NAMED = re.compile(r"(?<!^)(?<![.!?] )(?<!\bin )(?<!\bat )(?<!\bfrom )(?<!\bto 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 _AS_A_CHILD = re.compile(r"\b(as|when I was|when we were)\s+(an?\s+)?(kid|kids|child|children|"
                          r"boy|girl|teenager|teen|baby)\b", re.I)
+_YEAR_ASKED = re.compile(r"\b(what|which)\s+year\b|\bin\s+what\s+year\b", re.I)
+_YEAR_TOLD = re.compile(r"\b\d{4}s?\b|'\d\d\b|\b(ago|last|this|next|new|brand|year|years|"
+                        r"nineties|eighties|seventies|sixties|fifties|noughties)\b", re.I)
+"""A year asked, and one told: in figures ("1998", "'19"), or by when ("two years ago",
+"last year", "brand new", "the nineties")."""
 _ADDRESS = re.compile(r"\b(address|street|postcode|zip code|house number)\b", re.I)
 
 
@@ -149,6 +154,8 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if _SURNAME_STEM in own:  # "My maiden name was Abernethy." tells one (WordNet's gloss)
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) or _glossed(n, ["surname"])
                        for n in notes)
+    if _YEAR_ASKED.search(question) and not any(_YEAR_TOLD.search(n) for n in notes):
+        return True  # "What year is my car?" after only "I drive a green Skoda."
     if _ADDRESS.search(question) and not any(_NAMED.search(n) or has_number(n) for n in notes):
         return True  # an address is a number or a street's name: "We moved here in May."
     names = _ASKS_NAME.search(question) is not None

@@ -193,3 +193,10 @@ def test_a_part_telling_the_users_name_is_no_answer_left_out() -> None:
 def test_a_clause_of_its_own_after_words_of_correcting_corrects_nothing() -> None:
     assert correct_inline("I like Porto, actually, Lisbon is nicer.") is None
     assert correct_inline("Tea at four, sorry, no, five.") == "Tea at five."
+
+
+def test_a_year_asked_with_none_told_is_a_lack() -> None:
+    assert lacks("What year is my car?", ["I drive a white Transit."])
+    assert lacks("What year was my van made?", ["My van is a white Transit."])
+    assert not lacks("What year is my van?", ["My van is a 2012 Transit."])
+    assert not lacks("What year did we marry?", ["We got married six years ago."])
