@@ -60,6 +60,10 @@ _AMOUNT = re.compile(r"^(\d[\d.,:]*[a-z]*|one|two|three|four|five|six|seven|eigh
 eighty two kilos, ...", "we drove for hours, 300 miles in all"): the measure of what the part
 before it told, not a fact of its own."""
 _AMOUNT_WORDS = 4
+_ONE_BACK = re.compile(r"\b(?:a|an|another|the)\s+(?:[a-z]+\s+)?ones?\s*$", re.I)
+"""A part ending on "a new one", "another one", "the old ones": "one" names the thing of
+the part before it ("the cat knocked my phone into the bath, so I had to get a new one, a
+Pixel this time"), so it stays with it."""
 _INNER_END = re.compile(r"[.!?]\s+\S")
 _MIN_WORDS = 3
 _COUNTS = re.compile(r"\bhow\s+(many|much|old|long|tall|far)\b|\b(number|age)\b", re.I)
@@ -142,7 +146,8 @@ def split(statement: str) -> tuple[str, ...]:
             parts[-1][1] = span[1]  # "it's just me and the twins": one thing said of both
             continue
         if parts and (_fragment(piece) or _POINTS_BACK.match(piece)
-                      or _PREDICATE.match(piece) or _amount(piece)):
+                      or _PREDICATE.match(piece) or _amount(piece)
+                      or _ONE_BACK.search(piece)):
             parts[-1][1] = span[1]  # "Juno", "she's three": with the part before
             continue
         parts.append(span)

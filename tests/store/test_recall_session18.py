@@ -200,3 +200,13 @@ def test_a_year_asked_with_none_told_is_a_lack() -> None:
     assert lacks("What year was my van made?", ["My van is a white Transit."])
     assert not lacks("What year is my van?", ["My van is a 2012 Transit."])
     assert not lacks("What year did we marry?", ["We got married six years ago."])
+
+
+def test_a_part_ending_on_a_new_one_stays_with_the_thing_it_names() -> None:
+    said = "The kettle finally died, so I bought a new one, a Smeg in cream."
+    assert clauses.split(said) == (said.rstrip("."),)
+    with MemoryStore() as memory:
+        told(memory, "My laptop got soaked in the rain, so I had to buy another one, a "
+                     "ThinkPad this time.")
+        got = notes(memory, "What laptop do I have now?")
+        assert got and "ThinkPad" in got[0]
