@@ -75,13 +75,18 @@ _GOES_ON = re.compile(r"^\W*(?:(?:and|oh|well|so)\b[\s,]*)?(?:it|it's|its|she|sh
 
 def goes_on(text: str) -> bool:
     """Whether ``text`` opens by pointing back at what was just said ("It's in Swansea,
-    right by the beach." after "My brother just bought a house."; "She named it Custard.")
+    right by the beach." after "My brother just bought a house."; "She named it Custard.";
+    "We named him Waffles.")
     or is a short hedged fragment ("Probably a cockapoo."): it tells more of the same thing,
     so it belongs with the statement before it."""
-    return _GOES_ON.match(text) is not None or (
+    return _GOES_ON.match(text) is not None or _NAMED_IT.match(text) is not None or (
         _HEDGED.match(text) is not None and len(_TOKEN.findall(text)) <= 5)
 
 
+_NAMED_IT = re.compile(r"^\W*(?:and\s+|so\s+)?(?:we|i)\s+(?:(?:have|'ve|just|finally)\s+)?"
+                       r"(?:named|called|call|christened|nicknamed)\s+(?:him|her|it|them)\b", re.I)
+"""A statement naming what was just told of by a pronoun: "We named him Waffles." after "My
+partner Dana and I just adopted a puppy."."""
 _HEDGED = re.compile(r"^\W*(?:probably|maybe|possibly|perhaps|hopefully|likely|most\s+likely|"
                      r"definitely|either)\b(?!\s+(?:i|we|you)\b)", re.I)
 """A short hedged fragment goes on from the statement before it: "Probably a cockapoo."

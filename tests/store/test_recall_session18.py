@@ -210,3 +210,10 @@ def test_a_part_ending_on_a_new_one_stays_with_the_thing_it_names() -> None:
                      "ThinkPad this time.")
         got = notes(memory, "What laptop do I have now?")
         assert got and "ThinkPad" in got[0]
+
+
+def test_naming_it_goes_on_from_the_statement_before() -> None:
+    with MemoryStore() as memory:
+        told(memory, "My husband and I rescued a greyhound last week.", "We named her Comet.")
+        got = notes(memory, "What's the greyhound called?")
+        assert got and "Comet" in got[0] and "greyhound" in got[0]
