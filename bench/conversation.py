@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -64,10 +63,11 @@ from conversation_dev8 import DEV8  # bench/conversation_dev8.py: session 16, va
 from conversation_dev9 import DEV9, DEV9B  # bench/conversation_dev9.py: session 17, two parts
 from conversation_dev10 import DEV10, DEV10B  # bench/conversation_dev10.py: session 18, two parts
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
+from reply_scores import DONT_KNOW, invented, is_complete, loops, speaks_as_user
 
 from terrarium.config import load_team
 from terrarium.controller.assembly import assemble
-from terrarium.controller.guard import is_echo, words  # the runtime's guard uses this measure
+from terrarium.controller.guard import is_echo  # the runtime's guard uses this measure
 from terrarium.events import SentenceSynthesized, TranscriptAppended
 from terrarium.llm.embedded import EmbeddedServer
 from terrarium.llm.factory import make_model
@@ -234,70 +234,8 @@ DEV2: list[list[Say]] = [
      S("Remind me where my brother lives.", "Perth")],
 ]
 
-# Common first names (and the ones SmolLM2-135M tends to make up): a reply naming one the
-# user never said has invented a person.
-NAMES = frozenset("""
-ada tom maria ken sam lena john jane sarah smith emma olivia liam noah james mary anna
-david michael emily jessica ashley jennifer alex alice bob charlie daniel laura lisa mark
-paul peter robert susan thomas william elizabeth linda barbara richard joseph chris
-christopher matthew anthony andrew joshua kevin brian george edward sophia isabella mia
-amelia harper evelyn abigail ella grace chloe lily zoe hannah rachel rebecca kate katie
-julia sophie lucy max jack harry oliver jacob ethan lucas henry leo mike steve ben sam
-tim joe ryan adam eric jason justin nick tony frank fred carl helen ruth nancy karen betty
-dorothy sandra donna carol michelle amanda melissa deborah stephanie rose jim bill dan
-martha amy kim anne jenny tina molly jake luke sean ian jimmy
-""".split())
-
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
 SHOW_NOTICES = False
 """``--notices``: print the speaker's message, the model's text and the guard's notices."""
-
-
-def sentences(text: str) -> int:
-    return len(_SENTENCE_END.findall(text.strip())) or (1 if text.strip() else 0)
-
-
-def is_complete(reply: str) -> bool:
-    t = reply.strip()
-    return bool(t) and bool(re.search(r"[.!?][\"')\]]*$", t)) and sentences(t) <= 2
-
-
-def invented(reply: str, said: str) -> list[str]:
-    known = set(words(said))
-    # capitalized words only: "will" or "grace" in lower case are not names
-    return [w for w in re.findall(r"\b[A-Z][a-z]+\b", reply)
-            if w.lower() in NAMES and w.lower() not in known]
-
-
-_AS_USER = re.compile(r"\b(?:I'm|I am|my name is|call me|I'm from|I am from|I come from|"
-                      r"I live in|I was born in|I grew up in)\s+([A-Z][a-z]+)")
-_LOOP_WORD = re.compile(r"[a-z0-9']+")
-_LOOP_STOP = frozenset("the a an and or to of in is you your i my it that".split())
-
-
-def speaks_as_user(reply: str, said: str) -> list[str]:
-    """The user's own names and places the reply claims as its own ("I'm Sam")."""
-    theirs = {w for w in re.findall(r"\b[A-Z][a-z]+\b", said)}
-    return [m.group(1) for m in _AS_USER.finditer(reply) if m.group(1) in theirs]
-
-
-def loops(text: str) -> bool:
-    """A word or phrase (up to six words) said three times running, or one word (not a
-    function word) said four times: the model stuck in a loop."""
-    ws = _LOOP_WORD.findall(text.lower())
-    for n in range(1, 7):
-        for i in range(len(ws) - 3 * n + 1):
-            if ws[i:i + n] == ws[i + n:i + 2 * n] == ws[i + 2 * n:i + 3 * n]:
-                return True
-    counts: dict[str, int] = {}
-    for w in ws:
-        if w not in _LOOP_STOP:
-            counts[w] = counts.get(w, 0) + 1
-    return any(c >= 4 for c in counts.values())
-
-
-_DONT_KNOW = re.compile(r"\b(don't|do not|didn't|did not) (know|remember)|\bnot sure\b|"
-                        r"\bhaven't (told|said|mentioned)|\bno idea\b", re.I)
 
 
 @dataclass
@@ -308,7 +246,7 @@ class TurnRow:
     expect: tuple[str, ...]
     intent: str | None
     ttfa_ms: float | None
-    written: str = ""  # everything the speaker's model wrote, spoken or not
+    written: str = ""  # the speaker's text as the reply guard let it through (its turn text)
     echo: bool = False
     recalled: bool | None = None
     honest: bool | None = None  # asked what was never said: the reply says it does not know
@@ -320,6 +258,8 @@ class TurnRow:
     loop_written: bool = False  # in what the model wrote, spoken or not
     message: str = ""  # the speaker's message for the turn ("Note: ...\nQuestion: ..."), if any
     retrieved: bool | None = None  # a recall ask: an expected word was in that message
+    model_text: str = ""  # what the speaker's model wrote, spoken or not (its transcript)
+    notices: list[str] = field(default_factory=list)  # the speaker's notices this turn
 
 
 async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: list[Say],
@@ -333,6 +273,8 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
     heard: list[str] = []  # what became audio: a fragment cut off by max_tokens is not
     intents: list[str] = []
     messages: list[str] = []  # the speaker's incoming messages, in order
+    model_texts: list[str] = []  # the speaker's own text as its model wrote it (transcript)
+    notices: list[str] = []  # the speaker's notices (the reply guard's among them)
 
     def on_event(ev: Any) -> None:
         if isinstance(ev, SentenceSynthesized) and ev.creature == "speaker":
@@ -342,6 +284,10 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
               and ev.entry.kind in ("message_in", "assistant", "notice")):
             if ev.entry.kind == "message_in":
                 messages.append(ev.entry.text)
+            elif ev.entry.kind == "assistant":
+                model_texts.append(ev.entry.text)
+            else:
+                notices.append(ev.entry.text)
             if SHOW_NOTICES:
                 print(f"      {ev.entry.kind}: {ev.entry.text[:300]!r}", flush=True)
         elif (isinstance(ev, TranscriptAppended) and ev.creature == "router"
@@ -357,7 +303,7 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
         async with TeamRuntime(team, opts) as rt:
             for say in script:
                 n_res, n_audio, n_int = len(rt.results), len(first_audio), len(intents)
-                n_msg = len(messages)
+                n_msg, n_model, n_notes = len(messages), len(model_texts), len(notices)
                 t0 = time.perf_counter()
                 await rt.send_user(say.text)
                 with anyio.move_on_after(600):  # a shared, loaded machine can be slow
@@ -371,15 +317,17 @@ async def run_dialogue(server: EmbeddedServer, team_dir: Path, d: int, script: l
                               intents[n_int] if len(intents) > n_int else None, ttfa,
                               written=written.strip())
                 row.message = " ".join(messages[n_msg:])
+                row.model_text = " ".join(model_texts[n_model:])
+                row.notices = notices[n_notes:]
                 row.echo = is_echo(say.text, reply)
                 row.complete = is_complete(reply)
                 row.names = invented(reply, said)
                 row.as_user = speaks_as_user(reply, said)
                 row.loop = loops(reply)
-                row.loop_written = loops(written)
-                row.gave_up = not say.expect and bool(_DONT_KNOW.search(reply))
+                row.loop_written = loops(row.model_text or written)
+                row.gave_up = not say.expect and bool(DONT_KNOW.search(reply))
                 if say.expect == (UNKNOWN,):
-                    row.honest = bool(_DONT_KNOW.search(reply))
+                    row.honest = bool(DONT_KNOW.search(reply))
                 elif say.expect:
                     low = reply.lower()
                     row.recalled = any(e.lower() in low for e in say.expect)

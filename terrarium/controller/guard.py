@@ -17,128 +17,70 @@ goodbye." with condolences. Two things the runtime can do without a better model
 Holding the first sentence whole costs the first audio its head start (the voice could
 start on the first clause while the model writes the rest), so with ``release_first_clause``
 the reply's first sentence is let through from its start once that start looks safe
-(:func:`safe_start`), and is then spoken whole, whatever follows: once its first words are
-heard, dropping the rest would speak half a sentence. No start can make a sentence safe for
-certain (the rest may still repeat the user word for word: "Hello, my name is Ada." starts
-with "Hello,"), so the rule asks for what no echo of the model's showed on the benchmark:
-a start of several words after which the rest would have to repeat at least four more of
-the user's words, in order, to make the sentence an echo (counted exactly, over every way
-the start's words can pair with the user's: "Boiling an egg is" to "How do I boil an
-egg?" uses up "an egg", so the rest would have to say "I boil an egg" again). Utterances
-under six words are never released early: an answer to a short question reuses its words.
-A first sentence cut by ``max_tokens`` after its release would be heard in part; the
-speaker's first sentences stay far below its budget (the longest of 60 on the benchmark:
-149 characters, roughly 35 tokens of 60), and the transcript says so if one ever is.
+(:func:`safe_start`, :mod:`terrarium.controller.echo`: after several words, the rest would
+have to repeat at least four more of the user's words, in order, to make it an echo). The
+voice speaks only its first piece before the sentence's end (``first_piece``: its
+segmenter), so the guard gives it that much and holds the rest to the sentence's end,
+judging it as it grows: what the voice hears first, and when, is unchanged. A rest that
+would repeat the user, speak as them, talk of itself, loop, name what they never told
+(asked about themselves) or never end (``max_tokens``) ends the sentence at its last clause
+boundary that makes a whole sentence (:mod:`terrarium.controller.clause_end`), and the reply
+there; with none, a rest that speaks as the user or of itself stops the reply (the voice
+drops the unfinished words: its start alone was heard), and the other kinds are spoken on.
 """
 
 from __future__ import annotations
 
-import functools
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.controller import reply_words
+from terrarium.controller.clause_end import clause_end
+from terrarium.controller.echo import (
+    ECHO_SHARE,
+    MIN_WORDS,
+    START_LEFT,
+    START_WORDS,
+    echo_left,
+    is_echo,
+    safe_start,
+)
+from terrarium.controller.guard_checks import (
+    FIRST_PERSON,
+    NEGATIONS,
+    fact_words,
+    self_talk,
+    speaks_as_user,
+    uses,
+)
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import closed, second_person
-from terrarium.controller.said_short import note_first, note_said_back
+from terrarium.controller.said_short import note_first, note_said_back, without_the_question
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
 from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import (
-    NEUTRAL,
     asks_advice,
     is_statement,
     mentions_user,
     stem,
     strip_opening,
 )
+from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
+from terrarium.voice.speakable import FenceFilter
 
-__all__ = ["ECHO_SHARE", "LoopWatch", "ReplyGuard", "answer_only", "echo_left", "fact_words",
-           "invents", "is_echo", "keep_in_mind", "lcs", "repeats", "safe_start", "second_person",
-           "self_talk", "speaks_as_user", "uses", "words"]
-
-ECHO_SHARE = 0.6
-"""A reply holding at least this share of the user's words, in order, is an echo."""
-MIN_WORDS = 3
-"""Shorter utterances are not checked: "Thanks." answered "Thanks!" is no echo."""
-
-START_WORDS = 4
-"""A first sentence is released early only once this many of its words have arrived ..."""
-START_LEFT = 4
-"""... and only if the rest of the sentence would have to repeat at least this many more
-of the user's words, in order, before the reply would be an echo. With 3, two of 20
-released sentences on ``bench/conversation.py`` were echoes by its measure ("Should I take
-an umbrella?" -> "No, it's not necessary to take an umbrella."): an answer reuses a short
-question's words. (Until December 2026 a start also had to repeat at most one of the
-user's words, and what was left was counted as the echo's words less those: a start that
-uses up the user's last words, "Boiling an egg is" to "How do I boil an egg?", was held
-although the rest would have to repeat four more; :func:`echo_left` counts it exactly.)"""
+__all__ = ["ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS", "LoopWatch", "ReplyGuard",
+           "answer_only", "echo_left", "fact_words", "invents", "is_echo", "keep_in_mind", "lcs",
+           "repeats", "safe_start", "second_person", "self_talk", "speaks_as_user", "uses",
+           "words"]
 
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
+_STOPS = frozenset({"it speaks as the user", "it talks about itself"})
+"""What stops a released sentence even with no clause end to stop at (a fragment is heard)."""
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
-
-
-def is_echo(user: str, reply: str) -> bool:
-    """The reply repeats the user's utterance (of three words or more)."""
-    u = words(user)
-    return len(u) >= MIN_WORDS and lcs(u, words(reply)) >= _echo_words(len(u))
-
-
-def _echo_words(n: int) -> int:
-    """How many of ``n`` user words, repeated in order, make a reply an echo."""
-    return math.ceil(ECHO_SHARE * n)  # an integer count >= the share exactly when >= this
-
-
-def safe_start(user: str, start: str) -> bool:
-    """Whether a reply whose first sentence begins with ``start`` may be spoken from here.
-
-    Its complete words (a word still being written is not counted) must be at least
-    ``START_WORDS``, and the rest of the sentence would have to repeat at least
-    ``START_LEFT`` more of the user's words, in order, to make it an echo
-    (:func:`echo_left`). Only complete words count, so the answer does not depend on how
-    the text was streamed in; a longer start never leaves more, so a start refused is
-    refused for good.
-    """
-    u = words(user)
-    if len(u) < MIN_WORDS:
-        return True  # too short to be echoed: never checked
-    p = words(_PARTIAL_WORD.sub("", start))
-    if len(p) < START_WORDS:
-        return False
-    return echo_left(u, p) >= START_LEFT
-
-
-def echo_left(user_words: Sequence[str], start: Sequence[str]) -> int:
-    """How many more of the user's words the rest of a sentence beginning with ``start``
-    must repeat, in order, for the sentence to be an echo (0: it is one already).
-
-    The user's words repeated in order by start + rest split at some point ``j`` of the
-    user's words: those of ``user_words[:j]`` the start repeats, and those of
-    ``user_words[j:]`` the rest does. So the rest needs the echo's count less the first
-    part, at the split where that is fewest and still possible (``n - j`` words are
-    left to repeat). Never fewer than the echo's count less the start's shared words (the
-    rule's earlier measure), sometimes more: a start that repeats the user's last words
-    leaves the rest to repeat everything before them.
-    """
-    n = len(user_words)
-    need = _echo_words(n)
-    prefix = [0] * (len(start) + 1)  # lcs(user_words[:j], start[:i]) for i, at j = 0
-    best = need  # j = 0: the rest must repeat the whole echo
-    for j, x in enumerate(user_words, 1):
-        row = [0]
-        for i, y in enumerate(start):
-            row.append(prefix[i] + 1 if x == y else max(prefix[i + 1], row[i]))
-        prefix = row
-        left = need - prefix[-1]  # the start repeats prefix[-1] of user_words[:j]
-        if left <= 0:
-            return 0
-        if left <= n - j:
-            best = min(best, left)
-    return best
 
 
 def keep_in_mind(user: str, notes: Sequence[str]) -> str:
@@ -153,86 +95,6 @@ def keep_in_mind(user: str, notes: Sequence[str]) -> str:
 
 
 _ASKS = frozenset({"question", "request"})
-_FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself"})
-_SECOND_PERSON = frozenset({"you", "you're", "your", "yours", "yourself", "you've"})
-_NOT_FACTS = frozenset("""
-like likes love loves enjoy have has had want need know think help happy glad sorry sure
-remember tell good great nice really also just well here there today now always never
-get got go going make made see look feel find say said use used take give thing things
-""".split())
-_NEGATIONS = frozenset({"not", "no", "never", "nothing", "none"})
-_SELF_TALK = re.compile(r"\b(chat ?bots?|bots?|robots?|ai|artificial intelligence|language "
-                        r"models?|virtual assistants?|assistants?|computer programs?|"
-                        r"machines?|the user'?s?|the response)\b", re.I)
-"""Talk of itself, or of the prompt ("The user is asking about ...")."""
-_WORD_CASED = re.compile(r"[A-Za-z0-9']+")
-
-
-def fact_words(user: str, notes: str) -> frozenset[str]:
-    """The words that state the user's facts: every content word of what they told
-    (``notes``) and the names in their utterance ("Call me Sam" -> "sam")."""
-    told = {w for w in words(notes) if w not in _NOT_FACTS and not is_function(w)}
-    names: set[str] = set()
-    for sentence in sentences(user):
-        cased = _WORD_CASED.findall(sentence)
-        names |= {w.lower() for w in cased[1:] if w[:1].isupper() and w.lower() != "i"}
-    return frozenset(told | names)
-
-
-def speaks_as_user(sentence: str, facts: frozenset[str]) -> bool:
-    """Whether ``sentence`` states one of the user's facts as the speaker's own: a fact
-    word within the words after "I", "I'm", "my" or "me" ("I'm Sam", "My dog is Rex"),
-    before the sentence turns to "you", or after "as" just before them ("As a nurse, I
-    ...")."""
-    ws = words(sentence)
-    for i, w in enumerate(ws):
-        if w not in _FIRST_PERSON:
-            continue
-        before = ws[max(0, i - 5):i]  # "As an electrician, I ...": the user's job as its own
-        for k, b in enumerate(before):
-            if b in ("as", "being") and any(x in facts for x in before[k + 1:]):
-                return True
-        for nxt in ws[i + 1:i + 7]:
-            if nxt in _SECOND_PERSON:
-                break
-            if nxt in facts:
-                return True
-    return False
-
-
-def self_talk(sentence: str) -> bool:
-    """Whether ``sentence`` talks about chatbots, AI or assistants, or about "the user":
-    asked about the user, SmolLM2-135M tells them they are a chatbot, or describes the
-    request ("The user is asking about ...")."""
-    return bool(_SELF_TALK.search(sentence))
-
-
-def uses(sentence: str, notes: str, question: str) -> bool:
-    """Whether ``sentence`` says something of ``notes`` that ``question`` did not: a word
-    of what the user told, other than the question's own words."""
-    told = _told(notes, question)
-    if not told:
-        return False
-    said = {stem(w) for w in words(sentence)}
-    return not told.isdisjoint(said) or any(reply_words.shares_root(w, t)
-                                            for w in said for t in told)
-
-
-@functools.lru_cache(maxsize=64)
-def _told(notes: str, question: str) -> frozenset[str]:
-    """The word stems of ``notes`` the question did not ask (:func:`uses`), once per turn:
-    the guard asks at every token of a start that waits for them."""
-    asked = {stem(w) for w in words(question)}
-    # "got", "have", "really" say nothing told: "You've got a tattoo." to "What's the
-    # tattoo of?" after "I've got a tattoo. It's a hummingbird." uses none of it
-    # nor the words of asking about a thing: "a person with a special name" to "What do
-    # people call me?" after "I'm Cornelius, but everyone says Neil." names no name told
-    return frozenset({stem(w) for w in words(notes)
-                      if not is_function(w) and w not in _NOT_FACTS} - asked - NEUTRAL)
-
-
-
-
 @dataclass(slots=True)
 class ReplyGuard:
     """One turn's guard: the user's words and intent, read from the incoming message."""
@@ -262,6 +124,13 @@ class ReplyGuard:
     _bet: bool | None = None  # safe_start of the sentence under way, once decided
     _bet_for: int = -1  # ... for which sentence (its index)
     _open_text: str = ""  # what was spoken of the sentence released at its start
+    # the voice's segmenter (its first piece): a sentence released at its start is given to
+    # the voice up to its first piece, the rest held to its end (see _through); None: all
+    first_piece: SegmenterConfig | None = None
+    _piece: SentenceSegmenter | None = None  # the voice's cut of the released sentence
+    _piece_out: bool = False  # ... which has its first piece
+    _fence: FenceFilter = field(default_factory=FenceFilter)  # ... and its fence filter
+    _let_on: bool = False  # it repeats the user, with no clause end to stop at: spoken on
     _fact_words: frozenset[str] = frozenset()
     _told: str = ""  # the notes about what the user asks (the others may be about anything)
     _loops: LoopWatch = field(default_factory=LoopWatch)
@@ -352,20 +221,10 @@ class ReplyGuard:
         self._held += text
         while not self._closed:
             m = _SENTENCE_END.search(self._held)
-            if self._open:  # released at its start: through as it comes, to its end
-                cut = len(self._held) if m is None else m.end()
-                so_far = self._open_text + self._held[:cut]
-                # judged on complete words: "Sam" may still become "Sample"
-                wrong = self._wrong(so_far if m is not None else _PARTIAL_WORD.sub("", so_far))
-                if wrong is not None:
-                    return out + self._stop(wrong, self._open_text + self._held)
-                out += self._speak(self._held[:cut])
-                self._open_text += self._held[:cut]
-                self._held = self._held[cut:]
+            if self._open:  # released at its start: see _through
+                out += self._through(m)
                 if m is None:
                     break
-                self._open = False
-                self._sentences += 1
                 continue
             if m is None:
                 if not self._release_now():
@@ -376,8 +235,10 @@ class ReplyGuard:
                                             f"may write): {self._held.strip()!r}")
                         return out + self._end()
                     break
-                self._open = True
-                self._open_text = ""
+                self._open, self._open_text, self._let_on = True, "", False
+                self._piece = (SentenceSegmenter(self.first_piece)
+                               if self.first_piece is not None else None)
+                self._fence = FenceFilter()  # the voice's own, before its segmenter
                 self.released = self._held.strip()
                 continue
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
@@ -389,6 +250,81 @@ class ReplyGuard:
         if loop >= 0 and not self._closed:
             out += self._stop("the reply repeats itself", self._written[loop:])
         return out
+
+    def _through(self, m: re.Match[str] | None) -> str:
+        """The sentence released at its start, as it comes: given to the voice until the
+        voice has its first piece (``first_piece``; with none, all of it as it comes), the
+        rest held to the sentence's end, judged as it grows (on complete words: "Sam" may
+        still become "Sample"). A rest that speaks as the user or of itself stops the reply
+        there; one that repeats the user, or (asked about the user) names what they never
+        told, ends the sentence at its last clause boundary when that makes a sentence
+        (:meth:`_stop`), and is spoken on as before when none does."""
+        cut = len(self._held) if m is None else m.end()
+        text = self._open_text + self._held[:cut]
+        why = self._goes_wrong(text if m is not None else _PARTIAL_WORD.sub("", text))
+        if why is not None:
+            ending = self._clause_end(cut)
+            if ending is not None or why in _STOPS:
+                return self._stop(why, self._open_text + self._held, ending)
+            self._let_on = True  # no clause end to stop at: the sentence goes on as it was
+            self.notices.append(f"spoken on, no clause end before where {why}: {text!r}")
+        if m is None and self._piece is not None and self._piece_out:
+            return ""  # the voice has its first piece: the rest waits for the sentence's end
+        said = self._give(self._held[:cut])
+        self._held = self._held[cut:]
+        if m is not None:
+            self._open = False
+            self._sentences += 1
+        return said
+
+    def _give(self, text: str) -> str:
+        """Give ``text`` of the sentence released at its start to the voice."""
+        said = self._speak(text)
+        self._open_text += text
+        if self._piece is not None and not self._piece_out:
+            self._piece_out = bool(self._piece.feed(self._fence.feed(said)))
+        return said
+
+    def _goes_wrong(self, text: str) -> str | None:
+        """Why the sentence released at its start, so far ``text``, may not go on."""
+        wrong = self._wrong(text, whole=False)
+        if wrong is not None or self._let_on:
+            return wrong
+        if self.checks and is_echo(self.user, text):
+            return "it repeats the user"
+        if self.about_user and invents(text, self.facts, self.user):
+            return "it says what the user never told"
+        return None
+
+    def _clause_end(self, upto: int | None = None) -> str | None:
+        """What ends the sentence released at its start (the held text up to ``upto``) at
+        its last clause boundary, with nothing wrong before it (:func:`clause_end`), or
+        None."""
+        if not self._open or self._closed:
+            return None
+        # cut before a word, what it keeps is complete words, however the last one ends
+        return clause_end(self._open_text + self._held[:upto], len(self._open_text),
+                          lambda s: self._goes_wrong(s) is None and repeats(s) < 0)
+
+    def end_unfinished(self) -> str:
+        """The reply stopped before the end of the sentence released at its start (the
+        model's ``max_tokens``): what ends it at its last clause boundary ("" when none
+        does; the voice then drops its unfinished words). Called before the voice drops
+        them (``TurnOutput.drop_unfinished``)."""
+        ending = self._clause_end()
+        if ending is None:
+            return ""
+        said = self._end_open(ending, "its end never came")
+        return said + self._end()
+
+    def _end_open(self, ending: str, why: str) -> str:
+        """Say ``ending`` (:meth:`_clause_end`): the sentence released at its start ends."""
+        whole = (self._open_text + ending).strip()
+        self.notices.append(f"ended at a clause, {why}: {whole!r}")
+        said = self._give(ending)
+        self._open, self._held = False, ""
+        self._sentences += 1
+        return said
 
     def _advise(self) -> str:
         """Advice asked with something the user told (``advice``): what they told is said
@@ -409,13 +345,17 @@ class ReplyGuard:
         self._settled = self._closed = True
         return ""
 
-    def _stop(self, why: str, what: str) -> str:
+    def _stop(self, why: str, what: str, ending: str | None = None) -> str:
         """Stop the reply here (a loop, or a released sentence going wrong): the model need
-        not be read further; what was complete stays spoken."""
+        not be read further; what was complete stays spoken, and a sentence released at its
+        start ends at its last clause boundary when that makes a sentence (``ending``:
+        :meth:`_clause_end`)."""
+        ending = ending if ending is not None else self._clause_end()
+        said = self._end_open(ending, why) if ending is not None else ""
         self._stopped = True
         self._stop_why = why
         self.notices.append(f"stopped, {why}: {what.strip()!r}")
-        return self._end()
+        return said + self._end()
 
     def _release_now(self) -> bool:
         """Whether the first spoken sentence, still without its end, may be spoken from here.
@@ -467,13 +407,14 @@ class ReplyGuard:
             self._bet = safe_start(self.user, head)
         return bool(self._bet)
 
-    def _wrong(self, text: str) -> str | None:
+    def _wrong(self, text: str, *, whole: bool = True) -> str | None:
         """Why ``text`` may not be spoken, judged on any part of a sentence (once a part
         has it, the whole sentence has it): it speaks as the user, or, asked about the
-        user or speaking of themselves, it talks about itself. None: nothing yet."""
+        user or speaking of themselves, it talks about itself (``whole``: see
+        :func:`self_talk`; False for a sentence already heard in part). None: nothing yet."""
         if speaks_as_user(text, self._fact_words):
             return "it speaks as the user"
-        if (self.about_user or self.mentions_user) and self_talk(text):
+        if (self.about_user or self.mentions_user) and self_talk(text, whole=whole):
             return "it talks about itself"
         return None
 
@@ -484,10 +425,10 @@ class ReplyGuard:
         if not (self.about_user and self.facts) or self._spoken.strip() or self_talk(text):
             return False
         known = {stem(w) for w in words(f"{self.facts} {self.user}")}
-        if any(w in _NEGATIONS or w.endswith("n't") for w in words(text)) and not any(
-                w in _NEGATIONS or w.endswith("n't") for w in words(self.facts)):
+        if any(w in NEGATIONS or w.endswith("n't") for w in words(text)) and not any(
+                w in NEGATIONS or w.endswith("n't") for w in words(self.facts)):
             return False  # "I'm not following a diet.": not what was told
-        said = [w for w in words(text) if not is_function(w) and w not in _FIRST_PERSON]
+        said = [w for w in words(text) if not is_function(w) and w not in FIRST_PERSON]
         return bool(said) and all(stem(w) in known for w in said)
 
     def _speak(self, text: str) -> str:
@@ -553,11 +494,17 @@ class ReplyGuard:
         """What the runtime knows to say: for a question about the user, what they told
         about it, to the user ("You're from Nairobi."), or else ``unknown_reply`` ("I love
         baking bread." says nothing of a favourite film: likes are no subject);
-        otherwise the user's facts to the user, or ``echo_reply``."""
+        otherwise the user's facts to the user (without the user's words, when they would
+        repeat them: :func:`without_the_question`), or ``echo_reply``."""
         if self.about_user and self.unknown_reply is not None:
             told = note_said_back(self.user, sentences(self.facts), is_echo)
             return told or self.unknown_reply
-        return closed(second_person(self.facts)) if self.facts else self.echo_reply
+        said = closed(second_person(self.facts)) if self.facts else ""
+        # never the user's words back, here either: "You drink coffee every morning before
+        # work." to "Should I drink coffee every morning before work?" (its echo dropped) is
+        # said without them ("You drink coffee every morning."), or not at all
+        said = without_the_question(self.user, said, is_echo) if said else ""
+        return said if said and not is_echo(self.user, said) else self.echo_reply
 
     def _end(self) -> str:
         """Close the reply; one with nothing spoken says :meth:`fallback`."""
@@ -576,6 +523,9 @@ class ReplyGuard:
         a reply with nothing checked to say says :meth:`fallback`."""
         if self.fixed is not None:  # the runtime's own reply: nothing was checked
             return ""
+        ended = self.end_unfinished() if self._open and not self._closed else ""
+        if ended:
+            return ended
         rest, self._held = self._held, ""
         if rest.strip() and not self._closed:
             self.notices.append(f"not spoken, no sentence end: {rest.strip()!r}")

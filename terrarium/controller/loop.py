@@ -286,6 +286,8 @@ class Controller(RoundStreaming):
                                             [dict(i.payload or {}) for i in inputs])
             if out.guard is not None and self.grammar is not None:
                 out.guard.max_sentences = self.settings.spoken_sentences  # the grammar's end
+            if out.guard is not None:  # the voice's first piece (TTSOutput.segmenter_config)
+                out.guard.first_piece = getattr(sink, "segmenter_config", None)
         await out.open()
         return out, sink
 

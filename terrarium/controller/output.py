@@ -93,7 +93,11 @@ class TurnOutput:
             self.emit(OutputText(creature=self.creature, output=self.name, text=text))
 
     async def drop_unfinished(self) -> str:
-        """A reply cut off by the length limit: its sink forgets the unfinished last words."""
+        """A reply cut off by the length limit: its sink forgets the unfinished last words
+        (a sentence the guard let through from its start first ends at its last clause
+        boundary when that makes a sentence: ``ReplyGuard.end_unfinished``)."""
+        if self.guard is not None:
+            await self.write(self.guard.end_unfinished())
         drop = getattr(self.sink, "drop_unfinished", None)
         return await drop() if drop is not None and self.started else ""
 

@@ -152,6 +152,12 @@ class TTSOutput:
     def sample_rate(self) -> int:
         return self.synthesizer.sample_rate
 
+    @property
+    def segmenter_config(self) -> SegmenterConfig:
+        """How a reply is cut into pieces (its first piece among them): the reply guard
+        gives a sentence released at its start up to its first piece only."""
+        return self._segmenter_config
+
     # --------------------------------------------------------------- service lifetime
 
     async def __aenter__(self) -> TTSOutput:

@@ -1,0 +1,132 @@
+"""Where a sentence already heard from its start may end early and still be a whole sentence.
+
+The reply guard lets a reply's first sentence through from its start (issue 29), and the
+voice speaks only its first piece before the sentence's end (a first clause or about three
+words: ``first_clause_chars``, ``first_piece_max_chars``). When the rest of such a sentence
+would go wrong (repeat the user's words back, speak as the user, talk of itself, loop) or
+never end (``max_tokens``), the sentence is ended at the last clause boundary before that,
+if one makes a sentence of it: "Yes, you should definitely boil an egg for a soft yolk." to
+"How long should I boil an egg for a soft yolk?" is said "Yes, you should definitely boil
+an egg."; "Well, that is a fine question and my home is Paris too." (after the user's
+"Paris") "Well, that is a fine question.".
+
+A boundary is a comma, semicolon, colon or dash, a word that opens a clause ("and", "but",
+"which", "because" ...) or, failing those, a preposition or "to" ("No, it's not healthy to
+cycle." of "No, it's not healthy to cycle to work every day." to "Is it healthy to cycle to
+work every day?"). What is kept must stand alone: its last word is no word of grammar
+("the", "to", "is" ...), it holds a main clause (one of two
+words or more not opening with "to", a preposition, a relative or a dependent word: "To
+remove red wine from a carpet." and "Sure, in the morning." do not), and it does not end on
+a dependent clause fronted after "and" or "but" ("…, but when it comes to the animal
+itself." waits for its main clause).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from terrarium.controller.guard_loops import is_function
+from terrarium.controller.reply_words import words
+
+__all__ = ["clause_end", "stands_alone"]
+
+_BREAK = re.compile(r"\s*(?:[,;:]|\s[-–—])(?=\s)")
+"""A soft break: the sentence may end just before it."""
+_WORD = re.compile(r"[A-Za-z0-9']+")
+_RELATIVE = frozenset({"which", "who", "whom", "whose", "where"})
+_DEPENDENT = frozenset("""
+when if because while although though since unless whereas as before after until once
+whenever wherever whether
+""".split())
+"""A clause opening with one of these does not stand alone as a sentence."""
+_COORDINATORS = frozenset({"and", "but", "or", "so", "yet", "nor", "then"})
+_JOINS = _COORDINATORS | _RELATIVE | _DEPENDENT | {"that"}
+"""Words that open a clause: the sentence may end just before one."""
+_PREPOSITIONS = frozenset("""
+for with in on at by from about into onto over under after before during without through
+across along around near until like of to
+""".split())
+"""Words that open a phrase: the sentence may end before one when no clause boundary does."""
+_CLOSERS = "\"')]"
+
+
+def _boundaries(text: str) -> list[tuple[int, int, int]]:
+    """Every place ``text`` may be cut, as (cut index, strength, where the next clause or
+    phrase starts): 2 before a soft break, 1 before a word that opens a clause, 0 before a
+    preposition or "to"."""
+    out = [(m.start(), 2, m.end()) for m in _BREAK.finditer(text)]
+    for m in _WORD.finditer(text):
+        w = m.group(0).lower()
+        if m.start() and text[m.start() - 1].isspace():
+            if w in _JOINS:
+                out.append((m.start(), 1, m.start()))
+            elif w in _PREPOSITIONS:
+                out.append((m.start(), 0, m.start()))
+    return sorted(out)
+
+
+def _kind(clause: list[str], after_break: bool) -> str:
+    """What a clause is, by its opening words: "main", "dependent", "dangling" (a
+    dependent one after "and", "but" ...), "other" (a relative one, a phrase opening with
+    "to" or a preposition, a lone word), or "none" (nothing but "and", "but" ...)."""
+    ws = list(clause)
+    joined = False
+    while ws and ws[0] in _COORDINATORS:
+        ws, joined = ws[1:], True
+    if not ws:
+        return "none"
+    w = ws[0]
+    if w in _DEPENDENT:
+        return "dangling" if joined else "dependent"
+    if w in _RELATIVE or (w == "that" and not after_break) or w == "to" or w in _PREPOSITIONS:
+        return "other"
+    return "main" if len(ws) >= 2 else "other"
+
+
+def stands_alone(sentence: str) -> bool:
+    """Whether ``sentence`` (without its end) can be said as a whole sentence."""
+    kept = words(sentence)
+    if len(kept) < 2 or is_function(kept[-1]):
+        return False
+    kinds = _kinds(sentence)
+    return "main" in kinds and kinds[-1] != "dangling"
+
+
+def _kinds(sentence: str) -> list[str]:
+    """The kinds of ``sentence``'s clauses (:func:`_kind`), in order."""
+    starts = [(0, False)] + [(nxt, s == 2) for _, s, nxt in _boundaries(sentence) if s >= 1]
+    kinds: list[str] = []
+    carried = False  # a break with no word after it before the next boundary
+    for (a, after_break), (b, _) in zip(starts, [*starts[1:], (len(sentence), False)],
+                                        strict=True):
+        ws = words(sentence[a:b])
+        if not ws:
+            carried = carried or after_break
+            continue
+        kind = _kind(ws, after_break or carried)
+        carried = False
+        if kinds and kinds[-1] == "none" and kind == "dependent":
+            kind = "dangling"  # "but" | "when it comes to ...": split at both words
+        kinds.append(kind)
+    return [k for k in kinds if k != "none"]
+
+
+def clause_end(text: str, given: int, ok: Callable[[str], bool]) -> str | None:
+    """What to say after the first ``given`` characters of ``text`` (a sentence spoken from
+    its start, without its end) so that it ends at a boundary as a whole sentence
+    (:func:`stands_alone`) that ``ok`` accepts: the words up to the boundary and ".". The
+    latest boundary of a clause (a break or a joining word) wins, else the latest
+    preposition; None when no boundary past what was given will do."""
+    found = _boundaries(text)
+    for strongest in (1, 0):
+        for cut, strength, _ in reversed(found):
+            if strength < strongest:
+                continue
+            end = len(text[:cut].rstrip())
+            if end < given or not text[:end].rstrip(_CLOSERS)[-1:].isalnum():
+                continue
+            close = '."' if text[:end].count('"') % 2 else "."  # a quote cut open
+            if stands_alone(text[:end]) and ok(text[:end] + close):
+                return text[given:end] + close
+    return None

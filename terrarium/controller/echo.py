@@ -1,0 +1,97 @@
+"""The echo rule of the reply guard (issue 17): a reply that repeats the user's words back.
+
+A reply holding at least ``ECHO_SHARE`` of the user's words, in order, is an echo (the
+measure ``bench/conversation.py`` scores). :func:`safe_start` decides whether a first
+sentence's start may be spoken before its end (issue 29): the rest would have to repeat
+several more of the user's words to make it one. Kept apart from
+:mod:`terrarium.controller.guard`'s streaming logic.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from terrarium.controller.reply_words import lcs, words
+
+__all__ = ["ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS", "echo_left", "is_echo",
+           "safe_start"]
+
+ECHO_SHARE = 0.6
+"""A reply holding at least this share of the user's words, in order, is an echo."""
+MIN_WORDS = 3
+"""Shorter utterances are not checked: "Thanks." answered "Thanks!" is no echo."""
+
+START_WORDS = 4
+"""A first sentence is released early only once this many of its words have arrived ..."""
+START_LEFT = 4
+"""... and only if the rest of the sentence would have to repeat at least this many more
+of the user's words, in order, before the reply would be an echo. With 3, two of 20
+released sentences on ``bench/conversation.py`` were echoes by its measure ("Should I take
+an umbrella?" -> "No, it's not necessary to take an umbrella."): an answer reuses a short
+question's words. (Until December 2026 a start also had to repeat at most one of the
+user's words, and what was left was counted as the echo's words less those: a start that
+uses up the user's last words, "Boiling an egg is" to "How do I boil an egg?", was held
+although the rest would have to repeat four more; :func:`echo_left` counts it exactly.)"""
+
+_PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
+
+
+def is_echo(user: str, reply: str) -> bool:
+    """The reply repeats the user's utterance (of three words or more)."""
+    u = words(user)
+    return len(u) >= MIN_WORDS and lcs(u, words(reply)) >= _echo_words(len(u))
+
+
+def _echo_words(n: int) -> int:
+    """How many of ``n`` user words, repeated in order, make a reply an echo."""
+    return math.ceil(ECHO_SHARE * n)  # an integer count >= the share exactly when >= this
+
+
+def safe_start(user: str, start: str) -> bool:
+    """Whether a reply whose first sentence begins with ``start`` may be spoken from here.
+
+    Its complete words (a word still being written is not counted) must be at least
+    ``START_WORDS``, and the rest of the sentence would have to repeat at least
+    ``START_LEFT`` more of the user's words, in order, to make it an echo
+    (:func:`echo_left`). Only complete words count, so the answer does not depend on how
+    the text was streamed in; a longer start never leaves more, so a start refused is
+    refused for good.
+    """
+    u = words(user)
+    if len(u) < MIN_WORDS:
+        return True  # too short to be echoed: never checked
+    p = words(_PARTIAL_WORD.sub("", start))
+    if len(p) < START_WORDS:
+        return False
+    return echo_left(u, p) >= START_LEFT
+
+
+def echo_left(user_words: Sequence[str], start: Sequence[str]) -> int:
+    """How many more of the user's words the rest of a sentence beginning with ``start``
+    must repeat, in order, for the sentence to be an echo (0: it is one already).
+
+    The user's words repeated in order by start + rest split at some point ``j`` of the
+    user's words: those of ``user_words[:j]`` the start repeats, and those of
+    ``user_words[j:]`` the rest does. So the rest needs the echo's count less the first
+    part, at the split where that is fewest and still possible (``n - j`` words are
+    left to repeat). Never fewer than the echo's count less the start's shared words (the
+    rule's earlier measure), sometimes more: a start that repeats the user's last words
+    leaves the rest to repeat everything before them.
+    """
+    n = len(user_words)
+    need = _echo_words(n)
+    prefix = [0] * (len(start) + 1)  # lcs(user_words[:j], start[:i]) for i, at j = 0
+    best = need  # j = 0: the rest must repeat the whole echo
+    for j, x in enumerate(user_words, 1):
+        row = [0]
+        for i, y in enumerate(start):
+            row.append(prefix[i] + 1 if x == y else max(prefix[i + 1], row[i]))
+        prefix = row
+        left = need - prefix[-1]  # the start repeats prefix[-1] of user_words[:j]
+        if left <= 0:
+            return 0
+        if left <= n - j:
+            best = min(best, left)
+    return best
