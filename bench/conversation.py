@@ -61,6 +61,7 @@ from conversation_dev6 import DEV6  # bench/conversation_dev6.py: session 14, by
 from conversation_dev7 import DEV7  # bench/conversation_dev7.py: session 15, said in passing
 from conversation_dev8 import DEV8  # bench/conversation_dev8.py: session 16, varied phrasing
 from conversation_dev9 import DEV9, DEV9B  # bench/conversation_dev9.py: session 17, two parts
+from conversation_dev10 import DEV10, DEV10B  # bench/conversation_dev10.py: session 18, two parts
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 from reply_scores import DONT_KNOW, invented, is_complete, loops, speaks_as_user
 
@@ -87,61 +88,12 @@ def S(text: str, *expect: str) -> Say:  # short, for the scripts below
     return Say(text, tuple(expect))
 
 
-def held_out() -> list[list[Say]]:
-    """The held-out set (bench/conversation_data.py) as dialogues."""
-    return [[S(*turn) for turn in dialogue] for dialogue in HELD_OUT]
-
-
-def fresh() -> list[list[Say]]:
-    """The fresh held-out set (bench/conversation_fresh.py), written blind, as dialogues."""
-    return [[S(*turn) for turn in dialogue] for dialogue in FRESH]
-
-
-def blind() -> list[list[Say]]:
-    """The blind set (bench/conversation_blind.py), written without seeing the rules, as
-    dialogues."""
-    return [[S(*turn) for turn in dialogue] for dialogue in BLIND]
-
-
-def blind2() -> list[list[Say]]:
-    """The second blind set (bench/conversation_blind2.py), for the final judgement only."""
-    return [[S(*turn) for turn in dialogue] for dialogue in BLIND2]
-
-
 def says(data: list) -> list[list[Say]]:
-    """A set's dialogues as turns: the developers' own cases, tuned on (bench/conversation_dev3.py
-    to dev9.py: sessions 11, 13, 13's second round, 14 by meaning, 15 told in passing, 16, 17)."""
+    """A set's dialogues as turns: the held-out set (bench/conversation_data.py), the blind
+    ones (bench/conversation_fresh.py, conversation_blind.py to blind8.py: for judging only)
+    and the developers' own cases, tuned on (bench/conversation_dev3.py to dev10.py: sessions
+    11, 13, 13's second round, 14 by meaning, 15 told in passing, 16, 17, 18)."""
     return [[S(*turn) for turn in dialogue] for dialogue in data]
-
-
-def blind3() -> list[list[Say]]:
-    """The third blind set (bench/conversation_blind3.py, session 10), for judging only."""
-    return [[S(*turn) for turn in dialogue] for dialogue in BLIND3]
-
-
-def blind4() -> list[list[Say]]:
-    """The fourth blind set (bench/conversation_blind4.py, session 11), for judging only."""
-    return [[S(*turn) for turn in dialogue] for dialogue in BLIND4]
-
-
-def blind5() -> list[list[Say]]:
-    """The fifth blind set (bench/conversation_blind5.py, session 13), for judging only."""
-    return [[S(*turn) for turn in dialogue] for dialogue in BLIND5]
-
-
-def blind6() -> list[list[Say]]:
-    """The sixth blind set (bench/conversation_blind6.py, session 14), for judging only."""
-    return [[S(*turn) for turn in dialogue] for dialogue in BLIND6]
-
-
-def blind7() -> list[list[Say]]:
-    """The seventh blind set (bench/conversation_blind7.py, session 15), for judging only."""
-    return [[S(*turn) for turn in dialogue] for dialogue in BLIND7]
-
-
-def blind8() -> list[list[Say]]:
-    """The eighth blind set (bench/conversation_blind8.py, session 18), for judging only."""
-    return [[S(*turn) for turn in dialogue] for dialogue in BLIND8]
 
 
 DIALOGUES: list[list[Say]] = [
@@ -464,12 +416,13 @@ def examples(rows: list[TurnRow], k: int = 4) -> None:
                 print(f"  {r.user!r} [{r.intent}] -> {r.reply!r}")
 
 
-SETS = {"first": lambda: DIALOGUES, "held-out": held_out, "fresh": fresh, "blind": blind,
-        "blind2": blind2, "blind3": blind3, "blind4": blind4, "blind5": blind5,
-        "blind6": blind6, "blind7": blind7, "dev": lambda: DEV, "dev2": lambda: DEV2,
-        **{f"dev{i}": (lambda d=d: says(d))
-           for i, d in enumerate((DEV3, DEV4, DEV5, DEV6, DEV7, DEV8, DEV9), 3)},
-        "dev9b": lambda: says(DEV9B), "blind8": blind8}
+SETS = {"first": lambda: DIALOGUES, "dev": lambda: DEV, "dev2": lambda: DEV2,
+        **{name: (lambda d=d: says(d)) for name, d in (
+            ("held-out", HELD_OUT), ("fresh", FRESH), ("blind", BLIND), ("blind2", BLIND2),
+            ("blind3", BLIND3), ("blind4", BLIND4), ("blind5", BLIND5), ("blind6", BLIND6),
+            ("blind7", BLIND7), ("dev3", DEV3), ("dev4", DEV4), ("dev5", DEV5), ("dev6", DEV6),
+            ("dev7", DEV7), ("dev8", DEV8), ("dev9", DEV9), ("dev9b", DEV9B),
+            ("dev10", DEV10), ("dev10b", DEV10B), ("blind8", BLIND8))}}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5", "blind6", "blind7", "blind8")}
@@ -524,7 +477,7 @@ if __name__ == "__main__":
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
                                      "blind4", "blind5", "blind6", "blind7", "blind8", "dev",
                                      "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
-                                     "dev9", "dev9b", "both", "all"],
+                                     "dev9", "dev9b", "dev10", "dev10b", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
@@ -537,7 +490,8 @@ if __name__ == "__main__":
                    "with the telling, bench/conversation_dev6.py; dev7: session 15's, told in "
                    "passing, follow-ups, asks without my, bench/conversation_dev7.py; dev8: "
                    "session 16's, varied phrasing, bench/conversation_dev8.py; dev9 and its "
-                   "held-out part two dev9b: session 17's, bench/conversation_dev9.py)")
+                   "held-out part two dev9b: session 17's, bench/conversation_dev9.py; dev10 and "
+                   "dev10b: session 18's, bench/conversation_dev10.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None

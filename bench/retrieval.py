@@ -17,7 +17,8 @@ Notes are ranked by meaning too when the sentence encoder is installed (session 
 ``--words`` ranks them by words alone, as before, for a before/after in one tree.
 
 Run: ``python bench/retrieval.py --set dev4 [-v] [--words]`` (``-v``: each ask missed, with
-its notes, and each other question handed a note).
+its notes, each ask whose answer is not in the first note (session 18), and each other
+question handed a note).
 The blind sets are refused: they are for judging the whole team, never read.
 """
 
@@ -120,7 +121,10 @@ def main(name: str, verbose: bool, by_meaning: bool = True) -> None:
             lost += ok and gives_up
             if verbose and ok and gives_up:
                 print(f"  d{d + 1} {text!r} {expect}: the guard gives up on {list(notes)}")
-            first += bool(notes) and any(e.lower() in notes[0].lower() for e in expect)
+            in_first = bool(notes) and any(e.lower() in notes[0].lower() for e in expect)
+            first += in_first
+            if verbose and ok and notes and not in_first:
+                print(f"  d{d + 1} {text!r} {expect}: not in the first note {list(notes)}")
             if verbose and not ok:
                 print(f"  d{d + 1} {text!r} {expect} <- {list(notes)}")
     cpu = time.process_time() - t0

@@ -31,31 +31,24 @@ conversation's subject carries over.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from terrarium.controller.incoming import Incoming
-from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts, normalize_fact
+from terrarium.store import MemoryHit, MemoryStore, clauses, extract_facts, forms, normalize_fact
 from terrarium.store.asked import (
     may_refer_by_meaning,
     names_someone,
     points_back,
     refers_by_meaning,
 )
-from terrarium.store.corrections import (
-    apply_correction,
-    goes_on,
-    is_correction,
-    marks_change,
-    swap_value,
-    tells_habit,
-)
+from terrarium.store.corrected import corrected, joined
 from terrarium.store.lexicon import kind_of
 from terrarium.store.similar import keep_vector, similarities
 from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import (
+    NEUTRAL,
     RELATED,
     about_user,
     asked_of,
@@ -175,7 +168,7 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     if near is None:
         near = await similarities(memory, question, creature=creature) if by_meaning else {}
     recent = [h.text for h in newest if tells(h.text)]
-    found = fused(found, near, recent if mine else [])
+    found = _subject_first(fused(found, near, recent if mine else []), asked)
     dropped = {f.sentence for old, new in fixed.items() if new != old
                for f in extract_facts(old)}
     added = [f.sentence for new in fixed.values() for f in extract_facts(new)
@@ -185,7 +178,48 @@ async def notes_for(memory: MemoryStore, question: str, *, creature: str, limit:
     # "What do people call me?": the name they go by is in what they said ("I'm Cornelius,
     # but everyone says Neil."), not in the fact of their full name
     notes = [*said, *facts] if _GOES_BY.search(question) else [*facts, *said]
-    return tuple(dict.fromkeys(notes))[:limit]
+    return tuple(dict.fromkeys(_own_first(notes, asked, back)))[:limit]
+
+
+_NAME_IN = re.compile(r"(?<=\s)(?!I\b|I'm\b|I've\b)[A-Z][a-z]+")
+_GOES_ON_FROM = re.compile(r"^\W*(and|what about|how about)\b", re.I)
+
+
+def _own_first(notes: list[str], asked: str, back: bool) -> list[str]:
+    """``notes`` with the one holding what ``asked`` itself says first: a name it says ("And
+    how long have I lived in Glasgow?": "I've been living in Glasgow …" before the fact "I
+    live in Swansea."), or, for a follow-up (its words mixed with the previous utterance's),
+    the kind of answer its form asks ("And when's the show?": "The school play is on the
+    twentieth." before "Our Poppy is playing the innkeeper.")."""
+    if len(notes) < 2:
+        return notes
+    names = set(_NAME_IN.findall(asked.strip()))
+    if names:
+        def holds(n: str) -> bool:
+            return bool(names & set(re.findall(r"[A-Za-z]+", n)))
+    elif back or _GOES_ON_FROM.match(asked):
+        def holds(n: str) -> bool:
+            return forms.fits(n, asked)
+    else:
+        return notes
+    if holds(notes[0]):
+        return notes
+    first = next((n for n in notes if holds(n)), None)
+    return notes if first is None else [first, *(n for n in notes if n != first)]
+
+
+def _subject_first(found: list[str], asked: str) -> list[str]:
+    """``found`` with the statements holding a word of what ``asked`` is about (its own
+    words but those of asking about a thing: "husband" of "What's my husband's name?", not
+    "name") first, in their order: a statement near the ask in meaning by its words of asking
+    ("My best friend is called Zara.", "My name is Harriet.") is no note before "My husband
+    Tom is a carpenter."."""
+    subject = asked_of(asked)
+    if not subject:
+        return found
+    def holds(text: str) -> bool:
+        return bool(subject & {stem(w) for w in subject_terms_own(text)})
+    return [*(t for t in found if holds(t)), *(t for t in found if not holds(t))]
 
 
 MEANING_JOINS = 0.35
@@ -330,6 +364,8 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str,
     if not terms:
         return []
     own = {stem(t) for t in subject_terms_own(question)}
+    if own - NEUTRAL:  # "What's my husband's name?": about the husband; "name" only asks
+        own -= NEUTRAL  # (before, "My name is Harriet." tied "My husband Tom is ...")
     related = {stem(t) for t in terms} - own
     scored: dict[str, tuple[int, int]] = {}
     # one query (its first 32 terms: the question's own words, then related ones), and the
@@ -352,102 +388,6 @@ async def _matches(memory: MemoryStore, question: str, *, creature: str,
         if score:
             scored[hit.text] = (score, hit.id)
     return [t for t, _ in sorted(scored.items(), key=lambda p: (-p[1][0], -p[1][1]))]
-
-
-def corrected(said: Sequence[str]) -> dict[str, str]:
-    """What the user said (oldest first) as it stands after their corrections: a corrected
-    statement and its correction both map to the statement with the new value in
-    ("My name is Jonathan."); a correction without one value ("Actually, I live in Porto
-    now.") maps the statement before it to itself, the newer word."""
-    out: dict[str, str] = {}
-    for i, text in enumerate(said):
-        within = _corrected_within(text)
-        if within is not None:
-            out[text] = within  # "I have two cats. Sorry, three.": "I have three cats."
-            continue
-        if not is_correction(text):
-            if not _swapped(out, said[:i], text):
-                _changed(out, said[:i], text)
-            continue
-        before = [t for t in said[:i] if is_statement(t) and not is_correction(t)]
-        if not before:
-            continue
-        previous = out.get(before[-1], before[-1])
-        new = apply_correction(previous, text)
-        if new is not None:
-            out[before[-1]] = out[text] = new
-        elif relevant(text, previous, attitudes=False):  # the same subject, said anew
-            out[before[-1]] = text
-    return out
-
-
-def _corrected_within(text: str) -> str | None:
-    """``text`` with a sentence that corrects the one before it put into it ("My bus is at
-    six. No wait, make that seven." -> "My bus is at seven."), or None: no such sentence."""
-    parts = clauses.sentences(text)
-    if len(parts) < 2 or not any(is_correction(p) for p in parts[1:]):
-        return None
-    kept: list[str] = [parts[0]]
-    for part in parts[1:]:
-        new = apply_correction(kept[-1], part) if is_correction(part) else None
-        if new is None:
-            new = swap_value(kept[-1], part)
-        if new is None:
-            kept.append(part)
-        else:
-            kept[-1] = new
-    joined = " ".join(kept)
-    return joined if joined != text.strip() else None
-
-
-def _swapped(out: dict[str, str], before: Sequence[str], text: str) -> bool:
-    """Put the value ``text`` gives in place of the word it takes back in the statement told
-    just before it ("I'm allergic to cats." + "Not cats, dogs, sorry.": :func:`swap_value`),
-    both mapping to the statement corrected; whether it did."""
-    told = [t for t in before if is_statement(t) and not is_correction(t)]
-    if not told:
-        return False
-    previous = out.get(told[-1], told[-1])
-    new = swap_value(previous, text)
-    if new is None:
-        return False
-    out[told[-1]] = out[text] = new
-    return True
-
-
-def _changed(out: dict[str, str], before: Sequence[str], text: str) -> None:
-    """Put ``text`` in place of the newest statement ``before`` it on its subject when it
-    says the user changed ("I've gone off coffee, it's green tea now." after "I drink coffee
-    every morning.", :func:`marks_change`): only the newer is handed over. On its subject:
-    each relevant to the other, or the older tells a liking or habit ("My favourite fruit is
-    mango." for "Nowadays I prefer lychees.", linked one way, by the kind "fruit")."""
-    if not (marks_change(text) and is_statement(text)):
-        return
-    for old in reversed(before):
-        if is_statement(old) and not is_correction(old) and old not in out and \
-                relevant(text, old, attitudes=False) and mentions_user(old) and \
-                (relevant(old, text, attitudes=False) or tells_habit(old)):
-            out[old] = text
-            return
-
-
-def joined(fixed: dict[str, str], said: Sequence[str]) -> dict[str, str]:
-    """``fixed`` (:func:`corrected`) with a statement that opens by pointing back ("It's in
-    Swansea, right by the beach.", "She named it Custard.", :func:`goes_on`) joined to the
-    statement told just before it, both mapping to the two together: neither alone says
-    where the brother's house is."""
-    out = dict(fixed)
-    for before, text in itertools.pairwise(said):
-        if not (goes_on(text) and is_statement(text) and is_statement(before)):
-            continue
-        if (before in fixed and fixed[before] != before) or text in fixed:
-            continue  # corrected already: the correction says it
-        head = out.get(before, before)
-        out[before] = out[text] = f"{head.rstrip()} {text.strip()}"
-        for k, v in list(out.items()):
-            if v == head:
-                out[k] = out[text]
-    return out
 
 
 def subject_terms_own(text: str) -> list[str]:

@@ -109,6 +109,11 @@ _NAMED = re.compile(r"(?<!^)(?<![.!?] )(?<!\bin )(?<!\bat )(?<!\bfrom )(?<!\bto 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 _AS_A_CHILD = re.compile(r"\b(as|when I was|when we were)\s+(an?\s+)?(kid|kids|child|children|"
                          r"boy|girl|teenager|teen|baby)\b", re.I)
+_YEAR_ASKED = re.compile(r"\b(what|which)\s+year\b|\bin\s+what\s+year\b", re.I)
+_YEAR_TOLD = re.compile(r"\b\d{4}s?\b|'\d\d\b|\b(ago|last|this|next|new|brand|year|years|"
+                        r"nineties|eighties|seventies|sixties|fifties|noughties)\b", re.I)
+"""A year asked, and one told: in figures ("1998", "'19"), or by when ("two years ago",
+"last year", "brand new", "the nineties")."""
 _ADDRESS = re.compile(r"\b(address|street|postcode|zip code|house number)\b", re.I)
 
 
@@ -149,6 +154,8 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if _SURNAME_STEM in own:  # "My maiden name was Abernethy." tells one (WordNet's gloss)
         return not any(_SURNAME.search(n) or _FULL_NAME.search(n) or _glossed(n, ["surname"])
                        for n in notes)
+    if _YEAR_ASKED.search(question) and not any(_YEAR_TOLD.search(n) for n in notes):
+        return True  # "What year is my car?" after only "I drive a green Skoda."
     if _ADDRESS.search(question) and not any(_NAMED.search(n) or has_number(n) for n in notes):
         return True  # an address is a number or a street's name: "We moved here in May."
     names = _ASKS_NAME.search(question) is not None
@@ -163,6 +170,9 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     if any(_glossed(n, words) for n in notes):
         return False  # "Which languages do I know?" and "I picked up Portuguese ...": a
         # thing told that WordNet defines as one of the kind asked
+    if _of_category(known, notes):
+        return False  # "When do we leave?" and "We booked the honeymoon, ... the second of
+        # May.": a honeymoon is a holiday (WordNet), and leaving is of holidays
     if (nearest(question, notes) or 0.0) >= NEAR_IS_ABOUT:
         # about it in meaning, with no word in common: "Which brand of guitar do I own?"
         # and "I play a battered Fender I got at sixteen." (cosine 0.46)
@@ -173,7 +183,29 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
         # "I take levothyroxine every morning." for "Which tablets am I on?")
     if names:
         return False  # a name told bare: "I've got a brother, Declan."
+    if forms.asks_person(question) and any(forms.tells_name(n) and not _OWN_NAME.match(n)
+                                           for n in notes):
+        return False  # "Who am I married to?" and "It's our anniversary, twenty years with
+        # Mark.": no word in common, but someone's name is told; left to the model
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
+
+
+_OWN_NAME = re.compile(r"^\W*(?i:i'm|i am|my name is|my name's|call me)\s+[A-Z]")
+"""A note telling the user's own name: no answer to "who" is someone else."""
+
+
+_CATEGORY_OF = {stem(w): g for g in RELATED for w in g}
+
+
+def _of_category(known: Sequence[str], notes: Sequence[str]) -> bool:
+    """Whether a note names a thing WordNet files under a word of the category of a word
+    ``known`` asks (stems of :data:`RELATED`'s words): "honeymoon" is a kind of "holiday",
+    so "When do we leave?" (the category of trips) is about the honeymoon told."""
+    kinds = sorted(frozenset().union(*(_CATEGORY_OF.get(w, frozenset()) for w in known)))
+    if not kinds:
+        return False
+    said = {w.lower() for n in notes for w in _WORD.findall(n) if len(w) > 3}
+    return any(stem(w) not in _KNOWN and kind_of(w, kinds) for w in sorted(said))
 
 
 def _thing_named(words: Sequence[str], question: str, notes: Sequence[str]) -> bool:
@@ -248,6 +280,15 @@ def names_someone(question: str) -> bool:
 _THAT = re.compile(r"\b(that|those)\s+(?!is\b|was\b|are\b|were\b|do\b|does\b|did\b)[a-z]+",
                    re.I)
 """"When's that trip?": the trip just spoken of."""
+_KIND_OF_IT = re.compile(r"^\W*(and\s+|so\s+)?(which|what)\s+[a-z]+\s+(is|was|are|were|does|did|"
+                         r"do|will)\s+(it|they|that)\s+(at|in|on|from|for|with|by|near)\W*$|"
+                         r"^\W*(and\s+|so\s+)?how\s+(many|much)\s+[a-z]+\s+(is|was|are|were|"
+                         r"does|did|do|will)\s+(it|they|that)(\s+[a-z]+)?\W*$", re.I)
+"""A question of the place or thing a pronoun is at ("Which hospital is it at?", "What ward
+is it on?", "Which airport is it from?"): the noun says what kind of thing the answer is, the
+pronoun is the conversation's subject (not "What bakery is it?", a subject of its own); and
+the unit a count of it is asked in ("How many tries did it take?", "How much money was
+it?")."""
 _RECALL_ASK = re.compile(r"^\W*(do|can|could|would)\s+you\s+(still\s+)?(remember|recall|"
                          r"tell me)\b", re.I)
 
@@ -276,6 +317,8 @@ def points_back(question: str) -> bool:
         return True  # "Where is it kept?": "kept" says what is asked of it, not what it is
     if _CLOCK.search(q):
         return False
+    if _KIND_OF_IT.match(q):
+        return True  # "Which hospital is it at?": the kind of answer asked, of "it"
     if not _BACK.search(q):
         # "Who's coming along?", "Who else is going?": no subject of its own at all, but
         # the words of asking about a thing ("coming", "going") and particles

@@ -16,6 +16,7 @@ import functools
 import re
 
 from terrarium.store import forms
+from terrarium.store.lexicon import kind_of
 from terrarium.store.subjects import (
     NEUTRAL,
     has_number,
@@ -51,6 +52,18 @@ _POINTS_BACK = re.compile(r"^(she|he|it|they|who|which|whose|that|her|his|its|th
 """A part pointing back at the part before it, a pronoun, a relative or an apposition ("...,
 the one where I tore a ligament", "..., where I grew up", "my sister had her baby, a little
 boy called Rumi"): it says nothing without it."""
+_AMOUNT = re.compile(r"^(\d[\d.,:]*[a-z]*|one|two|three|four|five|six|seven|eight|nine|ten|"
+                     r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
+                     r"ninety|hundred|a\s+hundred|a\s+thousand|half\s+a)\b(?!\s+of\s+(?:us|"
+                     r"them|you)\b)(?!.*\b(?:i|we|he|she|they|you|i'm|we're)\b)", re.I)
+"""A part naming an amount with no subject of its own ("I weighed myself this morning,
+eighty two kilos, ...", "we drove for hours, 300 miles in all"): the measure of what the part
+before it told, not a fact of its own."""
+_AMOUNT_WORDS = 4
+_ONE_BACK = re.compile(r"\b(?:a|an|another|the)\s+(?:[a-z]+\s+)?ones?\s*$", re.I)
+"""A part ending on "a new one", "another one", "the old ones": "one" names the thing of
+the part before it ("the cat knocked my phone into the bath, so I had to get a new one, a
+Pixel this time"), so it stays with it."""
 _INNER_END = re.compile(r"[.!?]\s+\S")
 _MIN_WORDS = 3
 _COUNTS = re.compile(r"\bhow\s+(many|much|old|long|tall|far)\b|\b(number|age)\b", re.I)
@@ -98,6 +111,12 @@ def _fragment(piece: str) -> bool:
         or _NO_VERB.match(piece) is not None)
 
 
+def _amount(piece: str) -> bool:
+    """A short part naming an amount and no subject ("eighty two kilos", "300 miles in
+    all"): it stays with the part before it."""
+    return _AMOUNT.match(piece) is not None and len(_WORD.findall(piece)) <= _AMOUNT_WORDS
+
+
 @functools.lru_cache(maxsize=512)
 def split(statement: str) -> tuple[str, ...]:
     """The clauses of a one-sentence ``statement`` (the statement alone when it has one, or
@@ -127,7 +146,8 @@ def split(statement: str) -> tuple[str, ...]:
             parts[-1][1] = span[1]  # "it's just me and the twins": one thing said of both
             continue
         if parts and (_fragment(piece) or _POINTS_BACK.match(piece)
-                      or _PREDICATE.match(piece)):
+                      or _PREDICATE.match(piece) or _amount(piece)
+                      or _ONE_BACK.search(piece)):
             parts[-1][1] = span[1]  # "Juno", "she's three": with the part before
             continue
         parts.append(span)
@@ -138,13 +158,17 @@ def split(statement: str) -> tuple[str, ...]:
 
 
 def _score(clause: str, own: frozenset[str], related: frozenset[str],
-           question: str) -> tuple[int, int, int]:
+           question: str, kinds: tuple[str, ...] = ()) -> tuple[int, int, int]:
     """How much of ``question``'s subject ``clause`` holds, then whether it holds the kind
     of answer its form asks (a place, a day, a name): the form alone picks no clause. The
-    last is how many of the question's own words (or a number asked) it holds."""
-    stems = {stem(w) for w in subject_terms(clause, related=False)}
+    last is how many of the question's own words (or a number asked) it holds; a word
+    naming a thing of a kind the question says (``kinds``, by WordNet: "boys" of
+    "children"; not a word of its category, "job" of "work") counts as one of them."""
+    said = subject_terms(clause, related=False)
+    stems = {stem(w) for w in said}
     counted = 3 if _COUNTS.search(question) and has_number(clause) else 0
-    hits = len(stems & own)
+    hits = len(stems & own) + sum(1 for w in said if kinds and stem(w) not in own | related
+                                  and kind_of(w, kinds))
     return (2 * hits + len(stems & related) + counted, int(forms.fits(clause, question)),
             hits + counted)
 
@@ -156,7 +180,8 @@ def _best(clauses: tuple[str, ...], question: str) -> list[int]:
     # Hilde"; "What's my day job?" is about the job, not "by night ..."
     own = frozenset(stem(t) for t in subject_terms(question, related=False)) - NEUTRAL
     related = frozenset(stem(t) for o in own for t in subject_terms(o)) - own - NEUTRAL
-    scores = [_score(c, own, related, question) for c in clauses]
+    kinds = tuple(w for w in subject_terms(question, related=False) if stem(w) in own)
+    scores = [_score(c, own, related, question, kinds) for c in clauses]
     top = max(scores)
     if top[0] <= 0 or all(s == top for s in scores):
         return []
@@ -183,9 +208,16 @@ def about(statement: str, question: str) -> str:
     if _split_between(clauses, best, question):
         return statement  # "My mum's birthday is in May and my dad's is in October." for
         # "When is Dad's birthday?": the part naming Dad says "birthday" only by the other
-    if not all(tells_known(c) for i, c in enumerate(clauses) if i not in best):
+    if not all(tells_known(c) or _OWN_NAME.search(c) for i, c in enumerate(clauses)
+               if i not in best):
         return statement  # "Chess is my thing, I play most evenings.": the part left out
         # may hold the answer ("chess") though it names no subject the question asks
+    if _taken_back(statement, clauses, best) or (
+            _YES_NO.match(question) and best[0] > 0 and _taken_back(statement, clauses,
+                                                                    [best[0] - 1])):
+        return statement  # "I used to smoke but I quit three years ago." for "Do I smoke?";
+        # a yes or no asked of the part after it: "I'm vegetarian but I eat fish." for "Do
+        # I eat meat?"
     picked = [clauses[i] for i in best]
     if _answers(statement, question) and not any(_answers(c, question) for c in picked):
         return statement  # "Who's my boss?": "Had a mare at work" is about work, the name
@@ -202,6 +234,27 @@ def about(statement: str, question: str) -> str:
         first = f"{m.group(1)} {first}"
     text = ", ".join([first[:1].upper() + first[1:], *picked[1:]]).strip()
     return text if text.endswith((".", "!")) else f"{text}."
+
+
+_OWN_NAME = re.compile(r"\b(?i:i'm|i am|my name's|my name is|call me)\s+[A-Z][a-z]+\W*$")
+"""A part telling the user's name ("Quick intro, I'm Ingrid"): of a known subject, the name."""
+_YES_NO = re.compile(r"^\W*(?:and\s+)?(?:am|is|are|was|were|do|does|did|can|could|have|has|"
+                     r"had|will|would|should)\s+(?:i|we|my|our)\b", re.I)
+_BUT_I = re.compile(r"\W+(?:but|though|although|except|only)\s+(?:now\s+|then\s+)?(?:i|we)\b",
+                    re.I)
+
+
+def _taken_back(statement: str, clauses: tuple[str, ...], best: list[int]) -> bool:
+    """Whether the part picked last is followed by one of the user's own, turned against it
+    by "but" ("I used to smoke but I quit …", "We booked Rome, but we cancelled"): alone,
+    the part picked says what is no longer so."""
+    i = best[-1]
+    if i + 1 >= len(clauses):
+        return False
+    at = statement.find(clauses[i])
+    nxt = statement.find(clauses[i + 1], at + len(clauses[i])) if at >= 0 else -1
+    return nxt > 0 and _BUT_I.fullmatch(statement[at + len(clauses[i]):nxt] + " " +
+                                         clauses[i + 1].split()[0]) is not None
 
 
 def _split_between(clauses: tuple[str, ...], best: list[int], question: str) -> bool:
@@ -231,6 +284,23 @@ _ASKS_AFTER = re.compile(r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:what|what's|where|w
 week, what should I pack?"."""
 
 
+_TOLD_FRAME = re.compile(r"^\W*(?:(?:did|have)\s+i\s+(?:ever\s+|already\s+)?(?:mention(?:ed)?|"
+                         r"tell\s+you|told\s+you|say|said)|did\s+you\s+know|you\s+know|"
+                         r"(?:is|isn't|was)\s+it\s+(?:\w+\s+)?\w+\s+that|"
+                         r"should\s+i\s+(?:be\s+)?(?:worry|worried|concerned)\s+that)"
+                         r"(?:\s+that)?(?=\s+(?:i|i'm|i've|my|we|we're|our)\b)", re.I)
+"""A question that tells by asking whether it was told, or what to make of it: "Did I
+mention my husband is a firefighter?", "Is it normal that my dog Bruno sleeps eighteen hours
+a day?", "Should I worry that my son only eats pasta?"."""
+
+
+_REMIND_TO = re.compile(r"^\W*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+                        r"(?:remind\s+me|(?:don't|do\s+not)\s+let\s+me\s+forget)\s+to\s+(?=\w)",
+                        re.I)
+"""A task the user asks to be reminded of tells what they need to do: "Remind me to call my
+aunt Mavis on her birthday, it's the 30th." -> "I need to call my aunt Mavis …"."""
+
+
 _BECAUSE = re.compile(r"^(since|as|because|now that|seeing as|given that)\s+(?=(i|we|my|our)\b)",
                       re.I)
 """A reason opening the telling start of a question: what follows it is told."""
@@ -250,6 +320,11 @@ def told_part(text: str) -> str:
     for sentence in sentences(text):
         m = _ASKS_AFTER.search(sentence)
         part = f"{sentence[:m.start()].strip()}." if m else sentence
+        if (frame := _TOLD_FRAME.match(sentence)) is not None:  # "Did I mention my ...?"
+            rest = sentence[frame.end():].strip().rstrip("?").rstrip()
+            part = f"{rest[:1].upper()}{rest[1:]}."
+        elif (task := _REMIND_TO.match(sentence)) is not None:  # "Remind me to call ..."
+            part = f"I need to {sentence[task.end():].strip().rstrip('.!?')}."
         if m and (reason := _BECAUSE.match(part)):  # "Since I'm on nights, when ...?"
             part = part[reason.end():]
             part = part[:1].upper() + part[1:]

@@ -17,8 +17,8 @@ from __future__ import annotations
 import itertools
 import re
 
-__all__ = ["apply_correction", "correction_value", "goes_on", "is_correction", "marks_change",
-           "opens_aside", "swap_value", "tells_habit", "without_marks"]
+__all__ = ["apply_correction", "correct_inline", "correction_value", "goes_on", "is_correction",
+           "marks_change", "opens_aside", "swap_value", "tells_habit", "without_marks"]
 
 _MARKS = re.compile(
     r"^\W*(?:(?:oh|um|uh|er|hmm|well|wait|hang on|sorry|oops|no|nope|actually|correction|"
@@ -75,13 +75,18 @@ _GOES_ON = re.compile(r"^\W*(?:(?:and|oh|well|so)\b[\s,]*)?(?:it|it's|its|she|sh
 
 def goes_on(text: str) -> bool:
     """Whether ``text`` opens by pointing back at what was just said ("It's in Swansea,
-    right by the beach." after "My brother just bought a house."; "She named it Custard.")
+    right by the beach." after "My brother just bought a house."; "She named it Custard.";
+    "We named him Waffles.")
     or is a short hedged fragment ("Probably a cockapoo."): it tells more of the same thing,
     so it belongs with the statement before it."""
-    return _GOES_ON.match(text) is not None or (
+    return _GOES_ON.match(text) is not None or _NAMED_IT.match(text) is not None or (
         _HEDGED.match(text) is not None and len(_TOKEN.findall(text)) <= 5)
 
 
+_NAMED_IT = re.compile(r"^\W*(?:and\s+|so\s+)?(?:we|i)\s+(?:(?:have|'ve|just|finally)\s+)?"
+                       r"(?:named|called|call|christened|nicknamed)\s+(?:him|her|it|them)\b", re.I)
+"""A statement naming what was just told of by a pronoun: "We named him Waffles." after "My
+partner Dana and I just adopted a puppy."."""
 _HEDGED = re.compile(r"^\W*(?:probably|maybe|possibly|perhaps|hopefully|likely|most\s+likely|"
                      r"definitely|either)\b(?!\s+(?:i|we|you)\b)", re.I)
 """A short hedged fragment goes on from the statement before it: "Probably a cockapoo."
@@ -226,3 +231,77 @@ def swap_value(previous: str, text: str) -> str | None:
     if found is None or old.lower() == new.lower():
         return None
     return previous[:found.start()] + new + previous[found.end():]
+
+
+_INLINE = re.compile(
+    r"\s*,\s*(?:(?:oh|um|uh|er|well|no|nope|sorry|wait|hang\s+on|oops|actually|i\s+mean|"
+    r"i\s+meant|or\s+rather|rather|my\s+mistake|my\s+bad)\b[\s,.!]*)+", re.I)
+"""Words correcting what was just said, inside a sentence: "…, no wait, …", "…, sorry, …",
+"three, actually four …", "…, I mean …"."""
+_INLINE_STRONG = re.compile(r"\b(no|nope|sorry|wait|hang\s+on|oops|actually|mean|meant|rather|"
+                            r"mistake|bad)\b", re.I)
+_NEW_CLAUSE = re.compile(r"\s+(?:is|was|are|were|has|had|does|did|will|would|can|could|"
+                         r"seems?|looks?|sounds?)\b", re.I)
+"""A verb right after the value: what follows the correcting words is a clause of its own."""
+_SLIP_NEAR = 2
+"""A slip corrected is among the last words before the correcting ones."""
+_RESTATED = frozenset("my our his her their the a an".split())
+"""A correction restating a phrase opens as it did: "My sister, no wait, my cousin Lena …"."""
+
+
+def correct_inline(sentence: str) -> str | None:
+    """``sentence`` with a correction inside it put in place of what it corrects, or None:
+    none. After the correcting words ("…, sorry, …", "…, no wait, …", "…, actually …")
+    the rest of the sentence replaces the sentence's last word of the kind the rest opens
+    with (a number, a day, a colour, a name: "The party is on Friday, sorry, Saturday the
+    fourth." -> "The party is on Saturday the fourth."; "I've got three, actually four
+    plants." -> "I've got four plants."), or a phrase restated from its first word ("My
+    sister, no wait, my cousin Lena is getting married." -> "My cousin Lena is getting
+    married."). Words of another kind after them correct nothing ("I live in Leeds,
+    actually, near the station." stays as it is)."""
+    text = sentence
+    for _ in range(3):  # a sentence may correct itself more than once
+        new = _correct_once(text)
+        if new is None:
+            break
+        text = new
+    return text if text != sentence else None
+
+
+def _correct_once(text: str) -> str | None:
+    for m in _INLINE.finditer(text):
+        if not _INLINE_STRONG.search(m.group(0)):
+            continue
+        before, rest = text[:m.start()], text[m.end():]
+        first = _TOKEN.match(rest)
+        if first is None or not before.strip():
+            continue
+        word = first.group(0)
+        kind = _kind(word)
+        tokens = list(_TOKEN.finditer(before))
+        if kind is not None and _NEW_CLAUSE.match(rest, first.end()):
+            continue  # "I love London, actually, Paris is better.": a clause of its own
+        if kind is not None:
+            same = [(i, t) for i, t in enumerate(tokens) if _kind(t.group(0), initial=i == 0)
+                    == kind]
+            if not same:
+                continue
+            i, at = same[-1]
+            if i < len(tokens) - _SLIP_NEAR:
+                continue  # "I saw Jo on Tuesday, sorry, Mum just called.": no slip corrected
+            if kind == "number":  # "eighty two, sorry, eighty three": the run of numbers
+                while i > 0 and _kind(tokens[i - 1].group(0)) == "number":
+                    i -= 1
+                at = tokens[i]
+            start = at.start()
+        elif word.lower() in _RESTATED:
+            same = [i for i, t in enumerate(tokens) if t.group(0).lower() == word.lower()]
+            if not same or same[-1] < len(tokens) - _SLIP_NEAR:
+                continue
+            start = tokens[same[-1]].start()
+        else:
+            continue
+        head = before[:start]
+        out = head + rest
+        return out[:1].upper() + out[1:] if not head else out
+    return None

@@ -5,7 +5,8 @@ Recall reads a question by its form, and a closing "?" is part of that form: wit
 what was told (a question without "my" is one only when it asks), and handed nothing. A
 transcript that opens as a question does (a question word before its verb, or a verb before
 its subject) and closes with no mark of its own is a question: :func:`punctuated` gives it
-its "?" (a question word run into its verb, "who's my stepfather", asks whatever follows),
+its "?" (a question word run into its verb, "who's my stepfather", asks whatever follows;
+written without its apostrophe, "whats his name", it is given it back: session 18),
 as does what the user says they cannot remember ("I can't remember where my sister
 lives.", "I've forgotten what the dog's called").
 Not a clause of time or place the user opens a statement with ("when I was little
@@ -21,8 +22,8 @@ __all__ = ["punctuated"]
 
 _CLOSED = re.compile(r"[.!?…][\"')\]]*\s*$")
 _WH = re.compile(r"^\W*(?:and\s+|so\s+|sorry\s+|remind\s+me\s+|wait\s+)?"
-                 r"(what|what's|where|where's|when|when's|who|who's|whom|whose|which|why|how|"
-                 r"how's)\b(?!')(?P<rest>.*)$", re.I | re.S)
+                 r"(what|what'?s|where|where'?s|when|when'?s|who|who'?s|whom|whose|which|why|"
+                 r"how|how'?s)\b(?!')(?P<rest>.*)$", re.I | re.S)
 _SUBJECT_FIRST = re.compile(r"^\W*(i|we|you|he|she|they|i'm|i've|i'd|we're|we've|you're|"
                             r"they're|he's|she's|my|our|your|his|her|their)\b", re.I)
 """A clause whose subject comes first, before its verb ("when I was little ...", "what I
@@ -57,7 +58,12 @@ def punctuated(text: str) -> str:
         return text
     m = _WH.match(t)
     if m:
-        if not m.group(1).lower().endswith("'s") and _SUBJECT_FIRST.match(m.group("rest")):
+        if not m.group(1).lower().endswith("s") and _SUBJECT_FIRST.match(m.group("rest")):
             return text  # "when I was little we lived in Kent": told
+        word = m.group(1)
+        if word[-1:] in "sS" and "'" not in word and word.lower() != "whose":
+            # "whats his name": speech recognition drops the apostrophe; every reader of
+            # the ask (recall, the router's rules, the guard) knows "what's"
+            t = f"{t[:m.end(1) - 1]}'{t[m.end(1) - 1:]}"
         return f"{t}?"
     return f"{t}?" if _INVERTED.match(t) else text

@@ -454,11 +454,11 @@ def mentions_user(text: str) -> bool:
 
 
 _WH = re.compile(r"^\W*(and\s+)?(what|what's|where|where's|when|when's|who|who's|whom|"
-                 r"whose|which|how many|how much|how old|how long|how often|how far)\b", re.I)
+                 r"whose|which|how many|how much|how old|how long|how often|how far|"
+                 r"how \w+(?= (?:is|are|was|were|does|did) (?!you\b)))\b", re.I)
 _NEUTRAL = frozenset(stem(w) for w in """call called name named go going goes come coming
 comes get gets getting happen happening again many much long old time day date year far often
-exactly
-supposed""".split())
+exactly supposed""".split())
 """Words of asking about a thing rather than the thing: "What's the cat called?" is about
 the cat."""
 

@@ -25,7 +25,8 @@ UNKNOWN = sys.modules["conversation_data"].UNKNOWN
 
 @pytest.mark.parametrize(("name", "least_dialogues", "least_asks"),
                          [("dev3", 20, 30), ("dev4", 30, 60), ("dev5", 50, 75),
-                          ("dev6", 40, 75), ("dev7", 40, 50)])
+                          ("dev6", 40, 75), ("dev7", 40, 50), ("dev10", 40, 45),
+                          ("dev10b", 20, 19)])
 def test_a_dev_set_loads_and_every_ask_was_told_before(
         name: str, least_dialogues: int, least_asks: int) -> None:
     dialogues = bench.SETS[name]()
