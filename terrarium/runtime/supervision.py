@@ -37,6 +37,7 @@ from terrarium.events import (
 from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.options import ROOT, TRIGGER, RuntimeOptions
 from terrarium.runtime.recording import Recorder
+from terrarium.runtime.warmup import voice_note
 from terrarium.voice.sink import OutputSink
 
 __all__ = ["Supervisor"]
@@ -132,7 +133,7 @@ class Supervisor:
                 warm = getattr(sink, "warm", None)
                 if warm is not None:
                     seconds = await warm()
-                    self._entry(c, "notice", f"voice warmed in {seconds * 1000:.0f} ms")
+                    self._entry(c, "notice", voice_note(seconds))
         except Exception as exc:  # the first turn will simply be slower
             cause = _root_cause(exc)
             self._entry(c, "notice", f"warm-up skipped: {type(cause).__name__}: "

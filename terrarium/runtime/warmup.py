@@ -48,7 +48,7 @@ from terrarium.runtime.creature import RunningCreature
 from terrarium.runtime.recording import Recorder
 from terrarium.voice.sink import OutputSink
 
-__all__ = ["RESTORE_SLACK", "WARM_KEY_TAIL", "WarmUp", "prefix_text"]
+__all__ = ["RESTORE_SLACK", "WARM_KEY_TAIL", "WarmUp", "prefix_text", "voice_note"]
 
 RESTORE_SLACK = 4
 """Tokens a warm request may still evaluate after a restore that worked (llama.cpp always
@@ -220,7 +220,7 @@ class WarmUp:
                 warm = getattr(sink, "warm", None)
                 if warm is not None:
                     seconds = await warm()
-                    notes.append(f"voice warmed in {seconds * 1000:.0f} ms")
+                    notes.append(voice_note(seconds))
         except Exception as exc:  # the first sentence will simply be slower
             notes.append(f"warm-up skipped: {_why(exc)}")
 
@@ -345,6 +345,14 @@ def _prefix_tokens(c: RunningCreature) -> int:
     if ctl is None or not keeps_prompt_cache(ctl.model):
         return 0
     return int(getattr(ctl.builder, "prefix_tokens", 0) or 0)
+
+
+def voice_note(seconds: float | None) -> str:
+    """The warm-up's note of a voice: how long its throwaway word took, or that a reply's
+    synthesis had begun first (``TTSOutput.warm``)."""
+    if seconds is None:
+        return "voice warm-up skipped: a reply was being synthesized already"
+    return f"voice warmed in {seconds * 1000:.0f} ms"
 
 
 def _why(exc: BaseException) -> str:

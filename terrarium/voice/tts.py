@@ -144,6 +144,8 @@ class TTSOutput:
         self._open: Utterance | None = None
         self._play_scope: anyio.CancelScope | None = None
         self._audio_lock = anyio.Lock(fast_acquire=True)  # no extra turn of the loop
+        self._warming: anyio.Event | None = None  # set once the warm-up word is done
+        self._voice_used = False  # a reply's synthesis has begun: warming it is no use now
         self._stack: AsyncExitStack | None = None
         self._tg: TaskGroup | None = None
         self._synth_send: MemoryObjectSendStream[QueuedSentence | QueuedEnd] | None = None
@@ -228,15 +230,32 @@ class TTSOutput:
             task_status.started()
             await worker(*args)
 
-    async def warm(self) -> float:
+    async def warm(self) -> float | None:
         """Load the voice and synthesize a throwaway word, so the first reply is not slower.
 
         Returns the seconds it took (the first synthesis of a process costs several times a
-        later one). Nothing is played or recorded.
+        later one), or None when a reply's synthesis began first (the voice is loaded by
+        it; the word would only come after it). Nothing is played or recorded. A reply's
+        synthesis that begins meanwhile waits for the word, so the two never share the
+        cores and the word never follows the reply (:meth:`_synthesize`).
         """
+        if self._voice_used or self._warming is not None:
+            return None
+        self._warming = anyio.Event()
         start = self._clock()
-        await anyio.to_thread.run_sync(self.synthesizer.synthesize, "Hello.")
+        try:
+            await anyio.to_thread.run_sync(self.synthesizer.synthesize, "Hello.")
+        finally:
+            self._warming.set()
         return self._clock() - start
+
+    async def _synthesize(self, text: str) -> AudioClip:
+        """A reply's text synthesized in a worker thread, after the warm-up word if that is
+        under way (:meth:`warm`)."""
+        self._voice_used = True
+        if self._warming is not None:
+            await self._warming.wait()
+        return await anyio.to_thread.run_sync(self.synthesizer.synthesize, text)
 
     # --------------------------------------------------------------- OutputSink
 
@@ -292,7 +311,7 @@ class TTSOutput:
         """Synthesize an early first piece; a failure is left to the piece's own synthesis."""
         clip: AudioClip | None = None
         try:
-            clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, piece.text)
+            clip = await self._synthesize(piece.text)
         except Exception:  # the spoken piece is synthesized again, and reports its error
             clip = None
         finally:
@@ -436,7 +455,7 @@ class TTSOutput:
             if clip is None:
                 clip = await self._early_clip(item)
             if clip is None:
-                clip = await anyio.to_thread.run_sync(self.synthesizer.synthesize, item.text)
+                clip = await self._synthesize(item.text)
                 self._keep_clip(item.text, clip)
             else:
                 self._clips.move_to_end(item.text)

