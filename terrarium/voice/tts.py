@@ -239,7 +239,10 @@ class TTSOutput:
         synthesis that begins meanwhile waits for the word, so the two never share the
         cores and the word never follows the reply (:meth:`_synthesize`).
         """
-        if self._voice_used or self._warming is not None:
+        if self._warming is not None:  # warmed (or warming) already: nothing more to load
+            await self._warming.wait()
+            return 0.0
+        if self._voice_used:
             return None
         self._warming = anyio.Event()
         start = self._clock()
