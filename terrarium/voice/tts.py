@@ -47,6 +47,7 @@ from terrarium.voice.tts_items import (
     Utterance,
     UtteranceResult,
 )
+from terrarium.voice.warmth import Warmth
 
 # ----------------------------------------------------------------------------- reports
 # What a TTS output tells its ``observer``: the ground events (terrarium.events) themselves,
@@ -144,8 +145,7 @@ class TTSOutput:
         self._open: Utterance | None = None
         self._play_scope: anyio.CancelScope | None = None
         self._audio_lock = anyio.Lock(fast_acquire=True)  # no extra turn of the loop
-        self._warming: anyio.Event | None = None  # set once the warm-up word is done
-        self._voice_used = False  # a reply's synthesis has begun: warming it is no use now
+        self._warmth = Warmth(self.synthesizer.synthesize, self._clock)
         self._stack: AsyncExitStack | None = None
         self._tg: TaskGroup | None = None
         self._synth_send: MemoryObjectSendStream[QueuedSentence | QueuedEnd] | None = None
@@ -231,34 +231,10 @@ class TTSOutput:
             await worker(*args)
 
     async def warm(self) -> float | None:
-        """Load the voice and synthesize a throwaway word, so the first reply is not slower.
-
-        Returns the seconds it took (the first synthesis of a process costs several times a
-        later one), or None when a reply's synthesis began first (the voice is loaded by
-        it; the word would only come after it). Nothing is played or recorded. A reply's
-        synthesis that begins meanwhile waits for the word, so the two never share the
-        cores and the word never follows the reply (:meth:`_synthesize`).
-        """
-        if self._warming is not None:  # warmed (or warming) already: nothing more to load
-            await self._warming.wait()
-            return 0.0
-        if self._voice_used:
-            return None
-        self._warming = anyio.Event()
-        start = self._clock()
-        try:
-            await anyio.to_thread.run_sync(self.synthesizer.synthesize, "Hello.")
-        finally:
-            self._warming.set()
-        return self._clock() - start
-
-    async def _synthesize(self, text: str) -> AudioClip:
-        """A reply's text synthesized in a worker thread, after the warm-up word if that is
-        under way (:meth:`warm`)."""
-        self._voice_used = True
-        if self._warming is not None:
-            await self._warming.wait()
-        return await anyio.to_thread.run_sync(self.synthesizer.synthesize, text)
+        """Load the voice and synthesize a throwaway word, so the first reply is not slower:
+        the seconds it took, or None when a reply was being synthesized already. Nothing
+        is played or recorded; a reply never comes before it or beside it (``warmth.py``)."""
+        return await self._warmth.warm()
 
     # --------------------------------------------------------------- OutputSink
 
@@ -314,7 +290,7 @@ class TTSOutput:
         """Synthesize an early first piece; a failure is left to the piece's own synthesis."""
         clip: AudioClip | None = None
         try:
-            clip = await self._synthesize(piece.text)
+            clip = await self._warmth.reply(piece.text)
         except Exception:  # the spoken piece is synthesized again, and reports its error
             clip = None
         finally:
@@ -458,7 +434,7 @@ class TTSOutput:
             if clip is None:
                 clip = await self._early_clip(item)
             if clip is None:
-                clip = await self._synthesize(item.text)
+                clip = await self._warmth.reply(item.text)
                 self._keep_clip(item.text, clip)
             else:
                 self._clips.move_to_end(item.text)
