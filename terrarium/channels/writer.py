@@ -110,13 +110,21 @@ class LogWriter:
                 "The event log writer is not running; enter the hub with `async with` first."
             )
         batch = self._current
+        self._bucket(batch, sql).extend(rows)
+        return self._grown(batch, len(rows))
+
+    @staticmethod
+    def _bucket(batch: _Batch, sql: str) -> list[tuple[Any, ...]]:
         bucket = batch.ops.get(sql)
         if bucket is None:
             batch.ops[sql] = bucket = []
-        bucket.extend(rows)
+        return bucket
+
+    def _grown(self, batch: _Batch, n: int) -> _Batch:
+        """``n`` rows were staged in ``batch``: the first ones wake the writer."""
         if batch.size == 0 or self._quiet:
             self._first_rows()
-        batch.size += len(rows)
+        batch.size += n
         return batch
 
     def _first_rows(self) -> None:
@@ -133,14 +141,8 @@ class LogWriter:
         if self._closed:
             raise RuntimeFailure("The event log writer is closed; nothing more can be written.")
         batch = self._current
-        bucket = batch.ops.get(sql)
-        if bucket is None:
-            batch.ops[sql] = bucket = []
-        bucket.append(row)
-        if batch.size == 0 or self._quiet:
-            self._first_rows()
-        batch.size += 1
-        return batch
+        self._bucket(batch, sql).append(row)
+        return self._grown(batch, 1)
 
     async def write(self, sql: str, row: tuple[Any, ...]) -> None:
         """Add one row and wait until its batch is committed."""
