@@ -136,9 +136,11 @@ def main(name: str, verbose: bool, by_meaning: bool = True) -> None:
           f"never-told asks with a note {sum(map(bool, never))} of {len(never)}, other "
           f"questions with a note {sum(map(bool, world))} of {len(world)} ({cpu:.2f} s CPU)")
     if verbose:
-        for text, unknown, n, _ in others:
+        for text, unknown, n, refused in others:
             if n:
-                print(f"  {'never told' if unknown else 'other'}: {text!r} got {n} note(s)")
+                how = ", refused at once" if refused else ""
+                print(f"  {'never told' if unknown else 'other'}: {text!r} got {n} "
+                      f"note(s){how}")
 
 
 if __name__ == "__main__":

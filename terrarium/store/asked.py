@@ -23,6 +23,7 @@ from terrarium.store import forms
 from terrarium.store.keep import asked_back
 from terrarium.store.lexicon import defined_by, defines, glossed_as, kind_of
 from terrarium.store.similar import nearest
+from terrarium.store.told_form import form_untold
 from terrarium.store.subjects import (
     RELATED,
     asked_of,
@@ -158,8 +159,10 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
         return True  # "What year is my car?" after only "I drive a green Skoda."
     if _ADDRESS.search(question) and not any(_NAMED.search(n) or has_number(n) for n in notes):
         return True  # an address is a number or a street's name: "We moved here in May."
+    if form_untold(question, notes):
+        return True  # "Where is the wedding?" after only "Our wedding is on the 14th of May."
     names = _ASKS_NAME.search(question) is not None
-    if names and not any(_NAMES & _stems(n) or _NAMED.search(n) for n in notes) and not (
+    if names and not any(_NAMES & _stems(n) or _names_one(n) for n in notes) and not (
             _thing_named(words, question, notes)):
         return True  # a name asked, and none told: "a brother in Denver" names a place
     known = [w for w in own if w in _KNOWN]
@@ -188,6 +191,16 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
         return False  # "Who am I married to?" and "It's our anniversary, twenty years with
         # Mark.": no word in common, but someone's name is told; left to the model
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
+
+
+_DAY_OR_MONTH = frozenset("""monday tuesday wednesday thursday friday saturday sunday january
+february march april may june july august september october november december""".split())
+
+
+def _names_one(note: str) -> bool:
+    """Whether ``note`` tells a name bare (:data:`_NAMED`) that is no day or month: "My
+    dentist appointment is this Tuesday." names no dentist."""
+    return any(m.group(0).lower() not in _DAY_OR_MONTH for m in _NAMED.finditer(note))
 
 
 _OWN_NAME = re.compile(r"^\W*(?i:i'm|i am|my name is|my name's|call me)\s+[A-Z]")
