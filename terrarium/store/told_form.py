@@ -91,23 +91,28 @@ def asks_count(question: str) -> bool:
     return _ASKS_COUNT.search(question) is not None
 
 
-def tells_somewhere(note: str) -> bool:
+def tells_somewhere(note: str, besides: frozenset[str] = frozenset()) -> bool:
     """Whether ``note`` says where anything is: a preposition of place before a word that is
     no time ("in a bakery", "at the library", "from Ghana"; not "on the fourteenth of
     August", "in June", "at six"), a word of place ("home", "abroad", "next door"), or a
-    capitalised name past the sentence's first word that is no day or month."""
-    if _SOMEWHERE.search(note):
+    capitalised name past the sentence's first word that is no day or month. A word of
+    ``besides`` (the question's own) is no answer: "Tariq" names whom "Where does Tariq
+    live?" asks of, not where."""
+    if any(m.group(0).lower() not in besides for m in _SOMEWHERE.finditer(note)):
         return True
-    if any(not is_time_word(m.group(2)) for m in _SPATIAL.finditer(note)):
+    if any(not is_time_word(m.group(2)) and m.group(2).lower() not in besides
+           for m in _SPATIAL.finditer(note)):
         return True
     return any(m.group(0).lower().removesuffix("s") not in _MONTHS_DAYS
-               for m in _CAPITAL.finditer(note))
+               and m.group(0).lower() not in besides for m in _CAPITAL.finditer(note))
 
 
-def tells_when(note: str) -> bool:
+def tells_when(note: str, besides: frozenset[str] = frozenset()) -> bool:
     """Whether ``note`` says when: a day, a month, a time, a year, a part of the day or the
-    year, or a word of when ("ago", "after", "every", "since"); a number too ("at six")."""
-    return any(is_time_word(w) for w in _WORD.findall(note))
+    year, or a word of when ("ago", "after", "every", "since"); a number too ("at six"). A
+    word of ``besides`` (the question's own: "birthday" of "When is my birthday?") is no
+    answer."""
+    return any(is_time_word(w) and w.lower() not in besides for w in _WORD.findall(note))
 
 
 def tells_amount(note: str, *, age: bool = False) -> bool:
@@ -123,9 +128,10 @@ def form_untold(question: str, notes: Sequence[str]) -> bool:
     many players are in our team?" after only "Our team is called the Otters."."""
     if not notes:
         return False
-    if asks_where(question) and not any(tells_somewhere(n) for n in notes):
+    own = frozenset(w.lower() for w in _WORD.findall(question))
+    if asks_where(question) and not any(tells_somewhere(n, own) for n in notes):
         return True
-    if asks_when(question) and not any(tells_when(n) for n in notes):
+    if asks_when(question) and not any(tells_when(n, own) for n in notes):
         return True
     age = _ASKS_AGE.search(question) is not None
     return asks_count(question) and not any(tells_amount(n, age=age) for n in notes)
