@@ -146,10 +146,11 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     asked = _AS_A_CHILD.sub(" ", _LATELY.sub(" ", question))  # "as a kid": no kid of theirs
     words = subject_terms(asked, related=False)
     own = [stem(w) for w in words]
-    kinds = [word for w, word in zip(own, words, strict=True) if w in KINDS]
+    kinds = [word for w, word in zip(own, words, strict=True) if _tells_of(w, word)]
     if not _defined(kinds, notes):  # "my brother's daughter": "my niece" (WordNet's gloss)
         for w, word in zip(own, words, strict=True):
-            if w in KINDS and not KINDS[w] & said and _KIND_WORDS & said and not any(
+            tell = _tells_of(w, word)
+            if tell and not tell & said and _KIND_WORDS & said and not any(
                     tells_kind(word, n) for n in notes):
                 return True  # "my dog" with only a cat told (not with "two whippets")
     if _SURNAME_STEM in own:  # "My maiden name was Abernethy." tells one (WordNet's gloss)
@@ -203,6 +204,16 @@ def _names_one(note: str) -> bool:
     return any(m.group(0).lower() not in _DAY_OR_MONTH for m in _NAMED.finditer(note))
 
 
+def _tells_of(own: str, word: str) -> frozenset[str]:
+    """The words (stemmed) that tell of one of the kind ``word`` (stemmed ``own``) asks:
+    :data:`KINDS`'s, or for a kin word WordNet files under "relative" ("aunt", "cousin",
+    "nephew", "sister-in-law"), the word itself: asked for the aunt's name, an uncle told
+    is no answer."""
+    if own in KINDS:
+        return KINDS[own]
+    return frozenset({own}) if len(word) > 3 and kind_of(word, ["relative"]) else frozenset()
+
+
 _OWN_NAME = re.compile(r"^\W*(?i:i'm|i am|my name is|my name's|call me)\s+[A-Z]")
 """A note telling the user's own name: no answer to "who" is someone else."""
 
@@ -251,8 +262,16 @@ def _defined(kinds: Sequence[str], notes: Sequence[str]) -> bool:
     brother's daughter's name?" and "My niece is called Zuzanna.": a niece is "a daughter of
     your brother or sister", :func:`terrarium.store.lexicon.defined_by`)."""
     if len(kinds) == 1:  # "Who is my husband?": "a married man ..." of "... got married"
-        return any(defines(re.sub(r"'s?$", "", kinds[0]), _WORD.findall(n)) for n in notes)
+        # and "How many siblings ...?": "a person's brother or sister" of "three sisters"
+        return any(defines(re.sub(r"'s?$", "", kinds[0]), _and_singular(_WORD.findall(n)))
+                   for n in notes)
     return any(defined_by(w, kinds) for n in notes for w in _WORD.findall(n))
+
+
+def _and_singular(words: Sequence[str]) -> list[str]:
+    """``words`` and the singular of each plural ("sisters", "sister")."""
+    return [*words, *(w[:-1] for w in words if len(w) > 4 and w.endswith("s")
+                      and not w.endswith("ss"))]
 
 
 _BACK = re.compile(r"\b(it|its|she|her|he|his|him|they|them|their|that|those)\b", re.I)
