@@ -24,6 +24,7 @@ from terrarium.store.keep import asked_back
 from terrarium.store.lexicon import defined_by, defines, glossed_as, kind_of
 from terrarium.store.similar import nearest
 from terrarium.store.told_form import form_untold
+from terrarium.store.told_of import attribute_untold
 from terrarium.store.subjects import (
     RELATED,
     asked_of,
@@ -169,6 +170,9 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     known = [w for w in own if w in _KNOWN]
     if not known or not notes or _FOLLOW_ON.match(question):
         return False  # "And which colour did I go for?": on from what was just told
+    if attribute_untold(question, notes):
+        return True  # "What does Orla do for a living?" after only "My sister Orla lives in
+        # Cardiff.": told of her, not what is asked of her
     if any(relevant(n, question) for n in notes):
         return False
     if any(_glossed(n, words) for n in notes):
