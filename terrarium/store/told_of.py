@@ -84,7 +84,7 @@ def attribute_untold(question: str, notes: Sequence[str]) -> bool:
     for note in notes:
         if relevant(note, rest) or holds_answer_form(note, rest):
             return False  # "She's a vet." holds a job, whoever it names
-        told = _stems(note) - whom_stems - _WHO - _NOT_ASKED
+        told = _stems(note) - whom_stems - _WHO
         if whom_stems & _stems(note) and not told & (_KNOWN - _ATTITUDE):
             return False  # "My uncle Brendan keeps bees.": nothing known told of him
     return True
