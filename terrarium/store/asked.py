@@ -24,7 +24,7 @@ from terrarium.store.keep import asked_back
 from terrarium.store.lexicon import defined_by, defines, glossed_as, kind_of
 from terrarium.store.similar import nearest
 from terrarium.store.told_form import form_untold
-from terrarium.store.told_of import attribute_untold
+from terrarium.store.told_of import attribute_untold, kind_untold
 from terrarium.store.subjects import (
     RELATED,
     asked_of,
@@ -163,6 +163,8 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
         return True  # an address is a number or a street's name: "We moved here in May."
     if form_untold(question, notes):
         return True  # "Where is the wedding?" after only "Our wedding is on the 14th of May."
+    if kind_untold(question, notes):
+        return True  # "Which airline am I flying with?" after only "I'm flying to Lisbon."
     names = _ASKS_NAME.search(question) is not None
     if names and not any(_NAMES & _stems(n) or _names_one(n) for n in notes) and not (
             _thing_named(words, question, notes)):

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 
 from terrarium.store import forms
-from terrarium.store.lexicon import kind_of
+from terrarium.store.lexicon import glossed_as, kind_of, lexicon
 from terrarium.store.subjects import (
     ATTITUDES,
     NEUTRAL,
@@ -30,8 +30,9 @@ from terrarium.store.subjects import (
     stem,
     subject_terms,
 )
+from terrarium.store.told_form import is_time_word
 
-__all__ = ["attribute_untold", "asked_of_whom"]
+__all__ = ["asked_of_whom", "attribute_untold", "kind_asked", "kind_untold"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 _KNOWN = frozenset(stem(w) for g in RELATED for w in g)
@@ -87,4 +88,58 @@ def attribute_untold(question: str, notes: Sequence[str]) -> bool:
         told = _stems(note) - whom_stems - _WHO
         if whom_stems & _stems(note) and not told & (_KNOWN - _ATTITUDE):
             return False  # "My uncle Brendan keeps bees.": nothing known told of him
+    return True
+
+
+_WHICH = re.compile(r"^\W*(?:and\s+|so\s+|remind me\s+|tell me\s+)?(?:which|what)\s+"
+                    r"(?:(?:kind|type|sort)s?\s+of\s+)?([a-z]+)(?:\s+([a-z]+))?\b", re.I)
+_NOT_KIND = frozenset("""is are was were do does did will would can could should have has had
+am be been kind type sort of a an the my our your his her their it its this that these those
+i we you he she they""".split())
+_PLACED = re.compile(r"\b(?:in|from|to|near|into|via)\s+(?:the\s+)?([A-Z][A-Za-z]+)")
+"""A capitalised name after a preposition of place: a place ("flying to Lisbon"; not "at":
+"a season ticket at Celtic")."""
+
+
+def kind_asked(question: str) -> str | None:
+    """The kind of thing ``question`` asks which one of ("Which airline ...?" -> "airline",
+    "What kind of boat ...?" -> "boat"), when it is no word of a known subject (those are
+    judged by their categories: work, colour, food) nor a word of asking (a name, a day)."""
+    m = _WHICH.search(question)
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    if m.group(2) and m.group(2).lower() not in _NOT_KIND:
+        word = m.group(2).lower()  # "Which football club ...?": a club
+    if (word in _NOT_KIND or stem(word) in _KNOWN | _NOT_ASKED or len(word) < 4
+            or is_time_word(word)):  # "what hours": a time, judged by its form
+        return None
+    return word if lexicon().senses(word) else None
+
+
+def _may_be_one(word: str, kind: str, placed: set[str], first: bool = False) -> bool:
+    """Whether a word of a note may name a thing of ``kind``: the kind's own word, a kind of
+    it (WordNet), defined as one, a name (capitalised, not a place after "to", "in" unless
+    the kind is of places), or a word WordNet does not know ("a Ryanair", "amlodipine")."""
+    low = word.lower()
+    if stem(low) == stem(kind) or kind_of(low, [kind]) or glossed_as(low, kind):
+        return True
+    if word[:1].isupper() and not first:  # a name, but not a day's or a month's
+        return not is_time_word(word) and (word not in placed or kind_of(kind, ["location"]))
+    return not first and len(low) > 3 and low.isalpha() and not lexicon().senses(low)
+
+
+def kind_untold(question: str, notes: Sequence[str]) -> bool:
+    """Whether ``question`` asks which one of a kind of thing (:func:`kind_asked`) and no
+    note holds a word that may name one: "Which airline am I flying with?" after only "I'm
+    flying to Lisbon in March.", "Which beach do I swim at?" after only "I love swimming in
+    the sea." (WordNet's kinds, :func:`terrarium.store.lexicon.kind_of`)."""
+    kind = kind_asked(question)
+    if kind is None or not notes or not lexicon().available:
+        return False
+    for note in notes:
+        placed = {m.group(1) for m in _PLACED.finditer(note)}
+        if any(_may_be_one(w, kind, placed, i == 0)
+               for i, w in enumerate(_WORD.findall(note))):
+            return False
     return True

@@ -10,7 +10,7 @@ import pytest
 from terrarium.store.asked import lacks
 from terrarium.store.lexicon import lexicon
 from terrarium.store.told_form import form_untold, tells_somewhere, tells_when
-from terrarium.store.told_of import asked_of_whom, attribute_untold
+from terrarium.store.told_of import asked_of_whom, attribute_untold, kind_asked, kind_untold
 
 WORDNET = pytest.mark.skipif(not lexicon().available,
                              reason="WordNet's data files are not installed")
@@ -88,3 +88,15 @@ def test_what_is_asked_of_someone_told_in_other_words_is_still_answered() -> Non
     assert not lacks("Where does my brother live?", ["My brother moved to Leeds."])
     # nothing of a known subject told of him: left to the model
     assert not attribute_untold("What's Declan's hobby?", ["My cousin Declan builds kites."])
+
+
+@WORDNET
+def test_which_one_of_a_kind_asked_and_none_told_is_no_answer() -> None:
+    assert lacks("Which ferry am I catching?", ["I'm sailing to Santander in May."])
+    assert lacks("Which lake do I fish at?", ["I love fishing on Sundays."])
+    assert kind_asked("What kind of boat do I own?") == "boat"
+    # a thing of the kind told, a name that may be one, a word WordNet does not know
+    assert not lacks("Which instrument do I practise?", ["I practise the oboe every night."])
+    assert not lacks("Which football club do I support?", ["I've supported Hibernian for years."])
+    assert not lacks("Which tablets am I on?", ["I take lisinopril every morning."])
+    assert not kind_untold("Which drug upsets me?", ["Ibuprofen upsets my stomach."])
