@@ -495,8 +495,8 @@ if __name__ == "__main__":
                    "passing, follow-ups, asks without my, bench/conversation_dev7.py; dev8: "
                    "session 16's, varied phrasing, bench/conversation_dev8.py; dev9 and its "
                    "held-out part two dev9b: session 17's, bench/conversation_dev9.py; dev10 and "
-                   "dev10b: session 18's, bench/conversation_dev10.py; probe_honest and its held-out "
-                   "part probe_honest_b: session 19's never-told asks, "
+                   "dev10b: session 18's, bench/conversation_dev10.py; probe_honest and its "
+                   "held-out part probe_honest_b: session 19's never-told asks, "
                    "bench/conversation_probe_honest.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices

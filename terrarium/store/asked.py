@@ -23,8 +23,6 @@ from terrarium.store import forms
 from terrarium.store.keep import asked_back
 from terrarium.store.lexicon import defined_by, defines, glossed_as, kind_of
 from terrarium.store.similar import nearest
-from terrarium.store.told_form import form_untold
-from terrarium.store.told_of import attribute_untold, kind_untold
 from terrarium.store.subjects import (
     RELATED,
     asked_of,
@@ -38,6 +36,8 @@ from terrarium.store.subjects import (
     subject_terms,
     tells_kind,
 )
+from terrarium.store.told_form import form_untold
+from terrarium.store.told_of import attribute_untold, kind_untold
 
 __all__ = ["KINDS", "NEAR_IS_ABOUT", "REFERS_NEAR", "asks_kind", "generic", "lacks",
            "may_refer_by_meaning", "names_kind_asked", "names_someone", "points_back",
