@@ -37,7 +37,7 @@ from terrarium.store.subjects import (
     tells_kind,
 )
 from terrarium.store.told_form import form_untold
-from terrarium.store.told_of import attribute_untold, kind_untold
+from terrarium.store.told_of import attribute_untold, kind_untold, may_name
 
 __all__ = ["KINDS", "NEAR_IS_ABOUT", "REFERS_NEAR", "asks_kind", "generic", "lacks",
            "may_refer_by_meaning", "names_kind_asked", "names_someone", "points_back",
@@ -204,9 +204,16 @@ _DAY_OR_MONTH = frozenset("""monday tuesday wednesday thursday friday saturday s
 february march april may june july august september october november december""".split())
 
 
+_A_KIND_NAMED = re.compile(r"\b(a|an)\s+[A-Z][a-z]+(\s+[A-Z][a-z]+)*")
+"""A capitalised word after "a" or "an" names a kind, a make or a breed, not one thing: "My
+cat is a Maine Coon.", "I drive a Volvo."."""
+
+
 def _names_one(note: str) -> bool:
-    """Whether ``note`` tells a name bare (:data:`_NAMED`) that is no day or month: "My
-    dentist appointment is this Tuesday." names no dentist."""
+    """Whether ``note`` tells a name bare (:data:`_NAMED`) that is no day or month, nor a
+    kind after "a" (:data:`_A_KIND_NAMED`): "My dentist appointment is this Tuesday." names
+    no dentist, "My cat is a Maine Coon." no cat."""
+    note = _A_KIND_NAMED.sub(lambda m: m.group(0).lower(), note)
     return any(m.group(0).lower() not in _DAY_OR_MONTH for m in _NAMED.finditer(note))
 
 
@@ -244,8 +251,14 @@ def _thing_named(words: Sequence[str], question: str, notes: Sequence[str]) -> b
     ("What's the name of the pill for my blood pressure?" and "I've been prescribed
     amlodipine for my blood pressure."); a person's or a pet's is a capitalised name."""
     asked = [w for w in words if stem(w) not in _NAMES]
+    own = {w.lower() for w in _WORD.findall(question)}
     return bool(asked) and not any(kind_of(w, ["organism"], senses=1) for w in asked) \
-        and any(relevant(n, question) for n in notes)
+        and any(relevant(n, question) and any(
+            may_name(w, k, first=i == 0)
+            for i, w in enumerate(_WORD.findall(_A_KIND_NAMED.sub(" ", n)))
+            if w.lower() not in own for k in asked) for n in notes)
+    # a word that may be its name, not the question's own: "My PIN at the gym is 4471."
+    # names no gym
 
 
 def names_kind_asked(note: str, question: str) -> bool:

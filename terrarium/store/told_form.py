@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from terrarium.store.lexicon import kind_of
 from terrarium.store.subjects import has_number
 
 __all__ = ["asks_count", "asks_when", "asks_where", "form_untold", "is_time_word",
@@ -47,6 +48,8 @@ _SPATIAL = re.compile(r"\b(in|at|on|from|to|near|by|under|behind|beside|inside|o
 bakery", "at my sister's flat", "under the mat", "from Ghana"."""
 _SOMEWHERE = re.compile(r"\b(home|abroad|overseas|here|there|locally|nearby|upstairs|"
                         r"downstairs|next door|elsewhere|everywhere|somewhere|away)\b", re.I)
+_PLACES = ("location", "structure", "establishment", "institution")
+"""WordNet's kinds of a place one is at: a shop, a school, a hospital, a farm, a park."""
 _CAPITAL = re.compile(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I'm\b|I've\b|I'll\b|I'd\b)[A-Z][A-Za-z0-9]+")
 """A capitalised word past a sentence's first: a name (of a place too: "Leeds is home"), or
 a code of one ("My parking space is B14.")."""
@@ -100,6 +103,9 @@ def tells_somewhere(note: str, besides: frozenset[str] = frozenset()) -> bool:
     live?" asks of, not where."""
     if any(m.group(0).lower() not in besides for m in _SOMEWHERE.finditer(note)):
         return True
+    if any(w.lower() not in besides and kind_of(w.lower(), _PLACES)
+           for w in _WORD.findall(note) if len(w) > 3):
+        return True  # "I own a flower shop.": a shop is a place (WordNet)
     if any(not is_time_word(m.group(2)) and m.group(2).lower() not in besides
            for m in _SPATIAL.finditer(note)):
         return True

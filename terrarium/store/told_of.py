@@ -32,7 +32,7 @@ from terrarium.store.subjects import (
 )
 from terrarium.store.told_form import is_time_word
 
-__all__ = ["asked_of_whom", "attribute_untold", "kind_asked", "kind_untold"]
+__all__ = ["asked_of_whom", "attribute_untold", "kind_asked", "kind_untold", "may_name"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 _KNOWN = frozenset(stem(w) for g in RELATED for w in g)
@@ -117,7 +117,8 @@ def kind_asked(question: str) -> str | None:
     return word if lexicon().senses(word) else None
 
 
-def _may_be_one(word: str, kind: str, placed: set[str], first: bool = False) -> bool:
+def may_name(word: str, kind: str, placed: frozenset[str] = frozenset(), first: bool = False,
+             ) -> bool:
     """Whether a word of a note may name a thing of ``kind``: the kind's own word, a kind of
     it (WordNet), defined as one, a name (capitalised, not a place after "to", "in" unless
     the kind is of places), or a word WordNet does not know ("a Ryanair", "amlodipine")."""
@@ -138,8 +139,8 @@ def kind_untold(question: str, notes: Sequence[str]) -> bool:
     if kind is None or not notes or not lexicon().available:
         return False
     for note in notes:
-        placed = {m.group(1) for m in _PLACED.finditer(note)}
-        if any(_may_be_one(w, kind, placed, i == 0)
+        placed = frozenset(m.group(1) for m in _PLACED.finditer(note))
+        if any(may_name(w, kind, placed, i == 0)
                for i, w in enumerate(_WORD.findall(note))):
             return False
     return True

@@ -100,3 +100,9 @@ def test_which_one_of_a_kind_asked_and_none_told_is_no_answer() -> None:
     assert not lacks("Which football club do I support?", ["I've supported Hibernian for years."])
     assert not lacks("Which tablets am I on?", ["I take lisinopril every morning."])
     assert not kind_untold("Which drug upsets me?", ["Ibuprofen upsets my stomach."])
+
+
+def test_a_make_or_a_breed_after_a_is_no_name() -> None:
+    assert lacks("What's my horse called?", ["My horse is an Appaloosa."])
+    assert lacks("What is my dog's name?", ["Our dog is a Bernese Mountain dog."])
+    assert not lacks("What is my dog's name?", ["Our dog is a Bernese called Moss."])
