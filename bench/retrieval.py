@@ -18,7 +18,8 @@ Notes are ranked by meaning too when the sentence encoder is installed (session 
 
 Run: ``python bench/retrieval.py --set dev4 [-v] [--words]`` (``-v``: each ask missed, with
 its notes, each ask whose answer is not in the first note (session 18), and each other
-question handed a note).
+question handed a note, a never-told one marked when the guard refuses it at once, session
+19).
 The blind sets are refused: they are for judging the whole team, never read.
 """
 
