@@ -63,6 +63,7 @@ from conversation_dev8 import DEV8  # bench/conversation_dev8.py: session 16, va
 from conversation_dev9 import DEV9, DEV9B  # bench/conversation_dev9.py: session 17, two parts
 from conversation_dev10 import DEV10, DEV10B  # bench/conversation_dev10.py: session 18, two parts
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
+from conversation_probe14 import PROBE14  # bench/conversation_probe14.py: session 19
 from reply_scores import DONT_KNOW, invented, is_complete, loops, speaks_as_user
 
 from terrarium.config import load_team
@@ -422,7 +423,8 @@ SETS = {"first": lambda: DIALOGUES, "dev": lambda: DEV, "dev2": lambda: DEV2,
             ("blind3", BLIND3), ("blind4", BLIND4), ("blind5", BLIND5), ("blind6", BLIND6),
             ("blind7", BLIND7), ("dev3", DEV3), ("dev4", DEV4), ("dev5", DEV5), ("dev6", DEV6),
             ("dev7", DEV7), ("dev8", DEV8), ("dev9", DEV9), ("dev9b", DEV9B),
-            ("dev10", DEV10), ("dev10b", DEV10B), ("blind8", BLIND8))}}
+            ("dev10", DEV10), ("dev10b", DEV10B), ("blind8", BLIND8),
+            ("probe14", PROBE14))}}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
                   "blind5", "blind6", "blind7", "blind8")}
@@ -477,7 +479,8 @@ if __name__ == "__main__":
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
                                      "blind4", "blind5", "blind6", "blind7", "blind8", "dev",
                                      "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
-                                     "dev9", "dev9b", "dev10", "dev10b", "both", "all"],
+                                     "dev9", "dev9b", "dev10", "dev10b", "probe14", "both",
+                                     "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
@@ -491,7 +494,8 @@ if __name__ == "__main__":
                    "passing, follow-ups, asks without my, bench/conversation_dev7.py; dev8: "
                    "session 16's, varied phrasing, bench/conversation_dev8.py; dev9 and its "
                    "held-out part two dev9b: session 17's, bench/conversation_dev9.py; dev10 and "
-                   "dev10b: session 18's, bench/conversation_dev10.py)")
+                   "dev10b: session 18's, bench/conversation_dev10.py; probe14: session 19's "
+                   "world questions, bench/conversation_probe14.py)")
     a = p.parse_args()
     SHOW_NOTICES = a.notices
     text = a.speaker_template.read_text() if a.speaker_template else None
