@@ -19,17 +19,23 @@ words or more not opening with "to", a preposition, a relative or a dependent wo
 remove red wine from a carpet." and "Sure, in the morning." do not), and it does not end on
 a dependent clause fronted after "and" or "but" ("…, but when it comes to the animal
 itself." waits for its main clause).
+
+When no boundary makes a sentence of what was heard and the rest repeats the user, the
+whole sentence (held to its end) may still be said without one phrase of the rest made only
+of the user's own words (:func:`without_phrase`): "To get rid of fruit flies in the kitchen,
+you can …" to "What's the best way to get rid of fruit flies in the kitchen?" is said "To get
+rid of fruit flies, you can …"; what is left out was the question's, so nothing is lost.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from terrarium.controller.guard_loops import is_function
 from terrarium.controller.reply_words import words
 
-__all__ = ["clause_end", "stands_alone"]
+__all__ = ["clause_end", "stands_alone", "without_phrase"]
 
 _BREAK = re.compile(r"\s*(?:[,;:]|\s[-–—])(?=\s)")
 """A soft break: the sentence may end just before it."""
@@ -49,6 +55,11 @@ across along around near until like of to
 """.split())
 """Words that open a phrase: the sentence may end before one when no clause boundary does."""
 _CLOSERS = "\"')]"
+_PHRASE_OPENERS = (_PREPOSITIONS - {"of"}) | _RELATIVE | _DEPENDENT | frozenset(
+    {"that", "that's", "all", "every", "each"})
+"""Words a phrase that may be left out opens with: a preposition (not "of": "rid of flies"
+is no adjunct), a relative or dependent word ("that's been left out overnight", "when
+wearing a mask"), or a quantity of time ("all the time", "every day")."""
 
 
 def _boundaries(text: str) -> list[tuple[int, int, int]]:
@@ -130,3 +141,37 @@ def clause_end(text: str, given: int, ok: Callable[[str], bool]) -> str | None:
             if stands_alone(text[:end]) and ok(text[:end] + close):
                 return text[given:end] + close
     return None
+
+
+def without_phrase(text: str, given: int, user: Sequence[str],
+                   ok: Callable[[str], bool]) -> str | None:
+    """What to say after the first ``given`` characters of ``text`` (a whole sentence spoken
+    from its start, its end mark included) with one phrase of the rest left out: a phrase
+    made only of the ``user``'s words that opens with a preposition (but "of"), a relative or
+    dependent word, "that" or "that's", or "all", "every", "each", and ends before a break, a
+    word opening a clause or phrase, or the sentence's end. The sentence left must stand
+    alone and pass ``ok``; the fewest words left out win (then the earliest). None when no
+    phrase will do."""
+    mine = set(user)
+    found = list(_WORD.finditer(text))
+    lower = [m.group(0).lower().strip("'") for m in found]
+    best: tuple[int, int, str] | None = None
+    for i, m in enumerate(found):
+        if (m.start() < given or lower[i] not in _PHRASE_OPENERS
+                or not text[m.start() - 1:m.start()].isspace()):
+            continue
+        for k in range(i, len(found)):
+            if lower[k] not in mine:
+                break
+            after = text[found[k].end():]
+            ends = (_BREAK.match(after) is not None or not any(c.isalnum() for c in after)
+                    or (k + 1 < len(found) and lower[k + 1] in _JOINS | _PREPOSITIONS
+                        and after[:1].isspace()))
+            if not ends or (best is not None and k + 1 - i >= best[0]):
+                continue
+            a = max(given, len(text[:m.start()].rstrip()))
+            said = text[:a] + after
+            kept = said.rstrip().rstrip(_CLOSERS).rstrip(".!?")
+            if stands_alone(kept) and ok(said):
+                best = (k + 1 - i, i, said[given:])
+    return best[2] if best is not None else None

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.controller import reply_words
-from terrarium.controller.clause_end import clause_end
+from terrarium.controller.clause_end import clause_end, without_phrase
 from terrarium.controller.echo import (
     ECHO_SHARE,
     MIN_WORDS,
@@ -270,7 +270,8 @@ class ReplyGuard:
             self.notices.append(f"spoken on, no clause end before where {why}: {text!r}")
         if m is None and self._piece is not None and self._piece_out:
             return ""  # the voice has its first piece: the rest waits for the sentence's end
-        said = self._give(self._held[:cut])
+        rest = self._without_phrase(cut) if m is not None and self._let_on else None
+        said = self._give(self._held[:cut] if rest is None else rest)
         self._held = self._held[cut:]
         if m is not None:
             self._open = False
@@ -285,10 +286,32 @@ class ReplyGuard:
             self._piece_out = bool(self._piece.feed(self._fence.feed(said)))
         return said
 
+    def _without_phrase(self, cut: int) -> str | None:
+        """The rest of the sentence released at its start, whole now (held up to ``cut``),
+        that repeats the user with no clause end to stop at: said without a phrase of the
+        user's own words when that leaves a sentence with nothing wrong
+        (:func:`without_phrase`), or None (it is spoken on)."""
+        if self._piece is None or not self._piece_out:
+            return None  # all of it was given to the voice as it came
+        rest = without_phrase(self._open_text + self._held[:cut], len(self._open_text),
+                              words(self.user), lambda s: self._why_not(s) is None
+                              and repeats(s) < 0)
+        if rest is not None:
+            self._let_on = False
+            self.notices.append(f"said without a phrase that repeats the user: "
+                                f"{(self._open_text + rest).strip()!r}")
+        return rest
+
     def _goes_wrong(self, text: str) -> str | None:
         """Why the sentence released at its start, so far ``text``, may not go on."""
+        if self._let_on:
+            return self._wrong(text, whole=False)
+        return self._why_not(text)
+
+    def _why_not(self, text: str) -> str | None:
+        """:meth:`_goes_wrong` of ``text`` whether or not it is spoken on already."""
         wrong = self._wrong(text, whole=False)
-        if wrong is not None or self._let_on:
+        if wrong is not None:
             return wrong
         if self.checks and is_echo(self.user, text):
             return "it repeats the user"
