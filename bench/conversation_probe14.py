@@ -1,9 +1,10 @@
 """Session 19's probe of questions of the world (``--set probe14``), issue 30's echo.
 
 Written by guard14 before any reply to them was seen (nine reworded before any run, because
-they repeated a turn of another set, tests/voice/test_bench_conversation_blind2.py): 66 questions of 5 to 14 words, as
-people speak them ("what's the best way to …", "is it bad to …", "how come …", "can you tell
-me how …"), nothing told before them and nothing to recall, three to a dialogue. The echoes
+they repeated a turn of another set: tests/voice/test_bench_conversation_blind2.py): 66
+questions of 5 to 14 words, as people speak them ("what's the best way to …", "is it bad to
+…", "how come …", "can you tell me how …"), nothing told before them and nothing to recall,
+three to a dialogue. The echoes
 left after session 18 were all of this kind: a reply's first sentence let through from its
 start whose rest repeats the question. It is the developer's probe, tuned on (like the dev
 sets), never a judge set.

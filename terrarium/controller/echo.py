@@ -13,10 +13,11 @@ import math
 import re
 from collections.abc import Sequence
 
+from terrarium.controller.guard_loops import is_function
 from terrarium.controller.reply_words import lcs, words
 
-__all__ = ["ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS", "echo_left", "is_echo",
-           "safe_start"]
+__all__ = ["COPY_LEFT", "EARLY_WORDS", "ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS",
+           "copies_on", "echo_left", "is_echo", "safe_start"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
@@ -34,6 +35,13 @@ question's words. (Until December 2026 a start also had to repeat at most one of
 user's words, and what was left was counted as the echo's words less those: a start that
 uses up the user's last words, "Boiling an egg is" to "How do I boil an egg?", was held
 although the rest would have to repeat four more; :func:`echo_left` counts it exactly.)"""
+
+EARLY_WORDS = 3
+"""... or this many, when the start is not restating the user's words in their order
+(:func:`copies_on`), and the rest would have to repeat ``START_LEFT`` more."""
+COPY_LEFT = 3
+"""... or at least this many, when the start is not restating the user's words in their
+order (:func:`copies_on`)."""
 
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 
@@ -63,9 +71,29 @@ def safe_start(user: str, start: str) -> bool:
     if len(u) < MIN_WORDS:
         return True  # too short to be echoed: never checked
     p = words(_PARTIAL_WORD.sub("", start))
-    if len(p) < START_WORDS:
+    if len(p) < EARLY_WORDS:
         return False
-    return echo_left(u, p) >= START_LEFT
+    left, copying = echo_left(u, p), copies_on(u, p)
+    if len(p) < START_WORDS:  # "Cats are intelligent": restating nothing of the user's
+        return left >= START_LEFT and not copying
+    return left >= START_LEFT or (left >= COPY_LEFT and not copying)
+
+
+def copies_on(user_words: Sequence[str], start: Sequence[str]) -> bool:
+    """Whether ``start`` followed by the user's words after the last of theirs it says (a
+    word of content, at any place it has in what the user said) would repeat the user: a
+    start that is restating the question ("To keep basil alive" to "How do I keep basil alive on a
+    windowsill?") goes on restating it ("... on a windowsill, you can ..."); one that has
+    said the user's last words already ("The weather on Mars" to "What is the weather like
+    on Mars?") or left them ("Mondays are a wonderful" to "Say something nice about
+    Mondays.") has nothing of theirs to go on with."""
+    theirs = {w for w in user_words if not is_function(w)}  # "a" in "Mars is a planet"
+    last = next((w for w in reversed(start) if w in theirs), None)
+    if last is None:
+        return False
+    need = _echo_words(len(user_words))
+    return any(lcs(user_words, [*start, *user_words[i + 1:]]) >= need
+               for i, w in enumerate(user_words) if w == last)
 
 
 def echo_left(user_words: Sequence[str], start: Sequence[str]) -> int:

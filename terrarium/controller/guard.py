@@ -39,6 +39,7 @@ from typing import Any
 from terrarium.controller import reply_words
 from terrarium.controller.clause_end import clause_end, without_phrase
 from terrarium.controller.echo import (
+    EARLY_WORDS,
     ECHO_SHARE,
     MIN_WORDS,
     START_LEFT,
@@ -123,6 +124,7 @@ class ReplyGuard:
     _settled: bool = False  # the fallback was said before the model's end: see _last_fails
     _bet: bool | None = None  # safe_start of the sentence under way, once decided
     _bet_for: int = -1  # ... for which sentence (its index)
+    _bet_words: int = 0  # ... judged at how many complete words
     _open_text: str = ""  # what was spoken of the sentence released at its start
     # the voice's segmenter (its first piece): a sentence released at its start is given to
     # the voice up to its first piece, the rest held to its end (see _through); None: all
@@ -420,14 +422,18 @@ class ReplyGuard:
         return self._wrong(head)
 
     def _safe_start(self, head: str) -> bool:
-        """:func:`safe_start` of the sentence under way, decided once it has its
-        ``START_WORDS`` complete words: a longer start repeats no fewer of the user's words,
-        so a start refused then is refused for good (and the guard, on the event loop
-        between two tokens, need not count again at every token)."""
+        """:func:`safe_start` of the sentence under way, judged at each new count of its
+        complete words up to ``START_WORDS`` and decided for good then: a longer start
+        repeats no fewer of the user's words, so a start refused then is refused for good
+        (and the guard, on the event loop between two tokens, need not count again at every
+        token)."""
         if self._bet_for != self._sentences:
-            self._bet_for, self._bet = self._sentences, None
-        if self._bet is None and len(words(head)) >= START_WORDS:
-            self._bet = safe_start(self.user, head)
+            self._bet_for, self._bet, self._bet_words = self._sentences, None, 0
+        n = len(words(head))
+        if self._bet is None and n != self._bet_words and n >= EARLY_WORDS:
+            self._bet_words = n
+            safe = safe_start(self.user, head)
+            self._bet = True if safe else (False if n >= START_WORDS else None)
         return bool(self._bet)
 
     def _wrong(self, text: str, *, whole: bool = True) -> str | None:
