@@ -63,9 +63,14 @@ def safe_start(user: str, start: str) -> bool:
     Its complete words (a word still being written is not counted) must be at least
     ``START_WORDS``, and the rest of the sentence would have to repeat at least
     ``START_LEFT`` more of the user's words, in order, to make it an echo
-    (:func:`echo_left`). Only complete words count, so the answer does not depend on how
-    the text was streamed in; a longer start never leaves more, so a start refused is
-    refused for good.
+    (:func:`echo_left`); or, when the start is not restating the user's words in their
+    order (:func:`copies_on`: "Mondays are a wonderful" to "Say something nice about
+    Mondays."), ``COPY_LEFT`` more, and then already at ``EARLY_WORDS`` words ("Cats are
+    intelligent", the voice's whole first piece). Only complete words count, so the answer
+    does not depend on how the text was streamed in; a longer start never leaves more, so a
+    start of ``START_WORDS`` refused is refused for good (session 19: before, "The weather
+    on Mars" to "What is the weather like on Mars?" was held to its sentence's end, and no
+    start of a reply to five words was ever let through).
     """
     u = words(user)
     if len(u) < MIN_WORDS:
