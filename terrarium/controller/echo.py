@@ -40,8 +40,8 @@ EARLY_WORDS = 3
 """... or this many, when the start is not restating the user's words in their order
 (:func:`copies_on`), and the rest would have to repeat ``START_LEFT`` more."""
 COPY_LEFT = 3
-"""... or at least this many, when the start is not restating the user's words in their
-order (:func:`copies_on`)."""
+"""... or at least this many, when the start said a word of the user's and is not restating
+their words in their order (:func:`copies_on`)."""
 
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 
@@ -63,10 +63,11 @@ def safe_start(user: str, start: str) -> bool:
     Its complete words (a word still being written is not counted) must be at least
     ``START_WORDS``, and the rest of the sentence would have to repeat at least
     ``START_LEFT`` more of the user's words, in order, to make it an echo
-    (:func:`echo_left`); or, when the start is not restating the user's words in their
-    order (:func:`copies_on`: "Mondays are a wonderful" to "Say something nice about
-    Mondays."), ``COPY_LEFT`` more, and then already at ``EARLY_WORDS`` words ("Cats are
-    intelligent", the voice's whole first piece). Only complete words count, so the answer
+    (:func:`echo_left`), and then already at ``EARLY_WORDS`` words ("Cats are intelligent",
+    the voice's whole first piece) when the start is not restating the user's words in
+    their order (:func:`copies_on`); or ``COPY_LEFT`` more, when the start said a word of
+    the user's and is not restating them ("Mondays are a wonderful" to "Say something nice
+    about Mondays."). Only complete words count, so the answer
     does not depend on how the text was streamed in; a longer start never leaves more, so a
     start of ``START_WORDS`` refused is refused for good (session 19: before, "The weather
     on Mars" to "What is the weather like on Mars?" was held to its sentence's end, and no
@@ -81,19 +82,24 @@ def safe_start(user: str, start: str) -> bool:
     left, copying = echo_left(u, p), copies_on(u, p)
     if len(p) < START_WORDS:  # "Cats are intelligent": restating nothing of the user's
         return left >= START_LEFT and not copying
-    return left >= START_LEFT or (left >= COPY_LEFT and not copying)
+    # "Mondays are a wonderful": it said a word of theirs and went on with its own; one that
+    # said none yet may still restate them ("No, it's not necessary to take an umbrella.")
+    restated = any(w in u and not is_function(w) for w in p)
+    return left >= START_LEFT or (left >= COPY_LEFT and restated and not copying)
 
 
 def copies_on(user_words: Sequence[str], start: Sequence[str]) -> bool:
     """Whether ``start`` followed by the user's words after the last of theirs it says (a
-    word of content, at any place it has in what the user said) would repeat the user: a
-    start that is restating the question ("To keep basil alive" to "How do I keep basil alive on a
-    windowsill?") goes on restating it ("... on a windowsill, you can ..."); one that has
-    said the user's last words already ("The weather on Mars" to "What is the weather like
-    on Mars?") or left them ("Mondays are a wonderful" to "Say something nice about
-    Mondays.") has nothing of theirs to go on with."""
-    theirs = {w for w in user_words if not is_function(w)}  # "a" in "Mars is a planet"
-    last = next((w for w in reversed(start) if w in theirs), None)
+    word of content when it says one, at any place it has in what the user said) would
+    repeat the user: a start that is restating the question ("To keep basil alive" to "How
+    do I keep basil alive on a windowsill?") goes on restating it ("... on a windowsill, you
+    can ..."); one that has said the user's last words already ("The weather on Mars" to
+    "What is the weather like on Mars?") or left them ("Mondays are a wonderful" to "Say
+    something nice about Mondays.") has nothing of theirs to go on with."""
+    theirs = [w for w in reversed(start) if w in user_words]
+    # a word of content ("a" in "Mars is a planet" is no restating), else any ("You should
+    # not" to "Should I drink coffee every morning?" goes on "drink coffee every morning")
+    last = next((w for w in theirs if not is_function(w)), theirs[0] if theirs else None)
     if last is None:
         return False
     need = _echo_words(len(user_words))
