@@ -55,6 +55,14 @@ across along around near until like of to
 """.split())
 """Words that open a phrase: the sentence may end before one when no clause boundary does."""
 _CLOSERS = "\"')]"
+_DETERMINERS = frozenset("the a an this these those my your his her its our their some any "
+                         "every each no".split())
+_AUXILIARIES = frozenset("""
+is are was were am has have had do does did can could will would shall should may might must
+isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't can't cannot couldn't
+won't wouldn't shouldn't
+""".split())
+_RUN_IN = ("'s", "'re", "'m", "'ll", "'ve", "'d")
 _PHRASE_OPENERS = (_PREPOSITIONS - {"of"}) | _RELATIVE | _DEPENDENT | frozenset(
     {"that", "that's", "all", "every", "each"})
 """Words a phrase that may be left out opens with: a preposition (not "of": "rid of flies"
@@ -92,7 +100,24 @@ def _kind(clause: list[str], after_break: bool) -> str:
         return "dangling" if joined else "dependent"
     if w in _RELATIVE or (w == "that" and not after_break) or w == "to" or w in _PREPOSITIONS:
         return "other"
+    if w in _DETERMINERS and not _finite(ws):  # "The ideal amount of time to boil an egg"
+        return "other"
     return "main" if len(ws) >= 2 else "other"
+
+
+def _finite(clause: list[str]) -> bool:
+    """Whether a clause opening with a determiner holds a verb of its own, by its form: an
+    auxiliary, a modal or "to be" ("is", "can", "don't"), one run into a word ("it's",
+    "they're", "Earth's"), a word in "-s" or "-ed" past the noun after the determiner ("The
+    cat sleeps"), or a word after a plural noun there ("The bins go out"). "The ideal age
+    for a child" and "The best way to fall asleep faster" have none."""
+    for i, w in enumerate(clause):
+        if w in _AUXILIARIES or any(w.endswith(e) for e in _RUN_IN):
+            return True
+        if i >= 2 and w.endswith(("s", "ed")) and not is_function(w) and clause[i - 1] != "to":
+            return True
+    return (len(clause) > 2 and clause[1].endswith("s") and not clause[1].endswith("ss")
+            and clause[2] not in _JOINS | _PREPOSITIONS and not is_function(clause[2]))
 
 
 def stands_alone(sentence: str) -> bool:
