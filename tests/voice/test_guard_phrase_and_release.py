@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from terrarium.controller.clause_end import without_phrase
+from terrarium.controller.clause_end import stands_alone, without_phrase
 from terrarium.controller.echo import copies_on, echo_left, safe_start
 from terrarium.controller.guard import is_echo, words
 from tests.voice.test_guard_clause_end import guard, stream
@@ -123,3 +123,28 @@ def test_three_words_restating_nothing_are_let_through_at_the_third() -> None:
     assert g.feed("Cats are ") == ""
     assert g.feed("intelligent ") == "Cats are intelligent "
     assert g.released == "Cats are intelligent"
+
+
+# -- a main clause has a verb (a sentence ended at a clause) ---------------------------------
+
+def test_a_clause_opening_with_a_determiner_stands_alone_only_with_a_verb() -> None:
+    for verbless in ("The ideal amount of time to boil an egg", "The ideal age for a child",
+                     "The best way to fall asleep faster"):
+        assert not stands_alone(verbless), verbless
+    for whole in ("The bins go out on Monday", "The cat sleeps on the mat",
+                  "The planet's air is thin", "Add a pinch of salt to the water",
+                  "Yes, you should definitely boil an egg", "No, it's not healthy to cycle"):
+        assert stands_alone(whole), whole
+
+
+def test_a_verbless_start_goes_on_and_is_said_without_the_users_phrase() -> None:
+    """Main's guard ended it "The best way to fall asleep faster." (no verb)."""
+    user = "What's a good way to fall asleep faster at night?"
+    reply = "The best way to fall asleep faster at night is to keep the bedroom cool."
+    heard = "".join(stream(guard(user), reply))
+    assert heard == "The best way to fall asleep faster is to keep the bedroom cool."
+    user = "What's a good age for a child to start swimming lessons?"
+    reply = "The ideal age for a child to start swimming lessons is about five years old."
+    heard = "".join(stream(guard(user), reply))
+    assert heard == "The ideal age for a child is about five years old."
+    assert not is_echo(user, heard)
