@@ -57,7 +57,7 @@ def _echo_words(n: int) -> int:
     return math.ceil(ECHO_SHARE * n)  # an integer count >= the share exactly when >= this
 
 
-def safe_start(user: str, start: str) -> bool:
+def safe_start(user: str, start: str, *, sooner: bool = True) -> bool:
     """Whether a reply whose first sentence begins with ``start`` may be spoken from here.
 
     Its complete words (a word still being written is not counted) must be at least
@@ -71,14 +71,19 @@ def safe_start(user: str, start: str) -> bool:
     does not depend on how the text was streamed in; a longer start never leaves more, so a
     start of ``START_WORDS`` refused is refused for good (session 19: before, "The weather
     on Mars" to "What is the weather like on Mars?" was held to its sentence's end, and no
-    start of a reply to five words was ever let through).
+    start of a reply to five words was ever let through). ``sooner=False``: the rule before
+    session 19 (four words, four left), for a question about the user, whose reply is
+    judged whole by more than the echo ("You work at Fix It in Dublin." names a city never
+    told).
     """
     u = words(user)
     if len(u) < MIN_WORDS:
         return True  # too short to be echoed: never checked
     p = words(_PARTIAL_WORD.sub("", start))
-    if len(p) < EARLY_WORDS:
+    if len(p) < (EARLY_WORDS if sooner else START_WORDS):
         return False
+    if not sooner:
+        return echo_left(u, p) >= START_LEFT
     left, copying = echo_left(u, p), copies_on(u, p)
     if len(p) < START_WORDS:  # "Cats are intelligent": restating nothing of the user's
         return left >= START_LEFT and not copying

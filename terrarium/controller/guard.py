@@ -432,7 +432,7 @@ class ReplyGuard:
         n = len(words(head))
         if self._bet is None and n != self._bet_words and n >= EARLY_WORDS:
             self._bet_words = n
-            safe = safe_start(self.user, head)
+            safe = safe_start(self.user, head, sooner=not self.about_user)
             self._bet = True if safe else (False if n >= START_WORDS else None)
         return bool(self._bet)
 
