@@ -63,12 +63,12 @@ def safe_start(user: str, start: str, *, sooner: bool = True) -> bool:
     Its complete words (a word still being written is not counted) must be at least
     ``START_WORDS``, and the rest of the sentence would have to repeat at least
     ``START_LEFT`` more of the user's words, in order, to make it an echo
-    (:func:`echo_left`), and then already at ``EARLY_WORDS`` words ("Cats are intelligent",
-    the voice's whole first piece) when the start is not restating the user's words in
-    their order (:func:`copies_on`); or ``COPY_LEFT`` more, when the start said a word of
-    the user's and is not restating them ("Mondays are a wonderful" to "Say something nice
-    about Mondays."). Only complete words count, so the answer
-    does not depend on how the text was streamed in; a longer start never leaves more, so a
+    (:func:`echo_left`); or ``COPY_LEFT`` more, when the start said a word of the user's
+    and is not restating them ("Mondays are a" to "Say something nice about Mondays.");
+    either already at ``EARLY_WORDS`` words ("Cats are intelligent", the voice's whole first
+    piece) when the start is not restating the user's words in their order
+    (:func:`copies_on`). Only complete words count, so the answer does not depend on how
+    the text was streamed in; a longer start never leaves more, so a
     start of ``START_WORDS`` refused is refused for good (session 19: before, "The weather
     on Mars" to "What is the weather like on Mars?" was held to its sentence's end, and no
     start of a reply to five words was ever let through). ``sooner=False``: the rule before
@@ -85,31 +85,31 @@ def safe_start(user: str, start: str, *, sooner: bool = True) -> bool:
     if not sooner:
         return echo_left(u, p) >= START_LEFT
     left, copying = echo_left(u, p), copies_on(u, p)
-    if len(p) < START_WORDS:  # "Cats are intelligent": restating nothing of the user's
-        return left >= START_LEFT and not copying
     # "Mondays are a wonderful": it said a word of theirs and went on with its own; one that
     # said none yet may still restate them ("No, it's not necessary to take an umbrella.")
     restated = any(w in u and not is_function(w) for w in p)
+    if len(p) < START_WORDS:  # "Cats are intelligent": restating nothing of the user's
+        return not copying and (left >= START_LEFT or (left >= COPY_LEFT and restated))
     return left >= START_LEFT or (left >= COPY_LEFT and restated and not copying)
 
 
 def copies_on(user_words: Sequence[str], start: Sequence[str]) -> bool:
-    """Whether ``start`` followed by the user's words after the last of theirs it says (a
-    word of content when it says one, at any place it has in what the user said) would
+    """Whether ``start`` followed by the user's words after the last of theirs it says, in
+    their order (each of its words matched to the user's next place holding it), would
     repeat the user: a start that is restating the question ("To keep basil alive" to "How
     do I keep basil alive on a windowsill?") goes on restating it ("... on a windowsill, you
-    can ..."); one that has said the user's last words already ("The weather on Mars" to
-    "What is the weather like on Mars?") or left them ("Mondays are a wonderful" to "Say
-    something nice about Mondays.") has nothing of theirs to go on with."""
-    theirs = [w for w in reversed(start) if w in user_words]
-    # a word of content ("a" in "Mars is a planet" is no restating), else any ("You should
-    # not" to "Should I drink coffee every morning?" goes on "drink coffee every morning")
-    last = next((w for w in theirs if not is_function(w)), theirs[0] if theirs else None)
-    if last is None:
+    can ..."); one that has said the user's words up to their last ("The weather on" to
+    "What is the weather like on Mars?": "Mars" is all that follows "on"), or that left
+    them ("Mondays are a" to "Say something nice about Mondays."; "Mars is a planet" to
+    "Tell me a fact about Mars.", whose "a" comes before "Mars"), has nothing of theirs to go
+    on with."""
+    pos = -1  # the start's words matched to the user's in order, each at its first place
+    for w in start:
+        pos = next((i for i in range(pos + 1, len(user_words)) if user_words[i] == w), pos)
+    if pos < 0:
         return False
     need = _echo_words(len(user_words))
-    return any(lcs(user_words, [*start, *user_words[i + 1:]]) >= need
-               for i, w in enumerate(user_words) if w == last)
+    return lcs(user_words, [*start, *user_words[pos + 1:]]) >= need
 
 
 def echo_left(user_words: Sequence[str], start: Sequence[str]) -> int:

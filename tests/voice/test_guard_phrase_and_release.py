@@ -94,6 +94,11 @@ def test_a_start_that_said_the_users_last_words_or_left_them_is_let_through() ->
     assert not copies_on(words(mars), words("The weather on Mars"))
     assert safe_start(mars, "The weather on Mars ")
     assert safe_start(mondays, "Mondays are a wonderful ")
+    # ... already at three words, the voice's whole first piece: "on" comes after "weather"
+    # in what the user said, and only "Mars" follows it; "Mondays" is their last word
+    assert not copies_on(words(mars), words("The weather on"))
+    assert safe_start(mars, "The weather on ") and safe_start(mondays, "Mondays are a ")
+    assert not copies_on(words("Tell me a fact about Mars."), words("Mars is a planet"))
     for user, reply in ((mars, "The weather on Mars is quite different from Earth's."),
                         (mondays, "Mondays are a wonderful day of the week, and a fresh start.")):
         g = guard(user)
