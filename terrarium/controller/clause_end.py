@@ -80,7 +80,7 @@ def _boundaries(text: str) -> list[tuple[int, int, int]]:
         if m.start() and text[m.start() - 1].isspace():
             if w in _JOINS:
                 out.append((m.start(), 1, m.start()))
-            elif w in _PREPOSITIONS:
+            elif w in _PREPOSITIONS and w != "of":  # "to sleep most | of the day" is no end
                 out.append((m.start(), 0, m.start()))
     return sorted(out)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from terrarium.config.models import ReplyGuardSpec
-from terrarium.controller.clause_end import stands_alone, without_phrase
+from terrarium.controller.clause_end import clause_end, stands_alone, without_phrase
 from terrarium.controller.echo import copies_on, echo_left, safe_start
 from terrarium.controller.guard import ReplyGuard, is_echo, words
 from terrarium.voice.segment import SegmenterConfig
@@ -177,3 +177,9 @@ def test_a_verbless_start_goes_on_and_is_said_without_the_users_phrase() -> None
     heard = "".join(stream(guard(user), reply))
     assert heard == "The ideal age for a child is about five years old."
     assert not is_echo(user, heard)
+
+
+def test_a_sentence_never_ends_before_of() -> None:
+    """Main's guard said "It's not normal for a baby to sleep most." ("most | of the day")."""
+    text = "It's not normal for a baby to sleep most of the"
+    assert clause_end(text, len("It's not normal"), lambda s: True) == " for a baby."
