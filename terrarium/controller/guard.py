@@ -26,7 +26,10 @@ would repeat the user, speak as them, talk of itself, loop, name what they never
 (asked about themselves) or never end (``max_tokens``) ends the sentence at its last clause
 boundary that makes a whole sentence (:mod:`terrarium.controller.clause_end`), and the reply
 there; with none, a rest that speaks as the user or of itself stops the reply (the voice
-drops the unfinished words: its start alone was heard), and the other kinds are spoken on.
+drops the unfinished words: its start alone was heard), one that repeats the user is said
+at the sentence's end without a phrase of the user's own words when that makes a sentence
+(:func:`~terrarium.controller.clause_end.without_phrase`), and the other kinds are spoken
+on.
 """
 
 from __future__ import annotations
