@@ -23,6 +23,7 @@ import httpx
 import pytest
 from nats_fixtures import NatsServer
 
+from terrarium.runtime.history import newest_conversation
 from tests.serve_helpers import CHAT, ROOT, ServerProcess, sse_events
 
 CRAWL = "This reply crawls along, one word at a time, until its end."
@@ -109,9 +110,8 @@ async def _turn_started(log: Path, n: int) -> None:
 
 
 def _assistant(db: sqlite3.Connection, run_id: str) -> list[str]:
-    (conv,) = db.execute("SELECT conversation FROM histories WHERE run_id=? AND "
-                         "creature='bot' ORDER BY ts DESC LIMIT 1", (run_id,)).fetchone()
-    return [c for role, c, *_ in json.loads(conv) if role == "assistant"]
+    conv = newest_conversation(lambda q, p: db.execute(q, p).fetchall(), run_id, "bot")
+    return [c for role, c, *_ in conv if role == "assistant"]
 
 
 @pytest.mark.nats
