@@ -282,14 +282,22 @@ class TailAssembler:
         # Blocks keep the fold boundary still for several steps: a boundary that moved every
         # step would change the summary line each time and void the model server's cache
         # for the whole conversation after it.
+        # A candidate whose kept turns alone leave no room for its fold line (costed at
+        # least ``reserve``) cannot fit: its line is not written (the line covers every
+        # folded turn, so writing each candidate's made a long conversation's every step
+        # quadratic in its length), and the folded cost grows from the last candidate's.
         n = len(turns)
-        candidates = [*range(FOLD_BLOCK, n, FOLD_BLOCK), n - 1]
-        running, folded_cost = 0, 0
-        for k in sorted(set(candidates)):
-            folded_cost = sum(costs[:k])
+        candidates = sorted({*range(FOLD_BLOCK, n, FOLD_BLOCK), n - 1})
+        floor = reserve + overhead
+        folded_cost, at = 0, 0
+        for k in candidates:
+            folded_cost += sum(costs[at:k])
+            at = k
             running = total - folded_cost
+            if running + floor > cap:
+                continue
             summary = line(turns[:k])
-            used = running + max(self._tok.count(summary), reserve) + self._b.turn_overhead
+            used = running + max(self._tok.count(summary), reserve) + overhead
             if used <= cap:
                 return turns[k:], summary, k, used
         raise ContextOverflow(
