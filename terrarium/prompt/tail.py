@@ -176,6 +176,12 @@ class TailAssembler:
         self._available = available  # context window minus prefix, reserve and margin
         # text → count for this tokenizer; a PromptCache shares one across builders (turns recur)
         self._turn_tokens: dict[str, int] = {} if turn_tokens is None else turn_tokens
+        # the last conversation's turn costs: the next step's conversation starts with it
+        # (the history is only appended to), so only its new turns are counted
+        self._costed: tuple[tuple[Turn, ...], list[int]] = ((), [])
+        # the last fold line ``fold_summary`` wrote, and the turns it stands for: the fold
+        # point stays put for a block of steps, and the line covers every folded turn
+        self._folded: tuple[tuple[Turn, ...], str] | None = None
 
     def _count_turn(self, t: Turn) -> int:
         c = self._turn_tokens.get(t.content)
@@ -262,6 +268,18 @@ class TailAssembler:
         tail.truncated = tuple(k for k in TAIL_ORDER if k in flags)
         return tail
 
+    def _line(self, line: Callable[[Sequence[Turn]], str], folded: tuple[Turn, ...]) -> str:
+        """``line(folded)``; the deterministic line of the same turns as the last step's
+        is not written again (another policy's line may change: asked each time)."""
+        if line is not fold_summary:
+            return line(folded)
+        last = self._folded
+        if last is not None and folded == last[0]:  # (a comparison of pointers, in C)
+            return last[1]
+        text = fold_summary(folded)
+        self._folded = (folded, text)
+        return text
+
     def _fit(self, turns: tuple[Turn, ...], cap: int, fold: FoldPolicy | None = None
              ) -> tuple[tuple[Turn, ...], str, int, int]:
         """(kept turns, summary line, turns folded, tokens used)."""
@@ -269,12 +287,18 @@ class TailAssembler:
         cache, count, overhead = self._turn_tokens, self._tok.count, self._b.turn_overhead
         if len(cache) > 8192:
             cache.clear()
-        costs: list[int] = []
-        for t in turns:  # inlined _count_turn: this loop runs every step over every turn
+        known, costs = self._costed
+        m = len(known)
+        if m and turns[:m] == known:  # (the same turns: a comparison of pointers, in C)
+            costs = costs[:]
+        else:
+            m, costs = 0, []
+        for t in turns[m:]:  # inlined _count_turn
             c = cache.get(t.content)
             if c is None:
                 c = cache[t.content] = count(t.content)
             costs.append(c + overhead)
+        self._costed = (turns, costs)
         total = sum(costs)
         if total <= cap:
             return turns, "", 0, total
@@ -296,7 +320,7 @@ class TailAssembler:
             running = total - folded_cost
             if running + floor > cap:
                 continue
-            summary = line(turns[:k])
+            summary = self._line(line, turns[:k])
             used = running + max(self._tok.count(summary), reserve) + overhead
             if used <= cap:
                 return turns[k:], summary, k, used

@@ -288,3 +288,20 @@ def test_a_long_conversation_folds_where_every_candidate_would_and_writes_few_li
                                       fold=FoldPolicy(line=line, reserve=reserve)))
             assert built.folded_turns == reference(conv, reserve) > 0
             assert 1 <= len(written) <= 3, (n, reserve, written)
+
+
+def test_a_builder_kept_across_steps_builds_what_a_fresh_one_does() -> None:
+    """The turn costs a builder keeps from its last step (a conversation only appended to
+    counts its new turns) give the same prompt as a fresh builder, also when the next
+    conversation is not the last one extended (its oldest turns dropped, one rewritten)."""
+    turns = [Turn("user" if i % 2 == 0 else "assistant", f"turn {i} " + "blah " * (i % 9))
+             for i in range(120)]
+    kept = builder(budgets=TailBudgets(conversation=500))
+    steps = [turns[:n] for n in range(1, 120, 7)]
+    steps += [turns[40:90], turns[40:95], [Turn("user", "new"), *turns[41:95]], turns[:3]]
+    for conv in steps:
+        state = TailState(step=1, conversation=tuple(conv))
+        fresh = builder(budgets=TailBudgets(conversation=500)).build(state)
+        got = kept.build(state)
+        assert got.messages() == fresh.messages() and got.tokens == fresh.tokens
+        assert got.folded_turns == fresh.folded_turns
