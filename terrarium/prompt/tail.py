@@ -12,9 +12,11 @@ model-written summaries, ``compaction: summarize``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import accumulate
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -130,15 +132,22 @@ FOLD_BLOCK = 8
 def fold_summary(turns: Sequence[Turn]) -> str:
     """One deterministic line standing in for ``turns`` (counts by role, first user ask)."""
     counts: dict[str, int] = {}
-    first_user = ""
+    return _fold_text(len(turns), counts, _fold_count(turns, counts, ""))
+
+
+def _fold_count(turns: Sequence[Turn], counts: dict[str, int], first_user: str) -> str:
+    """Add ``turns`` to ``counts`` (by role); the first user ask, if not ``first_user``."""
     for t in turns:
         counts[t.role] = counts.get(t.role, 0) + 1
         if not first_user and t.role == "user":
             first_user = " ".join(t.content.split())
+    return first_user
+
+
+def _fold_text(n: int, counts: dict[str, int], first_user: str) -> str:
     by_role = ", ".join(
         f"{counts[r]} {r}" for r in ("user", "assistant", "tool", "system") if r in counts
     )
-    n = len(turns)
     text = f"[earlier: {n} turn{'s' if n != 1 else ''} folded ({by_role})"
     if first_user:
         ask = first_user if len(first_user) <= 80 else first_user[:79] + "…"
@@ -181,7 +190,7 @@ class TailAssembler:
         self._costed: tuple[tuple[Turn, ...], list[int]] = ((), [])
         # the last fold line ``fold_summary`` wrote, and the turns it stands for: the fold
         # point stays put for a block of steps, and the line covers every folded turn
-        self._folded: tuple[tuple[Turn, ...], str] | None = None
+        self._folded: tuple[tuple[Turn, ...], dict[str, int], str, str] | None = None
 
     def _count_turn(self, t: Turn) -> int:
         c = self._turn_tokens.get(t.content)
@@ -269,15 +278,25 @@ class TailAssembler:
         return tail
 
     def _line(self, line: Callable[[Sequence[Turn]], str], folded: tuple[Turn, ...]) -> str:
-        """``line(folded)``; the deterministic line of the same turns as the last step's
-        is not written again (another policy's line may change: asked each time)."""
+        """``line(folded)``. The deterministic line is counted from the last step's: the
+        same folded turns, the same line; more of them (the fold moved on), only the new
+        ones counted. Another policy's line may change: asked each time."""
         if line is not fold_summary:
             return line(folded)
         last = self._folded
-        if last is not None and folded == last[0]:  # (a comparison of pointers, in C)
-            return last[1]
-        text = fold_summary(folded)
-        self._folded = (folded, text)
+        counts: dict[str, int] = {}
+        first, m = "", 0
+        if last is not None:  # (the comparisons below: of pointers, in C)
+            if folded == last[0]:
+                return last[3]
+            m = len(last[0])
+            if len(folded) > m and folded[:m] == last[0]:
+                counts, first = dict(last[1]), last[2]
+            else:
+                m = 0
+        first = _fold_count(folded[m:], counts, first)
+        text = _fold_text(len(folded), counts, first)
+        self._folded = (folded, counts, first, text)
         return text
 
     def _fit(self, turns: tuple[Turn, ...], cap: int, fold: FoldPolicy | None = None
@@ -309,15 +328,15 @@ class TailAssembler:
         # A candidate whose kept turns alone leave no room for its fold line (costed at
         # least ``reserve``) cannot fit: its line is not written (the line covers every
         # folded turn, so writing each candidate's made a long conversation's every step
-        # quadratic in its length), and the folded cost grows from the last candidate's.
+        # quadratic in its length), and the first that may fit is found by bisection of
+        # the folded costs (what it folds costs at least ``total + floor - cap``).
         n = len(turns)
-        candidates = sorted({*range(FOLD_BLOCK, n, FOLD_BLOCK), n - 1})
         floor = reserve + overhead
-        folded_cost, at = 0, 0
-        for k in candidates:
-            folded_cost += sum(costs[at:k])
-            at = k
-            running = total - folded_cost
+        folded = list(accumulate(costs, initial=0))  # folded[k]: the cost of turns[:k]
+        least = bisect_left(folded, total + floor - cap)
+        start = max(FOLD_BLOCK, -(-least // FOLD_BLOCK) * FOLD_BLOCK)
+        for k in sorted({*range(start, n, FOLD_BLOCK), n - 1}):
+            running = total - folded[k]
             if running + floor > cap:
                 continue
             summary = self._line(line, turns[:k])

@@ -299,9 +299,12 @@ def test_a_builder_kept_across_steps_builds_what_a_fresh_one_does() -> None:
     kept = builder(budgets=TailBudgets(conversation=500))
     steps = [turns[:n] for n in range(1, 120, 7)]
     steps += [turns[40:90], turns[40:95], [Turn("user", "new"), *turns[41:95]], turns[:3]]
+    folds = set()
     for conv in steps:
         state = TailState(step=1, conversation=tuple(conv))
         fresh = builder(budgets=TailBudgets(conversation=500)).build(state)
         got = kept.build(state)
         assert got.messages() == fresh.messages() and got.tokens == fresh.tokens
         assert got.folded_turns == fresh.folded_turns
+        folds.add(got.folded_turns)
+    assert len(folds - {0}) >= 4  # the fold moved on, and its line was counted on
