@@ -306,7 +306,8 @@ class Recorder:
         status.tokens_out += result.completion_tokens
         status.cached_tokens += result.cached_tokens
         self.turns_total += 1
-        self.results.append((creature, result))
+        if self.options.keep_results:
+            self.results.append((creature, result))
 
     def refusal(self, sender: str, channel: str, reason: str) -> None:
         """Record a refusal the runtime itself made (not the hub's send checks)."""

@@ -77,6 +77,7 @@ async def test_a_long_session_appends_and_comes_back_byte_identical(tmp_path: Pa
         ctl = live.rt._creatures["echo"].controller
         held = _bytes(ctl.conversation)
         assert ctl.turns == TURNS and len(ctl.conversation) >= 2 * TURNS
+        assert live.rt.results == [] and live.rt.turns_total == TURNS  # none kept: no report
         live.stop()
         await live.stopped.wait()
         assert sid not in mgr.loaded
