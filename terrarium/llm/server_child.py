@@ -35,6 +35,7 @@ __all__ = [
     "load_openmp",
     "openmp_env",
     "openmp_runtime",
+    "process_start",
     "serve",
     "spin_ms",
 ]
@@ -177,6 +178,17 @@ def process_ticks(pid_stat: str) -> int:
     return int(rest[11]) + int(rest[12])
 
 
+def process_start(pid: int | str) -> int | None:
+    """When a process started (``/proc/PID/stat``'s field 22, clock ticks after boot), or
+    None when it is gone: a pid and its start time name one process, as a pid alone does
+    not once the number is given again."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class CoreWatch:
     """Whether llama.cpp's threads may spin: yes while other processes leave the cores
     free, no once they use more than :data:`SLEEP_ABOVE` of a core, yes again once they
@@ -213,15 +225,36 @@ class CoreWatch:
 
     def sharers(self) -> tuple[int, ...]:
         """The processes sharing this server, as they noted themselves under ``peers``
-        (one folder per process of ``own``; a file whose name is no pid is passed over)."""
+        (one folder per process of ``own``; a file whose name is no pid is passed over).
+        A note holds its process's start time: one left by a process killed before it
+        could take it back names no process, or another one that got its number, and is
+        removed instead of counted."""
         if self.peers is None:
             return ()
         found: list[int] = []
         for pid in self.base:
+            folder = os.path.join(self.peers, str(pid))
             with contextlib.suppress(OSError):
-                found += [int(n) for n in os.listdir(os.path.join(self.peers, str(pid)))
-                          if n.isdigit()]
+                for name in os.listdir(folder):
+                    if name.isdigit() and self._alive(os.path.join(folder, name), name):
+                        found.append(int(name))
         return tuple(p for p in dict.fromkeys(found) if p not in self.base)
+
+    @staticmethod
+    def _alive(note: str, pid: str) -> bool:
+        """Whether a sharer's note names a running process (an empty note, from before
+        notes held a start time, counts while its pid runs); a stale one is removed."""
+        try:
+            with open(note, encoding="ascii") as f:
+                said = f.read().strip()
+        except (OSError, UnicodeDecodeError):
+            return False
+        started = process_start(pid)
+        alive = started is not None and (not said or said == str(started))
+        if not alive:
+            with contextlib.suppress(OSError):
+                os.unlink(note)
+        return alive
 
     def ticks(self) -> tuple[int, int]:
         """The machine's busy ticks and the own processes' (a process gone counts none;

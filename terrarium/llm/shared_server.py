@@ -47,6 +47,7 @@ from terrarium.llm.embedded import EmbeddedServer, model_path
 from terrarium.llm.openai_client import OpenAIClient
 from terrarium.llm.openmp_build import peers_dir
 from terrarium.llm.prefix_cache import model_tag
+from terrarium.llm.server_child import process_start
 from terrarium.llm.server_process import SHARE_ENV, share_env
 from terrarium.llm.types import ChatRequest, StreamDelta
 from terrarium.paths import cache_dir
@@ -289,10 +290,12 @@ class SharedEmbeddedServer(EmbeddedServer):
     def _note_peer(self, owner: int) -> None:
         """Say to the server's core watch that this process shares it (its CPU, a worker's
         voice, say, is the team's, not another program's: ``server_child.PEERS_ENV``)."""
+        me = os.getpid()
         with contextlib.suppress(OSError):
             folder = self.peers / str(owner)
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / str(os.getpid())).touch()
+            # with its start time, so that a note outliving a killed process names no other
+            (folder / str(me)).write_text(str(process_start(me) or ""), encoding="ascii")
 
     def _forget_peer(self) -> None:
         """Take back :meth:`_note_peer`, or, the owner, every note about its server."""

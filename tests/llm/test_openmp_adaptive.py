@@ -31,6 +31,7 @@ from terrarium.llm.server_child import (
     load_openmp,
     openmp_env,
     openmp_runtime,
+    process_start,
     process_ticks,
     spin_ms,
 )
@@ -110,6 +111,31 @@ def test_the_watch_counts_the_processes_sharing_its_server_as_its_own(tmp_path: 
     for _ in range(5):
         watch.ticks()
     assert watch.own == (owner,) and watch.regrouped
+
+
+def test_a_note_left_by_a_killed_sharer_is_not_counted_and_is_removed(tmp_path: Path) -> None:
+    """A sharer killed before it took its note back leaves it behind; its pid may be given
+    to another program, whose CPU must not pass for the team's. A note holds its process's
+    start time, so the watch counts it only while that very process runs."""
+    owner = os.getpid()
+    folder = tmp_path / str(owner)
+    folder.mkdir()
+    sharer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        started = process_start(sharer.pid)
+        assert started is not None
+        (folder / str(sharer.pid)).write_text(str(started))
+        other = folder / str(os.getppid())  # a live pid whose start time is not the note's
+        other.write_text(str((process_start(os.getppid()) or 0) + 1))
+        watch = CoreWatch(20, (owner,), peers=str(tmp_path))
+        assert watch.sharers() == (sharer.pid,)
+        assert not other.exists()  # another process now has that number: the note goes
+    finally:
+        sharer.kill()
+        sharer.wait()
+    assert process_start(sharer.pid) is None
+    assert watch.sharers() == ()  # killed: not counted, and its note is gone
+    assert list(folder.iterdir()) == []
 
 
 class _Done(Exception):

@@ -1,7 +1,7 @@
 """The blind dialogue sets of ``bench/conversation.py`` written at the end (issue 30:
 ``blind2``, ``blind3`` of session 10, ``blind4`` of session 11, ``blind5`` of session 13,
-``blind6`` of session 14, ``blind7`` of session 15 and ``blind8`` of session 18) are well
-formed: each
+``blind6`` of session 14, ``blind7`` of session 15, ``blind8`` of session 18 and ``blind9``
+of session 19) are well formed: each
 loads through the benchmark's own loader as ``--set <name>`` (and in ``--set all``, not in
 the default), is big enough to judge by, and every recall ask can be answered from what the
 user said before it — and only from that: not from the question's own words, and not by a
@@ -33,7 +33,7 @@ class Size(NamedTuple):
 SIZES = {"blind2": Size(60, 70, 6), "blind3": Size(100, 110, 10),
          "blind4": Size(120, 150, 12), "blind5": Size(150, 180, 15),
          "blind6": Size(150, 180, 15), "blind7": Size(150, 180, 15),
-         "blind8": Size(150, 180, 15)}
+         "blind8": Size(150, 180, 15), "blind9": Size(150, 180, 15)}
 SETS = pytest.mark.parametrize("name", sorted(SIZES))
 
 
@@ -160,7 +160,7 @@ def test_never_said_asks_follow_nothing_that_answers_them(name: str) -> None:
 
 # The kinds of turn blind4's brief named (more than blind3's); blind5's brief names the
 # same with dates as "dates and birthdays", and asks for two or three kinds of the writer's own;
-# blind6's, blind7's and blind8's briefs the same as blind5's.
+# blind6's, blind7's, blind8's and blind9's briefs the same as blind5's.
 KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies and diet",
          "health", "dates", "family", "work and study", "likes and dislikes", "numbers",
          "vehicles and possessions", "schedules and plans", "languages", "hobbies",
@@ -169,7 +169,7 @@ KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies 
          "never said", "ordinary questions only")
 BRIEFED = {"blind4": KINDS,
            "blind5": tuple("dates and birthdays" if k == "dates" else k for k in KINDS)}
-BRIEFED["blind6"] = BRIEFED["blind7"] = BRIEFED["blind8"] = BRIEFED["blind5"]
+BRIEFED["blind6"] = BRIEFED["blind7"] = BRIEFED["blind8"] = BRIEFED["blind9"] = BRIEFED["blind5"]
 
 
 @pytest.mark.parametrize("name", sorted(BRIEFED))
@@ -190,13 +190,14 @@ def test_the_set_has_the_categories_its_brief_names_and_repeats_no_other_set(nam
 
 # How many categories of the writer's own each brief asked for: blind5's two or three;
 # blind6's two or three, and its session's extra named four more examples to add; blind7's
-# two or three; blind8's two or three.
-OWN_KINDS = {"blind5": (2, 3), "blind6": (2, 4), "blind7": (2, 3), "blind8": (2, 3)}
+# two or three; blind8's and blind9's two or three.
+OWN_KINDS = {"blind5": (2, 3), "blind6": (2, 4), "blind7": (2, 3), "blind8": (2, 3),
+             "blind9": (2, 3)}
 
 
 @pytest.mark.parametrize("name", sorted(OWN_KINDS))
 def test_the_set_has_kinds_of_its_own_and_no_category_too_big_or_small(name: str) -> None:
-    """blind5's, blind6's, blind7's and blind8's briefs: five to fourteen dialogues a category
+    """blind5's to blind9's briefs: five to fourteen dialogues a category
     (fifteen for the never-said asks they want about fifteen of), about 150-170 dialogues,
     about 180-200 recall asks, categories the writer added, and no more than about fifteen
     never-said asks."""
@@ -281,5 +282,57 @@ def test_blind8_has_the_turns_its_brief_asked_for() -> None:
                 asked = set(re.findall(r"[a-z]+", turn[0].lower())) - ASK_WORDS
                 assert not any(e.lower() in asked for e in turn[1:]), turn
                 assert asked - told, turn
+    firsts = [next(i for i, t in enumerate(d) if len(t) > 1) for d in cats["after a longer gap"]]
+    assert sum(i >= 5 for i in firsts) >= 1, firsts
+
+
+_QUESTION = re.compile(r"^(what|whats|why|how|is|are|can|could|do|does|should|which|who|"
+                       r"where|when)\b", re.I)
+_CORRECTED = re.compile(r"\b(no wait|sorry|i mean|no hang on|correction|scratch that|"
+                        r"actually)\b|\b(\d+|\w+) no \d+\b", re.I)
+_HEDGED = re.compile(r"\bi think\b|don't quote me|i'm sure", re.I)
+_NEGATED = re.compile(r"\b(don'?t|can'?t|not|never|no)\b", re.I)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+def test_blind9_has_the_turns_its_brief_asked_for() -> None:
+    """blind9's brief: about 35-45 ordinary questions of the world or small talk, of 3-14
+    words, most in their own category (there, some said without a question mark, as speech
+    to text gives them); asks as requests and as yes/no questions; self-corrections, hedged
+    tellings and negations; never-said asks next to what was told (the dog's name told, its
+    age asked); asks "in other words" worded unlike the telling; an ask five turns after its
+    telling."""
+    cats = data("blind9").BY_CATEGORY
+    own = [t[0] for d in cats["ordinary questions only"] for t in d
+           if t[0].endswith("?") or _QUESTION.search(t[0])]
+    elsewhere = [t[0] for k, ds in cats.items() if k != "ordinary questions only"
+                 for d in ds for t in d if len(t) == 1 and t[0].endswith("?")]
+    ordinary = own + elsewhere
+    assert 35 <= len(ordinary) <= 45, len(ordinary)
+    assert all(3 <= len(text.split()) <= 14 for text in ordinary), ordinary
+    assert len(own) > len(ordinary) / 2 and elsewhere
+    assert any(not text.endswith("?") for text in own)
+    turns = [say for d in bench.SETS["blind9"]() for say in d]
+    asks = [s.text for s in turns if s.expect and s.expect != (UNKNOWN,)]
+    tellings = [s.text for s in turns if not s.expect]
+    assert sum(bool(_REQUEST.search(a)) for a in asks) >= 4
+    assert sum(bool(_YES_NO.search(a)) for a in asks) >= 5
+    assert sum(bool(_CORRECTED.search(t)) for t in tellings) >= 8
+    assert sum(bool(_HEDGED.search(t)) for t in tellings) >= 3
+    assert sum(bool(_NEGATED.search(t)) for t in tellings) >= 8
+    # without punctuation, as speech to text gives it: no capital, no full stop or comma
+    assert sum(not re.search(r"[A-Z.,!?]", t) for t in tellings) >= 40
+    close = [d for d in cats["never said"]
+             if (_words(d[-1][0]) - ASK_WORDS) & _words(" ".join(t[0] for t in d[:-1]))]
+    assert len(close) >= 5, close
+    for d in cats["asked in other words"]:
+        for i, turn in enumerate(d):
+            if len(turn) > 1:
+                asked = _words(turn[0]) - ASK_WORDS
+                assert not any(e.lower() in asked for e in turn[1:]), turn
+                assert asked - _words(" ".join(t[0] for t in d[:i])), turn
     firsts = [next(i for i, t in enumerate(d) if len(t) > 1) for d in cats["after a longer gap"]]
     assert sum(i >= 5 for i in firsts) >= 1, firsts
