@@ -19,17 +19,23 @@ words or more not opening with "to", a preposition, a relative or a dependent wo
 remove red wine from a carpet." and "Sure, in the morning." do not), and it does not end on
 a dependent clause fronted after "and" or "but" ("…, but when it comes to the animal
 itself." waits for its main clause).
+
+When no boundary makes a sentence of what was heard and the rest repeats the user, the
+whole sentence (held to its end) may still be said without one phrase of the rest made only
+of the user's own words (:func:`without_phrase`): "To get rid of fruit flies in the kitchen,
+you can …" to "What's the best way to get rid of fruit flies in the kitchen?" is said "To get
+rid of fruit flies, you can …"; what is left out was the question's, so nothing is lost.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from terrarium.controller.guard_loops import is_function
 from terrarium.controller.reply_words import words
 
-__all__ = ["clause_end", "stands_alone"]
+__all__ = ["clause_end", "stands_alone", "without_phrase"]
 
 _BREAK = re.compile(r"\s*(?:[,;:]|\s[-–—])(?=\s)")
 """A soft break: the sentence may end just before it."""
@@ -49,6 +55,19 @@ across along around near until like of to
 """.split())
 """Words that open a phrase: the sentence may end before one when no clause boundary does."""
 _CLOSERS = "\"')]"
+_DETERMINERS = frozenset("the a an this these those my your his her its our their some any "
+                         "every each no".split())
+_AUXILIARIES = frozenset("""
+is are was were am has have had do does did can could will would shall should may might must
+isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't can't cannot couldn't
+won't wouldn't shouldn't
+""".split())
+_RUN_IN = ("'s", "'re", "'m", "'ll", "'ve", "'d")
+_PHRASE_OPENERS = (_PREPOSITIONS - {"of"}) | _RELATIVE | _DEPENDENT | frozenset(
+    {"that", "that's", "all", "every", "each"})
+"""Words a phrase that may be left out opens with: a preposition (not "of": "rid of flies"
+is no adjunct), a relative or dependent word ("that's been left out overnight", "when
+wearing a mask"), or a quantity of time ("all the time", "every day")."""
 
 
 def _boundaries(text: str) -> list[tuple[int, int, int]]:
@@ -61,7 +80,7 @@ def _boundaries(text: str) -> list[tuple[int, int, int]]:
         if m.start() and text[m.start() - 1].isspace():
             if w in _JOINS:
                 out.append((m.start(), 1, m.start()))
-            elif w in _PREPOSITIONS:
+            elif w in _PREPOSITIONS and w != "of":  # "to sleep most | of the day" is no end
                 out.append((m.start(), 0, m.start()))
     return sorted(out)
 
@@ -81,7 +100,24 @@ def _kind(clause: list[str], after_break: bool) -> str:
         return "dangling" if joined else "dependent"
     if w in _RELATIVE or (w == "that" and not after_break) or w == "to" or w in _PREPOSITIONS:
         return "other"
+    if w in _DETERMINERS and not _finite(ws):  # "The ideal amount of time to boil an egg"
+        return "other"
     return "main" if len(ws) >= 2 else "other"
+
+
+def _finite(clause: list[str]) -> bool:
+    """Whether a clause opening with a determiner holds a verb of its own, by its form: an
+    auxiliary, a modal or "to be" ("is", "can", "don't"), one run into a word ("it's",
+    "they're", "Earth's"), a word in "-s" or "-ed" past the noun after the determiner ("The
+    cat sleeps"), or a word after a plural noun there ("The bins go out"). "The ideal age
+    for a child" and "The best way to fall asleep faster" have none."""
+    for i, w in enumerate(clause):
+        if w in _AUXILIARIES or any(w.endswith(e) for e in _RUN_IN):
+            return True
+        if i >= 2 and w.endswith(("s", "ed")) and not is_function(w) and clause[i - 1] != "to":
+            return True
+    return (len(clause) > 2 and clause[1].endswith("s") and not clause[1].endswith("ss")
+            and clause[2] not in _JOINS | _PREPOSITIONS and not is_function(clause[2]))
 
 
 def stands_alone(sentence: str) -> bool:
@@ -130,3 +166,38 @@ def clause_end(text: str, given: int, ok: Callable[[str], bool]) -> str | None:
             if stands_alone(text[:end]) and ok(text[:end] + close):
                 return text[given:end] + close
     return None
+
+
+def without_phrase(text: str, given: int, user: Sequence[str],
+                   ok: Callable[[str], bool]) -> str | None:
+    """What to say after the first ``given`` characters of ``text`` (a whole sentence spoken
+    from its start, its end mark included) with one phrase of the rest left out: a phrase
+    made only of the ``user``'s words that opens with a preposition (but "of"), a relative or
+    dependent word, "that" or "that's", or "all", "every", "each", and ends before a break, a
+    word opening a clause or phrase, an auxiliary ("The best way to fall asleep faster at
+    night is …" → "… faster is …"), or the sentence's end. The sentence left must stand alone
+    and pass ``ok``; the fewest words left out win (then the earliest). None when no phrase
+    will do."""
+    mine = set(user)
+    found = list(_WORD.finditer(text))
+    lower = [m.group(0).lower().strip("'") for m in found]
+    best: tuple[int, int, str] | None = None
+    for i, m in enumerate(found):
+        if (m.start() < given or lower[i] not in _PHRASE_OPENERS
+                or not text[m.start() - 1:m.start()].isspace()):
+            continue
+        for k in range(i, len(found)):
+            if lower[k] not in mine:
+                break
+            after = text[found[k].end():]
+            ends = (_BREAK.match(after) is not None or not any(c.isalnum() for c in after)
+                    or (k + 1 < len(found) and after[:1].isspace()
+                        and lower[k + 1] in _JOINS | _PREPOSITIONS | _AUXILIARIES))
+            if not ends or (best is not None and k + 1 - i >= best[0]):
+                continue
+            a = max(given, len(text[:m.start()].rstrip()))
+            said = text[:a] + after
+            kept = said.rstrip().rstrip(_CLOSERS).rstrip(".!?")
+            if stands_alone(kept) and ok(said):
+                best = (k + 1 - i, i, said[given:])
+    return best[2] if best is not None else None

@@ -13,10 +13,11 @@ import math
 import re
 from collections.abc import Sequence
 
+from terrarium.controller.guard_loops import is_function
 from terrarium.controller.reply_words import lcs, words
 
-__all__ = ["ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS", "echo_left", "is_echo",
-           "safe_start"]
+__all__ = ["COPY_LEFT", "EARLY_WORDS", "ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS",
+           "copies_on", "echo_left", "is_echo", "safe_start"]
 
 ECHO_SHARE = 0.6
 """A reply holding at least this share of the user's words, in order, is an echo."""
@@ -35,6 +36,13 @@ user's words, and what was left was counted as the echo's words less those: a st
 uses up the user's last words, "Boiling an egg is" to "How do I boil an egg?", was held
 although the rest would have to repeat four more; :func:`echo_left` counts it exactly.)"""
 
+EARLY_WORDS = 3
+"""... or this many, when the start is not restating the user's words in their order
+(:func:`copies_on`), and the rest would have to repeat ``START_LEFT`` more."""
+COPY_LEFT = 3
+"""... or at least this many, when the start said a word of the user's and is not restating
+their words in their order (:func:`copies_on`)."""
+
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 
 
@@ -49,23 +57,59 @@ def _echo_words(n: int) -> int:
     return math.ceil(ECHO_SHARE * n)  # an integer count >= the share exactly when >= this
 
 
-def safe_start(user: str, start: str) -> bool:
+def safe_start(user: str, start: str, *, sooner: bool = True) -> bool:
     """Whether a reply whose first sentence begins with ``start`` may be spoken from here.
 
     Its complete words (a word still being written is not counted) must be at least
     ``START_WORDS``, and the rest of the sentence would have to repeat at least
     ``START_LEFT`` more of the user's words, in order, to make it an echo
-    (:func:`echo_left`). Only complete words count, so the answer does not depend on how
-    the text was streamed in; a longer start never leaves more, so a start refused is
-    refused for good.
+    (:func:`echo_left`); or ``COPY_LEFT`` more, when the start said a word of the user's
+    and is not restating them ("Mondays are a" to "Say something nice about Mondays.");
+    either already at ``EARLY_WORDS`` words ("Cats are intelligent", the voice's whole first
+    piece) when the start is not restating the user's words in their order
+    (:func:`copies_on`). Only complete words count, so the answer does not depend on how
+    the text was streamed in; a longer start never leaves more, so a
+    start of ``START_WORDS`` refused is refused for good (session 19: before, "The weather
+    on Mars" to "What is the weather like on Mars?" was held to its sentence's end, and no
+    start of a reply to five words was ever let through). ``sooner=False``: the rule before
+    session 19 (four words, four left), for a question about the user, whose reply is
+    judged whole by more than the echo ("You work at Fix It in Dublin." names a city never
+    told).
     """
     u = words(user)
     if len(u) < MIN_WORDS:
         return True  # too short to be echoed: never checked
     p = words(_PARTIAL_WORD.sub("", start))
-    if len(p) < START_WORDS:
+    if len(p) < (EARLY_WORDS if sooner else START_WORDS):
         return False
-    return echo_left(u, p) >= START_LEFT
+    if not sooner:
+        return echo_left(u, p) >= START_LEFT
+    left, copying = echo_left(u, p), copies_on(u, p)
+    # "Mondays are a wonderful": it said a word of theirs and went on with its own; one that
+    # said none yet may still restate them ("No, it's not necessary to take an umbrella.")
+    restated = any(w in u and not is_function(w) for w in p)
+    if len(p) < START_WORDS:  # "Cats are intelligent": restating nothing of the user's
+        return not copying and (left >= START_LEFT or (left >= COPY_LEFT and restated))
+    return left >= START_LEFT or (left >= COPY_LEFT and restated and not copying)
+
+
+def copies_on(user_words: Sequence[str], start: Sequence[str]) -> bool:
+    """Whether ``start`` followed by the user's words after the last of theirs it says, in
+    their order (each of its words matched to the user's next place holding it), would
+    repeat the user: a start that is restating the question ("To keep basil alive" to "How
+    do I keep basil alive on a windowsill?") goes on restating it ("... on a windowsill, you
+    can ..."); one that has said the user's words up to their last ("The weather on" to
+    "What is the weather like on Mars?": "Mars" is all that follows "on"), or that left
+    them ("Mondays are a" to "Say something nice about Mondays."; "Mars is a planet" to
+    "Tell me a fact about Mars.", whose "a" comes before "Mars"), has nothing of theirs to go
+    on with."""
+    pos = -1  # the start's words matched to the user's in order, each at its first place
+    for w in start:
+        pos = next((i for i in range(pos + 1, len(user_words)) if user_words[i] == w), pos)
+    if pos < 0:
+        return False
+    need = _echo_words(len(user_words))
+    return lcs(user_words, [*start, *user_words[pos + 1:]]) >= need
 
 
 def echo_left(user_words: Sequence[str], start: Sequence[str]) -> int:

@@ -26,7 +26,10 @@ would repeat the user, speak as them, talk of itself, loop, name what they never
 (asked about themselves) or never end (``max_tokens``) ends the sentence at its last clause
 boundary that makes a whole sentence (:mod:`terrarium.controller.clause_end`), and the reply
 there; with none, a rest that speaks as the user or of itself stops the reply (the voice
-drops the unfinished words: its start alone was heard), and the other kinds are spoken on.
+drops the unfinished words: its start alone was heard), one that repeats the user is said
+at the sentence's end without a phrase of the user's own words when that makes a sentence
+(:func:`~terrarium.controller.clause_end.without_phrase`), and the other kinds are spoken
+on.
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.controller import reply_words
-from terrarium.controller.clause_end import clause_end
+from terrarium.controller.clause_end import clause_end, without_phrase
 from terrarium.controller.echo import (
+    EARLY_WORDS,
     ECHO_SHARE,
     MIN_WORDS,
     START_LEFT,
@@ -123,6 +127,7 @@ class ReplyGuard:
     _settled: bool = False  # the fallback was said before the model's end: see _last_fails
     _bet: bool | None = None  # safe_start of the sentence under way, once decided
     _bet_for: int = -1  # ... for which sentence (its index)
+    _bet_words: int = 0  # ... judged at how many complete words
     _open_text: str = ""  # what was spoken of the sentence released at its start
     # the voice's segmenter (its first piece): a sentence released at its start is given to
     # the voice up to its first piece, the rest held to its end (see _through); None: all
@@ -270,7 +275,8 @@ class ReplyGuard:
             self.notices.append(f"spoken on, no clause end before where {why}: {text!r}")
         if m is None and self._piece is not None and self._piece_out:
             return ""  # the voice has its first piece: the rest waits for the sentence's end
-        said = self._give(self._held[:cut])
+        rest = self._without_phrase(cut) if m is not None and self._let_on else None
+        said = self._give(self._held[:cut] if rest is None else rest)
         self._held = self._held[cut:]
         if m is not None:
             self._open = False
@@ -285,10 +291,32 @@ class ReplyGuard:
             self._piece_out = bool(self._piece.feed(self._fence.feed(said)))
         return said
 
+    def _without_phrase(self, cut: int) -> str | None:
+        """The rest of the sentence released at its start, whole now (held up to ``cut``),
+        that repeats the user with no clause end to stop at: said without a phrase of the
+        user's own words when that leaves a sentence with nothing wrong
+        (:func:`without_phrase`), or None (it is spoken on)."""
+        if self._piece is None or not self._piece_out:
+            return None  # all of it was given to the voice as it came
+        rest = without_phrase(self._open_text + self._held[:cut], len(self._open_text),
+                              words(self.user), lambda s: self._why_not(s) is None
+                              and repeats(s) < 0)
+        if rest is not None:
+            self._let_on = False
+            self.notices.append(f"said without a phrase that repeats the user: "
+                                f"{(self._open_text + rest).strip()!r}")
+        return rest
+
     def _goes_wrong(self, text: str) -> str | None:
         """Why the sentence released at its start, so far ``text``, may not go on."""
+        if self._let_on:
+            return self._wrong(text, whole=False)
+        return self._why_not(text)
+
+    def _why_not(self, text: str) -> str | None:
+        """:meth:`_goes_wrong` of ``text`` whether or not it is spoken on already."""
         wrong = self._wrong(text, whole=False)
-        if wrong is not None or self._let_on:
+        if wrong is not None:
             return wrong
         if self.checks and is_echo(self.user, text):
             return "it repeats the user"
@@ -397,14 +425,18 @@ class ReplyGuard:
         return self._wrong(head)
 
     def _safe_start(self, head: str) -> bool:
-        """:func:`safe_start` of the sentence under way, decided once it has its
-        ``START_WORDS`` complete words: a longer start repeats no fewer of the user's words,
-        so a start refused then is refused for good (and the guard, on the event loop
-        between two tokens, need not count again at every token)."""
+        """:func:`safe_start` of the sentence under way, judged at each new count of its
+        complete words up to ``START_WORDS`` and decided for good then: a longer start
+        repeats no fewer of the user's words, so a start refused then is refused for good
+        (and the guard, on the event loop between two tokens, need not count again at every
+        token)."""
         if self._bet_for != self._sentences:
-            self._bet_for, self._bet = self._sentences, None
-        if self._bet is None and len(words(head)) >= START_WORDS:
-            self._bet = safe_start(self.user, head)
+            self._bet_for, self._bet, self._bet_words = self._sentences, None, 0
+        n = len(words(head))
+        if self._bet is None and n != self._bet_words and n >= EARLY_WORDS:
+            self._bet_words = n
+            safe = safe_start(self.user, head, sooner=not self.about_user)
+            self._bet = True if safe else (False if n >= START_WORDS else None)
         return bool(self._bet)
 
     def _wrong(self, text: str, *, whole: bool = True) -> str | None:

@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 import anyio
+from pydantic import TypeAdapter
 
 from terrarium.config.models import CompactionConfig
 from terrarium.controller.approval_gate import ApprovalGate
@@ -63,6 +64,10 @@ from terrarium.tools.state import STATE_MEMORY, STATE_TOOLS
 from terrarium.voice.sink import OutputSink
 
 __all__ = ["CallKind", "CallRecord", "Controller", "Emit", "Incoming", "SendFn", "TurnResult"]
+
+# a request's messages validated in one call (a long session's window holds a hundred and
+# more; each ``ChatMessage.model_validate`` of its own cost twice as much)
+_MESSAGES: TypeAdapter[list[ChatMessage]] = TypeAdapter(list[ChatMessage])
 
 
 @dataclass(slots=True)
@@ -322,7 +327,7 @@ class Controller(RoundStreaming):
             creature=self.parts.name, prefix_hash=built.prefix_hash, tokens=built.tokens,
             sections=tuple(PromptSectionInfo(i.name, i.zone, i.bytes, i.tokens)
                            for i in built.sections)))
-        messages = [ChatMessage.model_validate(m) for m in built.messages()]
+        messages = _MESSAGES.validate_python(built.messages())
         frame = self.frame if supports_continuation(self.model) else None
         if frame is not None:
             messages.append(ChatMessage(role="assistant", content=frame.prefix))

@@ -31,8 +31,10 @@ class ContextPins:
         """The turns the model still sees: the conversation after the last fold."""
         first = self.first_shown
         if first is not None:
-            for i, t in enumerate(conversation):
-                if t is first:
+            # from the newest back: what the model sees is the context window's worth,
+            # the turns before it the whole session's (a Turn is in the list once)
+            for i in range(len(conversation) - 1, -1, -1):
+                if conversation[i] is first:
                     return conversation[i:]
         return conversation
 

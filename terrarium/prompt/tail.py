@@ -12,9 +12,11 @@ model-written summaries, ``compaction: summarize``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import accumulate
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -130,15 +132,22 @@ FOLD_BLOCK = 8
 def fold_summary(turns: Sequence[Turn]) -> str:
     """One deterministic line standing in for ``turns`` (counts by role, first user ask)."""
     counts: dict[str, int] = {}
-    first_user = ""
+    return _fold_text(len(turns), counts, _fold_count(turns, counts, ""))
+
+
+def _fold_count(turns: Sequence[Turn], counts: dict[str, int], first_user: str) -> str:
+    """Add ``turns`` to ``counts`` (by role); the first user ask, if not ``first_user``."""
     for t in turns:
         counts[t.role] = counts.get(t.role, 0) + 1
         if not first_user and t.role == "user":
             first_user = " ".join(t.content.split())
+    return first_user
+
+
+def _fold_text(n: int, counts: dict[str, int], first_user: str) -> str:
     by_role = ", ".join(
         f"{counts[r]} {r}" for r in ("user", "assistant", "tool", "system") if r in counts
     )
-    n = len(turns)
     text = f"[earlier: {n} turn{'s' if n != 1 else ''} folded ({by_role})"
     if first_user:
         ask = first_user if len(first_user) <= 80 else first_user[:79] + "…"
@@ -176,6 +185,12 @@ class TailAssembler:
         self._available = available  # context window minus prefix, reserve and margin
         # text → count for this tokenizer; a PromptCache shares one across builders (turns recur)
         self._turn_tokens: dict[str, int] = {} if turn_tokens is None else turn_tokens
+        # the last conversation's turn costs: the next step's conversation starts with it
+        # (the history is only appended to), so only its new turns are counted
+        self._costed: tuple[tuple[Turn, ...], list[int]] = ((), [])
+        # the last fold line ``fold_summary`` wrote, and the turns it stands for: the fold
+        # point stays put for a block of steps, and the line covers every folded turn
+        self._folded: tuple[tuple[Turn, ...], dict[str, int], str, str] | None = None
 
     def _count_turn(self, t: Turn) -> int:
         c = self._turn_tokens.get(t.content)
@@ -262,6 +277,28 @@ class TailAssembler:
         tail.truncated = tuple(k for k in TAIL_ORDER if k in flags)
         return tail
 
+    def _line(self, line: Callable[[Sequence[Turn]], str], folded: tuple[Turn, ...]) -> str:
+        """``line(folded)``. The deterministic line is counted from the last step's: the
+        same folded turns, the same line; more of them (the fold moved on), only the new
+        ones counted. Another policy's line may change: asked each time."""
+        if line is not fold_summary:
+            return line(folded)
+        last = self._folded
+        counts: dict[str, int] = {}
+        first, m = "", 0
+        if last is not None:  # (the comparisons below: of pointers, in C)
+            if folded == last[0]:
+                return last[3]
+            m = len(last[0])
+            if len(folded) > m and folded[:m] == last[0]:
+                counts, first = dict(last[1]), last[2]
+            else:
+                m = 0
+        first = _fold_count(folded[m:], counts, first)
+        text = _fold_text(len(folded), counts, first)
+        self._folded = (folded, counts, first, text)
+        return text
+
     def _fit(self, turns: tuple[Turn, ...], cap: int, fold: FoldPolicy | None = None
              ) -> tuple[tuple[Turn, ...], str, int, int]:
         """(kept turns, summary line, turns folded, tokens used)."""
@@ -269,12 +306,18 @@ class TailAssembler:
         cache, count, overhead = self._turn_tokens, self._tok.count, self._b.turn_overhead
         if len(cache) > 8192:
             cache.clear()
-        costs: list[int] = []
-        for t in turns:  # inlined _count_turn: this loop runs every step over every turn
+        known, costs = self._costed
+        m = len(known)
+        if m and turns[:m] == known:  # (the same turns: a comparison of pointers, in C)
+            costs = costs[:]
+        else:
+            m, costs = 0, []
+        for t in turns[m:]:  # inlined _count_turn
             c = cache.get(t.content)
             if c is None:
                 c = cache[t.content] = count(t.content)
             costs.append(c + overhead)
+        self._costed = (turns, costs)
         total = sum(costs)
         if total <= cap:
             return turns, "", 0, total
@@ -282,14 +325,22 @@ class TailAssembler:
         # Blocks keep the fold boundary still for several steps: a boundary that moved every
         # step would change the summary line each time and void the model server's cache
         # for the whole conversation after it.
+        # A candidate whose kept turns alone leave no room for its fold line (costed at
+        # least ``reserve``) cannot fit: its line is not written (the line covers every
+        # folded turn, so writing each candidate's made a long conversation's every step
+        # quadratic in its length), and the first that may fit is found by bisection of
+        # the folded costs (what it folds costs at least ``total + floor - cap``).
         n = len(turns)
-        candidates = [*range(FOLD_BLOCK, n, FOLD_BLOCK), n - 1]
-        running, folded_cost = 0, 0
-        for k in sorted(set(candidates)):
-            folded_cost = sum(costs[:k])
-            running = total - folded_cost
-            summary = line(turns[:k])
-            used = running + max(self._tok.count(summary), reserve) + self._b.turn_overhead
+        floor = reserve + overhead
+        folded = list(accumulate(costs, initial=0))  # folded[k]: the cost of turns[:k]
+        least = bisect_left(folded, total + floor - cap)
+        start = max(FOLD_BLOCK, -(-least // FOLD_BLOCK) * FOLD_BLOCK)
+        for k in sorted({*range(start, n, FOLD_BLOCK), n - 1}):
+            running = total - folded[k]
+            if running + floor > cap:
+                continue
+            summary = self._line(line, turns[:k])
+            used = running + max(self._tok.count(summary), reserve) + overhead
             if used <= cap:
                 return turns[k:], summary, k, used
         raise ContextOverflow(

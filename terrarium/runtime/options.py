@@ -83,6 +83,9 @@ class RuntimeOptions:
     # message its turn consumed and restored when the run is resumed, so a session picks
     # up where it was (only histories of consumed messages: exactly once, as the messages)
     keep_history: bool = False
+    # keep each finished turn's ``TurnResult`` (``TeamRuntime.results``: a one-shot run's
+    # report); a served session, loaded for as long as it is used, keeps none
+    keep_results: bool = True
     # an embedded model server already started by the caller (``terrarium serve``: one for
     # all its sessions); the run uses it and leaves it running
     embedded: Any = None

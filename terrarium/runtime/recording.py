@@ -47,8 +47,9 @@ from terrarium.events import (
 )
 from terrarium.runtime.api import CreatureStatus
 from terrarium.runtime.creature import RunningCreature
+from terrarium.runtime.history import ASK_KEY, SavedConversation, restore_history
 from terrarium.runtime.options import ROOT, RuntimeOptions
-from terrarium.runtime.sessions import ensure_session_tables, history_ops, restore_history
+from terrarium.runtime.sessions import ensure_session_tables
 
 __all__ = ["LOG_FILE", "TRANSCRIPT_LIMIT", "Recorder"]
 
@@ -79,8 +80,8 @@ class Recorder:
         self.log_path: Path | None = None
         self.run_id = ""
         self.turns_total = 0
-        # each creature's saved conversations' keys this process wrote (history_ops)
-        self._kept_histories: dict[str, list[str]] = {}
+        # what this process saved of each creature's conversation (runtime/history.py)
+        self._saved: dict[str, SavedConversation] = {}
         self.results: list[tuple[str, TurnResult]] = []
         self.events_pending = False  # the event writer holds events not yet written
         self._written: anyio.Event | None = None  # set when they are (events_written)
@@ -114,7 +115,11 @@ class Recorder:
         ``message_id`` (before that message is marked consumed; see runtime/sessions.py)."""
         ops = self.history_ops(creature, message_id, controller)
         if ops and self.log is not None:
-            self.log.write_batch(ops)
+            try:
+                self.log.write_batch(ops)
+            except BaseException:
+                self.history_lost(creature)
+                raise
             crashpoint("session.history_saved")
 
     def history_ops(self, creature: str, message_id: str | None, controller: Any
@@ -123,8 +128,16 @@ class Recorder:
         caller to commit with the turn's consumption."""
         if self.log is None or not self.options.keep_history or controller is None:
             return []
-        kept = self._kept_histories.setdefault(creature, [])
-        return history_ops(self.run_id, creature, message_id, controller, kept)
+        saved = self._saved.get(creature)
+        if saved is None:
+            saved = self._saved[creature] = SavedConversation()
+        return saved.ops(self.run_id, creature, message_id or ASK_KEY, controller)
+
+    def history_lost(self, creature: str) -> None:
+        """The writes ``history_ops`` gave were not committed (their transaction failed or
+        was cut): the next save of ``creature``'s conversation writes it whole again."""
+        if (saved := self._saved.get(creature)) is not None:
+            saved.forget()
 
     def keep_merge(self, creature: str, ids: list[str]) -> None:
         """Commit which messages a merged turn takes (``double_texting: merge``), before the
@@ -293,7 +306,8 @@ class Recorder:
         status.tokens_out += result.completion_tokens
         status.cached_tokens += result.cached_tokens
         self.turns_total += 1
-        self.results.append((creature, result))
+        if self.options.keep_results:
+            self.results.append((creature, result))
 
     def refusal(self, sender: str, channel: str, reason: str) -> None:
         """Record a refusal the runtime itself made (not the hub's send checks)."""

@@ -35,7 +35,8 @@ from terrarium.events import (
     TurnStarted,
     event_from_dict,
 )
-from terrarium.runtime.sessions import HISTORY_SQL, ensure_session_tables
+from terrarium.runtime.history import HISTORY_SQL, PART_SQL
+from terrarium.runtime.sessions import ensure_session_tables
 
 if TYPE_CHECKING:  # nats-py loads only for a run on a broker
     from terrarium.channels.nats import NatsTransport
@@ -171,15 +172,17 @@ def _who(ev: Event, remote: frozenset[str]) -> str | None:
 
 async def import_history(transport: NatsTransport, log: DurableLog, run_id: str,
                          creatures: Collection[str]) -> int:
-    """Copy ``creatures``' saved conversations (the two newest of each, as the log keeps)
-    and consumptions in run ``run_id`` from its log stream into ``log`` (not mirrored
-    again); returns how many conversations. Whoever ran a creature before (the server, a
-    worker that died), its newest conversation whose message was consumed is restored."""
+    """Copy ``creatures``' saved conversations (the two newest of each, as the log keeps,
+    with the parts of the conversation they reach) and consumptions in run ``run_id`` from
+    its log stream into ``log`` (not mirrored again); returns how many conversations.
+    Whoever ran a creature before (the server, a worker that died), its newest conversation
+    whose message was consumed is restored."""
     from terrarium.channels.nats.sessions import log_batches
 
     ensure_session_tables(log)
     names = frozenset(creatures)
     newest: dict[str, list[list[Any]]] = {}
+    parts: dict[tuple[str, str], list[list[Any]]] = {}  # (creature, generation) -> its parts
     consumed: list[list[Any]] = []
     async for _seq, _src, ops in log_batches(transport.js, run_id, follow=False):
         for sql, rows in ops:
@@ -188,8 +191,20 @@ async def import_history(transport: NatsTransport, log: DurableLog, run_id: str,
                     if row[0] == run_id and row[1] in names:
                         kept = [r for r in newest.get(row[1], []) if r[2] != row[2]]
                         newest[row[1]] = [*kept, row][-2:]
+            elif sql == PART_SQL:
+                for row in rows:
+                    if row[0] == run_id and row[1] in names:
+                        parts.setdefault((row[1], row[2]), []).append(row)
             elif sql == CONSUME_SQL:
                 consumed.extend(r for r in rows if r[2] == run_id and r[1] in names)
     histories = [r for rows in newest.values() for r in rows]
-    log.apply_mirrored([(HISTORY_SQL, histories), (CONSUME_SQL, consumed)])
+    reached = {(r[1], _generation(r[4])) for r in histories}
+    needed = [p for key, rows in parts.items() if key in reached for p in rows]
+    log.apply_mirrored([(PART_SQL, needed), (HISTORY_SQL, histories), (CONSUME_SQL, consumed)])
     return len(histories)
+
+
+def _generation(conversation: str) -> str | None:
+    """The generation a ``histories`` row's conversation reaches (None: a whole list)."""
+    ref = json.loads(conversation)
+    return ref.get("gen") if isinstance(ref, dict) else None

@@ -159,7 +159,7 @@ class SessionWorker:
         again when a claim was lost, or when one this worker lacked can be had."""
         opts = dataclasses.replace(
             self.options, join=run_id, host=frozenset(mine), keep_history=True,
-            log_output_text=True, session=joined.session, resume=None,
+            keep_results=False, log_output_text=True, session=joined.session, resume=None,
             ack_wait=claims.ttl)
         hosting = ", ".join(sorted(mine))
         async with anyio.create_task_group() as tg:

@@ -6,7 +6,8 @@ messages exactly once, its memory store lives in the run's folder, and each crea
 conversation is saved after every turn beside the message that turn consumed. On load a
 creature gets the newest saved conversation whose message is marked consumed: a crash
 between the save and the consumption leaves the message to be redelivered, and the
-conversation from before it, so no turn is heard twice or lost.
+conversation from before it, so no turn is heard twice or lost. How a conversation is
+saved (each turn appends what it added): runtime/history.py.
 
 The tables live in the run log's SQLite file (``runs/terrarium.sqlite3``), next to the runs
 they point at. The serve layer adds its event sequence (``session_events``) here too.
@@ -14,23 +15,27 @@ they point at. The serve layer adds its event sequence (``session_events``) here
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
 from pydantic import BaseModel, ConfigDict
 
 from terrarium.channels.log import DurableLog
 from terrarium.errors import RuntimeFailure
-from terrarium.prompt.tail import Turn
+from terrarium.runtime.history import (
+    ASK_KEY,
+    DROP_SQL,
+    HISTORY_SQL,
+    HISTORY_TABLES,
+    history_ops,
+    restore_history,
+)
 
 if TYPE_CHECKING:
     from terrarium.config import Team
-    from terrarium.controller.loop import Controller
 
 __all__ = ["ASK_KEY", "DROP_SQL", "HISTORY_SQL", "SessionInfo", "SessionStore",
            "ensure_session_tables", "history_ops", "open_named_session", "restore_history"]
@@ -41,75 +46,15 @@ _TABLES = (
     " turns INTEGER NOT NULL DEFAULT 0)",
     "CREATE UNIQUE INDEX IF NOT EXISTS sessions_name ON sessions(terrarium, name)"
     " WHERE name IS NOT NULL",
-    "CREATE TABLE IF NOT EXISTS histories(run_id TEXT NOT NULL, creature TEXT NOT NULL,"
-    " message_id TEXT NOT NULL, turns INTEGER NOT NULL, conversation TEXT NOT NULL,"
-    " ts REAL NOT NULL, PRIMARY KEY(run_id, creature, message_id)) WITHOUT ROWID",
+    *HISTORY_TABLES,
     "CREATE TABLE IF NOT EXISTS session_events(session_id TEXT NOT NULL, seq INTEGER NOT NULL,"
     " kind TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY(session_id, seq)) WITHOUT ROWID",
 )
 
-HISTORY_SQL = ("INSERT OR REPLACE INTO histories(run_id, creature, message_id, turns,"
-               " conversation, ts) VALUES (?,?,?,?,?,?)")
-# keep the two newest conversations per creature: the newest may belong to a message the
-# crash left unconsumed, and then the one before it is the one to restore
-_PRUNE_SQL = ("DELETE FROM histories WHERE run_id=? AND creature=? AND message_id NOT IN"
-              " (SELECT message_id FROM histories WHERE run_id=? AND creature=?"
-              " ORDER BY ts DESC LIMIT 2)")
-# ... by its key, when the process knows which two the log holds (it saved them): a
-# lookup, where the prune above reads and sorts the creature's rows on every turn
-DROP_SQL = "DELETE FROM histories WHERE run_id=? AND creature=? AND message_id=?"
-ASK_KEY = "-"  # a turn over no channel message (a single creature's ``ask``): nothing to consume
 
 def ensure_session_tables(log: DurableLog) -> None:
     """Create the session tables in ``log``'s file (if they are not there yet)."""
     log.write_batch([(sql, [()]) for sql in _TABLES])
-
-
-def _dump_turns(conversation: list[Turn]) -> str:
-    """The conversation as its row stores it (compact JSON, UTF-8 as is): orjson, saved
-    after every turn of a session; what orjson refuses (a lone surrogate) takes json."""
-    rows = [[t.role, t.content, t.name, t.tool_call_id] for t in conversation]
-    try:
-        return orjson.dumps(rows).decode()
-    except orjson.JSONEncodeError:
-        return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
-
-
-def history_ops(run_id: str, creature: str, message_id: str | None, ctl: Controller,
-                kept: list[str] | None = None) -> list[tuple[str, list[tuple[Any, ...]]]]:
-    """The log writes that save ``ctl``'s conversation after the turn over ``message_id``.
-
-    ``kept``: the keys of the conversations this process saved for the creature, oldest
-    first (updated here): once it knows both rows the log keeps, the older one goes by its
-    key instead of the prune that reads the creature's rows."""
-    key = message_id or ASK_KEY
-    ops = [(HISTORY_SQL, [(run_id, creature, key, ctl.turns, _dump_turns(ctl.conversation),
-                           time.time())])]
-    if kept is not None and key in kept:  # the same row again: no row more
-        kept.remove(key)
-    elif kept is not None and len(kept) == 2:  # the log holds these two: the older goes
-        ops.append((DROP_SQL, [(run_id, creature, kept.pop(0))]))
-    else:  # which rows the log holds is not known here: keep its two newest
-        ops.append((_PRUNE_SQL, [(run_id, creature, run_id, creature)]))
-    if kept is not None:
-        kept.append(key)
-    return ops
-
-
-def restore_history(log: DurableLog, run_id: str, creature: str, ctl: Controller) -> bool:
-    """Give ``ctl`` the newest saved conversation whose turn's message was consumed."""
-    rows = log.query(
-        "SELECT h.message_id, h.turns, h.conversation FROM histories h WHERE h.run_id=?"
-        " AND h.creature=? AND (h.message_id=? OR EXISTS (SELECT 1 FROM consumptions c"
-        " WHERE c.message_id=h.message_id AND c.receiver=?)) ORDER BY h.ts DESC LIMIT 1",
-        (run_id, creature, ASK_KEY, creature))
-    if not rows:
-        return False
-    _, turns, data = rows[0]
-    ctl.conversation = [Turn(role=r[0], content=r[1], name=r[2], tool_call_id=r[3])
-                        for r in json.loads(data)]
-    ctl.turns = int(turns)
-    return True
 
 
 class SessionInfo(BaseModel):
@@ -192,6 +137,7 @@ class SessionStore:
             ("DELETE FROM sessions WHERE id=?", [(session_id,)]),
             ("DELETE FROM session_events WHERE session_id=?", [(session_id,)]),
             ("DELETE FROM histories WHERE run_id=?", [(info.run_id,)]),
+            ("DELETE FROM history_parts WHERE run_id=?", [(info.run_id,)]),
         ])
         return True
 

@@ -205,7 +205,12 @@ class Supervisor:
             # consumption's transaction: one per turn, and never a consumed message whose
             # conversation is not kept
             history = self.recorder.history_ops(c.name, env.id, c.controller)
-            await self.hub.mark_consumed(c.name, ids, also=ops + history)
+            try:
+                await self.hub.mark_consumed(c.name, ids, also=ops + history)
+            except BaseException:
+                if history:  # not committed: the next save writes the conversation whole
+                    self.recorder.history_lost(c.name)
+                raise
             if history:
                 crashpoint("session.history_saved")
             crashpoint("supervisor.consumed")

@@ -108,7 +108,8 @@ class LiveSession:
     def options(self) -> RuntimeOptions:
         s = self.settings
         opts = RuntimeOptions(runs_dir=Path(s.runs_dir), resume=self.info.run_id,
-                              audio="none", keep_history=True, embedded=self.embedded,
+                              audio="none", keep_history=True, keep_results=False,
+                              embedded=self.embedded,
                               approver=self.approve, answerer=self.answer,
                               models=self.models, warm_up=s.warm_up, stdout=_Discard(),
                               audio_sink=self.audio.sink, synthesizer=self.synthesizer,

@@ -6,7 +6,6 @@ conversation and consuming its message neither loses nor repeats the turn.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
@@ -18,6 +17,7 @@ import pytest
 
 from terrarium.channels.log import DurableLog
 from terrarium.config import load_team
+from terrarium.runtime.history import newest_conversation
 from terrarium.runtime.recording import LOG_FILE
 from terrarium.runtime.sessions import SessionStore
 
@@ -58,9 +58,8 @@ def test_a_named_session_remembers_across_runs_and_others_do_not(tmp_path: Path)
         assert sorted(r.run_id for r in log.runs()) == sorted([ada.run_id, bob.run_id])
     # the bot's conversation came back: its second run saw the first exchange
     with sqlite3.connect(tmp_path / LOG_FILE) as db:
-        (conv,) = db.execute("SELECT conversation FROM histories WHERE run_id=? AND "
-                             "creature='bot' ORDER BY ts DESC LIMIT 1", (ada.run_id,)).fetchone()
-    said = [c for role, c, *_ in json.loads(conv) if role == "assistant"]
+        conv = newest_conversation(lambda q, p: db.execute(q, p).fetchall(), ada.run_id, "bot")
+    said = [c for role, c, *_ in conv if role == "assistant"]
     assert said == ["Nice to meet you.", "Your name is Ada."]
 
 
@@ -100,9 +99,10 @@ def test_a_crash_after_saving_a_conversation_repeats_nothing(tmp_path: Path) -> 
         assert [c for (c,) in sent] == ["inbox", "to_bot", "inbox", "to_bot"], (point, sent)
         assert eaten == 4, point
         with sqlite3.connect(runs / LOG_FILE) as db:
-            conv = db.execute("SELECT conversation FROM histories WHERE creature='bot' "
-                              "ORDER BY ts DESC LIMIT 1").fetchone()[0]
-        said = [c for role, c, *_ in json.loads(conv) if role == "assistant"]
+            (run_id,) = db.execute("SELECT run_id FROM histories WHERE creature='bot' "
+                                   "ORDER BY ts DESC LIMIT 1").fetchone()
+            conv = newest_conversation(lambda q, p: db.execute(q, p).fetchall(), run_id, "bot")
+        said = [c for role, c, *_ in conv if role == "assistant"]
         assert said == ["Nice to meet you.", "Your name is Ada."], (point, said)
 
 

@@ -245,3 +245,66 @@ def test_a_fold_policy_line_folds_at_the_same_point_whatever_its_text() -> None:
     plain = b.build(TailState(step=1, conversation=turns,
                               fold=FoldPolicy(line=short.line, reserve=0)))
     assert plain.folded_turns < a.folded_turns
+
+
+def test_a_long_conversation_folds_where_every_candidate_would_and_writes_few_lines() -> None:
+    """The fold point is the first block whose line fits, as trying every block's line
+    would give; but a block whose kept turns alone leave no room for a line gets none
+    written (each covers every folded turn: a long conversation's every step was
+    quadratic in its length)."""
+    import random
+
+    from terrarium.prompt.tail import FoldPolicy
+
+    rng = random.Random(7)
+    turns = [Turn("user" if i % 2 == 0 else "assistant",
+                  f"turn {i} " + "blah " * rng.randint(1, 30)) for i in range(1200)]
+    tok = EstimateTokenizer()
+    cap = 600
+
+    def reference(conv: tuple[Turn, ...], reserve: int) -> int:
+        """The fold every candidate's line tried, oldest first (the rule's definition)."""
+        costs = [tok.count(t.content) + 4 for t in conv]
+        if sum(costs) <= cap:
+            return 0
+        for k in sorted({*range(FOLD_BLOCK, len(conv), FOLD_BLOCK), len(conv) - 1}):
+            line = fold_summary(conv[:k])
+            if sum(costs[k:]) + max(tok.count(line), reserve) + 4 <= cap:
+                return k
+        raise AssertionError("no fold fits")
+
+    written: list[int] = []
+
+    def line(ts: object) -> str:
+        written.append(len(ts))  # type: ignore[arg-type]
+        return fold_summary(ts)  # type: ignore[arg-type]
+
+    for reserve in (0, 120):
+        b = builder(budgets=TailBudgets(conversation=cap))
+        for n in (30, 200, 701, 1200):
+            written.clear()
+            conv = tuple(turns[:n])
+            built = b.build(TailState(step=1, conversation=conv,
+                                      fold=FoldPolicy(line=line, reserve=reserve)))
+            assert built.folded_turns == reference(conv, reserve) > 0
+            assert 1 <= len(written) <= 3, (n, reserve, written)
+
+
+def test_a_builder_kept_across_steps_builds_what_a_fresh_one_does() -> None:
+    """The turn costs a builder keeps from its last step (a conversation only appended to
+    counts its new turns) give the same prompt as a fresh builder, also when the next
+    conversation is not the last one extended (its oldest turns dropped, one rewritten)."""
+    turns = [Turn("user" if i % 2 == 0 else "assistant", f"turn {i} " + "blah " * (i % 9))
+             for i in range(120)]
+    kept = builder(budgets=TailBudgets(conversation=500))
+    steps = [turns[:n] for n in range(1, 120, 7)]
+    steps += [turns[40:90], turns[40:95], [Turn("user", "new"), *turns[41:95]], turns[:3]]
+    folds = set()
+    for conv in steps:
+        state = TailState(step=1, conversation=tuple(conv))
+        fresh = builder(budgets=TailBudgets(conversation=500)).build(state)
+        got = kept.build(state)
+        assert got.messages() == fresh.messages() and got.tokens == fresh.tokens
+        assert got.folded_turns == fresh.folded_turns
+        folds.add(got.folded_turns)
+    assert len(folds - {0}) >= 4  # the fold moved on, and its line was counted on

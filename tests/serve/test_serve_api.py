@@ -20,6 +20,7 @@ from websockets.asyncio.client import connect
 from terrarium.config import load_team
 from terrarium.config.topology import team_topology
 from terrarium.config.topology_layout import layout
+from terrarium.runtime.history import newest_conversation
 from terrarium.runtime.wiring import payload_problem
 from terrarium.serve import ServeSettings, create_app
 from tests.serve_helpers import ASKER, CHAT, serving, sse_events
@@ -278,10 +279,8 @@ async def test_idle_sessions_unload_and_come_back_with_their_conversation(
         info = mgr.store.get(sid)
         with anyio.fail_after(10):
             while True:
-                (conv,) = mgr.log.query("SELECT conversation FROM histories WHERE run_id=? "
-                                        "AND creature='bot' ORDER BY ts DESC LIMIT 1",
-                                        (info.run_id,))[0]
-                said = [c for role, c, *_ in json.loads(conv) if role == "assistant"]
+                conv = newest_conversation(mgr.log.query, info.run_id, "bot")
+                said = [c for role, c, *_ in conv if role == "assistant"]
                 if len(said) == 2:
                     break
                 await anyio.sleep(0.02)

@@ -14,6 +14,7 @@ import anyio
 import httpx
 
 from terrarium.channels.log import payloads_back
+from terrarium.runtime.history import newest_conversation
 from tests.serve_helpers import CHAT, ServerProcess, sse_events
 
 SLOW = "This reply takes its time to arrive, word by word, until the end."
@@ -90,10 +91,9 @@ def test_sigkill_mid_reply_then_restart_loses_and_repeats_nothing(tmp_path: Path
         stored = [json.loads(d) for d in payloads_back(rows, lambda ids: dict(db.execute(
             f"SELECT id, payload FROM messages WHERE id IN ({','.join('?' * len(ids))})",
             ids)))]
-        (conv,) = db.execute("SELECT conversation FROM histories WHERE run_id=? AND "
-                             "creature='bot' ORDER BY ts DESC LIMIT 1", (run_id,)).fetchone()
+        conv = newest_conversation(lambda q, p: db.execute(q, p).fetchall(), run_id, "bot")
     assert [ch for _, ch in msgs] == ["inbox", "to_bot", "inbox", "to_bot"]  # each sent once
     assert sorted(m for m, _ in consumed) == sorted(m for m, _ in msgs)  # each consumed once
     assert stored[:len(every)] == every
-    said = [c for role, c, *_ in json.loads(conv) if role == "assistant"]
+    said = [c for role, c, *_ in conv if role == "assistant"]
     assert said == [SLOW, "Nice to meet you."]  # the bot heard each message once

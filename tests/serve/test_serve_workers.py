@@ -23,6 +23,7 @@ import httpx
 import pytest
 from nats_fixtures import NatsServer
 
+from terrarium.runtime.history import newest_conversation
 from tests.serve_helpers import CHAT, ROOT, ServerProcess, sse_events
 
 CRAWL = "This reply crawls along, one word at a time, until its end."
@@ -109,9 +110,8 @@ async def _turn_started(log: Path, n: int) -> None:
 
 
 def _assistant(db: sqlite3.Connection, run_id: str) -> list[str]:
-    (conv,) = db.execute("SELECT conversation FROM histories WHERE run_id=? AND "
-                         "creature='bot' ORDER BY ts DESC LIMIT 1", (run_id,)).fetchone()
-    return [c for role, c, *_ in json.loads(conv) if role == "assistant"]
+    conv = newest_conversation(lambda q, p: db.execute(q, p).fetchall(), run_id, "bot")
+    return [c for role, c, *_ in conv if role == "assistant"]
 
 
 @pytest.mark.nats
@@ -425,3 +425,49 @@ def test_creature_waiting_tells_a_missing_worker_from_a_quiet_turn(tmp_path: Pat
     said = told[0].message
     assert said.startswith("bot runs in a worker, and no worker has taken its message for")
     assert "start one: terrarium worker chat --broker URL --sessions --creatures bot" in said
+
+
+def test_a_joining_worker_takes_the_appended_parts_its_conversations_reach(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    """Conversations saved as appended parts (runtime/history.py) on the broker: a worker
+    joining takes the parts its two kept rows reach (not another process's older ones)
+    and restores the newest conversation whose message was consumed, exactly."""
+    from types import SimpleNamespace
+
+    from terrarium.channels.log import CONSUME_SQL, DurableLog
+    from terrarium.channels.nats import NatsTransport
+    from terrarium.prompt.tail import Turn
+    from terrarium.runtime.history import PART_SQL, SavedConversation, restore_history
+    from terrarium.runtime.remote import import_history
+
+    ctl = SimpleNamespace(conversation=[], turns=0)
+    old = ("r1", "bot", "gone", 0, 1, '[["user","x",null,null]]')  # a dead process's
+    batches: list[list[Any]] = [[(PART_SQL, [old])]]
+    saved = SavedConversation()
+    for i in range(4):
+        ctl.conversation += [Turn("user", f"said {i}"), Turn("assistant", f"reply {i}")]
+        ctl.turns += 1
+        ops = saved.ops("r1", "bot", f"m{i}", ctl)  # type: ignore[arg-type]
+        if i < 3:  # the last turn's consumption lost: its worker died between the two
+            ops.append((CONSUME_SQL, [(f"m{i}", "bot", "r1", float(i))]))
+        batches.append(ops)
+        if i == 2:
+            expected = [[t.role, t.content, t.name, t.tool_call_id] for t in ctl.conversation]
+
+    async def go() -> tuple[Any, list[str]]:
+        async with NatsTransport(nats_server.url, "r1") as t:
+            await t.start()
+            for ops in batches:
+                t.mirror(ops)
+            await t.flush()
+            with DurableLog(tmp_path / "worker.sqlite3") as log:
+                assert await import_history(t, log, "r1", ["bot"]) == 2
+                back = SimpleNamespace(conversation=[], turns=0)
+                assert restore_history(log, "r1", "bot", back)  # type: ignore[arg-type]
+                gens = [g for (g,) in log.query("SELECT DISTINCT gen FROM history_parts", ())]
+                return back, gens
+
+    back, gens = anyio.run(go)
+    assert back.turns == 3
+    assert [[t.role, t.content, t.name, t.tool_call_id] for t in back.conversation] == expected
+    assert gens == [saved.gen]

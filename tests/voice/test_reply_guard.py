@@ -184,10 +184,13 @@ def early_guard(user: str) -> ReplyGuard:
 
 def test_a_safe_start_has_words_enough_and_leaves_the_echo_far() -> None:
     assert safe_start(ASK, "I am sorry for ")  # four words, none of the user's
-    assert not safe_start(ASK, "I am sorry ")  # three words: too soon to tell
-    assert not safe_start(ASK, "I am sorry fo")  # a word still being written is not counted
+    # session 19: three words restating nothing of the user's (echo.copies_on) will do
+    assert safe_start(ASK, "I am sorry ")
+    assert not safe_start(ASK, "I am ")  # two words: too soon to tell
+    assert not safe_start(ASK, "I am so")  # a word still being written is not counted
+    assert not safe_start(ASK, "I can recommend ")  # restating: "something to listen to ..."
     # the start repeats the user: never, however long
-    assert not safe_start("What is the weather like on Mars?", "The weather on Mars is ")
+    assert not safe_start("What is the weather like on Mars?", "The weather is like ")
     # eight words: five repeated make an echo; a start sharing one leaves four
     assert safe_start(ASK, "I am sure you can find ")
     assert not safe_start(ASK, "I can recommend you something ")
@@ -197,8 +200,11 @@ def test_a_safe_start_has_words_enough_and_leaves_the_echo_far() -> None:
     assert not safe_start("Where's my phone?", "I am not quite sure, but ")
     # the start uses up the user's last words: the rest would have to say "I boil an egg"
     assert safe_start("How do I boil an egg?", "Boiling an egg is ")
-    # ... but here the rest would need only "like on Mars" (or "the ... like"): held
-    assert not safe_start("What is the weather like on Mars?", "The weather on Mars ")
+    # ... and here the rest would need only "like on Mars" again, after saying "on Mars":
+    # let through since session 19 (echo.copies_on: nothing of the user's left to go on)
+    assert safe_start("What is the weather like on Mars?", "The weather on Mars ")
+    # ... as is a start that left the user's words ("Mondays are a wonderful day ...")
+    assert safe_start("Say something nice about Mondays.", "Mondays are a wonderful ")
 
 
 def test_echo_left_counts_what_the_rest_must_repeat_exactly() -> None:
@@ -223,8 +229,8 @@ def test_echo_left_counts_what_the_rest_must_repeat_exactly() -> None:
 def test_the_first_sentence_is_spoken_from_its_start_when_safe() -> None:
     g = early_guard(ASK)
     reply = "I am sorry for any confusion, but I cannot play music. Try some jazz."
-    assert g.feed("I am sorry ") == ""  # held: three words
-    out = g.feed("for any confusion, but")
+    assert g.feed("I am so") == ""  # held: two complete words
+    out = g.feed("rry for any confusion, but")
     assert out == "I am sorry for any confusion, but"  # from here, through as it comes
     said = out + g.feed(reply[len(out):]) + g.finish()
     assert said == reply and g.released == "I am sorry for any confusion, but"
@@ -233,10 +239,11 @@ def test_the_first_sentence_is_spoken_from_its_start_when_safe() -> None:
 
 def test_a_start_that_uses_up_the_users_last_words_is_spoken_from_its_start() -> None:
     """"Boiling an egg is" repeats two of "How do I boil an egg?", but the rest would have
-    to say "I boil an egg" again to make it an echo: released at its fourth word."""
+    to say "I boil an egg" again to make it an echo: released at its third word (session
+    19: it restates nothing of the user's after "egg", :func:`copies_on`)."""
     g = early_guard("How do I boil an egg?")
-    assert g.feed("Boiling an egg ") == ""  # three words: too soon
-    out = g.feed("is a")
+    assert g.feed("Boiling an ") == ""  # two words: too soon
+    out = g.feed("egg is a")
     assert out == "Boiling an egg is a"
     reply = "Boiling an egg is a simple way to cook breakfast."
     assert out + g.feed(reply[len(out):]) + g.finish() == reply and g.notices == []
@@ -246,7 +253,7 @@ def test_the_rest_of_the_reply_is_checked_as_before() -> None:
     g = early_guard("Do I love green tea and cake?")
     said = feed_all(g, "That is a question I like. Do I love green tea and cake? Yes.")
     assert said == "That is a question I like. Yes."  # the echoing second sentence dropped
-    assert g.released.startswith("That is a question")
+    assert g.released.startswith("That is a")
     assert any("repeats the user" in n for n in g.notices)
 
 
@@ -256,7 +263,7 @@ def test_an_echo_prefix_is_never_released_early() -> None:
     reply = "Hello, my name is Ada and I love green tea. Nice to meet you."
     outs = [g.feed(reply[i:i + 3]) for i in range(0, len(reply), 3)]
     assert "".join(outs) + g.finish() == "Nice to meet you."
-    assert g.released == ""
+    assert g.released == "Nice to meet"  # the next sentence, the first spoken, at 3 words
 
 
 def test_a_released_sentence_is_spoken_whole_even_if_its_end_repeats_the_user() -> None:

@@ -52,8 +52,8 @@ def test_the_sentence_after_a_dropped_one_is_synthesized_while_the_guard_holds_i
 
 
 def test_without_a_drop_nothing_is_made_again() -> None:
-    asked = "Say something nice about Mondays."  # held to its end: made early once
-    reply = "Mondays are a fresh start for the week. They bring new chances to grow."
+    asked = "What is the weather like on Mars?"  # held to its end: made early once
+    reply = "The weather is cold and dusty on Mars. It has storms too."
     _text, clips, tts, _model = turn(reply, asked, early=True)
     assert clips[0] == piece_of(reply)
     assert tts.early_counts == [1, 1]

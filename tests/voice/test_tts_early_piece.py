@@ -83,7 +83,7 @@ def test_without_synthesize_early_a_preview_does_nothing() -> None:
 # -- in the controller: the speaker's guard holds a short question's first sentence to its end
 
 
-ASKED = "Say something nice about Mondays."  # under six words: held to its sentence end
+ASKED = "What is the weather like on Mars?"  # "The weather is cold": held to its end
 
 
 def speaker_turn(reply: str, wait_before: str, asked: str = ASKED,
@@ -94,25 +94,25 @@ def speaker_turn(reply: str, wait_before: str, asked: str = ASKED,
 
 
 def test_the_held_first_piece_is_synthesized_before_the_guard_lets_it_through() -> None:
-    reply = "Mondays are a fresh start for the week. They bring new chances to grow."
-    voice, heard, tts, text, model = speaker_turn(reply, "week.")
+    reply = "The weather is cold and dusty on Mars. It has storms too."
+    voice, heard, tts, text, model = speaker_turn(reply, "Mars.")
     piece = first_piece(reply, SPEAKER)
     assert model.made_before == [piece]  # made while the guard still held the sentence
     assert voice.made.count(piece) == 1  # and not made again when it was let through
     assert heard.clips[0] == piece
-    assert text.startswith("Mondays are a fresh start for the week.")
+    assert text.startswith("The weather is cold and dusty on Mars.")
     assert tts.early_counts == [1, 1]
 
 
 def test_a_dropped_first_sentence_s_early_audio_is_never_played() -> None:
     # the first sentence says the user's words back (an echo): the guard drops it
-    reply = "Say something nice about Mondays, please. Mondays are a fresh start for the week."
-    _voice, heard, tts, text, model = speaker_turn(reply, "week.")
+    reply = "What is the weather like on Mars, please. The weather is cold and dusty on Mars."
+    _voice, heard, tts, text, model = speaker_turn(reply, "Mars.")
     early = first_piece(reply, SPEAKER)
     assert model.made_before[:1] == [early]
     assert early not in heard.clips
-    assert heard.clips[0] == first_piece("Mondays are a fresh start for the week.", SPEAKER)
-    assert not text.startswith("Say something")
+    assert heard.clips[0] == first_piece("The weather is cold and dusty on Mars.", SPEAKER)
+    assert not text.startswith("What is")
     # the next sentence, the first spoken, was made early in its turn (used)
     assert tts.early_counts == [2, 1]
 
