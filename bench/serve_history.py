@@ -29,26 +29,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import serve as served  # this folder's bench/serve.py (the script's folder is on the path)
 
 ROOT = Path(__file__).resolve().parent.parent
 
-TEAM = """\
-terrarium:
-  name: echo
-  input_channel: inbox
-  creatures:
-    - name: echo
-      config: echo
-      channels: {listen: [inbox]}
-  channels:
-    inbox: {type: queue, schema: {fields: {text: str}}}
-"""
-CREATURE = """\
-name: echo
-controller: {provider: scripted, script: script.yaml}
-skill_mode: static
-output: {default: out, named_outputs: {out: {type: stdout}}}
-"""
+# bench/serve.py's echo team, its creature keeping its whole history (no ``history_turns``)
+TEAM = served.TEAM
+CREATURE = served.CREATURE.replace("history_turns: 2\n", "")
+assert CREATURE != served.CREATURE, "bench/serve.py's echo creature changed: see CREATURE"
 SCRIPT = 'default_reply: "Heard you, and here is a reply of a usual length."\nchunk: 64\n'
 
 
