@@ -30,6 +30,7 @@ from typing import Any
 
 import anyio
 import serve as served  # this folder's bench/serve.py (the script's folder is on the path)
+from serve_turn import one_turn
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,18 +83,9 @@ async def child(history: int, turns: int, rounds: int) -> dict[str, Any]:
             await tg.start(mgr.run)
             sid = mgr.create(None).id
 
-            async def one(words: str) -> None:
-                live = await mgr.load(sid)
-                after = await mgr.send(live, text=words)
-                events = mgr.events_of(sid)
-                while True:
-                    rows = await events.wait(after)
-                    if any(kind == "turn_ended" for _, kind, _ in rows):
-                        return
-                    after = rows[-1][0]
-
             for i in range(history):  # the session's history, untimed
-                await one(f"an earlier input, number {i}, of a usual length for a chat")
+                await one_turn(mgr, sid,
+                               f"an earlier input, number {i}, of a usual length for a chat")
             per: list[float] = []
             conv: list[float] = []
             every: list[float] = []
@@ -102,7 +94,8 @@ async def child(history: int, turns: int, rounds: int) -> dict[str, Any]:
                 text[:] = [0, 0]
                 cpu = time.process_time()
                 for i in range(turns):
-                    await one(f"input {r}.{i}, of a usual length for a chat message here")
+                    await one_turn(mgr, sid,
+                                   f"input {r}.{i}, of a usual length for a chat message here")
                 await mgr.flush()
                 per.append((time.process_time() - cpu) / turns * 1000)
                 conv.append(text[0] / turns)

@@ -45,6 +45,19 @@ from serve_input import count_writes
 ROOT = Path(__file__).resolve().parent.parent
 
 
+async def one_turn(mgr: Any, sid: str, text: str) -> None:
+    """Send ``text`` to session ``sid`` of a ``SessionManager`` and wait for its turn's
+    ``turn_ended`` event (loading the session first, as the API does)."""
+    live = await mgr.load(sid)
+    after = await mgr.send(live, text=text)
+    events = mgr.events_of(sid)
+    while True:
+        rows = await events.wait(after)
+        if any(kind == "turn_ended" for _, kind, _ in rows):
+            return
+        after = rows[-1][0]
+
+
 async def child(sessions: int, inputs: int, rounds: int, profile: str | None) -> dict[str, Any]:
     from terrarium.config import load_team
     from terrarium.serve import ServeSettings, create_app
@@ -57,24 +70,14 @@ async def child(sessions: int, inputs: int, rounds: int, profile: str | None) ->
             await tg.start(mgr.run)
             ids = [mgr.create(None).id for _ in range(sessions)]
 
-            async def one(sid: str, text: str) -> None:
-                live = await mgr.load(sid)
-                after = await mgr.send(live, text=text)
-                events = mgr.events_of(sid)
-                while True:
-                    rows = await events.wait(after)
-                    if any(kind == "turn_ended" for _, kind, _ in rows):
-                        return
-                    after = rows[-1][0]
-
             async def closed(sid: str) -> None:
                 for i in range(inputs):
-                    await one(sid, f"input {i}")
+                    await one_turn(mgr, sid, f"input {i}")
 
             for warm in ("warm", "warm again"):  # loads every session, imports, caches
                 async with anyio.create_task_group() as g:
                     for sid in ids:
-                        g.start_soon(one, sid, warm)
+                        g.start_soon(one_turn, mgr, sid, warm)
             counts = count_writes(mgr.log)
             per: list[float] = []
             walls: list[float] = []

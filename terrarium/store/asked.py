@@ -200,10 +200,6 @@ def lacks(question: str, notes: Sequence[str]) -> bool:
     return not (set(own) & _COUNTED and any(has_number(n) for n in notes))
 
 
-_DAY_OR_MONTH = frozenset("""monday tuesday wednesday thursday friday saturday sunday january
-february march april may june july august september october november december""".split())
-
-
 _A_KIND_NAMED = re.compile(r"\b(a|an)\s+[A-Z][a-z]+(\s+[A-Z][a-z]+)*")
 """A capitalised word after "a" or "an" names a kind, a make or a breed, not one thing: "My
 cat is a Maine Coon.", "I drive a Volvo."."""
@@ -214,7 +210,7 @@ def _names_one(note: str) -> bool:
     kind after "a" (:data:`_A_KIND_NAMED`): "My dentist appointment is this Tuesday." names
     no dentist, "My cat is a Maine Coon." no cat."""
     note = _A_KIND_NAMED.sub(lambda m: m.group(0).lower(), note)
-    return any(m.group(0).lower() not in _DAY_OR_MONTH for m in _NAMED.finditer(note))
+    return any(m.group(0).lower() not in forms.DAYS_AND_MONTHS for m in _NAMED.finditer(note))
 
 
 def _tells_of(own: str, word: str) -> frozenset[str]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FORM_WORDS", "asks_name", "asks_person", "asks_place", "asks_time", "fits",
-           "tells_name", "tells_place", "tells_time", "time_words"]
+__all__ = ["DAYS_AND_MONTHS", "FORM_WORDS", "asks_name", "asks_person", "asks_place", "asks_time",
+           "fits", "tells_name", "tells_place", "tells_time", "time_words"]
 
 _DAYS = ("monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|"
          "april|may|june|july|august|september|october|november|december")
@@ -30,7 +30,8 @@ name names nickname nicknames""".split())
 is it?"): a note holding one of that kind (:func:`fits`) has the word's answer, not the
 word."""
 _PLACE = re.compile(r"\b(in|from|to|at|near|outside|around|by)\s+(the\s+)?([A-Z][A-Za-z]+)")
-_DAY_NAMES = frozenset(_DAYS.split("|"))
+DAYS_AND_MONTHS = frozenset(_DAYS.split("|"))
+"""Capitalised like names, and never one."""
 _TIME = re.compile(r"\b(" + _DAYS + r"|\d+|\d+(st|nd|rd|th)|o'clock|noon|midnight|tonight|"
                    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
                    r"eleventh|twelfth|\w+teenth|twentieth|thirtieth|"
@@ -62,7 +63,7 @@ def asks_person(question: str) -> bool:
 
 def tells_place(note: str) -> bool:
     """Whether ``note`` names a place ("... to Austin", "down in Cornwall")."""
-    return any(m.group(3).lower() not in _DAY_NAMES for m in _PLACE.finditer(note))
+    return any(m.group(3).lower() not in DAYS_AND_MONTHS for m in _PLACE.finditer(note))
 
 
 def tells_time(note: str) -> bool:

@@ -510,13 +510,11 @@ def _names_in(text: str, *, first: bool = False) -> set[str]:
         if (m.start() == 0 or text[:m.start()].rstrip()[-1:] in ".!?") and not first:
             continue
         w = m.group(0).removesuffix("'s").lower()
-        if w not in _ASKING and w not in _NOT_NAMES:
+        if w not in _ASKING and w not in forms.DAYS_AND_MONTHS:
             found.add(w)
     return found
 
 
-_NOT_NAMES = frozenset("""monday tuesday wednesday thursday friday saturday sunday january
-february march april may june july august september october november december""".split())
 
 
 _FORM_STEMS = frozenset(stem(w) for w in forms.FORM_WORDS)

@@ -17,15 +17,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from terrarium.store.forms import DAYS_AND_MONTHS
 from terrarium.store.lexicon import kind_of
 from terrarium.store.subjects import has_number
 
 __all__ = ["asks_count", "asks_when", "asks_where", "form_untold", "is_time_word",
            "tells_amount", "tells_somewhere", "tells_when"]
 
-_MONTHS_DAYS = ("monday tuesday wednesday thursday friday saturday sunday january february "
-                "march april may june july august september october november december").split()
-_TIME_WORDS = frozenset((*_MONTHS_DAYS, *"""today tonight tomorrow yesterday morning mornings
+_TIME_WORDS = frozenset((*DAYS_AND_MONTHS, *"""today tonight tomorrow yesterday morning mornings
 afternoon afternoons evening evenings night nights noon midday midnight dawn dusk lunchtime
 teatime breakfast lunch dinner weekend weekends week weeks weekday weekdays month months year
 years day days hour hours minute minutes moment spring summer autumn fall winter christmas
@@ -109,7 +108,7 @@ def tells_somewhere(note: str, besides: frozenset[str] = frozenset()) -> bool:
     if any(not is_time_word(m.group(2)) and m.group(2).lower() not in besides
            for m in _SPATIAL.finditer(note)):
         return True
-    return any(m.group(0).lower().removesuffix("s") not in _MONTHS_DAYS
+    return any(m.group(0).lower().removesuffix("s") not in DAYS_AND_MONTHS
                and m.group(0).lower() not in besides for m in _CAPITAL.finditer(note))
 
 

@@ -15,19 +15,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from terrarium.config.models import ReplyGuardSpec
 from terrarium.controller.clause_end import clause_end, stands_alone
-from terrarium.controller.guard import ReplyGuard, is_echo, repeats, self_talk
+from terrarium.controller.guard import is_echo, repeats, self_talk
 from terrarium.controller.incoming import Incoming
 from terrarium.controller.loop import Controller
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
-from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
+from terrarium.voice.segment import SentenceSegmenter
 from terrarium.voice.speakable import FenceFilter
 from tests.early_helpers import model_speaker
-
-SPEC = ReplyGuardSpec(facts_field="memory_context", unknown_reply="I don't know that yet.",
-                      release_first_clause=True, echo_reply="Sorry, I am not sure.")
-VOICE = SegmenterConfig(first_clause_chars=12, first_piece_max_chars=16)  # the speaker's
+from tests.guard_helpers import VOICE, guard, stream
 
 
 class Cuts:
@@ -41,23 +37,6 @@ class Cuts:
         return self.segmenter.feed(self.fence.feed(text))
 
 
-def guard(user: str, notes: str = "", first_piece: SegmenterConfig | None = VOICE
-          ) -> ReplyGuard:
-    g = ReplyGuard.for_turn(SPEC, [{"user_said": user, "intent": "question",
-                                    "memory_context": notes}])
-    assert g is not None
-    g.first_piece = first_piece
-    return g
-
-
-def stream(g: ReplyGuard, reply: str, step: int = 3) -> list[str]:
-    """What each delta let through, read until the guard stops (then what it ends with)."""
-    outs: list[str] = []
-    for i in range(0, len(reply), step):
-        outs.append(g.feed(reply[i:i + step]))
-        if g.stopped or g.settled:
-            break
-    return [*outs, g.finish()]
 
 
 EGG = "How long should I boil an egg for a soft yolk?"

@@ -8,34 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from terrarium.config.models import ReplyGuardSpec
 from terrarium.controller.clause_end import clause_end, stands_alone, without_phrase
 from terrarium.controller.echo import copies_on, echo_left, safe_start
-from terrarium.controller.guard import ReplyGuard, is_echo, words
-from terrarium.voice.segment import SegmenterConfig
-
-SPEC = ReplyGuardSpec(facts_field="memory_context", unknown_reply="I don't know that yet.",
-                      release_first_clause=True, echo_reply="Sorry, I am not sure.")
-VOICE = SegmenterConfig(first_clause_chars=12, first_piece_max_chars=16)  # the speaker's
-
-
-def guard(user: str) -> ReplyGuard:
-    """The speaker's guard for a question of the world, with the voice's first piece."""
-    g = ReplyGuard.for_turn(SPEC, [{"user_said": user, "intent": "question",
-                                    "memory_context": ""}])
-    assert g is not None
-    g.first_piece = VOICE
-    return g
-
-
-def stream(g: ReplyGuard, reply: str, step: int = 3) -> list[str]:
-    """What each delta let through, read until the guard stops (then what it ends with)."""
-    outs: list[str] = []
-    for i in range(0, len(reply), step):
-        outs.append(g.feed(reply[i:i + step]))
-        if g.stopped or g.settled:
-            break
-    return [*outs, g.finish()]
+from terrarium.controller.guard import is_echo, words
+from tests.guard_helpers import guard, stream
 
 # the probe's replies (bench/conversation_probe14.py on main's guard: each spoken whole, an
 # echo), the user's words, and what is said now
