@@ -41,7 +41,7 @@ from terrarium.store import MemoryStore
 from terrarium.store.clauses import sentences
 
 ROOT = Path(__file__).resolve().parent.parent
-JUDGES = {"blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"}
+JUDGES = {"blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10"}
 """Sets this never runs: held out or blind (their texts are never read)."""
 
 

@@ -1,7 +1,7 @@
 """The blind dialogue sets of ``bench/conversation.py`` written at the end (issue 30:
 ``blind2``, ``blind3`` of session 10, ``blind4`` of session 11, ``blind5`` of session 13,
-``blind6`` of session 14, ``blind7`` of session 15, ``blind8`` of session 18 and ``blind9``
-of session 19) are well formed: each
+``blind6`` of session 14, ``blind7`` of session 15, ``blind8`` of session 18, ``blind9``
+of session 19 and ``blind10`` of session 20) are well formed: each
 loads through the benchmark's own loader as ``--set <name>`` (and in ``--set all``, not in
 the default), is big enough to judge by, and every recall ask can be answered from what the
 user said before it — and only from that: not from the question's own words, and not by a
@@ -33,7 +33,8 @@ class Size(NamedTuple):
 SIZES = {"blind2": Size(60, 70, 6), "blind3": Size(100, 110, 10),
          "blind4": Size(120, 150, 12), "blind5": Size(150, 180, 15),
          "blind6": Size(150, 180, 15), "blind7": Size(150, 180, 15),
-         "blind8": Size(150, 180, 15), "blind9": Size(150, 180, 15)}
+         "blind8": Size(150, 180, 15), "blind9": Size(150, 180, 15),
+         "blind10": Size(150, 180, 15)}
 SETS = pytest.mark.parametrize("name", sorted(SIZES))
 
 
@@ -160,7 +161,7 @@ def test_never_said_asks_follow_nothing_that_answers_them(name: str) -> None:
 
 # The kinds of turn blind4's brief named (more than blind3's); blind5's brief names the
 # same with dates as "dates and birthdays", and asks for two or three kinds of the writer's own;
-# blind6's, blind7's, blind8's and blind9's briefs the same as blind5's.
+# blind6's, blind7's, blind8's, blind9's and blind10's briefs the same as blind5's.
 KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies and diet",
          "health", "dates", "family", "work and study", "likes and dislikes", "numbers",
          "vehicles and possessions", "schedules and plans", "languages", "hobbies",
@@ -170,6 +171,7 @@ KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies 
 BRIEFED = {"blind4": KINDS,
            "blind5": tuple("dates and birthdays" if k == "dates" else k for k in KINDS)}
 BRIEFED["blind6"] = BRIEFED["blind7"] = BRIEFED["blind8"] = BRIEFED["blind9"] = BRIEFED["blind5"]
+BRIEFED["blind10"] = BRIEFED["blind5"]
 
 
 @pytest.mark.parametrize("name", sorted(BRIEFED))
@@ -190,14 +192,14 @@ def test_the_set_has_the_categories_its_brief_names_and_repeats_no_other_set(nam
 
 # How many categories of the writer's own each brief asked for: blind5's two or three;
 # blind6's two or three, and its session's extra named four more examples to add; blind7's
-# two or three; blind8's and blind9's two or three.
+# two or three; blind8's, blind9's and blind10's two or three.
 OWN_KINDS = {"blind5": (2, 3), "blind6": (2, 4), "blind7": (2, 3), "blind8": (2, 3),
-             "blind9": (2, 3)}
+             "blind9": (2, 3), "blind10": (2, 3)}
 
 
 @pytest.mark.parametrize("name", sorted(OWN_KINDS))
 def test_the_set_has_kinds_of_its_own_and_no_category_too_big_or_small(name: str) -> None:
-    """blind5's to blind9's briefs: five to fourteen dialogues a category
+    """blind5's to blind10's briefs: five to fourteen dialogues a category
     (fifteen for the never-said asks they want about fifteen of), about 150-170 dialogues,
     about 180-200 recall asks, categories the writer added, and no more than about fifteen
     never-said asks."""
@@ -325,6 +327,53 @@ def test_blind9_has_the_turns_its_brief_asked_for() -> None:
     assert sum(bool(_NEGATED.search(t)) for t in tellings) >= 8
     # without punctuation, as speech to text gives it: no capital, no full stop or comma
     assert sum(not re.search(r"[A-Z.,!?]", t) for t in tellings) >= 40
+    close = [d for d in cats["never said"]
+             if (_words(d[-1][0]) - ASK_WORDS) & _words(" ".join(t[0] for t in d[:-1]))]
+    assert len(close) >= 5, close
+    for d in cats["asked in other words"]:
+        for i, turn in enumerate(d):
+            if len(turn) > 1:
+                asked = _words(turn[0]) - ASK_WORDS
+                assert not any(e.lower() in asked for e in turn[1:]), turn
+                assert asked - _words(" ".join(t[0] for t in d[:i])), turn
+    firsts = [next(i for i, t in enumerate(d) if len(t) > 1) for d in cats["after a longer gap"]]
+    assert sum(i >= 5 for i in firsts) >= 1, firsts
+
+
+_EITHER_OR = re.compile(r"\bor\b.*\?$", re.I)
+
+
+def test_blind10_has_the_turns_its_brief_asked_for() -> None:
+    """blind10's brief: about 35-45 ordinary questions of the world or small talk, of 3-16
+    words, some long (10-16 words), most in their own category, some between tellings and
+    asks; asks as "do you remember …", "what did I say …", "can you remind me …" and as
+    either-or questions (the told word expected, not said in the ask); two people's facts in
+    one turn; facts told inside stories; British and American spellings; never-said asks
+    next to what was told; asks "in other words" worded unlike the telling; an ask after
+    unrelated turns, one five turns after its telling."""
+    cats = data("blind10").BY_CATEGORY
+    own = [t[0] for d in cats["ordinary questions only"] for t in d
+           if t[0].endswith("?") or _QUESTION.search(t[0])]
+    elsewhere = [t[0] for k, ds in cats.items() if k != "ordinary questions only"
+                 for d in ds for t in d if len(t) == 1 and t[0].endswith("?")]
+    ordinary = own + elsewhere
+    assert 35 <= len(ordinary) <= 45, len(ordinary)
+    assert all(3 <= len(text.split()) <= 16 for text in ordinary), ordinary
+    assert sum(10 <= len(text.split()) <= 16 for text in ordinary) >= 5
+    assert len(own) > len(ordinary) / 2 and elsewhere
+    turns = [say for d in bench.SETS["blind10"]() for say in d]
+    asks = [s.text for s in turns if s.expect and s.expect != (UNKNOWN,)]
+    tellings = " ".join(s.text for s in turns if not s.expect)
+    assert sum(a.lower().startswith("do you remember") for a in asks) >= 3
+    assert sum(bool(re.search(r"\bdid i say\b", a, re.I)) for a in asks) >= 3
+    assert sum(a.lower().startswith("can you remind me") for a in asks) >= 2
+    assert sum(bool(_EITHER_OR.search(a)) for a in asks) >= 5
+    for d in cats["either-or asks"]:
+        assert any(_EITHER_OR.search(t[0]) for t in d if len(t) > 1), d
+    assert len(cats["two people in one turn"]) >= 5
+    assert len(cats["told inside a story"]) >= 5
+    assert re.search(r"\bcolou?r\b", tellings) and re.search(r"\bcolou?r-", tellings)
+    assert re.search(r"favourite", tellings) and re.search(r"favorite", tellings)
     close = [d for d in cats["never said"]
              if (_words(d[-1][0]) - ASK_WORDS) & _words(" ".join(t[0] for t in d[:-1]))]
     assert len(close) >= 5, close
