@@ -483,8 +483,8 @@ if __name__ == "__main__":
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
                                      "blind4", "blind5", "blind6", "blind7", "blind8", "blind9",
                                      "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7",
-                                     "dev8", "dev9", "dev9b", "dev10", "dev10b", "probe14", "probe20",
-                                     "probe_honest", "probe_honest_b", "both", "all"],
+                                     "dev8", "dev9", "dev9b", "dev10", "dev10b", "probe14",
+                                     "probe20", "probe_honest", "probe_honest_b", "both", "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
