@@ -301,12 +301,13 @@ def _phrases(text: str, given: int, found: list[re.Match[str]], lower: list[str]
 
 def _opens_phrase(lower: list[str], i: int) -> bool:
     """Whether word ``i`` may open a phrase left out: one of ``_PHRASE_OPENERS``, or "of"
-    after a noun a determiner opens ("the best time of year", not "rid of flies" nor "most
-    of the day")."""
+    after a noun a determiner or a number opens ("the best time of year", "four cups of
+    coffee", not "rid of flies" nor "most of the day")."""
     if lower[i] != "of":
         return lower[i] in _PHRASE_OPENERS
     return (i >= 2 and not is_function(lower[i - 1])
-            and any(w in _DETERMINERS for w in lower[max(0, i - 3):i - 1]))
+            and any(w in _DETERMINERS or w in _COUNTS or w.isdigit()
+                    for w in lower[max(0, i - 3):i - 1]))
 
 
 def _leave_out(text: str, given: int, found: list[re.Match[str]],
