@@ -24,7 +24,10 @@ When no boundary makes a sentence of what was heard and the rest repeats the use
 whole sentence (held to its end) may still be said without one phrase of the rest made only
 of the user's own words (:func:`without_phrase`): "To get rid of fruit flies in the kitchen,
 you can …" to "What's the best way to get rid of fruit flies in the kitchen?" is said "To get
-rid of fruit flies, you can …"; what is left out was the question's, so nothing is lost.
+rid of fruit flies, you can …"; what is left out was the question's, so nothing is lost. Session 20: whatever
+the start was ("About six minutes is how long you should boil an egg for a soft yolk." →
+"… boil an egg."; "Usually three to four days is how long a cooked chicken will keep in the
+fridge." → "Usually three to four days.").
 """
 
 from __future__ import annotations
@@ -222,7 +225,8 @@ def without_phrase(text: str, given: int, user: Sequence[str],
     word of grammar, and ends before a break, a word opening a clause or phrase, an
     auxiliary ("The best way to fall asleep faster at night is …" → "… faster is …"), or the
     sentence's end. The sentence left must stand alone and pass ``ok``; the fewest words left
-    out win (then the earliest). None when no phrase will do."""
+    out win (then the earliest). With none, an amount said before the question restated as
+    what it is (:func:`_amount_only`). None when nothing will do."""
     found = list(_WORD.finditer(text))
     lower = [m.group(0).lower().strip("'") for m in found]
     spans = _phrases(text, given, found, lower, set(user))
