@@ -24,10 +24,10 @@ When no boundary makes a sentence of what was heard and the rest repeats the use
 whole sentence (held to its end) may still be said without one phrase of the rest made only
 of the user's own words (:func:`without_phrase`): "To get rid of fruit flies in the kitchen,
 you can …" to "What's the best way to get rid of fruit flies in the kitchen?" is said "To get
-rid of fruit flies, you can …"; what is left out was the question's, so nothing is lost. Session 20: whatever
-the start was ("About six minutes is how long you should boil an egg for a soft yolk." →
-"… boil an egg."; "Usually three to four days is how long a cooked chicken will keep in the
-fridge." → "Usually three to four days.").
+rid of fruit flies, you can …"; what is left out was the question's, so nothing is lost.
+Session 20: whatever the start was ("About six minutes is how long you should boil an egg
+for a soft yolk." → "… boil an egg."; "Usually three to four days is how long a cooked
+chicken will keep in the fridge." → "Usually three to four days.").
 """
 
 from __future__ import annotations
