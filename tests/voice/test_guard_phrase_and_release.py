@@ -56,10 +56,13 @@ def test_the_reply_goes_on_after_a_sentence_said_without_the_phrase() -> None:
 
 
 def test_with_no_phrase_of_the_users_to_leave_out_an_echo_is_spoken_on_as_before() -> None:
-    """No phrase opening with a preposition, a relative or dependent word holds the echo's
-    words ("down a hot car" opens with none): the sentence is spoken on, and says so."""
-    user = "What's the quickest way to cool down a hot car in summer?"
-    reply = "The quickest way to cool down a hot car in summer is to open every window."
+    """No phrase opening with a preposition, a particle, a relative or dependent word holds
+    the echo's words ("kept indoors" opens with none), no clause ends before it, and no
+    amount comes before "is how …": the sentence is spoken on, and says so. (Until session
+    20 the car was the example here: "… to cool down a hot car in summer is …" is now said
+    without "down a hot car", tests/voice/test_guard_restated_rest.py.)"""
+    user = "How often should you water a cactus kept indoors?"
+    reply = "Generally speaking you should water a cactus kept indoors every two weeks."
     g = guard(user)
     assert "".join(stream(g, reply)) == reply
     assert any(n.startswith("spoken although it repeats") for n in g.notices)
