@@ -157,7 +157,9 @@ def _forms(user: str, sentence: str, asked: set[str]) -> list[str]:
     # what follows the question's last word of substance: "Biscuit." after "... called";
     # "It is on the 8th ..." after "... booster jab" to "When's the jab?"
     if after:
-        tail = " ".join(tokens[last + 1:])
+        end = next((i for i in range(last + 2, len(low)) if low[i] in ("and", "but")
+                    and any(w in asked and not is_function(w) for w in low[i:])), len(low))
+        tail = " ".join(tokens[last + 1:end])  # "Biscuit", not "... and a grey one called"
         verb = low[last + 1] in _VERB or low[last + 1] in _AUX
         forms.append(closed(f"It {tail}" if verb else tail[:1].upper() + tail[1:]))
     # the longest run of the note's own words, none the question's: "Noor." to "Who and
