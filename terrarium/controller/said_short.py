@@ -35,10 +35,14 @@ from terrarium.store.subjects import about_user, refers_to_told, strip_opening
 __all__ = ["note_first", "note_said_back", "without_the_question"]
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+")
+_EACH_WORD = re.compile(r"[A-Za-z0-9']+")  # as reply_words.words reads them
 _PREPOSITION = frozenset("""on in at for to from with by near about after before during
 until since of""".split())
 _VERB = frozenset("""is are was were has have had will 's""".split())
 _AUX = frozenset("""does did do can could would should may might must""".split())
+_YES_NO = frozenset("""do does did am is are was were have has had can will""".split())
+_WHO = frozenset({"who", "who's", "whose"})
+_NEGATION = re.compile(r"\b(not|never|no|nobody|nothing)\b|n't\b", re.I)
 
 
 def note_first(user: str, notes: Sequence[str], echoes: Callable[[str, str], bool]
@@ -68,30 +72,64 @@ def note_said_back(user: str, notes: Sequence[str], echoes: Callable[[str, str],
     return without_the_question(user, closed(second_person(strip_opening(told))), echoes)
 
 
-def without_the_question(user: str, said: str, echoes: Callable[[str, str], bool]) -> str:
+def without_the_question(user: str, said: str, echoes: Callable[[str, str], bool]
+                         ) -> str | None:
     """``said`` (a note said back, one or two sentences) with each sentence that repeats
-    ``user`` (``echoes(user, sentence)``) put in a form that does not, keeping a word the
-    question does not hold; a sentence with no such form is left out when another remains,
-    and ``said`` is returned as it is when nothing better is found."""
+    ``user`` (``echoes(user, sentence)``) put in a form that does not and still says the
+    answer: a word of the note's own the question does not hold (a name or a number of the
+    note's when a form keeps one, else a word of substance when one does); a sentence with
+    no such form is left out when another remains. None when nothing is left to say
+    without repeating the user: the caller says something else (the model's answer, or its
+    configured reply), never the echo."""
     asked = set(words(user))
     out = []
     for sentence in sentences(said):
         if not echoes(user, sentence):
             out.append(sentence)
             continue
-        short = next((s for s in _forms(user, sentence, asked)
-                      if s and not echoes(user, s) and set(words(s)) - asked), None)
-        out.append(short or "")
+        fit = [s for s in _forms(user, sentence, asked)
+               if s and not echoes(user, s) and set(words(s)) - asked]
+        # a who asks for the subject ("Your mother-in-law is.", not "On Friday."): in order
+        named = _named(sentence, asked) if words(user)[:1] not in ([w] for w in _WHO) else set()
+        # the first that keeps a name or number of the note's, else a word of substance
+        # ("Every morning." drops "Theo" to "Who walks the dog?"), else any of its own
+        # ("You drink coffee every morning." to "Should I drink coffee every morning ...")
+        out.append(next((s for s in fit if named & set(words(s))),
+                        next((s for s in fit if _says_answer(s, asked)),
+                             fit[0] if fit else "")))
     kept = [s for s in out if s]
     best = " ".join(kept)
-    return best if kept and not echoes(user, best) else said
+    return best if kept and not echoes(user, best) else None
+
+
+def _says_answer(form: str, asked: set[str]) -> bool:
+    """A word of substance the question does not hold ("yes" for a yes or no)."""
+    new = [w for w in words(form) if w not in asked]
+    return any(not is_function(w) for w in new) or new[:1] == ["yes"]
+
+
+def _named(sentence: str, asked: set[str]) -> set[str]:
+    """The names and numbers of ``sentence`` the question does not hold: the answer's words
+    most likely ("Rosa", "12th")."""
+    return {t.lower() for t in _NAMED.findall(sentence)} - asked - {"you", "your", "i"}
+
+
+_NAMED = re.compile(r"(?<=[\w,;:] )[A-Z][A-Za-z'-]*|\b\d+[a-z]*\b")
 
 
 def _forms(user: str, sentence: str, asked: set[str]) -> list[str]:
     """The shorter forms of an echoing ``sentence`` to try, in order."""
-    tokens = _WORD.findall(sentence)
+    found = list(_WORD.finditer(sentence))
+    tokens = [m.group(0) for m in found]
     low = [t.lower().strip("'") for t in tokens]
     forms = [answer_only(user, sentence) or ""]
+    first = words(user)[:1]
+    # the question's last word of substance in the note: what follows it is the answer
+    last = _last_asked(low, asked)
+    after = sentence[found[last + 1].start():] if 0 <= last < len(low) - 1 else ""
+    if first and first[0] in _YES_NO and not _NEGATION.search(sentence):
+        # "Is my brother a vet?": "Yes, in Leeds." (its subject said again would echo)
+        forms.append(closed(f"Yes, {after}") if after else "Yes.")
     # a closing phrase of the question's words: "... on the 19th."
     for i in range(len(low) - 1, 1, -1):
         if low[i] in _PREPOSITION and all(w in asked for w in low[i:]) and i >= 3:
@@ -104,15 +142,66 @@ def _forms(user: str, sentence: str, asked: set[str]) -> list[str]:
                 head, verb = " ".join(tokens[:i + 1])[:-2], "is"
             else:
                 head, verb = " ".join(tokens[:i]), w
-            if set(words(head)) - asked:
+            if not {w for w in words(head) if w in asked and not is_function(w)}:
+                # "Your flatmate Jonas is." says nothing to "What's Jonas allergic to?"
                 forms.append(closed(f"{head} {verb}"))
             break
+    # "Who teaches yoga?": the note's words before the question's are the one who does it,
+    # "Your sister Rosa."
+    start = next((i for i, w in enumerate(low) if w in asked and not is_function(w)), 0)
+    while start > 0 and is_function(low[start - 1]):
+        start -= 1  # "You left the car ...": "You left."
+    if first and first[0] in _WHO and start > 0:
+        head = sentence[:found[start].start()].rstrip(" ,;:")
+        forms.append(closed(head[:1].upper() + head[1:]))
     # what follows the question's last word of substance: "Biscuit." after "... called";
     # "It is on the 8th ..." after "... booster jab" to "When's the jab?"
-    last = max((i for i, w in enumerate(low) if w in asked and not is_function(w)),
-               default=-1)
-    if 0 <= last < len(low) - 1:
-        tail = " ".join(tokens[last + 1:])
+    if after:
+        end = next((i for i in range(last + 2, len(low)) if low[i] in ("and", "but")
+                    and any(w in asked and not is_function(w) for w in low[i:])), len(low))
+        tail = " ".join(tokens[last + 1:end])  # "Biscuit", not "... and a grey one called"
         verb = low[last + 1] in _VERB or low[last + 1] in _AUX
         forms.append(closed(f"It {tail}" if verb else tail[:1].upper() + tail[1:]))
+    # the longest run of the note's own words, none the question's: "Noor." to "Who and
+    # Sami?" after "... are called Noor and Sami."
+    forms.append(_own_run(sentence, asked))
     return forms
+
+
+def _last_asked(low: Sequence[str], asked: set[str]) -> int:
+    """Where the note's words that say the question again end: its last word of substance
+    among the question's with most of the question's just before it, the first of equals
+    ("... a ginger one called Biscuit and a grey one called Smudge." to "What's the ginger
+    one called?": the first "called"); -1 when none."""
+    at = [i for i, w in enumerate(low) if w in asked and not is_function(w)]
+    if not at:
+        return -1
+    return max(at, key=lambda i: (sum(w in asked for w in low[max(0, i - 3):i]), -i))
+
+
+def _own_run(sentence: str, asked: set[str]) -> str:
+    """The longest run of ``sentence``'s words the question does not hold (each word as
+    the echo counts it: "mother-in-law" is three), said as a sentence; "" when none holds a
+    word of substance."""
+    found = list(_EACH_WORD.finditer(sentence))
+    low = [m.group(0).lower().strip("'") for m in found]
+    best: tuple[int, int, int] = (0, 0, 0)  # (words of substance, start, end)
+    i = 0
+    while i < len(low):
+        if low[i] in asked:
+            i += 1
+            continue
+        j = i
+        while j < len(low) and low[j] not in asked:
+            j += 1
+        while j > i and is_function(low[j - 1]):
+            j -= 1  # no run ends on "the", "and"
+        n = sum(not is_function(w) for w in low[i:j])
+        if n > best[0]:
+            best = (n, i, j)
+        i = max(j, i + 1)
+    n, i, j = best
+    if not n:
+        return ""
+    text = found[i].string[found[i].start():found[j - 1].end()].rstrip(" ,;:")
+    return closed(text[:1].upper() + text[1:])
