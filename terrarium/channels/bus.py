@@ -34,6 +34,7 @@ class EventSubscription:
         self.accept = accept
         self.missed = 0  # dropped since the last Missed was handed over
         self.total_missed = 0
+        self.tapped = False  # ``EventBus.tap``: told through ``accept``, nothing queued
 
     def _offer(self, event: Event) -> None:
         if self.accept is not None and not self.accept(event):
@@ -100,6 +101,8 @@ class EventBus:
 
     def __init__(self) -> None:
         self._subs: tuple[EventSubscription, ...] = ()
+        # what ``publish`` calls, one per subscriber: its ``_offer``, or a tap's function
+        self._calls: tuple[Callable[[Event], object], ...] = ()
 
     @property
     def active(self) -> bool:
@@ -115,20 +118,40 @@ class EventBus:
             raise ValueError("an event subscription needs room for at least 2 events")
         sub = EventSubscription(self, capacity, accept)
         self._subs = (*self._subs, sub)
+        self._calls = (*self._calls, sub._offer)
+        return sub
+
+    def tap(self, fn: Callable[[Event], object]) -> EventSubscription:
+        """A subscriber that is only told: ``fn(event)`` at each publish, in order, and
+        nothing queued for it (``terrarium serve`` numbers a session's events this way).
+        ``close`` the subscription returned to leave."""
+        sub = EventSubscription(self, 2, fn)
+        sub.tapped = True
+        self._subs = (*self._subs, sub)
+        self._calls = (*self._calls, fn)
         return sub
 
     def publish(self, event: Event) -> None:
         """Offer ``event`` to every subscriber; a full subscriber just counts a miss."""
-        for sub in self._subs:
-            sub._offer(event)
+        for call in self._calls:
+            call(event)
 
     def _remove(self, sub: EventSubscription) -> None:
         self._subs = tuple(s for s in self._subs if s is not sub)
+        self._calls = tuple(_call_of(s) for s in self._subs)
 
     def close(self) -> None:
         for sub in self._subs:
             sub._send.close()
         self._subs = ()
+        self._calls = ()
+
+
+def _call_of(sub: EventSubscription) -> Callable[[Event], object]:
+    """What ``publish`` calls for ``sub``."""
+    if sub.tapped and sub.accept is not None:
+        return sub.accept
+    return sub._offer
 
 
 __all__ = [

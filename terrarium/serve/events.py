@@ -75,27 +75,40 @@ class SessionEvents:
         return self.next_seq - 1
 
     def offer(self, event: Event) -> bool:
-        """The bus's ``accept`` hook: number ``event`` and queue it to be written. Returns
-        False so the bus queues nothing for this subscriber (the writer has it)."""
+        """The bus's tap: number ``event`` and queue it to be written (returns False: the
+        bus queues nothing for this subscriber; the writer has it)."""
         seq = self.next_seq
-        self.next_seq += 1
-        if self.shared is None:
+        self.next_seq = seq + 1
+        cls = type(event)
+        shared = self.shared
+        if shared is None:
             data = event_json(event, seq)
-            self.writer.put(self, seq, event.kind, data, isinstance(event, TurnEnded))
-        elif type(event) is MessageSent:
-            # a message's payload is in its row (committed no later than this one): its
-            # message_sent row leaves it out (a read of the log puts it back); the event
-            # is encoded once, without it, and the payload put in for the stream
-            stored = sent_json(event, seq)
-            data = with_payload(stored, event.payload)
-            self._put(seq, event, data, stored)
+            self.writer.put(self, seq, event.kind, data, cls is TurnEnded)
         else:
-            data = event_json(event, seq)
-            self._put(seq, event, data, data)
-        told = self._told.get(type(event))
+            if cls is MessageSent:
+                # a message's payload is in its row (committed no later than this one): its
+                # message_sent row leaves it out (a read of the log puts it back); the
+                # event is encoded once, without it, and the payload put in for the stream
+                stored = sent_json(event, seq)
+                data = with_payload(stored, event.payload)  # type: ignore[attr-defined]
+            else:
+                data = stored = event_json(event, seq)
+            # the event's row into the shared writer's next commit; ``data`` streamed once
+            # it is in (inline: twelve events a turn come this way)
+            batch = shared.put_row(NUMBERED_EVENT_SQL, (
+                self.run_id, event.ts, event.kind, getattr(event, "creature", None), stored,
+                seq))
+            if cls is TurnEnded:  # the session's turn count, in the same commit
+                shared.put_row(_TURNS_SQL, (1, time.time(), self.session_id))
+            if batch is not self._batch:  # the first of this session's rows in this commit
+                self._batch, self._staged = batch, []
+                staged = self._staged
+                batch.after.append(lambda: self._committed(staged))
+            self._staged.append((seq, event.kind, data))
+        told = self._told.get(cls)
         if told is None:
-            told = self._told[type(event)] = tuple(
-                fn for fn in self.listeners if _observes(fn, type(event)))
+            told = self._told[cls] = tuple(
+                fn for fn in self.listeners if _observes(fn, cls))
         for fn in told:
             fn(seq, event)
         return False
@@ -109,22 +122,6 @@ class SessionEvents:
     def unlisten(self, fn: Callable[[int, Event], None]) -> None:
         self.listeners = tuple(f for f in self.listeners if f != fn)
         self._told = {}
-
-    def _put(self, seq: int, event: Event, data: str, stored: str) -> None:
-        """The event's row (``stored``) into the shared writer's next commit; ``data``
-        streamed once it is in."""
-        shared = self.shared
-        assert shared is not None
-        batch = shared.put_row(NUMBERED_EVENT_SQL, (self.run_id, event.ts, event.kind,
-                                                    getattr(event, "creature", None), stored,
-                                                    seq))
-        if type(event) is TurnEnded:  # the session's turn count, in the same commit
-            shared.put_row(_TURNS_SQL, (1, time.time(), self.session_id))
-        if batch is not self._batch:  # the first of this session's rows in this commit
-            self._batch, self._staged = batch, []
-            staged = self._staged
-            batch.after.append(lambda: self._committed(staged))
-        self._staged.append((seq, event.kind, data))
 
     def _committed(self, rows: list[tuple[int, str, str]]) -> None:
         self.recent.extend(rows)
@@ -156,7 +153,7 @@ class SessionEvents:
             return out[:limit]
         rows = self.log.query(_READ_SQL, (self.run_id, after, self.committed,
                                           self.session_id, after, self.committed, limit))
-        datas = self.log.with_payloads([r[2] for r in rows])  # (message_sent: see _put)
+        datas = self.log.with_payloads([r[2] for r in rows])  # (message_sent: see offer)
         return [(int(r[0]), r[1], d) for r, d in zip(rows, datas, strict=True)]
 
     async def wait(self, after: int, patience: float | None = None

@@ -136,7 +136,7 @@ class LiveSession:
         try:
             runtime = TeamRuntime(self.team, self.options(), checked=self.checked)
             # subscribed before start: the start-up events (warm-up, ready) are numbered too
-            sub = runtime.bus.subscribe(capacity=2, accept=self.events.offer)
+            sub = runtime.bus.tap(self.events.offer)
             try:
                 async with runtime as rt:
                     self.rt = rt

@@ -86,3 +86,27 @@ async def test_filter_and_close() -> None:
     sub.close()
     assert not bus.active
     bus.publish(ev(2))
+
+
+async def test_a_tap_is_told_in_order_and_queues_nothing() -> None:
+    """``tap``: its function is called at each publish, between the subscribers before and
+    after it in order; nothing is queued for it; it counts as a subscriber (the hub's
+    ``bus._subs`` checks build events only for someone); ``close`` stops it alone."""
+    bus = EventBus()
+    order: list[str] = []
+    before = bus.subscribe(accept=lambda e: order.append("before") or True)
+    tap = bus.tap(lambda e: order.append(f"tap {e.attempt}"))
+    after = bus.subscribe(accept=lambda e: order.append("after") or True)
+    assert bus.active and tap in bus._subs
+    bus.publish(ev(1))
+    assert order == ["before", "tap 1", "after"]
+    assert tap.drain() == []
+    before.close()
+    bus.publish(ev(2))
+    assert order[3:] == ["tap 2", "after"]
+    tap.close()
+    bus.publish(ev(3))
+    assert order[5:] == ["after"]
+    assert [e.attempt for e in after.drain()] == [1, 2, 3]
+    after.close()
+    assert not bus.active
