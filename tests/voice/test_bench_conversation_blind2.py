@@ -300,6 +300,22 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]+", text.lower()))
 
 
+def _close_asks_other_words_and_a_gap(cats: dict[str, list[list[tuple[str, ...]]]]) -> None:
+    """What blind9's and blind10's briefs both asked for: never-said asks next to what was
+    told, asks "in other words" worded unlike the telling, an ask five turns after it."""
+    close = [d for d in cats["never said"]
+             if (_words(d[-1][0]) - ASK_WORDS) & _words(" ".join(t[0] for t in d[:-1]))]
+    assert len(close) >= 5, close
+    for d in cats["asked in other words"]:
+        for i, turn in enumerate(d):
+            if len(turn) > 1:
+                asked = _words(turn[0]) - ASK_WORDS
+                assert not any(e.lower() in asked for e in turn[1:]), turn
+                assert asked - _words(" ".join(t[0] for t in d[:i])), turn
+    firsts = [next(i for i, t in enumerate(d) if len(t) > 1) for d in cats["after a longer gap"]]
+    assert sum(i >= 5 for i in firsts) >= 1, firsts
+
+
 def test_blind9_has_the_turns_its_brief_asked_for() -> None:
     """blind9's brief: about 35-45 ordinary questions of the world or small talk, of 3-14
     words, most in their own category (there, some said without a question mark, as speech
@@ -327,17 +343,7 @@ def test_blind9_has_the_turns_its_brief_asked_for() -> None:
     assert sum(bool(_NEGATED.search(t)) for t in tellings) >= 8
     # without punctuation, as speech to text gives it: no capital, no full stop or comma
     assert sum(not re.search(r"[A-Z.,!?]", t) for t in tellings) >= 40
-    close = [d for d in cats["never said"]
-             if (_words(d[-1][0]) - ASK_WORDS) & _words(" ".join(t[0] for t in d[:-1]))]
-    assert len(close) >= 5, close
-    for d in cats["asked in other words"]:
-        for i, turn in enumerate(d):
-            if len(turn) > 1:
-                asked = _words(turn[0]) - ASK_WORDS
-                assert not any(e.lower() in asked for e in turn[1:]), turn
-                assert asked - _words(" ".join(t[0] for t in d[:i])), turn
-    firsts = [next(i for i, t in enumerate(d) if len(t) > 1) for d in cats["after a longer gap"]]
-    assert sum(i >= 5 for i in firsts) >= 1, firsts
+    _close_asks_other_words_and_a_gap(cats)
 
 
 _EITHER_OR = re.compile(r"\bor\b.*\?$", re.I)
@@ -374,14 +380,4 @@ def test_blind10_has_the_turns_its_brief_asked_for() -> None:
     assert len(cats["told inside a story"]) >= 5
     assert re.search(r"\bcolou?r\b", tellings) and re.search(r"\bcolou?r-", tellings)
     assert re.search(r"favourite", tellings) and re.search(r"favorite", tellings)
-    close = [d for d in cats["never said"]
-             if (_words(d[-1][0]) - ASK_WORDS) & _words(" ".join(t[0] for t in d[:-1]))]
-    assert len(close) >= 5, close
-    for d in cats["asked in other words"]:
-        for i, turn in enumerate(d):
-            if len(turn) > 1:
-                asked = _words(turn[0]) - ASK_WORDS
-                assert not any(e.lower() in asked for e in turn[1:]), turn
-                assert asked - _words(" ".join(t[0] for t in d[:i])), turn
-    firsts = [next(i for i, t in enumerate(d) if len(t) > 1) for d in cats["after a longer gap"]]
-    assert sum(i >= 5 for i in firsts) >= 1, firsts
+    _close_asks_other_words_and_a_gap(cats)
