@@ -251,8 +251,6 @@ def without_phrase(text: str, given: int, user: Sequence[str],
     return best[2]
 
 
-
-
 def _amount_only(text: str, given: int, found: list[re.Match[str]], lower: list[str],
                  ok: Callable[[str], bool]) -> str | None:
     """An amount said, then the question said again as what it is ("Usually three to four
