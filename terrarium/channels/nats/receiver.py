@@ -10,7 +10,11 @@ finished would be a second one. So each held message keeps the time of its last 
 past ``TAKEN_OVER`` of the ack wait without one, the message counts as taken over for
 good (:meth:`NatsReceiver.taken_over`) and the runtime drops that turn instead of
 recording it. A message handed to us again is checked against its stream first: on a
-queue channel, one already gone was acked by the listener that took it over.
+queue channel, one already gone was acked by the listener that took it over. A message
+read after such a stall may have been delivered before it, to a fetch under way then (it
+waited in the client's queue while the process stood still, and came out of the next
+fetch as a first delivery): it is left unacked, for the broker to hand out again, instead
+of taken as fresh (:meth:`NatsReceiver.stalled`).
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ class NatsReceiver(Receiver):
         self._send, self._recv = anyio.create_memory_object_stream[Envelope](0)
         self.held: dict[str, Msg] = {}  # taken, not yet acked: heartbeated
         self._beat: dict[str, float] = {}  # held message id -> its last heartbeat (monotonic)
+        self._tick = time.monotonic()  # the heartbeat loop's last round
+        self._stall_end = 0.0  # when the last stall it saw ended (monotonic)
         self._offered = 0
         self._started = False
 
@@ -67,6 +73,7 @@ class NatsReceiver(Receiver):
         if self._started:
             return
         self._started = True
+        self._tick = time.monotonic()  # the heartbeat loop starts now
         tg = self._t.task_group
         for channel, broadcast in self._channels:
             tg.start_soon(self._pull, channel, broadcast)
@@ -98,13 +105,21 @@ class NatsReceiver(Receiver):
         stream = channel_stream(t.run_id, channel)
         durable = broadcast_consumer(self.creature) if broadcast else QUEUE_CONSUMER
         sub = await t.js.pull_subscribe_bind(durable=durable, stream=stream)
+        asked = time.monotonic()
         while True:
+            # a fetch may return what the broker sent for the one before it (it waited in
+            # the client's queue while that one timed out): judged from the earlier's start
+            before, asked = asked, time.monotonic()
             try:
                 msgs = await sub.fetch(t.prefetch, timeout=_FETCH_WAIT)
             except (TimeoutError, nats.errors.TimeoutError):
                 continue
             except (nats.errors.ConnectionClosedError, nats.errors.BadSubscriptionError):
                 return
+            if self.stalled(since=before):
+                logger.info("leaving %d message(s) of %s to be handed out again: this "
+                            "process stood still while they were fetched", len(msgs), channel)
+                continue  # unacked: the broker hands them out again after its ack wait
             for msg in msgs:
                 try:
                     env = Envelope.from_json(msg.data)
@@ -153,6 +168,14 @@ class NatsReceiver(Receiver):
         beat = self._beat.get(message_id)
         return beat is not None and time.monotonic() - beat > self._t.ack_wait * TAKEN_OVER
 
+    def stalled(self, *, since: float) -> bool:
+        """Whether this process stood still longer than a held message may go without a
+        heartbeat (``TAKEN_OVER`` of the ack wait) at some time after ``since``
+        (monotonic): now, with the heartbeat loop's round overdue, or in a stall it saw
+        end after ``since``. What the broker sent meanwhile may be another listener's."""
+        limit = self._t.ack_wait * TAKEN_OVER
+        return time.monotonic() - self._tick > limit or self._stall_end > since
+
     def forget(self, message_id: str) -> None:
         """Stop holding (and heartbeating) a message: acked, or let go."""
         self.held.pop(message_id, None)
@@ -164,6 +187,9 @@ class NatsReceiver(Receiver):
         while True:
             await anyio.sleep(self._t.ack_wait / 3)
             now = time.monotonic()
+            if now - self._tick > self._t.ack_wait * TAKEN_OVER:
+                self._stall_end = now  # stood still (SIGSTOP, a starved CPU): see stalled
+            self._tick = now
             for mid, msg in list(self.held.items()):
                 if self.taken_over(mid):
                     continue
