@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from terrarium.controller.guard_loops import is_function
-from terrarium.controller.reply_words import words
+from terrarium.controller.reply_words import NUMBER_WORDS, words
 
 __all__ = ["clause_end", "stands_alone", "without_phrase"]
 
@@ -64,10 +64,7 @@ _DEGREES = frozenset("long often much many far fast old big hot cold deep tall s
 _SUBJECTS = frozenset({"you", "they", "we", "i", "he", "she"})
 _APPROXIMATORS = frozenset("about around over under nearly almost roughly approximately "
                            "once twice".split())
-_COUNTS = frozenset("""
-a an half few couple dozen one two three four five six seven eight nine ten eleven twelve
-fifteen twenty thirty forty fifty sixty seventy eighty ninety hundred
-""".split())
+_COUNTS = frozenset("a an half few couple dozen hundred".split()) | NUMBER_WORDS
 _DETERMINERS = frozenset("the a an this these those my your his her its our their some any "
                          "every each no".split())
 _AUXILIARIES = frozenset("""

@@ -40,7 +40,9 @@ from terrarium.store.subjects import (
 )
 
 __all__ = [
+    "NUMBER_WORDS",
     "SAID_BACK_NEAR",
+    "WORD",
     "about_question",
     "announces",
     "answer_only",
@@ -65,6 +67,8 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
+WORD = _WORD
+"""A word as :func:`words` reads it (for callers that need where each one is)."""
 
 
 def words(text: str) -> list[str]:
@@ -90,6 +94,8 @@ _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _AS_DIGITS = {**{w: str(i) for i, w in enumerate(_NUMBER_WORDS)},
               **{w: str(20 + 10 * i) for i, w in enumerate(_TENS)}}
 _AS_WORDS = {d: w for w, d in _AS_DIGITS.items()}
+NUMBER_WORDS = frozenset(_AS_DIGITS)
+"""Numbers said as words, "zero" to "nineteen" and the tens ("twenty" … "ninety")."""
 
 
 _COMPOUND = re.compile(r"\b(" + "|".join(_TENS) + r")[- ](one|two|three|four|five|six|"

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from terrarium.controller.guard_loops import is_function
-from terrarium.controller.reply_words import answer_only, asked_part, note_about, words
+from terrarium.controller.reply_words import WORD, answer_only, asked_part, note_about, words
 from terrarium.controller.said_back import closed, second_person
 from terrarium.store.clauses import sentences
 from terrarium.store.subjects import about_user, refers_to_told, strip_opening
@@ -35,7 +35,6 @@ from terrarium.store.subjects import about_user, refers_to_told, strip_opening
 __all__ = ["note_first", "note_said_back", "without_the_question"]
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+")
-_EACH_WORD = re.compile(r"[A-Za-z0-9']+")  # as reply_words.words reads them
 _PREPOSITION = frozenset("""on in at for to from with by near about after before during
 until since of""".split())
 _VERB = frozenset("""is are was were has have had will 's""".split())
@@ -183,7 +182,7 @@ def _own_run(sentence: str, asked: set[str]) -> str:
     """The longest run of ``sentence``'s words the question does not hold (each word as
     the echo counts it: "mother-in-law" is three), said as a sentence; "" when none holds a
     word of substance."""
-    found = list(_EACH_WORD.finditer(sentence))
+    found = list(WORD.finditer(sentence))
     low = [m.group(0).lower().strip("'") for m in found]
     best: tuple[int, int, int] = (0, 0, 0)  # (words of substance, start, end)
     i = 0

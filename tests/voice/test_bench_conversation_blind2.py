@@ -300,6 +300,16 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]+", text.lower()))
 
 
+def _ordinary(cats: dict[str, list[list[tuple[str, ...]]]]) -> tuple[list[str], list[str]]:
+    """The ordinary questions of a set: those of their own category, and those between
+    tellings and asks elsewhere."""
+    own = [t[0] for d in cats["ordinary questions only"] for t in d
+           if t[0].endswith("?") or _QUESTION.search(t[0])]
+    elsewhere = [t[0] for k, ds in cats.items() if k != "ordinary questions only"
+                 for d in ds for t in d if len(t) == 1 and t[0].endswith("?")]
+    return own, elsewhere
+
+
 def _close_asks_other_words_and_a_gap(cats: dict[str, list[list[tuple[str, ...]]]]) -> None:
     """What blind9's and blind10's briefs both asked for: never-said asks next to what was
     told, asks "in other words" worded unlike the telling, an ask five turns after it."""
@@ -324,10 +334,7 @@ def test_blind9_has_the_turns_its_brief_asked_for() -> None:
     age asked); asks "in other words" worded unlike the telling; an ask five turns after its
     telling."""
     cats = data("blind9").BY_CATEGORY
-    own = [t[0] for d in cats["ordinary questions only"] for t in d
-           if t[0].endswith("?") or _QUESTION.search(t[0])]
-    elsewhere = [t[0] for k, ds in cats.items() if k != "ordinary questions only"
-                 for d in ds for t in d if len(t) == 1 and t[0].endswith("?")]
+    own, elsewhere = _ordinary(cats)
     ordinary = own + elsewhere
     assert 35 <= len(ordinary) <= 45, len(ordinary)
     assert all(3 <= len(text.split()) <= 14 for text in ordinary), ordinary
@@ -358,10 +365,7 @@ def test_blind10_has_the_turns_its_brief_asked_for() -> None:
     next to what was told; asks "in other words" worded unlike the telling; an ask after
     unrelated turns, one five turns after its telling."""
     cats = data("blind10").BY_CATEGORY
-    own = [t[0] for d in cats["ordinary questions only"] for t in d
-           if t[0].endswith("?") or _QUESTION.search(t[0])]
-    elsewhere = [t[0] for k, ds in cats.items() if k != "ordinary questions only"
-                 for d in ds for t in d if len(t) == 1 and t[0].endswith("?")]
+    own, elsewhere = _ordinary(cats)
     ordinary = own + elsewhere
     assert 35 <= len(ordinary) <= 45, len(ordinary)
     assert all(3 <= len(text.split()) <= 16 for text in ordinary), ordinary
