@@ -47,6 +47,8 @@ from terrarium.controller.echo import (
     MIN_WORDS,
     START_LEFT,
     START_WORDS,
+    after_lead,
+    echo_lead,
     echo_left,
     is_echo,
     safe_start,
@@ -230,6 +232,16 @@ class ReplyGuard:
                 out += self._through(m)
                 if m is None:
                     break
+                continue
+            lead = (echo_lead(self.user, self._held, None if m is None else m.start())
+                    if self.checks and not self._spoken.strip() else None)
+            if lead is not None:  # "Here's a tip for sleeping better:" dropped at its colon
+                if lead < 0:
+                    break  # the colon's sentence has no word yet: wait for one
+                self._sentences += 1
+                self.notices.append(f"not spoken, it repeats the user (up to its colon): "
+                                    f"{self._held[:lead].strip()!r}")
+                self._held = after_lead(self._held[lead:])
                 continue
             if m is None:
                 if not self._release_now():
