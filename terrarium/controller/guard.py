@@ -29,7 +29,9 @@ there; with none, a rest that speaks as the user or of itself stops the reply (t
 drops the unfinished words: its start alone was heard), one that repeats the user is said
 at the sentence's end without a phrase of the user's own words when that makes a sentence
 (:func:`~terrarium.controller.clause_end.without_phrase`), and the other kinds are spoken
-on.
+on. A lead-in that repeats the user up to a colon ("Here's a tip for sleeping better: ...")
+is dropped at its colon, and what follows is judged as the reply's first sentence
+(:func:`~terrarium.controller.echo.echo_lead`).
 """
 
 from __future__ import annotations
