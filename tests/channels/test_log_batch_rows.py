@@ -179,3 +179,39 @@ async def test_a_failing_before_hook_fails_its_commit(tmp_path: Path) -> None:
             with pytest.raises(RuntimeFailure, match="no rows"):
                 await writer.commit_soon()
             tg.cancel_scope.cancel()
+
+
+@pytest.mark.anyio
+async def test_a_secret_in_a_batch_row_is_masked_and_its_events_still_part(
+        tmp_path: Path) -> None:
+    """Redaction masks a secret (and a URL's password) inside an event's text of a batch
+    row, never across the line between two events: read back, each event is whole, with
+    the secret masked, as a row of its own would have been."""
+    from terrarium import secrecy
+
+    secrecy.forget()
+    secrecy.register("hunter2-secret-value")
+    try:
+        with DurableLog(tmp_path / "log.sqlite3") as log:
+            log.query("CREATE TABLE IF NOT EXISTS session_events(session_id TEXT NOT NULL,"
+                      " seq INTEGER NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,"
+                      " PRIMARY KEY(session_id, seq)) WITHOUT ROWID")
+            run = log.start_run("t")
+            writer = LogWriter(log)
+            events = SessionEvents("s", run, log, None, writer)  # type: ignore[arg-type]
+            texts = ["my key is hunter2-secret-value", "see https://ada:pw1234@example.com/x",
+                     "nothing to hide"]
+            async with anyio.create_task_group() as tg:
+                await tg.start(writer.run)
+                for text in texts:
+                    events.offer(OutputText(creature="bot", output="out", text=text))
+                await writer.commit_soon()
+                tg.cancel_scope.cancel()
+            assert log.query("SELECT kind, seq FROM events") == [(BATCH_KIND, 3)]
+            got = [e["text"] for e in log.events(run)]
+            assert got == ["my key is ***", "see https://ada:***@example.com/x",
+                           "nothing to hide"]
+            events.recent.clear()
+            assert [s for s, _, _ in events.read(0)] == [1, 2, 3]
+    finally:
+        secrecy.forget()
