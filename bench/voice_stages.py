@@ -35,6 +35,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from terrarium.channels.log_rows import unbatched
 from terrarium.events import (
     Event,
     MessageSent,
@@ -67,7 +68,9 @@ def log_events(log_file: Path) -> list[Event]:
     """Every event a run's log holds (a server's: every session's), oldest first."""
     con = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
     try:
-        rows = con.execute("SELECT data FROM events ORDER BY ts").fetchall()
+        # (a batch row holds a commit's events of a session: taken apart; sorted below)
+        rows = [(r[1],) for r in unbatched(
+            con.execute("SELECT kind, data FROM events ORDER BY ts").fetchall(), 0, 1)]
     finally:
         con.close()
     out: list[Event] = []

@@ -20,6 +20,7 @@ from typing import Any
 
 from terrarium.channels.envelope import Envelope, new_message_id
 from terrarium.channels.log_rows import (
+    BATCH_KIND,
     CONSUME_SQL,
     EFFECT_SQL,
     EVENT_SQL,
@@ -41,6 +42,7 @@ from terrarium.channels.log_rows import (
     replay_rows,
     sent_json,
     turn_row,
+    unbatched,
     with_payload,
 )
 from terrarium.channels.timeline import TimelineEntry, format_timeline, run_timeline
@@ -289,17 +291,30 @@ class DurableLog:
         """The run's logged events in their stored JSON form, in log order; ``kinds``:
         only those (rows written as ``generic`` too, which may stand for any kind)."""
         if kinds is None:
-            rows = self._query("SELECT data FROM events WHERE run_id=? ORDER BY id", (run_id,))
+            rows = self._query("SELECT kind, data FROM events WHERE run_id=? ORDER BY id",
+                               (run_id,))
         else:
-            marks = ",".join("?" * (len(kinds) + 1))
+            marks = ",".join("?" * (len(kinds) + 2))
             # the jobs' kinds through their partial index (its WHERE, word for word, lets
-            # SQLite use it); any other kind by the run's rows
+            # SQLite use it; they are never in a batch row); any other kind by the run's
+            # rows, batch rows taken apart and kept by kind
             jobs = set(kinds) <= JOB_KINDS
             source = "events INDEXED BY events_jobs" if jobs else "events"
             also = f"{JOB_KINDS_WHERE} AND " if jobs else ""
-            rows = self._query(f"SELECT data FROM {source} WHERE run_id=? AND {also}kind IN"
-                               f" ({marks}) ORDER BY id", (run_id, *kinds, "generic"))
-        return [json.loads(d) for d in self.with_payloads([r[0] for r in rows])]
+            rows = self._query(f"SELECT kind, data FROM {source} WHERE run_id=? AND {also}kind"
+                               f" IN ({marks}) ORDER BY id",
+                               (run_id, *kinds, "generic", BATCH_KIND))
+        texts = [r[1] for r in unbatched(rows, 0, 1)
+                 if kinds is None or r[0] == "generic" or r[0] in kinds]
+        return [json.loads(d) for d in self.with_payloads(texts)]
+
+    def numbered(self, run_id: str) -> list[tuple[int, str, str]]:
+        """A served run's numbered events as ``(seq, kind, text)``, in order, whole (batch
+        rows taken apart, payloads back): what its clients were streamed."""
+        rows = unbatched(self._query("SELECT seq, kind, data FROM events WHERE run_id=? AND"
+                                     " seq IS NOT NULL ORDER BY seq", (run_id,)), 1, 2, 0)
+        datas = self.with_payloads([r[2] for r in rows])
+        return [(int(r[0]), r[1], d) for r, d in zip(rows, datas, strict=True)]
 
     def typed_events(self, run_id: str, kinds: Sequence[str] | None = None) -> list[Event]:
         """The run's logged events rebuilt by type, in log order (what replay folds);

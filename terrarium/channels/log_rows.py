@@ -86,6 +86,77 @@ REFUSAL_SQL = (
 EVENT_SQL = "INSERT INTO events(run_id, ts, kind, creature, data) VALUES (?,?,?,?,?)"
 NUMBERED_EVENT_SQL = ("INSERT OR IGNORE INTO events(run_id, ts, kind, creature, data, seq)"
                       " VALUES (?,?,?,?,?,?)")
+# ``terrarium serve`` writes a session's events of one commit as ONE row of kind ``batch``
+# (each row costs SQLite its insert, its index entries and its share of the WAL pages: a
+# turn's ten events were a fifth of an input's instructions): ``seq`` the last event's
+# number (the events in it are numbered on from ``seq - n + 1``), ``ts`` the first's,
+# ``data`` the events' own texts joined by ",\n" in brackets (a JSON array whose items are
+# found again without decoding them: compact JSON never holds a raw newline). Every
+# reader of the table takes them apart (``unbatched``). An event of a kind read by kind
+# (``run_started``: the runs' pids; the jobs', ``generic``: ``events_jobs``) keeps a row of
+# its own, as does an event alone in its commit.
+BATCH_KIND = "batch"
+_BATCH_SEP = ",\n"
+ALONE_KINDS = JOB_KINDS | {"generic", "run_started"}
+
+
+def batch_rows(run_id: str, seqs: Sequence[int], kinds: Sequence[str],
+               rows: Sequence[tuple[float, str | None, str]]) -> list[tuple[Any, ...]]:
+    """The ``events`` rows (``NUMBERED_EVENT_SQL``) of one session's events in one commit:
+    consecutive ``seqs`` with their ``kinds`` and ``(ts, creature, text)``; runs of two or
+    more as one ``batch`` row, the rest (and ``ALONE_KINDS``) a row each, in their order."""
+    out: list[tuple[Any, ...]] = []
+    n = len(seqs)
+    i = 0
+    while i < n:
+        j = i
+        while j < n and kinds[j] not in ALONE_KINDS:
+            j += 1
+        if j - i >= 2:  # events i..j-1 as one row
+            out.append((run_id, rows[i][0], BATCH_KIND, None,
+                        "[" + _BATCH_SEP.join([r[2] for r in rows[i:j]]) + "]", seqs[j - 1]))
+            i = j
+        else:
+            ts, creature, text = rows[i]
+            out.append((run_id, ts, kinds[i], creature, text, seqs[i]))
+            i += 1
+    return out
+
+
+def batch_texts(data: str) -> list[str]:
+    """The events' texts in a ``batch`` row's ``data``, as they were written."""
+    return data[1:-1].split(_BATCH_SEP)
+
+
+def text_kind(text: str) -> str:
+    """An event text's ``kind`` (``event_json`` writes it after the event's fields, before
+    ``seq``), read without decoding the text."""
+    i = text.rindex('"kind":"') + 8
+    return text[i:text.index('"', i)]
+
+
+def unbatched(rows: Iterable[Sequence[Any]], kind_at: int, data_at: int,
+              seq_at: int | None = None) -> list[list[Any]]:
+    """``events`` rows with each ``batch`` row taken apart into its events, in order: a
+    copy of the row for each, with its kind, text and (``seq_at``) number in place of the
+    batch's."""
+    out: list[list[Any]] = []
+    for row in rows:
+        if row[kind_at] != BATCH_KIND:
+            out.append(list(row))
+            continue
+        texts = batch_texts(row[data_at])
+        first = (row[seq_at] - len(texts) + 1) if seq_at is not None else 0
+        for k, text in enumerate(texts):
+            item = list(row)
+            item[kind_at] = text_kind(text)
+            item[data_at] = text
+            if seq_at is not None:
+                item[seq_at] = first + k
+            out.append(item)
+    return out
+
+
 TURN_SQL = (
     "INSERT INTO turns(run_id, creature, turn_index, prefix_hash, prompt_tokens,"
     " cached_tokens, completion_tokens, calls, outputs, error, started, ended)"
@@ -276,6 +347,8 @@ def replay_rows(conn: sqlite3.Connection,
 
 
 __all__ = [
+    "ALONE_KINDS",
+    "BATCH_KIND",
     "CONSUME_SQL",
     "EFFECT_SQL",
     "EVENT_SQL",
@@ -290,12 +363,16 @@ __all__ = [
     "RefusalRecord",
     "RunInfo",
     "TurnRecord",
+    "batch_rows",
+    "batch_texts",
     "event_row",
     "message_row",
     "payloads_back",
     "refusal_row",
     "replay_rows",
     "sent_json",
+    "text_kind",
     "turn_row",
+    "unbatched",
     "with_payload",
 ]

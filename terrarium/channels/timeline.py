@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
+
+from terrarium.channels.log_rows import unbatched
 
 if TYPE_CHECKING:
     from terrarium.channels.log import DurableLog, RunInfo
@@ -68,19 +70,20 @@ def run_timeline(log: DurableLog, run_id: str) -> list[TimelineEntry]:
         tokens = f"prompt={t.prompt_tokens} cached={t.cached_tokens} out={t.completion_tokens}"
         detail = f"#{t.turn_index} {tokens}" + (f" error: {t.error}" if t.error else "")
         out.append(TimelineEntry(ts=t.started, kind="turn", actor=t.creature, detail=detail))
-    rows = log.query(
-        "SELECT ts, kind, creature, data FROM events WHERE run_id=? ORDER BY id", (run_id,))
+    rows = unbatched(log.query(
+        "SELECT ts, kind, creature, data FROM events WHERE run_id=? ORDER BY id", (run_id,)),
+        1, 3)  # (a batch row: a commit's events of a served session, taken apart)
     datas = log.with_payloads([r[3] for r in rows])  # a message_sent row's payload
     for (ts, kind, creature, _), data in zip(rows, datas, strict=True):
-        out.append(
-            TimelineEntry(ts=ts, kind=kind, actor=creature or "-", detail=_event_detail(data))
-        )
+        d = json.loads(data)
+        out.append(TimelineEntry(ts=d.get("ts", ts), kind=kind,
+                                 actor=d.get("creature") or creature or "-",
+                                 detail=_event_detail(d)))
     out.sort(key=lambda e: e.ts)
     return out
 
 
-def _event_detail(data: str) -> str:
-    d = json.loads(data)
+def _event_detail(d: dict[str, Any]) -> str:
     for k in ("kind", "ts", "creature"):
         d.pop(k, None)
     return " ".join(f"{k}={v}" for k, v in d.items())

@@ -54,7 +54,7 @@ def _task() -> object | None:
 
 
 class _Batch:
-    __slots__ = ("_done", "after", "committed", "error", "ops", "size")
+    __slots__ = ("_done", "after", "before", "committed", "error", "ops", "size")
 
     def __init__(self) -> None:
         self.ops: dict[str, list[tuple[Any, ...]]] = {}
@@ -63,6 +63,8 @@ class _Batch:
         self.error: BaseException | None = None
         self.size = 0
         self.after: list[Callable[[], None]] = []  # told once the batch is committed
+        # called just before the commit, to add the rows they stand for (``count``)
+        self.before: list[Callable[[], None]] = []
 
     @property
     def done(self) -> anyio.Event:
@@ -77,6 +79,13 @@ class _Batch:
         self.committed = True
         if self._done is not None:
             self._done.set()
+
+
+def _complete(batch: _Batch) -> None:
+    """Add the rows the batch's ``before`` hooks stand for (once)."""
+    before, batch.before = batch.before, []
+    for fn in before:
+        fn()
 
 
 class LogWriter:
@@ -152,6 +161,18 @@ class LogWriter:
         batch.size += 1
         return batch
 
+    def count(self) -> _Batch:
+        """Count a row that a ``before`` hook of the batch returned will add at its commit
+        (a served session's events: one row for all of a commit's), waking the writer as
+        ``put_row`` does."""
+        if self._closed:
+            raise RuntimeFailure("The event log writer is closed; nothing more can be written.")
+        batch = self._current
+        if batch.size == 0 or self._quiet:
+            self._first_rows()
+        batch.size += 1
+        return batch
+
     async def write(self, sql: str, row: tuple[Any, ...]) -> None:
         """Add one row and wait until its batch is committed."""
         await self._wait(self._add(sql, (row,)))
@@ -221,6 +242,7 @@ class LogWriter:
     async def _commit(self, batch: _Batch) -> None:
         if self.offload and batch.size:
             try:
+                _complete(batch)
                 await anyio.to_thread.run_sync(self.log.write_batch, list(batch.ops.items()))
             except Exception as e:  # handed to every waiter of this batch
                 batch.error = e
@@ -231,6 +253,7 @@ class LogWriter:
     def _commit_now(self, batch: _Batch) -> None:
         if batch.size:
             try:
+                _complete(batch)
                 self.log.write_batch(list(batch.ops.items()))
             except Exception as e:  # handed to every waiter of this batch
                 batch.error = e

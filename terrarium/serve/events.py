@@ -26,6 +26,7 @@ import anyio
 import anyio.lowlevel
 
 from terrarium.channels.log import NUMBERED_EVENT_SQL, DurableLog, sent_json, with_payload
+from terrarium.channels.log_rows import batch_rows, unbatched
 from terrarium.channels.writer import LogWriter
 from terrarium.events import Event, MessageSent, TurnEnded, event_json
 
@@ -67,7 +68,8 @@ class SessionEvents:
         self.listeners: tuple[Callable[[int, Event], None], ...] = ()
         self._told: dict[type, tuple[Callable[[int, Event], None], ...]] = {}
         self._batch: object = None  # the shared writer's batch the rows below go in
-        self._staged: list[tuple[int, str, str]] = []
+        self._staged: list[tuple[int, str, str]] = []  # (seq, kind, text streamed)
+        self._texts: list[tuple[float, str | None, str]] = []  # (ts, creature, text stored)
 
     @property
     def last_seq(self) -> int:
@@ -93,18 +95,19 @@ class SessionEvents:
                 data = with_payload(stored, event.payload)  # type: ignore[attr-defined]
             else:
                 data = stored = event_json(event, seq)
-            # the event's row into the shared writer's next commit; ``data`` streamed once
+            # the event goes into the shared writer's next commit, as one row with the
+            # session's other events of that commit (``_rows``); ``data`` streamed once
             # it is in (inline: twelve events a turn come this way)
-            batch = shared.put_row(NUMBERED_EVENT_SQL, (
-                self.run_id, event.ts, event.kind, getattr(event, "creature", None), stored,
-                seq))
-            if cls is TurnEnded:  # the session's turn count, in the same commit
-                shared.put_row(_TURNS_SQL, (1, time.time(), self.session_id))
-            if batch is not self._batch:  # the first of this session's rows in this commit
-                self._batch, self._staged = batch, []
-                staged = self._staged
+            batch = shared.count()
+            if batch is not self._batch:  # the first of this session's events in this commit
+                self._batch, self._staged, self._texts = batch, [], []
+                staged, texts = self._staged, self._texts
+                batch.before.append(lambda: self._rows(batch, staged, texts))
                 batch.after.append(lambda: self._committed(staged))
             self._staged.append((seq, event.kind, data))
+            self._texts.append((event.ts, getattr(event, "creature", None), stored))
+            if cls is TurnEnded:  # the session's turn count, in the same commit
+                shared.put_row(_TURNS_SQL, (1, time.time(), self.session_id))
         told = self._told.get(cls)
         if told is None:
             told = self._told[cls] = tuple(
@@ -122,6 +125,17 @@ class SessionEvents:
     def unlisten(self, fn: Callable[[int, Event], None]) -> None:
         self.listeners = tuple(f for f in self.listeners if f != fn)
         self._told = {}
+
+    def _rows(self, batch: Any, staged: list[tuple[int, str, str]],
+              texts: list[tuple[float, str | None, str]]) -> None:
+        """Just before ``batch`` commits: this session's events in it as ``events`` rows
+        (most as one: ``batch_rows``)."""
+        rows = batch_rows(self.run_id, [r[0] for r in staged], [r[1] for r in staged], texts)
+        bucket = batch.ops.get(NUMBERED_EVENT_SQL)
+        if bucket is None:
+            batch.ops[NUMBERED_EVENT_SQL] = rows
+        else:
+            bucket.extend(rows)
 
     def _committed(self, rows: list[tuple[int, str, str]]) -> None:
         self.recent.extend(rows)
@@ -151,8 +165,11 @@ class SessionEvents:
                 out.append(r)
             out.reverse()
             return out[:limit]
-        rows = self.log.query(_READ_SQL, (self.run_id, after, self.committed,
-                                          self.session_id, after, self.committed, limit))
+        got = self.log.query(_READ_SQL, (self.run_id, after, self.committed,
+                                         self.session_id, after, self.committed, limit))
+        # a batch row holds several events (its seq the last one's): taken apart, the ones
+        # after ``after`` kept
+        rows = [r for r in unbatched(got, 1, 2, 0) if r[0] > after][:limit]
         datas = self.log.with_payloads([r[2] for r in rows])  # (message_sent: see offer)
         return [(int(r[0]), r[1], d) for r, d in zip(rows, datas, strict=True)]
 

@@ -196,15 +196,16 @@ async def test_events_resume_over_sse_and_websocket_exactly_once(tmp_path: Path)
         assert seqs == list(range(1, total + 1))  # every event once, in order
         assert _said(first + second + third) == "Nice to meet you.Your name is Ada."
         # what the streams gave is what the log holds
-        # (each event one numbered row of the run's events table, nowhere else; a
-        # message_sent row's payload is its message row's, put back when read)
+        # (each event in a numbered row of the run's events table, nowhere else: most in a
+        # batch row with the others of its commit; a message_sent row's payload is its
+        # message row's, put back when read)
         run_id = app.state.manager.info(sid).run_id
         log = app.state.manager.log
-        stored = log.query(
-            "SELECT seq, data FROM events WHERE run_id=? AND seq IS NOT NULL ORDER BY seq",
-            (run_id,))
-        whole = log.with_payloads([d for _, d in stored])
-        assert [json.loads(d) for d in whole] == first + second + third
+        stored = log.numbered(run_id)
+        assert [json.loads(d) for _, _, d in stored] == first + second + third
+        assert [s for s, _, _ in stored] == seqs
+        assert log.query("SELECT count(*) FROM events WHERE run_id=? AND kind='batch'",
+                         (run_id,))[0][0] > 0
         assert app.state.manager.log.query(
             "SELECT count(*) FROM events WHERE run_id=? AND seq IS NULL", (run_id,)) == [(0,)]
 
@@ -238,9 +239,8 @@ async def test_approvals_and_questions_are_answered_over_the_api(tmp_path: Path)
         entries = (await c.get(f"/v1/sessions/{sid}/transcript/clerk")).json()["entries"]
         results = [e["text"] for e in entries if e["kind"] == "tool_result"]
         assert any("Tea, always." in t for t in results), results
-        decided = [json.loads(d) for (d,) in app.state.manager.log.query(
-            "SELECT data FROM events WHERE run_id=? AND kind='approval_decided'",
-            (app.state.manager.info(sid).run_id,))]
+        decided = app.state.manager.log.events(app.state.manager.info(sid).run_id,
+                                               ["approval_decided"])
         assert [(d["approved"], d["by"]) for d in decided] == [(True, "api")]
 
 
@@ -249,9 +249,8 @@ async def test_unanswered_approvals_are_denied_after_the_timeout(tmp_path: Path)
         sid = (await c.post("/v1/sessions", json={})).json()["id"]
         await c.post(f"/v1/sessions/{sid}/input", json={"text": "remember this"})
         await _until_idle(app, sid)
-        decided = [json.loads(d) for (d,) in app.state.manager.log.query(
-            "SELECT data FROM events WHERE run_id=? AND kind='approval_decided'",
-            (app.state.manager.info(sid).run_id,))]
+        decided = app.state.manager.log.events(app.state.manager.info(sid).run_id,
+                                               ["approval_decided"])
         assert [(d["approved"], d["by"]) for d in decided] == [(False, "timeout")]
         assert "nobody answered within 0.2 s" in decided[0]["reason"]
         assert (await c.get(f"/v1/sessions/{sid}/approvals")).json() == {"pending": []}

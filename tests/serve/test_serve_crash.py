@@ -14,6 +14,7 @@ import anyio
 import httpx
 
 from terrarium.channels.log import payloads_back
+from terrarium.channels.log_rows import unbatched
 from terrarium.runtime.history import newest_conversation
 from tests.serve_helpers import CHAT, ServerProcess, sse_events
 
@@ -84,9 +85,9 @@ def test_sigkill_mid_reply_then_restart_loses_and_repeats_nothing(tmp_path: Path
                           (run_id,)).fetchall()
         consumed = db.execute("SELECT message_id, receiver FROM consumptions WHERE run_id=?",
                               (run_id,)).fetchall()
-        rows = [d for (d,) in db.execute(
-            "SELECT data FROM events WHERE run_id=? AND seq IS NOT NULL ORDER BY seq",
-            (run_id,))]
+        rows = [d for _, d in unbatched(db.execute(  # (a batch row: a commit's events)
+            "SELECT kind, data FROM events WHERE run_id=? AND seq IS NOT NULL ORDER BY seq",
+            (run_id,)).fetchall(), 0, 1)]
         # (a message_sent row's payload is in its message's row: put back as a read does)
         stored = [json.loads(d) for d in payloads_back(rows, lambda ids: dict(db.execute(
             f"SELECT id, payload FROM messages WHERE id IN ({','.join('?' * len(ids))})",

@@ -13,7 +13,8 @@ import anyio
 import httpx
 import pytest
 
-from terrarium.channels.log import CONSUME_SQL, MESSAGE_SQL, TURN_SQL
+from terrarium.channels.log import CONSUME_SQL, MESSAGE_SQL, TURN_SQL, DurableLog
+from terrarium.channels.log_rows import unbatched
 from terrarium.config import load_team
 from terrarium.runtime.sessions import HISTORY_SQL
 from terrarium.serve import ServeSettings, create_app
@@ -61,14 +62,15 @@ async def test_one_input_writes_each_event_once_and_each_turn_in_one_commit(
     assert sum(b.get(CONSUME_SQL, 0) for b in batches) == 2
     for b in batches:
         assert b.get(CONSUME_SQL, 0) == b.get(TURN_SQL, 0) == b.get(HISTORY_SQL, 0), b
-    # each event one row, numbered: what the stream gave is what the log holds, once (a
-    # message_sent row's payload is its message row's: see the test below)
-    rows = mgr.log.query("SELECT seq, kind, data FROM events WHERE run_id=? ORDER BY id",
-                         (run_id,))
-    assert all(seq is not None for seq, _, _ in rows)
-    whole = mgr.log.with_payloads([d for _, _, d in rows])
-    assert [(s, k, d) for (s, k, _), d in zip(rows, whole, strict=True) if s <= seen[-1][0]] == [
-        (s, k, d) for s, k, d in events.read(0) if s <= seen[-1][0]]
+    # each event in a numbered row (a commit's events of the session in one batch row):
+    # what the stream gave is what the log holds, once (a message_sent row's payload is
+    # its message row's: see the test below)
+    rows = mgr.log.query("SELECT seq, kind FROM events WHERE run_id=? ORDER BY id", (run_id,))
+    assert all(seq is not None for seq, _ in rows)
+    assert [s for s, _ in rows] == sorted(s for s, _ in rows)  # numbered in log order
+    assert len(rows) < len(mgr.log.numbered(run_id))  # (some batch rows)
+    assert [r for r in mgr.log.numbered(run_id) if r[0] <= seen[-1][0]] == [
+        r for r in events.read(0) if r[0] <= seen[-1][0]]
     assert mgr.log.query("SELECT count(*) FROM session_events") == [(0,)]
     mgr.log.close()
 
@@ -95,9 +97,8 @@ async def test_a_sent_payload_is_stored_once_and_read_back_whole(tmp_path: Path)
         tg.cancel_scope.cancel()
     run_id = mgr.info(sid).run_id
     assert len(live) == 1 and text in live[0][2]  # the live stream: whole
-    stored = mgr.log.query("SELECT data FROM events WHERE run_id=? AND kind='message_sent'",
-                           (run_id,))
-    assert len(stored) == 1 and text not in stored[0][0] and '"payload"' not in stored[0][0]
+    stored = [d for d in batch_texts_of(mgr.log, run_id) if '"kind":"message_sent"' in d]
+    assert len(stored) == 1 and text not in stored[0] and '"payload"' not in stored[0]
     assert mgr.log.query("SELECT count(*) FROM messages WHERE run_id=? AND payload LIKE ?",
                          (run_id, f"%{text}%")) == [(1,)]
     # read back from the log, not the memory of recent events: the same text as live
@@ -157,3 +158,10 @@ async def test_a_session_keeps_two_conversations_dropping_the_older_by_its_key(
     # two creatures, five turns each: the first two saves of each prune, the rest by key
     assert len(deletes) == 10 and deletes.count(DROP_SQL) == 6, deletes
     mgr.log.close()
+
+
+def batch_texts_of(log: DurableLog, run_id: str) -> list[str]:
+    """Every event text the run's rows hold as stored (batch rows taken apart, nothing
+    put back)."""
+    rows = log.query("SELECT kind, data FROM events WHERE run_id=? ORDER BY id", (run_id,))
+    return [r[1] for r in unbatched(rows, 0, 1)]
