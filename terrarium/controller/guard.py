@@ -62,16 +62,19 @@ from terrarium.controller.guard_checks import (
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import closed, second_person
-from terrarium.controller.said_short import note_first, note_said_back, without_the_question
+from terrarium.controller.said_short import (
+    keep_in_mind,
+    note_first,
+    note_said_back,
+    without_the_question,
+)
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
 from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import (
-    asks_advice,
     is_statement,
     mentions_user,
     stem,
-    strip_opening,
 )
 from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
 from terrarium.voice.speakable import FenceFilter
@@ -85,17 +88,6 @@ _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 _STOPS = frozenset({"it speaks as the user", "it talks about itself"})
 """What stops a released sentence even with no clause end to stop at (a fragment is heard)."""
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
-
-
-def keep_in_mind(user: str, notes: Sequence[str]) -> str:
-    """For advice asked (:func:`asks_advice`) with notes of what the user told, the first
-    of them (not a name alone) to say back with the advice: "Keep in mind: You're allergic
-    to peanuts."; "" when there is none, or when it would repeat the user's words."""
-    if not asks_advice(user):
-        return ""
-    told = next((n for n in notes if not n.rstrip(".").endswith(" is my name")), "")
-    said = closed(second_person(strip_opening(told))) if told.strip() else ""
-    return "" if not said or is_echo(user, said) else f"Keep in mind: {said}"
 
 
 _ASKS = frozenset({"question", "request"})
@@ -136,6 +128,9 @@ class ReplyGuard:
     _piece_out: bool = False  # ... which has its first piece
     _fence: FenceFilter = field(default_factory=FenceFilter)  # ... and its fence filter
     _let_on: bool = False  # it repeats the user, with no clause end to stop at: spoken on
+    ask_again: int = 0  # ... or the model asked again that many times first (ask_again.py)
+    _asked: int = 0  # times it was
+    _asking: bool = False  # it is being asked again: the model's stream must end here
     _fact_words: frozenset[str] = frozenset()
     _told: str = ""  # the notes about what the user asks (the others may be about anything)
     _loops: LoopWatch = field(default_factory=LoopWatch)
@@ -206,6 +201,21 @@ class ReplyGuard:
         return "" if self._closed else self._held
 
     @property
+    def asking(self) -> bool:
+        """The rest of the sentence released at its start repeats the user, with no clause
+        end to stop at: the model is to be asked again to continue what was spoken
+        (:meth:`ask_from`); its stream need not be read further."""
+        return self._asking
+
+    def ask_from(self) -> str:
+        """What the model asked again continues (all that was spoken); what it wrote after
+        that is forgotten, and its new text is judged as the rest of the same sentence."""
+        self._asking, self._held, self._written = False, "", self._spoken
+        self._loops = LoopWatch()
+        self._loops.feed(self._spoken)
+        return self._spoken
+
+    @property
     def stop_reason(self) -> str:
         """Why the reply was stopped (``stopped``), in a few words; "" when it was not."""
         return self._stop_why
@@ -215,7 +225,7 @@ class ReplyGuard:
         and the first spoken sentence from its start once :meth:`_release_now` lets it
         through (then through as it comes, unless what follows speaks as the user or of
         itself: the reply stops there, as at a loop)."""
-        if self._closed:
+        if self._closed or self._asking:
             return ""
         out = self._advise()
         start = len(self._written)
@@ -228,7 +238,7 @@ class ReplyGuard:
             m = _SENTENCE_END.search(self._held)
             if self._open:  # released at its start: see _through
                 out += self._through(m)
-                if m is None:
+                if m is None or self._asking:
                     break
                 continue
             if m is None:
@@ -271,8 +281,16 @@ class ReplyGuard:
             ending = self._clause_end(cut)
             if ending is not None or why in _STOPS:
                 return self._stop(why, self._open_text + self._held, ending)
+            if why == "it repeats the user" and self._asked < self.ask_again:
+                self._asked += 1  # the model continues what was spoken, steered away
+                self._asking = True
+                self.notices.append(f"asked again, no clause end before where {why}: "
+                                    f"{text!r}")
+                return ""
             self._let_on = True  # no clause end to stop at: the sentence goes on as it was
-            self.notices.append(f"spoken on, no clause end before where {why}: {text!r}")
+            self.notices.append(f"spoken on, no clause end before where {why}"
+                                f"{f' (asked again {self._asked} times)' if self._asked else ''}"
+                                f": {text!r}")
         if m is None and self._piece is not None and self._piece_out:
             return ""  # the voice has its first piece: the rest waits for the sentence's end
         rest = self._without_phrase(cut) if m is not None and self._let_on else None

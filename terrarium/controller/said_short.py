@@ -26,13 +26,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from terrarium.controller.echo import is_echo
 from terrarium.controller.guard_loops import is_function
 from terrarium.controller.reply_words import WORD, answer_only, asked_part, note_about, words
 from terrarium.controller.said_back import closed, second_person
 from terrarium.store.clauses import sentences
-from terrarium.store.subjects import about_user, refers_to_told, strip_opening
+from terrarium.store.subjects import about_user, asks_advice, refers_to_told, strip_opening
 
-__all__ = ["note_first", "note_said_back", "without_the_question"]
+__all__ = ["keep_in_mind", "note_first", "note_said_back", "without_the_question"]
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+")
 _PREPOSITION = frozenset("""on in at for to from with by near about after before during
@@ -204,3 +205,14 @@ def _own_run(sentence: str, asked: set[str]) -> str:
         return ""
     text = found[i].string[found[i].start():found[j - 1].end()].rstrip(" ,;:")
     return closed(text[:1].upper() + text[1:])
+
+
+def keep_in_mind(user: str, notes: Sequence[str]) -> str:
+    """For advice asked (:func:`asks_advice`) with notes of what the user told, the first
+    of them (not a name alone) to say back with the advice: "Keep in mind: You're allergic
+    to peanuts."; "" when there is none, or when it would repeat the user's words."""
+    if not asks_advice(user):
+        return ""
+    told = next((n for n in notes if not n.rstrip(".").endswith(" is my name")), "")
+    said = closed(second_person(strip_opening(told))) if told.strip() else ""
+    return "" if not said or is_echo(user, said) else f"Keep in mind: {said}"
