@@ -17,6 +17,7 @@ import anyio
 from terrarium.controller.ask_again import banned_words, bias_against, request_again
 from terrarium.controller.calls import CallRecord, CallRouting
 from terrarium.crashpoints import crashpoint
+from terrarium.errors import ModelError
 from terrarium.events import Reasoning
 from terrarium.formats import CallEvent, NoticeEvent, TextEvent, ValueFrame, grammar_for
 from terrarium.formats.grammar import sentences_left
@@ -202,7 +203,11 @@ class RoundStreaming(CallRouting):
         assert guard is not None  # only a guard asks
         spoken = guard.ask_from()
         rnd.text[:] = rnd.raw[:] = [spoken]
-        bias = await bias_against(self.model, banned_words(guard.user, spoken, guard.facts))
+        try:
+            bias = await bias_against(self.model, banned_words(guard.user, spoken, guard.facts))
+        except ModelError as exc:  # the tokens are a help, not a need: asked without them
+            bias = {}
+            self._entry("notice", f"asked again without a logit_bias: {exc}")
         return request_again(request, spoken, bias)
 
     async def _close_round(self, rnd: _Round, frame: ValueFrame | None,

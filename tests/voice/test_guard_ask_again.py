@@ -23,6 +23,7 @@ from terrarium.controller.ask_again import (
 )
 from terrarium.controller.guard import is_echo
 from terrarium.controller.loop import Controller, Incoming
+from terrarium.errors import ModelError
 from terrarium.llm.scripted import ScriptedModel, pieces, token_id
 from terrarium.llm.types import ChatMessage, ChatRequest
 from terrarium.voice import (
@@ -127,6 +128,17 @@ def test_a_reply_that_does_not_copy_is_never_asked_again(tmp_path: Path, reply: 
     assert on == off == reply
     assert len(model_on.requests) == len(model_off.requests) == 1
     assert not model_on.requests[0].logit_bias
+
+
+def test_a_model_that_cannot_tokenize_now_is_asked_again_without_a_bias(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def fails(self: ScriptedModel, text: str) -> list[tuple[int, str]]:
+        raise ModelError("the tokenizer is gone")
+
+    monkeypatch.setattr(ScriptedModel, "token_pieces", fails)
+    text, model = spoken_reply(tmp_path, [COPY, OWN], ask_again=1)
+    assert text == COPY  # unsteered, the scripted model writes its copy again
+    assert len(model.requests) == 2 and model.requests[1].logit_bias is None
 
 
 def test_off_the_copy_is_spoken_on_with_one_request(tmp_path: Path) -> None:
