@@ -28,9 +28,8 @@ boundary that makes a whole sentence (:mod:`terrarium.controller.clause_end`), a
 there; with none, a rest that speaks as the user or of itself stops the reply (the voice
 drops the unfinished words: its start alone was heard), one that repeats the user is said
 at the sentence's end without a phrase of the user's own words when that makes a sentence
-(:func:`~terrarium.controller.clause_end.without_phrase`), and the other kinds are spoken
-on.
-"""
+(:func:`~terrarium.controller.clause_end.without_phrase`), else asked for again (:mod:`.ask_again`),
+and the other kinds are spoken on."""
 
 from __future__ import annotations
 
@@ -128,7 +127,7 @@ class ReplyGuard:
     _piece_out: bool = False  # ... which has its first piece
     _fence: FenceFilter = field(default_factory=FenceFilter)  # ... and its fence filter
     _let_on: bool = False  # it repeats the user, with no clause end to stop at: spoken on
-    ask_again: int = 0  # ... or the model asked again that many times first (ask_again.py)
+    ask_again: int = 0  # ... or, with no phrase to leave out, asked again first (ask_again.py)
     _asked: int = 0  # times it was
     _asking: bool = False  # it is being asked again: the model's stream must end here
     _fact_words: frozenset[str] = frozenset()
@@ -202,15 +201,13 @@ class ReplyGuard:
 
     @property
     def asking(self) -> bool:
-        """The rest of the sentence released at its start repeats the user, with no clause
-        end to stop at: the model is to be asked again to continue what was spoken
-        (:meth:`ask_from`); its stream need not be read further."""
+        """The model is to be asked again (:meth:`ask_from`): its stream need not be read."""
         return self._asking
 
     def ask_from(self) -> str:
         """What the model asked again continues (all that was spoken); what it wrote after
-        that is forgotten, and its new text is judged as the rest of the same sentence."""
-        self._asking, self._held, self._written = False, "", self._spoken
+        that is forgotten, and its new text is judged afresh as the same sentence's rest."""
+        self._asking, self._held, self._written, self._let_on = False, "", self._spoken, False
         self._loops = LoopWatch()
         self._loops.feed(self._spoken)
         return self._spoken
@@ -281,25 +278,31 @@ class ReplyGuard:
             ending = self._clause_end(cut)
             if ending is not None or why in _STOPS:
                 return self._stop(why, self._open_text + self._held, ending)
-            if why == "it repeats the user" and self._asked < self.ask_again:
-                self._asked += 1  # the model continues what was spoken, steered away
-                self._asking = True
-                self.notices.append(f"asked again, no clause end before where {why}: "
-                                    f"{text!r}")
-                return ""
             self._let_on = True  # no clause end to stop at: the sentence goes on as it was
-            self.notices.append(f"spoken on, no clause end before where {why}"
-                                f"{f' (asked again {self._asked} times)' if self._asked else ''}"
-                                f": {text!r}")
+            if not (why == "it repeats the user" and self._may_ask()):  # else: at its end
+                self.notices.append(f"spoken on, no clause end before where {why}"
+                                    f"{f' (asked again {self._asked} times)' * (self._asked > 0)}"
+                                    f": {text!r}")
         if m is None and self._piece is not None and self._piece_out:
             return ""  # the voice has its first piece: the rest waits for the sentence's end
         rest = self._without_phrase(cut) if m is not None and self._let_on else None
+        if rest is None and m is not None and self._let_on and self._may_ask() and self.checks \
+                and is_echo(self.user, text):  # the model continues what was spoken, steered
+            self._asked, self._asking = self._asked + 1, True
+            self.notices.append(f"asked again, it repeats the user with no clause end or "
+                                f"phrase to leave out: {text.strip()!r}")
+            return ""
         said = self._give(self._held[:cut] if rest is None else rest)
         self._held = self._held[cut:]
         if m is not None:
             self._open = False
             self._sentences += 1
         return said
+
+    def _may_ask(self) -> bool:
+        """Tries are left, and the voice has none of the released sentence's rest (it has
+        its first piece: the rest is held to the sentence's end)."""
+        return self._asked < self.ask_again and self._piece is not None and self._piece_out
 
     def _give(self, text: str) -> str:
         """Give ``text`` of the sentence released at its start to the voice."""

@@ -35,6 +35,7 @@ from terrarium.voice import (
 )
 from tests.guard_helpers import guard
 from tests.loop_helpers import make_parts
+from tests.voice.test_guard_restated_rest import SHAPES
 
 USER = "How often should you water a cactus kept indoors?"
 COPY = "Generally speaking you should water a cactus kept indoors every two weeks."
@@ -105,8 +106,8 @@ def test_the_notices_say_it_was_asked_again_and_that_a_second_copy_was_spoken() 
         if g.asking:
             break
     assert g.asking and said and COPY.startswith(said) and not is_echo(USER, said)
-    assert any(n.startswith("asked again, no clause end before where it repeats the user")
-               for n in g.notices)
+    assert g.notices == [f"asked again, it repeats the user with no clause end or phrase to "
+                         f"leave out: {COPY!r}"]  # at its end: no phrase could be left out
     assert g.feed(" more") == ""  # nothing more of that stream is read
     assert g.ask_from() == said and not g.asking
     rest = COPY[len(said):]
@@ -216,3 +217,14 @@ def test_the_embedded_server_continues_a_prefill_away_from_a_banned_word() -> No
         steered = anyio.run(go, client, {once[0][0]: BIAS})
     assert plain.startswith(" once")
     assert "once" not in steered and steered.strip()
+
+
+@pytest.mark.parametrize(("user", "reply", "said"), SHAPES)
+def test_a_copy_with_a_phrase_to_leave_out_is_said_without_it_not_asked_again(
+        user: str, reply: str, said: str) -> None:
+    """Session 20's shapes: the model's own answer without the user's phrase comes first."""
+    g = guard(user)
+    g.ask_again = 1
+    out = [g.feed(reply[i:i + 3]) for i in range(0, len(reply), 3)]
+    assert "".join([*out, g.finish()]).strip() == said and not g.asking
+    assert not any(n.startswith("asked again") for n in g.notices)
