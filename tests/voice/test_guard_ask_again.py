@@ -33,9 +33,8 @@ from terrarium.voice import (
     SegmenterConfig,
     TTSOutput,
 )
-from tests.guard_helpers import guard
+from tests.guard_helpers import SHAPES, guard
 from tests.loop_helpers import make_parts
-from tests.voice.test_guard_restated_rest import SHAPES
 
 USER = "How often should you water a cactus kept indoors?"
 COPY = "Generally speaking you should water a cactus kept indoors every two weeks."
