@@ -102,7 +102,8 @@ class ReplyGuardSpec(Strict):
                                        "output's max_sentences).")
     ask_again: int = Field(0, ge=0, le=2, description="With `release_first_clause`: when "
                            "the rest of a first sentence spoken from its start would repeat "
-                           "the user and has no clause end to stop at, ask the model this many "
+                           "the user with no clause end to stop at and no phrase of the "
+                           "user's to leave out, ask the model this many "
                            "times at most to continue what was spoken instead, steered away "
                            "from the user's words not yet said (logit_bias); then it is "
                            "spoken as written. Needs a model that continues a reply and "
