@@ -68,6 +68,7 @@ from conversation_dev10 import DEV10, DEV10B  # bench/conversation_dev10.py: ses
 from conversation_fresh import FRESH  # bench/conversation_fresh.py: written blind, never tune on it
 from conversation_probe14 import PROBE14  # bench/conversation_probe14.py: session 19
 from conversation_probe20 import PROBE20  # bench/conversation_probe20.py: session 20
+from conversation_probe21 import PROBE21  # bench/conversation_probe21.py: session 21
 from conversation_probe_honest import PROBE_HONEST, PROBE_HONEST_B  # session 19, never told
 from reply_scores import DONT_KNOW, invented, is_complete, loops, speaks_as_user
 
@@ -430,7 +431,8 @@ SETS = {"first": lambda: DIALOGUES, "dev": lambda: DEV, "dev2": lambda: DEV2,
             ("dev7", DEV7), ("dev8", DEV8), ("dev9", DEV9), ("dev9b", DEV9B),
             ("dev10", DEV10), ("dev10b", DEV10B), ("blind8", BLIND8), ("blind9", BLIND9),
             ("blind10", BLIND10),
-            ("probe14", PROBE14), ("probe20", PROBE20), ("probe_honest", PROBE_HONEST),
+            ("probe14", PROBE14), ("probe20", PROBE20), ("probe21", PROBE21),
+            ("probe_honest", PROBE_HONEST),
             ("probe_honest_b", PROBE_HONEST_B))}}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
@@ -488,7 +490,8 @@ if __name__ == "__main__":
                                      "blind10",
                                      "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7",
                                      "dev8", "dev9", "dev9b", "dev10", "dev10b", "probe14",
-                                     "probe20", "probe_honest", "probe_honest_b", "both", "all"],
+                                     "probe20", "probe21", "probe_honest", "probe_honest_b", "both",
+                                     "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
@@ -504,7 +507,8 @@ if __name__ == "__main__":
                    "held-out part two dev9b: session 17's, bench/conversation_dev9.py; dev10 and "
                    "dev10b: session 18's, bench/conversation_dev10.py; probe14: session 19's "
                    "world questions, bench/conversation_probe14.py; probe20: session 20's, "
-                   "bench/conversation_probe20.py; probe_honest and its "
+                   "bench/conversation_probe20.py; probe21: session 21's, "
+                   "bench/conversation_probe21.py; probe_honest and its "
                    "held-out part probe_honest_b: session 19's never-told asks, "
                    "bench/conversation_probe_honest.py)")
     a = p.parse_args()

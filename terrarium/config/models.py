@@ -100,6 +100,14 @@ class ReplyGuardSpec(Strict):
                                        "end: the first audio starts on the first clause. For "
                                        "replies that end only at a sentence end (a tts "
                                        "output's max_sentences).")
+    ask_again: int = Field(0, ge=0, le=2, description="With `release_first_clause`: when "
+                           "the rest of a first sentence spoken from its start would repeat "
+                           "the user with no clause end to stop at and no phrase of the "
+                           "user's to leave out, ask the model this many "
+                           "times at most to continue what was spoken instead, steered away "
+                           "from the user's words not yet said (logit_bias); then it is "
+                           "spoken as written. Needs a model that continues a reply and "
+                           "knows its tokens (the embedded one); 0: spoken as written.")
     say_note: bool = Field(False, description="For a question about the user with a note "
                            "about it (reply_words.note_about): say that note back to them "
                            "(\"You're originally from Nairobi.\"), at once and without the "

@@ -28,10 +28,10 @@ boundary that makes a whole sentence (:mod:`terrarium.controller.clause_end`), a
 there; with none, a rest that speaks as the user or of itself stops the reply (the voice
 drops the unfinished words: its start alone was heard), one that repeats the user is said
 at the sentence's end without a phrase of the user's own words when that makes a sentence
-(:func:`~terrarium.controller.clause_end.without_phrase`), and the other kinds are spoken
-on. A lead-in that repeats the user up to a colon ("Here's a tip for sleeping better: ...")
-is dropped at its colon, and what follows is judged as the reply's first sentence
-(:func:`~terrarium.controller.echo.echo_lead`).
+(:func:`~terrarium.controller.clause_end.without_phrase`), else asked for again
+(:mod:`.ask_again`), and the other kinds are spoken on. A lead-in that repeats the user up
+to a colon ("Here's a tip for sleeping better: ...") is dropped at its colon, and what
+follows is judged as the reply's first sentence (:func:`~terrarium.controller.echo.echo_lead`).
 """
 
 from __future__ import annotations
@@ -65,18 +65,12 @@ from terrarium.controller.guard_checks import (
 )
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
-from terrarium.controller.said_back import closed, second_person
-from terrarium.controller.said_short import note_first, note_said_back, without_the_question
+from terrarium.controller.said_back import second_person
+from terrarium.controller.said_short import keep_in_mind, note_first, said_instead
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
 from terrarium.store.spoken import punctuated
-from terrarium.store.subjects import (
-    asks_advice,
-    is_statement,
-    mentions_user,
-    stem,
-    strip_opening,
-)
+from terrarium.store.subjects import is_statement, mentions_user, stem
 from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
 from terrarium.voice.speakable import FenceFilter
 
@@ -89,17 +83,6 @@ _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 _STOPS = frozenset({"it speaks as the user", "it talks about itself"})
 """What stops a released sentence even with no clause end to stop at (a fragment is heard)."""
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
-
-
-def keep_in_mind(user: str, notes: Sequence[str]) -> str:
-    """For advice asked (:func:`asks_advice`) with notes of what the user told, the first
-    of them (not a name alone) to say back with the advice: "Keep in mind: You're allergic
-    to peanuts."; "" when there is none, or when it would repeat the user's words."""
-    if not asks_advice(user):
-        return ""
-    told = next((n for n in notes if not n.rstrip(".").endswith(" is my name")), "")
-    said = closed(second_person(strip_opening(told))) if told.strip() else ""
-    return "" if not said or is_echo(user, said) else f"Keep in mind: {said}"
 
 
 _ASKS = frozenset({"question", "request"})
@@ -140,6 +123,9 @@ class ReplyGuard:
     _piece_out: bool = False  # ... which has its first piece
     _fence: FenceFilter = field(default_factory=FenceFilter)  # ... and its fence filter
     _let_on: bool = False  # it repeats the user, with no clause end to stop at: spoken on
+    ask_again: int = 0  # ... or, with no phrase to leave out, asked again first (ask_again.py)
+    _asked: int = 0  # times it was
+    _asking: bool = False  # it is being asked again: the model's stream must end here
     _fact_words: frozenset[str] = frozenset()
     _told: str = ""  # the notes about what the user asks (the others may be about anything)
     _loops: LoopWatch = field(default_factory=LoopWatch)
@@ -210,6 +196,19 @@ class ReplyGuard:
         return "" if self._closed else self._held
 
     @property
+    def asking(self) -> bool:
+        """The model is to be asked again (:meth:`ask_from`): its stream need not be read."""
+        return self._asking
+
+    def ask_from(self) -> str:
+        """What the model asked again continues (all that was spoken); what it wrote after
+        that is forgotten, and its new text is judged afresh as the same sentence's rest."""
+        self._asking, self._held, self._written, self._let_on = False, "", self._spoken, False
+        self._loops = LoopWatch()
+        self._loops.feed(self._spoken)
+        return self._spoken
+
+    @property
     def stop_reason(self) -> str:
         """Why the reply was stopped (``stopped``), in a few words; "" when it was not."""
         return self._stop_why
@@ -219,7 +218,7 @@ class ReplyGuard:
         and the first spoken sentence from its start once :meth:`_release_now` lets it
         through (then through as it comes, unless what follows speaks as the user or of
         itself: the reply stops there, as at a loop)."""
-        if self._closed:
+        if self._closed or self._asking:
             return ""
         out = self._advise()
         start = len(self._written)
@@ -232,7 +231,7 @@ class ReplyGuard:
             m = _SENTENCE_END.search(self._held)
             if self._open:  # released at its start: see _through
                 out += self._through(m)
-                if m is None:
+                if m is None or self._asking:
                     break
                 continue
             lead = (echo_lead(self.user, self._held, None if m is None else m.start())
@@ -286,16 +285,30 @@ class ReplyGuard:
             if ending is not None or why in _STOPS:
                 return self._stop(why, self._open_text + self._held, ending)
             self._let_on = True  # no clause end to stop at: the sentence goes on as it was
-            self.notices.append(f"spoken on, no clause end before where {why}: {text!r}")
+            if not (why == "it repeats the user" and self._may_ask()):  # else: at its end
+                self.notices.append(f"spoken on, no clause end before where {why}"
+                                    f"{f' (asked again {self._asked} times)' * (self._asked > 0)}"
+                                    f": {text!r}")
         if m is None and self._piece is not None and self._piece_out:
             return ""  # the voice has its first piece: the rest waits for the sentence's end
         rest = self._without_phrase(cut) if m is not None and self._let_on else None
+        if rest is None and m is not None and self._let_on and self._may_ask() and self.checks \
+                and is_echo(self.user, text):  # the model continues what was spoken, steered
+            self._asked, self._asking = self._asked + 1, True
+            self.notices.append(f"asked again, it repeats the user with no clause end or "
+                                f"phrase to leave out: {text.strip()!r}")
+            return ""
         said = self._give(self._held[:cut] if rest is None else rest)
         self._held = self._held[cut:]
         if m is not None:
             self._open = False
             self._sentences += 1
         return said
+
+    def _may_ask(self) -> bool:
+        """Tries are left, and the voice has none of the released sentence's rest (it has
+        its first piece: the rest is held to the sentence's end)."""
+        return self._asked < self.ask_again and self._piece is not None and self._piece_out
 
     def _give(self, text: str) -> str:
         """Give ``text`` of the sentence released at its start to the voice."""
@@ -537,20 +550,9 @@ class ReplyGuard:
         return bool(self._spoken.strip()) and repeats(self._spoken + text) >= 0
 
     def fallback(self) -> str:
-        """What the runtime knows to say: for a question about the user, what they told
-        about it, to the user ("You're from Nairobi."), or else ``unknown_reply`` ("I love
-        baking bread." says nothing of a favourite film: likes are no subject);
-        otherwise the user's facts to the user (without the user's words, when they would
-        repeat them: :func:`without_the_question`), or ``echo_reply``."""
-        if self.about_user and self.unknown_reply is not None:
-            told = note_said_back(self.user, sentences(self.facts), is_echo)
-            return told or self.unknown_reply
-        said = closed(second_person(self.facts)) if self.facts else ""
-        # never the user's words back, here either: "You drink coffee every morning before
-        # work." to "Should I drink coffee every morning before work?" (its echo dropped) is
-        # said without them ("You drink coffee every morning."), or not at all
-        said = without_the_question(self.user, said, is_echo) if said else ""
-        return said if said and not is_echo(self.user, said) else self.echo_reply
+        """What the runtime knows to say when nothing of the model's is (:func:`said_instead`)."""
+        return said_instead(self.user, self.facts, self.echo_reply,
+                            self.unknown_reply if self.about_user else None)
 
     def _end(self) -> str:
         """Close the reply; one with nothing spoken says :meth:`fallback`."""

@@ -44,6 +44,12 @@ class TurnOutput:
         return self.guard is not None and self.guard.settled
 
     @property
+    def asking(self) -> bool:
+        """The guard asks the model again (its reply's rest would copy the user): the
+        stream ends, and the model continues what was spoken (``ReplyGuard.ask_from``)."""
+        return self.guard is not None and self.guard.asking
+
+    @property
     def stop_reason(self) -> str:
         """Why the guard stopped the reply ("" when it did not)."""
         return self.guard.stop_reason if self.guard is not None else ""

@@ -14,14 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from terrarium.controller.ask_again import banned_words, bias_against, request_again
 from terrarium.controller.calls import CallRecord, CallRouting
 from terrarium.crashpoints import crashpoint
+from terrarium.errors import ModelError
 from terrarium.events import Reasoning
 from terrarium.formats import CallEvent, NoticeEvent, TextEvent, ValueFrame, grammar_for
 from terrarium.formats.grammar import sentences_left
 from terrarium.formats.native import NativeFormat
 from terrarium.llm.reasoning import THINK_CLOSE, THINK_OPEN, ThinkSplitter
 from terrarium.llm.types import ChatRequest, Usage
+from terrarium.llm.usage import joined_usage
 from terrarium.prompt.tail import Turn
 
 if TYPE_CHECKING:
@@ -50,6 +53,15 @@ class _Round:
     usage: Usage | None = None  # the model's usage for the round (both calls if it paused)
     finish_reason: str | None = None  # of the round's last model call ("length": cut off)
     reasoning: list[str] = field(default_factory=list)  # thinking: never a reply, never sent
+
+
+def _spent(usage: Usage | None) -> str:
+    """A model call's work, for a notice: tokens written and evaluated, and their time."""
+    if usage is None:
+        return "(no usage)"
+    return (f"{usage.completion_tokens} tokens written in {usage.predicted_ms or 0:.0f} ms, "
+            f"{usage.prompt_n if usage.prompt_n is not None else '?'} prompt tokens "
+            f"evaluated in {usage.prompt_ms or 0:.0f} ms")
 
 
 @asynccontextmanager
@@ -133,11 +145,13 @@ class RoundStreaming(CallRouting):
         """The model's reply, delta by delta, into ``rnd`` (the hot path: one loop per token).
 
         A first-audio ``pause`` stops the stream once the reply's first piece is ready and
-        continues it from a prefill; the guard's stop ends it at once.
+        continues it from a prefill; the guard's stop ends it at once; the guard's asking
+        again (``out.asking``) ends it and continues from what was spoken (:meth:`_ask_again`).
         """
         if self.warming is not None:
             await self.warming.wait()
         current: ChatRequest | None = request
+        asked: Usage | None = None  # the calls whose rest was asked again
         while current is not None:
             paused = False
             async with _closing(self.model.stream(current)) as deltas:
@@ -160,16 +174,41 @@ class RoundStreaming(CallRouting):
                         nc["id"] = tc.id or nc["id"]
                         nc["name"] = tc.name or nc["name"]
                         nc["arguments"] += tc.arguments
-                    if out.stopped or out.settled:  # the guard will speak no more of it
+                    if out.stopped or out.settled or out.asking:  # no more of it is spoken
                         break
                     if pause is not None and pause.ready(rnd):
                         paused = True
                         break
             current = None
-            if paused and pause is not None:
+            if out.asking:  # its rest would copy the user: the model continues what was spoken
+                cut = self.model.last_usage
+                asked = joined_usage(asked, cut)
+                current = self._spoken_continuation(await self._ask_again(request, rnd, out),
+                                                    rnd)
+                self._entry("notice", f"asked the model again after {_spent(cut)} of the "
+                            "copy")
+            elif paused and pause is not None:
                 current = self._spoken_continuation(await pause.resume(request, rnd), rnd)
-        rnd.usage = (pause.usage(self.model.last_usage) if pause is not None
-                     else self.model.last_usage)
+        if asked is not None:  # what the request that asked again cost (bench/ figures)
+            self._entry("notice", f"asked again: {_spent(self.model.last_usage)}")
+        rnd.usage = joined_usage(asked, pause.usage(self.model.last_usage) if pause is not None
+                                 else self.model.last_usage)
+
+    async def _ask_again(self, request: ChatRequest, rnd: _Round,
+                         out: TurnOutput) -> ChatRequest:
+        """The request that asks the model again (:mod:`terrarium.controller.ask_again`):
+        the round's text becomes what was spoken, which the model continues, steered away
+        from the user's words not yet said."""
+        guard = out.guard
+        assert guard is not None  # only a guard asks
+        spoken = guard.ask_from()
+        rnd.text[:] = rnd.raw[:] = [spoken]
+        try:
+            bias = await bias_against(self.model, banned_words(guard.user, spoken, guard.facts))
+        except ModelError as exc:  # the tokens are a help, not a need: asked without them
+            bias = {}
+            self._entry("notice", f"asked again without a logit_bias: {exc}")
+        return request_again(request, spoken, bias)
 
     async def _close_round(self, rnd: _Round, frame: ValueFrame | None,
                            thinking: ThinkSplitter, parser: StreamParser,

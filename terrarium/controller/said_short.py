@@ -26,13 +26,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from terrarium.controller.echo import is_echo
 from terrarium.controller.guard_loops import is_function
 from terrarium.controller.reply_words import WORD, answer_only, asked_part, note_about, words
 from terrarium.controller.said_back import closed, second_person
 from terrarium.store.clauses import sentences
-from terrarium.store.subjects import about_user, refers_to_told, strip_opening
+from terrarium.store.subjects import about_user, asks_advice, refers_to_told, strip_opening
 
-__all__ = ["note_first", "note_said_back", "without_the_question"]
+__all__ = ["keep_in_mind", "note_first", "note_said_back", "said_instead",
+           "without_the_question"]
 
 _WORD = re.compile(r"[A-Za-z0-9'-]+")
 _PREPOSITION = frozenset("""on in at for to from with by near about after before during
@@ -204,3 +206,31 @@ def _own_run(sentence: str, asked: set[str]) -> str:
         return ""
     text = found[i].string[found[i].start():found[j - 1].end()].rstrip(" ,;:")
     return closed(text[:1].upper() + text[1:])
+
+
+def keep_in_mind(user: str, notes: Sequence[str]) -> str:
+    """For advice asked (:func:`asks_advice`) with notes of what the user told, the first
+    of them (not a name alone) to say back with the advice: "Keep in mind: You're allergic
+    to peanuts."; "" when there is none, or when it would repeat the user's words."""
+    if not asks_advice(user):
+        return ""
+    told = next((n for n in notes if not n.rstrip(".").endswith(" is my name")), "")
+    said = closed(second_person(strip_opening(told))) if told.strip() else ""
+    return "" if not said or is_echo(user, said) else f"Keep in mind: {said}"
+
+
+def said_instead(user: str, facts: str, echo_reply: str, unknown_reply: str | None) -> str:
+    """What the reply guard says when nothing of the model's can be: asked about themselves
+    (``unknown_reply`` given), what the user told about it, to them ("You're from
+    Nairobi."), or else ``unknown_reply`` ("I love baking bread." says nothing of a
+    favourite film: likes are no subject); otherwise the user's facts to the user (without
+    the user's words, when they would repeat them: :func:`without_the_question`), or
+    ``echo_reply``."""
+    if unknown_reply is not None:
+        return note_said_back(user, sentences(facts), is_echo) or unknown_reply
+    said = closed(second_person(facts)) if facts else ""
+    # never the user's words back, here either: "You drink coffee every morning before
+    # work." to "Should I drink coffee every morning before work?" (its echo dropped) is
+    # said without them ("You drink coffee every morning."), or not at all
+    said = without_the_question(user, said, is_echo) if said else ""
+    return said if said and not is_echo(user, said) else echo_reply

@@ -198,6 +198,22 @@ class OpenAIClient:
         """See :class:`terrarium.llm.base.ChatModel`: set by ``continuation=``."""
         return self.continuation
 
+    @property
+    def tokenizes(self) -> bool:
+        """Whether :meth:`token_pieces` works: a llama.cpp server has ``/tokenize``."""
+        return self.llama_cpp
+
+    async def token_pieces(self, text: str) -> list[tuple[int, str]]:
+        """The model's tokens of ``text`` (id and piece, no special tokens), for a request's
+        ``logit_bias``; kept per text. Only for a llama.cpp server (:attr:`tokenizes`)."""
+        return await self._scoring().pieces(text)
+
+    def _scoring(self) -> ChoiceScorer:
+        """The server's scorer (and tokenizer), made on first use."""
+        if self._scorer is None:
+            self._scorer = ChoiceScorer(self.base_url.removesuffix("/v1"), timeout=self.timeout)
+        return self._scorer
+
     # -- request building ----------------------------------------------------------------
 
     @property
@@ -234,6 +250,10 @@ class OpenAIClient:
             body["stop"] = list(request.stop)
         if request.seed is not None:
             body["seed"] = request.seed
+        if request.logit_bias:  # OpenAI's shape: token ids as strings (llama.cpp reads it)
+            body["logit_bias"] = {str(t): b for t, b in request.logit_bias.items()}
+        if request.presence_penalty is not None:
+            body["presence_penalty"] = request.presence_penalty
         if request.tools:
             body["tools"] = request.tools
         if request.json_schema is not None:
@@ -288,10 +308,7 @@ class OpenAIClient:
         self.last_usage = None
         body = self.build_body(request)
         if request.choices and self.llama_cpp:
-            if self._scorer is None:
-                root = self.base_url.removesuffix("/v1")
-                self._scorer = ChoiceScorer(root, timeout=self.timeout)
-            self.last_choice = await self._scorer.choose(body, request, request.choices)
+            self.last_choice = await self._scoring().choose(body, request, request.choices)
             self.last_usage = self.last_choice.usage
             yield StreamDelta(text=self.last_choice.best, finish_reason="stop")
             return

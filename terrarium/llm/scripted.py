@@ -30,6 +30,12 @@ Continuation (as llama.cpp does it; only with ``continuation: true``): a request
 with an assistant message whose text begins the step's reply gets only the rest of it.
 A continuation of the previous request (same messages plus the prefill) reuses that
 request's step instead of taking the next, so pausing a reply does not advance the script.
+
+Tokens (``token_pieces``): a word with the space before it, or a sign, each with an id of
+its own (a checksum of its text). A request's ``logit_bias`` of ``BANNED`` or less bans a
+token: the step then chosen is the first unused one (matching, continuing the prefill) that
+writes none of the banned tokens, as a model steered away from them would; the step itself
+when none does.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import zlib
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -49,6 +56,19 @@ from terrarium.errors import ConfigError, Location, ModelError
 from terrarium.llm.types import ChatMessage, ChatRequest, StreamDelta, ToolCallDelta, Usage
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_PIECE = re.compile(r" ?\w+| ?[^\w\s]|\s+")
+BANNED = -50.0
+"""A ``logit_bias`` at or below this bans its token (the scripted model never writes it)."""
+
+
+def token_id(piece: str) -> int:
+    """The scripted model's id of a token (see :func:`pieces`)."""
+    return zlib.crc32(piece.encode("utf-8")) & 0x7FFFFFFF
+
+
+def pieces(text: str) -> list[tuple[int, str]]:
+    """The scripted model's tokens of ``text``: a word with the space before it, a sign."""
+    return [(token_id(p), p) for p in _PIECE.findall(text)]
 
 
 class MatchSpec(BaseModel):
@@ -348,6 +368,33 @@ class ScriptedModel:
         self._last_pick = (list(request.messages), step)
         return step
 
+    def _steered(self, request: ChatRequest, prefill: str, step: ScriptStep) -> ScriptStep:
+        """``step``, or, when its continuation writes a token the request's ``logit_bias``
+        bans, the first unused step that continues ``prefill`` without one (and matches)."""
+        banned = {t for t, b in (request.logit_bias or {}).items() if b <= BANNED}
+        def writes_banned(s: ScriptStep) -> bool:
+            return any(t in banned for t, _ in pieces(s.reply[len(prefill):]))
+        if not banned or not writes_banned(step):
+            return step
+        text = latest_input(request.messages)
+        for i, other in enumerate(self.steps):
+            if (not self._used[i] and other.reply.startswith(prefill) and other.accepts(text)
+                    and not writes_banned(other)):
+                self._used[i] = not other.repeat
+                self._last_pick = (list(request.messages[:-1]) if prefill
+                                   else list(request.messages), other)
+                return other
+        return step
+
+    @property
+    def tokenizes(self) -> bool:
+        """Its tokens are known (:meth:`token_pieces`)."""
+        return True
+
+    async def token_pieces(self, text: str) -> list[tuple[int, str]]:
+        """The tokens of ``text`` (id, piece): see :func:`pieces`."""
+        return pieces(text)
+
     def _usage(self, request: ChatRequest, completion: str, already: str = "") -> Usage:
         """Pseudo-token usage; ``already`` is a continued prefill, not counted as output."""
         tokens = [_message_tokens(m) for m in request.messages]
@@ -376,7 +423,7 @@ class ScriptedModel:
         if self.calls in self.fail_on:
             raise ModelError(f"the scripted model failed on call {self.calls}, as scripted")
         prefill = self._prefill(request)
-        step = self._choose(request, prefill)
+        step = self._steered(request, prefill, self._choose(request, prefill))
         if step.fault == "error":
             raise ModelError(f"the scripted model failed on call {self.calls}, as scripted")
         if step.fault == "refused":
@@ -425,6 +472,7 @@ class ScriptedModel:
 
 
 __all__ = [
+    "BANNED",
     "MatchSpec",
     "ScriptFile",
     "ScriptStep",
@@ -432,4 +480,6 @@ __all__ = [
     "ScriptedToolCall",
     "StepLike",
     "latest_input",
+    "pieces",
+    "token_id",
 ]

@@ -77,6 +77,10 @@ class ChatRequest(BaseModel):
     # the reply is one of these values: a model that can score them (llama.cpp) answers
     # with the most likely one instead of sampling (see terrarium.llm.choice)
     choices: list[str] | None = None
+    # token id -> a bias added to its logit (OpenAI's ``logit_bias``; -100 all but bans
+    # it): the ids are the model's own (``token_pieces`` of a model that has it)
+    logit_bias: dict[int, float] | None = None
+    presence_penalty: float | None = None  # OpenAI's: against any token already in the text
 
     @model_validator(mode="after")
     def _one_constraint(self) -> ChatRequest:

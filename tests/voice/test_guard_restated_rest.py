@@ -13,7 +13,7 @@ import pytest
 
 from terrarium.controller.clause_end import stands_alone, without_phrase
 from terrarium.controller.guard import is_echo, words
-from tests.guard_helpers import guard
+from tests.guard_helpers import SHAPES, guard
 
 _TOKEN = re.compile(r"\s*[A-Za-z0-9]+|\s*[^\sA-Za-z0-9]|\s+$")
 
@@ -31,42 +31,6 @@ def heard(user: str, reply: str) -> tuple[str, list[str], str]:
     return "".join(out).strip(), g.notices, g.released
 
 
-# the user, the model's reply (an echo as written), and what is said now
-SHAPES = [
-    # the phrase left out opens with the model's own "to", then the user's words
-    ("How many minutes should I microwave a jacket potato for?",
-     "To determine how many minutes it takes to microwave a jacket potato, you can use a "
-     "formula.",
-     "To determine how many minutes it takes, you can use a formula."),
-    # a particle opens it ("to cool | down a hot car")
-    ("What's the quickest way to cool down a hot car in summer?",
-     "The quickest way to cool down a hot car in summer is to open every window.",
-     "The quickest way to cool in summer is to open every window."),
-    # "of" after a noun a determiner opens ("the best time | of year")
-    ("When is the best time of year to visit Scotland?",
-     "Late spring is the best time of year to visit Scotland.",
-     "Late spring is the best time."),
-    # an amount opens a main clause ("About six minutes is …")
-    ("How long should I boil an egg for a soft yolk?",
-     "About six minutes is how long you should boil an egg for a soft yolk.",
-     "About six minutes is how long you should boil an egg."),
-    ("How much rice should I cook for four hungry adults?",
-     "Around 300 grams is how much rice you should cook for four hungry adults.",
-     "Around 300 grams is how much rice you should cook."),
-    # a phrase fronted without a comma, then a subject and its verb: a main clause, which
-    # may end before the copy
-    ("How long do you leave a teabag in for a proper cup?",
-     "For a strong brew you leave a teabag in for a proper cup about four minutes.",
-     "For a strong brew you leave a teabag."),
-    # the amount, then the question as what it is: the amount alone
-    ("How long does a cooked chicken keep in the fridge?",
-     "Usually three to four days is how long a cooked chicken will keep in the fridge.",
-     "Usually three to four days."),
-    # ... or, once the voice has had the "is", up to "how often"
-    ("How often should you water a cactus kept indoors?",
-     "Every two weeks is how often you should water a cactus kept indoors.",
-     "Every two weeks is how often."),
-]
 
 
 @pytest.mark.parametrize(("user", "reply", "said"), SHAPES)
