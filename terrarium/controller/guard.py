@@ -67,6 +67,7 @@ from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, sa
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import second_person
 from terrarium.controller.said_short import keep_in_mind, note_first, said_instead
+from terrarium.controller.yes_no_end import yes_no_end
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
 from terrarium.store.spoken import punctuated
@@ -82,6 +83,7 @@ __all__ = ["ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS", "LoopWatch", 
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 _STOPS = frozenset({"it speaks as the user", "it talks about itself"})
 """What stops a released sentence even with no clause end to stop at (a fragment is heard)."""
+_LEFT_OUT = "without a phrase that repeats the user"  # a notice
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
 
 
@@ -319,20 +321,22 @@ class ReplyGuard:
         return said
 
     def _without_phrase(self, cut: int) -> str | None:
-        """The rest of the sentence released at its start, whole now (held up to ``cut``),
-        that repeats the user with no clause end to stop at: said without a phrase of the
-        user's own words when that leaves a sentence with nothing wrong
-        (:func:`without_phrase`), or None (it is spoken on)."""
+        """The rest of the sentence released at its start, whole now (held up to ``cut``), that
+        repeats the user with no clause end to stop at, said without a phrase of the user's
+        words (:func:`without_phrase`) or short (:func:`yes_no_end`); None: spoken on."""
         if self._piece is None or not self._piece_out:
             return None  # all of it was given to the voice as it came
-        rest = without_phrase(self._open_text + self._held[:cut], len(self._open_text),
-                              words(self.user), lambda s: self._why_not(s) is None
-                              and repeats(s) < 0)
+        text, fine = self._open_text + self._held[:cut], self._fine
+        rest, how = without_phrase(text, len(self._open_text), words(self.user), fine), _LEFT_OUT
+        if rest is None and self.checks and is_echo(self.user, text):  # "No, you don't."
+            rest, how = yes_no_end(text, len(self._open_text), fine), "short, a yes or no"
         if rest is not None:
             self._let_on = False
-            self.notices.append(f"said without a phrase that repeats the user: "
-                                f"{(self._open_text + rest).strip()!r}")
+            self.notices.append(f"said {how}: {(self._open_text + rest).strip()!r}")
         return rest
+
+    def _fine(self, text: str) -> bool:
+        return self._why_not(text) is None and repeats(text) < 0
 
     def _goes_wrong(self, text: str) -> str | None:
         """Why the sentence released at its start, so far ``text``, may not go on."""
@@ -501,7 +505,8 @@ class ReplyGuard:
     def _pass(self, sentence: str) -> str:
         said = sentence.strip()
         if is_echo(self.user, self._spoken + sentence):
-            short = answer_only(self.user, sentence)
+            short = answer_only(self.user, sentence) or yes_no_end(  # "No, cats kept … do not."
+                sentence.strip(), 0, lambda s: not is_echo(self.user, self._spoken + s))
             if short is None or is_echo(self.user, self._spoken + short):
                 self.notices.append(f"not spoken, it repeats the user: {said!r}")
                 return ""

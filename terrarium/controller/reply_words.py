@@ -40,6 +40,7 @@ from terrarium.store.subjects import (
 )
 
 __all__ = [
+    "AUXILIARIES",
     "NUMBER_WORDS",
     "SAID_BACK_NEAR",
     "WORD",
@@ -142,8 +143,8 @@ _PRONOUN = {"is": "It is", "was": "It was", "are": "They are", "were": "They wer
 
 _YES_NO = re.compile(r"^\W*(?P<word>yes|no)\b[,.!]?\s+(?P<rest>(?P<who>you|it|they|he|she|we|i)\s+"
                      r"(?P<aux>\w+(?:n't)?)\b.*)$", re.I | re.S)
-_AUX = frozenset("""do don't does doesn't did didn't can can't could couldn't is isn't are aren't
-was wasn't were weren't will won't would wouldn't should shouldn't have haven't has hasn't
+AUXILIARIES = frozenset("""do don't does doesn't did didn't can can't could couldn't is isn't are
+aren't was wasn't were weren't will won't would wouldn't should shouldn't have haven't has hasn't
 need needn't must""".split())
 
 
@@ -151,7 +152,7 @@ def _short_yes_no(user: str, sentence: str) -> str | None:
     """"No, you don't need a plug adapter in Morocco." to "Do I need a plug adapter in
     Morocco?" -> "No, you don't.": a yes or no that says the question again after it."""
     m = _YES_NO.match(sentence)
-    if m is None or m.group("aux").lower() not in _AUX:
+    if m is None or m.group("aux").lower() not in AUXILIARIES:
         return None
     u = words(user)
     if lcs(words(m.group("rest")), u) < max(3, (len(u) + 1) // 2):

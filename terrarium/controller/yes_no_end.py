@@ -1,0 +1,51 @@
+"""A yes or no answer ended before it says the question again (issue 30, session 21).
+
+"Should leather boots worn in the rain be dried near a radiator?" is answered "No, leather
+boots worn in the rain should not be dried near a radiator.": the answer is its first word,
+the rest the question restated, an echo. Once the voice has the sentence's start ("No,
+leather boots"), the reply guard can still end it short where English lets it: after its
+auxiliary and a "not" ("No, leather boots worn in the rain should not.", "No, you don't."),
+or after the word before an infinitive's "to" ("Yes, it is okay to put hot soup in the
+freezer." -> "Yes, it is okay."). :func:`yes_no_end` finds the first such end past what was
+spoken that is no echo. Asking the model again with the user's words banned (``ask_again``)
+kept no answer's sense on this model; this keeps the model's own answer, shorter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from terrarium.controller.reply_words import AUXILIARIES
+
+__all__ = ["yes_no_end"]
+
+_YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_NOT = frozenset({"not", "never"})
+
+
+def yes_no_end(text: str, spoken: int, fine: Callable[[str], bool]) -> str | None:
+    """What follows ``text[:spoken]`` (already given to the voice) when ``text``, a
+    sentence that opens with "yes" or "no", ends at its first place past ``spoken`` after
+    an auxiliary (and its "not"), or before an infinitive's "to", with a full stop, and
+    that sentence is ``fine`` (the guard's checks: no echo, nothing wrong); None when
+    there is no such place."""
+    if _YES_NO.match(text) is None:
+        return None
+    ws = list(_WORD.finditer(text))
+    for i, w in enumerate(ws[1:], 1):
+        word = w.group().lower()
+        if word in AUXILIARIES:
+            nxt = ws[i + 1] if i + 1 < len(ws) else None
+            end = nxt.end() if nxt is not None and nxt.group().lower() in _NOT else w.end()
+        elif word == "to" and ws[i - 1].group().lower() not in AUXILIARIES | _NOT:
+            end = ws[i - 1].end()  # "okay" of "it is okay to ..."
+        else:
+            continue
+        if end < spoken or end >= len(text.rstrip(" .!?\"')")):
+            continue  # heard already, or the sentence's own end
+        said = text[:end] + "."
+        if fine(said):
+            return said[spoken:]
+    return None
