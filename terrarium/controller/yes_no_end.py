@@ -23,6 +23,7 @@ __all__ = ["yes_no_end"]
 _YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _NOT = frozenset({"not", "never"})
+_IMPERATIVE = frozenset({"do", "don't"})  # "No, don't.", "No, do not."
 
 
 def yes_no_end(text: str, spoken: int, fine: Callable[[str], bool]) -> str | None:
@@ -36,6 +37,8 @@ def yes_no_end(text: str, spoken: int, fine: Callable[[str], bool]) -> str | Non
     ws = list(_WORD.finditer(text))
     for i, w in enumerate(ws[1:], 1):
         word = w.group().lower()
+        if i < 2 and word not in _IMPERATIVE:
+            continue  # "No, is." says nothing: a subject comes first ("No, don't." may)
         if word in AUXILIARIES:
             nxt = ws[i + 1] if i + 1 < len(ws) else None
             end = nxt.end() if nxt is not None and nxt.group().lower() in _NOT else w.end()

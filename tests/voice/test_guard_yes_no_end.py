@@ -63,6 +63,8 @@ def test_no_end_past_what_was_heard_leaves_it_spoken_on() -> None:
     ("No, leather boots should not be dried.", 17, " should not."),
     ("Leather boots should not be dried.", 5, None),  # no yes or no: not this rule
     ("Yes, you can.", 5, None),  # its own end: nothing to cut
+    ("No, is there a rule against eating late at night?", 3, None),  # no subject first
+    ("No, don't eat a big meal late at night.", 3, " don't."),  # an imperative may
 ])
 def test_where_it_ends(text: str, spoken: int, rest: str | None) -> None:
     assert yes_no_end(text, spoken, lambda s: True) == rest
