@@ -22,7 +22,7 @@ from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
 from terrarium.voice.speakable import to_speakable
 
 __all__ = ["RATE", "SPEAKER", "Heard", "Voice", "WaitingModel", "first_piece", "model_speaker",
-           "speaker_turn"]
+           "speaker_turn", "spoken_through"]
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE = 16000
@@ -118,13 +118,21 @@ def speaker_turn(reply: str, asked: str, *, intent: str, early: bool = True, not
     payload: dict[str, Any] = {"intent": intent, "user_said": asked,
                                "recent_conversation": "", "memory_context": notes}
 
+    return spoken_through(parts, model, tts, asked, payload, 10), voice, heard, tts, model
+
+
+def spoken_through(parts: Any, model: Any, tts: TTSOutput, text: str,
+                   payload: dict[str, Any], timeout: float = 20) -> str:
+    """One speaker turn on ``text`` (the router's message with ``payload``) through the
+    ``tts`` output until its voice has drained: the turn's text."""
+
     async def go() -> str:
-        ctl = Controller(parts, model, sinks={"tts": tts})  # type: ignore[arg-type]
+        ctl = Controller(parts, model, sinks={"tts": tts})
         async with tts:
-            with anyio.fail_after(10):
-                result = await ctl.run_turn([Incoming(text=asked, channel="to_speaker",
+            with anyio.fail_after(timeout):
+                result = await ctl.run_turn([Incoming(text=text, channel="to_speaker",
                                                       sender="router", payload=payload)])
                 await tts.drain()
         return result.text
 
-    return anyio.run(go), voice, heard, tts, model
+    return anyio.run(go)

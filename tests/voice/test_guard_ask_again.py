@@ -22,7 +22,6 @@ from terrarium.controller.ask_again import (
     request_again,
 )
 from terrarium.controller.guard import is_echo
-from terrarium.controller.loop import Controller, Incoming
 from terrarium.errors import ModelError
 from terrarium.llm.scripted import ScriptedModel, pieces, token_id
 from terrarium.llm.types import ChatMessage, ChatRequest
@@ -33,6 +32,7 @@ from terrarium.voice import (
     SegmenterConfig,
     TTSOutput,
 )
+from tests.early_helpers import spoken_through
 from tests.guard_helpers import SHAPES, guard
 from tests.loop_helpers import make_parts
 
@@ -56,18 +56,8 @@ def spoken_reply(tmp_path: Path, steps: list[Any], ask_again: int, user: str = U
         reply_guard={"release_first_clause": True, "ask_again": ask_again,
                      "facts_field": "memory_context"})
 
-    async def go() -> str:
-        ctl = Controller(parts, model, sinks={"tts": tts})
-        async with tts:
-            with anyio.fail_after(20):
-                result = await ctl.run_turn([Incoming(
-                    text=user, channel="to_speaker", sender="router",
-                    payload={"user_said": user, "intent": "question",
-                             "memory_context": notes})])
-                await tts.drain()
-        return result.text
-
-    return anyio.run(go), model
+    return spoken_through(parts, model, tts, user, {"user_said": user, "intent": "question",
+                                                    "memory_context": notes}), model
 
 
 def test_a_rest_that_copies_the_user_is_asked_again_from_what_was_spoken(

@@ -14,7 +14,7 @@ from terrarium.controller.guard import ReplyGuard, is_echo, safe_start, second_p
 from terrarium.controller.loop import Controller, Incoming
 from terrarium.events import Event, TranscriptAppended
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
-from tests.early_helpers import model_speaker
+from tests.early_helpers import model_speaker, spoken_through
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ReplyGuardSpec(replies={"thanks": "You're welcome!"}, echo_reply="Sorry, I am not sure.")
@@ -312,17 +312,7 @@ def paused_reply(tmp_path: Path, release: bool, user: str, reply: str
         "type": "tts", "description": "Spoken."}}},
         reply_guard={"release_first_clause": release})
 
-    async def go() -> str:
-        ctl = Controller(parts, model, sinks={"tts": tts})
-        async with tts:
-            with anyio.fail_after(20):
-                result = await ctl.run_turn([Incoming(
-                    text=user, channel="to_speaker", sender="router",
-                    payload={"user_said": user, "intent": "question"})])
-                await tts.drain()
-        return result.text
-
-    text = anyio.run(go)
+    text = spoken_through(parts, model, tts, user, {"user_said": user, "intent": "question"})
     return model.streamed, synth.calls, text
 
 
