@@ -66,6 +66,13 @@ class _Batch:
         # called just before the commit, to add the rows they stand for (``count``)
         self.before: list[Callable[[], None]] = []
 
+    def bucket(self, sql: str) -> list[tuple[Any, ...]]:
+        """The rows of ``sql`` this batch will insert (made on first use)."""
+        rows = self.ops.get(sql)
+        if rows is None:
+            self.ops[sql] = rows = []
+        return rows
+
     @property
     def done(self) -> anyio.Event:
         """Set once the batch is committed (or failed)."""
@@ -119,15 +126,8 @@ class LogWriter:
                 "The event log writer is not running; enter the hub with `async with` first."
             )
         batch = self._current
-        self._bucket(batch, sql).extend(rows)
+        batch.bucket(sql).extend(rows)
         return self._grown(batch, len(rows))
-
-    @staticmethod
-    def _bucket(batch: _Batch, sql: str) -> list[tuple[Any, ...]]:
-        bucket = batch.ops.get(sql)
-        if bucket is None:
-            batch.ops[sql] = bucket = []
-        return bucket
 
     def _grown(self, batch: _Batch, n: int) -> _Batch:
         """``n`` rows were staged in ``batch``: the first ones wake the writer."""
@@ -146,11 +146,11 @@ class LogWriter:
             self._wake.set()
 
     def put_row(self, sql: str, row: tuple[Any, ...]) -> _Batch:
-        """``put`` of one row (a served session's event: the hot path, twelve a turn)."""
+        """``put`` of one row without waiting (a served session's turn count: once a turn)."""
         if self._closed:
             raise RuntimeFailure("The event log writer is closed; nothing more can be written.")
         batch = self._current
-        # (``_bucket`` and ``_grown`` inline: twelve rows a turn come this way)
+        # (``bucket`` and ``_grown`` inline)
         bucket = batch.ops.get(sql)
         if bucket is None:
             batch.ops[sql] = [row]

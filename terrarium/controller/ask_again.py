@@ -60,14 +60,13 @@ async def bias_against(model: object, banned: Iterable[str]) -> dict[int, float]
     pieces = getattr(model, "token_pieces", None)
     if pieces is None:
         return {}
+    texts = [text for word in banned for form in dict.fromkeys((word, word.capitalize()))
+             for text in (f" {form}", form)]
     bias: dict[int, float] = {}
-    for word in banned:
-        for form in dict.fromkeys((word, word.capitalize())):
-            for text in (f" {form}", form):
-                tokens = await pieces(text)
-                if len(tokens) == 1 or (tokens and sum(c.isalpha() for c in tokens[0][1])
-                                        >= MIN_PIECE):
-                    bias[tokens[0][0]] = BIAS
+    for tokens in await pieces(texts) if texts else []:  # one request for all of them
+        if len(tokens) == 1 or (tokens and sum(c.isalpha() for c in tokens[0][1])
+                                >= MIN_PIECE):
+            bias[tokens[0][0]] = BIAS
     return bias
 
 

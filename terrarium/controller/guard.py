@@ -237,7 +237,7 @@ class ReplyGuard:
                     break
                 continue
             lead = (echo_lead(self.user, self._held, None if m is None else m.start())
-                    if self.checks and not self._spoken.strip() else None)
+                    if ":" in self._held and self.checks and not self._spoken.strip() else None)
             if lead is not None:  # "Here's a tip for sleeping better:" dropped at its colon
                 if lead < 0:
                     break  # the colon's sentence has no word yet: wait for one

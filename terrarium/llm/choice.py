@@ -140,13 +140,14 @@ class ChoiceScorer:
         raw_best = {c: max(raw[p] for p in ps) for c, ps in ask.phrases.items()}
         return raw_best, scores, usage
 
-    async def pieces(self, text: str) -> list[tuple[int, str]]:
-        """The tokens of ``text`` (id, piece), kept once learnt."""
-        if text not in self._tokens:
+    async def pieces(self, texts: Sequence[str]) -> list[list[tuple[int, str]]]:
+        """The tokens of each of ``texts`` (id, piece), kept once learnt: those not known
+        yet asked for over one connection."""
+        if any(t not in self._tokens for t in texts):
             async with httpx.AsyncClient(base_url=self.server_base, timeout=self.timeout,
                                          transport=self.transport) as http:
-                self._tokens[text] = await self._tokenize(http, text)
-        return self._tokens[text]
+                await self._learn_tokens(http, texts)
+        return [self._tokens[t] for t in texts]
 
     async def _learn_tokens(self, http: httpx.AsyncClient, texts: Sequence[str]) -> None:
         """Tokenize each text not seen before (once per scorer)."""

@@ -11,7 +11,7 @@ import functools
 import json
 import ssl
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -203,10 +203,11 @@ class OpenAIClient:
         """Whether :meth:`token_pieces` works: a llama.cpp server has ``/tokenize``."""
         return self.llama_cpp
 
-    async def token_pieces(self, text: str) -> list[tuple[int, str]]:
-        """The model's tokens of ``text`` (id and piece, no special tokens), for a request's
-        ``logit_bias``; kept per text. Only for a llama.cpp server (:attr:`tokenizes`)."""
-        return await self._scoring().pieces(text)
+    async def token_pieces(self, texts: Sequence[str]) -> list[list[tuple[int, str]]]:
+        """The model's tokens of each of ``texts`` (id and piece, no special tokens), for a
+        request's ``logit_bias``; kept per text. Only for a llama.cpp server
+        (:attr:`tokenizes`)."""
+        return await self._scoring().pieces(texts)
 
     def _scoring(self) -> ChoiceScorer:
         """The server's scorer (and tokenizer), made on first use."""

@@ -391,9 +391,9 @@ class ScriptedModel:
         """Its tokens are known (:meth:`token_pieces`)."""
         return True
 
-    async def token_pieces(self, text: str) -> list[tuple[int, str]]:
-        """The tokens of ``text`` (id, piece): see :func:`pieces`."""
-        return pieces(text)
+    async def token_pieces(self, texts: Sequence[str]) -> list[list[tuple[int, str]]]:
+        """The tokens of each of ``texts`` (id, piece): see :func:`pieces`."""
+        return [pieces(t) for t in texts]
 
     def _usage(self, request: ChatRequest, completion: str, already: str = "") -> Usage:
         """Pseudo-token usage; ``already`` is a continued prefill, not counted as output."""

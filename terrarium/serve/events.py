@@ -130,12 +130,8 @@ class SessionEvents:
               texts: list[tuple[float, str | None, str]]) -> None:
         """Just before ``batch`` commits: this session's events in it as ``events`` rows
         (most as one: ``batch_rows``)."""
-        rows = batch_rows(self.run_id, [r[0] for r in staged], [r[1] for r in staged], texts)
-        bucket = batch.ops.get(NUMBERED_EVENT_SQL)
-        if bucket is None:
-            batch.ops[NUMBERED_EVENT_SQL] = rows
-        else:
-            bucket.extend(rows)
+        batch.bucket(NUMBERED_EVENT_SQL).extend(
+            batch_rows(self.run_id, [r[0] for r in staged], [r[1] for r in staged], texts))
 
     def _committed(self, rows: list[tuple[int, str, str]]) -> None:
         self.recent.extend(rows)

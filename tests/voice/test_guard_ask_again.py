@@ -122,7 +122,7 @@ def test_a_reply_that_does_not_copy_is_never_asked_again(tmp_path: Path, reply: 
 
 def test_a_model_that_cannot_tokenize_now_is_asked_again_without_a_bias(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    async def fails(self: ScriptedModel, text: str) -> list[tuple[int, str]]:
+    async def fails(self: ScriptedModel, texts: list[str]) -> list[list[tuple[int, str]]]:
         raise ModelError("the tokenizer is gone")
 
     monkeypatch.setattr(ScriptedModel, "token_pieces", fails)
@@ -151,8 +151,8 @@ def test_the_bias_bans_one_token_words_and_long_first_pieces_only() -> None:
              " Cactus": [(4, " C"), (5, "actus")], "Cactus": [(6, "C"), (7, "actus")]}
 
     class Model:
-        async def token_pieces(self, text: str) -> list[tuple[int, str]]:
-            return vocab[text]
+        async def token_pieces(self, texts: list[str]) -> list[list[tuple[int, str]]]:
+            return [vocab[t] for t in texts]
 
     bias = anyio.run(bias_against, Model(), ["cactus"])
     assert bias == {1: BIAS, 2: BIAS}  # " C" and "C" would ban every word they start
@@ -200,7 +200,7 @@ def test_the_embedded_server_continues_a_prefill_away_from_a_banned_word() -> No
     with EmbeddedServer() as srv:
         client = srv.client(continuation=True)  # as the factory makes it
         assert client.tokenizes and client.supports_continuation
-        once = anyio.run(client.token_pieces, " once")
+        once = anyio.run(client.token_pieces, [" once"])[0]
         assert len(once) == 1
         plain = anyio.run(go, client, None)
         steered = anyio.run(go, client, {once[0][0]: BIAS})
