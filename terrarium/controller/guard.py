@@ -14,24 +14,19 @@ goodbye." with condolences. Two things the runtime can do without a better model
   the user's facts it was given, turned to the second person ("Ada is your name."), or
   else ``echo_reply``.
 
-Holding the first sentence whole costs the first audio its head start (the voice could
-start on the first clause while the model writes the rest), so with ``release_first_clause``
-the reply's first sentence is let through from its start once that start looks safe
-(:func:`safe_start`, :mod:`terrarium.controller.echo`: after several words, the rest would
-have to repeat at least four more of the user's words, in order, to make it an echo). The
-voice speaks only its first piece before the sentence's end (``first_piece``: its
-segmenter), so the guard gives it that much and holds the rest to the sentence's end,
-judging it as it grows: what the voice hears first, and when, is unchanged. A rest that
-would repeat the user, speak as them, talk of itself, loop, name what they never told
-(asked about themselves) or never end (``max_tokens``) ends the sentence at its last clause
-boundary that makes a whole sentence (:mod:`terrarium.controller.clause_end`), and the reply
-there; with none, a rest that speaks as the user or of itself stops the reply (the voice
-drops the unfinished words: its start alone was heard), one that repeats the user is said
-at the sentence's end without a phrase of the user's own words when that makes a sentence
-(:func:`~terrarium.controller.clause_end.without_phrase`), else asked for again
-(:mod:`.ask_again`), and the other kinds are spoken on. A lead-in that repeats the user up
-to a colon ("Here's a tip for sleeping better: ...") is dropped at its colon, and what
-follows is judged as the reply's first sentence (:func:`~terrarium.controller.echo.echo_lead`).
+Holding the first sentence whole costs the first audio its head start, so with
+``release_first_clause`` the reply's first sentence is let through from its start once that
+start looks safe (:func:`safe_start`: the rest would have to repeat at least four more of
+the user's words, in order, to make it an echo). The voice gets its first piece
+(``first_piece``); the rest is held to the sentence's end, judged as it grows. A rest that
+would repeat the user, speak as them, talk of itself, loop, name what they never told or
+never end ends the sentence at its last clause boundary that makes a whole sentence
+(:mod:`.clause_end`); with none, one that speaks as the user or of itself stops the reply
+(its start alone was heard), one that repeats the user is said without a phrase of the
+user's words (:func:`~.clause_end.without_phrase`), short (:mod:`.yes_no_end`), with "do
+that" for the action they named (:mod:`.pro_form`), else asked for again (:mod:`.ask_again`)
+or spoken on. A lead-in that repeats the user up to a colon ("Here's a tip for sleeping
+better: ...") is dropped at its colon (:func:`~terrarium.controller.echo.echo_lead`).
 """
 
 from __future__ import annotations
@@ -64,6 +59,7 @@ from terrarium.controller.guard_checks import (
     uses,
 )
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
+from terrarium.controller.pro_form import do_that
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import second_person
 from terrarium.controller.said_short import keep_in_mind, note_first, said_instead
@@ -84,6 +80,7 @@ _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 _STOPS = frozenset({"it speaks as the user", "it talks about itself"})
 """What stops a released sentence even with no clause end to stop at (a fragment is heard)."""
 _LEFT_OUT = "without a phrase that repeats the user"  # a notice
+_DO_THAT = "with 'do that' for the action the user named"  # a notice
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
 
 
@@ -330,6 +327,8 @@ class ReplyGuard:
         rest, how = without_phrase(text, len(self._open_text), words(self.user), fine), _LEFT_OUT
         if rest is None and self.checks and is_echo(self.user, text):  # "No, you don't."
             rest, how = yes_no_end(text, len(self._open_text), fine), "short, a yes or no"
+            if rest is None:  # "Yes, it is okay to do that."
+                rest, how = do_that(text, len(self._open_text), self.user, fine), _DO_THAT
         if rest is not None:
             self._let_on = False
             self.notices.append(f"said {how}: {(self._open_text + rest).strip()!r}")
@@ -505,8 +504,9 @@ class ReplyGuard:
     def _pass(self, sentence: str) -> str:
         said = sentence.strip()
         if is_echo(self.user, self._spoken + sentence):
+            fine = lambda s: not is_echo(self.user, self._spoken + s)  # noqa: E731
             short = answer_only(self.user, sentence) or yes_no_end(  # "No, cats kept … do not."
-                sentence.strip(), 0, lambda s: not is_echo(self.user, self._spoken + s))
+                sentence.strip(), 0, fine) or do_that(sentence.strip(), 0, self.user, fine)
             if short is None or is_echo(self.user, self._spoken + short):
                 self.notices.append(f"not spoken, it repeats the user: {said!r}")
                 return ""

@@ -37,7 +37,7 @@ from tests.guard_helpers import SHAPES, guard
 from tests.loop_helpers import make_parts
 
 USER = "How often should you water a cactus kept indoors?"
-COPY = "Generally speaking you should water a cactus kept indoors every two weeks."
+COPY = "Generally speaking you should water a cactus kept indoors a few times a month."
 OWN = "Generally speaking you should give it a drink every two weeks in summer."
 
 

@@ -295,5 +295,5 @@ def test_a_yes_or_no_that_restates_the_question_ends_before_it_does() -> None:
 def test_the_facts_said_back_are_said_without_the_question_when_they_can_be() -> None:
     user = "Should I drink coffee every morning before work?"
     g = guard(user, "I drink coffee every morning before work.")
-    said = "".join(stream(g, "You should not drink coffee every morning before work."))
+    said = "".join(stream(g, "You drink coffee every morning before work."))
     assert said == "You drink coffee every morning." and not is_echo(user, said)

@@ -58,11 +58,13 @@ def test_the_reply_goes_on_after_a_sentence_said_without_the_phrase() -> None:
 def test_with_no_phrase_of_the_users_to_leave_out_an_echo_is_spoken_on_as_before() -> None:
     """No phrase opening with a preposition, a particle, a relative or dependent word holds
     the echo's words ("kept indoors" opens with none), no clause ends before it, and no
-    amount comes before "is how …": the sentence is spoken on, and says so. (Until session
-    20 the car was the example here: "… to cool down a hot car in summer is …" is now said
-    without "down a hot car", tests/voice/test_guard_restated_rest.py.)"""
+    amount comes before "is how …", and the action's words lead on into the reply's own ("a
+    few", so no "do that"): the sentence is spoken on, and says so. (Until session 20 the car
+    was the example here: "… to cool down a hot car in summer is …" is now said without
+    "down a hot car", tests/voice/test_guard_restated_rest.py; until session 22 it ended
+    "every two weeks", now said "you should do that every two weeks", test_guard_do_that.)"""
     user = "How often should you water a cactus kept indoors?"
-    reply = "Generally speaking you should water a cactus kept indoors every two weeks."
+    reply = "Generally speaking you should water a cactus kept indoors a few times a month."
     g = guard(user)
     assert "".join(stream(g, reply)) == reply
     assert any(n.startswith("spoken although it repeats") for n in g.notices)
