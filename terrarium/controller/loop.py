@@ -54,7 +54,7 @@ from terrarium.llm.base import ChatModel, keeps_prompt_cache, supports_continuat
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
 from terrarium.prompt.budget import Tokenizer
 from terrarium.prompt.builder import PromptBuilder
-from terrarium.prompt.built_prompt import BuiltPrompt
+from terrarium.prompt.built_prompt import BuiltPrompt, SectionInfo
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
 from terrarium.store.spoken import punctuated
@@ -103,8 +103,9 @@ class Controller(RoundStreaming):
     # dict of 30 or more keys stops sharing its class's key table, ~1.3 KB more each).
     # The mixins declare no slots of their own; every attribute of the loop is named here.
     __slots__ = (
-        "_pending_notice", "_round", "_sent", "_turn_of", "builder", "choice_rules", "clock",
-        "compactor", "conversation", "emit", "fill", "frame", "gate", "grammar", "hooks",
+        "_pending_notice", "_prefix_infos", "_round", "_sent", "_turn_of", "builder",
+        "choice_rules", "clock", "compactor", "conversation", "emit", "fill", "frame", "gate",
+        "grammar", "hooks",
         "last_prompt", "memory", "message_templates", "model", "native_tools", "parts",
         "pins", "send", "settings", "sinks", "slot", "step", "tool_ctx", "turns", "warming",
     )
@@ -167,6 +168,10 @@ class Controller(RoundStreaming):
             answerer=answerer,
         )
         self.last_prompt: BuiltPrompt | None = None
+        # the prefix's sections as ``PromptBuilt`` reports them, made again only when the
+        # prefix changes (``_section_infos``): every turn of a creature has the same ones
+        self._prefix_infos: tuple[tuple[SectionInfo, ...], tuple[PromptSectionInfo, ...]] = (
+            (), ())
         # set while the creature's prompt prefix is still being evaluated after the team
         # said it was ready: a round that needs the model waits for it (one that the runtime
         # decides itself does not), so its request finds the prefix in its slot
@@ -329,8 +334,7 @@ class Controller(RoundStreaming):
         result.prefix_hash = built.prefix_hash
         self.emit(PromptBuilt(
             creature=self.parts.name, prefix_hash=built.prefix_hash, tokens=built.tokens,
-            sections=tuple(PromptSectionInfo(i.name, i.zone, i.bytes, i.tokens)
-                           for i in built.sections)))
+            sections=self._section_infos(built)))
         messages = _MESSAGES.validate_python(built.messages())
         frame = self.frame if supports_continuation(self.model) else None
         if frame is not None:
@@ -344,6 +348,18 @@ class Controller(RoundStreaming):
             cache_prompt=True,
         )
         return await self.hooks.before_model(request), frame  # hooks: may edit the request
+
+    def _section_infos(self, built: BuiltPrompt) -> tuple[PromptSectionInfo, ...]:
+        """``built``'s section map as ``PromptBuilt`` carries it: the prefix's part kept
+        from the last prompt while its sections are the same object (the builder's cached
+        prefix), the tail's made anew."""
+        prefix, infos = self._prefix_infos
+        if prefix is not built.prefix_sections:
+            prefix = built.prefix_sections
+            infos = tuple(PromptSectionInfo(i.name, i.zone, i.bytes, i.tokens) for i in prefix)
+            self._prefix_infos = (prefix, infos)
+        return infos + tuple(PromptSectionInfo(i.name, i.zone, i.bytes, i.tokens)
+                             for i in built.tail_section_infos())
 
     def _account(self, result: TurnResult, rnd: _Round) -> tuple[bool, str | None]:
         """Add a finished round to the result, the history and the transcript; returns

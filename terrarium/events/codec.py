@@ -52,7 +52,54 @@ def _nested(o: Any) -> Any:
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_nested).encode
-_FIELDS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+# per event class: its field names, a getter of their values, and the fields typed as a
+# dataclass or a tuple of them (``_nested_fields``)
+_FIELDS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]],
+                          tuple[tuple[str, bool], ...]]] = {}
+_AS_DICT: dict[type, Callable[[Any], dict[str, Any]]] = {}
+
+
+def _as_dict_of(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """A function giving a dataclass instance's fields as a dict, in field order (what
+    orjson writes for it). Written out per class, as ``dataclasses`` writes ``__init__``:
+    a dict display of attribute reads, a fifth of orjson's own way with a slotted
+    dataclass (it asks for ``__dict__`` first, and the AttributeError alone costs more)."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    if not all(n.isidentifier() for n in names):  # (never for a dataclass's own fields)
+        return lambda o: {n: getattr(o, n) for n in names}
+    ns: dict[str, Any] = {}
+    exec("def as_dict(o):\n    return {" + ", ".join(f"{n!r}: o.{n}" for n in names)
+         + "}", ns)
+    fn: Callable[[Any], dict[str, Any]] = ns["as_dict"]
+    return fn
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass instance as its fields (anything else as it is), for orjson."""
+    fn = _AS_DICT.get(type(value))
+    if fn is None:
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            return value
+        fn = _AS_DICT[type(value)] = _as_dict_of(type(value))
+    return fn(value)
+
+
+def _nested_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """The fields of event class ``cls`` typed as a dataclass (False) or a tuple of them
+    (True), optional or not: ``event_json`` hands them to orjson as dicts."""
+    hints = typing.get_type_hints(cls)
+    out: list[tuple[str, bool]] = []
+    for f in dataclasses.fields(cls):
+        tp = hints.get(f.name)
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):
+            inner = [a for a in typing.get_args(tp) if a is not type(None)]
+            tp = inner[0] if len(inner) == 1 else None
+        if dataclasses.is_dataclass(tp):
+            out.append((f.name, False))
+        elif typing.get_origin(tp) is tuple and any(
+                dataclasses.is_dataclass(a) for a in typing.get_args(tp)):
+            out.append((f.name, True))
+    return tuple(out)
 # orjson writes what ``_dumps`` writes (compact, UTF-8 as is, a nested dataclass as its
 # fields, int keys as text) in a fifth of the time; a datetime goes to ``_nested`` (its
 # text, as ``_dumps`` gives it). What orjson refuses (an int past 64 bits) takes ``_dumps``.
@@ -71,9 +118,16 @@ def event_json(event: Event, seq: int | None = None, without: str | None = None)
         names = tuple(f.name for f in dataclasses.fields(cls))
         # (one C call reads every field; a class of one field gets a 1-tuple too)
         fields = _FIELDS[cls] = (names, operator.attrgetter(*names) if len(names) > 1
-                                 else lambda e, n=names[0]: (getattr(e, n),))
-    names, values = fields
+                                 else lambda e, n=names[0]: (getattr(e, n),),
+                                 _nested_fields(cls))
+    names, values, nested = fields
     data = dict(zip(names, values(event), strict=True))
+    for name, many in nested:  # (a transcript line, a prompt's sections)
+        value = data[name]
+        if many and type(value) is tuple:
+            data[name] = [_plain(v) for v in value]
+        elif value is not None:
+            data[name] = _plain(value)
     if without is not None:
         data.pop(without, None)
     data["kind"] = event.kind

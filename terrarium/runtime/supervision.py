@@ -282,7 +282,6 @@ class Supervisor:
         idx = ctl.turns + 1
         self.bus.publish(TurnStarted(creature=c.name, turn_index=idx))
         result: TurnResult | None = None
-        c.turn_done = done = anyio.Event()
         try:
             with anyio.CancelScope() as scope:
                 c.turn_scope = scope
@@ -307,7 +306,9 @@ class Supervisor:
         finally:
             c.turn_scope = None
             self.active_turns -= 1
-            done.set()
+            if (done := c.turn_done) is not None:  # made by a waiter (``wake``) only
+                c.turn_done = None
+                done.set()
 
     async def _wire_output(self, c: RunningCreature, result: TurnResult,
                            consumed: str | None = None) -> None:
@@ -361,7 +362,9 @@ class Supervisor:
             await self.hub.transport.deliver(creature, env)
             return
         if label == "job":  # a job's result is never dropped: it waits for the turn to end
-            while c.turn_scope is not None and c.turn_done is not None and not c.stopped:
+            while c.turn_scope is not None and not c.stopped:
+                if c.turn_done is None:  # (made here, set and dropped when the turn ends)
+                    c.turn_done = anyio.Event()
                 await c.turn_done.wait()
         if c.turn_scope is None:
             turn = self.turn(c, [Incoming(
