@@ -52,10 +52,9 @@ def _nested(o: Any) -> Any:
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_nested).encode
-# per event class: its field names, a getter of their values, and the fields typed as a
-# dataclass or a tuple of them (``_nested_fields``)
-_FIELDS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]],
-                          tuple[tuple[str, bool], ...]]] = {}
+# per event class: a function giving its JSON-ready dict with ``kind`` and ``seq``
+# (``_encoder_of``)
+_ENCODERS: dict[type, Callable[[Any, int | None], dict[str, Any]]] = {}
 _AS_DICT: dict[type, Callable[[Any], dict[str, Any]]] = {}
 
 
@@ -106,33 +105,61 @@ def _nested_fields(cls: type) -> tuple[tuple[str, bool], ...]:
 _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
+def _one(value: Any) -> Any:
+    """A field typed as a dataclass (or None), as orjson is handed it."""
+    return value if value is None else _plain(value)
+
+
+def _many(value: Any) -> Any:
+    """A field typed as a tuple of dataclasses, as orjson is handed it."""
+    if type(value) is tuple:
+        return [_plain(v) for v in value]
+    return value if value is None else _plain(value)
+
+
+def _encoder_of(cls: type) -> Callable[[Any, int | None], dict[str, Any]]:
+    """``encode(event, seq)``: the event's fields in order (a nested dataclass as its
+    fields: ``_nested_fields``), then ``kind`` and ``seq``, as one dict display written
+    out for ``cls`` (as ``_as_dict_of``): each event was a dict built from a zip, a loop
+    and two stores, twice orjson's own cost."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    nested = dict(_nested_fields(cls))
+    if "kind" in names or "seq" in names or not all(n.isidentifier() for n in names):
+        getter = operator.attrgetter(*names) if names else (lambda e: ())
+
+        def generic(e: Any, seq: int | None) -> dict[str, Any]:  # (no event is like this)
+            values = getter(e) if len(names) > 1 else (getter(e),) if names else ()
+            data = dict(zip(names, values, strict=True))
+            for n, many in nested.items():
+                data[n] = (_many if many else _one)(data[n])
+            data["kind"] = e.kind
+            data["seq"] = seq
+            return data
+
+        return generic
+    items = [f"{n!r}: _many(e.{n})" if nested.get(n) else f"{n!r}: _one(e.{n})"
+             if n in nested else f"{n!r}: e.{n}" for n in names]
+    ns: dict[str, Any] = {"_one": _one, "_many": _many}
+    exec("def encode(e, seq):\n    return {" + ", ".join([*items, "'kind': e.kind",
+                                                         "'seq': seq"]) + "}", ns)
+    fn: Callable[[Any, int | None], dict[str, Any]] = ns["encode"]
+    return fn
+
+
 def event_json(event: Event, seq: int | None = None, without: str | None = None) -> str:
     """``event_to_dict(event)`` as JSON (plus ``seq`` when given), without its deep copy:
     the same keys in the same order, encoded straight from the event's fields. Every event
     of every run is written through this (the log's events table, the server's stream):
     it was the largest single cost of ``terrarium serve``'s profile, hence orjson.
     ``without``: a field left out (a log row whose value another row holds)."""
-    cls = type(event)
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        names = tuple(f.name for f in dataclasses.fields(cls))
-        # (one C call reads every field; a class of one field gets a 1-tuple too)
-        fields = _FIELDS[cls] = (names, operator.attrgetter(*names) if len(names) > 1
-                                 else lambda e, n=names[0]: (getattr(e, n),),
-                                 _nested_fields(cls))
-    names, values, nested = fields
-    data = dict(zip(names, values(event), strict=True))
-    for name, many in nested:  # (a transcript line, a prompt's sections)
-        value = data[name]
-        if many and type(value) is tuple:
-            data[name] = [_plain(v) for v in value]
-        elif value is not None:
-            data[name] = _plain(value)
+    encode = _ENCODERS.get(type(event))
+    if encode is None:
+        encode = _ENCODERS[type(event)] = _encoder_of(type(event))
+    data = encode(event, seq)
+    if seq is None:
+        del data["seq"]
     if without is not None:
         data.pop(without, None)
-    data["kind"] = event.kind
-    if seq is not None:
-        data["seq"] = seq
     try:  # (``json_text``, inline: every event of every run comes here)
         return orjson.dumps(data, default=_nested, option=_ORJSON_OPTIONS).decode()
     except orjson.JSONEncodeError:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
+import anyio.abc
 import orjson
+import pytest
 import yaml
 
 from terrarium.config import load_single_creature
@@ -26,7 +28,7 @@ from terrarium.llm.scripted import ScriptedModel
 from terrarium.prompt.built_prompt import SectionInfo
 from terrarium.runtime.runtime import RuntimeOptions, TeamRuntime
 from tests.event_samples import samples
-from tests.loop_helpers import last_user, make_parts, run
+from tests.loop_helpers import TOOLS, call, last_user, make_parts, run
 
 
 def test_a_turn_makes_its_done_event_only_for_a_waiter(tmp_path: Path) -> None:
@@ -123,3 +125,34 @@ def test_nested_events_encode_to_the_same_bytes() -> None:
     ]
     for seq, event in enumerate([*nested, *samples()], 1):
         assert event_json(event, seq) == _orjson_own(event, seq), type(event).__name__
+
+
+def test_a_round_makes_a_task_group_only_when_a_call_can_close(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A creature that knows no call (an unknown name is a notice, never a call) streams
+    its round without a task group; one with tools gets one, and its calls run in it."""
+    import sys
+
+    made: list[str] = []
+    real = anyio.create_task_group
+
+    def counted() -> anyio.abc.TaskGroup:
+        if sys._getframe(1).f_code.co_name == "_one_round":
+            made.append("round")
+        return real()
+
+    monkeypatch.setattr(anyio, "create_task_group", counted)
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "tools").mkdir()
+    bare = Controller(make_parts(tmp_path / "bare"),
+                      ScriptedModel(default_reply="Fine. [/nosuch]x[nosuch/]"))
+    result = run(bare, "hello")
+    assert made == [] and result.text.startswith("Fine.")
+    assert result.calls == [] and result.notices  # the unknown name: a notice, no call
+    tools = Controller(make_parts(tmp_path / "tools", tools=[f"{TOOLS}:Lookup"]),
+                       ScriptedModel([{"match": "sky", "reply": call("lookup", label="sky")},
+                                      {"match": "fact-sky", "reply": "Green."}]))
+    result = run(tools, "What colour is the sky?")
+    assert made == ["round", "round"]  # its two rounds, each with a task group
+    assert [(c.name, c.ok) for c in result.calls] == [("lookup", True)]
+    assert result.text == "Green."
