@@ -46,6 +46,7 @@ from terrarium.controller.pinning import ContextPins
 from terrarium.controller.recall import recall, record
 from terrarium.controller.rounds import RoundStreaming, _closing, _Round
 from terrarium.controller.send_fill import SendFill
+from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ContextOverflow
 from terrarium.events import EntryKind, Event, PromptBuilt, PromptSectionInfo
@@ -227,11 +228,14 @@ class Controller(RoundStreaming):
                 request, frame = await self._request(result, built)
                 self._state("thinking")
                 self._round = result.rounds
-                crashpoint("turn.round")
+                if _CRASH_ARMED:
+                    crashpoint("turn.round")
                 rnd = await self._one_round(request, out, frame,
                                             decided if frame is not None else None)
                 decided = None
-                await self.hooks.after_model(request, "".join(rnd.raw), rnd.usage, rnd.finish_reason)  # noqa: E501 (hooks)
+                if self.hooks.plugins:  # (none: no reply text joined for nobody)
+                    await self.hooks.after_model(request, "".join(rnd.raw), rnd.usage,
+                                                 rnd.finish_reason)
                 follow_up, text = self._account(result, rnd)
                 last_text = text or last_text
                 if not follow_up:
@@ -248,8 +252,10 @@ class Controller(RoundStreaming):
             self._state("idle")
             self.hooks.turn_over()  # hooks: the turn is over, however it ended
         result.text = "".join(out.spoken) if sink is not None else last_text
-        await self.hooks.turn_end(result)  # hooks: on_turn_end
-        crashpoint("turn.end")
+        if self.hooks.plugins:
+            await self.hooks.turn_end(result)  # hooks: on_turn_end
+        if _CRASH_ARMED:
+            crashpoint("turn.end")
         return result
 
     async def _take_inputs(self, inputs: Sequence[Incoming]) -> tuple[int, tuple[str, ...]]:
@@ -271,7 +277,8 @@ class Controller(RoundStreaming):
             kind: EntryKind = "user" if item.channel is None else "message_in"
             self._entry(kind, rendered, name=item.channel,
                         data={"sender": item.sender, "message_id": item.message_id})
-        crashpoint("turn.begin")
+        if _CRASH_ARMED:
+            crashpoint("turn.begin")
         facts = await recall(self.memory, inputs, creature=self.parts.name,
                               recent=cfg.memory_recent, matches=cfg.memory_recall,
                               facts=cfg.memory_facts, notes=cfg.memory_notes)
@@ -281,7 +288,8 @@ class Controller(RoundStreaming):
             await record(self.memory, inputs, creature=self.parts.name,
                          facts=cfg.memory_facts > 0, texts=cfg.memory_record,
                          meaning=cfg.memory_notes > 0)
-            crashpoint("turn.recorded_inputs")
+            if _CRASH_ARMED:
+                crashpoint("turn.recorded_inputs")
         return before, recalled
 
     async def _open_output(self, inputs: Sequence[Incoming]
@@ -347,7 +355,9 @@ class Controller(RoundStreaming):
             id_slot=self.slot,
             cache_prompt=True,
         )
-        return await self.hooks.before_model(request), frame  # hooks: may edit the request
+        if self.hooks.plugins:
+            request = await self.hooks.before_model(request)  # hooks: may edit the request
+        return request, frame
 
     def _section_infos(self, built: BuiltPrompt) -> tuple[PromptSectionInfo, ...]:
         """``built``'s section map as ``PromptBuilt`` carries it: the prefix's part kept

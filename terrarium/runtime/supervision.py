@@ -23,6 +23,7 @@ from terrarium.channels.hub import ChannelHub
 from terrarium.config.models import TriggerConfig
 from terrarium.controller.jobs import STATE_JOBS
 from terrarium.controller.loop import Controller, Incoming, TurnResult
+from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, ModelError, RuntimeFailure
 from terrarium.events import (
@@ -211,9 +212,10 @@ class Supervisor:
                 if history:  # not committed: the next save writes the conversation whole
                     self.recorder.history_lost(c.name)
                 raise
-            if history:
+            if history and _CRASH_ARMED:
                 crashpoint("session.history_saved")
-            crashpoint("supervisor.consumed")
+            if _CRASH_ARMED:
+                crashpoint("supervisor.consumed")
             return
 
     def _failed(self, c: RunningCreature, exc: Exception) -> bool:
