@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 
 from terrarium.controller.ask_again import banned_words, bias_against, request_again
 from terrarium.controller.calls import CallRecord, CallRouting
@@ -108,7 +109,7 @@ class RoundStreaming(CallRouting):
 
         The calls run in a task group of the round's; a creature with no calls at all
         (its format knows no name: every other name is a notice, never a call) has none to
-        start, so its round makes no task group (nor its exit's trip round the loop).
+        start, so its round makes no task group (only the step its exit would take).
         """
         rnd = _Round()
         parser = self.parts.fmt.new_parser()
@@ -116,8 +117,13 @@ class RoundStreaming(CallRouting):
         # a framed value restarts its grammar on a continuation: never pause inside one
         pause = out.first_audio_pause(self.model) if frame is None else None
         if not self.parts.fmt.specs:
-            failure = await self._round_body(request, rnd, out, frame, decided, pause,
-                                             thinking, parser, self._handler(rnd, out))
+            try:
+                failure = await self._round_body(request, rnd, out, frame, decided, pause,
+                                                 thinking, parser, self._handler(rnd, out))
+            finally:
+                # the one step a task group's exit takes with no call to wait for (shielded),
+                # kept: creatures running at once (a lead's sub-agents) interleave as before
+                await anyio.lowlevel.cancel_shielded_checkpoint()
         else:
             async with anyio.create_task_group() as tg:
                 failure = await self._round_body(
