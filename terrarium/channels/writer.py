@@ -14,8 +14,7 @@ its numbered events share the server's writer), so concurrent sessions share a c
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -30,19 +29,25 @@ from terrarium.errors import RuntimeFailure
 _AT_ONCE: ContextVar[str] = ContextVar("terrarium_commit_at_once", default="")
 
 
-@contextlib.contextmanager
-def commit_at_once(together: bool = False) -> Iterator[None]:
+class commit_at_once:  # (named as a function: ``with commit_at_once():``)
     """Within it, a write that waits is committed without waiting for more rows: at once,
     in the caller's own step (a loop busy with many turns makes each trip round it long, and
     a request waiting on two of them, ``terrarium serve``'s input, waited for every turn in
     between). ``together`` (other requests are under way) and turns that take the CPU one
     at a time (``busy``: runtime/gate.py, so a trip is short): after one trip, sharing the
-    commit with every request of that trip (a burst of inputs: one commit, not one each)."""
-    token = _AT_ONCE.set("trip" if together else "now")
-    try:
-        yield
-    finally:
-        _AT_ONCE.reset(token)
+    commit with every request of that trip (a burst of inputs: one commit, not one each).
+    (A class, not a ``contextmanager`` generator: twice an input, at a third of the calls.)"""
+
+    __slots__ = ("_mode", "_token")
+
+    def __init__(self, together: bool = False) -> None:
+        self._mode = "trip" if together else "now"
+
+    def __enter__(self) -> None:
+        self._token = _AT_ONCE.set(self._mode)
+
+    def __exit__(self, *exc: object) -> None:
+        _AT_ONCE.reset(self._token)
 
 
 def _task() -> object | None:
@@ -189,8 +194,7 @@ class LogWriter:
         if batch is not None:
             await self._wait(batch)
 
-    @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
+    def held(self) -> _Held:
         """Within it, rows this task adds do not wake the writer's task: the task commits
         them itself (``commit_soon``, or its writes in ``commit_at_once``), and what it
         leaves uncommitted (it failed, or was cancelled first) goes to the writer when it
@@ -198,22 +202,18 @@ class LogWriter:
         (serve's input, at low concurrency: three a request). Rows of other tasks wake
         the writer as ever, also while this one waits. Only on asyncio (elsewhere a no-op).
         """
-        task = _task()
-        if task is None:
-            yield
-            return
+        return _Held(self)
+
+    def _let_go(self, task: object) -> None:
+        """``task`` leaves a ``held`` block (see there)."""
         holders = self._holders
-        holders[task] = holders.get(task, 0) + 1
-        try:
-            yield
-        finally:
-            if holders[task] > 1:
-                holders[task] -= 1
-            else:
-                del holders[task]
-                if self._quiet and self._current.size:
-                    self._quiet = False
-                    self._wake.set()
+        if holders[task] > 1:
+            holders[task] -= 1
+        else:
+            del holders[task]
+            if self._quiet and self._current.size:
+                self._quiet = False
+                self._wake.set()
 
     def put(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> _Batch:
         """Add rows to the next commit without waiting for it (the writer need not run yet:
@@ -323,6 +323,27 @@ class LogWriter:
     async def aclose(self) -> None:
         await self.flush()
         self._closed = True
+
+
+class _Held:
+    """``LogWriter.held``'s block (a class, not a ``contextmanager`` generator: once an
+    input, at a third of the calls)."""
+
+    __slots__ = ("_task", "_writer")
+
+    def __init__(self, writer: LogWriter) -> None:
+        self._writer = writer
+        self._task: object | None = None
+
+    def __enter__(self) -> None:
+        task = self._task = _task()
+        if task is not None:
+            holders = self._writer._holders
+            holders[task] = holders.get(task, 0) + 1
+
+    def __exit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._writer._let_go(self._task)
 
 
 __all__ = [

@@ -46,6 +46,7 @@ from terrarium.controller.pinning import ContextPins
 from terrarium.controller.recall import recall, record
 from terrarium.controller.rounds import RoundStreaming, _closing, _Round
 from terrarium.controller.send_fill import SendFill
+from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ContextOverflow
 from terrarium.events import EntryKind, Event, PromptBuilt, PromptSectionInfo
@@ -54,7 +55,7 @@ from terrarium.llm.base import ChatModel, keeps_prompt_cache, supports_continuat
 from terrarium.llm.types import ChatMessage, ChatRequest, Usage
 from terrarium.prompt.budget import Tokenizer
 from terrarium.prompt.builder import PromptBuilder
-from terrarium.prompt.built_prompt import BuiltPrompt
+from terrarium.prompt.built_prompt import BuiltPrompt, SectionInfo
 from terrarium.prompt.tail import TailState, Turn
 from terrarium.store import MemoryStore
 from terrarium.store.spoken import punctuated
@@ -103,8 +104,9 @@ class Controller(RoundStreaming):
     # dict of 30 or more keys stops sharing its class's key table, ~1.3 KB more each).
     # The mixins declare no slots of their own; every attribute of the loop is named here.
     __slots__ = (
-        "_pending_notice", "_round", "_sent", "_turn_of", "builder", "choice_rules", "clock",
-        "compactor", "conversation", "emit", "fill", "frame", "gate", "grammar", "hooks",
+        "_pending_notice", "_prefix_infos", "_round", "_sent", "_turn_of", "builder",
+        "choice_rules", "clock", "compactor", "conversation", "emit", "fill", "frame", "gate",
+        "grammar", "hooks",
         "last_prompt", "memory", "message_templates", "model", "native_tools", "parts",
         "pins", "send", "settings", "sinks", "slot", "step", "tool_ctx", "turns", "warming",
     )
@@ -167,6 +169,10 @@ class Controller(RoundStreaming):
             answerer=answerer,
         )
         self.last_prompt: BuiltPrompt | None = None
+        # the prefix's sections as ``PromptBuilt`` reports them, made again only when the
+        # prefix changes (``_section_infos``): every turn of a creature has the same ones
+        self._prefix_infos: tuple[tuple[SectionInfo, ...], tuple[PromptSectionInfo, ...]] = (
+            (), ())
         # set while the creature's prompt prefix is still being evaluated after the team
         # said it was ready: a round that needs the model waits for it (one that the runtime
         # decides itself does not), so its request finds the prefix in its slot
@@ -222,11 +228,14 @@ class Controller(RoundStreaming):
                 request, frame = await self._request(result, built)
                 self._state("thinking")
                 self._round = result.rounds
-                crashpoint("turn.round")
+                if _CRASH_ARMED:
+                    crashpoint("turn.round")
                 rnd = await self._one_round(request, out, frame,
                                             decided if frame is not None else None)
                 decided = None
-                await self.hooks.after_model(request, "".join(rnd.raw), rnd.usage, rnd.finish_reason)  # noqa: E501 (hooks)
+                if self.hooks.plugins:  # (none: no reply text joined for nobody)
+                    await self.hooks.after_model(request, "".join(rnd.raw), rnd.usage,
+                                                 rnd.finish_reason)
                 follow_up, text = self._account(result, rnd)
                 last_text = text or last_text
                 if not follow_up:
@@ -243,8 +252,10 @@ class Controller(RoundStreaming):
             self._state("idle")
             self.hooks.turn_over()  # hooks: the turn is over, however it ended
         result.text = "".join(out.spoken) if sink is not None else last_text
-        await self.hooks.turn_end(result)  # hooks: on_turn_end
-        crashpoint("turn.end")
+        if self.hooks.plugins:
+            await self.hooks.turn_end(result)  # hooks: on_turn_end
+        if _CRASH_ARMED:
+            crashpoint("turn.end")
         return result
 
     async def _take_inputs(self, inputs: Sequence[Incoming]) -> tuple[int, tuple[str, ...]]:
@@ -266,7 +277,8 @@ class Controller(RoundStreaming):
             kind: EntryKind = "user" if item.channel is None else "message_in"
             self._entry(kind, rendered, name=item.channel,
                         data={"sender": item.sender, "message_id": item.message_id})
-        crashpoint("turn.begin")
+        if _CRASH_ARMED:
+            crashpoint("turn.begin")
         facts = await recall(self.memory, inputs, creature=self.parts.name,
                               recent=cfg.memory_recent, matches=cfg.memory_recall,
                               facts=cfg.memory_facts, notes=cfg.memory_notes)
@@ -276,7 +288,8 @@ class Controller(RoundStreaming):
             await record(self.memory, inputs, creature=self.parts.name,
                          facts=cfg.memory_facts > 0, texts=cfg.memory_record,
                          meaning=cfg.memory_notes > 0)
-            crashpoint("turn.recorded_inputs")
+            if _CRASH_ARMED:
+                crashpoint("turn.recorded_inputs")
         return before, recalled
 
     async def _open_output(self, inputs: Sequence[Incoming]
@@ -329,8 +342,7 @@ class Controller(RoundStreaming):
         result.prefix_hash = built.prefix_hash
         self.emit(PromptBuilt(
             creature=self.parts.name, prefix_hash=built.prefix_hash, tokens=built.tokens,
-            sections=tuple(PromptSectionInfo(i.name, i.zone, i.bytes, i.tokens)
-                           for i in built.sections)))
+            sections=self._section_infos(built)))
         messages = _MESSAGES.validate_python(built.messages())
         frame = self.frame if supports_continuation(self.model) else None
         if frame is not None:
@@ -343,7 +355,21 @@ class Controller(RoundStreaming):
             id_slot=self.slot,
             cache_prompt=True,
         )
-        return await self.hooks.before_model(request), frame  # hooks: may edit the request
+        if self.hooks.plugins:
+            request = await self.hooks.before_model(request)  # hooks: may edit the request
+        return request, frame
+
+    def _section_infos(self, built: BuiltPrompt) -> tuple[PromptSectionInfo, ...]:
+        """``built``'s section map as ``PromptBuilt`` carries it: the prefix's part kept
+        from the last prompt while its sections are the same object (the builder's cached
+        prefix), the tail's made anew."""
+        prefix, infos = self._prefix_infos
+        if prefix is not built.prefix_sections:
+            prefix = built.prefix_sections
+            infos = tuple(PromptSectionInfo(i.name, i.zone, i.bytes, i.tokens) for i in prefix)
+            self._prefix_infos = (prefix, infos)
+        return infos + tuple(PromptSectionInfo(i.name, i.zone, i.bytes, i.tokens)
+                             for i in built.tail_section_infos())
 
     def _account(self, result: TurnResult, rnd: _Round) -> tuple[bool, str | None]:
         """Add a finished round to the result, the history and the transcript; returns

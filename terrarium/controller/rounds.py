@@ -8,14 +8,16 @@ mixin): it uses the controller's model, format, output and call routing.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.abc
+import anyio.lowlevel
 
 from terrarium.controller.ask_again import banned_words, bias_against, request_again
 from terrarium.controller.calls import CallRecord, CallRouting
+from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ModelError
 from terrarium.events import Reasoning
@@ -64,13 +66,21 @@ def _spent(usage: Usage | None) -> str:
             f"evaluated in {usage.prompt_ms or 0:.0f} ms")
 
 
-@asynccontextmanager
-async def _closing(stream: AsyncIterator[Any]) -> AsyncIterator[AsyncIterator[Any]]:
-    """Close a model stream as soon as it is left, so the server stops generating at once."""
-    try:
-        yield stream
-    finally:
-        aclose = getattr(stream, "aclose", None)
+class _closing:  # (named as contextlib.closing: ``async with _closing(stream)``)
+    """Close a model stream as soon as it is left, so the server stops generating at once.
+    (A class, not an ``asynccontextmanager``: one a round, and the generator-based one
+    costs three times the calls.)"""
+
+    __slots__ = ("stream",)
+
+    def __init__(self, stream: AsyncIterator[Any]) -> None:
+        self.stream = stream
+
+    async def __aenter__(self) -> AsyncIterator[Any]:
+        return self.stream
+
+    async def __aexit__(self, *exc: object) -> None:
+        aclose = getattr(self.stream, "aclose", None)
         if aclose is not None:
             await aclose()
 
@@ -96,48 +106,79 @@ class RoundStreaming(CallRouting):
         With a ``frame`` the model writes only the value: the frame's prefix (already at the
         end of the request, as the start of the reply) and suffix are added around it here.
         A ``decided`` value (from ``choice_rules``) is written without asking the model.
+
+        The calls run in a task group of the round's; a creature with no calls at all
+        (its format knows no name: every other name is a notice, never a call) has none to
+        start, so its round makes no task group (only the step its exit would take).
         """
         rnd = _Round()
-        seq_lock = anyio.Lock()
         parser = self.parts.fmt.new_parser()
         thinking = ThinkSplitter()  # <think> blocks in the text are thinking, not the reply
-        failure: Exception | None = None
         # a framed value restarts its grammar on a continuation: never pause inside one
         pause = out.first_audio_pause(self.model) if frame is None else None
-        async with anyio.create_task_group() as tg:
-
-            async def handle(events: Sequence[Any]) -> None:
-                for ev in events:
-                    if isinstance(ev, TextEvent):
-                        rnd.text.append(ev.text)
-                        await out.say(ev.text)
-                    elif isinstance(ev, CallEvent):
-                        rnd.records.append(None)
-                        tg.start_soon(self._run_call, ev, len(rnd.records) - 1, rnd.records,
-                                      seq_lock)
-                    elif isinstance(ev, NoticeEvent):
-                        rnd.notices.append(ev.text)
-
-            if frame is not None:
-                rnd.raw.append(frame.prefix)
-                await handle(parser.feed(frame.prefix))
+        if not self.parts.fmt.specs:
             try:
-                if decided is not None:
-                    rnd.raw.append(decided)
-                    await handle(parser.feed(decided))
-                    rnd.finish_reason = "stop"
-                else:
-                    await self._stream(request, rnd, out, pause, thinking, parser, handle)
-            except Exception as exc:
-                # re-raised below, outside the task group, so callers get the ModelError
-                # itself rather than an ExceptionGroup; calls already started are cancelled
-                failure = exc
-                tg.cancel_scope.cancel()
-            if failure is None:
-                await self._close_round(rnd, frame, thinking, parser, handle)
+                failure = await self._round_body(request, rnd, out, frame, decided, pause,
+                                                 thinking, parser, self._handler(rnd, out))
+            finally:
+                # the one step a task group's exit takes with no call to wait for (shielded),
+                # kept: creatures running at once (a lead's sub-agents) interleave as before
+                await anyio.lowlevel.cancel_shielded_checkpoint()
+        else:
+            async with anyio.create_task_group() as tg:
+                failure = await self._round_body(
+                    request, rnd, out, frame, decided, pause, thinking, parser,
+                    self._handler(rnd, out, tg, anyio.Lock()))
+                if failure is not None:  # calls already started are cancelled
+                    tg.cancel_scope.cancel()
         if failure is not None:
+            # re-raised here, outside the task group, so callers get the ModelError
+            # itself rather than an ExceptionGroup
             raise failure
         return rnd
+
+    def _handler(self, rnd: _Round, out: TurnOutput, tg: anyio.abc.TaskGroup | None = None,
+                 seq_lock: anyio.Lock | None = None) -> Handle:
+        """The round's handler of parsed events: text to the output, each closed call
+        started in ``tg`` (None: the format knows no call, so none can close), notices kept."""
+
+        async def handle(events: Sequence[Any]) -> None:
+            for ev in events:
+                if isinstance(ev, TextEvent):
+                    rnd.text.append(ev.text)
+                    await out.say(ev.text)
+                elif isinstance(ev, CallEvent):
+                    if tg is None or seq_lock is None:  # (a call is made from a known spec)
+                        raise RuntimeError(f"a call to {ev.name!r} closed in a round of a "
+                                           "creature that knows no calls")
+                    rnd.records.append(None)
+                    tg.start_soon(self._run_call, ev, len(rnd.records) - 1, rnd.records,
+                                  seq_lock)
+                elif isinstance(ev, NoticeEvent):
+                    rnd.notices.append(ev.text)
+
+        return handle
+
+    async def _round_body(self, request: ChatRequest, rnd: _Round, out: TurnOutput,
+                          frame: ValueFrame | None, decided: str | None,
+                          pause: FirstAudioPause | None, thinking: ThinkSplitter,
+                          parser: StreamParser, handle: Handle) -> Exception | None:
+        """The round's text, from the frame, a decided value or the model, then its close;
+        returns the exception that ended it early (None: it ended well)."""
+        if frame is not None:
+            rnd.raw.append(frame.prefix)
+            await handle(parser.feed(frame.prefix))
+        try:
+            if decided is not None:
+                rnd.raw.append(decided)
+                await handle(parser.feed(decided))
+                rnd.finish_reason = "stop"
+            else:
+                await self._stream(request, rnd, out, pause, thinking, parser, handle)
+        except Exception as exc:
+            return exc
+        await self._close_round(rnd, frame, thinking, parser, handle)
+        return None
 
     async def _stream(self, request: ChatRequest, rnd: _Round, out: TurnOutput,
                       pause: FirstAudioPause | None, thinking: ThinkSplitter,
@@ -156,7 +197,8 @@ class RoundStreaming(CallRouting):
             paused = False
             async with _closing(self.model.stream(current)) as deltas:
                 async for delta in deltas:
-                    crashpoint("turn.delta")
+                    if _CRASH_ARMED:
+                        crashpoint("turn.delta")
                     if delta.finish_reason:
                         rnd.finish_reason = delta.finish_reason
                     if delta.reasoning:

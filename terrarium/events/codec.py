@@ -52,11 +52,98 @@ def _nested(o: Any) -> Any:
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_nested).encode
-_FIELDS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+# per event class: a function giving its JSON-ready dict with ``kind`` and ``seq``
+# (``_encoder_of``)
+_ENCODERS: dict[type, Callable[[Any, int | None], dict[str, Any]]] = {}
+_AS_DICT: dict[type, Callable[[Any], dict[str, Any]]] = {}
+
+
+def _as_dict_of(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """A function giving a dataclass instance's fields as a dict, in field order (what
+    orjson writes for it). Written out per class, as ``dataclasses`` writes ``__init__``:
+    a dict display of attribute reads, a fifth of orjson's own way with a slotted
+    dataclass (it asks for ``__dict__`` first, and the AttributeError alone costs more)."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    if not all(n.isidentifier() for n in names):  # (never for a dataclass's own fields)
+        return lambda o: {n: getattr(o, n) for n in names}
+    ns: dict[str, Any] = {}
+    exec("def as_dict(o):\n    return {" + ", ".join(f"{n!r}: o.{n}" for n in names)
+         + "}", ns)
+    fn: Callable[[Any], dict[str, Any]] = ns["as_dict"]
+    return fn
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass instance as its fields (anything else as it is), for orjson."""
+    fn = _AS_DICT.get(type(value))
+    if fn is None:
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            return value
+        fn = _AS_DICT[type(value)] = _as_dict_of(type(value))
+    return fn(value)
+
+
+def _nested_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """The fields of event class ``cls`` typed as a dataclass (False) or a tuple of them
+    (True), optional or not: ``event_json`` hands them to orjson as dicts."""
+    hints = typing.get_type_hints(cls)
+    out: list[tuple[str, bool]] = []
+    for f in dataclasses.fields(cls):
+        tp = hints.get(f.name)
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):
+            inner = [a for a in typing.get_args(tp) if a is not type(None)]
+            tp = inner[0] if len(inner) == 1 else None
+        if dataclasses.is_dataclass(tp):
+            out.append((f.name, False))
+        elif typing.get_origin(tp) is tuple and any(
+                dataclasses.is_dataclass(a) for a in typing.get_args(tp)):
+            out.append((f.name, True))
+    return tuple(out)
 # orjson writes what ``_dumps`` writes (compact, UTF-8 as is, a nested dataclass as its
 # fields, int keys as text) in a fifth of the time; a datetime goes to ``_nested`` (its
 # text, as ``_dumps`` gives it). What orjson refuses (an int past 64 bits) takes ``_dumps``.
 _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def _one(value: Any) -> Any:
+    """A field typed as a dataclass (or None), as orjson is handed it."""
+    return value if value is None else _plain(value)
+
+
+def _many(value: Any) -> Any:
+    """A field typed as a tuple of dataclasses, as orjson is handed it."""
+    if type(value) is tuple:
+        return [_plain(v) for v in value]
+    return value if value is None else _plain(value)
+
+
+def _encoder_of(cls: type) -> Callable[[Any, int | None], dict[str, Any]]:
+    """``encode(event, seq)``: the event's fields in order (a nested dataclass as its
+    fields: ``_nested_fields``), then ``kind`` and ``seq``, as one dict display written
+    out for ``cls`` (as ``_as_dict_of``): each event was a dict built from a zip, a loop
+    and two stores, twice orjson's own cost."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    nested = dict(_nested_fields(cls))
+    if "kind" in names or "seq" in names or not all(n.isidentifier() for n in names):
+        getter = operator.attrgetter(*names) if names else (lambda e: ())
+
+        def generic(e: Any, seq: int | None) -> dict[str, Any]:  # (no event is like this)
+            values = getter(e) if len(names) > 1 else (getter(e),) if names else ()
+            data = dict(zip(names, values, strict=True))
+            for n, many in nested.items():
+                data[n] = (_many if many else _one)(data[n])
+            data["kind"] = e.kind
+            data["seq"] = seq
+            return data
+
+        return generic
+    items = [f"{n!r}: _many(e.{n})" if nested.get(n) else f"{n!r}: _one(e.{n})"
+             if n in nested else f"{n!r}: e.{n}" for n in names]
+    ns: dict[str, Any] = {"_one": _one, "_many": _many}
+    exec("def encode(e, seq):\n    return {" + ", ".join([*items, "'kind': e.kind",
+                                                         "'seq': seq"]) + "}", ns)
+    fn: Callable[[Any, int | None], dict[str, Any]] = ns["encode"]
+    return fn
 
 
 def event_json(event: Event, seq: int | None = None, without: str | None = None) -> str:
@@ -65,20 +152,14 @@ def event_json(event: Event, seq: int | None = None, without: str | None = None)
     of every run is written through this (the log's events table, the server's stream):
     it was the largest single cost of ``terrarium serve``'s profile, hence orjson.
     ``without``: a field left out (a log row whose value another row holds)."""
-    cls = type(event)
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        names = tuple(f.name for f in dataclasses.fields(cls))
-        # (one C call reads every field; a class of one field gets a 1-tuple too)
-        fields = _FIELDS[cls] = (names, operator.attrgetter(*names) if len(names) > 1
-                                 else lambda e, n=names[0]: (getattr(e, n),))
-    names, values = fields
-    data = dict(zip(names, values(event), strict=True))
+    encode = _ENCODERS.get(type(event))
+    if encode is None:
+        encode = _ENCODERS[type(event)] = _encoder_of(type(event))
+    data = encode(event, seq)
+    if seq is None:
+        del data["seq"]
     if without is not None:
         data.pop(without, None)
-    data["kind"] = event.kind
-    if seq is not None:
-        data["seq"] = seq
     try:  # (``json_text``, inline: every event of every run comes here)
         return orjson.dumps(data, default=_nested, option=_ORJSON_OPTIONS).decode()
     except orjson.JSONEncodeError:

@@ -125,11 +125,13 @@ class BuiltPrompt:
     @property
     def sections(self) -> tuple[SectionInfo, ...]:
         """The section map: prefix sections then tail sections, with bytes and tokens."""
-        tail = tuple(
-            SectionInfo(name, "tail", len(text.encode("utf-8")), self._tail.tokens[name])
-            for name, text in self._tail.texts.items()
-        )
-        return self.prefix_sections + tail
+        return self.prefix_sections + self.tail_section_infos()
+
+    def tail_section_infos(self) -> tuple[SectionInfo, ...]:
+        """The tail's part of the section map (``sections`` after ``prefix_sections``)."""
+        tokens = self._tail.tokens
+        return tuple(SectionInfo(name, "tail", len(text.encode("utf-8")), tokens[name])
+                     for name, text in self._tail.texts.items())
 
     @property
     def tokens(self) -> int:

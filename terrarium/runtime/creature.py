@@ -41,7 +41,8 @@ class RunningCreature:
     parts: CreatureParts
     controller: Controller | None = None
     turn_scope: anyio.CancelScope | None = None
-    turn_done: anyio.Event | None = None  # set when the current turn ends (a job waits)
+    # set when the current turn ends; made by the first waiter (a job's result), not per turn
+    turn_done: anyio.Event | None = None
     failures: int = 0
     stopped: bool = False
     generation: int = 0  # bumped by start_creature so an older loop winds down

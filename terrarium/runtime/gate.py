@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Coroutine, Generator, Iterator
+from collections.abc import Coroutine, Generator
 from typing import Any, TypeVar
 
 __all__ = ["TurnGate"]
@@ -65,18 +65,17 @@ class TurnGate:
         """Whether a turn computes now or waits in line for the gate."""
         return self.holding > 0 or bool(self.waiting)
 
-    @contextlib.contextmanager
-    def inputs_first(self) -> Iterator[None]:
+    def inputs_first(self) -> _InputsFirst:
         """Within it (an input being handled) turns wait, up to ``defer_limit`` a step."""
-        self.inputs += 1
-        try:
-            yield
-        finally:
-            self.inputs -= 1
-            if not self.inputs:
-                self._since = None
-                if self.waiting:
-                    self._grant()
+        return _InputsFirst(self)
+
+    def _input_done(self) -> None:
+        """An input leaves ``inputs_first``: with none left, the turns in line go on."""
+        self.inputs -= 1
+        if not self.inputs:
+            self._since = None
+            if self.waiting:
+                self._grant()
 
     def _deferring(self) -> bool:
         """Whether turns give way to inputs now: inputs are under way, and the turns have
@@ -152,6 +151,22 @@ class TurnGate:
     def _on_timer(self) -> None:
         self._timer = None
         self._grant()
+
+
+class _InputsFirst:
+    """``TurnGate.inputs_first``'s block (a class, not a ``contextmanager`` generator:
+    once an input, at a third of the calls)."""
+
+    __slots__ = ("gate",)
+
+    def __init__(self, gate: TurnGate) -> None:
+        self.gate = gate
+
+    def __enter__(self) -> None:
+        self.gate.inputs += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self.gate._input_done()
 
 
 class _Gated:

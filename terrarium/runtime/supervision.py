@@ -23,6 +23,7 @@ from terrarium.channels.hub import ChannelHub
 from terrarium.config.models import TriggerConfig
 from terrarium.controller.jobs import STATE_JOBS
 from terrarium.controller.loop import Controller, Incoming, TurnResult
+from terrarium.crashpoints import ARMED as _CRASH_ARMED
 from terrarium.crashpoints import crashpoint
 from terrarium.errors import ChannelRefusal, ModelError, RuntimeFailure
 from terrarium.events import (
@@ -211,9 +212,10 @@ class Supervisor:
                 if history:  # not committed: the next save writes the conversation whole
                     self.recorder.history_lost(c.name)
                 raise
-            if history:
+            if history and _CRASH_ARMED:
                 crashpoint("session.history_saved")
-            crashpoint("supervisor.consumed")
+            if _CRASH_ARMED:
+                crashpoint("supervisor.consumed")
             return
 
     def _failed(self, c: RunningCreature, exc: Exception) -> bool:
@@ -282,7 +284,6 @@ class Supervisor:
         idx = ctl.turns + 1
         self.bus.publish(TurnStarted(creature=c.name, turn_index=idx))
         result: TurnResult | None = None
-        c.turn_done = done = anyio.Event()
         try:
             with anyio.CancelScope() as scope:
                 c.turn_scope = scope
@@ -307,7 +308,9 @@ class Supervisor:
         finally:
             c.turn_scope = None
             self.active_turns -= 1
-            done.set()
+            if (done := c.turn_done) is not None:  # made by a waiter (``wake``) only
+                c.turn_done = None
+                done.set()
 
     async def _wire_output(self, c: RunningCreature, result: TurnResult,
                            consumed: str | None = None) -> None:
@@ -361,7 +364,9 @@ class Supervisor:
             await self.hub.transport.deliver(creature, env)
             return
         if label == "job":  # a job's result is never dropped: it waits for the turn to end
-            while c.turn_scope is not None and c.turn_done is not None and not c.stopped:
+            while c.turn_scope is not None and not c.stopped:
+                if c.turn_done is None:  # (made here, set and dropped when the turn ends)
+                    c.turn_done = anyio.Event()
                 await c.turn_done.wait()
         if c.turn_scope is None:
             turn = self.turn(c, [Incoming(

@@ -74,20 +74,26 @@ class ServeMetrics:
             buckets=(0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0), registry=self.registry)
         self.inputs = Counter("terrarium_inputs", "Inputs accepted.", registry=self.registry)
         self._children: dict[str, tuple[Any, ...]] = {}  # creature -> its turn counters
+        # creature -> [turns, prompt, cached, completion] counted since the last scrape: a
+        # turn adds plain ints (four counter increments, each under a lock, were a tenth of
+        # a served turn's accounting); ``render`` adds them to the counters first
+        self._pending: dict[str, list[int]] = {}
         self.registry.register(_Live(self))
 
     def observe(self, seq: int, ev: Event) -> None:
         """A ``SessionEvents`` listener: count what matters as it is published."""
         if isinstance(ev, TurnEnded):
-            per = self._children.get(ev.creature)
-            if per is None:  # (a labelled child looked up once: ``labels`` takes a lock)
-                per = self._children[ev.creature] = (
-                    self.turns.labels(ev.creature), *(self.tokens.labels(k) for k in (
-                        "prompt", "cached", "completion")))
-            per[0].inc()
-            per[1].inc(ev.prompt_tokens)
-            per[2].inc(ev.cached_tokens)
-            per[3].inc(ev.completion_tokens)
+            pending = self._pending.get(ev.creature)
+            if pending is None:
+                if ev.creature not in self._children:  # (its counters made at its first turn)
+                    self._children[ev.creature] = (
+                        self.turns.labels(ev.creature), *(self.tokens.labels(k) for k in (
+                            "prompt", "cached", "completion")))
+                pending = self._pending[ev.creature] = [0, 0, 0, 0]
+            pending[0] += 1
+            pending[1] += ev.prompt_tokens
+            pending[2] += ev.cached_tokens
+            pending[3] += ev.completion_tokens
             self.prompt += ev.prompt_tokens
             self.cached += ev.cached_tokens
         elif isinstance(ev, UtteranceWritten) and ev.metrics.time_to_first_audio is not None:
@@ -95,4 +101,12 @@ class ServeMetrics:
             self.first_audio.observe(ev.metrics.time_to_first_audio)
 
     def render(self) -> bytes:
+        self.flush()
         return generate_latest(self.registry)
+
+    def flush(self) -> None:
+        """Add the turns and tokens counted since the last scrape to the counters."""
+        pending, self._pending = self._pending, {}
+        for creature, counts in pending.items():
+            for counter, n in zip(self._children[creature], counts, strict=True):
+                counter.inc(n)

@@ -72,3 +72,32 @@ def test_the_servers_listeners_still_see_what_they_count(tmp_path: Path) -> None
                                             "spoken_text": "Hel"}
         send.close()
         receive.close()
+
+
+def test_turn_counters_are_added_at_the_scrape_and_lose_nothing() -> None:
+    """A turn's counts wait in plain ints; each scrape adds them to the counters, so two
+    scrapes with turns before and between them show every turn and token once."""
+    metrics = ServeMetrics()
+
+    def turn(creature: str, prompt: int) -> None:
+        metrics.observe(0, TurnEnded(creature=creature, turn_index=1, prompt_tokens=prompt,
+                                     cached_tokens=1, completion_tokens=2))
+
+    def sample(name: str, **labels: str) -> float | None:
+        return metrics.registry.get_sample_value(name, labels)
+
+    turn("a", 10)
+    turn("b", 5)
+    assert sample("terrarium_turns_total", creature="a") == 0.0  # made, not yet counted
+    text = metrics.render().decode()
+    assert 'terrarium_turns_total{creature="a"} 1.0' in text
+    assert 'terrarium_tokens_total{kind="prompt"} 15.0' in text
+    turn("a", 7)
+    metrics.render()
+    metrics.render()  # nothing new: nothing added twice
+    assert sample("terrarium_turns_total", creature="a") == 2.0
+    assert sample("terrarium_turns_total", creature="b") == 1.0
+    assert sample("terrarium_tokens_total", kind="prompt") == 22.0
+    assert sample("terrarium_tokens_total", kind="cached") == 3.0
+    assert sample("terrarium_tokens_total", kind="completion") == 6.0
+    assert (metrics.prompt, metrics.cached) == (22, 3)
