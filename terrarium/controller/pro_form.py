@@ -16,16 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from terrarium.controller.reply_words import LETTER_WORD, NOT_WORDS
 from terrarium.store.subjects import stem
 
 __all__ = ["do_that"]
 
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _MODALS = frozenset("""can could should would will may might must can't cannot couldn't
 shouldn't wouldn't won't mustn't""".split())
 _SUBJECTS = frozenset({"i", "you", "we"})  # "Can I freeze ...": the action after them
-_NOT = frozenset({"not", "never"})
-_BEFORE_ACTION = _MODALS | {"to"}  # in the reply: where an action's verb follows
 _GRAMMAR = frozenset("""a an the this that these those my your his her its our their some any
 of to in on at for with from into by about as and or but is are was were be been being am
 do does did it they them i you we me us he she him""".split())
@@ -41,16 +39,21 @@ back""".split())  # "listen to music": a preposition's "to", no action follows
 def _actions(user: str) -> set[str]:
     """Stems of the words the user said as an action's verb: after "to" (not after a verb
     of motion or listening), a modal, or "I" / "you" / "we"."""
-    ws = [w.lower() for w in _WORD.findall(user)]
+    ws = [w.lower() for w in LETTER_WORD.findall(user)]
     out: set[str] = set()
     for i in range(1, len(ws)):
         before, word = ws[i - 1], ws[i]
         if word in _NOT_VERBS:
             continue
-        if before in _MODALS or before in _SUBJECTS or (
-                before == "to" and (i < 2 or ws[i - 2] not in _TO_PLACES)):
+        if before in _MODALS or before in _SUBJECTS or _infinitive(ws, i):
             out.add(stem(word))
     return out
+
+
+def _infinitive(ws: Sequence[str], i: int) -> bool:
+    """Whether word ``i`` of ``ws`` (lower case) follows an infinitive's "to", not a
+    preposition's ("go to", "listen to")."""
+    return i >= 1 and ws[i - 1] == "to" and (i < 2 or ws[i - 2] not in _TO_PLACES)
 
 
 def do_that(text: str, spoken: int, user: str, fine: Callable[[str], bool]) -> str | None:
@@ -64,15 +67,14 @@ def do_that(text: str, spoken: int, user: str, fine: Callable[[str], bool]) -> s
     actions = _actions(user)
     if not actions:
         return None
-    theirs = {stem(w) for w in _WORD.findall(user.lower())} | {"your", "the", "a", "an"}
-    ws = list(_WORD.finditer(text))
+    theirs = {stem(w) for w in LETTER_WORD.findall(user.lower())} | {"your", "the", "a", "an"}
+    ws = list(LETTER_WORD.finditer(text))
     lower = [w.group().lower() for w in ws]
     for i in range(1, len(ws)):
-        before = lower[i - 1] if lower[i - 1] not in _NOT or i < 2 else lower[i - 2]
-        if ws[i].start() < spoken or before not in _BEFORE_ACTION:
+        before = lower[i - 1] if lower[i - 1] not in NOT_WORDS or i < 2 else lower[i - 2]
+        if ws[i].start() < spoken or stem(lower[i]) not in actions:
             continue
-        if stem(lower[i]) not in actions or (before == "to" and i >= 2 and (
-                lower[i - 2] in _TO_PLACES)):
+        if before not in _MODALS and not _infinitive(lower, i):
             continue
         said = _replaced(text, ws, lower, i, theirs)
         if said is not None and fine(said):

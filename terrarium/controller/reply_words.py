@@ -41,6 +41,8 @@ from terrarium.store.subjects import (
 
 __all__ = [
     "AUXILIARIES",
+    "LETTER_WORD",
+    "NOT_WORDS",
     "NUMBER_WORDS",
     "SAID_BACK_NEAR",
     "WORD",
@@ -70,6 +72,11 @@ __all__ = [
 _WORD = re.compile(r"[A-Za-z0-9']+")
 WORD = _WORD
 """A word as :func:`words` reads it (for callers that need where each one is)."""
+LETTER_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+"""A word of letters, with its contraction ("don't"): where a sentence may be cut after it
+(``yes_no_end``, ``pro_form``)."""
+NOT_WORDS = frozenset({"not", "never"})
+"""What may follow an auxiliary and still belong to it ("should not", "can never")."""
 
 
 def words(text: str) -> list[str]:

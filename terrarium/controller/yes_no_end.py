@@ -16,13 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from terrarium.controller.reply_words import AUXILIARIES
+from terrarium.controller.reply_words import AUXILIARIES, LETTER_WORD, NOT_WORDS
 
 __all__ = ["yes_no_end"]
 
 _YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
-_NOT = frozenset({"not", "never"})
 _IMPERATIVE = frozenset({"do", "don't"})  # "No, don't.", "No, do not."
 
 
@@ -34,15 +32,15 @@ def yes_no_end(text: str, spoken: int, fine: Callable[[str], bool]) -> str | Non
     there is no such place."""
     if _YES_NO.match(text) is None:
         return None
-    ws = list(_WORD.finditer(text))
+    ws = list(LETTER_WORD.finditer(text))
     for i, w in enumerate(ws[1:], 1):
         word = w.group().lower()
         if i < 2 and word not in _IMPERATIVE:
             continue  # "No, is." says nothing: a subject comes first ("No, don't." may)
         if word in AUXILIARIES:
             nxt = ws[i + 1] if i + 1 < len(ws) else None
-            end = nxt.end() if nxt is not None and nxt.group().lower() in _NOT else w.end()
-        elif word == "to" and ws[i - 1].group().lower() not in AUXILIARIES | _NOT:
+            end = nxt.end() if nxt is not None and nxt.group().lower() in NOT_WORDS else w.end()
+        elif word == "to" and ws[i - 1].group().lower() not in AUXILIARIES | NOT_WORDS:
             end = ws[i - 1].end()  # "okay" of "it is okay to ..."
         else:
             continue
