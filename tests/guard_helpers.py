@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from terrarium.config.models import ReplyGuardSpec
 from terrarium.controller.guard import ReplyGuard
-from terrarium.voice.segment import SegmenterConfig
+from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
+from terrarium.voice.speakable import FenceFilter
 
-__all__ = ["SHAPES", "SPEC", "VOICE", "guard", "stream"]
+__all__ = ["SHAPES", "SPEC", "VOICE", "VoiceCut", "guard", "say", "stream"]
 
 SPEC = ReplyGuardSpec(facts_field="memory_context", unknown_reply="I don't know that yet.",
                       release_first_clause=True, echo_reply="Sorry, I am not sure.")
@@ -22,7 +23,30 @@ def guard(user: str, notes: str = "", first_piece: SegmenterConfig | None = VOIC
                                     "memory_context": notes}])
     assert g is not None
     g.first_piece = first_piece
+    g.cuts_piece = True  # the voice cuts its first piece where the guard says (TTSOutput)
     return g
+
+
+class VoiceCut:
+    """The voice's cut of what it is given (``TTSOutput``): its fence filter, then its
+    segmenter, and its first piece cut when the guard says (``cut_first_piece``)."""
+
+    def __init__(self) -> None:
+        self.fence, self.segmenter = FenceFilter(), SentenceSegmenter(VOICE)
+
+    def feed(self, text: str) -> list[str]:
+        return self.segmenter.feed(self.fence.feed(text))
+
+    def cut(self) -> list[str]:
+        return self.segmenter.cut()
+
+
+def say(g: ReplyGuard, voice: VoiceCut, delta: str) -> tuple[str, list[str]]:
+    """One model delta as ``TurnOutput.say`` gives it: what the guard let through, and the
+    pieces the voice cut of it (its first piece cut where the guard says)."""
+    out = g.feed(delta)
+    pieces = voice.feed(out)
+    return out, pieces + voice.cut() if g.take_cut() else pieces
 
 
 def stream(g: ReplyGuard, reply: str, step: int = 3) -> list[str]:

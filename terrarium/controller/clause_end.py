@@ -58,6 +58,7 @@ across along around near until like of to
 """.split())
 """Words that open a phrase: the sentence may end before one when no clause boundary does."""
 _CLOSERS = "\"')]"
+_ANSWERS = frozenset({"yes", "no"})
 _COPULAS = frozenset({"is", "are", "was", "were"})
 _WH = frozenset({"how", "what", "when", "where", "which", "why", "who"})
 _DEGREES = frozenset("long often much many far fast old big hot cold deep tall soon".split())
@@ -161,8 +162,8 @@ def _finite(clause: list[str]) -> bool:
 def stands_alone(sentence: str) -> bool:
     """Whether ``sentence`` (without its end) can be said as a whole sentence."""
     kept = words(sentence)
-    if len(kept) < 2 or is_function(kept[-1]):
-        return False
+    if len(kept) < 2 or (is_function(kept[-1]) and kept[-1] not in _ANSWERS):
+        return False  # "It is the." ends on grammar; "The answer is no." on the answer
     kinds = _kinds(sentence)
     return "main" in kinds and kinds[-1] != "dangling"
 
@@ -280,8 +281,13 @@ def _phrases(text: str, given: int, found: list[re.Match[str]], lower: list[str]
     """The phrases :func:`without_phrase` may leave out, as (first, last) word indexes, in
     order of their first word."""
     out = []
+    # a "to" right after a heard word opens what that word goes on with ("it is okay | to
+    # leave the dough to rise"), not a phrase to leave out, unless a break comes before it
+    first = next((i for i, m in enumerate(found) if m.start() >= given), len(found))
+    bare = not text[:given].rstrip().endswith((",", ";", ":", "-", "\u2013", "\u2014"))
     for i, m in enumerate(found):
         if (m.start() < given or not _opens_phrase(lower, i)
+                or (i == first and bare and lower[i] == "to")
                 or not text[m.start() - 1:m.start()].isspace()):
             continue
         theirs = lower[i] in mine and not is_function(lower[i])
@@ -316,6 +322,8 @@ def _leave_out(text: str, given: int, found: list[re.Match[str]],
     for i, k in spans:
         a = max(given, len(text[:found[i].start()].rstrip()))
         said, at = said + text[at:a], found[k].end()
+        if said[-1:].isspace():  # the space before the phrase was given: not one more
+            at += len(text[at:]) - len(text[at:].lstrip(" "))
     return said + text[at:]
 
 

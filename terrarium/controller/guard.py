@@ -17,16 +17,16 @@ goodbye." with condolences. Two things the runtime can do without a better model
 Holding the first sentence whole costs the first audio its head start, so with
 ``release_first_clause`` the reply's first sentence is let through from its start once that
 start looks safe (:func:`safe_start`: the rest would have to repeat at least four more of
-the user's words, in order, to make it an echo). The voice gets its first piece
-(``first_piece``); the rest is held to the sentence's end, judged as it grows. A rest that
-would repeat the user, speak as them, talk of itself, loop, name what they never told or
-never end ends the sentence at its last clause boundary that makes a whole sentence
-(:mod:`.clause_end`); with none, one that speaks as the user or of itself stops the reply
-(its start alone was heard), one that repeats the user is said without a phrase of the
-user's words (:func:`~.clause_end.without_phrase`), short (:mod:`.yes_no_end`), with "do
-that" for the action they named (:mod:`.pro_form`), else asked for again (:mod:`.ask_again`)
-or spoken on. A lead-in that repeats the user up to a colon ("Here's a tip for sleeping
-better: ...") is dropped at its colon (:func:`~terrarium.controller.echo.echo_lead`).
+the user's words, in order, to make it an echo). The voice gets its first piece and no word
+past it (:mod:`.piece_watch`); the rest is held to the sentence's end, judged as it grows.
+A rest that would repeat the user, speak as them, talk of itself, loop, name what they
+never told or never end ends the sentence at its last clause boundary that makes a whole
+sentence (:mod:`.clause_end`); with none, one that speaks as the user or of itself stops
+the reply (its start alone was heard), one that repeats the user is said without a phrase
+of the user's words (:func:`~.clause_end.without_phrase`), short (:mod:`.yes_no_end`), with
+"do that" for the action they named (:mod:`.pro_form`), else asked for again
+(:mod:`.ask_again`) or spoken on. A lead-in that repeats the user up to a colon ("Here's a
+tip for sleeping better: ...") is dropped at its colon (:func:`~.echo.echo_lead`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.controller import reply_words
-from terrarium.controller.clause_end import clause_end, without_phrase
+from terrarium.controller.clause_end import clause_end
 from terrarium.controller.echo import (
     EARLY_WORDS,
     ECHO_SHARE,
@@ -59,9 +59,11 @@ from terrarium.controller.guard_checks import (
     uses,
 )
 from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
+from terrarium.controller.piece_watch import PieceWatch
 from terrarium.controller.pro_form import do_that
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
 from terrarium.controller.said_back import second_person
+from terrarium.controller.said_otherwise import said_otherwise
 from terrarium.controller.said_short import keep_in_mind, note_first, said_instead
 from terrarium.controller.yes_no_end import yes_no_end
 from terrarium.formats.grammar import sentences_left
@@ -69,7 +71,6 @@ from terrarium.store.clauses import sentences
 from terrarium.store.spoken import punctuated
 from terrarium.store.subjects import is_statement, mentions_user, stem
 from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
-from terrarium.voice.speakable import FenceFilter
 
 __all__ = ["ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS", "LoopWatch", "ReplyGuard",
            "answer_only", "echo_left", "fact_words", "invents", "is_echo", "keep_in_mind", "lcs",
@@ -79,11 +80,7 @@ __all__ = ["ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS", "LoopWatch", 
 _PARTIAL_WORD = re.compile(r"[A-Za-z0-9']+$")
 _STOPS = frozenset({"it speaks as the user", "it talks about itself"})
 """What stops a released sentence even with no clause end to stop at (a fragment is heard)."""
-_LEFT_OUT = "without a phrase that repeats the user"  # a notice
-_DO_THAT = "with 'do that' for the action the user named"  # a notice
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
-
-
 _ASKS = frozenset({"question", "request"})
 @dataclass(slots=True)
 class ReplyGuard:
@@ -118,9 +115,9 @@ class ReplyGuard:
     # the voice's segmenter (its first piece): a sentence released at its start is given to
     # the voice up to its first piece, the rest held to its end (see _through); None: all
     first_piece: SegmenterConfig | None = None
-    _piece: SentenceSegmenter | None = None  # the voice's cut of the released sentence
-    _piece_out: bool = False  # ... which has its first piece
-    _fence: FenceFilter = field(default_factory=FenceFilter)  # ... and its fence filter
+    cuts_piece: bool = False  # the voice cuts its first piece when told (take_cut)
+    _piece: PieceWatch | None = None  # the voice's cut of the released sentence
+    _back: str = ""  # ... and the words past its first piece kept back (the held text's start)
     _let_on: bool = False  # it repeats the user, with no clause end to stop at: spoken on
     ask_again: int = 0  # ... or, with no phrase to leave out, asked again first (ask_again.py)
     _asked: int = 0  # times it was
@@ -184,9 +181,8 @@ class ReplyGuard:
 
     @property
     def checked(self) -> int:
-        """Sentences judged so far, spoken or not (read only: it changes no verdict). A
-        first sentence dropped moves it on with nothing spoken: early synthesis then
-        starts again on the next one (``TurnOutput.say``)."""
+        """Sentences judged so far, spoken or not (read only): a first sentence dropped moves
+        it on, and early synthesis starts again on the next one (``TurnOutput.say``)."""
         return self._sentences
 
     @property
@@ -253,9 +249,8 @@ class ReplyGuard:
                         return out + self._end()
                     break
                 self._open, self._open_text, self._let_on = True, "", False
-                self._piece = (SentenceSegmenter(self.first_piece)
+                self._piece = (PieceWatch(SentenceSegmenter(self.first_piece), self.cuts_piece)
                                if self.first_piece is not None else None)
-                self._fence = FenceFilter()  # the voice's own, before its segmenter
                 self.released = self._held.strip()
                 continue
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
@@ -288,7 +283,7 @@ class ReplyGuard:
                 self.notices.append(f"spoken on, no clause end before where {why}"
                                     f"{f' (asked again {self._asked} times)' * (self._asked > 0)}"
                                     f": {text!r}")
-        if m is None and self._piece is not None and self._piece_out:
+        if m is None and self._piece is not None and self._piece.out:
             return ""  # the voice has its first piece: the rest waits for the sentence's end
         rest = self._without_phrase(cut) if m is not None and self._let_on else None
         if rest is None and m is not None and self._let_on and self._may_ask() and self.checks \
@@ -297,8 +292,8 @@ class ReplyGuard:
             self.notices.append(f"asked again, it repeats the user with no clause end or "
                                 f"phrase to leave out: {text.strip()!r}")
             return ""
-        said = self._give(self._held[:cut] if rest is None else rest)
-        self._held = self._held[cut:]
+        given, self._held = self._held[:cut] if rest is None else rest, self._held[cut:]
+        said = self._give(given, more=m is None)
         if m is not None:
             self._open = False
             self._sentences += 1
@@ -307,32 +302,35 @@ class ReplyGuard:
     def _may_ask(self) -> bool:
         """Tries are left, and the voice has none of the released sentence's rest (it has
         its first piece: the rest is held to the sentence's end)."""
-        return self._asked < self.ask_again and self._piece is not None and self._piece_out
+        return self._asked < self.ask_again and self._piece is not None and self._piece.out
 
-    def _give(self, text: str) -> str:
-        """Give ``text`` of the sentence released at its start to the voice."""
-        said = self._speak(text)
+    def _give(self, text: str, *, more: bool = False) -> str:
+        """Give the voice ``text`` of the sentence released at its start (:class:`PieceWatch`)."""
+        piece, cut = self._piece, len(text)  # past the voice's first piece (``more``): held
+        offered = text if self._spoken.strip() else text.lstrip()
+        cut -= piece.give(offered, more=more) if piece else 0
+        text, self._back = text[:cut], text[cut:]
+        self._held = self._back + self._held
         self._open_text += text
-        if self._piece is not None and not self._piece_out:
-            self._piece_out = bool(self._piece.feed(self._fence.feed(said)))
-        return said
+        return self._speak(text)
+
+    def take_cut(self) -> bool:
+        """The voice is to cut its first piece now (``TTSOutput.cut_first_piece``; once)."""
+        return self._piece is not None and self._piece.take_cut()
 
     def _without_phrase(self, cut: int) -> str | None:
-        """The rest of the sentence released at its start, whole now (held up to ``cut``), that
-        repeats the user with no clause end to stop at, said without a phrase of the user's
-        words (:func:`without_phrase`) or short (:func:`yes_no_end`); None: spoken on."""
-        if self._piece is None or not self._piece_out:
+        """The rest of the sentence released at its start, whole now (held up to ``cut``),
+        that repeats the user with no clause end to stop at, said otherwise
+        (:func:`said_otherwise`); None: spoken on."""
+        if self._piece is None or not self._piece.out:
             return None  # all of it was given to the voice as it came
-        text, fine = self._open_text + self._held[:cut], self._fine
-        rest, how = without_phrase(text, len(self._open_text), words(self.user), fine), _LEFT_OUT
-        if rest is None and self.checks and is_echo(self.user, text):  # "No, you don't."
-            rest, how = yes_no_end(text, len(self._open_text), fine), "short, a yes or no"
-            if rest is None:  # "Yes, it is okay to do that."
-                rest, how = do_that(text, len(self._open_text), self.user, fine), _DO_THAT
-        if rest is not None:
+        text = self._open_text + self._held[:cut]
+        said = said_otherwise(text, len(self._open_text), self._back, self.user, self._fine,
+                              echo=self.checks and is_echo(self.user, text))
+        if said is not None:
             self._let_on = False
-            self.notices.append(f"said {how}: {(self._open_text + rest).strip()!r}")
-        return rest
+            self.notices.append(f"said {said[1]}: {(self._open_text + said[0]).strip()!r}")
+        return None if said is None else said[0]
 
     def _fine(self, text: str) -> bool:
         return self._why_not(text) is None and repeats(text) < 0
@@ -360,9 +358,11 @@ class ReplyGuard:
         None."""
         if not self._open or self._closed:
             return None
-        # cut before a word, what it keeps is complete words, however the last one ends
-        return clause_end(self._open_text + self._held[:upto], len(self._open_text),
-                          lambda s: self._goes_wrong(s) is None and repeats(s) < 0)
+        # cut before a word, what it keeps is complete words, however the last one ends;
+        # never inside the words kept back past the voice's piece (ended as they were before)
+        end = clause_end(self._open_text + self._held[:upto], len(self._open_text + self._back),
+                         lambda s: self._goes_wrong(s) is None and repeats(s) < 0)
+        return None if end is None else self._back + end
 
     def end_unfinished(self) -> str:
         """The reply stopped before the end of the sentence released at its start (the

@@ -306,6 +306,7 @@ class Controller(RoundStreaming):
                 out.guard.max_sentences = self.settings.spoken_sentences  # the grammar's end
             if out.guard is not None:  # the voice's first piece (TTSOutput.segmenter_config)
                 out.guard.first_piece = getattr(sink, "segmenter_config", None)
+                out.guard.cuts_piece = callable(getattr(sink, "cut_first_piece", None))
                 spec = self.settings.reply_guard  # asked again: the model continues a prefill
                 out.guard.ask_again = (spec.ask_again if spec is not None and getattr(
                     self.model, "tokenizes", False) and supports_continuation(self.model)

@@ -150,9 +150,9 @@ _PRONOUN = {"is": "It is", "was": "It was", "are": "They are", "were": "They wer
 
 _YES_NO = re.compile(r"^\W*(?P<word>yes|no)\b[,.!]?\s+(?P<rest>(?P<who>you|it|they|he|she|we|i)\s+"
                      r"(?P<aux>\w+(?:n't)?)\b.*)$", re.I | re.S)
-AUXILIARIES = frozenset("""do don't does doesn't did didn't can can't could couldn't is isn't are
-aren't was wasn't were weren't will won't would wouldn't should shouldn't have haven't has hasn't
-need needn't must""".split())
+AUXILIARIES = frozenset("""do don't does doesn't did didn't can can't cannot could couldn't is
+isn't are aren't was wasn't were weren't will won't would wouldn't should shouldn't have haven't
+has hasn't need needn't must""".split())
 
 
 def _short_yes_no(user: str, sentence: str) -> str | None:

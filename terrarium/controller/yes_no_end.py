@@ -21,21 +21,27 @@ from terrarium.controller.reply_words import AUXILIARIES, LETTER_WORD, NOT_WORDS
 __all__ = ["yes_no_end"]
 
 _YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
+_LED_YES_NO = re.compile(r"^(?:[\w']+[ ,]+){1,4}?(?:yes|no),\s", re.I)
+"""A yes or no said after a short lead-in, before a comma: "The answer is no, ...",
+"Actually, yes, ..." (a "no" with no comma after it may be a determiner: "There is no way")."""
 _IMPERATIVE = frozenset({"do", "don't"})  # "No, don't.", "No, do not."
 
 
 def yes_no_end(text: str, spoken: int, fine: Callable[[str], bool]) -> str | None:
     """What follows ``text[:spoken]`` (already given to the voice) when ``text``, a
-    sentence that opens with "yes" or "no", ends at its first place past ``spoken`` after
-    an auxiliary (and its "not"), or before an infinitive's "to", with a full stop, and
-    that sentence is ``fine`` (the guard's checks: no echo, nothing wrong); None when
-    there is no such place."""
-    if _YES_NO.match(text) is None:
+    sentence that opens with "yes" or "no" (or says it after a short lead-in: "The answer
+    is no, octopuses do not."), ends at its first place past ``spoken`` after an auxiliary
+    (and its "not"), or before an infinitive's "to", with a full stop, and that sentence is
+    ``fine`` (the guard's checks: no echo, nothing wrong); None when there is no such
+    place."""
+    led = _LED_YES_NO.match(text) if _YES_NO.match(text) is None else None
+    if led is None and _YES_NO.match(text) is None:
         return None
     ws = list(LETTER_WORD.finditer(text))
-    for i, w in enumerate(ws[1:], 1):
+    first = 0 if led is None else sum(1 for w in ws if w.end() < led.end()) - 1  # its yes/no
+    for i, w in enumerate(ws[first + 1:], first + 1):
         word = w.group().lower()
-        if i < 2 and word not in _IMPERATIVE:
+        if i < first + 2 and word not in _IMPERATIVE:
             continue  # "No, is." says nothing: a subject comes first ("No, don't." may)
         if word in AUXILIARIES:
             nxt = ws[i + 1] if i + 1 < len(ws) else None

@@ -161,6 +161,13 @@ class SentenceSegmenter:
         """Forget pending text (after a barge-in)."""
         self._pending = ""
 
+    def cut(self) -> list[str]:
+        """End a piece here: what is pending, as one piece (the first piece, told where it
+        ends by a writer that keeps the words after it back)."""
+        piece, self._pending = self._pending.strip(), ""
+        self._emitted = self._emitted or bool(piece)
+        return [piece] if piece else []
+
     def _first_piece_cut(self) -> int | None:
         """An earlier end for the utterance's first piece (clause break, or length cap)."""
         text, cfg = self._pending, self.config

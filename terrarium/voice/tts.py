@@ -49,13 +49,10 @@ from terrarium.voice.tts_items import (
 )
 from terrarium.voice.warmth import Warmth
 
-# ----------------------------------------------------------------------------- reports
 # What a TTS output tells its ``observer``: the ground events (terrarium.events) themselves,
 # named with the creature and output it was made for, which the runtime publishes as they
 # come. There is no second vocabulary to translate.
-
 Observer = Callable[[Event], None]
-
 
 KEEP_CLIPS = 32
 """How many short pieces' audio a TTS output keeps (a few MB at most)."""
@@ -306,6 +303,13 @@ class TTSOutput:
         for sentence in sentences:
             await self._enqueue(utt, sentence)
         await self._send(QueuedEnd(utt))
+
+    async def cut_first_piece(self) -> None:
+        """Queue what is pending as the first piece now (``controller/piece_watch.py``)."""
+        utt = self._require_writing()
+        if utt is not None:
+            for sentence in utt.segmenter.cut():
+                await self._enqueue(utt, sentence)
 
     async def drop_unfinished(self) -> str:
         """Forget the unfinished last words of the reply being written; return them.
@@ -590,8 +594,4 @@ class TTSOutput:
             self._observer(event)
 
 
-__all__ = [
-    "Observer",
-    "TTSOutput",
-    "UtteranceResult",
-]
+__all__ = ["Observer", "TTSOutput", "UtteranceResult"]

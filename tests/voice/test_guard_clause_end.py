@@ -21,23 +21,8 @@ from terrarium.controller.incoming import Incoming
 from terrarium.controller.loop import Controller
 from terrarium.llm.types import ChatRequest, StreamDelta, Usage
 from terrarium.voice.segment import SentenceSegmenter
-from terrarium.voice.speakable import FenceFilter
 from tests.early_helpers import model_speaker
-from tests.guard_helpers import VOICE, guard, stream
-
-
-class Cuts:
-    """The voice's cut of what it is given: its fence filter, then its segmenter (as
-    ``TTSOutput.write``)."""
-
-    def __init__(self) -> None:
-        self.fence, self.segmenter = FenceFilter(), SentenceSegmenter(VOICE)
-
-    def feed(self, text: str) -> list[str]:
-        return self.segmenter.feed(self.fence.feed(text))
-
-
-
+from tests.guard_helpers import VOICE, VoiceCut, guard, say, stream
 
 EGG = "How long should I boil an egg for a soft yolk?"
 EGG_REPLY = "Yes, you should definitely boil an egg for a soft yolk for about six minutes."
@@ -101,19 +86,23 @@ def test_a_released_sentence_that_loops_ends_at_a_clause() -> None:
 def test_the_voice_gets_its_first_piece_exactly_when_it_did_before(reply: str,
                                                                    step: int) -> None:
     """Time to first audio (issue 29): until the voice's first piece is cut, the guard
-    gives the same text at the same delta as when it gave everything as it came."""
+    gives the same text at the same delta as when it gave everything as it came, and the
+    voice cuts the same first piece at the same delta (the words past it kept back)."""
     user = EGG if "egg" in reply else BOOK
     old, new = guard(user, first_piece=None), guard(user)
-    voices = (Cuts(), Cuts())
+    voices = (VoiceCut(), VoiceCut())
     first: list[tuple[int, str] | None] = [None, None]
+    given = ["", ""]
     for k, i in enumerate(range(0, len(reply), step)):
-        outs = old.feed(reply[i:i + step]), new.feed(reply[i:i + step])
-        if first[1] is None:
-            assert outs[0] == outs[1]  # the same text at the same delta until the piece
-        for j in (0, 1):
-            pieces = voices[j].feed(outs[j])
-            if pieces and first[j] is None:
-                first[j] = (k, pieces[0])
+        out = old.feed(reply[i:i + step])
+        pieces = voices[0].feed(out)
+        new_out, new_pieces = say(new, voices[1], reply[i:i + step])
+        given = [given[0] + out, given[1] + new_out]
+        if first[1] is None:  # the same text until the piece, less the words kept back
+            assert given[0].startswith(given[1])
+        for j, got in enumerate((pieces, new_pieces)):
+            if got and first[j] is None:
+                first[j] = (k, got[0])
         if None not in first:
             break
     assert first[0] == first[1]
@@ -241,7 +230,7 @@ def test_the_facts_said_back_for_a_question_of_the_world_never_repeat_it() -> No
 def test_a_clause_end_is_looked_for_in_the_released_sentence_only() -> None:
     g = guard(EGG)
     said = g.feed("Yes, you should definitely ")  # released, and its first piece cut
-    assert said == "Yes, you should definitely " and g.released
+    assert said == "Yes, you should " and g.released and g.take_cut()  # the rest kept back
     said += g.feed("boil an egg for a soft yolk. Then, cool it, and eat it.") + g.finish()
     assert said == "Yes, you should definitely boil an egg."  # not "…, cool it, and eat."
 
@@ -259,19 +248,23 @@ def test_any_released_reply_keeps_its_first_piece_and_ends_whole_or_says_why(
         ws: list[str], step: int) -> None:
     reply = " ".join(ws).capitalize() + ". Then eat it."
     old, new = guard(EGG, first_piece=None), guard(EGG)
-    voices = (SentenceSegmenter(VOICE), SentenceSegmenter(VOICE))
+    voices = (VoiceCut(), VoiceCut())
     heard: tuple[list[str], list[str]] = ([], [])
+    given = ["", ""]
     for i in range(0, len(reply), step):
-        outs = old.feed(reply[i:i + step]), new.feed(reply[i:i + step])
-        if not heard[1]:
-            assert outs[0] == outs[1]  # the same text at the same delta until the piece
-        for j in (0, 1):
-            heard[j].extend(voices[j].feed(outs[j]))
+        before = not heard[1]
+        out = old.feed(reply[i:i + step])
+        heard[0].extend(voices[0].feed(out))
+        new_out, pieces = say(new, voices[1], reply[i:i + step])
+        heard[1].extend(pieces)
+        given = [given[0] + out, given[1] + new_out]
+        if before:  # the same text until the piece, less the words kept back
+            assert given[0].startswith(given[1])
         if new.stopped or new.settled:
             break
     if heard[0] and heard[1]:
         assert heard[0][0] == heard[1][0]  # the voice's first piece, the same text
-    voice = voices[1]
+    voice = voices[1].segmenter
     rest = voice.pending.strip()
     if new.stopped and rest and rest[-1] not in ".!?":
         voice.reset()  # the voice forgets the unfinished words (TurnOutput.drop_unfinished)
