@@ -28,6 +28,8 @@ Eleven more were written blind, each in ``bench/conversation_<name>.py``, for ju
 never tuned on: ``fresh`` and ``blind`` (after that tuning), ``blind2`` (at the end of that
 session, never run while it was written), then the same way ``blind3`` to ``blind10``
 (sessions 10, 11, 13, 14, 15, 18, 19 and 20); ``--set all`` runs all thirteen.
+``--set probe24`` (``bench/conversation_probe24.py``, session 24) was written blind too, but
+is a developer's probe, never a judge set.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
 Run: ``python bench/conversation.py
 [--set first|held-out|fresh|blind|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|
@@ -69,6 +71,7 @@ from conversation_fresh import FRESH  # bench/conversation_fresh.py: written bli
 from conversation_probe14 import PROBE14  # bench/conversation_probe14.py: session 19
 from conversation_probe20 import PROBE20  # bench/conversation_probe20.py: session 20
 from conversation_probe21 import PROBE21  # bench/conversation_probe21.py: session 21
+from conversation_probe24 import PROBE24  # bench/conversation_probe24.py: session 24
 from conversation_probe_honest import PROBE_HONEST, PROBE_HONEST_B  # session 19, never told
 from reply_scores import DONT_KNOW, invented, is_complete, loops, speaks_as_user
 
@@ -432,6 +435,7 @@ SETS = {"first": lambda: DIALOGUES, "dev": lambda: DEV, "dev2": lambda: DEV2,
             ("dev10", DEV10), ("dev10b", DEV10B), ("blind8", BLIND8), ("blind9", BLIND9),
             ("blind10", BLIND10),
             ("probe14", PROBE14), ("probe20", PROBE20), ("probe21", PROBE21),
+            ("probe24", PROBE24),
             ("probe_honest", PROBE_HONEST),
             ("probe_honest_b", PROBE_HONEST_B))}}
 GROUPS = {"both": ("first", "held-out"),
@@ -490,7 +494,8 @@ if __name__ == "__main__":
                                      "blind10",
                                      "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7",
                                      "dev8", "dev9", "dev9b", "dev10", "dev10b", "probe14",
-                                     "probe20", "probe21", "probe_honest", "probe_honest_b", "both",
+                                     "probe20", "probe21", "probe24", "probe_honest",
+                                     "probe_honest_b", "both",
                                      "all"],
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
@@ -508,7 +513,8 @@ if __name__ == "__main__":
                    "dev10b: session 18's, bench/conversation_dev10.py; probe14: session 19's "
                    "world questions, bench/conversation_probe14.py; probe20: session 20's, "
                    "bench/conversation_probe20.py; probe21: session 21's, "
-                   "bench/conversation_probe21.py; probe_honest and its "
+                   "bench/conversation_probe21.py; probe24: session 24's, written blind, "
+                   "bench/conversation_probe24.py; probe_honest and its "
                    "held-out part probe_honest_b: session 19's never-told asks, "
                    "bench/conversation_probe_honest.py)")
     a = p.parse_args()
