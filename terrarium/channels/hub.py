@@ -11,7 +11,9 @@ the transport made for this sender and channel, which routes it to the listeners
   (hub default ``send_timeout``; None = wait forever). Running out of it is a refusal that
   names who already got the message.
 - With a log, the message row (with its intended receivers) is committed before any
-  delivery; concurrent senders share one commit (see ``LogWriter``).
+  delivery; concurrent senders share one commit (see ``LogWriter``). In
+  ``commit_at_once`` (serve's input) the events of the sending go in that same commit
+  when every receiver can take the message at once (``_send_at_once``).
 - Every refusal is raised as ``ChannelRefusal``, written to the log, logged and published
   as ``MessageRefused``. Nothing is dropped silently.
 """
@@ -331,7 +333,12 @@ class ChannelHub(BatchSending, Consumption):
                 delivered = await self._publish(route.lane, env, wait_limit, delivered)
         else:
             receivers = route.lane.address(env)
-            await record.message(env, receivers, key)
+            if record.writer.at_once():  # (``terrarium serve``'s input)
+                sent = await self._send_at_once(record, route, env, receivers, key)
+                if sent is not None:
+                    return sent
+            else:
+                await record.message(env, receivers, key)
             delivered = await self._publish(route.lane, env, wait_limit, 0, receivers)
         if route.taps:
             route.lane.tap(env)
@@ -340,6 +347,39 @@ class ChannelHub(BatchSending, Consumption):
         if self.bus._subs:
             self._announce(env, delivered)
         return SendResult(env, delivered)
+
+    async def _send_at_once(self, record: ChannelRecord, route: _Route, env: Envelope,
+                            receivers: tuple[str, ...], key: str | None) -> SendResult | None:
+        """A recorded send in ``commit_at_once``: the message row and the events of its
+        sending (``message_sent``, ``message_delivered``) in ONE commit, in the caller's
+        step, when every receiver can take the message now. The events are published
+        (numbered) just before that commit and the message delivered just after it, with
+        nothing else running in between: the message is still committed before it is
+        delivered, its events before the send returns (serve's 202), in the order they
+        always had, and the input costs one commit and one trip round the loop, not two.
+        Otherwise (an inbox without room, or the batch taken by another's commit) the
+        message is committed alone and None returned: the send goes on as any other."""
+        writer = record.writer
+        batch = record.stage(env, receivers, key)
+        await writer.trip(batch)  # (every input of this trip adds its rows first)
+        lane = route.lane
+        if not writer.pending(batch) or not lane.can_take(receivers):
+            await writer.settle(batch)
+            if _CRASH_ARMED:
+                crashpoint("hub.send.logged")
+            return None
+        if self.bus._subs:
+            self._announce(env, receivers)
+        writer.commit_now()
+        writer.check(batch)
+        if _CRASH_ARMED:
+            crashpoint("hub.send.logged")
+        lane.put_to(env, receivers)
+        if route.taps:
+            lane.tap(env)
+        if _CRASH_ARMED:
+            crashpoint("hub.send.delivered")
+        return SendResult(env, receivers)
 
     def check(self, sender: str, channel: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """``payload`` checked as a send of ``sender``'s on ``channel`` would check it

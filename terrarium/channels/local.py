@@ -165,11 +165,19 @@ def _has_room(stream: MemoryObjectSendStream[Envelope]) -> bool:
     return stats.tasks_waiting_receive > 0 or stats.current_buffer_used < stats.max_buffer_size
 
 
+def _takes_now(stream: MemoryObjectSendStream[Envelope]) -> bool:
+    """Whether a put into ``stream`` succeeds now: room (or a receiver waiting for it),
+    and its inbox open."""
+    stats = stream.statistics()
+    return stats.open_receive_streams > 0 and (
+        stats.tasks_waiting_receive > 0 or stats.current_buffer_used < stats.max_buffer_size)
+
+
 class _LocalLane(Lane):
     """What every in-process lane shares: its inboxes' puts, looked up once, and the taps."""
 
-    __slots__ = ("_missed", "_one", "_ones", "_ports", "_puts", "_streams", "_tap_puts",
-                 "_wait", "_waits", "rr")
+    __slots__ = ("_missed", "_one", "_ones", "_ports", "_puts", "_stream_of", "_streams",
+                 "_tap_puts", "_wait", "_waits", "rr")
 
     def __init__(self, targets: Delivered, streams: tuple[MemoryObjectSendStream[Envelope], ...],
                  taps: tuple[tuple[str, Put], ...], missed: dict[str, int]) -> None:
@@ -178,6 +186,7 @@ class _LocalLane(Lane):
         self._puts: tuple[Put, ...] = tuple(fast_put(s) for s in streams)
         self._waits: tuple[Wait, ...] = tuple(s.send for s in streams)
         self._ports = dict(zip(targets, zip(self._puts, self._waits, strict=True), strict=True))
+        self._stream_of = dict(zip(targets, streams, strict=True))
         self._tap_puts = taps
         self._missed = missed
         self._one = self._puts[0] if self._puts else None  # the first (a 1-listener queue's)
@@ -197,6 +206,14 @@ class _LocalLane(Lane):
             except anyio.WouldBlock:
                 await _wait_put(envelope, t, receivers[:k], wait_limit, wait)
         return receivers
+
+    def can_take(self, receivers: Delivered) -> bool:
+        streams = self._stream_of
+        return all(_takes_now(streams[t]) for t in receivers)
+
+    def put_to(self, envelope: Envelope, receivers: Delivered) -> None:
+        for t in receivers:
+            self._ports[t][0](envelope)
 
     def tap(self, envelope: Envelope) -> None:
         for name, put in self._tap_puts:

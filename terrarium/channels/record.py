@@ -96,6 +96,12 @@ class ChannelRecord:
         if _CRASH_ARMED:
             crashpoint("hub.send.logged")
 
+    def stage(self, env: Envelope, receivers: tuple[str, ...], key: str | None) -> Any:
+        """``message``'s row added to the writer's next commit without waiting for it: the
+        caller commits it (``LogWriter.settle`` or ``commit_now``) before any delivery."""
+        return self.writer.put_row(self._sql, message_row(
+            self.run_id, env, receivers, key if self._keyed else None))
+
     async def messages(self, envs: Sequence[Envelope], plan: Sequence[tuple[str, ...]],
                        keys: Sequence[str | None]) -> None:
         """Commit a batch of messages at once, each for its receivers in ``plan``."""

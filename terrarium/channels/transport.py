@@ -240,6 +240,16 @@ class Lane(ABC):
         """Copies for the observers: never waits (see ``ChannelHub.observed``)."""
         return None
 
+    def can_take(self, receivers: Delivered) -> bool:
+        """Whether every one of ``receivers`` (from :meth:`address`) can take a message
+        now, without waiting; then :meth:`put_to` delivers it, provided nothing else ran
+        in between. Default: not known (False)."""
+        return False
+
+    def put_to(self, envelope: Envelope, receivers: Delivered) -> None:
+        """Deliver to ``receivers`` at once, right after :meth:`can_take` said they can."""
+        raise anyio.WouldBlock
+
 
 class Transport(ABC):
     """Routes envelopes into inboxes; every inbox is opened before anything is sent.

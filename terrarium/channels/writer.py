@@ -120,6 +120,7 @@ class LogWriter:
         self._quiet = False
         self._running = False
         self._closed = False
+        self._tripping = 0  # callers in their ``trip``: they commit what is pending next
         self.commits = 0
         self.rows = 0
 
@@ -239,6 +240,42 @@ class LogWriter:
                 f"The event log could not be written: {batch.error}."
             ) from batch.error
 
+    def at_once(self) -> bool:
+        """Whether a write now commits in the caller's own step (``commit_at_once``)."""
+        return not self.offload and bool(_AT_ONCE.get())
+
+    def pending(self, batch: _Batch) -> bool:
+        """Whether ``batch`` is the one still taking rows (not committed, nor committing)."""
+        return batch is self._current
+
+    async def trip(self, batch: _Batch) -> None:
+        """Within ``commit_at_once(together=True)``, turns gated: the one trip round the
+        loop in which every request of this trip adds its rows to ``batch`` (``_wait``'s,
+        for a caller that commits with ``commit_now`` or ``settle`` after it)."""
+        if batch is self._current and self.busy is not None and _AT_ONCE.get() == "trip":
+            self._tripping += 1  # (the writer's task waits for it: ``run``)
+            try:
+                await anyio.lowlevel.checkpoint()
+            finally:
+                self._tripping -= 1
+
+    async def settle(self, batch: _Batch) -> None:
+        """After ``trip``: ``batch`` committed now if it still takes rows, else waited for
+        (another request of the trip, or the writer, commits it)."""
+        if batch is self._current:
+            self.commit_now()
+        if not batch.committed:
+            await batch.done.wait()
+        self.check(batch)
+
+    @staticmethod
+    def check(batch: _Batch) -> None:
+        """Raise the failure of ``batch``'s commit, if it failed."""
+        if batch.error is not None:
+            raise RuntimeFailure(
+                f"The event log could not be written: {batch.error}."
+            ) from batch.error
+
     async def _commit(self, batch: _Batch) -> None:
         if self.offload and batch.size:
             try:
@@ -284,6 +321,10 @@ class LogWriter:
             while True:
                 await self._wake.wait()
                 self._wake = anyio.Event()
+                while self._tripping:  # a caller commits it all after its trip (one step)
+                    await anyio.lowlevel.checkpoint()
+                if not self._current.size:  # (it did)
+                    continue
                 if self.busy is not None:
                     await self._gather()
                 batch, self._current, self._quiet = self._current, _Batch(), False

@@ -307,9 +307,10 @@ class SessionManager:
         first = self.gate.inputs_first() if self.gate is not None else nullcontext()
         try:
             # the message commits before it is delivered, and the events it caused before
-            # the answer (the first event is streamable at once); each after one trip round
-            # the loop, in one transaction with every input's rows of that trip (a burst
-            # of a hundred inputs: two commits, not two hundred; writer.py)
+            # the answer (the first event is streamable at once): in one transaction when
+            # the inbox can take the message at once (ChannelHub._send_at_once), after one
+            # trip round the loop, with every input's rows of that trip (a burst of a
+            # hundred inputs: two commits, not two hundred; writer.py)
             held = self.log_writer.held() if self.log_writer is not None else nullcontext()
             with first, commit_at_once(together=True), held:
                 await rt.barge_in()  # (as send_user: the team has an input channel)

@@ -13,7 +13,13 @@ import anyio
 import httpx
 import pytest
 
-from terrarium.channels.log import CONSUME_SQL, MESSAGE_SQL, TURN_SQL, DurableLog
+from terrarium.channels.log import (
+    CONSUME_SQL,
+    MESSAGE_SQL,
+    NUMBERED_EVENT_SQL,
+    TURN_SQL,
+    DurableLog,
+)
 from terrarium.channels.log_rows import unbatched
 from terrarium.config import load_team
 from terrarium.runtime.sessions import HISTORY_SQL
@@ -49,7 +55,8 @@ async def test_one_input_writes_each_event_once_and_each_turn_in_one_commit(
             first = events.read(r.json()["seq"])
             assert [k for _, k, _ in first][:2] == ["message_sent", "message_delivered"]
             post = batches[before:]
-            assert any(MESSAGE_SQL in b for b in post)
+            # in one transaction: the message and the events of its sending
+            assert [NUMBERED_EVENT_SQL in b for b in post if MESSAGE_SQL in b] == [True]
             seen: list[tuple[int, str, str]] = list(first)
             with anyio.fail_after(20):
                 while sum(k == "turn_ended" for _, k, _ in seen) < 2:  # router's, bot's
