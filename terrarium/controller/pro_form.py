@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from terrarium.controller.reply_words import LETTER_WORD, NOT_WORDS
 from terrarium.store.subjects import stem
 
-__all__ = ["do_that"]
+__all__ = ["do_that", "said_as_it"]
 
 _MODALS = frozenset("""can could should would will may might must can't cannot couldn't
 shouldn't wouldn't won't mustn't""".split())
@@ -83,8 +83,8 @@ def do_that(text: str, spoken: int, user: str, fine: Callable[[str], bool]) -> s
 
 
 def _replaced(text: str, ws: Sequence[re.Match[str]], lower: Sequence[str], i: int,
-              theirs: set[str]) -> str | None:
-    """``text`` with its run of the user's words from word ``i`` said as "do that"; None
+              theirs: set[str], by: str = "do that") -> str | None:
+    """``text`` with its run of the user's words from word ``i`` said as ``by``; None
     when the run holds fewer than two of their words that are no words of grammar, or
     ends in words of grammar (the phrase goes on in the reply's own words)."""
     end, content, k = i, 0, i
@@ -96,4 +96,36 @@ def _replaced(text: str, ws: Sequence[re.Match[str]], lower: Sequence[str], i: i
         k += 1
     if content < 2 or end + 1 < k:
         return None  # its last words lead on into the reply's own ("into the fridge")
-    return text[:ws[i].start()] + "do that" + text[ws[end].end():]
+    return text[:ws[i].start()] + by + text[ws[end].end():]
+
+
+def said_as_it(text: str, spoken: int, user: str, fine: Callable[[str], bool]) -> str | None:
+    """What follows ``text[:spoken]`` when the voice has the user's action's verb already
+    (the last word it has, after "to" or a modal as :func:`do_that` asks) and the reply goes
+    on with the rest of their words: that run said as "it" ("them" for a plural: "Yes, you
+    can use baking soda instead of baking powder." heard up to "use" -> "Yes, you can use
+    it."), the sentence's other words kept, when the sentence is ``fine``; None otherwise."""
+    actions = _actions(user)
+    ws = list(LETTER_WORD.finditer(text))
+    heard = [k for k, w in enumerate(ws) if w.start() < spoken]
+    if not actions or not heard or heard[-1] + 1 >= len(ws):
+        return None
+    lower = [w.group().lower() for w in ws]
+    i = heard[-1]  # the verb, the voice's last word
+    before = lower[i - 1] if i < 2 or lower[i - 1] not in NOT_WORDS else lower[i - 2]
+    if i < 1 or stem(lower[i]) not in actions or lower[i] in _PLACING or (
+            before not in _MODALS and not _infinitive(lower, i)):
+        return None
+    theirs = {stem(w) for w in LETTER_WORD.findall(user.lower())} | {"your", "the", "a", "an"}
+    said = _replaced(text, ws, lower, i + 1, theirs, _object(lower[i + 1:]))
+    return said[spoken:] if said is not None and fine(said) else None
+
+
+_PLACING = frozenset("put puts place places set sets lay lays".split())
+"""Verbs that need their place said too: "okay to put it" leaves out where."""
+
+
+def _object(rest: Sequence[str]) -> str:
+    """"them" when the object's first word of content is a plural ("tomatoes"), else "it"."""
+    word = next((w for w in rest if w not in _GRAMMAR), "")
+    return "them" if word.endswith("s") and not word.endswith(("ss", "us", "is")) else "it"

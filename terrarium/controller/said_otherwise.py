@@ -4,8 +4,9 @@ The reply guard gives the voice a released sentence's first piece and holds the 
 sentence's end (:mod:`.piece_watch`). A rest that would make the sentence an echo, with no
 clause end to stop at, is said in the first of these forms that passes the guard's checks:
 without a phrase of the user's own words (:func:`~.clause_end.without_phrase`), short after
-its yes or no (:mod:`.yes_no_end`), or with "do that" for the action the user named
-(:mod:`.pro_form`); with none, it is spoken on as the model wrote it.
+its yes or no (:mod:`.yes_no_end`), with "do that" for the action the user named, or, its
+verb heard already, with "it" for what they named (:mod:`.pro_form`); with none, it is
+spoken on as the model wrote it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from terrarium.controller.clause_end import without_phrase
-from terrarium.controller.pro_form import do_that
+from terrarium.controller.pro_form import do_that, said_as_it
 from terrarium.controller.reply_words import words
 from terrarium.controller.yes_no_end import yes_no_end
 
@@ -38,4 +39,7 @@ def said_otherwise(text: str, given: int, back: str, user: str, fine: Callable[[
     if rest is not None:
         return rest, "short, a yes or no"
     rest = do_that(text, given, user, fine)  # "Yes, it is okay to do that."
-    return None if rest is None else (rest, "with 'do that' for the action the user named")
+    if rest is not None:
+        return rest, "with 'do that' for the action the user named"
+    rest = said_as_it(text, given, user, fine)  # "Yes, you can use it." (the verb heard)
+    return None if rest is None else (rest, "with 'it' for what the user named")

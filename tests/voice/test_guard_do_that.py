@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from terrarium.controller.echo import is_echo
-from terrarium.controller.pro_form import do_that
+from terrarium.controller.pro_form import do_that, said_as_it
 from tests.guard_helpers import guard, stream
 
 
@@ -114,3 +114,48 @@ def test_a_held_sentence_says_do_that_instead_of_being_dropped(user: str, reply:
     out = "".join(stream(g, reply, 3)).strip()
     assert out == said
     assert any(n.startswith("said without the question it repeats") for n in g.notices)
+
+
+# -- the verb heard already: what the user named said as "it" (or "them") -------------------
+
+@pytest.mark.parametrize(("user", "reply", "spoken", "said"), [
+    ("Can I use baking soda instead of baking powder in a cake?",
+     "Yes, you can use baking soda instead of baking powder in a cake.", "Yes, you can use",
+     "Yes, you can use it."),
+    ("Should I repot my orchids in the spring?",
+     "Yes, you should repot your orchids in the spring every two years.",
+     "Yes, you should repot", "Yes, you should repot them every two years."),
+    ("Is it okay to wash a wool jumper in the machine?",
+     "Yes, it is okay to wash a wool jumper in the machine on a cold cycle.",
+     "Yes, it is okay to wash", "Yes, it is okay to wash it on a cold cycle."),
+])
+def test_a_heard_verb_s_object_is_said_as_it(user: str, reply: str, spoken: str,
+                                             said: str) -> None:
+    assert is_echo(user, reply) and not is_echo(user, said)
+    assert do_that(reply, len(spoken), user, _not_echo(user)) is None  # the verb is heard
+    assert spoken + (said_as_it(reply, len(spoken), user, _not_echo(user)) or "") == said
+
+
+@pytest.mark.parametrize(("user", "reply", "spoken"), [
+    # a verb of state: "you don't need it" is another sense
+    ("Do I need a plug adapter in Morocco?", "No, you don't need a plug adapter in Morocco.",
+     "No, you don't need"),
+    # the voice has a word past the verb: nothing of the object can be taken back
+    ("Can I use baking soda instead of baking powder in a cake?",
+     "Yes, you can use baking soda instead of baking powder in a cake.",
+     "Yes, you can use baking"),
+    # the verb is not the user's action
+    ("Can I use baking soda instead of baking powder in a cake?",
+     "Yes, you can try baking soda instead of baking powder in a cake.", "Yes, you can try"),
+])
+def test_no_it_where_it_would_change_the_sense_or_take_words_back(user: str, reply: str,
+                                                                   spoken: str) -> None:
+    assert said_as_it(reply, len(spoken), user, _not_echo(user)) is None
+
+
+def test_the_speaker_says_it_after_a_first_piece_that_holds_the_verb() -> None:
+    user = "Can I use baking soda instead of baking powder in a cake?"
+    g = guard(user)
+    reply = "Yes, you can use baking soda instead of baking powder in a cake. It rises well."
+    assert "".join(stream(g, reply, 3)).strip() == "Yes, you can use it. It rises well."
+    assert any("'it'" in n for n in g.notices)
