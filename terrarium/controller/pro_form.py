@@ -114,13 +114,16 @@ def said_as_it(text: str, spoken: int, user: str, fine: Callable[[str], bool]) -
     i = heard[-1]  # the verb, the voice's last word
     before = lower[i - 1] if i < 2 or lower[i - 1] not in NOT_WORDS else lower[i - 2]
     if i < 1 or stem(lower[i]) not in actions or lower[i] in _PLACING or (
-            before not in _MODALS and not _infinitive(lower, i)):
-        return None
+            before not in _MODALS and not _infinitive(lower, i)) or lower[i + 1] in _NO_OBJECT:
+        return None  # "stop | for a break": no object to say as "it"
     theirs = {stem(w) for w in LETTER_WORD.findall(user.lower())} | {"your", "the", "a", "an"}
     said = _replaced(text, ws, lower, i + 1, theirs, _object(lower[i + 1:]))
     return said[spoken:] if said is not None and fine(said) else None
 
 
+_NO_OBJECT = frozenset("""for to in on at with from into onto by about before after during
+until of off up out down over under through around away back""".split())
+"""A preposition or a particle after the verb: what follows is no object ("stop for a break")."""
 _PLACING = frozenset("put puts place places set sets lay lays".split())
 """Verbs that need their place said too: "okay to put it" leaves out where."""
 

@@ -159,3 +159,10 @@ def test_the_speaker_says_it_after_a_first_piece_that_holds_the_verb() -> None:
     reply = "Yes, you can use baking soda instead of baking powder in a cake. It rises well."
     assert "".join(stream(g, reply, 3)).strip() == "Yes, you can use it. It rises well."
     assert any("'it'" in n for n in g.notices)
+
+
+def test_a_verb_with_no_object_after_it_gets_no_it() -> None:
+    """"No, no need to stop | for a break ...": a phrase, not what the user named."""
+    user = "Should I stop for a break before the long drive home?"
+    reply = "No, no need to stop for a break before the long drive home."
+    assert said_as_it(reply, len("No, no need to stop"), user, _not_echo(user)) is None
