@@ -24,16 +24,16 @@ scored automatically:
 Two sets of dialogues: ``first`` (``DIALOGUES`` below, the ones the voice assistant is
 tuned on) and ``held-out`` (``bench/conversation_data.py``, written before the tuning of
 issue 30 and never tuned on); ``--set both`` (the default) runs and reports each.
-Eleven more were written blind, each in ``bench/conversation_<name>.py``, for judging only,
+Twelve more were written blind, each in ``bench/conversation_<name>.py``, for judging only,
 never tuned on: ``fresh`` and ``blind`` (after that tuning), ``blind2`` (at the end of that
-session, never run while it was written), then the same way ``blind3`` to ``blind10``
-(sessions 10, 11, 13, 14, 15, 18, 19 and 20); ``--set all`` runs all thirteen.
+session, never run while it was written), then the same way ``blind3`` to ``blind11``
+(sessions 10, 11, 13, 14, 15, 18, 19, 20 and 24); ``--set all`` runs all fourteen.
 ``--set probe24`` (``bench/conversation_probe24.py``, session 24) was written blind too, but
 is a developer's probe, never a judge set.
 Prints every turn with ``-v``, then the rates and examples of good and bad replies.
 Run: ``python bench/conversation.py
 [--set first|held-out|fresh|blind|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|
-blind10|both|all]
+blind10|blind11|both|all]
 [-v] [--runs 1] [--speaker-template FILE]``
 """
 
@@ -58,6 +58,7 @@ from conversation_blind7 import BLIND7  # bench/conversation_blind7.py: written 
 from conversation_blind8 import BLIND8  # bench/conversation_blind8.py: written blind, never tune
 from conversation_blind9 import BLIND9  # bench/conversation_blind9.py: written blind, never tune
 from conversation_blind10 import BLIND10  # bench/conversation_blind10.py: written blind, never tune
+from conversation_blind11 import BLIND11  # bench/conversation_blind11.py: written blind, never tune
 from conversation_data import HELD_OUT, UNKNOWN  # bench/conversation_data.py, beside this
 from conversation_dev3 import DEV3  # bench/conversation_dev3.py: the session 11 dev cases
 from conversation_dev4 import DEV4  # bench/conversation_dev4.py: the session 13 dev cases
@@ -100,7 +101,7 @@ def S(text: str, *expect: str) -> Say:  # short, for the scripts below
 
 def says(data: list) -> list[list[Say]]:
     """A set's dialogues as turns: the held-out set (bench/conversation_data.py), the blind
-    ones (bench/conversation_fresh.py, conversation_blind.py to blind10.py: for judging only)
+    ones (bench/conversation_fresh.py, conversation_blind.py to blind11.py: for judging only)
     and the developers' own cases, tuned on (bench/conversation_dev3.py to dev10.py: sessions
     11, 13, 13's second round, 14 by meaning, 15 told in passing, 16, 17, 18)."""
     return [[S(*turn) for turn in dialogue] for dialogue in data]
@@ -433,14 +434,14 @@ SETS = {"first": lambda: DIALOGUES, "dev": lambda: DEV, "dev2": lambda: DEV2,
             ("blind7", BLIND7), ("dev3", DEV3), ("dev4", DEV4), ("dev5", DEV5), ("dev6", DEV6),
             ("dev7", DEV7), ("dev8", DEV8), ("dev9", DEV9), ("dev9b", DEV9B),
             ("dev10", DEV10), ("dev10b", DEV10B), ("blind8", BLIND8), ("blind9", BLIND9),
-            ("blind10", BLIND10),
+            ("blind10", BLIND10), ("blind11", BLIND11),
             ("probe14", PROBE14), ("probe20", PROBE20), ("probe21", PROBE21),
             ("probe24", PROBE24),
             ("probe_honest", PROBE_HONEST),
             ("probe_honest_b", PROBE_HONEST_B))}}
 GROUPS = {"both": ("first", "held-out"),
           "all": ("first", "held-out", "fresh", "blind", "blind2", "blind3", "blind4",
-                  "blind5", "blind6", "blind7", "blind8", "blind9", "blind10")}
+                  "blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11")}
 
 
 async def main(runs: int, verbose: bool, template: str | None, team_dir: Path,
@@ -491,7 +492,7 @@ if __name__ == "__main__":
     p.add_argument("--dialogues", default="", help="only these dialogues, e.g. 1,3,8")
     p.add_argument("--set", choices=["first", "held-out", "fresh", "blind", "blind2", "blind3",
                                      "blind4", "blind5", "blind6", "blind7", "blind8", "blind9",
-                                     "blind10",
+                                     "blind10", "blind11",
                                      "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7",
                                      "dev8", "dev9", "dev9b", "dev10", "dev10b", "probe14",
                                      "probe20", "probe21", "probe24", "probe_honest",
@@ -500,8 +501,8 @@ if __name__ == "__main__":
                    default="both",
                    help="which dialogues: the first set, the held-out one, the fresh held-out "
                    "one (written blind), the blind one (written later, also blind), blind2 "
-                   "(written blind at the end), blind3 to blind10 (written blind in sessions 10, "
-                   "11, 13, 14, 15, 18, 19 and 20), both (first and held-out), all thirteen, "
+                   "(written blind at the end), blind3 to blind11 (written blind in sessions 10, "
+                   "11, 13, 14, 15, 18, 19, 20 and 24), both (first and held-out), all fourteen, "
                    "or the developer's own cases (dev; dev2: those of the fourth round; dev3: "
                    "session 11's, bench/conversation_dev3.py; "
                    "dev4: session 13's, bench/conversation_dev4.py; dev5: its second round's, "

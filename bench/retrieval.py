@@ -41,7 +41,8 @@ from terrarium.store import MemoryStore
 from terrarium.store.clauses import sentences
 
 ROOT = Path(__file__).resolve().parent.parent
-JUDGES = {"blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10"}
+JUDGES = {"blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10",
+          "blind11"}
 """Sets this never runs: held out or blind (their texts are never read)."""
 
 

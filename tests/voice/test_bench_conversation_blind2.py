@@ -1,7 +1,7 @@
 """The blind dialogue sets of ``bench/conversation.py`` written at the end (issue 30:
 ``blind2``, ``blind3`` of session 10, ``blind4`` of session 11, ``blind5`` of session 13,
 ``blind6`` of session 14, ``blind7`` of session 15, ``blind8`` of session 18, ``blind9``
-of session 19 and ``blind10`` of session 20) are well formed: each
+of session 19, ``blind10`` of session 20 and ``blind11`` of session 24) are well formed: each
 loads through the benchmark's own loader as ``--set <name>`` (and in ``--set all``, not in
 the default), is big enough to judge by, and every recall ask can be answered from what the
 user said before it — and only from that: not from the question's own words, and not by a
@@ -34,7 +34,7 @@ SIZES = {"blind2": Size(60, 70, 6), "blind3": Size(100, 110, 10),
          "blind4": Size(120, 150, 12), "blind5": Size(150, 180, 15),
          "blind6": Size(150, 180, 15), "blind7": Size(150, 180, 15),
          "blind8": Size(150, 180, 15), "blind9": Size(150, 180, 15),
-         "blind10": Size(150, 180, 15)}
+         "blind10": Size(150, 180, 15), "blind11": Size(150, 180, 15)}
 SETS = pytest.mark.parametrize("name", sorted(SIZES))
 
 
@@ -161,7 +161,7 @@ def test_never_said_asks_follow_nothing_that_answers_them(name: str) -> None:
 
 # The kinds of turn blind4's brief named (more than blind3's); blind5's brief names the
 # same with dates as "dates and birthdays", and asks for two or three kinds of the writer's own;
-# blind6's, blind7's, blind8's, blind9's and blind10's briefs the same as blind5's.
+# blind6's, blind7's, blind8's, blind9's, blind10's and blind11's briefs the same as blind5's.
 KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies and diet",
          "health", "dates", "family", "work and study", "likes and dislikes", "numbers",
          "vehicles and possessions", "schedules and plans", "languages", "hobbies",
@@ -171,7 +171,7 @@ KINDS = ("names and nicknames", "origin and home", "places", "pets", "allergies 
 BRIEFED = {"blind4": KINDS,
            "blind5": tuple("dates and birthdays" if k == "dates" else k for k in KINDS)}
 BRIEFED["blind6"] = BRIEFED["blind7"] = BRIEFED["blind8"] = BRIEFED["blind9"] = BRIEFED["blind5"]
-BRIEFED["blind10"] = BRIEFED["blind5"]
+BRIEFED["blind10"] = BRIEFED["blind11"] = BRIEFED["blind5"]
 
 
 @pytest.mark.parametrize("name", sorted(BRIEFED))
@@ -192,14 +192,15 @@ def test_the_set_has_the_categories_its_brief_names_and_repeats_no_other_set(nam
 
 # How many categories of the writer's own each brief asked for: blind5's two or three;
 # blind6's two or three, and its session's extra named four more examples to add; blind7's
-# two or three; blind8's, blind9's and blind10's two or three.
+# two or three; blind8's, blind9's, blind10's and blind11's two or three.
 OWN_KINDS = {"blind5": (2, 3), "blind6": (2, 4), "blind7": (2, 3), "blind8": (2, 3),
-             "blind9": (2, 3), "blind10": (2, 3)}
+             "blind9": (2, 3), "blind10": (2, 3),
+             "blind11": (2, 3)}
 
 
 @pytest.mark.parametrize("name", sorted(OWN_KINDS))
 def test_the_set_has_kinds_of_its_own_and_no_category_too_big_or_small(name: str) -> None:
-    """blind5's to blind10's briefs: five to fourteen dialogues a category
+    """blind5's to blind11's briefs: five to fourteen dialogues a category
     (fifteen for the never-said asks they want about fifteen of), about 150-170 dialogues,
     about 180-200 recall asks, categories the writer added, and no more than about fifteen
     never-said asks."""
@@ -383,5 +384,43 @@ def test_blind10_has_the_turns_its_brief_asked_for() -> None:
     assert len(cats["two people in one turn"]) >= 5
     assert len(cats["told inside a story"]) >= 5
     assert re.search(r"\bcolou?r\b", tellings) and re.search(r"\bcolou?r-", tellings)
+    assert re.search(r"favourite", tellings) and re.search(r"favorite", tellings)
+    _close_asks_other_words_and_a_gap(cats)
+
+
+_DOING = re.compile(r"^(should i|is it okay to|can i)\b", re.I)
+_HOW_OFTEN = re.compile(r"^how (long|often) should\b", re.I)
+
+
+def test_blind11_has_the_turns_its_brief_asked_for() -> None:
+    """blind11's brief: about 40-50 ordinary questions of the world or small talk, of 3-16
+    words, some long, most in their own category, the rest between tellings and asks, as
+    people ask a voice assistant ("Should I …", "Is it okay to …", "Can I …", "do … really
+    …", "what's the best way to …", "how long/often should I …"); asks as "remind me …",
+    "do you remember …", "what did I say …" and either-or; facts told in passing; British
+    and American spellings; never-said asks next to what was told; asks "in other words"
+    worded unlike the telling; an ask after several unrelated turns."""
+    cats = data("blind11").BY_CATEGORY
+    own, elsewhere = _ordinary(cats)
+    ordinary = own + elsewhere
+    assert 40 <= len(ordinary) <= 50, len(ordinary)
+    assert all(3 <= len(text.split()) <= 16 for text in ordinary), ordinary
+    assert sum(10 <= len(text.split()) <= 16 for text in ordinary) >= 5
+    assert len(own) > len(ordinary) / 2 and elsewhere
+    assert sum(bool(_DOING.search(t)) for t in ordinary) >= 6
+    assert sum(bool(re.search(r"^(do|does)\b.*\breally\b", t, re.I)) for t in ordinary) >= 3
+    assert sum(bool(re.search(r"\bbest way\b", t, re.I)) for t in ordinary) >= 2
+    assert sum(bool(_HOW_OFTEN.search(t)) for t in ordinary) >= 3
+    turns = [say for d in bench.SETS["blind11"]() for say in d]
+    asks = [s.text for s in turns if s.expect and s.expect != (UNKNOWN,)]
+    tellings = " ".join(s.text for s in turns if not s.expect)
+    assert sum(bool(_REQUEST.search(a)) for a in asks) >= 3
+    assert sum(a.lower().startswith("do you remember") for a in asks) >= 3
+    assert sum(bool(re.search(r"\bdid i say\b", a, re.I)) for a in asks) >= 3
+    assert sum(bool(_EITHER_OR.search(a)) for a in asks) >= 5
+    for d in cats["either-or asks"]:
+        assert any(_EITHER_OR.search(t[0]) for t in d if len(t) > 1), d
+    assert len(cats["told in passing"]) >= 5
+    assert re.search(r"\bcolour", tellings) and re.search(r"\bcolor\b", tellings)
     assert re.search(r"favourite", tellings) and re.search(r"favorite", tellings)
     _close_asks_other_words_and_a_gap(cats)
