@@ -23,7 +23,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from itertools import repeat, starmap
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.streams.memory import (
+    MemoryObjectReceiveStream,
+    MemoryObjectSendStream,
+    MemoryObjectStreamStatistics,
+)
 
 from terrarium.channels.envelope import Envelope
 from terrarium.channels.spec import ChannelSpec, CreatureWiring
@@ -160,17 +164,19 @@ async def _wait_put(env: Envelope, target: str, already: Delivered,
         ) from None
 
 
-def _has_room(stream: MemoryObjectSendStream[Envelope]) -> bool:
-    stats = stream.statistics()
+def _room(stats: MemoryObjectStreamStatistics) -> bool:
     return stats.tasks_waiting_receive > 0 or stats.current_buffer_used < stats.max_buffer_size
+
+
+def _has_room(stream: MemoryObjectSendStream[Envelope]) -> bool:
+    return _room(stream.statistics())
 
 
 def _takes_now(stream: MemoryObjectSendStream[Envelope]) -> bool:
     """Whether a put into ``stream`` succeeds now: room (or a receiver waiting for it),
     and its inbox open."""
     stats = stream.statistics()
-    return stats.open_receive_streams > 0 and (
-        stats.tasks_waiting_receive > 0 or stats.current_buffer_used < stats.max_buffer_size)
+    return stats.open_receive_streams > 0 and _room(stats)
 
 
 class _LocalLane(Lane):

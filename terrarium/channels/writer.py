@@ -235,10 +235,7 @@ class LogWriter:
                 self.commit_now()
         if not batch.committed:  # (committed at once: no trip round the loop either)
             await batch.done.wait()
-        if batch.error is not None:
-            raise RuntimeFailure(
-                f"The event log could not be written: {batch.error}."
-            ) from batch.error
+        self.check(batch)
 
     def at_once(self) -> bool:
         """Whether a write now commits in the caller's own step (``commit_at_once``)."""

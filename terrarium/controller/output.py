@@ -71,9 +71,8 @@ class TurnOutput:
         if preview is not None and not out and self.guard.checked > checked:
             await preview(self.guard.held, again=True)
         await self.write(out)
-        cut = getattr(self.sink, "cut_first_piece", None)
-        if cut is not None and self.guard.take_cut():  # the guard kept the words past it
-            await cut()
+        if self.guard.take_cut():  # the guard kept the words past it (cuts_piece: the sink can)
+            await self.sink.cut_first_piece()  # type: ignore[union-attr]
 
     async def finish(self) -> list[str]:
         """The reply is over: what the guard still holds is settled (spoken or dropped);

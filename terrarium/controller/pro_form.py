@@ -67,19 +67,27 @@ def do_that(text: str, spoken: int, user: str, fine: Callable[[str], bool]) -> s
     actions = _actions(user)
     if not actions:
         return None
-    theirs = {stem(w) for w in LETTER_WORD.findall(user.lower())} | {"your", "the", "a", "an"}
-    ws = list(LETTER_WORD.finditer(text))
+    ws, theirs = list(LETTER_WORD.finditer(text)), _theirs(user)
     lower = [w.group().lower() for w in ws]
     for i in range(1, len(ws)):
-        before = lower[i - 1] if lower[i - 1] not in NOT_WORDS or i < 2 else lower[i - 2]
-        if ws[i].start() < spoken or stem(lower[i]) not in actions:
-            continue
-        if before not in _MODALS and not _infinitive(lower, i):
+        if ws[i].start() < spoken or not _said_as_action(lower, i, actions):
             continue
         said = _replaced(text, ws, lower, i, theirs)
         if said is not None and fine(said):
             return said[spoken:]
     return None
+
+
+def _said_as_action(lower: Sequence[str], i: int, actions: set[str]) -> bool:
+    """Whether word ``i`` is one of the user's ``actions`` said here as one too: after "to"
+    or a modal (and any "not")."""
+    before = lower[i - 1] if lower[i - 1] not in NOT_WORDS or i < 2 else lower[i - 2]
+    return stem(lower[i]) in actions and (before in _MODALS or _infinitive(lower, i))
+
+
+def _theirs(user: str) -> set[str]:
+    """The stems of the user's words, and the determiners a reply says in their place."""
+    return {stem(w) for w in LETTER_WORD.findall(user.lower())} | {"your", "the", "a", "an"}
 
 
 def _replaced(text: str, ws: Sequence[re.Match[str]], lower: Sequence[str], i: int,
@@ -112,12 +120,10 @@ def said_as_it(text: str, spoken: int, user: str, fine: Callable[[str], bool]) -
         return None
     lower = [w.group().lower() for w in ws]
     i = heard[-1]  # the verb, the voice's last word
-    before = lower[i - 1] if i < 2 or lower[i - 1] not in NOT_WORDS else lower[i - 2]
-    if i < 1 or stem(lower[i]) not in actions or lower[i] in _PLACING or (
-            before not in _MODALS and not _infinitive(lower, i)) or lower[i + 1] in _NO_OBJECT:
+    if i < 1 or lower[i] in _PLACING or lower[i + 1] in _NO_OBJECT or not _said_as_action(
+            lower, i, actions):
         return None  # "stop | for a break": no object to say as "it"
-    theirs = {stem(w) for w in LETTER_WORD.findall(user.lower())} | {"your", "the", "a", "an"}
-    said = _replaced(text, ws, lower, i + 1, theirs, _object(lower[i + 1:]))
+    said = _replaced(text, ws, lower, i + 1, _theirs(user), _object(lower[i + 1:]))
     return said[spoken:] if said is not None and fine(said) else None
 
 

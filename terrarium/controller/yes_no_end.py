@@ -34,11 +34,13 @@ def yes_no_end(text: str, spoken: int, fine: Callable[[str], bool]) -> str | Non
     (and its "not"), or before an infinitive's "to", with a full stop, and that sentence is
     ``fine`` (the guard's checks: no echo, nothing wrong); None when there is no such
     place."""
-    led = _LED_YES_NO.match(text) if _YES_NO.match(text) is None else None
-    if led is None and _YES_NO.match(text) is None:
+    if _YES_NO.match(text):
+        first = 0  # the yes or no is the first word
+    elif (led := _LED_YES_NO.match(text)) is not None:
+        first = len(LETTER_WORD.findall(led.group())) - 1  # the lead-in's last word
+    else:
         return None
     ws = list(LETTER_WORD.finditer(text))
-    first = 0 if led is None else sum(1 for w in ws if w.end() < led.end()) - 1  # its yes/no
     for i, w in enumerate(ws[first + 1:], first + 1):
         word = w.group().lower()
         if i < first + 2 and word not in _IMPERATIVE:
