@@ -34,6 +34,7 @@ _KIND = re.compile(
 """An announcer, then its kind: "how", or an indefinite noun with up to two words before it
 ("a quick tip", "some ideas"; not "the capital", which may be the answer's own), ended by
 the word that opens what it restates, or by a colon."""
+_LIST_NUMBER = re.compile(r"\s*\d{1,2}\.")  # "better: 1." ends a sentence, but opens a list
 
 
 def kind_end(held: str) -> int | None:
@@ -55,6 +56,8 @@ def left_out(user: str, text: str, done: int, end: tuple[int, int] | None
     lead = echo_lead(user, text, None if end is None else end[0])
     if lead is not None:
         return (lead, ":", f" {after_lead(text[lead:]).lstrip()}") if lead >= 0 else (-1, "", "")
-    if end is not None and is_echo(user, text[:end[1]]):
-        return end[1], ".", text[end[1]:]
+    if end is not None and is_echo(user, text[:end[1]]):  # ":" before a list's "1."
+        colon = text.rfind(":", done, end[0])
+        mark = ":" if colon >= 0 and _LIST_NUMBER.fullmatch(text, colon + 1, end[1]) else "."
+        return end[1], mark, text[end[1]:]
     return None

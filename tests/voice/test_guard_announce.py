@@ -37,6 +37,8 @@ def spoken(user: str, reply: str, step: int, notes: str = ""
 @pytest.mark.parametrize(("user", "reply", "said", "piece"), [
     (TIP, "Here's a tip for sleeping better: 1) Don't lie down in bed awake. 2) Don't eat.",
      "Here's a tip: Don't lie down in bed awake. 2) Don't eat.", "Here's a tip"),
+    (TIP, "Here's a tip for sleeping better: 1. Don't lie down too early in the morning.",
+     "Here's a tip: Don't lie down too early in the morning.", "Here's a tip"),
     (TIP, "Here's a quick tip for sleeping better: keep a regular bedtime.",
      "Here's a quick tip: Keep a regular bedtime.", "Here's a quick"),
     (PARTY, "Here are some ideas for a birthday party: 1) A picnic in the park. 2) A movie night.",
@@ -66,7 +68,7 @@ def test_an_announcement_that_restates_the_question_is_said_to_its_kind(
 ])
 def test_an_announcement_in_its_own_words_is_spoken_whole_from_its_kind(
         user: str, reply: str, step: int) -> None:
-    text, pieces, first, notices = spoken(user, reply, step)
+    text, _, first, notices = spoken(user, reply, step)
     assert text == reply
     assert first is not None and first < len(reply) // 2
     assert not any(n.startswith("said to its kind") for n in notices)
