@@ -1,32 +1,18 @@
 """A spoken reply's guard: what the runtime says itself, and never the user's words back.
 
 SmolLM2-135M answers "Hi, my name is Ada." with "Hello, my name is Ada." and "Thanks,
-goodbye." with condolences. Two things the runtime can do without a better model:
-
-- for an intent whose apt reply it knows (a greeting, thanks, a goodbye, an acknowledged
-  statement) it speaks that reply itself, without asking the model at all (``replies``);
-- every other reply is held a sentence at a time and checked before it reaches the voice:
-  a sentence that makes the reply an echo of the user's words (at least 60 % of them, in
-  order: the measure ``bench/conversation.py`` scores) is never spoken, and the reply goes
-  on with the next one ("What is my name? Your name is Ada." says only the answer). Text
-  left without a sentence end when the reply stops (a length cut) is dropped too, so half a
-  sentence is never spoken. A reply left with nothing to say says what the runtime knows:
-  the user's facts it was given, turned to the second person ("Ada is your name."), or
-  else ``echo_reply``.
-
-Holding the first sentence whole costs the first audio its head start, so with
-``release_first_clause`` the reply's first sentence is let through from its start once that
-start looks safe (:func:`safe_start`: the rest would have to repeat at least four more of
-the user's words, in order, to make it an echo). The voice gets its first piece and no word
-past it (:mod:`.piece_watch`); the rest is held to the sentence's end, judged as it grows.
-A rest that would repeat the user, speak as them, talk of itself, loop, name what they
-never told or never end ends the sentence at its last clause boundary that makes a whole
-sentence (:mod:`.clause_end`); with none, one that speaks as the user or of itself stops
-the reply (its start alone was heard), one that repeats the user is said without a phrase
-of the user's words (:func:`~.clause_end.without_phrase`), short (:mod:`.yes_no_end`), with
-"do that" for the action they named (:mod:`.pro_form`), else asked for again
-(:mod:`.ask_again`) or spoken on. A lead-in that repeats the user up to a colon ("Here's a
-tip for sleeping better: ...") is dropped at its colon (:func:`~.echo.echo_lead`).
+goodbye." with condolences. For an intent whose apt reply it knows (a greeting, thanks, a
+goodbye, a statement) the runtime speaks that reply itself (``replies``). Every other reply
+is held a sentence at a time and checked before it reaches the voice: a sentence that makes
+the reply an echo of the user's words (60 % of them, in order) is never spoken; text with
+no sentence end when the reply stops is dropped; a reply left with nothing says what the
+runtime knows (``said_instead``). With ``release_first_clause`` the first sentence is let
+through from its start once that start looks safe (:func:`safe_start`), the voice given its
+first piece only (:mod:`.piece_watch`), the rest held and judged as it grows and, if it goes
+wrong, ended at a clause (:mod:`.clause_end`) or said otherwise (:mod:`.said_otherwise`).
+An announcement is spoken to its kind (:mod:`.announce`); a lead-in that repeats the user up
+to a colon is dropped there (:func:`~.echo.echo_lead`). The whole story: docs/memory.md,
+"When text is let through".
 """
 
 from __future__ import annotations
@@ -37,12 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from terrarium.controller import reply_words
+from terrarium.controller.announce import kind_end, left_out
 from terrarium.controller.clause_end import clause_end
 from terrarium.controller.echo import (
     EARLY_WORDS,
     ECHO_SHARE,
     MIN_WORDS,
-    START_LEFT,
     START_WORDS,
     after_lead,
     echo_lead,
@@ -50,15 +36,8 @@ from terrarium.controller.echo import (
     is_echo,
     safe_start,
 )
-from terrarium.controller.guard_checks import (
-    FIRST_PERSON,
-    NEGATIONS,
-    fact_words,
-    self_talk,
-    speaks_as_user,
-    uses,
-)
-from terrarium.controller.guard_loops import LoopWatch, is_function, repeats, said_again
+from terrarium.controller.guard_checks import fact_words, self_talk, speaks_as_user, told_back, uses
+from terrarium.controller.guard_loops import LoopWatch, repeats, said_again
 from terrarium.controller.piece_watch import PieceWatch
 from terrarium.controller.pro_form import do_that
 from terrarium.controller.reply_words import answer_only, invents, lcs, may_restate, words
@@ -69,10 +48,10 @@ from terrarium.controller.yes_no_end import yes_no_end
 from terrarium.formats.grammar import sentences_left
 from terrarium.store.clauses import sentences
 from terrarium.store.spoken import punctuated
-from terrarium.store.subjects import is_statement, mentions_user, stem
+from terrarium.store.subjects import is_statement, mentions_user
 from terrarium.voice.segment import SegmenterConfig, SentenceSegmenter
 
-__all__ = ["ECHO_SHARE", "MIN_WORDS", "START_LEFT", "START_WORDS", "LoopWatch", "ReplyGuard",
+__all__ = ["ECHO_SHARE", "MIN_WORDS", "START_WORDS", "LoopWatch", "ReplyGuard",
            "answer_only", "echo_left", "fact_words", "invents", "is_echo", "keep_in_mind", "lcs",
            "repeats", "safe_start", "second_person", "self_talk", "speaks_as_user", "uses",
            "words"]
@@ -118,6 +97,7 @@ class ReplyGuard:
     cuts_piece: bool = False  # the voice cuts its first piece when told (take_cut)
     _piece: PieceWatch | None = None  # the voice's cut of the released sentence
     _back: str = ""  # ... and the words past its first piece kept back (the held text's start)
+    _kind: int = 0  # ... an announcement's, spoken to its kind: the kind's end (announce.py)
     _let_on: bool = False  # it repeats the user, with no clause end to stop at: spoken on
     ask_again: int = 0  # ... or, with no phrase to leave out, asked again first (ask_again.py)
     _asked: int = 0  # times it was
@@ -226,7 +206,7 @@ class ReplyGuard:
             m = _SENTENCE_END.search(self._held)
             if self._open:  # released at its start: see _through
                 out += self._through(m)
-                if m is None or self._asking:
+                if (m is None and self._open) or self._asking:
                     break
                 continue
             lead = (echo_lead(self.user, self._held, None if m is None else m.start())
@@ -252,6 +232,7 @@ class ReplyGuard:
                 self._piece = (PieceWatch(SentenceSegmenter(self.first_piece), self.cuts_piece)
                                if self.first_piece is not None else None)
                 self.released = self._held.strip()
+                out += self._give_kind() if self._kind else ""
                 continue
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
             self._sentences += 1
@@ -271,6 +252,10 @@ class ReplyGuard:
         there; one that repeats the user, or (asked about the user) names what they never
         told, ends the sentence at its last clause boundary when that makes a sentence
         (:meth:`_stop`), and is spoken on as before when none does."""
+        if self._kind:  # an announcement spoken from its kind (announce.py)
+            said = self._from_kind(m)
+            if said is not None:
+                return said
         cut = len(self._held) if m is None else m.end()
         text = self._open_text + self._held[:cut]
         why = self._goes_wrong(text if m is not None else _PARTIAL_WORD.sub("", text))
@@ -297,6 +282,25 @@ class ReplyGuard:
         if m is not None:
             self._open = False
             self._sentences += 1
+        return said
+
+    def _give_kind(self) -> str:  # an announcement's start to its kind: the voice's first piece
+        text, self._held = self._held[:self._kind], self._held[self._kind:]
+        said, self.released = self._give(text), text.strip()  # the voice's own cut, if in it
+        self._piece.cut, self._piece.out = not self._piece.out, True  # type: ignore[union-attr]
+        return said
+
+    def _from_kind(self, m: re.Match[str] | None) -> str | None:
+        """An announcement spoken to its kind, its rest held until it shows where it goes
+        (:func:`left_out`): "": held; None: judged as any sentence released at its start."""
+        full, done = self._open_text + self._held, len(self._open_text)
+        cut = left_out(self.user, full, done, None if m is None else (done + m.start(),
+                                                                       done + m.end()))
+        if cut is None or cut[0] < 0:
+            return "" if m is None else None
+        self.notices.append(f"said to its kind, the rest repeats the user: {full[:cut[0]]!r}")
+        said = self._give(full[done:self._kind] + cut[1])
+        self._held, self._open, self._kind, self._sentences = cut[2], False, 0, self._sentences + 1
         return said
 
     def _may_ask(self) -> bool:
@@ -425,8 +429,12 @@ class ReplyGuard:
         if self._spoken.strip() or not self._held.strip():
             return False
         head = _PARTIAL_WORD.sub("", self._held)
-        if self._wrong(head) is not None or reply_words.announces(head):
+        if self._wrong(head) is not None:
             return False
+        if reply_words.announces(head):  # judged whole, or spoken to its kind (a cut voice's)
+            may = self.release_first_clause and self.checks and self.cuts_piece and self.first_piece
+            self._kind = (kind_end(self._held) or 0) if may and not self.about_user else 0
+            return self._kind > 0
         if self.about_user and not (self.release_first_clause
                                     and uses(head, self._told, self.user)
                                     and not invents(head, self.facts, self.user)
@@ -481,17 +489,9 @@ class ReplyGuard:
         return None
 
     def _told_back(self, text: str) -> bool:
-        """Whether ``text``, which speaks as the user, only says again what they told (every
-        word of it is in the notes or the question, or a word of grammar): asked about
-        themselves, it is their answer in the wrong voice, not the model's claim."""
-        if not (self.about_user and self.facts) or self._spoken.strip() or self_talk(text):
-            return False
-        known = {stem(w) for w in words(f"{self.facts} {self.user}")}
-        if any(w in NEGATIONS or w.endswith("n't") for w in words(text)) and not any(
-                w in NEGATIONS or w.endswith("n't") for w in words(self.facts)):
-            return False  # "I'm not following a diet.": not what was told
-        said = [w for w in words(text) if not is_function(w) and w not in FIRST_PERSON]
-        return bool(said) and all(stem(w) in known for w in said)
+        """:func:`told_back`, asked about themselves, with nothing spoken yet."""
+        return (self.about_user and bool(self.facts) and not self._spoken.strip()
+                and not self_talk(text) and told_back(text, self.facts, self.user))
 
     def _speak(self, text: str) -> str:
         if not self._spoken.strip():

@@ -14,7 +14,8 @@ from terrarium.controller.reply_words import words
 from terrarium.store.clauses import sentences
 from terrarium.store.subjects import NEUTRAL, stem
 
-__all__ = ["FIRST_PERSON", "NEGATIONS", "fact_words", "self_talk", "speaks_as_user", "uses"]
+__all__ = ["FIRST_PERSON", "NEGATIONS", "fact_words", "self_talk", "speaks_as_user", "told_back",
+           "uses"]
 
 FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself"})
 _SECOND_PERSON = frozenset({"you", "you're", "your", "yours", "yourself", "you've"})
@@ -104,3 +105,15 @@ def _told(notes: str, question: str) -> frozenset[str]:
     # people call me?" after "I'm Cornelius, but everyone says Neil." names no name told
     return frozenset({stem(w) for w in words(notes)
                       if not is_function(w) and w not in _NOT_FACTS} - asked - NEUTRAL)
+
+
+def told_back(text: str, facts: str, question: str) -> bool:
+    """Whether ``text``, which speaks as the user, only says again what they told (every
+    word of it is in the notes ``facts`` or the question, or a word of grammar): asked about
+    themselves, it is their answer in the wrong voice, not the model's claim."""
+    known = {stem(w) for w in words(f"{facts} {question}")}
+    if any(w in NEGATIONS or w.endswith("n't") for w in words(text)) and not any(
+            w in NEGATIONS or w.endswith("n't") for w in words(facts)):
+        return False  # "I'm not following a diet.": not what was told
+    said = [w for w in words(text) if not is_function(w) and w not in FIRST_PERSON]
+    return bool(said) and all(stem(w) in known for w in said)

@@ -183,11 +183,21 @@ def env_gen_threads() -> int | None:
     return int(raw) if raw.isdigit() and int(raw) > 0 else None
 
 
+FLASH_ATTENTION_ENV = "TERRARIUM_FLASH_ATTENTION"
+
+
+def env_flash_attention() -> bool:
+    """``TERRARIUM_FLASH_ATTENTION``: ``0``, ``off`` or ``false`` turns flash attention off
+    (the default before session 25: replies as they were then); on otherwise."""
+    return os.environ.get(FLASH_ATTENTION_ENV, "").strip().lower() not in {"0", "off", "false"}
+
+
 class EmbeddedServer:
     """llama.cpp in this process, serving the OpenAI API on 127.0.0.1 at a free port.
 
     ``slots`` parallel slots (one per creature), each with ``ctx_per_slot`` tokens of
-    context; prompt caching is on; flash attention is off unless ``flash_attention``;
+    context; prompt caching is on; flash attention is on unless ``flash_attention`` is False
+    (None: ``TERRARIUM_FLASH_ATTENTION``);
     ``poll`` is llama.cpp's busy-wait level (0-100) for its worker threads.
     ``threads`` evaluate prompts, ``gen_threads`` generate (one token at a time; default:
     ``TERRARIUM_GEN_THREADS`` if set, else ``threads``).
@@ -208,7 +218,7 @@ class EmbeddedServer:
         port: int = 0,
         startup_timeout: float = 120.0,
         verbosity: int = 0,
-        flash_attention: bool = False,
+        flash_attention: bool | None = None,
         poll: int = 0,
         slot_save_dir: Path | None = None,
         batch: int = 256,
@@ -223,7 +233,7 @@ class EmbeddedServer:
         self.port = port
         self.startup_timeout = startup_timeout
         self.verbosity = verbosity
-        self.flash_attention = flash_attention
+        self.flash_attention = env_flash_attention() if flash_attention is None else flash_attention
         self.poll = poll
         self.slot_save_dir = slot_save_dir
         self.batch = batch
@@ -400,6 +410,7 @@ class EmbeddedServer:
 
 
 __all__ = [
+    "FLASH_ATTENTION_ENV",
     "GEN_THREADS_ENV",
     "MODEL_DIST",
     "MODEL_FILE",

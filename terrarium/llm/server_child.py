@@ -336,13 +336,14 @@ def llama_params(xllamacpp: Any, shape: Any) -> Any:
     if shape.slot_save_dir is not None:
         # llama.cpp appends the file name to this string as is: the separator is ours
         params.slot_save_path = shape.slot_save_dir + os.sep
-    # Flash attention off by default. With it a long prompt goes 1.2x as fast (the
-    # router's 720-token prefix, 301 against 250 tokens/s, quiet: bare xllamacpp's "auto"
-    # turns it on, and without it the embedded server is 0.82x of bare), a speaker's turn
-    # of 13 new tokens a little slower (first token 73.9 against 66.4 ms). But it changes
-    # the sums, and so the replies: on the voice bench the model's new replies were held
-    # longer by the reply guard, time to first audio 314 / 588 ms against 195 / 408 ms
-    # without it (session 17). docs/performance.md, "The engine".
+    # Flash attention on by default (session 25; off before). With it a long prompt goes
+    # 1.2x as fast (the router's 720-token prefix, 301 against 250 tokens/s, quiet: bare
+    # xllamacpp's "auto" turns it on, and without it the embedded server was 0.82x of
+    # bare), a speaker's turn of 13 new tokens a little slower (first token 73.9 against
+    # 66.4 ms). It changes the sums, and so some replies: sessions 17-22 kept it off as the
+    # voice bench's tip reply ("Here's a tip for sleeping better: ...") was held by the
+    # reply guard until its lead-in was dropped; an announcement is now spoken to its kind
+    # (controller/announce.py). docs/performance.md, "The engine".
     # Worker threads sleep rather than busy-wait (llama.cpp's default poll is 50) once a
     # request is done or stopped: the speech synthesizer needs the cores right then
     # (first-piece synthesis p50 114-123 ms against 135-140 ms with polling, same speed).

@@ -80,7 +80,7 @@ class ServerShape:
     batch: int
     gen_threads: int | None = None  # generating one token at a time; None: ``threads``
     poll: int = 0
-    flash_attention: bool = False
+    flash_attention: bool = True
     slot_save_dir: str | None = None
     verbosity: int = 0
     port: int = 0

@@ -280,7 +280,8 @@ def test_a_server_of_another_shape_finds_no_file(tmp_path: Path, model_file: Pat
 
     on, off = (EmbeddedServer(slots=3, ctx_per_slot=4096, flash_attention=fa).layout
                for fa in (True, False))
-    assert (EmbeddedServer(slots=3, ctx_per_slot=4096).layout, on) == (off, "3x4096-fa")
+    assert (EmbeddedServer(slots=3, ctx_per_slot=4096).layout, on) == (on, "3x4096-fa")
+    assert off == "3x4096"  # on by default since session 25
     assert PrefixCache(tmp_path, model_file, "http://x", layout=on).file_name("a") != (
         PrefixCache(tmp_path, model_file, "http://x", layout=off).file_name("a"))
 
