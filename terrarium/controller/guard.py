@@ -280,7 +280,7 @@ class ReplyGuard:
         given, self._held = self._held[:cut] if rest is None else rest, self._held[cut:]
         said = self._give(given, more=m is None)
         if m is not None:
-            self._open = False
+            self._open, self._kind = False, 0
             self._sentences += 1
         return said
 
@@ -384,7 +384,7 @@ class ReplyGuard:
         whole = (self._open_text + ending).strip()
         self.notices.append(f"ended at a clause, {why}: {whole!r}")
         said = self._give(ending)
-        self._open, self._held = False, ""
+        self._open, self._held, self._kind = False, "", 0
         self._sentences += 1
         return said
 
