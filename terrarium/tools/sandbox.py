@@ -101,7 +101,10 @@ def _carries(pid: int, marker: bytes) -> bool:
 
 def kill_call(leader: int, marker: str | None) -> None:
     """SIGKILL what a command left behind: its process group, every process of its session
-    (``leader`` started both), and every process carrying ``MARKER_ENV=marker``."""
+    (``leader`` started both), and every process carrying ``MARKER_ENV=marker``. /proc is
+    read again until a reading finds no one new: a process forked while the last one was
+    read (``setsid -f sh -c 'sleep 9'``'s sleep, its shell killed mid-fork) is listed by
+    the next (session 25: one reading let such a sleep outlive its call on a busy machine)."""
     try:
         os.killpg(leader, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -109,16 +112,30 @@ def kill_call(leader: int, marker: str | None) -> None:
     if not os.path.isdir("/proc"):
         return
     token = f"{MARKER_ENV}={marker}".encode() if marker else None
-    me = os.getpid()
+    killed: set[int] = set()
+    for _ in range(_READINGS):
+        found = {pid for pid in _left(leader, token) if pid not in killed}
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        killed |= found
+
+
+_READINGS = 20  # a bound: a command that forks faster than it is killed is still stopped
+
+
+def _left(leader: int, token: bytes | None) -> list[int]:
+    """The live processes of ``leader``'s session or group, or carrying ``token``."""
+    me, out = os.getpid(), []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) in (me, 1):
             continue
         pid = int(entry)
         ids = _session_of(pid)
-        if ids is None:
-            continue
-        if leader in ids or (token is not None and _carries(pid, token)):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        if ids is not None and (leader in ids or (token is not None and _carries(pid, token))):
+            out.append(pid)
+    return out
