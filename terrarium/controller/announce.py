@@ -1,4 +1,4 @@
-"""An announcement spoken from its kind: "Here's a tip for sleeping better: 1) Don't lie
+"""An announcement spoken to its kind: "Here's a tip for sleeping better: 1) Don't lie
 down ..." to "Give me a tip for sleeping better." is said "Here's a tip: Don't lie down ...".
 
 An announcing first sentence ("Here's a tip", "Here are some ideas", "Here's how") names
@@ -51,11 +51,11 @@ def left_out(user: str, text: str, done: int, end: tuple[int, int] | None
     first ``done`` characters; ``end``: its sentence's end, start and stop, once it came)
     is left out: at the colon of a lead-in that repeats the user, the kind ended with ":"
     and what follows the colon the next sentence; at the end of a whole sentence that
-    repeats the user, ended with "."; as (where, the kind's mark, the text after). (-1,
-    "", "") while a colon waits for its word; None: not left out."""
+    repeats the user, ended with "."; as (where, the kind's mark, the text after). None:
+    not left out (or not yet: a colon still waiting for its word)."""
     lead = echo_lead(user, text, None if end is None else end[0])
-    if lead is not None:
-        return (lead, ":", f" {after_lead(text[lead:]).lstrip()}") if lead >= 0 else (-1, "", "")
+    if lead is not None and lead >= 0:
+        return lead, ":", f" {after_lead(text[lead:]).lstrip()}"
     if end is not None and is_echo(user, text[:end[1]]):  # ":" before a list's "1."
         colon = text.rfind(":", done, end[0])
         mark = ":" if colon >= 0 and _LIST_NUMBER.fullmatch(text, colon + 1, end[1]) else "."

@@ -231,7 +231,7 @@ class ReplyGuard:
                 self._open, self._open_text, self._let_on = True, "", False
                 self._piece = (PieceWatch(SentenceSegmenter(self.first_piece), self.cuts_piece)
                                if self.first_piece is not None else None)
-                self.released = self._held.strip()
+                self.released = self._held[:self._kind or len(self._held)].strip()
                 out += self._give_kind() if self._kind else ""
                 continue
             sentence, self._held = self._held[:m.end()], self._held[m.end():]
@@ -252,7 +252,7 @@ class ReplyGuard:
         there; one that repeats the user, or (asked about the user) names what they never
         told, ends the sentence at its last clause boundary when that makes a sentence
         (:meth:`_stop`), and is spoken on as before when none does."""
-        if self._kind:  # an announcement spoken from its kind (announce.py)
+        if self._kind:  # an announcement spoken to its kind (announce.py)
             said = self._from_kind(m)
             if said is not None:
                 return said
@@ -286,7 +286,7 @@ class ReplyGuard:
 
     def _give_kind(self) -> str:  # an announcement's start to its kind: the voice's first piece
         text, self._held = self._held[:self._kind], self._held[self._kind:]
-        said, self.released = self._give(text), text.strip()  # the voice's own cut, if in it
+        said = self._give(text)  # the voice's own cut, if within the kind
         self._piece.cut, self._piece.out = not self._piece.out, True  # type: ignore[union-attr]
         return said
 
@@ -296,7 +296,7 @@ class ReplyGuard:
         full, done = self._open_text + self._held, len(self._open_text)
         cut = left_out(self.user, full, done, None if m is None else (done + m.start(),
                                                                        done + m.end()))
-        if cut is None or cut[0] < 0:
+        if cut is None:
             return "" if m is None else None
         self.notices.append(f"said to its kind, the rest repeats the user: {full[:cut[0]]!r}")
         said = self._give(full[done:self._kind] + cut[1])
