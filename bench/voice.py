@@ -660,7 +660,9 @@ def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None,
     """Start ``terrarium run examples/voice_assistant --input SAY`` with prefix cache
     ``cache``; note when it says it is ready and when the first reply's audio is written
     (its ``[audio]`` line: the whole reply synthesized, so an upper bound of the first
-    audio), then let it end. ``say=None``: no input; end it at ready by closing its input.
+    audio), then let it end, reading what it says to the end (the prefixes restored are
+    counted in all of it: a creature the reply did not need may say so after it).
+    ``say=None``: no input; end it at ready by closing its input.
 
     ``pycache``: where the run's compiled bytecode is kept, as an installed package has it
     (None: as this environment says; PYTHONDONTWRITEBYTECODE compiles every module anew at
@@ -695,9 +697,12 @@ def start_once(cache: Path, timeout: float = 180.0, pycache: Path | None = None,
                         break
                 if "[audio]" in line and audio is None:
                     audio = time.perf_counter() - t0
-                    break
+                    # end of input: the run stops by itself; its last lines are read to
+                    # the end (a restore told after the reply's audio counts too)
+                    proc.stdin.close()
         finally:
-            proc.stdin.close()  # end of input: the run stops by itself
+            if not proc.stdin.closed:
+                proc.stdin.close()  # end of input: the run stops by itself
             try:
                 proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
