@@ -2,8 +2,9 @@
 
 The rule (docs/testing.md): a fenced block right after a line ``<!-- test -->`` in
 README.md or docs/*.md is run in a fresh folder that holds a link to ``examples/``, with
-this checkout's ``terrarium`` first on the PATH: a ``bash`` block as one script
-(``set -e``: every command must succeed), a ``python`` block as one program. Blocks that
+this checkout's ``terrarium`` first on the PATH, then this Python's folder: a ``bash``
+block as one script (``set -e``: every command must succeed), a ``python`` block as one
+program. Blocks that
 need a model download, a sound card or a broker are left unmarked.
 """
 
@@ -49,7 +50,11 @@ def test_marked_block_runs(where: str, lang: str, code: str, tmp_path: Path) -> 
     shim = bin_dir / "terrarium"
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m terrarium "$@"\n')
     shim.chmod(0o755)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    # ``python`` in a block is this test's own (the venv's, with the ``dev`` extra's
+    # clients), also when the venv was not activated
+    python_dir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "PATH": f"{bin_dir}:{python_dir}:{os.environ['PATH']}"}
     if lang in ("bash", "sh"):
         cmd = ["bash", "-e", "-c", code]
     elif lang == "python":
