@@ -31,6 +31,7 @@ from terrarium.config.loaded_creature import (
     Origin,
     SkillDoc,
     config_file,
+    kt_config_hint,
 )
 from terrarium.config.located import did_you_mean, from_validation_error
 from terrarium.config.models import CreatureConfig
@@ -253,6 +254,7 @@ def _load_data(
     if not parent_path.is_file():
         errors.append(doc.error(("base_config",), f"base_config {base_ref!r} not found "
                                 f"(looked for {parent_path})",
+                                kt_config_hint(parent_path.parent) or
                                 "point base_config at a creature folder or its config.yaml"))
         return None
     parent_origins: dict[KeyPath, Origin] = {}

@@ -44,6 +44,7 @@ from terrarium.config.kohaku_tables import (
     ROOT_TEAM_TOOL_PREFIXES,
     TERRARIUM_UNSUPPORTED,
     TOOL_ENTRY_META,
+    WIRING_UNSUPPORTED,
 )
 from terrarium.config.models import MAX_ITERATIONS
 from terrarium.config.yamlio import KeyPath, YamlDoc
@@ -59,6 +60,7 @@ __all__ = [
     "PACKAGE_UNSUPPORTED",
     "ROOT_TEAM_TOOL_PREFIXES",
     "TERRARIUM_UNSUPPORTED",
+    "WIRING_UNSUPPORTED",
     "Finding",
     "findings_to_errors",
     "kt_channel_kinds",
@@ -546,5 +548,11 @@ def normalize_package(data: dict[str, Any]) -> tuple[list[Finding], dict[str, st
     _hint_keys(data, "framework_hints", out)
     for key in ("creatures", "terrariums", "channels"):
         if isinstance(data.get(key), list):
+            meta = sorted({k for e in data[key] if isinstance(e, dict) and isinstance(
+                e.get("path"), str) for k in e} - {"path"})
             data[key] = [_list_entry(e, i, key, out) for i, e in enumerate(data[key])]
+            if meta:
+                out.append(Finding("changed", (key,), f"{key} entries are written as their "
+                                   f"paths; their {', '.join(meta)} (KohakuTerrarium's "
+                                   "catalogue metadata) are not kept"))
     return out, tools

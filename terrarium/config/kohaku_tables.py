@@ -30,6 +30,7 @@ __all__ = [
     "ROOT_TEAM_TOOL_PREFIXES",
     "TERRARIUM_UNSUPPORTED",
     "TOOL_ENTRY_META",
+    "WIRING_UNSUPPORTED",
 ]
 
 # key → (the KohakuTerrarium feature, what to use in terrarium instead)
@@ -95,6 +96,14 @@ KT_PROVIDERS = ("openrouter", "anthropic", "codex", "codex-oauth", "gemini", "mi
 ENTRY_UNSUPPORTED: dict[str, tuple[str, str]] = {
     "output_log": ("`output_log`", "the run log (`terrarium log RUN_ID`)"),
     "output_log_size": ("`output_log_size`", "the run log (`terrarium log RUN_ID`)"),
+}
+
+# output_wiring entry keys terrarium does not have (validate and migrate say the same)
+WIRING_UNSUPPORTED: dict[str, tuple[str, str]] = {
+    "with_content": ("content-free output_wiring pings (`with_content: false`)",
+                     "the monitor (`terrarium run --tui`), which shows every creature's state"),
+    "prompt": ("output_wiring `prompt` templates", "`message_templates` on the receiving "
+               "creature"),
 }
 
 TERRARIUM_UNSUPPORTED: dict[str, tuple[str, str]] = {  # keys of `terrarium:` itself
