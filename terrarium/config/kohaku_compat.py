@@ -459,7 +459,12 @@ def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool
     _kt_max_iterations(data, out)
     normalize_triggers(data, out)
     normalize_input(data, out)
+    fmt_at: KeyPath = ("tool_format",) if "tool_format" in data else ("controller",
+                                                                       "tool_format")
     _normalize_controller(data, out)
+    if isinstance(data.get("tool_format"), dict):
+        _drop(data, "tool_format", fmt_at, "custom tool-call formats (`tool_format` as a "
+              "mapping)", "`tool_format: bracket`, `xml` or `native`", out)
     _normalize_mcp_servers(data, out)
     _normalize_tools(data, known_tool, package_tools or {}, root, out,
                      {} if option_sources is None else option_sources)

@@ -193,3 +193,30 @@ def test_kt_tool_options_are_read_and_their_mistakes_located_at_the_entry(
     line = only_line(tmp_path, "tools:\n  - think\n  - name: bash\n"
                                "    options: {timeout: 30, bogus: 1}\n")
     assert ":5:28: tools[1].options.bogus: unknown key 'bogus'" in line
+
+
+# -- path and format forms --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("body", "where"), [
+    ("tool_format: {start: '<<', end: '>>'}\n", ":2:1: tool_format"),
+    ("controller:\n  tool_format: {start: '<<'}\n", ":3:3: controller.tool_format"),
+])
+def test_a_kt_custom_tool_format_is_one_plain_line(tmp_path: Path, body: str,
+                                                   where: str) -> None:
+    line = only_line(tmp_path, body)
+    assert f"{where}: KohakuTerrarium's custom tool-call formats" in line and PLAIN in line
+
+
+def test_kt_project_relative_creature_path_is_found_up_to_the_package(tmp_path: Path) -> None:
+    """KT resolves `creatures/NAME` by walking up from the file's folder to the project."""
+    write(tmp_path, {
+        "pkg/kohaku.yaml": "name: pkg\ncreatures: [creatures/helper]\n",
+        "pkg/creatures/helper/config.yaml": "name: helper\ntools: [think]\n",
+        "pkg/creatures/kid/config.yaml": "name: kid\nbase_config: creatures/helper\n",
+        "creatures/outside/config.yaml": "name: outside\n",
+        "pkg/creatures/lost/config.yaml": "name: lost\nbase_config: creatures/outside\n"})
+    kid = load_single_creature(tmp_path / "pkg/creatures/kid").creatures["kid"].config
+    assert kid.tools == ["think"]
+    (line,) = errors_of(tmp_path / "pkg/creatures/lost")  # never past the package's folder
+    assert "base_config 'creatures/outside' not found" in line
