@@ -27,6 +27,7 @@ from typing import Any
 from terrarium.config.kohaku_compat import (
     ENTRY_UNSUPPORTED,
     TERRARIUM_UNSUPPORTED,
+    WIRING_UNSUPPORTED,
     Finding,
     kt_channel_kinds,
     normalize_creature,
@@ -171,6 +172,12 @@ def _creature(data: dict[str, Any], folder: Path, stem: str, report: Report, whe
     _history(data, report, where)
     report.add(where, normalize_creature(data, known_tool=_known_tool,
                                          package_tools=package_tools, root=root), prefix)
+    rounds = data.get("max_iterations")
+    if isinstance(rounds, int) and not isinstance(rounds, bool):  # KT's kept in range
+        report.differs(where, f"{'.'.join(map(str, (*prefix, 'max_iterations')))}: "
+                       f"{rounds} is terrarium's model rounds in one turn; in "
+                       "KohakuTerrarium it was a budget of model calls for the whole run, "
+                       "shared with sub-agents (`terrarium run --max-turns N` bounds a run)")
     if isinstance(data.get("controller"), dict) and not data["controller"]:
         data.pop("controller")  # emptied (its keys moved up): an empty block reads as a mistake
 
@@ -191,12 +198,54 @@ def _channel_kinds(spec: dict[str, Any], path: Path, report: Report) -> None:
         report.change(path, f"channel {cname!r} had no type: written `type: {kind}` ({why})")
 
 
+def _wiring(entry: dict[str, Any], kp: tuple[Any, ...], renamed: dict[str, str], path: Path,
+            report: Report) -> None:
+    """``output_wiring`` entries → their targets: a content-free ping is dropped, a
+    ``prompt`` template is dropped but its text is still delivered."""
+    wires = entry.get("output_wiring")
+    if not isinstance(wires, list):
+        return
+    for j in reversed(range(len(wires))):
+        w = wires[j]
+        where = ".".join(map(str, (*kp, "output_wiring", j)))
+        if isinstance(w, dict) and w.get("with_content") is False:
+            report.drop(path, where, not_supported(*WIRING_UNSUPPORTED["with_content"]))
+            del wires[j]
+            continue
+        if isinstance(w, dict) and w.get("prompt"):
+            report.drop(path, f"{where}.prompt", not_supported(*WIRING_UNSUPPORTED["prompt"]))
+        wires[j] = _rename(w.get("to") if isinstance(w, dict) else w, renamed)
+
+
+def _input_channel(spec: dict[str, Any], interface: Any, renamed: dict[str, str], path: Path,
+                   report: Report) -> None:
+    """A team without a root takes user text on its ``input_channel``. KohakuTerrarium's
+    ``--seed`` goes to the channel ``seed`` (or ``--seed-channel``), its interface's
+    ``inject_to`` names channels the user writes on: the first that exists is it."""
+    channels = spec.get("channels") if isinstance(spec.get("channels"), dict) else {}
+    inject = interface.get("inject_to") if isinstance(interface, dict) else None
+    for name, why in [("seed", "KohakuTerrarium's `--seed` channel"),
+                      *[(renamed.get(c, c), "the first channel of `interface.inject_to`")
+                        for c in (inject if isinstance(inject, list) else [])
+                        if isinstance(c, str)]]:
+        if name in channels:
+            spec["input_channel"] = name
+            report.change(path, f"terrarium.input_channel: {name} ({why}): "
+                          "`terrarium run --input TEXT` sends TEXT there")
+            return
+    report.differs(path, "the team has no root and no `input_channel`, so `terrarium run "
+                   "--input TEXT` has nowhere to send TEXT (KohakuTerrarium's `--seed TEXT "
+                   "--seed-channel C`): set `terrarium.input_channel: C` to the channel that "
+                   "starts the work")
+
+
 def _terrarium(data: dict[str, Any], path: Path, report: Report,
                package_tools: dict[str, str]) -> None:
     spec = data.get("terrarium")
     if not isinstance(spec, dict):
         return
     folder = path.parent
+    interface = spec.get("interface")
     for key, (feature, instead) in TERRARIUM_UNSUPPORTED.items():
         if key in spec:
             spec.pop(key)
@@ -215,6 +264,8 @@ def _terrarium(data: dict[str, Any], path: Path, report: Report,
                 report.change(path, f"channel {cname!r} renamed {new!r}")
     if "input_channel" in spec:
         spec["input_channel"] = _rename(spec["input_channel"], renamed)
+    elif spec.get("root") is None:
+        _input_channel(spec, interface, renamed, path, report)
     for i, entry in enumerate(spec.get("creatures") or []):
         if not isinstance(entry, dict):
             continue
@@ -234,19 +285,7 @@ def _terrarium(data: dict[str, Any], path: Path, report: Report,
                 entry["channel_call"] = True  # KohakuTerrarium gives every creature send_channel
                 report.change(path, f"creature {name!r}: `channel_call: true` (its "
                               "`send_channel(channel, message)` call)")
-        wires = entry.get("output_wiring")
-        if isinstance(wires, list):
-            for j in reversed(range(len(wires))):
-                w = wires[j]
-                if isinstance(w, dict) and (w.get("with_content") is False or w.get("prompt")):
-                    what = "content-free pings" if w.get("with_content") is False else \
-                        "`prompt` templates"
-                    report.drop(path, ".".join(map(str, (*kp, "output_wiring", j))),
-                                not_supported(f"output_wiring {what}",
-                                              "channels and `message_templates`"))
-                    del wires[j]
-                    continue
-                wires[j] = _rename(w.get("to") if isinstance(w, dict) else w, renamed)
+        _wiring(entry, kp, renamed, path, report)
         _creature(entry, folder, f"{name}", report, path, kp, package_tools=package_tools)
     root = spec.get("root")
     if isinstance(root, dict):
@@ -335,8 +374,8 @@ def _rewrite_includes(out_dir: Path, fragments: dict[str, str], outer: dict[str,
     for path in sorted(out_dir.rglob("*")):
         if path.suffix not in _TEXT_SUFFIXES or not path.is_file():
             continue
-        try:
-            text = path.read_text(encoding="utf-8")
+        try:  # bytes, not text mode: a CRLF file keeps its line ends
+            text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError:
             continue
         copied: list[str] = []
@@ -355,9 +394,41 @@ def _rewrite_includes(out_dir: Path, fragments: dict[str, str], outer: dict[str,
 
         new = _INCLUDE.sub(lambda m: m.group(1) + m.group(2) + name_of(m) + m.group(2), text)
         if new != text:
-            path.write_text(new, encoding="utf-8")
+            path.write_bytes(new.encode("utf-8"))
             report.change(path, "`{% include %}` of a package fragment names its file"
                           + (f" (copied beside it: {', '.join(copied)})" if copied else ""))
+
+
+_CREATURE_KEYS = ("name", "base_config", "controller", "system_prompt", "system_prompt_file",
+                  "tools")
+
+
+def _kt_config_files(out_dir: Path, report: Report) -> None:
+    """KohakuTerrarium also reads a creature from config.yml, config.json or config.toml;
+    terrarium reads config.yaml only, so each such file (holding a creature's keys, with no
+    config.yaml beside it) is written as config.yaml."""
+    import json
+    import tomllib
+
+    from terrarium.config.loaded_creature import CONFIG_FILE, KT_CONFIG_FILES
+
+    for name in KT_CONFIG_FILES:
+        for path in sorted(out_dir.rglob(name)):
+            target = path.with_name(CONFIG_FILE)
+            if not path.is_file() or target.exists():
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+                data = (json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+                        if path.suffix == ".toml" else _yaml().load(text))
+            except Exception:  # not ours to judge: the final check reports the folder
+                continue
+            if not isinstance(data, dict) or not any(k in data for k in _CREATURE_KEYS):
+                continue
+            _dump(target, data)
+            path.unlink()
+            report.change(target, f"written from {name} (terrarium reads a creature's config "
+                          f"from {CONFIG_FILE} only)")
 
 
 def _model_note(report: Report) -> None:
@@ -387,6 +458,7 @@ def migrate(source: Path, out_dir: Path) -> tuple[Report, str, bool]:
                     ignore=shutil.ignore_patterns(".git", "__pycache__"))
     out_dir = out_dir.resolve()
     report = Report(out_dir)
+    _kt_config_files(out_dir, report)
     package_tools: dict[str, str] = {}
     fragments: dict[str, str] = {}
     files = sorted(p for p in out_dir.rglob("*.y*ml") if p.is_file())

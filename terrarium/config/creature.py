@@ -31,6 +31,7 @@ from terrarium.config.loaded_creature import (
     Origin,
     SkillDoc,
     config_file,
+    kt_config_hint,
 )
 from terrarium.config.located import did_you_mean, from_validation_error
 from terrarium.config.models import CreatureConfig
@@ -56,7 +57,7 @@ def _absolutize(data: dict[str, Any], doc: YamlDoc, origins: dict[KeyPath, Origi
     opts = data.get("tool_options")
     if isinstance(opts, dict):  # checked against each tool's options model later
         for tname in opts:
-            origins[("tool_options", tname)] = Origin(doc, ("tool_options", tname))
+            origins.setdefault(("tool_options", tname), Origin(doc, ("tool_options", tname)))
     if isinstance(data.get("skills"), list):  # `*` and package skill names stay as written
         data["skills"] = [v if _skill_name(v, base) else fix(v, ("skills", i))
                           for i, v in enumerate(data["skills"])]
@@ -221,8 +222,11 @@ def _load_data(
     base = data.get("base_config")
     if isinstance(base, str) and base.startswith("@"):  # read a lazy package before its
         index.get(base[1:].partition("/")[0])           # tools are looked up by name
+    sources: dict[str, KeyPath] = {}
     findings = normalize_creature(data, known_tool=_known_tool, package_tools=index.tools(),
-                                  root=root)
+                                  root=root, option_sources=sources)
+    for tname, kp in sources.items():  # options written on a KohakuTerrarium tool entry
+        origins[("tool_options", tname)] = Origin(doc, kp)
     errors.extend(findings_to_errors(doc, findings))
     try:
         CreatureConfig.model_validate(data)
@@ -250,6 +254,7 @@ def _load_data(
     if not parent_path.is_file():
         errors.append(doc.error(("base_config",), f"base_config {base_ref!r} not found "
                                 f"(looked for {parent_path})",
+                                kt_config_hint(parent_path.parent) or
                                 "point base_config at a creature folder or its config.yaml"))
         return None
     parent_origins: dict[KeyPath, Origin] = {}
@@ -353,6 +358,22 @@ def _use_profile(data: dict[str, Any], doc: YamlDoc, path: Path, index: PackageI
     from terrarium.llm.presets import preset_names, resolve_preset
 
     ctl = data.get("controller")
+    if isinstance(ctl, dict) and isinstance(ctl.get("model"), str) and not any(
+            k in ctl for k in _MODEL_KEYS if k != "model"):
+        # a bare `model` names no server: KohakuTerrarium looks it up among its presets,
+        # and terrarium's embedded model ignores it, so it is a preset or a mistake
+        model = ctl["model"]
+        if index.profile(model, path) is None and resolve_preset(model) is None:
+            origin = origins.get(("controller", "model"), Origin(doc, ("controller", "model")))
+            errors.append(origin.error(
+                f"controller.model {model!r} is not a model preset, and with no `base_url` "
+                "or `provider` beside it no server would be asked (the embedded model "
+                "would run instead)",
+                did_you_mean(model, index.profile_names() + preset_names()) or
+                "add `base_url:` (an OpenAI-compatible server) beside `model:`, or name a "
+                f"preset with `llm:` (known: {', '.join(preset_names()[:6])}, ...)"))
+            return
+        ctl["llm"] = ctl.pop("model")
     if ctl is None or (isinstance(ctl, dict) and not any(k in ctl for k in _MODEL_KEYS)):
         default = os.environ.get(DEFAULT_LLM_ENV, "").strip()
         if default:

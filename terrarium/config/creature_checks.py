@@ -202,7 +202,7 @@ def _check_tool_options(lc: LoadedCreature, errors: list[ConfigError]) -> None:
             cls.options_model.model_validate(raw)
         except ValidationError as exc:
             errors.extend(from_validation_error(
-                origin.doc, exc, cls.options_model, raw, base=("tool_options", tname)))
+                origin.doc, exc, cls.options_model, raw, base=origin.key_path))
 
 
 _SERVER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")

@@ -14,10 +14,12 @@ output types and transports) are in :mod:`terrarium.config.kohaku_tables`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
+from terrarium.config.kohaku_events import normalize_input, normalize_triggers
+from terrarium.config.kohaku_finding import Finding, not_supported
 from terrarium.config.kohaku_tables import (
     CHANNEL_CALL_REF,
     CONTROLLER_MIRRORED,
@@ -25,12 +27,15 @@ from terrarium.config.kohaku_tables import (
     CREATURE_UNSUPPORTED,
     ENTRY_UNSUPPORTED,
     KT_CHANNEL_CALLS,
+    KT_HINT_KEYS,
     KT_MCP_TRANSPORTS,
     KT_PLUGIN_BUDGET,
     KT_PLUGIN_COMPACTION,
     KT_PLUGINS_UNSUPPORTED,
     KT_PROVIDERS,
+    KT_SAME_AS_TERRARIUM,
     KT_TOOL_ALIASES,
+    KT_TOOL_CONFIG_UNSUPPORTED,
     KT_TOOL_SAME,
     KT_TOOL_UNSUPPORTED,
     OUTPUT_TYPE_ALIASES,
@@ -39,6 +44,7 @@ from terrarium.config.kohaku_tables import (
     ROOT_TEAM_TOOL_PREFIXES,
     TERRARIUM_UNSUPPORTED,
     TOOL_ENTRY_META,
+    WIRING_UNSUPPORTED,
 )
 from terrarium.config.models import MAX_ITERATIONS
 from terrarium.config.yamlio import KeyPath, YamlDoc
@@ -54,6 +60,7 @@ __all__ = [
     "PACKAGE_UNSUPPORTED",
     "ROOT_TEAM_TOOL_PREFIXES",
     "TERRARIUM_UNSUPPORTED",
+    "WIRING_UNSUPPORTED",
     "Finding",
     "findings_to_errors",
     "kt_channel_kinds",
@@ -62,34 +69,16 @@ __all__ = [
     "not_supported",
 ]
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One KohakuTerrarium form met in a file: translated (``changed``) or dropped."""
-
-    kind: Literal["unsupported", "changed"]
-    key_path: KeyPath
-    text: str
-
-
 def _kt_form(key: str, value: Any) -> bool:
     """Whether a key terrarium also has (in its own form) is written KohakuTerrarium's way:
-    sub-agents as a list, plugins naming a `class`, triggers of a kind terrarium lacks."""
+    sub-agents as a list, plugins or triggers not written as a list."""
     if key == "subagents":
         return not isinstance(value, dict)
     if key == "plugins":  # a list is read entry by entry (_normalize_plugins)
         return not isinstance(value, list)
-    if key == "triggers":
-        # a trigger without `type` is a mistake in terrarium's form (a typo such as `typ:`,
-        # reported as one), not KohakuTerrarium's, whose triggers all name their kind
-        return not isinstance(value, list) or any(
-            isinstance(t, dict) and "type" in t
-            and t["type"] not in ("timer", "cron", "idle", "startup") for t in value)
+    if key == "triggers":  # a list is read entry by entry (kohaku_events)
+        return not isinstance(value, list)
     return True
-
-
-def not_supported(feature: str, instead: str) -> str:
-    """The one plain line for a KohakuTerrarium form that terrarium does not have."""
-    return f"KohakuTerrarium's {feature} is not supported here; use {instead}"
 
 
 def findings_to_errors(doc: YamlDoc, findings: list[Finding], base: KeyPath = ()) -> list[
@@ -117,6 +106,11 @@ def _tool_ref(entry: Any, i: int, known: Callable[[str], bool], package_tools: d
     options = dict(entry.get("options") or {})
     options.update({k: v for k, v in entry.items() if k not in TOOL_ENTRY_META})
     kp: KeyPath = ("tools", i)
+    for key, (feature, instead) in KT_TOOL_CONFIG_UNSUPPORTED.items():
+        if key in options:
+            options.pop(key)
+            where = (*kp, "options", key) if key in (entry.get("options") or {}) else (*kp, key)
+            out.append(Finding("unsupported", where, not_supported(feature, instead)))
     if entry.get("doc") is not None:
         out.append(Finding("unsupported", (*kp, "doc"), not_supported(
             "tool doc overrides (`doc:`)", "the tool's own documentation")))
@@ -153,6 +147,8 @@ def _tool_ref(entry: Any, i: int, known: Callable[[str], bool], package_tools: d
     alias = KT_TOOL_ALIASES.get(name)
     if alias and known(alias):
         out.append(Finding("changed", kp, f"tool {name!r} is terrarium's {alias!r}"))
+        if alias == "shell" and "max_output" in options:  # KohakuTerrarium's output cap
+            options.setdefault("max_output_bytes", options.pop("max_output"))
         return alias, options
     if name in package_tools:
         out.append(Finding("changed", kp, f"tool {name!r} is {package_tools[name]} (package)"))
@@ -175,7 +171,8 @@ def _tool_ref(entry: Any, i: int, known: Callable[[str], bool], package_tools: d
 
 
 def _normalize_tools(data: dict[str, Any], known: Callable[[str], bool],
-                     package_tools: dict[str, str], root: bool, out: list[Finding]) -> None:
+                     package_tools: dict[str, str], root: bool, out: list[Finding],
+                     sources: dict[str, KeyPath]) -> None:
     tools = data.get("tools")
     if not isinstance(tools, list):
         return
@@ -190,7 +187,11 @@ def _normalize_tools(data: dict[str, Any], known: Callable[[str], bool],
             continue
         refs.append(ref)
         if opts:
-            options[ref.rpartition(":")[2] if ":" in ref else ref] = opts
+            tname = ref.rpartition(":")[2] if ":" in ref else ref
+            options[tname] = opts
+            # where a mistake in these options was written
+            sources[tname] = ("tools", i, "options") if isinstance(entry, dict) and isinstance(
+                entry.get("options"), dict) else ("tools", i)
     data["tools"] = refs
     if options:
         from terrarium.config.models import CreatureConfig
@@ -205,6 +206,32 @@ def _normalize_tools(data: dict[str, Any], known: Callable[[str], bool],
                     f"options on tool {tname!r}", "the tool's defaults")))
 
 
+def _hard(limit: Any) -> Any:
+    """A KohakuTerrarium budget, ``N`` or ``[soft, hard]``: its hard limit."""
+    return limit[-1] if isinstance(limit, list) and limit else limit
+
+
+def _kt_budget(p: dict[str, Any], kp: KeyPath, out: list[Finding]) -> dict[str, Any]:
+    """KohakuTerrarium's ``budget`` plugin → terrarium's ``tool_budget``: its tool-call
+    budget (``max_tool_calls``, or the hard end of ``tool_call_budget: [soft, hard]``) is
+    ``max_calls``; its turn and wall-time budgets have no plugin here, so each is a line."""
+    entry: dict[str, Any] = {"module": "tool_budget", "name": "tool_budget"}
+    opts = p.get("options") if isinstance(p.get("options"), dict) else {}
+    calls = opts.get("max_calls", opts.get("max_tool_calls", _hard(opts.get(
+        "tool_call_budget"))))
+    if isinstance(calls, int) and not isinstance(calls, bool):
+        entry["options"] = {"max_calls": calls}
+    out.append(Finding("changed", kp, f"plugin {p.get('name')!r} is terrarium's `tool_budget` "
+                       f"(tool calls per turn{f': {calls}' if 'options' in entry else ''})"))
+    for key, instead in (("turn_budget", "`max_iterations` (model rounds per turn) or "
+                                         "`terrarium run --max-turns N`"),
+                         ("walltime_budget", "`terrarium run --timeout SECONDS`")):
+        if key in opts:
+            out.append(Finding("unsupported", (*kp, "options", key), not_supported(
+                f"budget plugin's `{key}`", instead)))
+    return entry
+
+
 def _normalize_plugins(data: dict[str, Any], out: list[Finding]) -> None:
     """Entry by entry: KohakuTerrarium's built-ins map onto terrarium's (budget →
     ``tool_budget``, auto-compact → ``compaction: summarize``); its plugin classes, which
@@ -214,6 +241,8 @@ def _normalize_plugins(data: dict[str, Any], out: list[Finding]) -> None:
         return
     kept: list[Any] = []
     for i, p in enumerate(plugins):
+        if isinstance(p, str):  # KohakuTerrarium's shorthand: a plugin by its name
+            p = {"name": p}
         if not isinstance(p, dict):
             kept.append(p)
             continue
@@ -226,15 +255,7 @@ def _normalize_plugins(data: dict[str, Any], out: list[Finding]) -> None:
             kept.append(p)  # no form of KohakuTerrarium's either (`modul:`): one typo error
             continue
         if "module" not in p and name in KT_PLUGIN_BUDGET:
-            entry = {"module": "tool_budget", "name": "tool_budget"}
-            opts = p.get("options") or {}
-            calls = opts.get("max_calls", opts.get("max_tool_calls")) if isinstance(
-                opts, dict) else None
-            if isinstance(calls, int):
-                entry["options"] = {"max_calls": calls}
-            kept.append(entry)
-            out.append(Finding("changed", kp, f"plugin {name!r} is terrarium's `tool_budget` "
-                               "(tool calls per turn)"))
+            kept.append(_kt_budget(p, kp, out))
         elif "module" not in p and name in KT_PLUGIN_COMPACTION:
             data.setdefault("compaction", "summarize")
             out.append(Finding("changed", kp, f"plugin {name!r} is `compaction: summarize`"))
@@ -316,6 +337,17 @@ def _normalize_controller(data: dict[str, Any], out: list[Finding]) -> None:
         return
     if isinstance(ctl.get("preset"), str):  # another name for the same choice
         ctl.setdefault("llm", ctl.pop("preset"))
+    for key in ("llm", "model"):  # KohakuTerrarium's variation selector: `NAME@group=option`
+        name, at, selector = ctl.get(key).partition("@") if isinstance(
+            ctl.get(key), str) else ("", "", "")
+        if at and name and selector and (key == "llm" or not {"base_url", "provider"} & set(
+                ctl)):  # a server's own model id may hold an '@'
+            ctl[key] = name
+            out.append(Finding("unsupported", ("controller", key), not_supported(
+                f"model variation selector '@{selector}'",
+                f"the option itself beside `{key}: {name}`, e.g. `reasoning_effort: high` "
+                "(sent to OpenAI-compatible servers) or the provider's field in "
+                "`extra_body`")))
     for key in CONTROLLER_MIRRORED:
         if key in ctl:
             value = ctl.pop(key)
@@ -381,21 +413,65 @@ def _kt_max_iterations(data: dict[str, Any], out: list[Finding]) -> None:
           "`terrarium run --max-turns N` (turns in the run)", out)
 
 
+def _same_as_terrarium(owner: dict[str, Any], prefix: KeyPath, out: list[Finding]) -> None:
+    """KohakuTerrarium keys set to what terrarium does anyway (``include_tools_in_prompt:
+    true``, ``ephemeral: false``, …): dropped and reported, never refused."""
+    for key, (value, why) in KT_SAME_AS_TERRARIUM.items():
+        if key in owner and owner[key] == value and type(owner[key]) is type(value):
+            owner.pop(key)
+            out.append(Finding("changed", (*prefix, key), f"{'.'.join((*prefix, key))}: "
+                               f"{json.dumps(value)} dropped ({why})"))
+
+
+def _hint_keys(data: dict[str, Any], key: str, out: list[Finding]) -> None:
+    """KohakuTerrarium's hint names (``framework.execution_model.dynamic``) → terrarium's
+    (``execution_dynamic``), the same four blocks of the prompt."""
+    hints = data.get(key)
+    if not isinstance(hints, dict):
+        return
+    for kt, ours in KT_HINT_KEYS.items():
+        if kt in hints:
+            value = hints.pop(kt)
+            hints.setdefault(ours, value)
+            out.append(Finding("changed", (key, ours), f"{key}: hint {kt!r} is {ours!r}"))
+
+
 def normalize_creature(data: dict[str, Any], *, known_tool: Callable[[str], bool],
                        package_tools: dict[str, str] | None = None,
-                       root: bool = False) -> list[Finding]:
-    """Rewrite one creature mapping (a config.yaml or an inline override) in place."""
+                       root: bool = False,
+                       option_sources: dict[str, KeyPath] | None = None) -> list[Finding]:
+    """Rewrite one creature mapping (a config.yaml or an inline override) in place.
+    ``option_sources`` gets, for each tool whose KohakuTerrarium entry carried options
+    (now under ``tool_options``), the key path of that entry."""
     out: list[Finding] = []
+    _same_as_terrarium(data, (), out)
+    if isinstance(data.get("controller"), dict):
+        _same_as_terrarium(data["controller"], ("controller",), out)
+    depth = data.get("max_subagent_depth")
+    if isinstance(depth, int) and not isinstance(depth, bool) and 1 <= depth <= 8 \
+            and "subagent_depth" not in data:
+        data["subagent_depth"] = data.pop("max_subagent_depth")
+        out.append(Finding("changed", ("max_subagent_depth",),
+                           f"max_subagent_depth {depth} is subagent_depth {depth}"))
     for key, (feature, instead) in CREATURE_UNSUPPORTED.items():
         if key in data and _kt_form(key, data[key]):
             _drop(data, key, (key,), feature, instead, out)
     _kt_max_iterations(data, out)
+    normalize_triggers(data, out)
+    normalize_input(data, out)
+    fmt_at: KeyPath = ("tool_format",) if "tool_format" in data else ("controller",
+                                                                       "tool_format")
     _normalize_controller(data, out)
+    if isinstance(data.get("tool_format"), dict):
+        _drop(data, "tool_format", fmt_at, "custom tool-call formats (`tool_format` as a "
+              "mapping)", "`tool_format: bracket`, `xml` or `native`", out)
     _normalize_mcp_servers(data, out)
-    _normalize_tools(data, known_tool, package_tools or {}, root, out)
+    _normalize_tools(data, known_tool, package_tools or {}, root, out,
+                     {} if option_sources is None else option_sources)
     _normalize_plugins(data, out)
     _normalize_output(data, out)
     _normalize_named_outputs(data, out)
+    _hint_keys(data, "framework_hint_overrides", out)
     skills = data.get("skills")
     if isinstance(skills, str):  # `skills: "*"` or one folder
         data["skills"] = [skills]
@@ -474,7 +550,14 @@ def normalize_package(data: dict[str, Any]) -> tuple[list[Finding], dict[str, st
                 out.append(Finding("unsupported", ("llm_presets", i), not_supported(
                     "LLM presets whose settings live outside kohaku.yaml",
                     "`llm_profiles: {NAME: {base_url, model, api_key_env, ...}}`")))
+    _hint_keys(data, "framework_hints", out)
     for key in ("creatures", "terrariums", "channels"):
         if isinstance(data.get(key), list):
+            meta = sorted({k for e in data[key] if isinstance(e, dict) and isinstance(
+                e.get("path"), str) for k in e} - {"path"})
             data[key] = [_list_entry(e, i, key, out) for i, e in enumerate(data[key])]
+            if meta:
+                out.append(Finding("changed", (key,), f"{key} entries are written as their "
+                                   f"paths; their {', '.join(meta)} (KohakuTerrarium's "
+                                   "catalogue metadata) are not kept"))
     return out, tools

@@ -13,12 +13,15 @@ __all__ = [
     "CREATURE_UNSUPPORTED",
     "ENTRY_UNSUPPORTED",
     "KT_CHANNEL_CALLS",
+    "KT_HINT_KEYS",
     "KT_MCP_TRANSPORTS",
     "KT_PLUGINS_UNSUPPORTED",
     "KT_PLUGIN_BUDGET",
     "KT_PLUGIN_COMPACTION",
     "KT_PROVIDERS",
+    "KT_SAME_AS_TERRARIUM",
     "KT_TOOL_ALIASES",
+    "KT_TOOL_CONFIG_UNSUPPORTED",
     "KT_TOOL_SAME",
     "KT_TOOL_UNSUPPORTED",
     "OUTPUT_TYPE_ALIASES",
@@ -27,6 +30,7 @@ __all__ = [
     "ROOT_TEAM_TOOL_PREFIXES",
     "TERRARIUM_UNSUPPORTED",
     "TOOL_ENTRY_META",
+    "WIRING_UNSUPPORTED",
 ]
 
 # key → (the KohakuTerrarium feature, what to use in terrarium instead)
@@ -42,14 +46,12 @@ CREATURE_UNSUPPORTED: dict[str, tuple[str, str]] = {
     "max_messages": ("`max_messages`", "`history_turns: N`"),
     "ephemeral": ("`ephemeral`", "`history_turns: 0`"),
     "session_key": ("`session_key`", "the run log (`terrarium run --resume RUN_ID`)"),
-    "input": ("input modules (`input:`)",
-              "`terrarium.input_channel` or `terrarium run --input TEXT`"),
     "subagents": ("sub-agents as a list (`subagents:`)",
                   "terrarium's `subagents: {name: creature config}`"),
-    "max_subagent_depth": ("`max_subagent_depth`", "`subagent_depth`"),
+    "max_subagent_depth": ("`max_subagent_depth` other than 1 to 8",
+                           "`subagent_depth` from 1 to 8"),
     "triggers": ("triggers (`triggers:`)",
                  "terrarium's `triggers` (`type:` timer, cron, idle or startup)"),
-    "startup_trigger": ("`startup_trigger`", "`terrarium run --input TEXT`"),
     "compact": ("conversation compaction (`compact:`)",
                 "`history_turns` and `controller.context_window` (old turns fold by themselves)"),
     "termination": ("`termination:`", "`terrarium run --max-turns N --timeout SECONDS`"),
@@ -63,6 +65,17 @@ CREATURE_UNSUPPORTED: dict[str, tuple[str, str]] = {
                                "nothing: terrarium injects no provider tools"),
     "sanitize_orphan_tool_calls": ("`sanitize_orphan_tool_calls`",
                                    "nothing: terrarium never sends unanswered tool calls"),
+}
+
+# KohakuTerrarium keys whose value here is what terrarium does anyway (most are KT's
+# defaults, written out): read and dropped, not refused
+KT_SAME_AS_TERRARIUM: dict[str, tuple[object, str]] = {
+    "include_tools_in_prompt": (True, "terrarium's prompt always lists the tools"),
+    "include_hints_in_prompt": (True, "terrarium's prompt always has the framework hints"),
+    "sanitize_orphan_tool_calls": (True, "terrarium never sends unanswered tool calls"),
+    "disable_provider_tools": ([], "terrarium injects no provider tools"),
+    "ephemeral": (False, "terrarium keeps the conversation"),
+    "max_messages": (0, "terrarium's history is bounded by the context window"),
 }
 
 CONTROLLER_UNSUPPORTED: dict[str, tuple[str, str]] = {
@@ -83,6 +96,14 @@ KT_PROVIDERS = ("openrouter", "anthropic", "codex", "codex-oauth", "gemini", "mi
 ENTRY_UNSUPPORTED: dict[str, tuple[str, str]] = {
     "output_log": ("`output_log`", "the run log (`terrarium log RUN_ID`)"),
     "output_log_size": ("`output_log_size`", "the run log (`terrarium log RUN_ID`)"),
+}
+
+# output_wiring entry keys terrarium does not have (validate and migrate say the same)
+WIRING_UNSUPPORTED: dict[str, tuple[str, str]] = {
+    "with_content": ("content-free output_wiring pings (`with_content: false`)",
+                     "the monitor (`terrarium run --tui`), which shows every creature's state"),
+    "prompt": ("output_wiring `prompt` templates", "`message_templates` on the receiving "
+               "creature"),
 }
 
 TERRARIUM_UNSUPPORTED: dict[str, tuple[str, str]] = {  # keys of `terrarium:` itself
@@ -121,6 +142,17 @@ KT_TOOL_ALIASES: dict[str, str] = {
     "bash": "shell",
     "search_memory": "memory_search",
 }
+# KohakuTerrarium's settings of any tool entry (its ToolConfig) that terrarium's tools lack
+KT_TOOL_CONFIG_UNSUPPORTED: dict[str, tuple[str, str]] = {
+    "working_dir": ("per-tool working folders (`working_dir`)",
+                    "`workspace` (the creature's working folder)"),
+    "env": ("per-tool environment variables (`env`)",
+            "`tool_options.shell.pass_env` (variables passed on from terrarium's environment)"),
+    "notify_controller_on_background_complete": (
+        "`notify_controller_on_background_complete`",
+        "`background` (calls that may run as background jobs, read with `wait` and "
+        "`read_job`)"),
+}
 KT_TOOL_UNSUPPORTED: dict[str, str] = {  # KohakuTerrarium built-in → what to use instead
     "python": "`shell` running `python`",
     "notebook_read": "`read_file` on the .ipynb file",
@@ -157,3 +189,10 @@ KT_PLUGIN_COMPACTION = ("auto-compact", "auto_compact", "compact")
 KT_PLUGIN_BUDGET = ("budget", "budget_enforcer")
 # KohakuTerrarium's MCP transports → terrarium's (None: not supported)
 KT_MCP_TRANSPORTS = {"stdio": "stdio", "streamable_http": "http", "http": "http", "sse": None}
+# KohakuTerrarium's framework-hint names → terrarium's (framework_hint_overrides, framework_hints)
+KT_HINT_KEYS = {
+    "framework.execution_model.dynamic": "execution_dynamic",
+    "framework.execution_model.static": "execution_static",
+    "framework.execution_model.native": "execution_native",
+    "framework.output_model": "output_model",
+}

@@ -66,4 +66,21 @@ def config_file(path: Path) -> Path:
     return path / CONFIG_FILE if path.is_dir() else path
 
 
-__all__ = ["CONFIG_FILE", "LoadedCreature", "Origin", "SkillDoc", "config_file"]
+# the other names KohakuTerrarium looks for a creature's config under, in its order
+KT_CONFIG_FILES = ("config.yml", "config.json", "config.toml")
+
+
+def kt_config_hint(folder: Path) -> str | None:
+    """When ``folder`` has no config.yaml but one of KohakuTerrarium's other names: the
+    suggestion that says so (None otherwise)."""
+    if (folder / CONFIG_FILE).is_file():
+        return None
+    found = next((n for n in KT_CONFIG_FILES if (folder / n).is_file()), None)
+    if found is None:
+        return None
+    return (f"KohakuTerrarium's {found} is not read here: terrarium reads only {CONFIG_FILE} "
+            f"(`terrarium migrate` writes it from {found})")
+
+
+__all__ = ["CONFIG_FILE", "KT_CONFIG_FILES", "LoadedCreature", "Origin", "SkillDoc",
+           "config_file", "kt_config_hint"]

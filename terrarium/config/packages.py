@@ -201,9 +201,19 @@ class PackageIndex:
         return best
 
     def resolve_ref(self, ref: str, base_dir: Path, location: Location) -> Path:
-        """``@pkg/sub/path`` → a path inside that package; anything else is relative."""
+        """``@pkg/sub/path`` → a path inside that package; anything else is relative,
+        except KohakuTerrarium's project-relative ``creatures/NAME`` (or ``terrariums/``)
+        that is not there: it is looked for in each folder above, up to the package."""
         if not ref.startswith("@"):
-            return (base_dir / ref).resolve()
+            here = (base_dir / ref).resolve()
+            if here.exists() or Path(ref).parts[:1] not in (("creatures",), ("terrariums",)):
+                return here
+            for up in base_dir.resolve().parents:
+                if (up / ref).exists():
+                    return (up / ref).resolve()
+                if (up / MANIFEST).is_file():
+                    break
+            return here
         name, _, rest = ref[1:].partition("/")
         root = self.pending.get(name)
         pkg = self.get(name)

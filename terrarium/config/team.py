@@ -25,9 +25,11 @@ from terrarium.config.kohaku_compat import (
     CREATURE_UNSUPPORTED,
     ENTRY_UNSUPPORTED,
     TERRARIUM_UNSUPPORTED,
+    WIRING_UNSUPPORTED,
     kt_channel_kinds,
     not_supported,
 )
+from terrarium.config.loaded_creature import kt_config_hint
 from terrarium.config.located import did_you_mean, from_validation_error
 from terrarium.config.models import (
     ChannelDecl,
@@ -131,15 +133,11 @@ def _wiring_targets(spec: Any, channels: dict[str, ChannelDecl], doc: YamlDoc,
             if isinstance(w, OutputWiring):
                 if not w.with_content:
                     errors.append(ConfigError(not_supported(
-                        "content-free output_wiring pings (`with_content: false`)",
-                        "the monitor (`terrarium run --tui`), which shows every creature's "
-                        "state"), location=doc.location(kp)))
+                        *WIRING_UNSUPPORTED["with_content"]), location=doc.location(kp)))
                     continue
                 if w.prompt is not None:
-                    errors.append(ConfigError(not_supported(
-                        "output_wiring `prompt` templates",
-                        "`message_templates` on the receiving creature"),
-                        location=doc.location((*kp, "prompt"))))
+                    errors.append(ConfigError(not_supported(*WIRING_UNSUPPORTED["prompt"]),
+                                              location=doc.location((*kp, "prompt"))))
             if target not in channels and target in names:
                 out[target] = target
     return out
@@ -451,7 +449,8 @@ def load_any(path: Path | str) -> Team | tuple[PackageIndex, list[Team]]:
             return load_package(p)
         raise ConfigErrors([ConfigError(
             f"{path} holds no {TERRARIUM_FILE}, config.yaml or {MANIFEST}",
-            location=Location(p), suggestion="give a terrarium, creature or package folder")])
+            location=Location(p), suggestion=kt_config_hint(p)
+            or "give a terrarium, creature or package folder")])
     if p.name == MANIFEST:
         return load_package(p)
     doc_first = p.read_text(encoding="utf-8", errors="replace").lstrip().startswith("terrarium:")

@@ -99,9 +99,10 @@ def _settings(provider: Provider, model: str, window: int) -> dict[str, Any]:
 
 def _kohaku(name: str) -> dict[str, Any] | None:
     """A KohakuTerrarium preset name as the same model on an OpenAI-compatible endpoint:
-    ``or-X`` on OpenRouter, ``X-direct`` and ``X`` on the family's own endpoint."""
-    if name.startswith("or-"):
-        rest = name[3:]
+    ``X-or`` (and the older ``or-X``) on OpenRouter, ``X``, ``X-api`` and ``X-direct`` on
+    the family's own endpoint."""
+    if name.startswith("or-") or name.endswith("-or"):
+        rest = name[3:] if name.startswith("or-") else name[:-3]
         family = next((p for s, p in _KT_FAMILIES if rest.startswith(s)), None)
         vendor = {"anthropic": "anthropic", "gemini": "google", "openai": "openai",
                   "deepseek": "deepseek", "mistral": "mistralai"}.get(family or "")
@@ -109,7 +110,7 @@ def _kohaku(name: str) -> dict[str, Any] | None:
             return None
         window = next((w for s, w in _KT_WINDOWS.items() if rest.startswith(s)), 128_000)
         return _settings(PROVIDERS["openrouter"], f"{vendor}/{rest}", window)
-    base = name.removesuffix("-direct")
+    base = name.removesuffix("-direct").removesuffix("-api")
     family = next((p for s, p in _KT_FAMILIES if base.startswith(s)), None)
     if family is None:
         return None

@@ -164,7 +164,8 @@ def test_no_inherit_and_unknown_keys_stay_errors(tmp_path: Path) -> None:
 
 
 def test_every_table_entry_is_a_located_not_supported_line(tmp_path: Path) -> None:
-    body = "".join(f"{k}: 1\n" for k in CREATURE_UNSUPPORTED)
+    # 99: a value none of them reads as terrarium's own (max_subagent_depth 1 to 8 would be)
+    body = "".join(f"{k}: 99\n" for k in CREATURE_UNSUPPORTED)
     write(tmp_path, {"c/config.yaml": "name: c\n" + body})
     lines = errors_of(tmp_path / "c")
     assert len(lines) == len(CREATURE_UNSUPPORTED)
