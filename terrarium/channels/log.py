@@ -189,7 +189,13 @@ class DurableLog:
             (run_id,),
         )
         if not rows:
-            raise RuntimeFailure(f"There is no run {run_id!r} in the event log {self.path}.")
+            like = [r[0] for r in self._query("SELECT run_id FROM runs WHERE instr(run_id, ?) "
+                                              "ORDER BY started DESC LIMIT 3", (run_id,))]
+            raise RuntimeFailure(
+                f"There is no run {run_id!r} in the event log {self.path}.",
+                suggestion=(f"a run id is given whole; did you mean {' or '.join(like)}?"
+                            if like and run_id.strip() else
+                            f"`terrarium log --runs-dir {self.path.parent}` lists the runs"))
         return _run_info(rows[0])
 
     def runs(self) -> list[RunInfo]:
