@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("path", help="terrarium folder or creature folder")
     r.add_argument("--input", action="append", default=[], metavar="TEXT",
                    help="user input (repeatable); without it, lines are read from stdin")
-    r.add_argument("--wav", action="append", default=[], metavar="FILE",
+    r.add_argument("--wav", action="append", default=[], metavar="FILE", type=options.wav_file,
                    help="speech in: utterances of this WAV file, transcribed (repeatable)")
     r.add_argument("--listen", action="store_true",
                    help="speech in from the microphone (the terrarium's transcription block)")
@@ -219,9 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--broker", metavar="URL", help="run past one machine: channels on this "
                    "NATS JetStream broker (nats://HOST:PORT or tls://...; credentials from "
                    "TERRARIUM_NATS_* variables); workers host the creatures")
-    r.add_argument("--host-creatures", default="all", metavar="none|all|a,b",
+    r.add_argument("--host-creatures", default=None, metavar="none|all|a,b",
                    help="with --broker: which creatures this process hosts (default all)")
-    r.add_argument("--ack-wait", type=options.seconds(), default=30.0, metavar="SECONDS",
+    r.add_argument("--ack-wait", type=options.seconds(), default=None, metavar="SECONDS",
                    help="with --broker: how long a message a dead worker held waits before "
                    "it goes to another (default 30)")
     r.add_argument("--no-share-model", dest="share_model", action="store_false",
@@ -268,10 +268,10 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--remote", action="append", default=[], metavar="CREATURE",
                     help="with --broker: run this creature in `terrarium worker --sessions` "
                     "processes, not in this server (repeatable, or a,b)")
-    sv.add_argument("--ack-wait", type=options.seconds(), default=30.0, metavar="SECONDS",
+    sv.add_argument("--ack-wait", type=options.seconds(), default=None, metavar="SECONDS",
                     help="with --remote: how long a message a dead worker held waits before "
                     "another worker gets it (default 30)")
-    sv.add_argument("--remote-wait", type=options.seconds(), default=5.0, metavar="SECONDS",
+    sv.add_argument("--remote-wait", type=options.seconds(), default=None, metavar="SECONDS",
                     help="with --remote: how long a remote creature's message waits before "
                     "the session's events say no worker took it (default 5)")
     sv.add_argument("--token-env", metavar="VAR", help="environment variable holding the "
@@ -361,7 +361,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "terrarium graph my_team --format mermaid"))
     gr.add_argument("path", help="terrarium or creature folder")
     gr.add_argument("--format", choices=("svg", "dot", "mermaid"), default="svg")
-    gr.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    gr.add_argument("-o", "--output", metavar="FILE", type=options.output_file,
+                    help="write here instead of stdout")
     gr.set_defaults(func=_cmd_graph)
 
     mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one",
@@ -417,6 +418,9 @@ def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> i
     command's alone (:func:`entry`), so it may set process-wide state (the collector)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if (problem := options.misplaced(args)) is not None:  # an option its command ignores here
+        print(f"terrarium {args.command}: error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
     args.whole_process = whole_process
     try:
         return int(args.func(args) or 0)

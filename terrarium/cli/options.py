@@ -15,8 +15,18 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["SESSION_NAME_MAX", "folder_problem", "port", "rate", "runs_dir", "seconds",
-           "session_name", "whole"]
+__all__ = [
+    "SESSION_NAME_MAX",
+    "folder_problem",
+    "misplaced", "output_file",
+    "port",
+    "rate",
+    "runs_dir",
+    "seconds",
+    "session_name",
+    "wav_file",
+    "whole",
+]
 
 SESSION_NAME_MAX = 200
 """The longest session name, the same as the sessions API's (``POST /v1/sessions``)."""
@@ -112,4 +122,53 @@ def runs_dir(text: str) -> str:
         raise argparse.ArgumentTypeError("an empty path; give a folder, e.g. --runs-dir runs")
     if problem := folder_problem(Path(text)):
         raise argparse.ArgumentTypeError(f"{problem}; give a folder for the run logs")
+    return text
+
+
+def wav_file(text: str) -> str:
+    """A ``--wav`` file that is there to read: a missing one was told only after the team
+    had started, and a FIFO's read waited for ever. (Its content is checked as it is read.)"""
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"{text} does not exist; give a PCM .wav file")
+    if not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file (a pipe, socket or device)"
+        raise argparse.ArgumentTypeError(f"{text} is {kind}; give a PCM .wav file")
+    return text
+
+
+_ONLY_WITH = {
+    "run": [("host_creatures", "--host-creatures", "broker", "--broker"),
+            ("ack_wait", "--ack-wait", "broker", "--broker"),
+            ("share_model", "--no-share-model", "broker", "--broker")],
+    "serve": [("ack_wait", "--ack-wait", "remote", "--remote"),
+              ("remote_wait", "--remote-wait", "remote", "--remote")],
+}
+"""Options that mean something only beside another: (option, its flag, the other, its
+flag). Given alone they were ignored without a word."""
+
+
+def misplaced(args: argparse.Namespace) -> str | None:
+    """The sentence for an option given without the one it works with, if any."""
+    for dest, flag, other, other_flag in _ONLY_WITH.get(getattr(args, "command", ""), []):
+        if getattr(args, dest, None) is not None and not getattr(args, other, None):
+            return f"{flag} applies only with {other_flag}; add {other_flag} or leave {flag} out"
+    return None
+
+
+def output_file(text: str) -> str:
+    """A file to write (``graph -o``): not empty, not a folder, in a folder that exists."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; give a file, e.g. -o team.svg, or "
+                                         "leave -o out for stdout")
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file in it, e.g. "
+                                         f"{path / 'team.svg'}")
+    parent = path.parent
+    if problem := folder_problem(parent):
+        raise argparse.ArgumentTypeError(f"{problem}; give a file in a folder")
+    if not parent.exists():
+        raise argparse.ArgumentTypeError(f"the folder {parent} does not exist; make it first "
+                                         "or give a file in another")
     return text

@@ -199,6 +199,10 @@ def parse_creatures(spec: str | None, known: list[str], *, allow_none: bool = Fa
     if allow_none and spec.strip() == "none":
         return frozenset()
     names = [n.strip() for n in spec.split(",") if n.strip()]
+    if not names:  # "," or " , ": it hosted nothing, without a word
+        raise RuntimeFailure(f"{spec!r} names no creature",
+                             suggestion=f"give names (a,b) from: {', '.join(known)}; "
+                             "or all" + (", or none" if allow_none else ""))
     unknown = [n for n in names if n not in known]
     if unknown:
         raise RuntimeFailure(f"there is no creature {unknown[0]!r} in this team",
@@ -286,7 +290,8 @@ async def _run_command(args: argparse.Namespace) -> int:
         opts.broker = broker
         opts.host = parse_creatures(args.host_creatures, sorted(team.creatures),
                                     allow_none=True)
-        opts.ack_wait = args.ack_wait
+        if args.ack_wait is not None:
+            opts.ack_wait = args.ack_wait
         opts.share_model = getattr(args, "share_model", None)
     if args.tui:
         # imported here only because Textual is slow to load and only --tui needs it

@@ -101,6 +101,12 @@ def check_bind(host: str, port: int) -> None:
                              suggestion="check --host and --port") from None
 
 
+def _given(args: argparse.Namespace, name: str, default: float) -> float:
+    """An option's value, or its default when it was not given (None, or not parsed)."""
+    value = getattr(args, name, None)
+    return default if value is None else float(value)
+
+
 def serve_settings(args: argparse.Namespace, token: str | None,
                    remote: list[str]) -> ServeSettings:
     """The server's settings from ``terrarium serve``'s options."""
@@ -108,8 +114,8 @@ def serve_settings(args: argparse.Namespace, token: str | None,
 
     return ServeSettings(runs_dir=Path(args.runs_dir), host=args.host, port=args.port,
                          broker=args.broker, token=token, remote=remote,
-                         ack_wait=getattr(args, "ack_wait", 30.0),
-                         remote_wait=getattr(args, "remote_wait", 5.0),
+                         ack_wait=_given(args, "ack_wait", 30.0),
+                         remote_wait=_given(args, "remote_wait", 5.0),
                          allow_origins=list(args.allow_origin),
                          idle_unload=args.idle_unload,
                          approval_timeout=args.approval_timeout, rate=args.rate,

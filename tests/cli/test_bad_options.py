@@ -156,3 +156,62 @@ def test_an_unforeseen_os_error_is_one_sentence(
     assert main(["validate", TEAM]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: Permission denied: /some/where\n  hint: ")
+
+
+# -- options that mean something only beside another, and files given as options -----------
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["run", TEAM, "--input", "x", "--host-creatures", "bogus"],
+     "--host-creatures applies only with --broker"),
+    (["run", TEAM, "--input", "x", "--ack-wait", "5"], "--ack-wait applies only with --broker"),
+    (["run", TEAM, "--input", "x", "--no-share-model"],
+     "--no-share-model applies only with --broker"),
+    (["serve", TEAM, "--remote-wait", "3"], "--remote-wait applies only with --remote"),
+    (["serve", TEAM, "--ack-wait", "3"], "--ack-wait applies only with --remote"),
+])
+def test_an_option_without_the_one_it_works_with_is_refused(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2  # before: ignored without a word (the run or server went on)
+    assert f"error: {says}" in capsys.readouterr().err
+
+
+def test_a_creature_list_of_only_commas_names_no_creature() -> None:
+    from terrarium.cli.run import parse_creatures
+
+    for spec in (",", " , ,"):
+        with pytest.raises(TerrariumError) as exc:
+            parse_creatures(spec, ["a", "b"], allow_none=True)  # before: hosted nothing
+        assert "names no creature" in exc.value.render()
+    assert parse_creatures("all", ["a", "b"]) is None
+    assert parse_creatures("none", ["a"], allow_none=True) == frozenset()
+
+
+def test_a_wav_that_is_not_a_file_is_refused_before_the_team_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "fifo.wav"
+    os.mkfifo(fifo)
+    for wav, says in [(tmp_path / "none.wav", "does not exist"), (tmp_path, "is a folder"),
+                      (fifo, "is not a regular file")]:
+        with pytest.raises(SystemExit) as exc:  # before: told after start, or a FIFO hung
+            main(["run", TEAM, "--wav", str(wav), "--runs-dir", str(tmp_path / "runs")])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "error: argument --wav: " in err and says in err
+
+
+def test_graph_output_that_cannot_be_a_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for out, says in [("", "an empty path"), (str(tmp_path), "is a folder"),
+                      (str(afile / "x.svg"), "is a file, not a folder"),
+                      (str(tmp_path / "no" / "x.svg"), "does not exist")]:
+        with pytest.raises(SystemExit) as exc:
+            main(["graph", TEAM, "-o", out])  # before: "" printed to stdout, exit 0
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "error: argument -o/--output: " in err and says in err
+    assert main(["graph", TEAM, "-o", str(tmp_path / "team.svg")]) == 0
