@@ -171,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
                        **_examples("terrarium validate examples/scripted_newsroom",
                                    "terrarium validate examples/python_tool --json",
                                    "terrarium validate kohaku.yaml     # a whole package"))
-    v.add_argument("path", help="terrarium folder, creature folder, or kohaku.yaml package")
+    v.add_argument("path", type=options.path,
+                   help="terrarium folder, creature folder, or kohaku.yaml package")
     v.add_argument("--json", action="store_true", help="the summary (or every error with "
                    "file, line, key and hint) as JSON; exit codes as without it")
     v.set_defaults(func=cmd_validate)
@@ -184,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
         "terrarium run my_team --timeout 60 --max-turns 10 < lines.txt",
         "exit codes: 0 done, 1 failed, 2 config error, 3 degraded (a creature gave up or a "
         "refusal was never made good), 124 --timeout, 130 Ctrl-C"))
-    r.add_argument("path", help="terrarium folder or creature folder")
+    r.add_argument("path", type=options.path, help="terrarium folder or creature folder")
     r.add_argument("--input", action="append", default=[], metavar="TEXT",
                    help="user input (repeatable); without it, lines are read from stdin")
     r.add_argument("--wav", action="append", default=[], metavar="FILE", type=options.wav_file,
@@ -233,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
         "terrarium run my_team --broker nats://127.0.0.1:4222 --host-creatures none",
         "terrarium worker my_team --broker nats://127.0.0.1:4222 --creatures a,b",
         "terrarium worker my_team --broker nats://127.0.0.1:4222 --sessions --creatures bot"))
-    w.add_argument("path", help="terrarium folder (the same files as the run's)")
+    w.add_argument("path", type=options.path, help="terrarium folder (the same files as the run's)")
     w.add_argument("--broker", required=True, metavar="URL",
                    help="nats://HOST:PORT or tls://HOST:PORT (credentials: TERRARIUM_NATS_*)")
     w.add_argument("--creatures", metavar="a,b", help="host only these (default: all)")
@@ -258,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "terrarium serve examples/voice_assistant --port 8765",
                             "TOKEN=secret terrarium serve my_team --host 0.0.0.0 "
                             "--token-env TOKEN"))
-    sv.add_argument("path", help="terrarium folder or creature folder")
+    sv.add_argument("path", type=options.path, help="terrarium folder or creature folder")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default "
                     "127.0.0.1; any other needs --token-env)")
     sv.add_argument("--port", type=options.port, default=8765,
@@ -297,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
                         **_examples("terrarium prompt examples/voice_assistant router",
                                     "terrarium prompt examples/notes_creature notes --json",
                                     "terrarium prompt examples/voice_assistant speaker --exact"))
-    pr.add_argument("path", help="terrarium or creature folder")
+    pr.add_argument("path", type=options.path, help="terrarium or creature folder")
     pr.add_argument("creature", help="creature name")
     pr.add_argument("--step", type=options.whole(0), default=0,
                     help="tail as of this step (default 0)")
@@ -310,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "servers to list theirs)", **_examples(
                            "terrarium tools examples/research_team lead",
                            "terrarium tools examples/mcp_catalogue catalogue --json"))
-    t.add_argument("path", help="terrarium or creature folder")
+    t.add_argument("path", type=options.path, help="terrarium or creature folder")
     t.add_argument("creature", help="creature name")
     t.add_argument("--json", action="store_true", help="machine-readable output")
     t.set_defaults(func=cmd_tools)
@@ -359,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     gr = sub.add_parser("graph", help="draw the team's topology (svg, dot or mermaid)",
                         **_examples("terrarium graph examples/research_team -o team.svg",
                                     "terrarium graph my_team --format mermaid"))
-    gr.add_argument("path", help="terrarium or creature folder")
+    gr.add_argument("path", type=options.path, help="terrarium or creature folder")
     gr.add_argument("--format", choices=("svg", "dot", "mermaid"), default="svg")
     gr.add_argument("-o", "--output", metavar="FILE", type=options.output_file,
                     help="write here instead of stdout")
@@ -368,8 +369,10 @@ def build_parser() -> argparse.ArgumentParser:
     mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one",
                         **_examples("terrarium migrate ~/kt/my_agent ./my_agent && "
                                     "terrarium validate ./my_agent"))
-    mg.add_argument("kt_path", help="KohakuTerrarium package, terrarium or creature folder")
-    mg.add_argument("out_dir", help="new folder for the result (and its MIGRATION.md report)")
+    mg.add_argument("kt_path", type=options.path,
+                    help="KohakuTerrarium package, terrarium or creature folder")
+    mg.add_argument("out_dir", type=options.path,
+                    help="new folder for the result (and its MIGRATION.md report)")
     mg.set_defaults(func=cmd_migrate)
 
     it = sub.add_parser("init", help="write a small working team (or creature) to start from",

@@ -18,7 +18,7 @@ from pathlib import Path
 __all__ = [
     "SESSION_NAME_MAX",
     "folder_problem",
-    "misplaced", "output_file",
+    "misplaced", "output_file", "path",
     "port",
     "rate",
     "runs_dir",
@@ -30,6 +30,14 @@ __all__ = [
 
 SESSION_NAME_MAX = 200
 """The longest session name, the same as the sessions API's (``POST /v1/sessions``)."""
+
+
+def path(text: str) -> str:
+    """A path argument that says something: an empty one (an unset ``"$TEAM"``) meant the
+    current folder, which was then validated, run or migrated as if named."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; give a folder (use . for this one)")
+    return text
 
 
 def whole(least: int) -> Callable[[str], int]:

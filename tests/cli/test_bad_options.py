@@ -215,3 +215,37 @@ def test_graph_output_that_cannot_be_a_file_is_refused(
         err = capsys.readouterr().err
         assert "error: argument -o/--output: " in err and says in err
     assert main(["graph", TEAM, "-o", str(tmp_path / "team.svg")]) == 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["validate", ""], ["run", " ", "--input", "x"], ["prompt", "", "editor"],
+    ["tools", "", "editor"], ["graph", ""], ["serve", ""],
+    ["worker", "", "--broker", "nats://127.0.0.1:1"], ["migrate", "", "out"],
+    ["migrate", TEAM, ""],
+])
+def test_an_empty_path_is_not_taken_for_this_folder(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:  # before: "" was ".", the current folder
+        main(argv)
+    assert exc.value.code == 2
+    assert "an empty path; give a folder (use . for this one)" in capsys.readouterr().err
+
+
+def test_migrate_refuses_an_out_dir_it_cannot_make_and_a_source_it_cannot_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for out in (afile, afile / "sub"):
+        assert main(["migrate", TEAM, str(out)]) == 1
+        err = capsys.readouterr().err
+        assert f"cannot write the migrated package there: {afile} is a file" in err
+    odd = tmp_path / "odd"
+    (odd / "a").mkdir(parents=True)
+    (odd / "a" / "config.yaml").write_text("name: a\n")
+    os.mkfifo(odd / "a" / "pipe")
+    assert main(["migrate", str(odd), str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert f"1 file(s) of {odd} could not be copied, first {odd / 'a' / 'pipe'}" in err
+    assert "Traceback" not in err and "[(" not in err  # not shutil's list of tuples
