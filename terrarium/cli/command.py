@@ -420,6 +420,9 @@ def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> i
     """Parse ``argv`` and run its command. ``whole_process``: this process is the
     command's alone (:func:`entry`), so it may set process-wide state (the collector)."""
     parser = build_parser()
+    if (problem := options.unknown_command(parser, argv)) is not None:
+        print(f"terrarium: error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
     args = parser.parse_args(argv)
     if (problem := options.misplaced(args)) is not None:  # an option its command ignores here
         print(f"terrarium {args.command}: error: {problem}", file=sys.stderr)

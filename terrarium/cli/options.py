@@ -12,21 +12,15 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-__all__ = [
-    "SESSION_NAME_MAX",
-    "folder_problem",
-    "misplaced", "output_file", "path",
-    "port",
-    "rate",
-    "runs_dir",
-    "seconds",
-    "session_name",
-    "wav_file",
-    "whole",
-]
+from terrarium.errors import closest_name
+
+__all__ = ["SESSION_NAME_MAX", "folder_problem", "misplaced", "output_file", "path", "port",
+           "rate", "runs_dir", "seconds", "session_name", "unknown_command", "wav_file",
+           "whole"]
 
 SESSION_NAME_MAX = 200
 """The longest session name, the same as the sessions API's (``POST /v1/sessions``)."""
@@ -180,3 +174,20 @@ def output_file(text: str) -> str:
         raise argparse.ArgumentTypeError(f"the folder {parent} does not exist; make it first "
                                          "or give a file in another")
     return text
+
+
+def unknown_command(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> str | None:
+    """A first argument that is no command, with the command meant (argparse lists all
+    thirteen and leaves the reader to spot ``validate`` in ``valdiate``)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words or words[0].startswith("-"):
+        return None
+    group = getattr(parser, "_subparsers", None)  # argparse keeps its commands there
+    commands = [name for action in getattr(group, "_group_actions", ())
+                for name in getattr(action, "choices", None) or ()]
+    if not commands or words[0] in commands:
+        return None
+    close = closest_name(words[0], commands)
+    return (f"there is no command {words[0]!r}; "
+            + (f"did you mean {close!r}?" if close else f"the commands: {', '.join(commands)}")
+            + " (terrarium --help says what each does)")

@@ -229,6 +229,13 @@ def parse_yaml(text: str, path: Path) -> YamlDoc:
             location=Location(path, line, col),
             suggestion=_syntax_hint(text, line, problem),
         ) from None
+    except yaml.reader.ReaderError as exc:  # a control character: where, and which
+        before = text[:exc.position]
+        line, col = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        raise ConfigError(f"YAML does not allow the control character U+{exc.character:04X} "
+                          "here", location=Location(path, line, col),
+                          suggestion="remove it (is this a binary file named like a "
+                          "configuration?)") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"YAML error: {exc}", location=Location(path)) from None
     if node is None:

@@ -249,3 +249,16 @@ def test_migrate_refuses_an_out_dir_it_cannot_make_and_a_source_it_cannot_copy(
     err = capsys.readouterr().err
     assert f"1 file(s) of {odd} could not be copied, first {odd / 'a' / 'pipe'}" in err
     assert "Traceback" not in err and "[(" not in err  # not shutil's list of tuples
+
+
+@pytest.mark.parametrize(("word", "says"), [
+    ("valdiate", "did you mean 'validate'?"),
+    ("serv", "did you mean 'serve'?"),
+    ("xyz", "the commands: validate, run, "),
+])
+def test_a_mistyped_command_is_told_with_the_one_meant(
+    word: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([word, TEAM]) == 2  # before: argparse's SystemExit listing all thirteen
+    err = capsys.readouterr().err
+    assert err.startswith(f"terrarium: error: there is no command {word!r}; ") and says in err
