@@ -47,6 +47,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     args.finished = threading.Event()  # set when the run is over: the watchdog stands down
     try:
         return anyio.run(run_command, args)
+    except KeyboardInterrupt:  # exit 130 (cli/command.py), and where the run is now
+        if run_id := getattr(args, "started_run", None):
+            dirs = "" if args.runs_dir == "runs" else f" --runs-dir {args.runs_dir}"
+            print(f"interrupted (Ctrl-C): run {run_id} is recorded as interrupted; `terrarium "
+                  f"run {args.path}{dirs} --resume {run_id}` delivers what it had not taken",
+                  file=sys.stderr, flush=True)
+        raise
     finally:
         args.finished.set()
 
@@ -344,6 +351,7 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
     """Start the team (dry start made: ``checked``), feed it, close with summary and code."""
     say, timed_out = printer.say, False
     async with TeamRuntime(team, opts, checked=checked) as rt:
+        args.started_run = rt.run_id  # for the line a Ctrl-C ends with (cmd_run)
         _say_start(rt, team, say)
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)
