@@ -79,7 +79,13 @@ class DurableLog:
                     self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {col} {kind}")
             self._conn.executescript(SEND_KEY)
         except sqlite3.Error as e:
-            raise RuntimeFailure(f"The event log {self.path} could not be opened: {e}.") from e
+            what = ("it is a folder" if self.path.is_dir() else
+                    "it is not a terrarium run log" if self.path.exists() else None)
+            raise RuntimeFailure(
+                f"The event log {self.path} could not be opened: {e}.",
+                suggestion=(f"{what}: move it away, or give another --runs-dir" if what else
+                            f"check that {self.path.parent} is a folder you may write to")
+            ) from e
 
     # -- writing -----------------------------------------------------------------------
 

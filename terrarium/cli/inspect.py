@@ -337,6 +337,15 @@ def _broker_log(url: str, run_id: str | None, folder: Path) -> Path | None:
     return anyio.run(go)
 
 
+def _no_log(path: Path) -> TerrariumError:
+    """No run log where ``--runs-dir`` points: said of a folder in its place too."""
+    if path.is_dir():
+        return TerrariumError(f"{path} is a folder, not a run log",
+                              suggestion="move it away, or give another --runs-dir")
+    return TerrariumError(f"no run log at {path}", suggestion="pass the --runs-dir the run "
+                          "used (the default is runs/ in the folder it was started from)")
+
+
 def cmd_log(args: argparse.Namespace) -> int:
     from terrarium.channels.log import DurableLog
     from terrarium.runtime.runtime import LOG_FILE
@@ -353,7 +362,7 @@ def cmd_log(args: argparse.Namespace) -> int:
         return 0
     path = Path(args.runs_dir) / LOG_FILE
     if not path.is_file():
-        raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")
+        raise _no_log(path)
     with DurableLog(path) as log:
         _print_log(log, args)
     return 0
@@ -417,7 +426,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
                              "lists the runs")
     path = Path(args.runs_dir) / LOG_FILE
     if not path.is_file():
-        raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")
+        raise _no_log(path)
     return monitor_replay(path, args.run_id)
 
 

@@ -106,3 +106,21 @@ def test_monitor_without_a_run_names_the_runs_dir_given(
 ) -> None:
     assert main(["monitor", "--runs-dir", str(tmp_path)]) == 1
     assert f"`terrarium log --runs-dir {tmp_path}` lists the runs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["log", "run", "monitor"])
+def test_a_run_log_that_is_garbage_or_a_folder_says_what_to_do(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    garbage, folder = tmp_path / "garbage", tmp_path / "folder"
+    garbage.mkdir()
+    (garbage / LOG_FILE).write_bytes(b"\x00\x01not sqlite" * 500)
+    (folder / LOG_FILE).mkdir(parents=True)
+    argv = {"log": ["log"], "monitor": ["monitor", "abc"],
+            "run": ["run", NEWSROOM, "--input", "x", "--audio", "none"]}[command]
+    assert main([*argv, "--runs-dir", str(garbage)]) == 1
+    err = capsys.readouterr().err
+    assert "hint: it is not a terrarium run log: move it away, or give another --runs-dir" in err
+    assert main([*argv, "--runs-dir", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert "is a folder" in err and "move it away, or give another --runs-dir" in err
