@@ -224,8 +224,10 @@ def test_graph_output_that_cannot_be_a_file_is_refused(
     ["migrate", TEAM, ""],
 ])
 def test_an_empty_path_is_not_taken_for_this_folder(
-    argv: list[str], capsys: pytest.CaptureFixture[str]
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str]
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # were "" taken for ".", nothing outside tmp_path is touched
     with pytest.raises(SystemExit) as exc:  # before: "" was ".", the current folder
         main(argv)
     assert exc.value.code == 2
