@@ -51,8 +51,10 @@ BAD = [
 @pytest.mark.parametrize(("argv", "option", "value", "says"), BAD,
                          ids=[f"{a[0]}{o}-{i}" for i, (a, o, _, _) in enumerate(BAD)])
 def test_a_value_that_means_nothing_is_refused_naming_the_option(
-    argv: list[str], option: str, value: str, says: str, capsys: pytest.CaptureFixture[str]
+    argv: list[str], option: str, value: str, says: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # were it run, its runs/ would be made here
     with pytest.raises(SystemExit) as exc:
         main([*argv, f"{option}={value}"])
     assert exc.value.code == 2
@@ -170,8 +172,10 @@ def test_an_unforeseen_os_error_is_one_sentence(
     (["serve", TEAM, "--ack-wait", "3"], "--ack-wait applies only with --remote"),
 ])
 def test_an_option_without_the_one_it_works_with_is_refused(
-    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+    argv: list[str], says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str]
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # were it run, its runs/ would be made here
     assert main(argv) == 2  # before: ignored without a word (the run or server went on)
     assert f"error: {says}" in capsys.readouterr().err
 
