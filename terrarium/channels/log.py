@@ -79,7 +79,13 @@ class DurableLog:
                     self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {col} {kind}")
             self._conn.executescript(SEND_KEY)
         except sqlite3.Error as e:
-            raise RuntimeFailure(f"The event log {self.path} could not be opened: {e}.") from e
+            what = ("it is a folder" if self.path.is_dir() else
+                    "it is not a terrarium run log" if self.path.exists() else None)
+            raise RuntimeFailure(
+                f"The event log {self.path} could not be opened: {e}.",
+                suggestion=(f"{what}: move it away, or give another --runs-dir" if what else
+                            f"check that {self.path.parent} is a folder you may write to")
+            ) from e
 
     # -- writing -----------------------------------------------------------------------
 
@@ -189,7 +195,13 @@ class DurableLog:
             (run_id,),
         )
         if not rows:
-            raise RuntimeFailure(f"There is no run {run_id!r} in the event log {self.path}.")
+            like = [r[0] for r in self._query("SELECT run_id FROM runs WHERE instr(run_id, ?) "
+                                              "ORDER BY started DESC LIMIT 3", (run_id,))]
+            raise RuntimeFailure(
+                f"There is no run {run_id!r} in the event log {self.path}.",
+                suggestion=(f"a run id is given whole; did you mean {' or '.join(like)}?"
+                            if like and run_id.strip() else
+                            f"`terrarium log --runs-dir {self.path.parent}` lists the runs"))
         return _run_info(rows[0])
 
     def runs(self) -> list[RunInfo]:

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from terrarium import codecache, secrecy
+from terrarium.cli import options
 from terrarium.errors import ConfigErrors, TerrariumError
 from terrarium.secrecy import redact
 
@@ -147,17 +148,6 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return cmd_graph(args)
 
 
-def _at_least_zero(text: str) -> int:
-    """A whole number of 0 or more (argparse says so when it is not)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is below 0")
-    return value
-
-
 def _cmd_serve(args: argparse.Namespace) -> int:
     """``terrarium serve``; Starlette and uvicorn load only for this command."""
     from terrarium.cli.serve import cmd_serve
@@ -181,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
                        **_examples("terrarium validate examples/scripted_newsroom",
                                    "terrarium validate examples/python_tool --json",
                                    "terrarium validate kohaku.yaml     # a whole package"))
-    v.add_argument("path", help="terrarium folder, creature folder, or kohaku.yaml package")
+    v.add_argument("path", type=options.path,
+                   help="terrarium folder, creature folder, or kohaku.yaml package")
     v.add_argument("--json", action="store_true", help="the summary (or every error with "
                    "file, line, key and hint) as JSON; exit codes as without it")
     v.set_defaults(func=cmd_validate)
@@ -194,20 +185,24 @@ def build_parser() -> argparse.ArgumentParser:
         "terrarium run my_team --timeout 60 --max-turns 10 < lines.txt",
         "exit codes: 0 done, 1 failed, 2 config error, 3 degraded (a creature gave up or a "
         "refusal was never made good), 124 --timeout, 130 Ctrl-C"))
-    r.add_argument("path", help="terrarium folder or creature folder")
+    r.add_argument("path", type=options.path, help="terrarium folder or creature folder")
     r.add_argument("--input", action="append", default=[], metavar="TEXT",
                    help="user input (repeatable); without it, lines are read from stdin")
-    r.add_argument("--wav", action="append", default=[], metavar="FILE",
+    r.add_argument("--wav", action="append", default=[], metavar="FILE", type=options.wav_file,
                    help="speech in: utterances of this WAV file, transcribed (repeatable)")
     r.add_argument("--listen", action="store_true",
                    help="speech in from the microphone (the terrarium's transcription block)")
     r.add_argument("--resume", metavar="RUN_ID", help="resume a run: deliver what was not "
                    "consumed, exactly once per receiver")
-    r.add_argument("--session", metavar="NAME", help="continue the named session (made if "
-                   "new): histories, memory and pending messages carry over between runs")
-    r.add_argument("--max-turns", type=int, default=None, help="stop after this many turns")
-    r.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
-    r.add_argument("--runs-dir", default="runs", help="where run logs and audio go (runs/)")
+    r.add_argument("--session", metavar="NAME", type=options.session_name,
+                   help="continue the named session (made if new): histories, memory "
+                   "and pending messages carry over between runs")
+    r.add_argument("--max-turns", type=options.whole(1), default=None,
+                   help="stop after this many turns (1 or more)")
+    r.add_argument("--timeout", type=options.seconds(), default=None,
+                   help="stop after this many seconds (more than 0)")
+    r.add_argument("--runs-dir", default="runs", type=options.runs_dir,
+                   help="where run logs and audio go (runs/)")
     r.add_argument("--audio", choices=("wav", "device", "none"), default="wav",
                    help="where speech goes: WAV files (default), the sound device, nowhere")
     r.add_argument("--tui", action="store_true", help="watch the team in the monitor")
@@ -225,9 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--broker", metavar="URL", help="run past one machine: channels on this "
                    "NATS JetStream broker (nats://HOST:PORT or tls://...; credentials from "
                    "TERRARIUM_NATS_* variables); workers host the creatures")
-    r.add_argument("--host-creatures", default="all", metavar="none|all|a,b",
+    r.add_argument("--host-creatures", default=None, metavar="none|all|a,b",
                    help="with --broker: which creatures this process hosts (default all)")
-    r.add_argument("--ack-wait", type=float, default=30.0, metavar="SECONDS",
+    r.add_argument("--ack-wait", type=options.seconds(), default=None, metavar="SECONDS",
                    help="with --broker: how long a message a dead worker held waits before "
                    "it goes to another (default 30)")
     r.add_argument("--no-share-model", dest="share_model", action="store_false",
@@ -239,18 +234,19 @@ def build_parser() -> argparse.ArgumentParser:
         "terrarium run my_team --broker nats://127.0.0.1:4222 --host-creatures none",
         "terrarium worker my_team --broker nats://127.0.0.1:4222 --creatures a,b",
         "terrarium worker my_team --broker nats://127.0.0.1:4222 --sessions --creatures bot"))
-    w.add_argument("path", help="terrarium folder (the same files as the run's)")
+    w.add_argument("path", type=options.path, help="terrarium folder (the same files as the run's)")
     w.add_argument("--broker", required=True, metavar="URL",
                    help="nats://HOST:PORT or tls://HOST:PORT (credentials: TERRARIUM_NATS_*)")
     w.add_argument("--creatures", metavar="a,b", help="host only these (default: all)")
     w.add_argument("--run", metavar="RUN_ID", help="join this run (default: the newest "
                    "running run of the team)")
-    w.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+    w.add_argument("--wait", type=options.seconds(zero=True), default=60.0, metavar="SECONDS",
                    help="how long to wait for a run to start (default 60)")
     w.add_argument("--sessions", action="store_true",
                    help="host the --remote creatures of every session `terrarium serve "
                    "--broker` loads, until stopped (instead of joining one run)")
-    w.add_argument("--runs-dir", default="runs", help="this worker's local log (runs/)")
+    w.add_argument("--runs-dir", default="runs", type=options.runs_dir,
+                   help="this worker's local log (runs/)")
     w.add_argument("--audio", choices=("wav", "device", "none"), default="wav",
                    help="where the speech of creatures hosted here goes")
     w.add_argument("--no-share-model", dest="share_model", action="store_false",
@@ -263,35 +259,36 @@ def build_parser() -> argparse.ArgumentParser:
                             "terrarium serve examples/voice_assistant --port 8765",
                             "TOKEN=secret terrarium serve my_team --host 0.0.0.0 "
                             "--token-env TOKEN"))
-    sv.add_argument("path", help="terrarium folder or creature folder")
+    sv.add_argument("path", type=options.path, help="terrarium folder or creature folder")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default "
                     "127.0.0.1; any other needs --token-env)")
-    sv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
+    sv.add_argument("--port", type=options.port, default=8765,
+                    help="port (default 8765; 0: any free)")
     sv.add_argument("--broker", metavar="URL", help="the sessions' channels on this NATS "
                     "broker (their creatures run in this server, but the --remote ones)")
     sv.add_argument("--remote", action="append", default=[], metavar="CREATURE",
                     help="with --broker: run this creature in `terrarium worker --sessions` "
                     "processes, not in this server (repeatable, or a,b)")
-    sv.add_argument("--ack-wait", type=float, default=30.0, metavar="SECONDS",
+    sv.add_argument("--ack-wait", type=options.seconds(), default=None, metavar="SECONDS",
                     help="with --remote: how long a message a dead worker held waits before "
                     "another worker gets it (default 30)")
-    sv.add_argument("--remote-wait", type=float, default=5.0, metavar="SECONDS",
+    sv.add_argument("--remote-wait", type=options.seconds(), default=None, metavar="SECONDS",
                     help="with --remote: how long a remote creature's message waits before "
                     "the session's events say no worker took it (default 5)")
     sv.add_argument("--token-env", metavar="VAR", help="environment variable holding the "
                     "bearer token every request must carry")
     sv.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                     help="a browser origin allowed to call the API (CORS; repeatable)")
-    sv.add_argument("--runs-dir", default="runs", help="where the log, sessions and memory "
-                    "go (runs/)")
-    sv.add_argument("--idle-unload", type=float, default=300.0, metavar="SECONDS",
+    sv.add_argument("--runs-dir", default="runs", type=options.runs_dir,
+                    help="where the log, sessions and memory go (runs/)")
+    sv.add_argument("--idle-unload", type=options.seconds(), default=300.0, metavar="SECONDS",
                     help="unload a session idle this long (default 300)")
-    sv.add_argument("--approval-timeout", type=float, default=120.0, metavar="SECONDS",
+    sv.add_argument("--approval-timeout", type=options.seconds(), default=120.0, metavar="SECONDS",
                     help="how long an approval or question waits for an answer over the API "
                     "before it is denied (default 120)")
-    sv.add_argument("--rate", type=float, default=10.0, metavar="PER_SECOND",
+    sv.add_argument("--rate", type=options.rate, default=10.0, metavar="PER_SECOND",
                     help="inputs per second a session may send (burst 2x; default 10)")
-    sv.add_argument("--turns-at-once", type=_at_least_zero, default=1, metavar="N",
+    sv.add_argument("--turns-at-once", type=options.whole(0), default=1, metavar="N",
                     help="turns computing at once across all sessions (default 1; a turn "
                     "waiting on its model, a tool or a person lets the next in, and inputs "
                     "go first); 0: no limit, every ready turn steps in turn")
@@ -301,9 +298,10 @@ def build_parser() -> argparse.ArgumentParser:
                         **_examples("terrarium prompt examples/voice_assistant router",
                                     "terrarium prompt examples/notes_creature notes --json",
                                     "terrarium prompt examples/voice_assistant speaker --exact"))
-    pr.add_argument("path", help="terrarium or creature folder")
+    pr.add_argument("path", type=options.path, help="terrarium or creature folder")
     pr.add_argument("creature", help="creature name")
-    pr.add_argument("--step", type=int, default=0, help="tail as of this step (default 0)")
+    pr.add_argument("--step", type=options.whole(0), default=0,
+                    help="tail as of this step (default 0)")
     pr.add_argument("--json", action="store_true", help="machine-readable output")
     pr.add_argument("--exact", action="store_true", help="count tokens with the embedded "
                     "model's tokenizer (starts it) instead of the estimate")
@@ -313,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "servers to list theirs)", **_examples(
                            "terrarium tools examples/research_team lead",
                            "terrarium tools examples/mcp_catalogue catalogue --json"))
-    t.add_argument("path", help="terrarium or creature folder")
+    t.add_argument("path", type=options.path, help="terrarium or creature folder")
     t.add_argument("creature", help="creature name")
     t.add_argument("--json", action="store_true", help="machine-readable output")
     t.set_defaults(func=cmd_tools)
@@ -330,7 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
         "terrarium log RUN_ID --creature editor --kind refused,tool_result",
         "terrarium log RUN_ID --since 5m --json | jq .kind"))
     lg.add_argument("run_id", nargs="?", help="run id (omit to list runs)")
-    lg.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
+    lg.add_argument("--runs-dir", default="runs", type=options.runs_dir,
+                    help="where run logs are (runs/)")
     lg.add_argument("--broker", metavar="URL", help="read distributed runs from this NATS "
                     "broker instead of --runs-dir")
     lg.add_argument("--json", action="store_true", help="one JSON object per line, nothing "
@@ -352,7 +351,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "terrarium monitor --broker nats://127.0.0.1:4222"))
     mo.add_argument("run_id", nargs="?", help="run id (see `terrarium log`); with --broker "
                     "it may be omitted: the only running run, else the list of runs")
-    mo.add_argument("--runs-dir", default="runs", help="where run logs are (runs/)")
+    mo.add_argument("--runs-dir", default="runs", type=options.runs_dir,
+                    help="where run logs are (runs/)")
     mo.add_argument("--broker", metavar="URL", help="a distributed run on this NATS broker: "
                     "followed live while it runs, replayed once it has ended")
     mo.set_defaults(func=cmd_monitor)
@@ -360,16 +360,19 @@ def build_parser() -> argparse.ArgumentParser:
     gr = sub.add_parser("graph", help="draw the team's topology (svg, dot or mermaid)",
                         **_examples("terrarium graph examples/research_team -o team.svg",
                                     "terrarium graph my_team --format mermaid"))
-    gr.add_argument("path", help="terrarium or creature folder")
+    gr.add_argument("path", type=options.path, help="terrarium or creature folder")
     gr.add_argument("--format", choices=("svg", "dot", "mermaid"), default="svg")
-    gr.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    gr.add_argument("-o", "--output", metavar="FILE", type=options.output_file,
+                    help="write here instead of stdout")
     gr.set_defaults(func=_cmd_graph)
 
     mg = sub.add_parser("migrate", help="rewrite a KohakuTerrarium package as a terrarium one",
                         **_examples("terrarium migrate ~/kt/my_agent ./my_agent && "
                                     "terrarium validate ./my_agent"))
-    mg.add_argument("kt_path", help="KohakuTerrarium package, terrarium or creature folder")
-    mg.add_argument("out_dir", help="new folder for the result (and its MIGRATION.md report)")
+    mg.add_argument("kt_path", type=options.path,
+                    help="KohakuTerrarium package, terrarium or creature folder")
+    mg.add_argument("out_dir", type=options.path,
+                    help="new folder for the result (and its MIGRATION.md report)")
     mg.set_defaults(func=cmd_migrate)
 
     it = sub.add_parser("init", help="write a small working team (or creature) to start from",
@@ -417,7 +420,13 @@ def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> i
     """Parse ``argv`` and run its command. ``whole_process``: this process is the
     command's alone (:func:`entry`), so it may set process-wide state (the collector)."""
     parser = build_parser()
+    if (problem := options.unknown_command(parser, argv)) is not None:
+        print(f"terrarium: error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
     args = parser.parse_args(argv)
+    if (problem := options.misplaced(args)) is not None:  # an option its command ignores here
+        print(f"terrarium {args.command}: error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
     args.whole_process = whole_process
     try:
         return int(args.func(args) or 0)
@@ -444,3 +453,8 @@ def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> i
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a path the command's own checks did not foresee: one sentence
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}\n  hint: check that path (it must exist, "
+              "be of the right kind and be readable)", file=sys.stderr)
+        return 1

@@ -123,7 +123,9 @@ def cmd_graph(args: argparse.Namespace) -> int:
         try:
             Path(args.output).write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise TerrariumError(f"cannot write {args.output}: {exc.strerror}") from None
+            raise TerrariumError(f"cannot write {args.output}: {exc.strerror}",
+                                 suggestion="give a file you may write, or leave -o out "
+                                 "for stdout") from None
     else:
         sys.stdout.write(text)
     return 0

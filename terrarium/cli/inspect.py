@@ -337,6 +337,15 @@ def _broker_log(url: str, run_id: str | None, folder: Path) -> Path | None:
     return anyio.run(go)
 
 
+def _no_log(path: Path) -> TerrariumError:
+    """No run log where ``--runs-dir`` points: said of a folder in its place too."""
+    if path.is_dir():
+        return TerrariumError(f"{path} is a folder, not a run log",
+                              suggestion="move it away, or give another --runs-dir")
+    return TerrariumError(f"no run log at {path}", suggestion="pass the --runs-dir the run "
+                          "used (the default is runs/ in the folder it was started from)")
+
+
 def cmd_log(args: argparse.Namespace) -> int:
     from terrarium.channels.log import DurableLog
     from terrarium.runtime.runtime import LOG_FILE
@@ -353,7 +362,7 @@ def cmd_log(args: argparse.Namespace) -> int:
         return 0
     path = Path(args.runs_dir) / LOG_FILE
     if not path.is_file():
-        raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")
+        raise _no_log(path)
     with DurableLog(path) as log:
         _print_log(log, args)
     return 0
@@ -362,6 +371,8 @@ def cmd_log(args: argparse.Namespace) -> int:
 def _print_log(log: Any, args: argparse.Namespace) -> None:
     """The list of runs (no RUN_ID), or one run's timeline; ``--json``: JSON lines."""
     from terrarium.cli.timeline import (
+        check_kinds,
+        creatures_seen,
         format_rows,
         format_runs,
         parse_since,
@@ -371,21 +382,28 @@ def _print_log(log: Any, args: argparse.Namespace) -> None:
         timeline_rows,
     )
 
-    since = parse_since(args.since) if getattr(args, "since", None) else None
+    since = parse_since(args.since) if getattr(args, "since", None) is not None else None
     as_json = getattr(args, "json", False)
     if args.run_id is None:
         records = run_rows(log, since)
         print(runs_json(records) if as_json else format_runs(records))
         return
     run = log.run(args.run_id)
-    rows = select(timeline_rows(log, args.run_id), creature=getattr(args, "creature", None),
-                  kinds=getattr(args, "kind", None) or (), since=since,
+    every_row = timeline_rows(log, args.run_id)
+    kinds = getattr(args, "kind", None) or ()
+    check_kinds(kinds, every_row)
+    creature = getattr(args, "creature", None)
+    rows = select(every_row, creature=creature, kinds=kinds, since=since,
                   everything=getattr(args, "all", False))
     if as_json:
         for r in rows:
             print(json.dumps(r.as_json(), ensure_ascii=False, default=str))
     else:
         print(format_rows(rows, run))
+    named = creatures_seen(every_row)
+    if creature and creature.split("/")[0] not in named:  # a typo, told beside the (empty) answer
+        print(f"note: run {run.run_id} recorded nothing of a creature {creature!r}; it "
+              f"recorded: {', '.join(named) or 'no creature'}", file=sys.stderr)
 
 
 CONNECT_DEADLINE = 5.0  # seconds the monitor waits for the broker before it says why not
@@ -404,10 +422,11 @@ def cmd_monitor(args: argparse.Namespace) -> int:
             return anyio.run(_monitor_broker, args.broker, args.run_id, Path(tmp))
     if args.run_id is None:
         raise TerrariumError("which run? `terrarium monitor` needs a RUN_ID without --broker",
-                             suggestion="`terrarium log` lists the runs in runs/")
+                             suggestion=f"`terrarium log --runs-dir {args.runs_dir}` "
+                             "lists the runs")
     path = Path(args.runs_dir) / LOG_FILE
     if not path.is_file():
-        raise TerrariumError(f"no run log at {path}", suggestion="pass --runs-dir")
+        raise _no_log(path)
     return monitor_replay(path, args.run_id)
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from terrarium.cli.options import folder_problem
 from terrarium.config.kohaku_compat import (
     ENTRY_UNSUPPORTED,
     TERRARIUM_UNSUPPORTED,
@@ -451,11 +452,22 @@ def migrate(source: Path, out_dir: Path) -> tuple[Report, str, bool]:
         raise TerrariumError(f"{source} is not a folder",
                              suggestion="give a KohakuTerrarium package, terrarium or creature "
                              "folder")
+    if problem := folder_problem(out_dir):
+        raise TerrariumError(f"cannot write the migrated package there: {problem}",
+                             suggestion="give a new folder for the migrated package")
     if out_dir.exists() and any(out_dir.iterdir()):
         raise TerrariumError(f"{out_dir} exists and is not empty",
                              suggestion="give a new folder for the migrated package")
-    shutil.copytree(source, out_dir, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns(".git", "__pycache__"))
+    try:
+        shutil.copytree(source, out_dir, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(".git", "__pycache__"))
+    except shutil.Error as exc:  # every file that would not copy, as one long list
+        failed = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+        first = f", first {failed[0][0]}: {failed[0][2]}" if failed else ""
+        raise TerrariumError(f"{len(failed) or 'some'} file(s) of {source} could not be "
+                             f"copied{first}", suggestion="remove or fix them (a dangling "
+                             "symlink, a named pipe) and migrate again into a new "
+                             "folder") from None
     out_dir = out_dir.resolve()
     report = Report(out_dir)
     _kt_config_files(out_dir, report)

@@ -47,6 +47,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     args.finished = threading.Event()  # set when the run is over: the watchdog stands down
     try:
         return anyio.run(run_command, args)
+    except KeyboardInterrupt:  # exit 130 (cli/command.py), and where the run is now
+        if run_id := getattr(args, "started_run", None):
+            dirs = "" if args.runs_dir == "runs" else f" --runs-dir {args.runs_dir}"
+            print(f"interrupted (Ctrl-C): run {run_id} is recorded as interrupted; `terrarium "
+                  f"run {args.path}{dirs} --resume {run_id}` delivers what it had not taken",
+                  file=sys.stderr, flush=True)
+        raise
     finally:
         args.finished.set()
 
@@ -199,6 +206,10 @@ def parse_creatures(spec: str | None, known: list[str], *, allow_none: bool = Fa
     if allow_none and spec.strip() == "none":
         return frozenset()
     names = [n.strip() for n in spec.split(",") if n.strip()]
+    if not names:  # "," or " , ": it hosted nothing, without a word
+        raise RuntimeFailure(f"{spec!r} names no creature",
+                             suggestion=f"give names (a,b) from: {', '.join(known)}; "
+                             "or all" + (", or none" if allow_none else ""))
     unknown = [n for n in names if n not in known]
     if unknown:
         raise RuntimeFailure(f"there is no creature {unknown[0]!r} in this team",
@@ -286,7 +297,8 @@ async def _run_command(args: argparse.Namespace) -> int:
         opts.broker = broker
         opts.host = parse_creatures(args.host_creatures, sorted(team.creatures),
                                     allow_none=True)
-        opts.ack_wait = args.ack_wait
+        if args.ack_wait is not None:
+            opts.ack_wait = args.ack_wait
         opts.share_model = getattr(args, "share_model", None)
     if args.tui:
         # imported here only because Textual is slow to load and only --tui needs it
@@ -339,6 +351,7 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
     """Start the team (dry start made: ``checked``), feed it, close with summary and code."""
     say, timed_out = printer.say, False
     async with TeamRuntime(team, opts, checked=checked) as rt:
+        args.started_run = rt.run_id  # for the line a Ctrl-C ends with (cmd_run)
         _say_start(rt, team, say)
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from terrarium.cli.options import folder_problem
 from terrarium.errors import TerrariumError
 
 __all__ = ["TEMPLATES", "cmd_init", "write_template"]
@@ -137,15 +138,23 @@ def write_template(kind: str, folder: Path) -> list[Path]:
     """Write template ``kind`` into ``folder`` (new or empty); the files written."""
     if kind not in TEMPLATES:
         raise TerrariumError(f"there is no {kind!r} template", suggestion="team or creature")
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+    if problem := folder_problem(folder):
+        raise TerrariumError(f"cannot write a {kind} there: {problem}; nothing was written",
+                             suggestion="give a new folder name")
+    if folder.exists() and any(folder.iterdir()):
         raise TerrariumError(f"{folder} already exists and is not an empty folder; nothing "
                              "was written", suggestion="give a new folder name")
     name = "".join(ch if ch.isalnum() else "_" for ch in folder.resolve().name) or "team"
     written: list[Path] = []
     for rel, text in TEMPLATES[kind].items():
         path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text.replace("@NAME@", name), encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text.replace("@NAME@", name), encoding="utf-8")
+        except OSError as exc:  # a file where a folder of the path should be, no permission
+            raise TerrariumError(f"cannot write {path}: {exc.strerror or exc}",
+                                 suggestion="give a new folder whose parent is a folder you "
+                                 "may write to") from None
         written.append(path)
     return written
 
@@ -158,6 +167,9 @@ def cmd_init(args: argparse.Namespace) -> int:
         kind, target = what
     else:
         raise TerrariumError("usage: terrarium init [team|creature] DIR",
+                             suggestion="e.g. terrarium init team my_team")
+    if not target.strip():
+        raise TerrariumError("the folder to write is empty",
                              suggestion="e.g. terrarium init team my_team")
     folder = Path(target)
     written = write_template(kind, folder)

@@ -8,6 +8,8 @@ server refuses to start without one.
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +24,7 @@ from terrarium.errors import TerrariumError
 if TYPE_CHECKING:
     from terrarium.serve import ServeSettings
 
-__all__ = ["cmd_serve", "serve_settings"]
+__all__ = ["check_bind", "cmd_serve", "serve_settings"]
 
 
 def _token(args: argparse.Namespace) -> str | None:
@@ -59,6 +61,52 @@ def _remote(args: argparse.Namespace, team: Team) -> list[str]:
     return sorted(dict.fromkeys(names))
 
 
+def check_bind(host: str, port: int) -> None:
+    """Refuse, before the server starts, an address it could not listen on: a host name
+    that does not resolve, an address not of this machine, a port in use. Told by uvicorn
+    instead, each was a traceback and exit 3 (which means "degraded")."""
+    if not host.strip():
+        raise TerrariumError("--host is empty", suggestion="give an address to listen on, "
+                             "e.g. --host 127.0.0.1 (or 0.0.0.0 for every interface)")
+    if host.startswith("[") and host.endswith("]"):
+        raise TerrariumError(f"--host {host}: an IPv6 address is given without brackets here",
+                             suggestion=f"--host {host[1:-1]}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = exc.strerror if isinstance(exc, socket.gaierror) else str(exc)
+        raise TerrariumError(f"cannot serve on --host {host!r}: {reason}",
+                             suggestion="give an address or name of this machine, e.g. "
+                             "--host 127.0.0.1 (or 0.0.0.0 for every interface)") from None
+    family, kind, proto, _, address = infos[0]
+    try:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+            sock.bind(address)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise TerrariumError(f"port {port} on {host} is already in use (another server?)",
+                                 suggestion="stop that one, or give another --port (0: any "
+                                 "free port)") from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise TerrariumError(f"{host} is not an address of this machine",
+                                 suggestion="give one of its addresses, e.g. --host "
+                                 "127.0.0.1 (or 0.0.0.0 for every interface)") from None
+        if exc.errno == errno.EACCES:
+            raise TerrariumError(f"not allowed to listen on port {port} (ports below 1024 "
+                                 "need privileges)", suggestion="give a port of 1024 or "
+                                 "more, e.g. --port 8765") from None
+        raise TerrariumError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                             suggestion="check --host and --port") from None
+
+
+def _given(args: argparse.Namespace, name: str, default: float) -> float:
+    """An option's value, or its default when it was not given (None, or not parsed)."""
+    value = getattr(args, name, None)
+    return default if value is None else float(value)
+
+
 def serve_settings(args: argparse.Namespace, token: str | None,
                    remote: list[str]) -> ServeSettings:
     """The server's settings from ``terrarium serve``'s options."""
@@ -66,8 +114,8 @@ def serve_settings(args: argparse.Namespace, token: str | None,
 
     return ServeSettings(runs_dir=Path(args.runs_dir), host=args.host, port=args.port,
                          broker=args.broker, token=token, remote=remote,
-                         ack_wait=getattr(args, "ack_wait", 30.0),
-                         remote_wait=getattr(args, "remote_wait", 5.0),
+                         ack_wait=_given(args, "ack_wait", 30.0),
+                         remote_wait=_given(args, "remote_wait", 5.0),
                          allow_origins=list(args.allow_origin),
                          idle_unload=args.idle_unload,
                          approval_timeout=args.approval_timeout, rate=args.rate,
@@ -92,6 +140,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from terrarium.serve.security import is_loopback
 
     team = load_runnable(Path(args.path))
+    check_bind(args.host, args.port)
     token = _token(args)
     if not is_loopback(args.host) and token is None:
         raise TerrariumError(f"refusing to serve on {args.host} without a token: anyone who "
@@ -104,9 +153,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = uvicorn.Config(app, host=args.host, port=args.port, **UVICORN_OPTIONS)
     server = uvicorn.Server(config)
 
+    async def run_server() -> None:
+        try:
+            await server.serve()
+        except SystemExit:  # uvicorn's "could not start" (told below, not as a traceback)
+            server.should_exit = True
+
     async def serve() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(server.serve)
+            tg.start_soon(run_server)
             while not server.started and not server.should_exit:  # noqa: ASYNC110 (uvicorn/runtime flags, no event)
                 await anyio.sleep(0.02)
             if server.started:
@@ -115,7 +170,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     for sock in s.sockets:
                         port = sock.getsockname()[1]
                 auth = " (bearer token required)" if token else ""
-                print(f"serving {team.name!r} on http://{args.host}:{port}{auth}; "
+                host = f"[{args.host}]" if ":" in args.host else args.host
+                print(f"serving {team.name!r} on http://{host}:{port}{auth}; "
                       f"log {settings.runs_dir / 'terrarium.sqlite3'}", flush=True)
                 if remote:
                     print(f"{', '.join(remote)} run in workers: terrarium worker "

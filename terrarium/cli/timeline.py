@@ -19,10 +19,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from terrarium.channels.log import DurableLog, RunInfo
-from terrarium.errors import TerrariumError
+from terrarium.errors import TerrariumError, closest_name
 
 __all__ = [
+    "ROW_KINDS",
     "Row",
+    "check_kinds",
+    "creatures_seen",
     "format_rows",
     "format_runs",
     "parse_since",
@@ -86,6 +89,36 @@ def timeline_rows(log: DurableLog, run_id: str) -> list[Row]:
                         data))
     rows.sort(key=lambda r: r.ts)
     return rows
+
+
+ROW_KINDS = frozenset({"message", "consumed", "refused", "turn"})
+"""The timeline's own kinds of line, beside the recorded events' and transcript entries'."""
+
+
+def check_kinds(kinds: Sequence[str], rows: Sequence[Row]) -> None:
+    """``--kind`` names only kinds there are: one that no event, transcript entry or
+    timeline line has, and that this run never recorded either, is a typo to be told, not
+    a silent "(nothing recorded that matches)"."""
+    from typing import get_args
+
+    from terrarium.events import EntryKind
+    from terrarium.events.codec import EVENT_TYPES
+
+    known = ROW_KINDS | set(EVENT_TYPES) | set(get_args(EntryKind))
+    seen = {r.kind for r in rows} | {_entry_kind(r) for r in rows}
+    for k in (k.strip() for spec in kinds for k in spec.split(",")):
+        if k and k not in known and k not in seen:
+            close = closest_name(k, sorted(known))
+            raise TerrariumError(f"--kind {k!r} is not a kind of event",
+                                 suggestion=f"did you mean {close!r}?" if close else
+                                 "e.g. message, turn, refused, error, transcript, "
+                                 "tool_call, tool_result, notice, job_started")
+
+
+def creatures_seen(rows: Iterable[Row]) -> list[str]:
+    """The creatures a run's lines name (sub-agents as their parent), for a ``--creature``
+    that matched none of them."""
+    return sorted({r.creature.split("/")[0] for r in rows} - {"-", ""})
 
 
 def select(rows: Iterable[Row], *, creature: str | None = None,
@@ -272,9 +305,16 @@ def parse_since(text: str, now: datetime | None = None) -> float:
     """``--since``: a time ago (``90s``, ``10m``, ``2h``, ``1d``), a local time today
     (``14:05``, ``14:05:30``) or a local date and time (``2026-12-01 14:05``)."""
     now = now or datetime.now()
+    if not text.strip():
+        raise TerrariumError("--since is empty", suggestion="e.g. --since 10m, --since 14:05, "
+                             "--since '2026-12-01 14:05'; or leave it out")
     if m := _AGO.match(text):
-        return (now - timedelta(seconds=float(m.group(1)) * _UNIT[m.group(2).lower()])
-                ).timestamp()
+        try:
+            return (now - timedelta(seconds=float(m.group(1)) * _UNIT[m.group(2).lower()])
+                    ).timestamp()
+        except (OverflowError, ValueError):  # before the year 1: no run is that old
+            raise TerrariumError(f"--since {text!r} is further back than a date can be",
+                                 suggestion="leave --since out to see everything") from None
     for fmt in ("%H:%M", "%H:%M:%S"):
         try:
             t = datetime.strptime(text.strip(), fmt)

@@ -26,16 +26,27 @@ def check_creature(lc: LoadedCreature, errors: list[ConfigError]) -> None:
         check(lc, errors)
 
 
+def not_a_file(what: str, path: str | Path) -> str:
+    """Why ``path`` is not the file a config names: missing, a folder, or not a regular
+    file (a pipe would block its read); "not found" alone misled for the last two."""
+    p = Path(path)
+    if p.is_dir():
+        return f"{what} is a folder, not a file: {path}"
+    if p.exists():
+        return f"{what} is not a regular file (a pipe, socket or device): {path}"
+    return f"{what} not found: {path}"
+
+
 def _check_files(lc: LoadedCreature, errors: list[ConfigError]) -> None:
     """The persona and skill files exist."""
     cfg = lc.config
     if cfg.system_prompt_file and not Path(cfg.system_prompt_file).is_file():
         errors.append(lc.where("system_prompt_file").error(
-            f"prompt file not found: {cfg.system_prompt_file}",
+            not_a_file("prompt file", cfg.system_prompt_file),
             "create the file or fix the path (relative to the config that names it)"))
     for i, skill in enumerate(cfg.skills):
         if not Path(skill).is_file():
-            errors.append(lc.where("skills", i).error(f"skill file not found: {skill}"))
+            errors.append(lc.where("skills", i).error(not_a_file("skill file", skill)))
 
 
 def _check_readable_paths(lc: LoadedCreature, errors: list[ConfigError]) -> None:
@@ -102,7 +113,7 @@ def _check_prompt_plugins(lc: LoadedCreature, errors: list[ConfigError]) -> None
                 f"prompt plugin {p.name!r} needs exactly one of `text` or `file`"))
         elif p.file and not Path(p.file).is_file():
             errors.append(lc.where("prompt_plugins", i, "file").error(
-                f"plugin file not found: {p.file}"))
+                not_a_file("plugin file", p.file)))
 
 
 def _check_subagents(lc: LoadedCreature, errors: list[ConfigError]) -> None:
@@ -137,7 +148,7 @@ def _check_script(lc: LoadedCreature, errors: list[ConfigError]) -> None:
                 "a scripted controller needs `script`", "add `script: path/to/script.yaml`"))
         elif not Path(ctl.script).is_file():
             errors.append(lc.where("controller", "script").error(
-                f"script file not found: {ctl.script}"))
+                not_a_file("script file", ctl.script)))
 
 
 def _check_memory(lc: LoadedCreature, errors: list[ConfigError]) -> None:
@@ -275,4 +286,4 @@ _CHECKS = (_check_files, _check_utf8, _check_readable_paths, _check_tools, _chec
            _check_prompt_plugins, _check_subagents, _check_script, _check_memory)
 
 
-__all__ = ["check_creature", "command_exists"]
+__all__ = ["check_creature", "command_exists", "not_a_file"]

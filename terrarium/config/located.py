@@ -113,6 +113,9 @@ def from_validation_error(
         elif err["type"] == "extra_forbidden":
             allowed = keys_at(model, path[:-1])
             suggestion = did_you_mean(key, allowed) or (
+                "this is a terrarium file (it starts with `terrarium:`), not a creature's "
+                "config; point `config` at a creature folder holding config.yaml"
+                if key == "terrarium" and len(path) == 1 else None) or (
                 f"allowed keys here: {', '.join(allowed)}" if allowed else None
             )
         elif err["type"] == "missing":

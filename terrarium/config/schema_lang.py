@@ -233,6 +233,9 @@ def import_model(ref: str) -> type[BaseModel]:
     modname, _, attr = ref.partition(":") if ":" in ref else ref.rpartition(".")
     if not modname or not attr:
         raise ValueError(f"{ref!r} is not a dotted path like package.module:Model")
+    if not all(part.isidentifier() for part in modname.split(".")):
+        raise ValueError(f"{ref!r} is neither a schema name (a file in channels/, e.g. `tip` "
+                         "for channels/tip.yaml) nor a dotted path like package.module:Model")
     try:
         module = importlib.import_module(modname)
     except ImportError as exc:

@@ -21,6 +21,7 @@ from terrarium.config.creature import (
     load_creature,
     load_inline_creature,
 )
+from terrarium.config.creature_checks import not_a_file
 from terrarium.config.kohaku_compat import (
     CREATURE_UNSUPPORTED,
     ENTRY_UNSUPPORTED,
@@ -166,7 +167,7 @@ def _load_entry(entry: CreatureEntry, doc: YamlDoc, ekp: tuple[Any, ...],
         errors.append(exc)
         return None
     if not cpath.is_file():
-        errors.append(doc.error((*ekp, "config"), f"creature config not found: {cpath}",
+        errors.append(doc.error((*ekp, "config"), not_a_file("creature config", cpath),
                                 "point `config` at a creature folder holding config.yaml"))
         return None
     return load_creature(cpath, index, errors)
@@ -438,7 +439,9 @@ def load_any(path: Path | str) -> Team | tuple[PackageIndex, list[Team]]:
     path = Path(path)
     p = path.resolve()
     if not p.exists():
-        raise ConfigErrors([ConfigError(f"path not found: {path}", location=Location(path),
+        what = (f"{path} is a symlink to {p}, which does not exist" if path.is_symlink()
+                else f"path not found: {path}")
+        raise ConfigErrors([ConfigError(what, location=Location(path),
                                         suggestion="give a terrarium or creature folder")])
     if p.is_dir():
         if (p / TERRARIUM_FILE).is_file():
@@ -447,10 +450,16 @@ def load_any(path: Path | str) -> Team | tuple[PackageIndex, list[Team]]:
             return load_single_creature(p)
         if (p / MANIFEST).is_file():
             return load_package(p)
+        odd = [p / n for n in (TERRARIUM_FILE, "config.yaml", MANIFEST) if (p / n).exists()]
         raise ConfigErrors([ConfigError(
-            f"{path} holds no {TERRARIUM_FILE}, config.yaml or {MANIFEST}",
-            location=Location(p), suggestion=kt_config_hint(p)
+            f"{odd[0]} is a folder, not a file" if odd
+            else f"{path} holds no {TERRARIUM_FILE}, config.yaml or {MANIFEST}",
+            location=Location(p), suggestion=(None if odd else kt_config_hint(p))
             or "give a terrarium, creature or package folder")])
+    if not p.is_file():  # a FIFO would block the read below, a device never end
+        raise ConfigErrors([ConfigError(
+            f"{path} is not a regular file (a pipe, socket or device)", location=Location(p),
+            suggestion="give a terrarium, creature or package folder")])
     if p.name == MANIFEST:
         return load_package(p)
     doc_first = p.read_text(encoding="utf-8", errors="replace").lstrip().startswith("terrarium:")

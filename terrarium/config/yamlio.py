@@ -58,6 +58,7 @@ class YamlDoc:
     # the text of each unquoted scalar YAML resolved to a boolean or a number, as written:
     # `yes` is true and `1.10` is 1.1 in YAML 1.1, which surprises where text was meant
     scalars: dict[KeyPath, str] = field(default_factory=dict)
+    values: int = 0  # built so far, aliases counted each time they are expanded
 
     def yaml11_note(self, key_path: Sequence[str | int], value: Any) -> str | None:
         """Why ``value`` at ``key_path`` is not the text written there, with the fix
@@ -96,6 +97,7 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
 
 
 MAX_DEPTH = 64  # nesting deeper than any config needs: an error, not a RecursionError
+MAX_VALUES = 200_000  # values (aliases expanded) past any config's: an error, not a hang
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
@@ -114,7 +116,22 @@ def _merged(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> dict[Any, Any]:
     return out
 
 
+def _too_many(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> ConfigError:
+    """The error for a document that expands past ``MAX_VALUES``, at the key written where
+    the expansion is (an alias's items carry the positions of its anchor, elsewhere)."""
+    named = max((i for i in range(1, len(kp) + 1) if isinstance(kp[i - 1], str)
+                 and kp[:i] in doc.marks), default=0)
+    line, col = doc.marks[kp[:named]] if named else _mark(node)
+    return ConfigError(f"the YAML expands to more than {MAX_VALUES:,} values (anchors "
+                       "repeated inside anchors)",
+                       location=Location(doc.path, line, col, key_path=kp[:named]),
+                       suggestion="a configuration never needs this; check the `*` aliases")
+
+
 def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
+    doc.values += 1
+    if doc.values > MAX_VALUES:  # aliases of aliases: a few lines that expand past memory
+        raise _too_many(node, kp, doc)
     if len(kp) > MAX_DEPTH:
         raise ConfigError(f"the YAML is nested more than {MAX_DEPTH} levels deep",
                           location=Location(doc.path, *_mark(node), key_path=kp[:8]),
@@ -212,6 +229,13 @@ def parse_yaml(text: str, path: Path) -> YamlDoc:
             location=Location(path, line, col),
             suggestion=_syntax_hint(text, line, problem),
         ) from None
+    except yaml.reader.ReaderError as exc:  # a control character: where, and which
+        before = text[:exc.position]
+        line, col = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        raise ConfigError(f"YAML does not allow the control character U+{exc.character:04X} "
+                          "here", location=Location(path, line, col),
+                          suggestion="remove it (is this a binary file named like a "
+                          "configuration?)") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"YAML error: {exc}", location=Location(path)) from None
     if node is None:
@@ -248,6 +272,11 @@ def utf8_problem(path: Path) -> ConfigError | None:
 def load_yaml(path: Path, *, expect_mapping: bool = True) -> YamlDoc:
     """Read and parse ``path``; a missing file, empty file or non-mapping is a ConfigError."""
     try:
+        if path.is_dir():
+            raise ConfigError(f"{path} is a folder, not a file", location=Location(path))
+        if path.exists() and not path.is_file():  # a FIFO's read would wait for ever
+            raise ConfigError(f"{path} is not a regular file (a pipe, socket or device)",
+                              location=Location(path))
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"file not found: {path}", location=Location(path)) from None
@@ -269,6 +298,7 @@ def load_yaml(path: Path, *, expect_mapping: bool = True) -> YamlDoc:
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_VALUES",
     "KeyPath",
     "YamlDoc",
     "load_yaml",

@@ -1,0 +1,193 @@
+"""The kinds of value the command line's options take, each checked as it is parsed.
+
+An option's value is refused by argparse (``terrarium run: error: argument --timeout: ...``,
+exit 2) when it cannot mean anything: a negative count, a time that is not a finite
+number of seconds, a port past 65535, a ``--runs-dir`` that is a file. Without these, such
+values ran silently (``--max-turns -1`` ran one turn, ``--timeout -5`` ended at once with
+exit 124, ``--port 70000`` served on another port) or ended in a traceback
+(``--timeout inf``, ``--port -1``, ``--runs-dir`` under a file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from terrarium.errors import closest_name
+
+__all__ = ["SESSION_NAME_MAX", "folder_problem", "misplaced", "output_file", "path", "port",
+           "rate", "runs_dir", "seconds", "session_name", "unknown_command", "wav_file",
+           "whole"]
+
+SESSION_NAME_MAX = 200
+"""The longest session name, the same as the sessions API's (``POST /v1/sessions``)."""
+
+
+def path(text: str) -> str:
+    """A path argument that says something: an empty one (an unset ``"$TEAM"``) meant the
+    current folder, which was then validated, run or migrated as if named."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; give a folder (use . for this one)")
+    return text
+
+
+def whole(least: int) -> Callable[[str], int]:
+    """A whole number of at least ``least``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is below {least}; give {least} or more")
+        return value
+
+    parse.__name__ = "whole number"  # argparse names the type in some messages
+    return parse
+
+
+def seconds(*, zero: bool = False) -> Callable[[str], float]:
+    """A finite number of seconds, above 0 (or 0 too, with ``zero``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds; "
+                                             "give one like 30 or 0.5")
+        if value < 0 or (value == 0 and not zero):
+            least = "0 or more" if zero else "more than 0"
+            raise argparse.ArgumentTypeError(f"{text} seconds is not allowed; give {least}")
+        return value
+
+    parse.__name__ = "seconds"
+    return parse
+
+
+def rate(text: str) -> float:
+    """A finite number above 0 (of things per second)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; give a number above 0 "
+                                         "such as 10")
+    return value
+
+
+def port(text: str) -> int:
+    """A TCP port: 0 (any free one) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port; give 1 to 65535 (or 0 for "
+                                         "any free port)")
+    return value
+
+
+def session_name(text: str) -> str:
+    """A session's name: some text, at most as long as the sessions API allows."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a session needs a name; give some text, e.g. "
+                                         "--session ada")
+    if len(text) > SESSION_NAME_MAX:
+        raise argparse.ArgumentTypeError(f"the name is {len(text)} characters long; at most "
+                                         f"{SESSION_NAME_MAX} are allowed")
+    return text
+
+
+def folder_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be (or become) a folder: a file on the way, a dangling symlink;
+    None when it is a folder or can be made one."""
+    for p in (path, *path.parents):
+        if p.is_symlink() and not p.exists():
+            return f"{p} is a symlink to {p.readlink()}, which does not exist"
+        if p.exists():
+            if p.is_dir():
+                return None
+            return f"{p} is a file, not a folder" + ("" if p == path else f" (in {path})")
+    return None
+
+
+def runs_dir(text: str) -> str:
+    """A folder for run logs: one that exists, or one that can be made (no file on the way)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; give a folder, e.g. --runs-dir runs")
+    if problem := folder_problem(Path(text)):
+        raise argparse.ArgumentTypeError(f"{problem}; give a folder for the run logs")
+    return text
+
+
+def wav_file(text: str) -> str:
+    """A ``--wav`` file that is there to read: a missing one was told only after the team
+    had started, and a FIFO's read waited for ever. (Its content is checked as it is read.)"""
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"{text} does not exist; give a PCM .wav file")
+    if not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file (a pipe, socket or device)"
+        raise argparse.ArgumentTypeError(f"{text} is {kind}; give a PCM .wav file")
+    return text
+
+
+_ONLY_WITH = {
+    "run": [("host_creatures", "--host-creatures", "broker", "--broker"),
+            ("ack_wait", "--ack-wait", "broker", "--broker"),
+            ("share_model", "--no-share-model", "broker", "--broker")],
+    "serve": [("ack_wait", "--ack-wait", "remote", "--remote"),
+              ("remote_wait", "--remote-wait", "remote", "--remote")],
+}
+"""Options that mean something only beside another: (option, its flag, the other, its
+flag). Given alone they were ignored without a word."""
+
+
+def misplaced(args: argparse.Namespace) -> str | None:
+    """The sentence for an option given without the one it works with, if any."""
+    for dest, flag, other, other_flag in _ONLY_WITH.get(getattr(args, "command", ""), []):
+        if getattr(args, dest, None) is not None and not getattr(args, other, None):
+            return f"{flag} applies only with {other_flag}; add {other_flag} or leave {flag} out"
+    return None
+
+
+def output_file(text: str) -> str:
+    """A file to write (``graph -o``): not empty, not a folder, in a folder that exists."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; give a file, e.g. -o team.svg, or "
+                                         "leave -o out for stdout")
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file in it, e.g. "
+                                         f"{path / 'team.svg'}")
+    parent = path.parent
+    if problem := folder_problem(parent):
+        raise argparse.ArgumentTypeError(f"{problem}; give a file in a folder")
+    if not parent.exists():
+        raise argparse.ArgumentTypeError(f"the folder {parent} does not exist; make it first "
+                                         "or give a file in another")
+    return text
+
+
+def unknown_command(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> str | None:
+    """A first argument that is no command, with the command meant (argparse lists all
+    thirteen and leaves the reader to spot ``validate`` in ``valdiate``)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words or words[0].startswith("-"):
+        return None
+    group = getattr(parser, "_subparsers", None)  # argparse keeps its commands there
+    commands = [name for action in getattr(group, "_group_actions", ())
+                for name in getattr(action, "choices", None) or ()]
+    if not commands or words[0] in commands:
+        return None
+    close = closest_name(words[0], commands)
+    return (f"there is no command {words[0]!r}; "
+            + (f"did you mean {close!r}?" if close else f"the commands: {', '.join(commands)}")
+            + " (terrarium --help says what each does)")
