@@ -13,10 +13,9 @@ import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from terrarium.config import Team
@@ -27,7 +26,7 @@ from terrarium.serve.openai_api import ChatCompletionRequest, openai_routes
 from terrarium.serve.openapi import openapi_schema
 from terrarium.serve.problems import Problem, problem_response
 from terrarium.serve.routes import ApprovalAnswer, InputBody, NewSession, api_routes
-from terrarium.serve.security import BodyLimit, TokenAuth
+from terrarium.serve.security import BodyLimit, Cors, TokenAuth
 from terrarium.serve.settings import ServeSettings
 
 __all__ = ["UVICORN_OPTIONS", "WEB_DIR", "create_app"]
@@ -56,14 +55,49 @@ async def _openapi(request: Request) -> JSONResponse:
     return JSONResponse(request.app.state.openapi)
 
 
+async def _page(request: Request) -> Response:
+    """The web page (docs/web.md)."""
+    return FileResponse(WEB_DIR / "index.html")
+
+
 async def _problem(request: Request, exc: Exception) -> Response:
     if isinstance(exc, Problem):
         return problem_response(exc)
     if isinstance(exc, HTTPException):
-        return problem_response(Problem(exc.status_code, str(exc.detail)))
+        return problem_response(_router_problem(request, exc))
     # never a traceback to the client; the server's log has it
     return problem_response(Problem(500, "the server failed to handle this request",
                                     slug="internal"))
+
+
+def _router_problem(request: Request, exc: HTTPException) -> Problem:
+    """Starlette's own refusals (no route; a method the route does not take) as sentences
+    saying what to do, with the ``Allow`` header of every route at the path."""
+    path, routes = request.url.path, request.app.router.routes
+    if exc.status_code == 405:
+        allow = sorted(_allowed(routes, path))
+        return Problem(405, f"{request.method} is not allowed on {path}; it takes "
+                       f"{', '.join(allow)}", slug="method-not-allowed",
+                       headers={"Allow": ", ".join(allow)})
+    if exc.status_code == 404:
+        if any(isinstance(r, WebSocketRoute) and r.path_regex.match(path) for r in routes):
+            return Problem(426, f"{path} is a WebSocket: connect to it with a WebSocket "
+                           "client (ws:// or wss://)", slug="websocket-only",
+                           headers={"Upgrade": "websocket"})
+        return Problem(404, f"there is nothing at {path}; GET /openapi.json lists every "
+                       "route", slug="not-found")
+    return Problem(exc.status_code, str(exc.detail), headers=exc.headers)
+
+
+def _allowed(routes: list[BaseRoute], path: str) -> set[str]:
+    """The methods the routes at ``path`` take (several routes may share a path)."""
+    out: set[str] = set()
+    for r in routes:
+        if isinstance(r, Route) and r.path_regex.match(path):
+            out |= r.methods or set()
+        elif isinstance(r, Mount) and r.path_regex.match(path):
+            out |= {"GET", "HEAD"}  # the page's files
+    return out
 
 
 def create_app(team: Team, settings: ServeSettings | None = None, *,
@@ -89,17 +123,21 @@ def create_app(team: Team, settings: ServeSettings | None = None, *,
         Route("/metrics", _metrics, methods=["GET"]),
         Route("/openapi.json", _openapi, methods=["GET"]),
     ]
-    if WEB_DIR.is_dir():
-        routes.append(Mount("/", app=StaticFiles(directory=WEB_DIR, html=True), name="web"))
+    if WEB_DIR.is_dir():  # the page's own files only: any other path is the API's 404
+        routes += [Route("/", _page, methods=["GET"], name="page"),
+                   Route("/index.html", _page, methods=["GET"], name="page_index"),
+                   Mount("/js", app=StaticFiles(directory=WEB_DIR / "js"), name="web")]
     middleware: list[Middleware] = []
-    if settings.token:
-        middleware.append(Middleware(TokenAuth, token=settings.token))
     if settings.allow_origins:
+        # outside the token check: a browser's preflight carries no token, and a refusal
+        # (401, 403) needs the CORS headers for the page to read it
         middleware.append(Middleware(
-            CORSMiddleware, allow_origins=settings.allow_origins,
+            Cors, allow_origins=settings.allow_origins,
             allow_methods=["GET", "POST", "DELETE"], allow_credentials=False,
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID",
                            "X-Terrarium-Session"], expose_headers=["X-Terrarium-Session"]))
+    if settings.token:
+        middleware.append(Middleware(TokenAuth, token=settings.token))
     max_bytes = (team.channels[team.input_channel].max_bytes
                  if team.input_channel and team.input_channel in team.channels
                  else settings.max_body)

@@ -12,6 +12,7 @@ redelivered at once, exactly once.
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, nullcontext
 from datetime import UTC, datetime
@@ -188,20 +189,29 @@ class SessionManager:
                 live.rt is not None, "status": live.status if live is not None else "unloaded",
                 "turns": info.turns}
 
-    def create(self, name: str | None) -> SessionInfo:
+    def create(self, name: str | None, field: str = "name") -> SessionInfo:
+        if name is not None:
+            _check_name(name, field)
         try:
             return self.store.create(self.team, name)
         except RuntimeFailure as exc:
             raise Problem(409, exc.message, slug="session-exists") from None
 
-    def by_user(self, key: str) -> SessionInfo:
+    def by_user(self, key: str, field: str = "user") -> SessionInfo:
         """An OpenAI client's ``user`` (or X-Terrarium-Session): a session id, else a name
-        (the session is made on first use)."""
+        (the session is made on first use). An id no session has is 404, not the name of a
+        new session: the client meant a session that is gone."""
         if _plausible(key):
             info = self.store.get(key)
             if info is not None and info.terrarium == self.team.name:
                 return info
-        return self.store.by_name(self.team.name, key) or self.store.create(self.team, key)
+            named = self.store.by_name(self.team.name, key)  # (named so before this rule)
+            if named is not None:
+                return named
+            raise Problem(404, f"there is no session {key!r} (a session id); give the id of "
+                          "one, or a name to make one by", slug="no-session",
+                          errors=[{"field": field, "message": "no session has this id"}])
+        return self.store.by_name(self.team.name, key) or self.create(key, field)
 
     def events_of(self, session_id: str) -> SessionEvents:
         ev = self.events.get(session_id)
@@ -321,6 +331,26 @@ class SessionManager:
             status = 413 if "max_bytes" in exc.message else 422
             raise Problem(status, exc.message, slug="refused") from None
         return seq
+
+
+NAME_MAX = 200  # characters of a session name (NewSession's max_length)
+
+
+def _check_name(name: str, field: str) -> None:
+    """A session name is shown in lists and logs and typed again to find the session: 422
+    for one that is empty, long, holds control characters or reads as a session id."""
+    why = None
+    if not name.strip():
+        why = "is empty"
+    elif len(name) > NAME_MAX:
+        why = f"is {len(name)} characters long; at most {NAME_MAX}"
+    elif any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+        why = "holds a control character"
+    elif _plausible(name):
+        why = "reads as a session id (32 hex digits)"
+    if why:
+        raise Problem(422, f"the session name {why}: give a short name of visible characters",
+                      slug="invalid-name", errors=[{"field": field, "message": f"the name {why}"}])
 
 
 def _plausible(session_id: str) -> bool:
