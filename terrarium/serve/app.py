@@ -26,7 +26,7 @@ from terrarium.serve.openai_api import ChatCompletionRequest, openai_routes
 from terrarium.serve.openapi import openapi_schema
 from terrarium.serve.problems import Problem, problem_response
 from terrarium.serve.routes import ApprovalAnswer, InputBody, NewSession, api_routes
-from terrarium.serve.security import BodyLimit, Cors, TokenAuth
+from terrarium.serve.security import BodyLimit, BrowserGuard, Cors, TokenAuth
 from terrarium.serve.settings import ServeSettings
 
 __all__ = ["UVICORN_OPTIONS", "WEB_DIR", "create_app"]
@@ -127,7 +127,8 @@ def create_app(team: Team, settings: ServeSettings | None = None, *,
         routes += [Route("/", _page, methods=["GET"], name="page"),
                    Route("/index.html", _page, methods=["GET"], name="page_index"),
                    Mount("/js", app=StaticFiles(directory=WEB_DIR / "js"), name="web")]
-    middleware: list[Middleware] = []
+    middleware: list[Middleware] = [Middleware(
+        BrowserGuard, check_host=not settings.token, origins=settings.allow_origins)]
     if settings.allow_origins:
         # outside the token check: a browser's preflight carries no token, and a refusal
         # (401, 403) needs the CORS headers for the page to read it

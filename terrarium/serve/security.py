@@ -1,11 +1,13 @@
 """What keeps the server safe by default: a bearer token (constant-time compare), bounded
-request bodies, and the loopback-only rule for starting without a token."""
+request bodies, the loopback-only rule for starting without a token, and the checks that
+keep other web pages out (CORS, the Host a tokenless server answers, a WebSocket's
+Origin)."""
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
@@ -14,7 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from terrarium.serve.problems import Problem, problem_response, send_problem
 
-__all__ = ["TOO_BIG", "BodyLimit", "Cors", "TokenAuth", "is_loopback"]
+__all__ = ["TOO_BIG", "BodyLimit", "BrowserGuard", "Cors", "TokenAuth", "is_loopback"]
 
 OPEN_PATHS = frozenset({"/healthz"})
 
@@ -34,6 +36,61 @@ def is_loopback(host: str) -> bool:
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BrowserGuard:
+    """What CORS does not cover. A server without a token answers only requests addressed
+    to this machine by a name a web page cannot take over: an IP address, ``localhost``
+    (or a name of one label); a page of another site that made its own name point at
+    127.0.0.1 (DNS rebinding) is the same origin as the server to its browser, so CORS
+    lets it read and write everything. And a WebSocket handshake from a browser page
+    (it says its ``Origin``) is taken only from the server's own page or an allowed
+    origin, as browsers open sockets to any site without asking."""
+
+    def __init__(self, app: ASGIApp, check_host: bool, origins: list[str]) -> None:
+        self.app = app
+        self.check_host = check_host
+        self.origins = frozenset(origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            problem = self.problem(scope)
+            if problem is not None:
+                await send_problem(scope, send, problem)
+                return
+        await self.app(scope, receive, send)
+
+    def problem(self, scope: Scope) -> Problem | None:
+        host = origin = None
+        for k, v in scope.get("headers", ()):
+            if k == b"host":
+                host = v.decode("latin-1")
+            elif k == b"origin":
+                origin = v.decode("latin-1")
+        if self.check_host and host is not None and not _local_name(host):
+            return Problem(403, f"this server answers only requests addressed to localhost or "
+                           f"an IP address, not {host!r} (a web page of another site may "
+                           "have made that name point here); serve with --token-env to "
+                           "take requests by any name", slug="wrong-host")
+        if (scope["type"] == "websocket" and origin is not None and origin not in self.origins
+                and urlsplit(origin).netloc != host):
+            return Problem(403, f"a WebSocket from a page of {origin!r} is refused: only the "
+                           "server's own page and --allow-origin origins may open one",
+                           slug="cors-refused")
+        return None
+
+
+def _local_name(host: str) -> bool:
+    name = host.rsplit("]", 1)[0].lstrip("[") if host.startswith("[") else (
+        host.rsplit(":", 1)[0] if host.count(":") == 1 else host)
+    name = name.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost") or "." not in name:
+        return True
+    try:
+        ipaddress.ip_address(name)
+        return True
     except ValueError:
         return False
 

@@ -208,3 +208,41 @@ async def test_cors_preflights_pass_the_token_check_and_refusals_are_problems(
         r = await c.options("/v1/sessions", headers={**pre, "Origin": "https://evil.example"})
         assert "evil.example" in _problem(r, 403)["detail"]
         assert "access-control-allow-origin" not in r.headers
+
+
+async def test_a_tokenless_server_answers_only_local_names(tmp_path: Path) -> None:
+    """DNS rebinding: a page of another site points its own name at 127.0.0.1 and is then
+    the server's origin to its browser (CORS does not apply); it was served."""
+    async with asgi(tmp_path / "a") as (c, _):
+        for host in ("rebind.attacker.example", "rebind.attacker.example:8765",
+                     "127.0.0.1.nip.io:8765"):
+            body = _problem(await c.get("/v1/sessions", headers={"Host": host}), 403)
+            assert host in body["detail"]
+            _problem(await c.post("/v1/sessions", json={}, headers={"Host": host}), 403)
+        for host in ("127.0.0.1:8765", "localhost:8765", "[::1]:8765", "localhost",
+                     "app.localhost:8765", "10.0.0.5:8765"):
+            assert (await c.get("/v1/sessions", headers={"Host": host})).status_code == 200
+    async with asgi(tmp_path / "b", token=TOKEN) as (c, _):  # a token keeps such pages out
+        r = await c.get("/v1/sessions", headers={"Host": "api.example.com",
+                                                 "Authorization": f"Bearer {TOKEN}"})
+        assert r.status_code == 200
+
+
+async def test_a_websocket_from_another_sites_page_is_refused(tmp_path: Path) -> None:
+    """Browsers open WebSockets to any site without a CORS check: a page of another site
+    could follow a session's events (or talk to it) knowing its id."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    app = create_app(load_team(CHAT), ServeSettings(
+        runs_dir=tmp_path / "runs", allow_origins=["https://ok.example"]))
+    async with serving(app) as base, httpx.AsyncClient(base_url=base) as c:
+        sid = (await c.post("/v1/sessions", json={})).json()["id"]
+        url = base.replace("http", "ws") + f"/v1/sessions/{sid}/events/ws"
+        with pytest.raises(InvalidStatus) as e:
+            async with connect(url, origin="https://evil.example"):  # type: ignore[arg-type]
+                pass
+        assert e.value.response.status_code == 403
+        for origin in (base, "https://ok.example", None):  # its own page, allowed, no page
+            async with connect(url, origin=origin):  # type: ignore[arg-type]
+                pass
