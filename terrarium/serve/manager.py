@@ -65,6 +65,7 @@ class SessionManager:
         self.log_writer = None if settings.broker else LogWriter(
             self.log, busy=self.gate.busy if self.gate is not None else None)
         self.loaded: dict[str, LiveSession] = {}
+        self.deleting: set[str] = set()  # sessions being deleted: already gone (404)
         self.events: dict[str, SessionEvents] = {}
         self.embedded: Any = None
         self.ready = False
@@ -175,10 +176,10 @@ class SessionManager:
     # ------------------------------------------------------------------ sessions
     def info(self, session_id: str) -> SessionInfo:
         live = self.loaded.get(session_id)
-        if live is not None:  # loaded: known without a query (the hot path of input)
-            return live.info
+        if live is not None and session_id not in self.deleting:
+            return live.info  # loaded: known without a query (the hot path of input)
         info = self.store.get(session_id) if _plausible(session_id) else None
-        if info is None or info.terrarium != self.team.name:
+        if info is None or info.terrarium != self.team.name or session_id in self.deleting:
             raise Problem(404, f"there is no session {session_id!r}", slug="no-session")
         return info
 
@@ -224,16 +225,23 @@ class SessionManager:
         return ev
 
     async def delete(self, session_id: str) -> None:
+        """Stop and forget a session. It is gone (404) from the moment this starts: an
+        input arriving while its runtime stops would load it again, a runtime with no
+        session left to own it, and be accepted after the delete was."""
         self.info(session_id)
-        live = self.loaded.get(session_id)
-        if live is not None:
-            live.stop()
-            await live.stopped.wait()
-        await self.flush()
-        self.store.delete(session_id)
-        ev = self.events.pop(session_id, None)
-        if ev is not None:
-            ev.close()
+        self.deleting.add(session_id)
+        try:
+            live = self.loaded.get(session_id)
+            if live is not None:
+                live.stop()
+                await live.stopped.wait()
+            await self.flush()
+            self.store.delete(session_id)
+            ev = self.events.pop(session_id, None)
+            if ev is not None:
+                ev.close()
+        finally:
+            self.deleting.discard(session_id)
 
     async def load(self, session_id: str, *, hold: bool = False) -> LiveSession:
         """The session running, started if it was not (its next input wakes it).

@@ -246,3 +246,41 @@ async def test_a_websocket_from_another_sites_page_is_refused(tmp_path: Path) ->
         for origin in (base, "https://ok.example", None):  # its own page, allowed, no page
             async with connect(url, origin=origin):  # type: ignore[arg-type]
                 pass
+
+
+async def test_an_input_while_a_session_is_deleted_does_not_bring_it_back(
+        tmp_path: Path) -> None:
+    """An input that came while the deleted session's runtime stopped loaded it again: 202
+    after the 204, and a runtime running for a session no longer stored."""
+    async with asgi(tmp_path) as (c, app):
+        m = app.state.manager
+        sid = (await c.post("/v1/sessions", json={})).json()["id"]
+        assert (await c.post(f"/v1/sessions/{sid}/input", json={"text": "hi"})).status_code == 202
+        flush, held = m.flush, anyio.Event()
+
+        async def held_flush() -> None:  # the delete's last await, held open
+            await held.wait()
+            await flush()
+
+        m.flush = held_flush
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(c.delete, f"/v1/sessions/{sid}")
+            try:
+                with anyio.fail_after(20):
+                    while sid in m.loaded:  # noqa: ASYNC110 (the runtime stopping, no event)
+                        await anyio.sleep(0.01)
+                late = await c.post(f"/v1/sessions/{sid}/input", json={"text": "again"})
+                again = None
+                with anyio.move_on_after(10):  # (before the fix: waits on the held flush)
+                    again = await c.delete(f"/v1/sessions/{sid}")  # one delete at a time
+            finally:
+                held.set()
+        m.flush = flush
+        zombie = m.loaded.pop(sid, None)
+        if zombie is not None:  # (before the fix: stopped here, so the test ends)
+            zombie.stop()
+        _problem(late, 404)
+        assert again is not None
+        _problem(again, 404)
+        assert zombie is None and m.store.get(sid) is None
+        _problem(await c.get(f"/v1/sessions/{sid}"), 404)
