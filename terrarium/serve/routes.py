@@ -68,8 +68,11 @@ def parse_model(raw: bytes, model: type[M]) -> M:
         return model.model_validate_json(raw or b"{}")
     except ValidationError as exc:
         found = exc.errors(include_url=False)
-        if any(e["type"] == "json_invalid" for e in found):
-            raise Problem(400, "the body is not valid JSON", slug="bad-json") from None
+        bad = [e for e in found if e["type"] == "json_invalid"]
+        if bad:  # where and why (a trailing comma; nested too deep; a number too big)
+            why = (bad[0].get("ctx") or {}).get("error")
+            raise Problem(400, "the body is not valid JSON" + (f": {why}" if why else ""),
+                          slug="bad-json") from None
         errors = field_errors(found, "body")
         raise Problem(422, "the body does not match: " + "; ".join(
             f"{e['field']}: {e['message']}" for e in errors), slug="invalid-body",

@@ -102,6 +102,11 @@ async def test_a_body_must_be_sent_as_json(tmp_path: Path) -> None:
                          headers={"Content-Type": "Application/JSON; charset=utf-8"})
         assert r.status_code == 201
         assert (await c.post("/v1/sessions")).status_code == 201
+        # JSON that cannot be read says why and where
+        for raw, why in ((b"[" * 300 + b"]" * 300, "recursion limit exceeded"),
+                         (b'{"name": "a",}', "trailing comma at line 1 column 14")):
+            r = await c.post("/v1/sessions", content=raw, headers=JSON)
+            assert why in _problem(r, 400)["detail"]
 
 
 async def test_a_client_gone_mid_body_is_no_server_error(tmp_path: Path) -> None:
