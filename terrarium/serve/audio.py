@@ -197,16 +197,20 @@ async def audio_ws(ws: WebSocket) -> None:
                     await give(data["text"])
 
     async def give(text: str) -> None:
-        """An utterance heard (or typed): the session's input, its first audio timed."""
-        live.audio.broadcast({"type": "heard", "text": text})
-        live.audio.heard_at = time.perf_counter()
+        """An utterance heard (or typed): the session's input, its first audio timed. It
+        is told as heard once the session took it; one refused (too long, too many) is
+        this socket's error alone, not heard by every socket of the session."""
+        before, live.audio.heard_at = live.audio.heard_at, time.perf_counter()
         live.inputs += 1
         try:
             await m.send(live, text=text)
         except Problem as p:
-            live.audio.broadcast({"type": "error", "message": p.detail})
+            live.audio.heard_at = before
+            _tell(send, {"type": "error", "message": p.detail})
+            return
         finally:
             live.inputs -= 1
+        live.audio.broadcast({"type": "heard", "text": text})
 
     async def hear(tg: anyio.abc.TaskGroup) -> None:
         try:

@@ -106,6 +106,29 @@ async def test_the_audio_socket_says_what_is_wrong_and_ends_with_its_session(
             assert e.value.rcvd is not None and e.value.rcvd.code == 1001
 
 
+async def test_a_refused_utterance_is_its_sockets_error_not_heard_by_all(
+        tmp_path: Path) -> None:
+    """A text past the channel's max_bytes was told as heard to every socket of the
+    session (echoed whole), then its refusal to every socket too."""
+    app = create_app(load_team(VOICE), ServeSettings(runs_dir=tmp_path / "runs"),
+                     synthesizer=CallableSynthesizer(
+                         lambda t: AudioClip(pcm=b"\x01\x00" * 160, sample_rate=16000), 16000),
+                     vad_factory=NoVad)
+    async with serving(app) as base, httpx.AsyncClient(base_url=base) as c:
+        sid = (await c.post("/v1/sessions", json={})).json()["id"]
+        url = base.replace("http", "ws") + f"/v1/sessions/{sid}/audio"
+        async with connect(url) as a, connect(url) as b:
+            await a.send(json.dumps({"type": "text", "text": "x" * 70_000}))
+            with anyio.fail_after(10):
+                got = json.loads(await a.recv())
+            assert got["type"] == "error" and "max_bytes" in got["message"]
+            await a.send(json.dumps({"type": "text", "text": "what is the weather?"}))
+            with anyio.fail_after(10):
+                first_b = json.loads(await b.recv())
+                first_a = json.loads(await a.recv())
+            assert first_b == first_a == {"type": "heard", "text": "what is the weather?"}
+
+
 async def _chat(c: httpx.AsyncClient, status: int, headers: dict[str, str] | None = None,
                 **body: Any) -> dict[str, Any]:
     body.setdefault("model", "chat")
