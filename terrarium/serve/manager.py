@@ -200,18 +200,12 @@ class SessionManager:
 
     def by_user(self, key: str, field: str = "user") -> SessionInfo:
         """An OpenAI client's ``user`` (or X-Terrarium-Session): a session id, else a name
-        (the session is made on first use). An id no session has is 404, not the name of a
-        new session: the client meant a session that is gone."""
+        (the session is made on first use; 32 hex digits that are no session's id are a
+        name too: clients send a hash of their user there, an MD5 among them)."""
         if _plausible(key):
             info = self.store.get(key)
             if info is not None and info.terrarium == self.team.name:
                 return info
-            named = self.store.by_name(self.team.name, key)  # (named so before this rule)
-            if named is not None:
-                return named
-            raise Problem(404, f"there is no session {key!r} (a session id); give the id of "
-                          "one, or a name to make one by", slug="no-session",
-                          errors=[{"field": field, "message": "no session has this id"}])
         return self.store.by_name(self.team.name, key) or self.create(key, field)
 
     def events_of(self, session_id: str) -> SessionEvents:
@@ -346,7 +340,7 @@ NAME_MAX = 200  # characters of a session name (NewSession's max_length)
 
 def _check_name(name: str, field: str) -> None:
     """A session name is shown in lists and logs and typed again to find the session: 422
-    for one that is empty, long, holds control characters or reads as a session id."""
+    for one that is empty, long or holds control characters."""
     why = None
     if not name.strip():
         why = "is empty"
@@ -354,8 +348,6 @@ def _check_name(name: str, field: str) -> None:
         why = f"is {len(name)} characters long; at most {NAME_MAX}"
     elif any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
         why = "holds a control character"
-    elif _plausible(name):
-        why = "reads as a session id (32 hex digits)"
     if why:
         raise Problem(422, f"the session name {why}: give a short name of visible characters",
                       slug="invalid-name", errors=[{"field": field, "message": f"the name {why}"}])
