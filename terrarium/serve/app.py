@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from terrarium.config import Team
 from terrarium.serve.audio import audio_routes
@@ -24,7 +25,7 @@ from terrarium.serve.manager import SessionManager
 from terrarium.serve.metrics import ServeMetrics
 from terrarium.serve.openai_api import ChatCompletionRequest, openai_routes
 from terrarium.serve.openapi import openapi_schema
-from terrarium.serve.problems import Problem, problem_response
+from terrarium.serve.problems import Problem, problem_response, send_problem
 from terrarium.serve.routes import ApprovalAnswer, InputBody, NewSession, api_routes
 from terrarium.serve.security import BodyLimit, BrowserGuard, Cors, TokenAuth
 from terrarium.serve.settings import ServeSettings
@@ -89,6 +90,21 @@ def _router_problem(request: Request, exc: HTTPException) -> Problem:
     return Problem(exc.status_code, str(exc.detail), headers=exc.headers)
 
 
+def _no_route(http: ASGIApp) -> ASGIApp:
+    """Where no route matched: a WebSocket handshake is answered with a 404 problem (the
+    router's own answer was a bare 403); HTTP goes on to the router's 404 (a problem)."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await send_problem(scope, send, Problem(
+                404, f"there is no WebSocket at {scope['path']}; GET /openapi.json lists "
+                "every route", slug="not-found"))
+            return
+        await http(scope, receive, send)
+
+    return app
+
+
 def _allowed(routes: list[BaseRoute], path: str) -> set[str]:
     """The methods the routes at ``path`` take (several routes may share a path)."""
     out: set[str] = set()
@@ -148,6 +164,7 @@ def create_app(team: Team, settings: ServeSettings | None = None, *,
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                     exception_handlers={Exception: _problem, HTTPException: _problem,
                                         Problem: _problem})
+    app.router.default = _no_route(app.router.not_found)
     app.state.manager = manager
     app.state.metrics = metrics
     app.state.settings = settings

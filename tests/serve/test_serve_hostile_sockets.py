@@ -60,6 +60,9 @@ async def test_a_refused_handshake_is_a_problem(tmp_path: Path) -> None:
         assert status == 422
         status, _ = await _refused(f"{ws}/v1/sessions/abc/audio?token={TOKEN}")
         assert status == 404
+        for path in ("/v1/nowhere", "/v1/sessions"):  # no WebSocket there
+            status, body = await _refused(f"{ws}{path}?token={TOKEN}")
+            assert status == 404 and "no WebSocket" in body["detail"]
 
 
 async def test_the_events_socket_drops_what_a_client_sends(tmp_path: Path) -> None:
