@@ -197,9 +197,8 @@ async def audio_ws(ws: WebSocket) -> None:
                     await give(data["text"])
 
     async def give(text: str) -> None:
-        """An utterance heard (or typed): the session's input, its first audio timed. It
-        is told as heard once the session took it; one refused (too long, too many) is
-        this socket's error alone, not heard by every socket of the session."""
+        """An utterance heard (or typed): the session's input, its first audio timed;
+        told as heard once taken (a refused one is this socket's error alone)."""
         before, live.audio.heard_at = live.audio.heard_at, time.perf_counter()
         live.inputs += 1
         try:
@@ -240,7 +239,12 @@ async def audio_ws(ws: WebSocket) -> None:
         recv.close()  # both ends: nothing left for the collector to report
         live.sockets -= 1
         live.touch()
-    if live.stopped.is_set():  # the session is gone: say so rather than just hang up
+    await _gone(ws, live)
+
+
+async def _gone(ws: WebSocket, live: LiveSession) -> None:
+    """The socket's session stopped (deleted, unloaded): say so rather than just hang up."""
+    if live.stopped.is_set():
         with contextlib.suppress(WebSocketDisconnect, RuntimeError):
             await ws.close(code=1001, reason="the session stopped")
 
