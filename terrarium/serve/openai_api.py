@@ -38,7 +38,7 @@ class ChatMessageIn(BaseModel):
 
 class StreamOptions(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
-    include_usage: bool = False
+    include_usage: bool | None = False
 
 
 class ChatCompletionRequest(BaseModel):
@@ -49,10 +49,10 @@ class ChatCompletionRequest(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
     model: str
     messages: list[ChatMessageIn] = Field(min_length=1)
-    stream: bool = False
+    stream: bool | None = False  # (None, as some clients send an unset field: False)
     stream_options: StreamOptions | None = None
     user: str | None = None
-    n: int = Field(default=1, ge=1, le=1, description="Always 1: a team gives one reply.")
+    n: int | None = Field(default=1, ge=1, le=1, description="Always 1: a team gives one reply.")
 
 
 # roles that set up a conversation rather than take part in it (OpenAI's "developer" is the

@@ -166,7 +166,7 @@ async def test_the_chat_endpoint_refuses_what_it_cannot_honour(tmp_path: Path) -
         await _chat(c, 422, headers={"X-Terrarium-Session": "tab\there"})
         assert app.state.manager.store.list("chat") == []
         # what works: a system message first, text parts, usage at the end of a stream
-        ok = await _chat(c, 200, user="ada", messages=[
+        ok = await _chat(c, 200, user="ada", n=None, stream=None, messages=[
             {"role": "system", "content": "be kind"},
             {"role": "user", "content": [{"type": "text", "text": "My name is Ada."}]}])
         assert ok["choices"][0]["message"]["content"]
