@@ -289,3 +289,14 @@ async def test_an_input_while_a_session_is_deleted_does_not_bring_it_back(
         _problem(again, 404)
         assert zombie is None and m.store.get(sid) is None
         _problem(await c.get(f"/v1/sessions/{sid}"), 404)
+
+
+async def test_a_name_taken_by_another_process_meanwhile_is_409(tmp_path: Path) -> None:
+    """``terrarium run --session NAME`` on the same log may name a session between the
+    server's look for the name and its insert: the unique index refused it, a 500."""
+    async with asgi(tmp_path) as (c, app):
+        store = app.state.manager.store
+        assert (await c.post("/v1/sessions", json={"name": "ada"})).status_code == 201
+        store.by_name = lambda *a: None  # the look saw nothing: the other process was first
+        body = _problem(await c.post("/v1/sessions", json={"name": "ada"}), 409)
+        assert "already a session named 'ada'" in body["detail"]
