@@ -16,6 +16,7 @@ they point at. The serve layer adds its event sequence (``session_events``) here
 from __future__ import annotations
 
 import secrets
+import sqlite3
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -99,8 +100,11 @@ class SessionStore:
         now = time.time()
         info = SessionInfo(id=new_session_id(), name=name, run_id=run_id,
                            terrarium=team.name, created=now, updated=now)
-        self.log.write_batch([(f"INSERT INTO sessions({_COLS}) VALUES (?,?,?,?,?,?,?)",
-                               [(info.id, name, run_id, team.name, now, now, 0)])])
+        try:
+            self.log.write_batch([(f"INSERT INTO sessions({_COLS}) VALUES (?,?,?,?,?,?,?)",
+                                   [(info.id, name, run_id, team.name, now, now, 0)])])
+        except sqlite3.IntegrityError:  # another process named one so since the look above
+            raise RuntimeFailure(f"there is already a session named {name!r}") from None
         return info
 
     def get(self, session_id: str) -> SessionInfo | None:

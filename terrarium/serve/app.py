@@ -13,11 +13,11 @@ import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from terrarium.config import Team
 from terrarium.serve.audio import audio_routes
@@ -25,9 +25,9 @@ from terrarium.serve.manager import SessionManager
 from terrarium.serve.metrics import ServeMetrics
 from terrarium.serve.openai_api import ChatCompletionRequest, openai_routes
 from terrarium.serve.openapi import openapi_schema
-from terrarium.serve.problems import Problem, problem_response
+from terrarium.serve.problems import Problem, problem_response, send_problem
 from terrarium.serve.routes import ApprovalAnswer, InputBody, NewSession, api_routes
-from terrarium.serve.security import BodyLimit, TokenAuth
+from terrarium.serve.security import BodyLimit, BrowserGuard, Cors, TokenAuth
 from terrarium.serve.settings import ServeSettings
 
 __all__ = ["UVICORN_OPTIONS", "WEB_DIR", "create_app"]
@@ -56,14 +56,64 @@ async def _openapi(request: Request) -> JSONResponse:
     return JSONResponse(request.app.state.openapi)
 
 
+async def _page(request: Request) -> Response:
+    """The web page (docs/web.md)."""
+    return FileResponse(WEB_DIR / "index.html")
+
+
 async def _problem(request: Request, exc: Exception) -> Response:
     if isinstance(exc, Problem):
         return problem_response(exc)
     if isinstance(exc, HTTPException):
-        return problem_response(Problem(exc.status_code, str(exc.detail)))
+        return problem_response(_router_problem(request, exc))
     # never a traceback to the client; the server's log has it
     return problem_response(Problem(500, "the server failed to handle this request",
                                     slug="internal"))
+
+
+def _router_problem(request: Request, exc: HTTPException) -> Problem:
+    """Starlette's own refusals (no route; a method the route does not take) as sentences
+    saying what to do, with the ``Allow`` header of every route at the path."""
+    path, routes = request.url.path, request.app.router.routes
+    if exc.status_code == 405:
+        allow = sorted(_allowed(routes, path))
+        return Problem(405, f"{request.method} is not allowed on {path}; it takes "
+                       f"{', '.join(allow)}", slug="method-not-allowed",
+                       headers={"Allow": ", ".join(allow)})
+    if exc.status_code == 404:
+        if any(isinstance(r, WebSocketRoute) and r.path_regex.match(path) for r in routes):
+            return Problem(426, f"{path} is a WebSocket: connect to it with a WebSocket "
+                           "client (ws:// or wss://)", slug="websocket-only",
+                           headers={"Upgrade": "websocket"})
+        return Problem(404, f"there is nothing at {path}; GET /openapi.json lists every "
+                       "route", slug="not-found")
+    return Problem(exc.status_code, str(exc.detail), headers=exc.headers)
+
+
+def _no_route(http: ASGIApp) -> ASGIApp:
+    """Where no route matched: a WebSocket handshake is answered with a 404 problem (the
+    router's own answer was a bare 403); HTTP goes on to the router's 404 (a problem)."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await send_problem(scope, send, Problem(
+                404, f"there is no WebSocket at {scope['path']}; GET /openapi.json lists "
+                "every route", slug="not-found"))
+            return
+        await http(scope, receive, send)
+
+    return app
+
+
+def _allowed(routes: list[BaseRoute], path: str) -> set[str]:
+    """The methods the routes at ``path`` take (several routes may share a path)."""
+    out: set[str] = set()
+    for r in routes:
+        if isinstance(r, Route) and r.path_regex.match(path):
+            out |= r.methods or set()
+        elif isinstance(r, Mount) and r.path_regex.match(path):
+            out |= {"GET", "HEAD"}  # the page's files
+    return out
 
 
 def create_app(team: Team, settings: ServeSettings | None = None, *,
@@ -89,17 +139,22 @@ def create_app(team: Team, settings: ServeSettings | None = None, *,
         Route("/metrics", _metrics, methods=["GET"]),
         Route("/openapi.json", _openapi, methods=["GET"]),
     ]
-    if WEB_DIR.is_dir():
-        routes.append(Mount("/", app=StaticFiles(directory=WEB_DIR, html=True), name="web"))
-    middleware: list[Middleware] = []
-    if settings.token:
-        middleware.append(Middleware(TokenAuth, token=settings.token))
+    if WEB_DIR.is_dir():  # the page's own files only: any other path is the API's 404
+        routes += [Route("/", _page, methods=["GET"], name="page"),
+                   Route("/index.html", _page, methods=["GET"], name="page_index"),
+                   Mount("/js", app=StaticFiles(directory=WEB_DIR / "js"), name="web")]
+    middleware: list[Middleware] = [Middleware(
+        BrowserGuard, check_host=not settings.token, origins=settings.allow_origins)]
     if settings.allow_origins:
+        # outside the token check: a browser's preflight carries no token, and a refusal
+        # (401, 403) needs the CORS headers for the page to read it
         middleware.append(Middleware(
-            CORSMiddleware, allow_origins=settings.allow_origins,
+            Cors, allow_origins=settings.allow_origins,
             allow_methods=["GET", "POST", "DELETE"], allow_credentials=False,
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID",
                            "X-Terrarium-Session"], expose_headers=["X-Terrarium-Session"]))
+    if settings.token:
+        middleware.append(Middleware(TokenAuth, token=settings.token))
     max_bytes = (team.channels[team.input_channel].max_bytes
                  if team.input_channel and team.input_channel in team.channels
                  else settings.max_body)
@@ -109,6 +164,7 @@ def create_app(team: Team, settings: ServeSettings | None = None, *,
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                     exception_handlers={Exception: _problem, HTTPException: _problem,
                                         Problem: _problem})
+    app.router.default = _no_route(app.router.not_found)
     app.state.manager = manager
     app.state.metrics = metrics
     app.state.settings = settings

@@ -15,6 +15,7 @@ What the listener heard is told as ``{"type": "heard", "text": ...}``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -28,7 +29,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from terrarium.errors import TerrariumError
 from terrarium.events import Event, SentenceSynthesized, SpeechCut
-from terrarium.serve.problems import Problem
+from terrarium.serve.problems import Problem, refuse_socket
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,6 +65,13 @@ class SessionAudio:
                 pass
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 self.sockets.remove(s)
+
+    def close(self) -> None:
+        """The session stopped (deleted, unloaded, failed): nothing will play, so every
+        socket's queue ends, and with it the socket."""
+        for s in self.sockets:
+            s.close()
+        self.sockets.clear()
 
     def sink(self, creature: str) -> SocketAudioSink:
         return SocketAudioSink(self, creature)
@@ -180,27 +188,28 @@ async def audio_ws(ws: WebSocket) -> None:
             if msg.get("bytes"):
                 yield _pcm16(msg["bytes"])
             elif msg.get("text"):
-                try:
-                    data = json.loads(msg["text"])
-                    kind = data.get("type")
-                except (json.JSONDecodeError, AttributeError):
-                    data, kind = {}, None
-                if kind == "end":
+                data = _frame(msg["text"])
+                if isinstance(data, str):  # not a frame this socket takes: say why
+                    _tell(send, {"type": "error", "message": data})
+                elif data["type"] == "end":
                     yield None  # the client's stream paused: flush the utterance
-                elif kind == "text" and isinstance(said := data.get("text"), str) and said:
-                    await give(said)
+                else:
+                    await give(data["text"])
 
     async def give(text: str) -> None:
-        """An utterance heard (or typed): the session's input, its first audio timed."""
-        live.audio.broadcast({"type": "heard", "text": text})
-        live.audio.heard_at = time.perf_counter()
+        """An utterance heard (or typed): the session's input, its first audio timed;
+        told as heard once taken (a refused one is this socket's error alone)."""
+        before, live.audio.heard_at = live.audio.heard_at, time.perf_counter()
         live.inputs += 1
         try:
             await m.send(live, text=text)
         except Problem as p:
-            live.audio.broadcast({"type": "error", "message": p.detail})
+            live.audio.heard_at = before
+            _tell(send, {"type": "error", "message": p.detail})
+            return
         finally:
             live.inputs -= 1
+        live.audio.broadcast({"type": "heard", "text": text})
 
     async def hear(tg: anyio.abc.TaskGroup) -> None:
         try:
@@ -230,6 +239,14 @@ async def audio_ws(ws: WebSocket) -> None:
         recv.close()  # both ends: nothing left for the collector to report
         live.sockets -= 1
         live.touch()
+    await _gone(ws, live)
+
+
+async def _gone(ws: WebSocket, live: LiveSession) -> None:
+    """The socket's session stopped (deleted, unloaded): say so rather than just hang up."""
+    if live.stopped.is_set():
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+            await ws.close(code=1001, reason="the session stopped")
 
 
 async def _open(ws: WebSocket, m: SessionManager) -> tuple[LiveSession, Any] | None:
@@ -238,7 +255,7 @@ async def _open(ws: WebSocket, m: SessionManager) -> tuple[LiveSession, Any] | N
     try:
         live = await m.load(ws.path_params["session_id"], hold=True)
     except Problem as p:
-        await ws.close(code=4000 + p.status, reason=p.detail[:120])
+        await refuse_socket(ws, p)
         return None
     make_vad: Callable[[], Any] = ws.app.state.vad_factory or _silero
     try:
@@ -247,6 +264,33 @@ async def _open(ws: WebSocket, m: SessionManager) -> tuple[LiveSession, Any] | N
         live.inputs -= 1
         await ws.close(code=1011, reason=f"speech in is unavailable: {exc}"[:120])
         return None
+
+
+def _tell(send: MemoryObjectSendStream[Frame], frame: Frame) -> None:
+    """A frame to one socket alone (what its client sent wrong is nobody else's business),
+    queued behind what the socket is already sending."""
+    with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError,
+                             anyio.ClosedResourceError):
+        send.send_nowait(frame)
+
+
+def _frame(text: str) -> dict[str, Any] | str:
+    """A text frame the client sent: ``{"type": "end"}`` or ``{"type": "text", "text":
+    "..."}``; anything else is the sentence saying what is wrong with it."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return "a text frame must be JSON: {\"type\": \"text\", \"text\": \"...\"} or " \
+               "{\"type\": \"end\"}; speech goes in binary frames (16 kHz mono PCM16)"
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind == "end":
+        return data  # type: ignore[no-any-return]
+    if kind == "text":
+        said = data.get("text")
+        if isinstance(said, str) and said.strip():
+            return data  # type: ignore[no-any-return]
+        return "a text frame needs \"text\": what was said, not empty"
+    return f"unknown frame type {kind!r}: this socket takes \"text\" and \"end\""
 
 
 def _listener(m: SessionManager, vad: Any,

@@ -165,6 +165,7 @@ class LiveSession:
             self.events.unlisten(self.audio.observe)
             self.ready.set()
             self.stopped.set()
+            self.audio.close()  # its sockets end with it, not wait for a voice that is gone
 
     def stop(self) -> None:
         self._stop.set()

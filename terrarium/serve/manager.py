@@ -12,6 +12,7 @@ redelivered at once, exactly once.
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, nullcontext
 from datetime import UTC, datetime
@@ -64,6 +65,7 @@ class SessionManager:
         self.log_writer = None if settings.broker else LogWriter(
             self.log, busy=self.gate.busy if self.gate is not None else None)
         self.loaded: dict[str, LiveSession] = {}
+        self.deleting: set[str] = set()  # sessions being deleted: already gone (404)
         self.events: dict[str, SessionEvents] = {}
         self.embedded: Any = None
         self.ready = False
@@ -174,10 +176,10 @@ class SessionManager:
     # ------------------------------------------------------------------ sessions
     def info(self, session_id: str) -> SessionInfo:
         live = self.loaded.get(session_id)
-        if live is not None:  # loaded: known without a query (the hot path of input)
-            return live.info
+        if live is not None and session_id not in self.deleting:
+            return live.info  # loaded: known without a query (the hot path of input)
         info = self.store.get(session_id) if _plausible(session_id) else None
-        if info is None or info.terrarium != self.team.name:
+        if info is None or info.terrarium != self.team.name or session_id in self.deleting:
             raise Problem(404, f"there is no session {session_id!r}", slug="no-session")
         return info
 
@@ -188,20 +190,23 @@ class SessionManager:
                 live.rt is not None, "status": live.status if live is not None else "unloaded",
                 "turns": info.turns}
 
-    def create(self, name: str | None) -> SessionInfo:
+    def create(self, name: str | None, field: str = "name") -> SessionInfo:
+        if name is not None:
+            _check_name(name, field)
         try:
             return self.store.create(self.team, name)
         except RuntimeFailure as exc:
             raise Problem(409, exc.message, slug="session-exists") from None
 
-    def by_user(self, key: str) -> SessionInfo:
+    def by_user(self, key: str, field: str = "user") -> SessionInfo:
         """An OpenAI client's ``user`` (or X-Terrarium-Session): a session id, else a name
-        (the session is made on first use)."""
+        (the session is made on first use; 32 hex digits that are no session's id are a
+        name too: clients send a hash of their user there, an MD5 among them)."""
         if _plausible(key):
             info = self.store.get(key)
             if info is not None and info.terrarium == self.team.name:
                 return info
-        return self.store.by_name(self.team.name, key) or self.store.create(self.team, key)
+        return self.store.by_name(self.team.name, key) or self.create(key, field)
 
     def events_of(self, session_id: str) -> SessionEvents:
         ev = self.events.get(session_id)
@@ -214,16 +219,23 @@ class SessionManager:
         return ev
 
     async def delete(self, session_id: str) -> None:
+        """Stop and forget a session. It is gone (404) from the moment this starts: an
+        input arriving while its runtime stops would load it again, a runtime with no
+        session left to own it, and be accepted after the delete was."""
         self.info(session_id)
-        live = self.loaded.get(session_id)
-        if live is not None:
-            live.stop()
-            await live.stopped.wait()
-        await self.flush()
-        self.store.delete(session_id)
-        ev = self.events.pop(session_id, None)
-        if ev is not None:
-            ev.close()
+        self.deleting.add(session_id)
+        try:
+            live = self.loaded.get(session_id)
+            if live is not None:
+                live.stop()
+                await live.stopped.wait()
+            await self.flush()
+            self.store.delete(session_id)
+            ev = self.events.pop(session_id, None)
+            if ev is not None:
+                ev.close()
+        finally:
+            self.deleting.discard(session_id)
 
     async def load(self, session_id: str, *, hold: bool = False) -> LiveSession:
         """The session running, started if it was not (its next input wakes it).
@@ -321,6 +333,24 @@ class SessionManager:
             status = 413 if "max_bytes" in exc.message else 422
             raise Problem(status, exc.message, slug="refused") from None
         return seq
+
+
+NAME_MAX = 200  # characters of a session name (NewSession's max_length)
+
+
+def _check_name(name: str, field: str) -> None:
+    """A session name is shown in lists and logs and typed again to find the session: 422
+    for one that is empty, long or holds control characters."""
+    why = None
+    if not name.strip():
+        why = "is empty"
+    elif len(name) > NAME_MAX:
+        why = f"is {len(name)} characters long; at most {NAME_MAX}"
+    elif any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+        why = "holds a control character"
+    if why:
+        raise Problem(422, f"the session name {why}: give a short name of visible characters",
+                      slug="invalid-name", errors=[{"field": field, "message": f"the name {why}"}])
 
 
 def _plausible(session_id: str) -> bool:

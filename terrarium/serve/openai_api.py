@@ -31,25 +31,63 @@ SESSION_HEADER = "X-Terrarium-Session"
 
 
 class ChatMessageIn(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
     role: str
     content: str | list[dict[str, Any]] | None = None
 
 
-class ChatCompletionRequest(BaseModel):
-    """The fields terrarium reads; the others OpenAI clients send are accepted and ignored."""
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+    include_usage: bool | None = False
 
-    model_config = ConfigDict(extra="allow")
+
+class ChatCompletionRequest(BaseModel):
+    """The fields terrarium reads; the others OpenAI clients send are accepted and ignored
+    (a team has its own models, tools and settings), but for ``n``: one reply is all a
+    team gives, so asking for more is refused rather than answered with one."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
     model: str
     messages: list[ChatMessageIn] = Field(min_length=1)
-    stream: bool = False
+    stream: bool | None = False  # (None, as some clients send an unset field: False)
+    stream_options: StreamOptions | None = None
     user: str | None = None
+    n: int | None = Field(default=1, ge=1, le=1, description="Always 1: a team gives one reply.")
+
+
+# roles that set up a conversation rather than take part in it (OpenAI's "developer" is the
+# newer name of "system")
+_SETUP = frozenset({"system", "developer"})
 
 
 def _text(content: str | list[dict[str, Any]] | None) -> str:
     if isinstance(content, str):
         return content
     return "".join(str(p.get("text", "")) for p in content or () if p.get("type") == "text")
+
+
+def _user_text(messages: list[ChatMessageIn]) -> str:
+    """The text the team is sent: the newest message's, which must be the user's and
+    have text (422 otherwise: a team answers a user, and reads text only)."""
+    said = [(i, m) for i, m in enumerate(messages) if m.role not in _SETUP]
+    if not said:
+        raise Problem(422, "there is no user message to send", slug="invalid-body",
+                      errors=[{"field": "messages", "message": "needs a user message"}])
+    i, last = said[-1]
+    if last.role != "user":
+        raise Problem(422, f"the newest message is the {last.role}'s; the team is sent the "
+                      "user's newest message, so end messages with the user's",
+                      slug="invalid-body", errors=[{"field": f"messages.{i}.role",
+                                                    "message": "must be 'user'"}])
+    text = _text(last.content)
+    if not text.strip():
+        other = isinstance(last.content, list) and any(
+            p.get("type") != "text" for p in last.content)
+        why = ("has no text part (a team reads text only: its image, audio or file parts "
+               "are not sent)" if other else "is empty")
+        raise Problem(422, f"the user's newest message {why}", slug="invalid-body",
+                      errors=[{"field": f"messages.{i}.content", "message": "needs text"}])
+    return text
 
 
 async def reply_deltas(live: LiveSession, after: int, outputs: tuple[str, ...], *,
@@ -82,12 +120,25 @@ async def reply_deltas(live: LiveSession, after: int, outputs: tuple[str, ...], 
             return
 
 
+def _model(m: SessionManager) -> dict[str, Any]:
+    return {"id": m.team.name, "object": "model", "created": int(m.started),
+            "owned_by": "terrarium"}
+
+
 async def models(request: Request) -> JSONResponse:
     """The team, as the one model this server has."""
     m: SessionManager = request.app.state.manager
-    return JSONResponse({"object": "list", "data": [
-        {"id": m.team.name, "object": "model", "created": int(m.started),
-         "owned_by": "terrarium"}]})
+    return JSONResponse({"object": "list", "data": [_model(m)]})
+
+
+async def model(request: Request) -> JSONResponse:
+    """One model: the team (``client.models.retrieve``)."""
+    m: SessionManager = request.app.state.manager
+    name = request.path_params["model"]
+    if name != m.team.name:
+        raise Problem(404, f"there is no model {name!r}; this server has {m.team.name!r}",
+                      slug="model-not-found")
+    return JSONResponse(_model(m))
 
 
 async def chat_completions(request: Request) -> Any:
@@ -98,13 +149,10 @@ async def chat_completions(request: Request) -> Any:
         raise Problem(404, f"there is no model {body.model!r}; this server has "
                       f"{m.team.name!r}", slug="model-not-found",
                       errors=[{"field": "model", "message": f"use {m.team.name!r}"}])
-    users = [msg for msg in body.messages if msg.role == "user"]
-    if not users:
-        raise Problem(422, "there is no user message to send", slug="invalid-body",
-                      errors=[{"field": "messages", "message": "needs a user message"}])
-    text = _text(users[-1].content)
-    key = request.headers.get(SESSION_HEADER) or body.user
-    info = m.by_user(key) if key else m.create(None)
+    text = _user_text(body.messages)
+    header = request.headers.get(SESSION_HEADER)
+    key = header or body.user
+    info = m.by_user(key, SESSION_HEADER if header else "user") if key else m.create(None)
     live = await m.load(info.id, hold=True)
     try:
         after = await m.send(live, text=text)
@@ -142,6 +190,11 @@ async def chat_completions(request: Request) -> Any:
             async for d in deltas:
                 yield chunk({"content": d})
             yield chunk({}, "stop")
+            if body.stream_options is not None and body.stream_options.include_usage:
+                yield "data: " + json.dumps({  # as OpenAI: a last chunk with no choices
+                    "id": cid, "object": "chat.completion.chunk", "created": created,
+                    "model": body.model, "choices": [],
+                    "usage": {**usage, "total_tokens": sum(usage.values())}}) + "\n\n"
             yield "data: [DONE]\n\n"
         finally:
             live.inputs -= 1
@@ -152,4 +205,5 @@ async def chat_completions(request: Request) -> Any:
 
 def openai_routes() -> list[Route]:
     return [Route("/v1/models", models, methods=["GET"]),
+            Route("/v1/models/{model}", model, methods=["GET"]),
             Route("/v1/chat/completions", chat_completions, methods=["POST"])]

@@ -18,7 +18,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from terrarium.channels.payload import field_errors
 from terrarium.serve.events import SessionEvents
 from terrarium.serve.manager import SessionManager
-from terrarium.serve.problems import Problem
+from terrarium.serve.problems import Problem, refuse_socket
 from terrarium.serve.security import TOO_BIG
 
 __all__ = ["ApprovalAnswer", "EventsSSE", "InputBody", "NewSession", "PostInput", "api_routes",
@@ -27,8 +27,13 @@ __all__ = ["ApprovalAnswer", "EventsSSE", "InputBody", "NewSession", "PostInput"
 KEEPALIVE = 15.0  # seconds between SSE comments on a quiet stream (proxies close idle ones)
 
 
+# strict: a JSON body says what it means ("yes" is not true, 5 is not "5"), so an approval
+# is given only by a JSON true
+API_MODEL = ConfigDict(extra="forbid", strict=True)
+
+
 class NewSession(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = API_MODEL
     name: str | None = Field(default=None, min_length=1, max_length=200,
                              description="A name to find the session by (unique per team).")
 
@@ -36,14 +41,14 @@ class NewSession(BaseModel):
 class InputBody(BaseModel):
     """Plain user text (as stdin), or the fields of the input channel's schema."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = API_MODEL
     text: str | None = Field(default=None, description="What the user says.")
     payload: dict[str, Any] | None = Field(default=None,
                                            description="Fields of the input channel's schema.")
 
 
 class ApprovalAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = API_MODEL
     approved: bool | None = Field(default=None, description="The decision on an approval.")
     answer: str | None = Field(default=None, description="The answer to a question, or the "
                                "reason given with an approval's decision.")
@@ -54,11 +59,7 @@ M = TypeVar("M", bound=BaseModel)
 
 async def read_model(request: Request, model: type[M]) -> M:
     """The body as ``model``; 422 naming each field that is wrong."""
-    raw = await request.body()
-    limit = request.scope.get(TOO_BIG)
-    if limit:
-        raise Problem(413, f"the request body is larger than {limit} bytes", slug="too-large")
-    return parse_model(raw, model)
+    return parse_model(await _body(request.scope, request.receive), model)
 
 
 def parse_model(raw: bytes, model: type[M]) -> M:
@@ -67,8 +68,11 @@ def parse_model(raw: bytes, model: type[M]) -> M:
         return model.model_validate_json(raw or b"{}")
     except ValidationError as exc:
         found = exc.errors(include_url=False)
-        if any(e["type"] == "json_invalid" for e in found):
-            raise Problem(400, "the body is not valid JSON", slug="bad-json") from None
+        bad = [e for e in found if e["type"] == "json_invalid"]
+        if bad:  # where and why (a trailing comma; nested too deep; a number too big)
+            why = (bad[0].get("ctx") or {}).get("error")
+            raise Problem(400, "the body is not valid JSON" + (f": {why}" if why else ""),
+                          slug="bad-json") from None
         errors = field_errors(found, "body")
         raise Problem(422, "the body does not match: " + "; ".join(
             f"{e['field']}: {e['message']}" for e in errors), slug="invalid-body",
@@ -158,7 +162,15 @@ class PostInput:
 
 
 async def _body(scope: Scope, receive: Receive) -> bytes:
-    """The whole request body (the app's body limit has bounded it: 413 past it)."""
+    """The whole request body (the app's body limit has bounded it: 413 past it), which
+    must say it is JSON: 415 otherwise. A browser sends a form or ``text/plain`` to any
+    site without asking first (no CORS preflight), so a body of another type is refused
+    rather than read as JSON; an empty body needs no type."""
+    kind = None
+    for k, v in scope["headers"]:
+        if k == b"content-type":
+            kind = v
+            break
     chunks = []
     while True:
         msg = await receive()
@@ -170,18 +182,32 @@ async def _body(scope: Scope, receive: Receive) -> bytes:
     limit = scope.get(TOO_BIG)
     if limit:
         raise Problem(413, f"the request body is larger than {limit} bytes", slug="too-large")
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    raw = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if raw and not _is_json(kind):
+        given = "no Content-Type" if kind is None else f"Content-Type {kind.decode('latin-1')!r}"
+        raise Problem(415, f"the body must be JSON, sent with Content-Type: application/json "
+                      f"(this request has {given})", slug="not-json")
+    return raw
+
+
+def _is_json(kind: bytes | None) -> bool:
+    if kind is None:
+        return False
+    media = kind.split(b";", 1)[0].strip().lower()
+    return media == b"application/json" or (media.startswith(b"application/")
+                                            and media.endswith(b"+json"))
 
 
 # ---------------------------------------------------------------------- events
 def _after(request: HTTPConnection) -> int:
+    """``Last-Event-ID`` or ``?after=``: a whole number in ASCII digits (not Python's
+    idea of one: no sign, no ``1_000``, no other script's digits), 422 otherwise."""
     raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-    try:
-        return max(0, int(raw))
-    except ValueError:
-        raise Problem(422, f"after must be a whole number, not {raw!r}", slug="invalid-query",
-                      errors=[{"field": "after", "message": "must be a whole number"}]
-                      ) from None
+    if raw.isascii() and raw.isdigit() and len(raw) <= 20:
+        return int(raw)
+    raise Problem(422, f"after (or Last-Event-ID) must be the seq of an event, a whole number "
+                  f"of at most 20 digits, not {raw[:40]!r}", slug="invalid-query",
+                  errors=[{"field": "after", "message": "must be a whole number"}])
 
 
 _SSE_HEADERS = [(b"content-type", b"text/event-stream; charset=utf-8"),
@@ -201,6 +227,9 @@ class EventsSSE:
         after = _after(HTTPConnection(scope))
         events = m.events_of(sid)
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+        if scope["method"] == "HEAD":  # the headers only: a HEAD has no stream to wait on
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
         async with anyio.create_task_group() as tg:
             tg.start_soon(_until_gone, receive, tg.cancel_scope)
             await _stream(events, after, send)
@@ -239,17 +268,17 @@ async def events_ws(ws: WebSocket) -> None:
         m.info(sid)
         pos = _after(ws)
     except Problem as p:
-        await ws.close(code=4404 if p.status == 404 else 4422, reason=p.detail[:120])
+        await refuse_socket(ws, p)
         return
     events = m.events_of(sid)
     await ws.accept()
 
     async def watch_close() -> None:
-        try:
-            while True:
-                await ws.receive_text()  # the client says nothing; this notices it leave
-        except (WebSocketDisconnect, RuntimeError):
-            tg.cancel_scope.cancel()
+        # the client has nothing to say here: what it sends (text or binary) is dropped;
+        # this notices it leave
+        while (await ws.receive())["type"] != "websocket.disconnect":
+            pass
+        tg.cancel_scope.cancel()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(watch_close)
@@ -307,6 +336,8 @@ async def answer_approval(request: Request) -> JSONResponse:
         raise Problem(404, f"there is no pending approval or question {aid!r}",
                       slug="no-approval")
     body = await read_model(request, ApprovalAnswer)
+    if p.answered.is_set():  # answered a moment ago (its creature has not woken yet)
+        raise Problem(409, f"{aid!r} has already been answered", slug="already-answered")
     if p.kind == "approval":
         if body.approved is None:
             raise Problem(422, "an approval needs approved: true or false",

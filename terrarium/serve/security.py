@@ -1,17 +1,22 @@
 """What keeps the server safe by default: a bearer token (constant-time compare), bounded
-request bodies, and the loopback-only rule for starting without a token."""
+request bodies, the loopback-only rule for starting without a token, and the checks that
+keep other web pages out (CORS, the Host a tokenless server answers, a WebSocket's
+Origin)."""
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
-import json
+from urllib.parse import parse_qs, urlsplit
 
+from starlette.datastructures import Headers
+from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from terrarium.serve.problems import PROBLEM_TYPE, Problem
+from terrarium.serve.problems import Problem, problem_response, send_problem
 
-__all__ = ["TOO_BIG", "BodyLimit", "TokenAuth", "is_loopback"]
+__all__ = ["TOO_BIG", "BodyLimit", "BrowserGuard", "Cors", "TokenAuth", "is_loopback"]
 
 OPEN_PATHS = frozenset({"/healthz"})
 
@@ -35,18 +40,59 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-async def _send_problem(scope: Scope, send: Send, p: Problem) -> None:
-    if scope["type"] == "websocket":
-        # before accept: the handshake is answered with an HTTP error (403 in most servers)
-        await send({"type": "websocket.close", "code": 4000 + p.status,
-                    "reason": p.detail[:120]})
-        return
-    body = json.dumps(p.body()).encode()
-    headers = [(b"content-type", PROBLEM_TYPE.encode()),
-               (b"content-length", str(len(body)).encode())]
-    headers += [(k.lower().encode(), v.encode()) for k, v in p.headers.items()]
-    await send({"type": "http.response.start", "status": p.status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+class BrowserGuard:
+    """What CORS does not cover. A server without a token answers only requests addressed
+    to this machine by a name a web page cannot take over: an IP address, ``localhost``
+    (or a name of one label); a page of another site that made its own name point at
+    127.0.0.1 (DNS rebinding) is the same origin as the server to its browser, so CORS
+    lets it read and write everything. And a WebSocket handshake from a browser page
+    (it says its ``Origin``) is taken only from the server's own page or an allowed
+    origin, as browsers open sockets to any site without asking."""
+
+    def __init__(self, app: ASGIApp, check_host: bool, origins: list[str]) -> None:
+        self.app = app
+        self.check_host = check_host
+        self.origins = frozenset(origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            problem = self.problem(scope)
+            if problem is not None:
+                await send_problem(scope, send, problem)
+                return
+        await self.app(scope, receive, send)
+
+    def problem(self, scope: Scope) -> Problem | None:
+        host = origin = None
+        for k, v in scope.get("headers", ()):
+            if k == b"host":
+                host = v.decode("latin-1")
+            elif k == b"origin":
+                origin = v.decode("latin-1")
+        if self.check_host and host is not None and not _local_name(host):
+            return Problem(403, f"this server answers only requests addressed to localhost or "
+                           f"an IP address, not {host!r} (a web page of another site may "
+                           "have made that name point here); serve with --token-env to "
+                           "take requests by any name", slug="wrong-host")
+        if (scope["type"] == "websocket" and origin is not None and origin not in self.origins
+                and urlsplit(origin).netloc != host):
+            return Problem(403, f"a WebSocket from a page of {origin!r} is refused: only the "
+                           "server's own page and --allow-origin origins may open one",
+                           slug="cors-refused")
+        return None
+
+
+def _local_name(host: str) -> bool:
+    name = host.rsplit("]", 1)[0].lstrip("[") if host.startswith("[") else (
+        host.rsplit(":", 1)[0] if host.count(":") == 1 else host)
+    name = name.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost") or "." not in name:
+        return True
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return False
 
 
 class TokenAuth:
@@ -65,29 +111,65 @@ class TokenAuth:
             await self.app(scope, receive, send)
             return
         given = _token_of(scope)
-        if given is None:
-            await _send_problem(scope, send, Problem(
-                401, "this server needs a bearer token (Authorization: Bearer ...)",
-                slug="unauthorized", headers={"WWW-Authenticate": "Bearer"}))
+        if isinstance(given, Problem):
+            await send_problem(scope, send, given)
             return
         if not hmac.compare_digest(given, self.token):
-            await _send_problem(scope, send, Problem(403, "the token is not right",
-                                                     slug="forbidden"))
+            await send_problem(scope, send, Problem(403, "the token is not right",
+                                                    slug="forbidden"))
             return
         await self.app(scope, receive, send)
 
 
-def _token_of(scope: Scope) -> bytes | None:
-    for k, v in scope.get("headers", ()):
-        if k == b"authorization":
-            scheme, _, value = v.partition(b" ")
-            return value.strip() if scheme.lower() == b"bearer" else b""
-    from urllib.parse import parse_qs
+def _unauthorized(detail: str) -> Problem:
+    return Problem(401, detail, slug="unauthorized", headers={"WWW-Authenticate": "Bearer"})
 
+
+def _token_of(scope: Scope) -> bytes | Problem:
+    """The bearer token the request gives, or the problem with how it gives it (401:
+    none, or not as ``Bearer <token>``; 400: two Authorization headers, which a proxy
+    and this server might read differently)."""
+    given = [v for k, v in scope.get("headers", ()) if k == b"authorization"]
+    if len(given) > 1:
+        return Problem(400, "the request has several Authorization headers; send one",
+                       slug="bad-authorization")
+    if given:
+        scheme, _, value = given[0].strip().partition(b" ")
+        value = value.strip()
+        if scheme.lower() != b"bearer" or not value:
+            return _unauthorized("the Authorization header must be 'Bearer <token>'")
+        return value
     q = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     if "token" in q:
+        if not _takes_query_token(scope):
+            return _unauthorized(
+                "?token= is taken only by the event stream and the WebSockets, which "
+                "browsers cannot give headers; send Authorization: Bearer <token>")
         return q["token"][0].encode()
-    return None
+    return _unauthorized("this server needs a bearer token (Authorization: Bearer ...)")
+
+
+def _takes_query_token(scope: Scope) -> bool:
+    """``?token=`` is for what a browser opens without headers (EventSource, WebSocket):
+    a token in any other URL would only end up in logs and histories for nothing."""
+    return scope["type"] == "websocket" or (
+        scope.get("method") in ("GET", "HEAD") and scope["path"].endswith("/events"))
+
+
+class Cors(CORSMiddleware):
+    """Starlette's CORS, with a refused preflight answered as a problem (403), not
+    plain text."""
+
+    def preflight_response(self, request_headers: Headers) -> Response:
+        response = super().preflight_response(request_headers)
+        if response.status_code < 400:
+            return response
+        what = bytes(response.body).decode().removeprefix("Disallowed CORS ")
+        origin = request_headers.get("origin", "")
+        return problem_response(Problem(
+            403, f"the cross-origin request from {origin!r} is refused: its {what} is not "
+            "allowed (terrarium serve --allow-origin names the origins that may call it)",
+            slug="cors-refused", headers={"Vary": "Origin"}))
 
 
 class BodyLimit:
@@ -117,7 +199,7 @@ class BodyLimit:
                           slug="too-large")
         for k, v in scope.get("headers", ()):
             if k == b"content-length" and v.isdigit() and int(v) > limit:
-                await _send_problem(scope, send, too_big)
+                await send_problem(scope, send, too_big)
                 return
         seen = 0
 

@@ -105,7 +105,8 @@ async def test_input_is_validated_like_the_channel_does(tmp_path: Path) -> None:
         assert r.status_code == 422 and r.json()["errors"][0]["field"] == "text"
         r = await c.post(f"/v1/sessions/{sid}/input", json={"words": "hi"})
         assert r.status_code == 422 and r.json()["errors"][0]["field"] == "words"
-        r = await c.post(f"/v1/sessions/{sid}/input", content=b"{not json")
+        r = await c.post(f"/v1/sessions/{sid}/input", content=b"{not json",
+                         headers={"Content-Type": "application/json"})
         assert r.status_code == 400 and "not valid JSON" in r.json()["detail"]
         ok = await c.post(f"/v1/sessions/{sid}/input",
                           json={"payload": {"text": "hi", "mood": "urgent"}})

@@ -49,8 +49,8 @@ def test_a_text_frame_is_input_and_its_reply_comes_back_as_audio(tmp_path: Path)
             url = base.replace("http", "ws") + f"/v1/sessions/{sid}/audio"
             async with connect(url) as ws:
                 await ws.send(json.dumps({"type": "text", "text": "what is the weather?"}))
-                await ws.send(json.dumps({"type": "text", "text": ""}))  # nothing: ignored
-                await ws.send(json.dumps({"type": "text", "text": 7}))  # not text: ignored
+                await ws.send(json.dumps({"type": "text", "text": ""}))  # nothing: an error frame
+                await ws.send(json.dumps({"type": "text", "text": 7}))  # not text: an error frame
                 got: list[dict[str, Any] | bytes] = []
                 with anyio.fail_after(20):
                     while not (got and isinstance(got[-1], dict)
