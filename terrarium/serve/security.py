@@ -5,6 +5,7 @@ Origin)."""
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
 from urllib.parse import parse_qs, urlsplit
@@ -82,6 +83,7 @@ class BrowserGuard:
         return None
 
 
+@functools.lru_cache(maxsize=256)  # a client sends the same Host on every request
 def _local_name(host: str) -> bool:
     name = host.rsplit("]", 1)[0].lstrip("[") if host.startswith("[") else (
         host.rsplit(":", 1)[0] if host.count(":") == 1 else host)
