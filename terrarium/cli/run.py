@@ -23,7 +23,7 @@ import anyio
 from terrarium import secrecy
 from terrarium.cli.console import ConsolePrinter
 from terrarium.cli.human import StdinRouter, TerminalHuman
-from terrarium.cli.problems import ProblemTracker
+from terrarium.cli.problems import Problem, ProblemTracker
 from terrarium.config import Team, load_any
 from terrarium.config.secret_names import secret_names
 from terrarium.errors import ChannelRefusal, RuntimeFailure, TerrariumError
@@ -187,12 +187,12 @@ async def _speech_lines(args: argparse.Namespace, team: Team, rt: TeamRuntime
         yield text
 
 
-async def _send_user(rt: TeamRuntime, text: str) -> bool:
+async def _send_user(rt: TeamRuntime, text: str, printer: ConsolePrinter) -> bool:
     """User input to the team; a refusal (too big, no listener, ...) is told, not fatal."""
     try:
         await rt.send_user(text)
-    except ChannelRefusal as exc:
-        print(f"  [refused] your input was not sent: {exc.message}", flush=True)
+    except ChannelRefusal as exc:  # said at once (before the next `you>`), and counted
+        printer.tell(printer.problems.input_refused(exc.message))
         return False
     return True
 
@@ -380,14 +380,18 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
             rt.mark_degraded()
         if timed_out:
             say(f"stopping: --timeout {args.timeout:g} s reached")
-        log_cmd = (f"terrarium log {rt.run_id}"
-                   f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}")
-        if not args.json:
-            say(f"run {rt.run_id}: {rt.turns_total} turn(s), {problems.summary()}; "
-                f"`{log_cmd}` shows the timeline")
         if still := printer.warming():  # the runtime lets it finish: said, not a silent wait
             say(f"finishing the prompt prefix of {', '.join(still)} so the next start "
                 "restores it (Ctrl-C skips this)")
+    # the summary comes after the runtime's end, which may still cut off background jobs
+    # (the run is then degraded): counted here, so the summary agrees with the exit code
+    for lost in rt.lost_jobs:
+        problems.job_lost(lost)
+    log_cmd = (f"terrarium log {rt.run_id}"
+               f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}")
+    if not args.json:
+        say(f"run {rt.run_id}: {rt.turns_total} turn(s), {problems.summary()}; "
+            f"`{log_cmd}` shows the timeline")
     code = _exit_code(rt, problems, timed_out)
     if args.json:
         print(json.dumps(_summary(rt, problems, code, log_cmd), ensure_ascii=False), flush=True)
@@ -436,15 +440,19 @@ async def _feed(args: argparse.Namespace, team: Team, rt: TeamRuntime, router: S
         elif live:
             # a person at a terminal may speak while the assistant talks:
             # send at once, which barges in on the current speech
-            await _send_user(rt, text)
+            await _send_user(rt, text, printer)
         else:
-            if not await _send_user(rt, text):
+            if not await _send_user(rt, text, printer):
                 continue
             if await _until_idle_or_limit(rt, args.max_turns):
                 say(f"stopping: --max-turns {args.max_turns} reached")
-                break
-    if live or single:  # single: background jobs and their results too
-        await _until_idle_or_limit(rt, args.max_turns)
+                return
+        if args.max_turns is not None and rt.turns_total >= args.max_turns:
+            say(f"stopping: --max-turns {args.max_turns} reached")  # not a line more
+            return
+    # single: background jobs and their results too
+    if (live or single) and await _until_idle_or_limit(rt, args.max_turns):
+        say(f"stopping: --max-turns {args.max_turns} reached")
 
 
 def _report_failures(rt: TeamRuntime, problems: ProblemTracker) -> None:
@@ -453,10 +461,12 @@ def _report_failures(rt: TeamRuntime, problems: ProblemTracker) -> None:
     for name, why in sorted(rt.failed_creatures.items()):
         print(f"error: creature {name!r} ended failed: {why}", file=sys.stderr)
     for p in problems.unresolved:
-        what = "gave up" if p.kind == "gave up" else f"{p.what or p.kind} was never made good"
+        if p.kind == "lost job":  # its sentence names the creature and the job
+            print(f"error: {p.why}", file=sys.stderr)
+            continue
+        what = ("gave up" if p.kind == "gave up" else f"could not take {p.what}" if p.lost
+                else f"{p.what or p.kind} was never made good")
         print(f"error: {p.creature}: {what}: {p.why}", file=sys.stderr)
-    for lost in rt.lost_jobs:
-        print(f"error: {lost}", file=sys.stderr)
     print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
 
 
@@ -477,13 +487,17 @@ def _summary(rt: TeamRuntime, problems: ProblemTracker, code: int, log_cmd: str
         "run_id": rt.run_id, "status": rt.status, "exit_code": code,
         "turns": rt.turns_total, "log": str(rt.log_path), "timeline": log_cmd,
         "problems": problems.counts(),
-        "unresolved": [{"kind": p.kind, "creature": p.creature, "what": p.what, "why": p.why}
-                       for p in problems.unresolved],
+        "unresolved": [_problem(p) for p in problems.unresolved],
+        "inputs_not_sent": [_problem(p) for p in problems.inputs_not_sent],
         "failed_creatures": dict(sorted(rt.failed_creatures.items())),
         "creatures": {n: {"state": st.state, "turns": st.turns, "tokens_in": st.tokens_in,
                           "tokens_out": st.tokens_out}
                       for n, st in sorted(rt.statuses.items())},
     }
+
+
+def _problem(p: Problem) -> dict[str, str]:
+    return {"kind": p.kind, "creature": p.creature, "what": p.what, "why": p.why}
 
 
 def unsandboxed_note(team: Team) -> str | None:

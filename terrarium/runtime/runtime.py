@@ -255,6 +255,8 @@ class TeamRuntime:
         c = self._creatures[creature]
         result = await self._supervisor.turn(c, [Incoming(text=text)])
         self._recorder.save_history(c.name, None, c.controller)  # a session keeps it
+        if result is not None and result.refused:  # never a silent empty answer
+            self._supervisor.refused(c, USER, "", "the input", result.refused)
         return result
 
     async def barge_in(self) -> None:
