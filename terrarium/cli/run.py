@@ -24,9 +24,10 @@ from terrarium import secrecy
 from terrarium.cli.console import ConsolePrinter
 from terrarium.cli.human import StdinRouter, TerminalHuman
 from terrarium.cli.problems import Problem, ProblemTracker
-from terrarium.config import Team, load_any
+from terrarium.cli.targets import load_one_team
+from terrarium.config import Team
 from terrarium.config.secret_names import secret_names
-from terrarium.errors import ChannelRefusal, RuntimeFailure, TerrariumError
+from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.llm.factory import describe_settings
 from terrarium.llm.settings import ModelSettings
 from terrarium.runtime.preflight import DryStart, raise_start_errors
@@ -217,17 +218,14 @@ def parse_creatures(spec: str | None, known: list[str], *, allow_none: bool = Fa
     return frozenset(names)
 
 
-def load_runnable(path: Path) -> Team:
-    return load_checked(path)[0]
+def load_runnable(path: Path, command: str = "serve") -> Team:
+    return load_checked(path, command)[0]
 
 
-def load_checked(path: Path) -> tuple[Team, DryStart]:
+def load_checked(path: Path, command: str = "run") -> tuple[Team, DryStart]:
     """The team at ``path`` and its dry start: refused before anything starts, exit 2.
     Hand the dry start to ``TeamRuntime(checked=...)`` so the start does not repeat it."""
-    result = load_any(path)
-    if not isinstance(result, Team):
-        raise TerrariumError(f"{path} is a package; run one of its terrariums or creatures",
-                             suggestion="e.g. terrarium run examples/voice_assistant")
+    result = load_one_team(path, command)
     checked = raise_start_errors(result, window=False)  # refused before anything starts
     if secrecy.owns_environment:  # the variables the config names as secrets go too
         secrecy.take_secrets(secret_names(result))
@@ -280,7 +278,7 @@ async def run_command(args: argparse.Namespace) -> int:
 
 
 async def _run_command(args: argparse.Namespace) -> int:
-    team, checked = load_checked(Path(args.path))
+    team, checked = load_checked(Path(args.path), "run")
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio,
                           prestart=getattr(args, "prestart", None))
     if getattr(args, "session", None):
