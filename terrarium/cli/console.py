@@ -316,6 +316,10 @@ class ConsolePrinter:
         doing = "; ".join(f"{what} ({secs:.1f} s)" for what, secs in steps) or "starting"
         self._line(f"  ... {now - self._started:.1f} s: {doing}")
 
+    def starting(self) -> str:
+        """The start-up steps in progress, as a phrase (``loading model X; warming a``)."""
+        return "; ".join(what for what, _ in list(self._steps.values()))
+
     def warming(self) -> list[str]:
         """The creatures whose prompt prefix is still being evaluated."""
         return [k[5:] for k in list(self._steps) if k.startswith("warm:")]

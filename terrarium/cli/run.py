@@ -49,14 +49,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         return anyio.run(run_command, args)
     except KeyboardInterrupt:  # exit 130 (cli/command.py), and where the run is now
-        if run_id := getattr(args, "started_run", None):
-            dirs = "" if args.runs_dir == "runs" else f" --runs-dir {args.runs_dir}"
-            print(f"interrupted (Ctrl-C): run {run_id} is recorded as interrupted; `terrarium "
-                  f"run {args.path}{dirs} --resume {run_id}` delivers what it had not taken",
-                  file=sys.stderr, flush=True)
+        print(interrupted_line(args), file=sys.stderr, flush=True)
         raise
     finally:
         args.finished.set()
+
+
+def interrupted_line(args: argparse.Namespace) -> str:
+    """The last line of a run Ctrl-C ended: what it cut short, whether (and how) the run is
+    recorded, and the command that goes on (``--resume``) or starts again."""
+    rt: TeamRuntime | None = getattr(args, "runtime", None)
+    printer: ConsolePrinter | None = getattr(args, "printer", None)
+    dirs = "" if args.runs_dir == "runs" else f" --runs-dir {args.runs_dir}"
+    ready = printer.ready.is_set() if printer is not None else bool(rt and rt.run_id)
+    if not ready:  # nothing was sent to the team yet
+        doing = (printer.starting() if printer is not None else "") or (
+            "loading the configuration" if rt is None else "starting the team")
+        run = (f"run {rt.run_id} is recorded as {rt.status}, before it took any input"
+               if rt is not None and rt.run_id else "no run was recorded")
+        return (f"interrupted (Ctrl-C) while {doing}, before the team was ready: {run}; "
+                f"the same command starts again (terrarium run {args.path}{dirs} ...)")
+    assert rt is not None
+    if rt.status not in ("running", "interrupted"):  # it had ended: a prefix was saving
+        return (f"interrupted (Ctrl-C) after run {rt.run_id} ended ({rt.status}), before "
+                f"the prompt prefix was saved; `terrarium log {rt.run_id}{dirs}` shows it")
+    return (f"interrupted (Ctrl-C): run {rt.run_id} is recorded as interrupted; `terrarium "
+            f"run {args.path}{dirs} --resume {rt.run_id}` delivers what it had not taken")
 
 
 def _watchdog(timeout: float, finished: threading.Event,
@@ -310,6 +328,7 @@ async def _run_command(args: argparse.Namespace) -> int:
 
         def runtime(t: Team) -> TeamRuntime:
             made.append(TeamRuntime(t, opts, checked=checked))
+            args.runtime = made[-1]  # for a Ctrl-C's line
             return made[-1]
 
         code = await run_team_with_monitor(team, runtime, human=monitor)
@@ -334,6 +353,7 @@ async def _run_command(args: argparse.Namespace) -> int:
     silent_root = team.root is not None and not team.root.config.output.named_outputs
     printer = ConsolePrinter(verbose=args.verbose, printed_elsewhere=stdout_outputs,
                              replies_of=frozenset({"root"}) if silent_root else frozenset())
+    args.printer = printer  # what a Ctrl-C before ready cut short (cmd_run)
     opts.on_event = printer.progress  # start-up lines come before the printer subscribes
     opts.stdout = printer.sink_stream()  # a creature's stdout output shares the console
     printer.start_ticker()
@@ -348,8 +368,8 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
                  checked: DryStart) -> int:
     """Start the team (dry start made: ``checked``), feed it, close with summary and code."""
     say, timed_out = printer.say, False
-    async with TeamRuntime(team, opts, checked=checked) as rt:
-        args.started_run = rt.run_id  # for the line a Ctrl-C ends with (cmd_run)
+    rt = args.runtime = TeamRuntime(team, opts, checked=checked)  # for a Ctrl-C's line
+    async with rt:
         _say_start(rt, team, say)
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)
