@@ -129,3 +129,11 @@ def test_a_start_cut_off_is_recorded_interrupted_not_failed(
     with DurableLog(tmp_path / LOG_FILE) as log:
         [run] = log.runs()
     assert run.status == "interrupted"
+
+
+def test_the_line_after_the_run_ended_does_not_call_it_interrupted() -> None:
+    printer = ConsolePrinter()
+    printer.ready.set()  # Ctrl-C while the ended run still saves a prompt prefix
+    assert interrupted_line(_args(runtime=_Run("r3", "completed"), printer=printer)) == (
+        "interrupted (Ctrl-C) after run r3 ended (completed), before the prompt prefix was "
+        "saved; `terrarium log r3` shows it")
