@@ -3,6 +3,7 @@
 Modules
     ``command``  the argument parser and ``main`` (the ``terrarium`` script's entry point).
     ``options``  what each option's value may be, checked as it is parsed.
+    ``targets``  the one team a command is given (a package refused, with what is in it).
     ``run``      ``terrarium run``: drive a team from ``--input`` or stdin lines.
     ``console``  what ``terrarium run`` prints while the team works (a bus subscriber).
     ``inspect``  ``validate``, ``prompt``, ``models``, ``log``, ``monitor``: look, run nothing.

@@ -423,7 +423,16 @@ def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> i
     if (problem := options.unknown_command(parser, argv)) is not None:
         print(f"terrarium: error: {problem}", file=sys.stderr)
         return EXIT_CONFIG
-    args = parser.parse_args(argv)
+    if (problem := options.unknown_leading_option(parser, argv)) is not None:
+        parser.print_usage(sys.stderr)
+        print(f"terrarium: error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said with the command's own usage, not the top level's
+        sub, problem = options.unrecognized(parser, args.command, extra)
+        sub.print_usage(sys.stderr)
+        print(f"{sub.prog}: error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
     if (problem := options.misplaced(args)) is not None:  # an option its command ignores here
         print(f"terrarium {args.command}: error: {problem}", file=sys.stderr)
         return EXIT_CONFIG

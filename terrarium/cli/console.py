@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import anyio
 
 from terrarium.channels.bus import EventBus, EventSubscription
-from terrarium.cli.problems import ProblemTracker
+from terrarium.cli.problems import Problem, ProblemTracker
 from terrarium.events import (
     ApprovalDecided,
     ApprovalRequested,
@@ -118,6 +118,7 @@ class ConsolePrinter:
         self.replies_of = replies_of  # creatures whose replies no output shows (the root)
         self.problems = ProblemTracker()
         self.ready = threading.Event()  # set at TeamReady: the `you>` prompt may show
+        self._said_ready = False
         self._open: tuple[str, str] | None = None
         self._sink_open = False
         self._waiting: list[str] = []
@@ -139,6 +140,10 @@ class ConsolePrinter:
     def say(self, text: str) -> None:
         """A line of ``run``'s own, in order with the event lines."""
         self._line(text)
+
+    def tell(self, problem: Problem) -> None:
+        """A problem ``run`` met itself (its input refused), already counted: its line."""
+        self._line(problem.line())
 
     def _line(self, text: str) -> None:
         with self._lock:
@@ -278,7 +283,8 @@ class ConsolePrinter:
                    "evaluated": f"prefix evaluated, {ev.tokens} tokens"
                                 + (", saved for the next start" if ev.saved else "")}[ev.prefix]
             self._line(f"  {ev.creature} warm in {ev.seconds:.1f} s ({how})")
-        elif isinstance(ev, TeamReady):
+        elif isinstance(ev, TeamReady) and not self._said_ready:
+            self._said_ready = True  # a start may tell it twice (its warm-up, its start)
             # prefixes not in the cache are evaluated after this, while the team listens
             # (a creature's first turn waits for its own): their progress goes on
             self._steps = {k: v for k, v in self._steps.items() if k.startswith("warm:")}
@@ -309,6 +315,10 @@ class ConsolePrinter:
             return
         doing = "; ".join(f"{what} ({secs:.1f} s)" for what, secs in steps) or "starting"
         self._line(f"  ... {now - self._started:.1f} s: {doing}")
+
+    def starting(self) -> str:
+        """The start-up steps in progress, as a phrase (``loading model X; warming a``)."""
+        return "; ".join(what for what, _ in list(self._steps.values()))
 
     def warming(self) -> list[str]:
         """The creatures whose prompt prefix is still being evaluated."""

@@ -15,7 +15,7 @@ import sys
 from html import escape
 from pathlib import Path
 
-from terrarium.config import Team, load_any
+from terrarium.cli.targets import load_one_team
 from terrarium.config.topology import Topology, team_topology
 from terrarium.config.topology_layout import USER, edges, layout, nodes
 from terrarium.errors import TerrariumError
@@ -115,9 +115,7 @@ _RENDER = {"svg": render_svg, "dot": render_dot, "mermaid": render_mermaid}
 
 def cmd_graph(args: argparse.Namespace) -> int:
     """Load (with load-time checks only: nothing is assembled or started) and draw."""
-    result = load_any(Path(args.path))
-    if not isinstance(result, Team):
-        raise TerrariumError(f"{args.path} is a package; give one of its terrariums")
+    result = load_one_team(Path(args.path), "graph")
     text = _RENDER[args.format](team_topology(result))
     if args.output:
         try:

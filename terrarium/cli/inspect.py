@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from terrarium.config import CreatureDef, Team, load_any, load_single_creature
+from terrarium.cli.targets import load_one_team
+from terrarium.config import CreatureDef, Team, load_single_creature
 from terrarium.config.models import CreatureConfig, SubagentConfig
 from terrarium.errors import ConfigError, ConfigErrors, TerrariumError
 from terrarium.llm.factory import describe_settings
@@ -206,10 +207,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     from terrarium.prompt.report import format_prompt_report
     from terrarium.prompt.tail import TailState
 
-    result = load_any(Path(args.path))
-    if not isinstance(result, Team):
-        raise TerrariumError(f"{args.path} is a package; give one of its terrariums or creatures",
-                             suggestion="e.g. terrarium prompt examples/voice_assistant router")
+    result = load_one_team(Path(args.path), "prompt", args.creature)
     is_root = args.creature == "root" and result.root is not None  # the operator creature
     if args.creature not in result.creatures and not is_root:
         known = ", ".join(sorted(result.creatures) + (["root"] if result.root else []))

@@ -19,8 +19,8 @@ from pathlib import Path
 from terrarium.errors import closest_name
 
 __all__ = ["SESSION_NAME_MAX", "folder_problem", "misplaced", "output_file", "path", "port",
-           "rate", "runs_dir", "seconds", "session_name", "unknown_command", "wav_file",
-           "whole"]
+           "rate", "runs_dir", "seconds", "session_name", "unknown_command",
+           "unknown_leading_option", "unrecognized", "wav_file", "whole"]
 
 SESSION_NAME_MAX = 200
 """The longest session name, the same as the sessions API's (``POST /v1/sessions``)."""
@@ -176,18 +176,68 @@ def output_file(text: str) -> str:
     return text
 
 
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parser's commands, each with its own parser (argparse keeps them privately)."""
+    group = getattr(parser, "_subparsers", None)
+    return {name: sub for action in getattr(group, "_group_actions", ())
+            for name, sub in (getattr(action, "choices", None) or {}).items()}
+
+
+def _flags(parser: argparse.ArgumentParser) -> list[str]:
+    return [flag for action in parser._actions for flag in action.option_strings]
+
+
 def unknown_command(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> str | None:
     """A first argument that is no command, with the command meant (argparse lists all
     thirteen and leaves the reader to spot ``validate`` in ``valdiate``)."""
     words = list(sys.argv[1:] if argv is None else argv)
     if not words or words[0].startswith("-"):
         return None
-    group = getattr(parser, "_subparsers", None)  # argparse keeps its commands there
-    commands = [name for action in getattr(group, "_group_actions", ())
-                for name in getattr(action, "choices", None) or ()]
+    commands = list(_commands(parser))
     if not commands or words[0] in commands:
         return None
     close = closest_name(words[0], commands)
     return (f"there is no command {words[0]!r}; "
             + (f"did you mean {close!r}?" if close else f"the commands: {', '.join(commands)}")
             + " (terrarium --help says what each does)")
+
+
+def unknown_leading_option(parser: argparse.ArgumentParser, argv: Sequence[str] | None
+                           ) -> str | None:
+    """An option before the command that ``terrarium`` itself does not take: argparse said
+    only "the following arguments are required: COMMAND", never naming it."""
+    own = _flags(parser)
+    for word in list(sys.argv[1:] if argv is None else argv):
+        if word == "--" or not word.startswith("-") or word == "-":
+            return None
+        name = word.split("=", 1)[0]
+        if name in own or (name.startswith("--") and any(f.startswith(name) for f in own)):
+            continue  # argparse takes an unambiguous abbreviation too
+        users = [c for c, sub in _commands(parser).items() if name in _flags(sub)]
+        where = (f"it is an option of `terrarium {users[0]}`: put it after the command "
+                 f"(terrarium {users[0]} ... {name})" if users else
+                 "a command's options come after it (terrarium COMMAND --help lists them)")
+        return (f"there is no option {name!r} of terrarium's own (those are --help and "
+                f"--version); {where}")
+    return None
+
+
+def unrecognized(parser: argparse.ArgumentParser, command: str, extra: Sequence[str]
+                 ) -> tuple[argparse.ArgumentParser, str]:
+    """The command's own parser, and the sentence for the first argument it did not
+    take: argparse said "unrecognized arguments" under the top-level usage, which has
+    none of the command's options."""
+    sub = _commands(parser).get(command, parser)
+    first = extra[0]
+    if first.startswith("-") and first != "-":
+        name = first.split("=", 1)[0]
+        flags = [f for f in _flags(sub) if f.startswith("--")]
+        close = closest_name(name, flags)
+        hint = (f"did you mean {close!r}?" if close else
+                f"its options: {', '.join(flags)}" if flags else "it takes no options")
+        return sub, f"there is no option {name!r} of `terrarium {command}`; {hint}"
+    formatter = sub._get_formatter()
+    takes = " ".join(formatter._format_args(a, a.metavar or a.dest.upper())
+                     for a in sub._get_positional_actions())
+    return sub, (f"one argument too many: {first!r} (`terrarium {command}` takes {takes}; "
+                 "quote a value that has spaces)")

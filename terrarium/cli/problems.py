@@ -4,8 +4,11 @@ Every refusal, invalid call, dropped or empty output, tool error and give-up rea
 console as a typed event (a transcript entry, a refused message, an error). This module
 turns each into one line naming the creature, what happened and why, and keeps the count
 the closing summary prints. It also decides whether the run was *degraded* (exit 3): a
-creature gave up, or a refusal was never made good (no successful call of the same name
-later in the same turn), so a run never exits 0 with a message silently lost.
+creature gave up, a refusal was never made good (no successful call of the same name
+later in the same turn), or a creature could not take a message, so a run never exits 0
+with a message silently lost. The user's own input a channel refused is counted too
+(``input_refused``): ``run`` says it at once, and the summary must not then say "no
+problems"; it does not degrade the run, as the user was told and the run goes on.
 """
 
 from __future__ import annotations
@@ -31,16 +34,17 @@ from terrarium.events import (
 __all__ = ["PROBLEM_KINDS", "Problem", "ProblemTracker"]
 
 ProblemKind = Literal["refused", "invalid", "dropped", "empty", "tool error", "gave up",
-                      "error", "failed", "missed"]
+                      "error", "failed", "lost job", "missed"]
 PROBLEM_KINDS: tuple[ProblemKind, ...] = (
-    "refused", "invalid", "dropped", "empty", "tool error", "failed", "error", "gave up",
-    "missed")
+    "refused", "invalid", "dropped", "empty", "tool error", "failed", "lost job", "error",
+    "gave up", "missed")
 # how the closing summary names a count of each kind
 _NOUN = {"refused": ("refusal", "refusals"), "invalid": ("invalid call", "invalid calls"),
          "dropped": ("dropped output", "dropped outputs"),
          "empty": ("empty output", "empty outputs"),
          "tool error": ("tool error", "tool errors"),
          "failed": ("failed job or sub-agent", "failed jobs or sub-agents"),
+         "lost job": ("job cut off by the end of the run", "jobs cut off by the end of the run"),
          "error": ("error", "errors"), "gave up": ("give-up", "give-ups"),
          "missed": ("events not shown", "events not shown")}
 
@@ -54,6 +58,10 @@ _NOTICE_KINDS: tuple[tuple[str, ProblemKind], ...] = (
 _INVALID_NOTICE = ("is not a known call", "was never finished", "was never closed")
 
 
+_USER = "user"  # the sender name of the user's input (runtime.options.USER)
+_INPUT = "input"  # what a Problem of the user's refused input is about
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One thing that went wrong: its kind, who, what (a call, a channel) and why."""
@@ -62,8 +70,11 @@ class Problem:
     creature: str
     what: str
     why: str
+    lost: bool = False  # a message the creature could not take (``what`` names it)
 
     def line(self) -> str:
+        if (self.creature, self.what) == (_USER, _INPUT):
+            return f"  [{self.kind}] your input was not sent: {_one_line(self.why)}"
         what = f"{self.what}: " if self.what else ""
         return f"  [{self.kind}] {self.creature}: {what}{_one_line(self.why)}"
 
@@ -78,6 +89,23 @@ class ProblemTracker:
     unresolved: list[Problem] = field(default_factory=list)
     _refused_sends: set[tuple[str, str]] = field(default_factory=set)
     _approvals_refused: set[tuple[str, str]] = field(default_factory=set)
+    inputs_not_sent: list[Problem] = field(default_factory=list)
+
+    def input_refused(self, why: str) -> Problem:
+        """The user's input a channel refused (``run`` says it at once): counted, kept
+        apart from what degrades the run."""
+        p = Problem("refused", _USER, _INPUT, why)
+        self.problems.append(p)
+        self.inputs_not_sent.append(p)
+        return p
+
+    def job_lost(self, what: str) -> Problem:
+        """A background job (or its result) the end of the run cut off: the run is
+        degraded (``TeamRuntime.lost_jobs``), and the summary says why."""
+        p = Problem("lost job", "", "", what)
+        self.problems.append(p)
+        self.unresolved.append(p)
+        return p
 
     def feed(self, ev: Event) -> Problem | None:
         problem = self._classify(ev)
@@ -91,7 +119,14 @@ class ProblemTracker:
         elif isinstance(ev, TurnEnded):
             self._close_turn(ev.creature)
         elif isinstance(ev, MessageRefused):
-            if ev.sender == "user":  # `run` says those itself, at once
+            if ev.receiver:  # a message the creature could not take: lost to it for good
+                frm = "your input" if ev.sender == _USER else f"a message from {ev.sender}"
+                why = ev.reason.partition(f" was refused by {ev.receiver}: ")[2] or ev.reason
+                p = Problem("refused", ev.receiver,
+                            frm + (f" on {ev.channel}" if ev.channel else ""), why, lost=True)
+                self.unresolved.append(p)
+                return p
+            if ev.sender == _USER:  # `run` says those itself, at once (input_refused)
                 return None
             p = Problem("refused", ev.sender, f"send on {ev.channel}", ev.reason)
             self._refused_sends.add((ev.sender, ev.channel))
@@ -176,13 +211,20 @@ class ProblemTracker:
         return {k: c[k] for k in PROBLEM_KINDS if c[k]}
 
     def summary(self) -> str:
-        """``1 refusal (not made good), 2 tool errors`` or ``no problems``."""
+        """``2 refusals (1 not made good, 1 input of yours not sent), 2 tool errors`` or
+        ``no problems``."""
         bits: list[str] = []
-        left = Counter(p.kind for p in self.unresolved)
+        left = Counter(p.kind for p in self.unresolved if not p.lost)
+        lost = sum(p.lost for p in self.unresolved)
         for kind, n in self.counts().items():
             noun = _NOUN[kind][n != 1]
-            extra = (f" ({left[kind]} not made good)" if kind in ("refused", "invalid")
-                     and left[kind] else "")
+            notes = [f"{left[kind]} not made good"] if kind in ("refused", "invalid") \
+                and left[kind] else []
+            if kind == "refused" and lost:
+                notes.append(f"{lost} message{'s' * (lost != 1)} a creature could not take")
+            if kind == "refused" and (k := len(self.inputs_not_sent)):
+                notes.append(f"{k} input{'s' * (k != 1)} of yours not sent")
+            extra = f" ({', '.join(notes)})" if notes else ""
             bits.append(f"{n} {noun}{extra}")
         return ", ".join(bits) if bits else "no problems"
 

@@ -23,10 +23,11 @@ import anyio
 from terrarium import secrecy
 from terrarium.cli.console import ConsolePrinter
 from terrarium.cli.human import StdinRouter, TerminalHuman
-from terrarium.cli.problems import ProblemTracker
-from terrarium.config import Team, load_any
+from terrarium.cli.problems import Problem, ProblemTracker
+from terrarium.cli.targets import load_one_team
+from terrarium.config import Team
 from terrarium.config.secret_names import secret_names
-from terrarium.errors import ChannelRefusal, RuntimeFailure, TerrariumError
+from terrarium.errors import ChannelRefusal, RuntimeFailure
 from terrarium.llm.factory import describe_settings
 from terrarium.llm.settings import ModelSettings
 from terrarium.runtime.preflight import DryStart, raise_start_errors
@@ -48,14 +49,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         return anyio.run(run_command, args)
     except KeyboardInterrupt:  # exit 130 (cli/command.py), and where the run is now
-        if run_id := getattr(args, "started_run", None):
-            dirs = "" if args.runs_dir == "runs" else f" --runs-dir {args.runs_dir}"
-            print(f"interrupted (Ctrl-C): run {run_id} is recorded as interrupted; `terrarium "
-                  f"run {args.path}{dirs} --resume {run_id}` delivers what it had not taken",
-                  file=sys.stderr, flush=True)
+        print(interrupted_line(args), file=sys.stderr, flush=True)
         raise
     finally:
         args.finished.set()
+
+
+def interrupted_line(args: argparse.Namespace) -> str:
+    """The last line of a run Ctrl-C ended: what it cut short, whether (and how) the run is
+    recorded, and the command that goes on (``--resume``) or starts again."""
+    rt: TeamRuntime | None = getattr(args, "runtime", None)
+    printer: ConsolePrinter | None = getattr(args, "printer", None)
+    dirs = "" if args.runs_dir == "runs" else f" --runs-dir {args.runs_dir}"
+    ready = printer.ready.is_set() if printer is not None else bool(rt and rt.run_id)
+    if not ready:  # nothing was sent to the team yet
+        doing = (printer.starting() if printer is not None else "") or (
+            "loading the configuration" if rt is None else "starting the team")
+        run = (f"run {rt.run_id} is recorded as {rt.status}, before it took any input"
+               if rt is not None and rt.run_id else "no run was recorded")
+        return (f"interrupted (Ctrl-C) while {doing}, before the team was ready: {run}; "
+                f"the same command starts again (terrarium run {args.path}{dirs} ...)")
+    assert rt is not None
+    if rt.status not in ("running", "interrupted"):  # it had ended: a prefix was saving
+        return (f"interrupted (Ctrl-C) after run {rt.run_id} ended ({rt.status}), before "
+                f"the prompt prefix was saved; `terrarium log {rt.run_id}{dirs}` shows it")
+    return (f"interrupted (Ctrl-C): run {rt.run_id} is recorded as interrupted; `terrarium "
+            f"run {args.path}{dirs} --resume {rt.run_id}` delivers what it had not taken")
 
 
 def _watchdog(timeout: float, finished: threading.Event,
@@ -187,12 +206,12 @@ async def _speech_lines(args: argparse.Namespace, team: Team, rt: TeamRuntime
         yield text
 
 
-async def _send_user(rt: TeamRuntime, text: str) -> bool:
+async def _send_user(rt: TeamRuntime, text: str, printer: ConsolePrinter) -> bool:
     """User input to the team; a refusal (too big, no listener, ...) is told, not fatal."""
     try:
         await rt.send_user(text)
-    except ChannelRefusal as exc:
-        print(f"  [refused] your input was not sent: {exc.message}", flush=True)
+    except ChannelRefusal as exc:  # said at once (before the next `you>`), and counted
+        printer.tell(printer.problems.input_refused(exc.message))
         return False
     return True
 
@@ -217,17 +236,14 @@ def parse_creatures(spec: str | None, known: list[str], *, allow_none: bool = Fa
     return frozenset(names)
 
 
-def load_runnable(path: Path) -> Team:
-    return load_checked(path)[0]
+def load_runnable(path: Path, command: str = "serve") -> Team:
+    return load_checked(path, command)[0]
 
 
-def load_checked(path: Path) -> tuple[Team, DryStart]:
+def load_checked(path: Path, command: str = "run") -> tuple[Team, DryStart]:
     """The team at ``path`` and its dry start: refused before anything starts, exit 2.
     Hand the dry start to ``TeamRuntime(checked=...)`` so the start does not repeat it."""
-    result = load_any(path)
-    if not isinstance(result, Team):
-        raise TerrariumError(f"{path} is a package; run one of its terrariums or creatures",
-                             suggestion="e.g. terrarium run examples/voice_assistant")
+    result = load_one_team(path, command)
     checked = raise_start_errors(result, window=False)  # refused before anything starts
     if secrecy.owns_environment:  # the variables the config names as secrets go too
         secrecy.take_secrets(secret_names(result))
@@ -280,7 +296,7 @@ async def run_command(args: argparse.Namespace) -> int:
 
 
 async def _run_command(args: argparse.Namespace) -> int:
-    team, checked = load_checked(Path(args.path))
+    team, checked = load_checked(Path(args.path), "run")
     opts = RuntimeOptions(runs_dir=Path(args.runs_dir), resume=args.resume, audio=args.audio,
                           prestart=getattr(args, "prestart", None))
     if getattr(args, "session", None):
@@ -312,6 +328,7 @@ async def _run_command(args: argparse.Namespace) -> int:
 
         def runtime(t: Team) -> TeamRuntime:
             made.append(TeamRuntime(t, opts, checked=checked))
+            args.runtime = made[-1]  # for a Ctrl-C's line
             return made[-1]
 
         code = await run_team_with_monitor(team, runtime, human=monitor)
@@ -336,6 +353,7 @@ async def _run_command(args: argparse.Namespace) -> int:
     silent_root = team.root is not None and not team.root.config.output.named_outputs
     printer = ConsolePrinter(verbose=args.verbose, printed_elsewhere=stdout_outputs,
                              replies_of=frozenset({"root"}) if silent_root else frozenset())
+    args.printer = printer  # what a Ctrl-C before ready cut short (cmd_run)
     opts.on_event = printer.progress  # start-up lines come before the printer subscribes
     opts.stdout = printer.sink_stream()  # a creature's stdout output shares the console
     printer.start_ticker()
@@ -350,8 +368,8 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
                  checked: DryStart) -> int:
     """Start the team (dry start made: ``checked``), feed it, close with summary and code."""
     say, timed_out = printer.say, False
-    async with TeamRuntime(team, opts, checked=checked) as rt:
-        args.started_run = rt.run_id  # for the line a Ctrl-C ends with (cmd_run)
+    rt = args.runtime = TeamRuntime(team, opts, checked=checked)  # for a Ctrl-C's line
+    async with rt:
         _say_start(rt, team, say)
         async with anyio.create_task_group() as tg:
             tg.start_soon(printer.run, rt.bus)
@@ -380,14 +398,18 @@ async def _drive(args: argparse.Namespace, team: Team, opts: RuntimeOptions,
             rt.mark_degraded()
         if timed_out:
             say(f"stopping: --timeout {args.timeout:g} s reached")
-        log_cmd = (f"terrarium log {rt.run_id}"
-                   f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}")
-        if not args.json:
-            say(f"run {rt.run_id}: {rt.turns_total} turn(s), {problems.summary()}; "
-                f"`{log_cmd}` shows the timeline")
         if still := printer.warming():  # the runtime lets it finish: said, not a silent wait
             say(f"finishing the prompt prefix of {', '.join(still)} so the next start "
                 "restores it (Ctrl-C skips this)")
+    # the summary comes after the runtime's end, which may still cut off background jobs
+    # (the run is then degraded): counted here, so the summary agrees with the exit code
+    for lost in rt.lost_jobs:
+        problems.job_lost(lost)
+    log_cmd = (f"terrarium log {rt.run_id}"
+               f"{'' if args.runs_dir == 'runs' else ' --runs-dir ' + args.runs_dir}")
+    if not args.json:
+        say(f"run {rt.run_id}: {rt.turns_total} turn(s), {problems.summary()}; "
+            f"`{log_cmd}` shows the timeline")
     code = _exit_code(rt, problems, timed_out)
     if args.json:
         print(json.dumps(_summary(rt, problems, code, log_cmd), ensure_ascii=False), flush=True)
@@ -436,15 +458,19 @@ async def _feed(args: argparse.Namespace, team: Team, rt: TeamRuntime, router: S
         elif live:
             # a person at a terminal may speak while the assistant talks:
             # send at once, which barges in on the current speech
-            await _send_user(rt, text)
+            await _send_user(rt, text, printer)
         else:
-            if not await _send_user(rt, text):
+            if not await _send_user(rt, text, printer):
                 continue
             if await _until_idle_or_limit(rt, args.max_turns):
                 say(f"stopping: --max-turns {args.max_turns} reached")
-                break
-    if live or single:  # single: background jobs and their results too
-        await _until_idle_or_limit(rt, args.max_turns)
+                return
+        if args.max_turns is not None and rt.turns_total >= args.max_turns:
+            say(f"stopping: --max-turns {args.max_turns} reached")  # not a line more
+            return
+    # single: background jobs and their results too
+    if (live or single) and await _until_idle_or_limit(rt, args.max_turns):
+        say(f"stopping: --max-turns {args.max_turns} reached")
 
 
 def _report_failures(rt: TeamRuntime, problems: ProblemTracker) -> None:
@@ -453,10 +479,12 @@ def _report_failures(rt: TeamRuntime, problems: ProblemTracker) -> None:
     for name, why in sorted(rt.failed_creatures.items()):
         print(f"error: creature {name!r} ended failed: {why}", file=sys.stderr)
     for p in problems.unresolved:
-        what = "gave up" if p.kind == "gave up" else f"{p.what or p.kind} was never made good"
+        if p.kind == "lost job":  # its sentence names the creature and the job
+            print(f"error: {p.why}", file=sys.stderr)
+            continue
+        what = ("gave up" if p.kind == "gave up" else f"could not take {p.what}" if p.lost
+                else f"{p.what or p.kind} was never made good")
         print(f"error: {p.creature}: {what}: {p.why}", file=sys.stderr)
-    for lost in rt.lost_jobs:
-        print(f"error: {lost}", file=sys.stderr)
     print(f"run {rt.run_id} {rt.status}", file=sys.stderr, flush=True)
 
 
@@ -477,13 +505,17 @@ def _summary(rt: TeamRuntime, problems: ProblemTracker, code: int, log_cmd: str
         "run_id": rt.run_id, "status": rt.status, "exit_code": code,
         "turns": rt.turns_total, "log": str(rt.log_path), "timeline": log_cmd,
         "problems": problems.counts(),
-        "unresolved": [{"kind": p.kind, "creature": p.creature, "what": p.what, "why": p.why}
-                       for p in problems.unresolved],
+        "unresolved": [_problem(p) for p in problems.unresolved],
+        "inputs_not_sent": [_problem(p) for p in problems.inputs_not_sent],
         "failed_creatures": dict(sorted(rt.failed_creatures.items())),
         "creatures": {n: {"state": st.state, "turns": st.turns, "tokens_in": st.tokens_in,
                           "tokens_out": st.tokens_out}
                       for n, st in sorted(rt.statuses.items())},
     }
+
+
+def _problem(p: Problem) -> dict[str, str]:
+    return {"kind": p.kind, "creature": p.creature, "what": p.what, "why": p.why}
 
 
 def unsandboxed_note(team: Team) -> str | None:

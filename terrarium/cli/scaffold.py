@@ -9,10 +9,13 @@ or an OpenAI-compatible server. Nothing is overwritten: the folder must be new o
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from terrarium.cli.options import folder_problem
-from terrarium.errors import TerrariumError
+from terrarium.errors import TerrariumError, closest_name
+
+EXIT_USAGE = 2  # as argparse's usage errors (cli.command.EXIT_CONFIG)
 
 __all__ = ["TEMPLATES", "cmd_init", "write_template"]
 
@@ -165,9 +168,17 @@ def cmd_init(args: argparse.Namespace) -> int:
         kind, target = "team", what[0]
     elif len(what) == 2 and what[0] in TEMPLATES:
         kind, target = what
-    else:
-        raise TerrariumError("usage: terrarium init [team|creature] DIR",
-                             suggestion="e.g. terrarium init team my_team")
+    else:  # a usage error, as argparse's are: the words wrong named, exit 2
+        if len(what) == 2:
+            close = closest_name(what[0], TEMPLATES)
+            problem = (f"{what[0]!r} is not a kind to write: give team or creature"
+                       + (f" (did you mean {close!r}?)" if close else ""))
+        else:
+            problem = (f"one argument too many: {what[2]!r} (init takes [team|creature] DIR; "
+                       "quote a folder name that has spaces)")
+        print(f"usage: terrarium init [-h] [team|creature] DIR\nterrarium init: error: "
+              f"{problem}", file=sys.stderr)
+        return EXIT_USAGE
     if not target.strip():
         raise TerrariumError("the folder to write is empty",
                              suggestion="e.g. terrarium init team my_team")

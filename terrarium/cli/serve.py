@@ -139,7 +139,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from terrarium.serve.app import UVICORN_OPTIONS
     from terrarium.serve.security import is_loopback
 
-    team = load_runnable(Path(args.path))
+    team = load_runnable(Path(args.path), "serve")
     check_bind(args.host, args.port)
     token = _token(args)
     if not is_loopback(args.host) and token is None:

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from terrarium.config import Team, load_any
+from terrarium.cli.targets import load_one_team
+from terrarium.config import Team
 from terrarium.errors import ConfigErrors, TerrariumError
 
 if TYPE_CHECKING:
@@ -96,10 +97,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
     from terrarium.controller.mcp import creature_defs
 
-    result = load_any(Path(args.path))
-    if not isinstance(result, Team):
-        raise TerrariumError(f"{args.path} is a package; give one of its terrariums or creatures",
-                             suggestion="e.g. terrarium tools examples/mcp_catalogue catalogue")
+    result = load_one_team(Path(args.path), "tools", args.creature)
     defs = creature_defs(result)
     if args.creature not in defs:
         raise TerrariumError(f"there is no creature {args.creature!r} in {result.name!r}",

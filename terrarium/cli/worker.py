@@ -48,7 +48,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 async def worker_command(args: argparse.Namespace) -> int:
-    team, checked = load_checked(Path(args.path))
+    team, checked = load_checked(Path(args.path), "worker")
     host = parse_creatures(args.creatures, sorted(team.creatures))
     if getattr(args, "sessions", False):
         return await sessions_command(args, team, checked, host)

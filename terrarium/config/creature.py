@@ -319,7 +319,8 @@ def load_inline_creature(
     n = len(key_path)
     sub = YamlDoc(doc.path, inline, {kp[n:]: m for kp, m in doc.marks.items()
                                      if kp[:n] == key_path},
-                  {kp[n:]: t for kp, t in doc.scalars.items() if kp[:n] == key_path})
+                  {kp[n:]: t for kp, t in doc.scalars.items() if kp[:n] == key_path},
+                  env={kp[n:]: t for kp, t in doc.env.items() if kp[:n] == key_path})
     origins: dict[KeyPath, Origin] = {}
     n_before = len(errors)
     raw = _load_data(inline, sub, index, [doc.path.resolve()], errors, origins, root=root)

@@ -23,16 +23,33 @@ _SCALAR_LOADER = yaml.SafeLoader("")
 
 # ``${VAR}`` or ``${VAR:default}`` in a string value (KohakuTerrarium's form); ``$${`` is a
 # literal ``${``. Substituted as the file is read, so every later check sees the real value.
-_ENV_REF = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}")
+# Any other ``${`` (one never closed, ``${}``, ``${1X}``) is an error: kept as text, it
+# went on silently as part of a URL or a name.
+_ENV_REF = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}|\$\{")
+_REF_FIX = ("write ${NAME} or ${NAME:default} (NAME: letters, digits and _, not starting "
+            "with a digit), or $${ for a literal ${")
+
+
+def env_refs(text: str) -> list[tuple[str, str | None]]:
+    """The ``(NAME, default)`` of each ``${...}`` reference in ``text`` as written."""
+    return [(m.group(1), m.group(2)) for m in _ENV_REF.finditer(text) if m.group(1)]
 
 
 def substitute_env(text: str, location: Location) -> str:
     """``text`` with its ``${VAR}``/``${VAR:default}`` references replaced from the
-    environment; an unset variable without a default is an error at ``location``."""
+    environment; an unset variable without a default, or a ``${`` that is no reference,
+    is an error at ``location``."""
 
     def one(m: re.Match[str]) -> str:
         if m.group(0) == "$${":
             return "${"
+        if m.group(0) == "${":  # no reference: never closed, or no name in it
+            rest = text[m.start():]
+            end = rest.find("}")
+            what = (f"`{rest[:end + 1]}` is not a reference to an environment variable"
+                    if end >= 0 else f"`{_short(rest)}` is never closed (no `}}` after `${{`)")
+            raise ConfigError(f"{what}, in {_short(text)!r}", location=location,
+                              suggestion=_REF_FIX)
         name, default = m.group(1), m.group(2)
         value = secrecy.env(name)
         if value is not None:
@@ -48,6 +65,32 @@ def substitute_env(text: str, location: Location) -> str:
     return _ENV_REF.sub(one, text) if "${" in text else text
 
 
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def env_note(written: str) -> str:
+    """Where a value written as ``written`` (with ``${...}``) came from, for an error
+    about it: which variable was read, or which default was used (never a value read)."""
+    parts = []
+    for name, default in env_refs(written):
+        if secrecy.env(name) is not None:
+            parts.append(f"{name} from the environment")
+        elif default is not None:
+            parts.append(f"{name} is not set, so its default {default!r} was used")
+    return f" (written `{written}`: {'; '.join(parts)})" if parts else f" (written `{written}`)"
+
+
+def env_fix(written: str) -> str:
+    """The fix for a bad value that came from ``${...}``: the variable or the default."""
+    names = [n for n, _ in env_refs(written)]
+    unset = [n for n, d in env_refs(written) if secrecy.env(n) is None and d is not None]
+    if unset:
+        return (f"set {unset[0]} to a valid value (export {unset[0]}=...), or change the "
+                f"default after the colon in ${{{unset[0]}:...}}")
+    return f"set {', '.join(names)} to a valid value, or write the value here in place"
+
+
 @dataclass(slots=True)
 class YamlDoc:
     """Parsed YAML plus the position of every node, keyed by its path."""
@@ -59,6 +102,9 @@ class YamlDoc:
     # `yes` is true and `1.10` is 1.1 in YAML 1.1, which surprises where text was meant
     scalars: dict[KeyPath, str] = field(default_factory=dict)
     values: int = 0  # built so far, aliases counted each time they are expanded
+    # the text of each value written with ``${...}``, as written: an error about the value
+    # names the variable (or the default) it came from, not only the value read
+    env: dict[KeyPath, str] = field(default_factory=dict)
 
     def yaml11_note(self, key_path: Sequence[str | int], value: Any) -> str | None:
         """Why ``value`` at ``key_path`` is not the text written there, with the fix
@@ -89,6 +135,10 @@ class YamlDoc:
     def error(
         self, key_path: Sequence[str | int], message: str, suggestion: str | None = None
     ) -> ConfigError:
+        if (written := self.env.get(tuple(key_path))) is not None:
+            message += env_note(written)
+            fix = env_fix(written)
+            suggestion = f"{fix}; {suggestion}" if suggestion else fix
         return ConfigError(message, location=self.location(key_path), suggestion=suggestion)
 
 
@@ -170,6 +220,7 @@ def _build(node: yaml.Node, kp: KeyPath, doc: YamlDoc) -> Any:
     if not node.style and isinstance(value, bool | int | float):  # plain
         doc.scalars[kp] = node.value
     if isinstance(value, str) and "${" in value:
+        doc.env[kp] = value
         value = substitute_env(value, Location(doc.path, *_mark(node), key_path=kp))
         if value and not node.style and node.tag == "tag:yaml.org,2002:str":
             # an unquoted ``${N:4}`` means the number 4, as if it had been written there

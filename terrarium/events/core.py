@@ -83,10 +83,15 @@ class MessageDelivered(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MessageRefused(Event):
+    """A send the channel refused (``receiver`` empty), or a message ``receiver`` could
+    not take (too big for its context window): told apart, because the first is the
+    sender's to make good and the second is lost to that creature."""
+
     kind: ClassVar[str] = "message_refused"
     sender: str
     channel: str
     reason: str
+    receiver: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

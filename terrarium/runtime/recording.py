@@ -160,10 +160,11 @@ class Recorder:
         return sum(restore_history(self.log, self.run_id, c.name, c.controller)
                    for c in creatures.values() if c.controller is not None)
 
-    def fail(self) -> None:
-        """The run could not start: mark it failed and close the log."""
+    def fail(self, status: RunStatus = "failed") -> None:
+        """The run could not start (``interrupted``: Ctrl-C stopped its start): mark it
+        so and close the log."""
         if self.log is not None:
-            self.log.set_run_status(self.run_id, "failed")
+            self.log.set_run_status(self.run_id, status)
             if self.log is not self.options.log:  # a log the caller lent stays open
                 self.log.close()
 

@@ -127,9 +127,12 @@ class TeamRuntime:
                 self.team, opts, self._creatures, recorder=rec, bus=self.bus,
                 run_dir=self.run_dir, memory=self.memory, started_at=self._started, stack=stack,
                 operator=self if self.team.root is not None else None)
-        except BaseException:
+        except BaseException as exc:
             await stack.__aexit__(None, None, None)
-            rec.fail()
+            # Ctrl-C in the start is an interruption, as after it (``__aexit__``)
+            self.status = ("interrupted" if isinstance(
+                exc, (KeyboardInterrupt, anyio.get_cancelled_exc_class())) else "failed")
+            rec.fail(self.status)
             self.memory.close()
             raise
         self.hub, self._tg, self._supervisor = st.hub, st.tg, st.supervisor
@@ -255,6 +258,8 @@ class TeamRuntime:
         c = self._creatures[creature]
         result = await self._supervisor.turn(c, [Incoming(text=text)])
         self._recorder.save_history(c.name, None, c.controller)  # a session keeps it
+        if result is not None and result.refused:  # never a silent empty answer
+            self._supervisor.refused(c, USER, "", "the input", result.refused)
         return result
 
     async def barge_in(self) -> None:

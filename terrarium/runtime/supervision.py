@@ -333,9 +333,17 @@ class Supervisor:
     def _refused(self, c: RunningCreature, env: Envelope, why: str) -> None:
         """A message the creature could not take (too big for its context window): told
         to whoever watches and recorded; it is consumed, so the creature goes on."""
-        reason = f"message {env.id} was refused by {c.name}: {why}"
-        self.recorder.refusal(env.sender, env.channel, reason)
-        self.bus.publish(MessageRefused(sender=env.sender, channel=env.channel, reason=reason))
+        self.refused(c, env.sender, env.channel, f"message {env.id}", why)
+
+    def refused(self, c: RunningCreature, sender: str, channel: str, what: str,
+                why: str) -> None:
+        """``what`` (a message, or text given straight to the creature) was too much for
+        ``c``: recorded and published with ``c`` as its receiver, so a watcher tells it
+        apart from a send the channel refused."""
+        reason = f"{what} was refused by {c.name}: {why}"
+        self.recorder.refusal(sender, channel, reason)
+        self.bus.publish(MessageRefused(sender=sender, channel=channel, reason=reason,
+                                        receiver=c.name))
 
     def _entry(self, c: RunningCreature, kind: str, text: str) -> None:
         self.recorder.entry(c.name, kind, text, c.turns)
