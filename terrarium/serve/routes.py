@@ -21,8 +21,8 @@ from terrarium.serve.manager import SessionManager
 from terrarium.serve.problems import Problem, refuse_socket
 from terrarium.serve.security import TOO_BIG
 
-__all__ = ["ApprovalAnswer", "EventsSSE", "InputBody", "NewSession", "PostInput", "api_routes",
-           "parse_model", "read_model"]
+__all__ = ["ApprovalAnswer", "EventsSSE", "InputBody", "NewSession",
+           "PostInput", "api_routes", "parse_model", "read_model"]
 
 KEEPALIVE = 15.0  # seconds between SSE comments on a quiet stream (proxies close idle ones)
 
@@ -225,15 +225,16 @@ class EventsSSE:
         sid = scope["path_params"]["session_id"]
         m.info(sid)
         after = _after(HTTPConnection(scope))
-        events = m.events_of(sid)
-        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-        if scope["method"] == "HEAD":  # the headers only: a HEAD has no stream to wait on
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-            return
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_until_gone, receive, tg.cancel_scope)
-            await _stream(events, after, send)
-            tg.cancel_scope.cancel()
+        with m.stream(sid, after) as events:  # (422 past the last event)
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": _SSE_HEADERS})
+            if scope["method"] == "HEAD":  # the headers only: a HEAD has no stream to wait on
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_until_gone, receive, tg.cancel_scope)
+                await _stream(events, after, send)
+                tg.cancel_scope.cancel()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
@@ -267,10 +268,14 @@ async def events_ws(ws: WebSocket) -> None:
     try:
         m.info(sid)
         pos = _after(ws)
+        with m.stream(sid, pos) as events:  # (422 past the last event)
+            await _events_socket(ws, events, pos)
     except Problem as p:
         await refuse_socket(ws, p)
-        return
-    events = m.events_of(sid)
+
+
+async def _events_socket(ws: WebSocket, events: SessionEvents, pos: int) -> None:
+    """Send the events after ``pos``, one JSON text frame each, until either side ends."""
     await ws.accept()
 
     async def watch_close() -> None:
