@@ -173,3 +173,21 @@ async def test_resuming_past_the_last_event_is_a_problem_naming_it(tmp_path: Pat
         with anyio.fail_after(20):
             while app.state.manager.events:  # noqa: ASYNC110 (the client has left)
                 await anyio.sleep(0.01)
+
+
+async def test_a_session_audio_keeps_nothing_per_utterance() -> None:
+    """It kept every utterance's time to first audio in a list nothing read: a session an
+    audio socket keeps loaded for weeks grew by one per utterance."""
+    from collections import deque
+
+    from terrarium.events import SentenceSynthesized
+    from terrarium.serve.audio import SessionAudio
+
+    audio = SessionAudio()
+    for i in range(500):
+        audio.heard_at = 0.0
+        audio.observe(i, SentenceSynthesized(creature="bot", utterance_id=str(i), index=0,
+                                             text="Hello.", synth_ms=1.0, audio_seconds=1.0))
+    grown = {k: len(v) for k, v in vars(audio).items()
+             if isinstance(v, list | dict | set | deque) and len(v)}
+    assert grown == {}
