@@ -14,7 +14,7 @@ import marshal
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -319,6 +319,23 @@ class DurableLog:
         texts = [r[1] for r in unbatched(rows, 0, 1)
                  if kinds is None or r[0] == "generic" or r[0] in kinds]
         return [json.loads(d) for d in self.with_payloads(texts)]
+
+    def scan(self, run_id: str, page: int = 256) -> Iterator[tuple[str, str]]:
+        """The run's events as ``(kind, text)`` in log order, read ``page`` rows at a time
+        (the lock held for one page's query only): a long run is never in memory whole,
+        and the writer is not kept waiting. A ``message_sent`` text is without its payload
+        (``events`` puts it back). May be iterated in a worker thread."""
+        last = 0
+        while True:
+            rows = self._query("SELECT id, kind, data FROM events WHERE run_id=? AND id>?"
+                               " ORDER BY id LIMIT ?", (run_id, last, page))
+            if not rows:
+                return
+            last = rows[-1][0]
+            for _, kind, text in unbatched(rows, 1, 2):
+                yield kind, text
+            if len(rows) < page:
+                return
 
     def numbered(self, run_id: str) -> list[tuple[int, str, str]]:
         """A served run's numbered events as ``(seq, kind, text)``, in order, whole (batch

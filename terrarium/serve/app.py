@@ -26,9 +26,10 @@ from terrarium.serve.metrics import ServeMetrics
 from terrarium.serve.openai_api import ChatCompletionRequest, openai_routes
 from terrarium.serve.openapi import openapi_schema
 from terrarium.serve.problems import Problem, problem_response, send_problem
-from terrarium.serve.routes import ApprovalAnswer, InputBody, NewSession, api_routes
+from terrarium.serve.routes import AFTER_QUERY, ApprovalAnswer, InputBody, NewSession, api_routes
 from terrarium.serve.security import BodyLimit, BrowserGuard, Cors, TokenAuth
 from terrarium.serve.settings import ServeSettings
+from terrarium.serve.transcripts import TRANSCRIPT_QUERY
 
 __all__ = ["UVICORN_OPTIONS", "WEB_DIR", "create_app"]
 
@@ -41,6 +42,8 @@ WEB_DIR = Path(__file__).parent / "web"  # the web page (its own helper writes i
 UVICORN_OPTIONS: dict[str, Any] = {
     "log_level": "warning", "lifespan": "on", "access_log": False, "ws_max_size": 1 << 20,
     "ws_per_message_deflate": False, "timeout_graceful_shutdown": 5}
+QUERIES = {"transcript": TRANSCRIPT_QUERY, "events_sse": AFTER_QUERY,
+           "events_ws": AFTER_QUERY}
 BODIES = {"create_session": NewSession, "post_input": InputBody,
           "answer_approval": ApprovalAnswer, "chat_completions": ChatCompletionRequest}
 
@@ -170,5 +173,5 @@ def create_app(team: Team, settings: ServeSettings | None = None, *,
     app.state.settings = settings
     app.state.vad_factory = vad_factory
     app.state.openapi = openapi_schema(routes, BODIES, title=f"terrarium serve: {team.name}",
-                                       version="1")
+                                       version="1", queries=QUERIES)
     return app

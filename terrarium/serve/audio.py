@@ -54,8 +54,9 @@ class SessionAudio:
 
     def __init__(self) -> None:
         self.sockets: list[MemoryObjectSendStream[Frame]] = []
-        self.heard_at: float | None = None  # when the last utterance was handed to the team
-        self.first_audio_ms: list[float] = []  # for /metrics and the bench
+        # when the last utterance was handed to the team (its first audio's frame tells the
+        # time since; nothing is kept per utterance: a session talked to for weeks)
+        self.heard_at: float | None = None
 
     def broadcast(self, frame: Frame) -> None:
         for s in list(self.sockets):
@@ -84,7 +85,6 @@ class SessionAudio:
             if self.heard_at is not None:
                 ms = (time.perf_counter() - self.heard_at) * 1000.0
                 frame["first_audio_ms"] = round(ms, 1)
-                self.first_audio_ms.append(ms)
                 self.heard_at = None
             self.broadcast(frame)
         elif isinstance(ev, SpeechCut):

@@ -70,6 +70,10 @@ class SessionEvents:
         self._batch: object = None  # the shared writer's batch the rows below go in
         self._staged: list[tuple[int, str, str]] = []  # (seq, kind, text streamed)
         self._texts: list[tuple[float, str | None, str]] = []  # (ts, creature, text stored)
+        self.streams = 0  # event streams open on it (the manager keeps it while any is)
+        # called once every event published is committed (the manager forgets an unloaded
+        # session's events then: a new object numbers on from the log's last event)
+        self.on_settled: Callable[[], None] | None = None
 
     @property
     def last_seq(self) -> int:
@@ -133,12 +137,20 @@ class SessionEvents:
         batch.bucket(NUMBERED_EVENT_SQL).extend(
             batch_rows(self.run_id, [r[0] for r in staged], [r[1] for r in staged], texts))
 
+    @property
+    def settled(self) -> bool:
+        """Every event published is committed: the log alone numbers on right."""
+        return self.committed >= self.next_seq - 1
+
     def _committed(self, rows: list[tuple[int, str, str]]) -> None:
         self.recent.extend(rows)
         self.committed = max(self.committed, rows[-1][0])
         if self._changed is not None:
             self._changed.set()
             self._changed = None
+        if self.on_settled is not None and self.settled:
+            fn, self.on_settled = self.on_settled, None
+            fn()
 
     def close(self) -> None:
         """No more events will come (the session was deleted): wake every waiter."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from collections.abc import Mapping
-from contextlib import AsyncExitStack, nullcontext
+from collections.abc import Iterator, Mapping
+from contextlib import AsyncExitStack, contextmanager, nullcontext
 from datetime import UTC, datetime
 from typing import Any
 
@@ -209,6 +209,8 @@ class SessionManager:
         return self.store.by_name(self.team.name, key) or self.create(key, field)
 
     def events_of(self, session_id: str) -> SessionEvents:
+        """The session's numbered events: one object while the session is loaded or a
+        stream is open on it (``stream``), made again from the log after (``_release``)."""
         ev = self.events.get(session_id)
         if ev is None:
             ev = self.events[session_id] = SessionEvents(
@@ -217,6 +219,40 @@ class SessionManager:
             for fn in self.listeners:
                 ev.listen(fn)
         return ev
+
+    @contextmanager
+    def stream(self, session_id: str, after: int) -> Iterator[SessionEvents]:
+        """The session's events for one stream resuming ``after`` (kept while it is open).
+        422 when ``after`` is past the session's last event: this server never gave that
+        number (a client's bug, or an id from another server), and a stream from it would
+        wait in silence, then skip the events numbered up to it."""
+        ev = self.events_of(session_id)
+        if after > ev.last_seq:
+            self._release(session_id, ev)
+            last = ev.last_seq
+            raise Problem(422, f"after (or Last-Event-ID) is {after}, past the last event of "
+                          f"this session, {last}: resume from a seq this server sent (at "
+                          f"most {last}), or from 0 for every event", slug="after-past-last",
+                          errors=[{"field": "after",
+                                   "message": f"at most {last}, the last event's seq"}])
+        ev.streams += 1
+        try:
+            yield ev
+        finally:
+            ev.streams -= 1
+            self._release(session_id, ev)
+
+    def _release(self, session_id: str, ev: SessionEvents) -> None:
+        """Forget a session's events object once nothing holds it: not loaded, no stream
+        open, every event it numbered committed (else once they are: a new object numbers
+        on from the log's last event, so an uncommitted one would be numbered twice). A
+        server whose clients stream from many sessions keeps only the live ones'."""
+        if ev.streams or session_id in self.loaded or self.events.get(session_id) is not ev:
+            return
+        if not ev.settled:
+            ev.on_settled = lambda: self._release(session_id, ev)
+            return
+        del self.events[session_id]
 
     async def delete(self, session_id: str) -> None:
         """Stop and forget a session. It is gone (404) from the moment this starts: an
@@ -278,6 +314,7 @@ class SessionManager:
                 del self.loaded[live.info.id]
                 self.unloads += 1
             live.events.recent.clear()
+            self._release(live.info.id, live.events)
 
     # ------------------------------------------------------------------ input
     def check_input(self, live: LiveSession, payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -22,8 +22,12 @@ def _params(path: str) -> list[dict[str, Any]]:
 
 
 def openapi_schema(routes: Iterable[BaseRoute], bodies: Mapping[str, type[BaseModel]],
-                   *, title: str, version: str) -> dict[str, Any]:
-    """``bodies``: endpoint name → the model of its JSON body."""
+                   *, title: str, version: str,
+                   queries: Mapping[str, list[dict[str, Any]]] | None = None
+                   ) -> dict[str, Any]:
+    """``bodies``: endpoint name → the model of its JSON body; ``queries``: endpoint
+    name → its query parameters."""
+    queries = queries or {}
     paths: dict[str, dict[str, Any]] = {}
     schemas: dict[str, Any] = {}
     problem = {"description": "an error (RFC 9457 problem details)",
@@ -36,13 +40,14 @@ def openapi_schema(routes: Iterable[BaseRoute], bodies: Mapping[str, type[BaseMo
         doc = ((r.endpoint.__doc__ or r.name).strip().splitlines() or [r.name])[0]
         if isinstance(r, WebSocketRoute):
             paths.setdefault(path, {})["get"] = {
-                "summary": doc, "operationId": r.name, "parameters": _params(r.path),
+                "summary": doc, "operationId": r.name,
+                "parameters": _params(r.path) + queries.get(r.name, []),
                 "description": "WebSocket (upgrade)", "x-websocket": True,
                 "responses": {"101": {"description": "switching protocols"}}}
             continue
         for method in sorted((r.methods or set()) - {"HEAD"}):
             op: dict[str, Any] = {"summary": doc, "operationId": f"{r.name}_{method.lower()}",
-                                  "parameters": _params(r.path),
+                                  "parameters": _params(r.path) + queries.get(r.name, []),
                                   "responses": {"default": problem,
                                                 "2XX": {"description": "success"}}}
             model = bodies.get(r.name)

@@ -4,7 +4,6 @@ problem (``problems.py``); no route takes a file path."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, TypeVar
 
 import anyio
@@ -20,9 +19,10 @@ from terrarium.serve.events import SessionEvents
 from terrarium.serve.manager import SessionManager
 from terrarium.serve.problems import Problem, refuse_socket
 from terrarium.serve.security import TOO_BIG
+from terrarium.serve.transcripts import transcript_window
 
-__all__ = ["ApprovalAnswer", "EventsSSE", "InputBody", "NewSession", "PostInput", "api_routes",
-           "parse_model", "read_model"]
+__all__ = ["AFTER_QUERY", "ApprovalAnswer", "EventsSSE", "InputBody", "NewSession",
+           "PostInput", "api_routes", "parse_model", "read_model"]
 
 KEEPALIVE = 15.0  # seconds between SSE comments on a quiet stream (proxies close idle ones)
 
@@ -210,6 +210,12 @@ def _after(request: HTTPConnection) -> int:
                   errors=[{"field": "after", "message": "must be a whole number"}])
 
 
+AFTER_QUERY = [{"name": "after", "in": "query", "required": False,
+                "description": "the seq of the last event seen (or the Last-Event-ID "
+                               "header): the stream starts after it; at most the session's "
+                               "last event's seq (422 past it); default 0",
+                "schema": {"type": "integer", "minimum": 0}}]
+
 _SSE_HEADERS = [(b"content-type", b"text/event-stream; charset=utf-8"),
                 (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")]
 
@@ -225,15 +231,16 @@ class EventsSSE:
         sid = scope["path_params"]["session_id"]
         m.info(sid)
         after = _after(HTTPConnection(scope))
-        events = m.events_of(sid)
-        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-        if scope["method"] == "HEAD":  # the headers only: a HEAD has no stream to wait on
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-            return
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_until_gone, receive, tg.cancel_scope)
-            await _stream(events, after, send)
-            tg.cancel_scope.cancel()
+        with m.stream(sid, after) as events:  # (422 past the last event)
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": _SSE_HEADERS})
+            if scope["method"] == "HEAD":  # the headers only: a HEAD has no stream to wait on
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_until_gone, receive, tg.cancel_scope)
+                await _stream(events, after, send)
+                tg.cancel_scope.cancel()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
@@ -267,10 +274,14 @@ async def events_ws(ws: WebSocket) -> None:
     try:
         m.info(sid)
         pos = _after(ws)
+        with m.stream(sid, pos) as events:  # (422 past the last event)
+            await _events_socket(ws, events, pos)
     except Problem as p:
         await refuse_socket(ws, p)
-        return
-    events = m.events_of(sid)
+
+
+async def _events_socket(ws: WebSocket, events: SessionEvents, pos: int) -> None:
+    """Send the events after ``pos``, one JSON text frame each, until either side ends."""
     await ws.accept()
 
     async def watch_close() -> None:
@@ -303,17 +314,14 @@ def _creature(m: SessionManager, name: str) -> str:
 
 
 async def transcript(request: Request) -> JSONResponse:
-    """A creature's transcript in this session (from the log when it is not loaded)."""
+    """A creature's transcript in this session: its newest entries (?limit=&before= page back)."""
     m = _mgr(request)
     info = m.info(request.path_params["session_id"])
     name = _creature(m, request.path_params["creature"])
-    live = m.loaded.get(info.id)
-    if live is not None and live.rt is not None:
-        entries = [dataclasses.asdict(e) for e in live.rt.transcript(name)]
-    else:
-        entries = [ev["entry"] for ev in m.log.events(info.run_id)
-                   if ev.get("kind") == "transcript" and ev.get("creature") == name]
-    return JSONResponse({"creature": name, "entries": entries})
+    if info.id in m.loaded:
+        await m.flush()  # what it has done so far is in the log, read below
+    return JSONResponse(await transcript_window(m.log, info.run_id, name,
+                                                request.query_params))
 
 
 async def approvals(request: Request) -> JSONResponse:
