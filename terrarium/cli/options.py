@@ -15,6 +15,7 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from terrarium.errors import closest_name
 
@@ -24,6 +25,14 @@ __all__ = ["SESSION_NAME_MAX", "folder_problem", "misplaced", "output_file", "pa
 
 SESSION_NAME_MAX = 200
 """The longest session name, the same as the sessions API's (``POST /v1/sessions``)."""
+
+
+def _read(kind: Callable[[str], float], text: str, what: str) -> Any:
+    """``text`` as ``kind`` (int or float), or argparse's refusal saying it is not ``what``."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
 
 
 def path(text: str) -> str:
@@ -38,10 +47,7 @@ def whole(least: int) -> Callable[[str], int]:
     """A whole number of at least ``least``."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        value = _read(int, text, "a whole number")
         if value < least:
             raise argparse.ArgumentTypeError(f"{value} is below {least}; give {least} or more")
         return value
@@ -54,10 +60,7 @@ def seconds(*, zero: bool = False) -> Callable[[str], float]:
     """A finite number of seconds, above 0 (or 0 too, with ``zero``)."""
 
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        value = _read(float, text, "a number of seconds")
         if not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds; "
                                              "give one like 30 or 0.5")
@@ -72,10 +75,7 @@ def seconds(*, zero: bool = False) -> Callable[[str], float]:
 
 def rate(text: str) -> float:
     """A finite number above 0 (of things per second)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = _read(float, text, "a number")
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not allowed; give a number above 0 "
                                          "such as 10")
@@ -84,10 +84,7 @@ def rate(text: str) -> float:
 
 def port(text: str) -> int:
     """A TCP port: 0 (any free one) to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    value = _read(int, text, "a port number")
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a port; give 1 to 65535 (or 0 for "
                                          "any free port)")
